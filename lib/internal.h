@@ -1,0 +1,336 @@
+/*
+ * internal.h - private interfaces shared by the files of libaiworkload.
+ * Nothing here is installed; everything here has hidden visibility.
+ */
+#ifndef AIW_INTERNAL_H
+#define AIW_INTERNAL_H
+
+#ifndef AIW_BUILDING_LIBRARY
+#define AIW_BUILDING_LIBRARY 1
+#endif
+#include "aiworkload.h"
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#if defined(__GNUC__)
+#define AIW_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define AIW_LIKELY(x) __builtin_expect(!!(x), 1)
+#define AIW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define AIW_PRINTF(a, b)
+#define AIW_LIKELY(x) (x)
+#define AIW_UNLIKELY(x) (x)
+#endif
+
+typedef struct aiw_comp aiw_comp;
+typedef struct aiw_dist aiw_dist;
+
+/* ======================================================================== */
+/* errors (sim.c)                                                            */
+/* ======================================================================== */
+/* Record a message on sim (may be NULL) and return code. */
+aiw_status aiw__err(aiw_sim *sim, aiw_status code, const char *fmt, ...) AIW_PRINTF(3, 4);
+aiw_status aiw__verr(aiw_sim *sim, aiw_status code, const char *fmt, va_list ap);
+/* Write into a caller buffer (may be NULL), return code. */
+aiw_status aiw__buferr(char *buf, size_t len, aiw_status code, const char *fmt, ...)
+	AIW_PRINTF(4, 5);
+
+/* ======================================================================== */
+/* engine.c: pending-event set, 4-ary heap keyed by (time, sequence)        */
+/* ======================================================================== */
+typedef void (*aiw_evfn)(aiw_sim *sim, void *ctx, uint64_t arg);
+
+typedef struct aiw_heap_entry {
+	double t;
+	uint64_t seq;
+	uint32_t slot;
+	uint32_t pad_;
+} aiw_heap_entry;
+
+typedef struct aiw_ev_slot {
+	aiw_evfn fn;
+	void *ctx;
+	uint64_t arg;
+	uint32_t pos;  /* index in the heap while pending; UINT32_MAX when free */
+	uint32_t gen;  /* incremented on reuse so stale handles are refused */
+} aiw_ev_slot;
+
+typedef struct aiw_engine {
+	aiw_heap_entry *heap;
+	size_t n, cap;
+	aiw_ev_slot *slots;
+	uint32_t nslots, free_head;
+	uint32_t *free_next; /* free list of slots */
+	uint64_t seq;
+	double now;
+} aiw_engine;
+
+#define AIW_ENGINE_MAX_PENDING 100000000u
+void aiw_engine_init(aiw_engine *e);
+void aiw_engine_clear(aiw_engine *e);   /* drop pending events, time back to 0 */
+void aiw_engine_free(aiw_engine *e);
+/* Schedule at absolute time t (caller guarantees t >= now, finite).
+ * Returns a handle (never 0) or 0 when memory is exhausted. */
+uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64_t arg);
+/* true if the handle was pending and is now cancelled */
+bool aiw_engine_cancel(aiw_engine *e, uint64_t handle);
+/* Time of the earliest pending event, or +inf. */
+static inline double aiw_engine_peek(const aiw_engine *e)
+{
+	return e->n ? e->heap[0].t : __builtin_inf();
+}
+/* Pop the earliest event, advance now, and return its callback fields. */
+bool aiw_engine_pop(aiw_engine *e, aiw_evfn *fn, void **ctx, uint64_t *arg);
+
+/* ======================================================================== */
+/* dist.c: distribution specs -> GSL samplers                                */
+/* ======================================================================== */
+typedef enum aiw_dist_kind {
+	AIW_D_CONST,
+	AIW_D_EXP,
+	AIW_D_NORMAL,
+	AIW_D_LOGNORMAL,
+	AIW_D_UNIFORM,
+	AIW_D_GAMMA,
+	AIW_D_PARETO,
+	AIW_D_EMPIRICAL
+} aiw_dist_kind;
+
+struct aiw_dist {
+	aiw_dist_kind kind;
+	double a, b;       /* parameters in GSL's convention (see dist.c) */
+	double *data;      /* empirical: sorted samples */
+	size_t n;
+	char *spec;        /* canonical text */
+};
+
+/* Parse "lognormal(median=1024,sigma=0.8)" etc. into a new dist, or fail
+ * with a message in errbuf.  Scale arguments parse with the units of
+ * unit_type (an aiw_ptype: "uniform(10s,30s)"); shape arguments are plain
+ * numbers.  base_dir resolves a relative empirical(file). */
+aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir, aiw_dist **out,
+                          char *errbuf, size_t errlen);
+aiw_dist *aiw_dist_clone(const aiw_dist *d);
+void aiw_dist_free(aiw_dist *d);
+double aiw_dist_sample(const aiw_dist *d, gsl_rng *r);
+double aiw_dist_mean(const aiw_dist *d);
+double aiw_dist_variance(const aiw_dist *d);
+/* Q(q): the x with P(X > x) = q (upper-tail quantile), accurate for tiny q. */
+double aiw_dist_quantile_upper(const aiw_dist *d, double q);
+/* Lower support bound (min possible value). */
+double aiw_dist_min(const aiw_dist *d);
+/* One draw of max of n iid draws, in O(1): Q_upper(-expm1(log(U)/n)). */
+double aiw_dist_sample_max(const aiw_dist *d, gsl_rng *r, double n);
+
+/* ======================================================================== */
+/* param.c: typed parameter registry                                         */
+/* ======================================================================== */
+typedef enum aiw_ptype {
+	AIW_PT_INT,
+	AIW_PT_REAL,
+	AIW_PT_DURATION,
+	AIW_PT_RATE,
+	AIW_PT_SIZE,
+	AIW_PT_BANDWIDTH,
+	AIW_PT_POWER,
+	AIW_PT_ENERGY,
+	AIW_PT_MONEY,
+	AIW_PT_FLOPS,
+	AIW_PT_ENUM,
+	AIW_PT_STRING,
+	AIW_PT_DIST,
+	AIW_PT_BOOL
+} aiw_ptype;
+
+enum {
+	AIW_PF_RUNTIME = 1u << 0, /* may change during a run (param_changed hook) */
+	AIW_PF_AUTO = 1u << 1,    /* accepts "auto" (stored as NAN) */
+	AIW_PF_NONE = 1u << 2,    /* accepts "none"/"" meaning unset */
+	AIW_PF_EXCL_MIN = 1u << 3 /* range open at min: value must be > min */
+};
+
+typedef struct aiw_param_def {
+	const char *key;     /* name within the component: "max_batch" */
+	const char *full;    /* registry name: "inference.NAME.max_batch" */
+	aiw_ptype type;
+	const char *def;     /* default as text; NULL means unset */
+	const char *unit;    /* "s", "1/s", "B", "W", "USD", ... ("" if none) */
+	double min, max;     /* numeric range, inclusive unless AIW_PF_EXCL_MIN */
+	const char *choices; /* enum: "ring|tree|hierarchical" */
+	unsigned flags;
+	const char *doc;     /* one line */
+	int dist_units;      /* for AIW_PT_DIST: aiw_ptype of scale arguments */
+} aiw_param_def;
+
+typedef struct aiw_value {
+	double d;       /* numeric value in SI units; enum index; NAN for auto */
+	char *s;        /* text as given (strings, enums, canonical text) */
+	aiw_dist *dist; /* for AIW_PT_DIST */
+	bool set;       /* false: unset (no default, or "none") */
+	bool is_auto;
+} aiw_value;
+
+/* A component kind: its parameter table and model hooks. */
+typedef struct aiw_kind {
+	const char *name;             /* "training" */
+	const aiw_param_def *params;
+	size_t nparams;
+	bool singleton;               /* sim, site: addressed as "site.pue" */
+	size_t state_size;            /* unused by the core; for kinds' use */
+	/* run start: cross-check parameters, build state, schedule first events */
+	aiw_status (*start)(aiw_comp *c);
+	/* sample tick at time t: bring integrals up to t and report (see below) */
+	void (*sample)(aiw_comp *c, double t);
+	/* end of a run call at time t: bring integrals to t, publish metrics */
+	void (*finish)(aiw_comp *c, double t);
+	/* a runtime parameter changed while running */
+	aiw_status (*param_changed)(aiw_comp *c, size_t idx);
+	/* free the model state (c->state); the core frees the rest */
+	void (*destroy)(aiw_comp *c);
+} aiw_kind;
+
+struct aiw_comp {
+	const aiw_kind *kind;
+	aiw_sim *sim;
+	char *name;     /* "pretrain" ("" for singletons) */
+	char *prefix;   /* "training.pretrain" or "site" */
+	aiw_value *v;   /* one per kind->params entry */
+	gsl_rng *rng;   /* this component's stream: seed + prefix */
+	void *state;    /* model state, built by start() */
+	size_t order;   /* creation order */
+	/* standard accounting, cumulative since t=0, kept by the model and
+	 * read by the recorder at each tick (see series.c) */
+	double energy_j;      /* IT energy of the component's GPUs and nodes */
+	double busy_gpu_s;    /* GPU-seconds doing useful work */
+	double paid_gpu_s;    /* GPU-seconds provisioned (paid) */
+	double cost_usd;      /* money spent (hardware + energy at PUE) */
+	double gpus;          /* GPUs currently provisioned (for utilisation) */
+	/* filled by the recorder at each tick from the deltas of the above:
+	 * interval averages over the tick that just ended */
+	double tick_power_w, tick_util, tick_cost_rate, tick_gpus;
+	double prev_energy_j, prev_busy_gpu_s, prev_paid_gpu_s, prev_cost_usd;
+	int series_base;      /* recorder id of <prefix>.power_w (then util, cost) */
+	bool accounted;       /* takes part in power/cost accounting */
+};
+
+/* Kinds known to the library (NULL-terminated). */
+extern const aiw_kind *const aiw_kinds[];
+const aiw_kind *aiw_kind_find(const char *name);
+extern const aiw_kind aiw_kind_sim, aiw_kind_site, aiw_kind_training, aiw_kind_inference;
+
+/* Parse text into v according to def; errbuf gets "expects ..." text. */
+aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const char *base_dir,
+                           aiw_value *v, char *errbuf, size_t errlen);
+void aiw_value_free(aiw_value *v);
+aiw_status aiw_value_copy(aiw_value *dst, const aiw_value *src);
+/* Canonical text of a value into buf. */
+void aiw_value_format(const aiw_param_def *def, const aiw_value *v, char *buf, size_t len);
+const char *aiw_ptype_name(aiw_ptype t);
+/* Parse a number with units of the given type ("90d", "3.35TB/s"). */
+aiw_status aiw_parse_units(aiw_ptype t, const char *text, double *out, char *errbuf,
+                           size_t errlen);
+size_t aiw_kind_param_index(const aiw_kind *k, const char *key); /* SIZE_MAX if none */
+/* The closest key of kind k to a misspelt key (edit distance), or NULL. */
+const char *aiw_kind_suggest(const aiw_kind *k, const char *key);
+size_t aiw_edit_distance(const char *a, const char *b);
+
+/* Shorthands for models reading their parameters by index. */
+static inline double aiw_p(const aiw_comp *c, size_t i) { return c->v[i].d; }
+static inline const aiw_dist *aiw_pd(const aiw_comp *c, size_t i) { return c->v[i].dist; }
+static inline const char *aiw_ps(const aiw_comp *c, size_t i) { return c->v[i].s; }
+static inline bool aiw_pset(const aiw_comp *c, size_t i) { return c->v[i].set; }
+
+/* ======================================================================== */
+/* sim.c: components, run loop, metrics                                      */
+/* ======================================================================== */
+/* Find or create a component.  kind NULL searches by prefix only. */
+aiw_status aiw__comp_get(aiw_sim *sim, const char *kind, const char *name, bool create,
+                         aiw_comp **out);
+size_t aiw__ncomps(const aiw_sim *sim);
+aiw_comp *aiw__comp_at(const aiw_sim *sim, size_t i);
+aiw_comp *aiw__site(const aiw_sim *sim);
+aiw_comp *aiw__simcomp(const aiw_sim *sim);
+aiw_engine *aiw__engine(aiw_sim *sim);
+double aiw__now(const aiw_sim *sim);
+double aiw__end(const aiw_sim *sim);   /* sim.duration */
+/* Schedule an internal event; returns handle (0 on ENOMEM, recorded). */
+uint64_t aiw__at(aiw_sim *sim, double t, aiw_evfn fn, void *ctx, uint64_t arg);
+bool aiw__cancel(aiw_sim *sim, uint64_t handle);
+/* Publish a summary metric "prefix.key" (replaces an existing value). */
+aiw_status aiw__metric(aiw_sim *sim, const char *prefix, const char *key, double value);
+/* Derive a component stream seed from (sim seed, text). */
+uint64_t aiw__stream_seed(uint64_t seed, const char *text);
+/* Directory of the scenario file being loaded ("" otherwise). */
+const char *aiw__base_dir(const aiw_sim *sim);
+/* Mark a fatal model error during a run: the run call returns it. */
+void aiw__fail(aiw_sim *sim, aiw_status code);
+
+/* ======================================================================== */
+/* series.c: recorder of fixed-interval curves                               */
+/* ======================================================================== */
+/* Register a curve; returns its id (>= 0) or a negative status. */
+int aiw_rec_add(aiw_sim *sim, const char *name, const char *unit);
+/* Give the value of curve id for the tick being recorded (gauges; interval
+ * averages are computed by the model from its own integrals). */
+void aiw_rec_put(aiw_sim *sim, int id, double value);
+/* Interval length of the current tick (s) and its start. */
+double aiw_rec_dt(const aiw_sim *sim);
+
+typedef struct aiw_recorder aiw_recorder;
+aiw_recorder *aiw_rec_new(void);
+void aiw_rec_free(aiw_recorder *r);
+void aiw_rec_clear(aiw_recorder *r);
+/* Called by sim.c: start of a run, one tick, series access. */
+aiw_status aiw_rec_begin(aiw_sim *sim, double interval);
+void aiw_rec_tick(aiw_sim *sim, double t);
+size_t aiw_rec_count(const aiw_recorder *r);
+const char *aiw_rec_name(const aiw_recorder *r, size_t i);
+const char *aiw_rec_unit(const aiw_recorder *r, size_t i);
+int aiw_rec_find(const aiw_recorder *r, const char *name);
+size_t aiw_rec_length(const aiw_recorder *r);
+const double *aiw_rec_times(const aiw_recorder *r);
+const double *aiw_rec_values(const aiw_recorder *r, size_t i);
+aiw_recorder *aiw__recorder(aiw_sim *sim);
+
+/* ======================================================================== */
+/* integrals of piecewise-constant quantities (exact energy and busy time)   */
+/* ======================================================================== */
+typedef struct aiw_integral {
+	double t;     /* time of last update */
+	double value; /* current level */
+	double sum;   /* integral from 0 to t */
+} aiw_integral;
+
+static inline void aiw_int_init(aiw_integral *x, double t, double value)
+{
+	x->t = t;
+	x->value = value;
+	x->sum = 0.0;
+}
+/* Advance the integral to time t at the current level. */
+static inline void aiw_int_advance(aiw_integral *x, double t)
+{
+	if (t > x->t) {
+		x->sum += x->value * (t - x->t);
+		x->t = t;
+	}
+}
+/* Change the level at time t. */
+static inline void aiw_int_set(aiw_integral *x, double t, double value)
+{
+	aiw_int_advance(x, t);
+	x->value = value;
+}
+
+/* ======================================================================== */
+/* scenario.c                                                                */
+/* ======================================================================== */
+aiw_status aiw__load(aiw_sim *sim, const char *text, size_t len, const char *origin,
+                     const char *base_dir);
+
+#endif /* AIW_INTERNAL_H */

@@ -1,0 +1,3 @@
+/* sweep.c - see the issue that builds it. */
+#include "internal.h"
+typedef int aiw_sweep_unused_;

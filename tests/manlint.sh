@@ -1,0 +1,20 @@
+#!/bin/sh
+# Every public function has a man3 page; every page is mandoc -Tlint clean.
+set -u
+if [ -z "${MANDOC:-}" ] || [ ! -x "$MANDOC" ]; then
+	echo "SKIP: mandoc not found"; exit 77
+fi
+fail=0
+for f in $(grep -oE '\baiw_[a-z0-9_]+[[:space:]]*\(' "$top_srcdir/include/aiworkload.h" | tr -d '( \t' | sort -u); do
+	case "$f" in aiw_event_fn|aiw_progress_fn|aiw_sweep_fn) continue ;; esac
+	if [ ! -f "$top_srcdir/man/man3/$f.3" ] && ! grep -qs "^\.Nm $f\$" "$top_srcdir"/man/man3/*.3; then
+		echo "FAIL: no man page for $f"; fail=1
+	fi
+done
+for p in "$top_srcdir"/man/man*/*.[0-9]; do
+	[ -e "$p" ] || continue
+	out=$("$MANDOC" -Tlint -W warning "$p" 2>&1)
+	if [ -n "$out" ]; then echo "$out"; fail=1; fi
+done
+[ $fail = 0 ] && echo "man: $(ls "$top_srcdir"/man/man*/*.[0-9] | wc -l) pages lint clean"
+exit $fail

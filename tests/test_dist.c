@@ -1,0 +1,210 @@
+/* test_dist.c - distribution specs: parsing, sample moments against GSL's
+ * exact moments, the O(1) sampler of the maximum of n iid draws. */
+#include "internal.h"
+#include "testutil.h"
+
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_psi.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Sample mean and variance of n draws against the exact moments.  The
+ * tolerance is z standard errors: se(mean) = sqrt(var/n); se(variance) =
+ * sqrt((m4 - s^4)/n) with m4 the sample fourth central moment.  z = 5 gives
+ * a false alarm probability below 1e-6 per check (and the seed is fixed). */
+static void check_moments(const char *spec, aiw_ptype units, size_t n)
+{
+	aiw_dist *d;
+	char e[256];
+	ck_assert_msg(aiw_dist_parse(spec, units, "", &d, e, sizeof e) == AIW_OK, "%s: %s", spec, e);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 12345);
+	double *x = malloc(n * sizeof *x);
+	double m = 0;
+	for (size_t i = 0; i < n; i++) {
+		x[i] = aiw_dist_sample(d, r);
+		ck_assert(x[i] >= aiw_dist_min(d));
+		m += x[i];
+	}
+	m /= (double)n;
+	double m2 = 0, m4 = 0;
+	for (size_t i = 0; i < n; i++) {
+		double c = x[i] - m;
+		m2 += c * c;
+		m4 += c * c * c * c;
+	}
+	m2 /= (double)(n - 1);
+	m4 /= (double)n;
+	double mu = aiw_dist_mean(d), var = aiw_dist_variance(d);
+	double z = 5.0;
+	if (var == 0) {
+		ck_assert(m == mu && m2 == 0);
+	} else {
+		double se_m = sqrt(var / (double)n);
+		ck_assert_msg(fabs(m - mu) <= z * se_m, "%s: mean %.6g vs exact %.6g (se %.3g)", spec, m,
+		              mu, se_m);
+		double se_v = sqrt((m4 - m2 * m2) / (double)n);
+		ck_assert_msg(fabs(m2 - var) <= z * se_v, "%s: variance %.6g vs exact %.6g (se %.3g)",
+		              spec, m2, var, se_v);
+	}
+	free(x);
+	gsl_rng_free(r);
+	aiw_dist_free(d);
+}
+
+START_TEST(moments)
+{
+	check_moments("const(3)", AIW_PT_REAL, 1000);
+	check_moments("exp(2.5)", AIW_PT_REAL, 400000);
+	check_moments("normal(10,3)", AIW_PT_REAL, 400000);
+	check_moments("lognormal(0,0.5)", AIW_PT_REAL, 400000);
+	check_moments("lognormal(median=1024,sigma=0.8)", AIW_PT_REAL, 400000);
+	check_moments("lognormal(mean=256,sigma=0.7)", AIW_PT_REAL, 400000);
+	check_moments("uniform(10s,30s)", AIW_PT_DURATION, 400000);
+	check_moments("gamma(2,3)", AIW_PT_REAL, 400000);
+	check_moments("pareto(1,5)", AIW_PT_REAL, 400000); /* finite 4th moment */
+	check_moments("250ms", AIW_PT_DURATION, 10);
+}
+END_TEST
+
+START_TEST(parse_forms)
+{
+	aiw_dist *d;
+	char e[512];
+	ck_assert_int_eq(aiw_dist_parse("uniform(10s,30s)", AIW_PT_DURATION, "", &d, e, sizeof e), AIW_OK);
+	ck_assert(d->a == 10 && d->b == 30);
+	ck_assert_str_eq(d->spec, "uniform(10s,30s)");
+	aiw_dist_free(d);
+	ck_assert_int_eq(aiw_dist_parse(" lognormal( median = 1024 , sigma = 0.8 ) ", AIW_PT_REAL, "", &d,
+	                                e, sizeof e),
+	                 AIW_OK);
+	ck_assert(fabs(d->a - log(1024)) < 1e-15 && d->b == 0.8);
+	aiw_dist_free(d);
+	ck_assert_int_eq(aiw_dist_parse("lognormal(mean=100,sigma=1)", AIW_PT_REAL, "", &d, e, sizeof e),
+	                 AIW_OK);
+	ck_assert(fabs(aiw_dist_mean(d) - 100) < 1e-12);
+	aiw_dist_free(d);
+	const struct {
+		const char *spec;
+		const char *msg;
+	} bad[] = {
+		{"lognormal(1024,0.8)", "lognormal(median=1024,sigma=0.8)"},
+		{"exp(-1)", "mean must be > 0"},
+		{"exp(1,2)", "takes 1 argument"},
+		{"normal(0)", "takes 2 arguments"},
+		{"uniform(3,1)", "a <= b"},
+		{"gamma(0,1)", "k > 0"},
+		{"pareto(1,0)", "alpha > 0"},
+		{"weibull(1,2)", "unknown distribution 'weibull'"},
+		{"normal(0,nan)", "argument 2"},
+		{"lognormal(median=-1,sigma=1)", "median must be > 0"},
+		{"lognormal(foo=1,sigma=1)", "mu=, median= or mean="},
+		{"empirical(/nonexistent/file)", "cannot open"},
+		{"empirical()", "usage"},
+		{"hello", "not a distribution"},
+		{"uniform(1h,2 parsecs)", "unknown unit"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		e[0] = 0;
+		ck_assert_msg(aiw_dist_parse(bad[i].spec, AIW_PT_DURATION, "", &d, e, sizeof e) != AIW_OK,
+		              "%s accepted", bad[i].spec);
+		ck_assert_msg(strstr(e, bad[i].msg), "%s: '%s' lacks '%s'", bad[i].spec, e, bad[i].msg);
+	}
+}
+END_TEST
+
+START_TEST(empirical_file)
+{
+	char path[] = "/tmp/aiw_empXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	fprintf(f, "value\n# a comment\n3\n1\n2\n\n4\n");
+	fclose(f);
+	aiw_dist *d;
+	char e[256], spec[300];
+	snprintf(spec, sizeof spec, "empirical(%s)", path);
+	ck_assert_msg(aiw_dist_parse(spec, AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK, "%s", e);
+	ck_assert_uint_eq(d->n, 4);
+	ck_assert(aiw_dist_mean(d) == 2.5);
+	ck_assert(aiw_dist_variance(d) == 1.25); /* population variance of 1..4 */
+	ck_assert(aiw_dist_min(d) == 1);
+	ck_assert(aiw_dist_quantile_upper(d, 0.25) == 3);
+	ck_assert(aiw_dist_quantile_upper(d, 1e-9) == 4);
+	aiw_dist *c = aiw_dist_clone(d);
+	ck_assert(c && c->n == 4 && c->data != d->data && strcmp(c->spec, d->spec) == 0);
+	aiw_dist_free(c);
+	aiw_dist_free(d);
+	/* relative to a base directory */
+	const char *slash = strrchr(path, '/');
+	snprintf(spec, sizeof spec, "empirical(%s)", slash + 1);
+	ck_assert_msg(aiw_dist_parse(spec, AIW_PT_REAL, "/tmp", &d, e, sizeof e) == AIW_OK, "%s", e);
+	aiw_dist_free(d);
+	f = fopen(path, "w");
+	fprintf(f, "1\n2\nthree\n");
+	fclose(f);
+	snprintf(spec, sizeof spec, "empirical(%s)", path);
+	ck_assert(aiw_dist_parse(spec, AIW_PT_REAL, "", &d, e, sizeof e) == AIW_EPARSE);
+	ck_assert_msg(strstr(e, ":3: not a number"), "%s", e);
+	unlink(path);
+}
+END_TEST
+
+/* E[max of n draws] from m samples of the O(1) sampler, within z se */
+static void check_max(const char *spec, double n, double exact, double exact_err, size_t m)
+{
+	aiw_dist *d;
+	char e[256];
+	ck_assert(aiw_dist_parse(spec, AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 777);
+	double s = 0, s2 = 0;
+	for (size_t i = 0; i < m; i++) {
+		double x = aiw_dist_sample_max(d, r, n);
+		ck_assert(isfinite(x));
+		s += x;
+		s2 += x * x;
+	}
+	double mean = s / (double)m, var = (s2 - s * s / (double)m) / (double)(m - 1);
+	double se = sqrt(var / (double)m);
+	ck_assert_msg(fabs(mean - exact) <= 5 * se + exact_err,
+	              "%s max of %g: mean %.5f vs %.5f (se %.2g)", spec, n, mean, exact, se);
+	gsl_rng_free(r);
+	aiw_dist_free(d);
+}
+
+START_TEST(sample_max)
+{
+	/* E[max of N standard normals]: 2.508 (1e2), 3.241 (1e3), 3.852 (1e4),
+	 * 4.384 (1e5), published to 3 decimals (so +-0.0005) */
+	check_max("normal(0,1)", 100, 2.508, 5e-4, 200000);
+	check_max("normal(0,1)", 1e3, 3.241, 5e-4, 200000);
+	check_max("normal(0,1)", 1e4, 3.852, 5e-4, 200000);
+	check_max("normal(0,1)", 1e5, 4.384, 5e-4, 200000);
+	/* exponential: E[max of n] = H_n * mean, H_n = psi(n+1) + Euler gamma */
+	double n = 4096;
+	check_max("exp(2)", n, 2 * (gsl_sf_psi(n + 1) + 0.57721566490153286061), 1e-12, 200000);
+	check_max("exp(1)", 1e7, gsl_sf_psi(1e7 + 1) + 0.57721566490153286061, 1e-12, 200000);
+	/* uniform(0,1): E[max] = n/(n+1) */
+	check_max("uniform(0,1)", 50, 50.0 / 51, 1e-12, 200000);
+	/* n = 1 is one draw; constants are themselves */
+	check_max("uniform(0,1)", 1, 0.5, 1e-12, 200000);
+	check_max("const(7)", 1e6, 7, 0, 10);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("dist");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, moments);
+	tcase_add_test(tc, parse_forms);
+	tcase_add_test(tc, empirical_file);
+	tcase_add_test(tc, sample_max);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+AIW_TEST_MAIN(make_suite)
