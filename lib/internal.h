@@ -298,6 +298,18 @@ const double *aiw_rec_values(const aiw_recorder *r, size_t i);
 aiw_recorder *aiw__recorder(aiw_sim *sim);
 
 /* ======================================================================== */
+/* power.c: rack-level peaks.  From a component's sample hook, once per tick, */
+/* report the interval-average IT power of each of its racks (GPUs grouped   */
+/* by site.gpus_per_rack in the component's own GPU order).  The site keeps  */
+/* a running maximum per rack: O(racks) memory over any run length.          */
+/* ======================================================================== */
+void aiw_site_rack_power(aiw_sim *sim, aiw_comp *c, size_t rack, double avg_w);
+/* Same for nracks identical racks (a synchronous training job). */
+void aiw_site_racks_uniform(aiw_sim *sim, aiw_comp *c, size_t nracks, double avg_w_each);
+/* site.gpus_per_rack */
+double aiw_site_gpus_per_rack(const aiw_sim *sim);
+
+/* ======================================================================== */
 /* integrals of piecewise-constant quantities (exact energy and busy time)   */
 /* ======================================================================== */
 typedef struct aiw_integral {

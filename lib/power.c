@@ -34,7 +34,62 @@ typedef struct site {
 	size_t ncomp;
 	double energy_cost_usd;
 	double it_energy_j;
+	rackset *racks; /* per component */
 } site;
+
+static rackset *racks_of(aiw_sim *sim, aiw_comp *c, size_t need)
+{
+	site *s = aiw__site(sim)->state;
+	if (!s || !s->racks || c->order >= s->ncomp)
+		return NULL;
+	rackset *r = &s->racks[c->order];
+	if (need > r->n) {
+		size_t n = r->n ? r->n : 16;
+		while (n < need)
+			n *= 2;
+		double *p = realloc(r->peak, n * sizeof *p);
+		if (!p) {
+			aiw__err(sim, AIW_ENOMEM, "out of memory tracking rack peaks");
+			aiw__fail(sim, AIW_ENOMEM);
+			return NULL;
+		}
+		for (size_t i = r->n; i < n; i++)
+			p[i] = 0;
+		r->peak = p;
+		r->n = n;
+	}
+	return r;
+}
+
+/* rack peaks: running maxima per (component, rack) */
+typedef struct rackset {
+	double *peak;
+	size_t n;
+} rackset;
+
+static rackset *racks_of(aiw_sim *sim, aiw_comp *c, size_t need);
+
+void aiw_site_rack_power(aiw_sim *sim, aiw_comp *c, size_t rack, double avg_w)
+{
+	rackset *r = racks_of(sim, c, rack + 1);
+	if (r && avg_w > r->peak[rack])
+		r->peak[rack] = avg_w;
+}
+
+void aiw_site_racks_uniform(aiw_sim *sim, aiw_comp *c, size_t nracks, double avg_w_each)
+{
+	rackset *r = racks_of(sim, c, nracks);
+	if (!r)
+		return;
+	for (size_t i = 0; i < nracks; i++)
+		if (avg_w_each > r->peak[i])
+			r->peak[i] = avg_w_each;
+}
+
+double aiw_site_gpus_per_rack(const aiw_sim *sim)
+{
+	return aiw_p(aiw__site(sim), P_GPUS_PER_RACK);
+}
 
 static aiw_status site_start(aiw_comp *c)
 {
@@ -45,7 +100,8 @@ static aiw_status site_start(aiw_comp *c)
 	c->state = s;
 	s->ncomp = aiw__ncomps(sim);
 	s->comp_peak = calloc(s->ncomp, sizeof *s->comp_peak);
-	if (!s->comp_peak)
+	s->racks = calloc(s->ncomp, sizeof *s->racks);
+	if (!s->comp_peak || !s->racks)
 		return aiw__err(sim, AIW_ENOMEM, "out of memory");
 	s->id_it = aiw_rec_add(sim, "site.power_w", "W");
 	s->id_fac = aiw_rec_add(sim, "site.facility_power_w", "W");
@@ -116,6 +172,9 @@ static void site_finish(aiw_comp *c, double t)
 static void site_destroy(aiw_comp *c)
 {
 	site *s = c->state;
+	for (size_t i = 0; s->racks && i < s->ncomp; i++)
+		free(s->racks[i].peak);
+	free(s->racks);
 	free(s->comp_peak);
 	free(s);
 	c->state = NULL;
