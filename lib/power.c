@@ -27,6 +27,12 @@ static const aiw_param_def SITE_PARAMS[] = {
 	              0},
 };
 
+/* rack peaks: running maxima per (component, rack) */
+typedef struct rackset {
+	double *peak;
+	size_t n;
+} rackset;
+
 typedef struct site {
 	int id_it, id_fac, id_util, id_cost;
 	double peak_it;
@@ -61,13 +67,6 @@ static rackset *racks_of(aiw_sim *sim, aiw_comp *c, size_t need)
 	return r;
 }
 
-/* rack peaks: running maxima per (component, rack) */
-typedef struct rackset {
-	double *peak;
-	size_t n;
-} rackset;
-
-static rackset *racks_of(aiw_sim *sim, aiw_comp *c, size_t need);
 
 void aiw_site_rack_power(aiw_sim *sim, aiw_comp *c, size_t rack, double avg_w)
 {

@@ -520,7 +520,8 @@ AIW_EXPORT aiw_status aiw_sim_get(aiw_sim *sim, const char *name, char *buf, siz
 	char tmp[4200];
 	aiw_value_format(&c->kind->params[i], &c->v[i], tmp, sizeof tmp);
 	if (strlen(tmp) >= len) {
-		snprintf(buf, len, "%s", tmp);
+		memcpy(buf, tmp, len - 1);
+		buf[len - 1] = 0;
 		return aiw__err(sim, AIW_EBUFFER, "aiw_sim_get: %s needs %zu bytes, buffer has %zu",
 		                name, strlen(tmp) + 1, len);
 	}

@@ -482,7 +482,7 @@ START_TEST(azure_replay)
 
 	/* reset rewinds; a later `now` skips the rows before it */
 	ck_assert_int_eq(aiw_traffic_reset(tr), AIW_OK);
-	ck_assert_double_eq_tol(aiw_traffic_next(tr, r, 0, NULL, NULL), 0.0, 0);
+	ck_assert(aiw_traffic_next(tr, r, 0, NULL, NULL) == 0.0);
 	double u = aiw_traffic_next(tr, r, 1800.0, NULL, NULL);
 	size_t k = 0;
 	while (rt.ticks[k] < 18000000000LL)
