@@ -45,44 +45,66 @@ aiw_status aiw__buferr(char *buf, size_t len, aiw_status code, const char *fmt, 
 /* ======================================================================== */
 typedef void (*aiw_evfn)(aiw_sim *sim, void *ctx, uint64_t arg);
 
+/* A heap entry is 16 bytes so that the four children of a node fill one
+ * 64-byte cache line: the time's IEEE bits (times are >= 0, so their bit
+ * patterns order like the values) and (sequence << 24 | slot). */
 typedef struct aiw_heap_entry {
-	double t;
-	uint64_t seq;
-	uint32_t slot;
-	uint32_t pad_;
+	uint64_t tbits;
+	uint64_t seqslot;
 } aiw_heap_entry;
 
 typedef struct aiw_ev_slot {
 	aiw_evfn fn;
 	void *ctx;
 	uint64_t arg;
-	uint32_t pos;  /* index in the heap while pending; UINT32_MAX when free */
-	uint32_t gen;  /* incremented on reuse so stale handles are refused */
+	uint32_t gen;  /* incremented when the event runs or is cancelled */
+	uint32_t live; /* 1 while pending, 0 once cancelled (entry still in the heap) */
 } aiw_ev_slot;
 
 typedef struct aiw_engine {
-	aiw_heap_entry *heap;
-	size_t n, cap;
+	aiw_heap_entry *heap; /* heap[0] is the root; allocation starts 3 before */
+	void *heap_alloc;
+	size_t n, cap;        /* heap entries, live and cancelled */
+	size_t ndead;         /* cancelled entries not yet removed */
 	aiw_ev_slot *slots;
+	uint32_t *free_next;
 	uint32_t nslots, free_head;
-	uint32_t *free_next; /* free list of slots */
 	uint64_t seq;
 	double now;
 } aiw_engine;
 
-#define AIW_ENGINE_MAX_PENDING 100000000u
+#define AIW_ENGINE_SLOT_BITS 24
+#define AIW_ENGINE_SEQ_LIMIT (UINT64_C(1) << (64 - AIW_ENGINE_SLOT_BITS))
+#define AIW_ENGINE_MAX_PENDING ((1u << AIW_ENGINE_SLOT_BITS) - 1u) /* 16,777,215 */
 void aiw_engine_init(aiw_engine *e);
 void aiw_engine_clear(aiw_engine *e);   /* drop pending events, time back to 0 */
 void aiw_engine_free(aiw_engine *e);
-/* Schedule at absolute time t (caller guarantees t >= now, finite).
- * Returns a handle (never 0) or 0 when memory is exhausted. */
+/* Schedule at absolute time t (caller guarantees now <= t, finite).
+ * Returns a handle (never 0) or 0 when memory or the pending limit
+ * (AIW_ENGINE_MAX_PENDING) or the sequence limit (2^40 events) is reached. */
 uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64_t arg);
-/* true if the handle was pending and is now cancelled */
+/* true if the handle was pending and is now cancelled.  O(1): the entry is
+ * marked and dropped when it reaches the top; the heap is compacted when
+ * cancelled entries outnumber live ones, so memory stays O(pending). */
 bool aiw_engine_cancel(aiw_engine *e, uint64_t handle);
-/* Time of the earliest pending event, or +inf. */
-static inline double aiw_engine_peek(const aiw_engine *e)
+static inline double aiw_engine_time_of(uint64_t tbits)
 {
-	return e->n ? e->heap[0].t : __builtin_inf();
+	double t;
+	__builtin_memcpy(&t, &tbits, sizeof t);
+	return t;
+}
+void aiw_engine_purge_top(aiw_engine *e);
+/* Time of the earliest pending (not cancelled) event, or +inf. */
+static inline double aiw_engine_peek(aiw_engine *e)
+{
+	if (AIW_UNLIKELY(e->ndead))
+		aiw_engine_purge_top(e);
+	return e->n ? aiw_engine_time_of(e->heap[0].tbits) : __builtin_inf();
+}
+/* Events pending and not cancelled. */
+static inline size_t aiw_engine_pending(const aiw_engine *e)
+{
+	return e->n - e->ndead;
 }
 /* Pop the earliest event, advance now, and return its callback fields. */
 bool aiw_engine_pop(aiw_engine *e, aiw_evfn *fn, void **ctx, uint64_t *arg);

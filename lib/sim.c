@@ -281,8 +281,12 @@ uint64_t aiw__at(aiw_sim *sim, double t, aiw_evfn fn, void *ctx, uint64_t arg)
 		t = sim->eng.now;
 	uint64_t h = aiw_engine_push(&sim->eng, t, fn, ctx, arg);
 	if (!h) {
-		aiw__err(sim, AIW_ENOMEM, "out of memory: %zu pending events", sim->eng.n);
-		aiw__fail(sim, AIW_ENOMEM);
+		aiw_status st = sim->eng.n >= AIW_ENGINE_MAX_PENDING || sim->eng.seq >= AIW_ENGINE_SEQ_LIMIT
+		                        ? AIW_ELIMIT
+		                        : AIW_ENOMEM;
+		aiw__err(sim, st, "cannot schedule: %zu events pending (limit %u), %llu scheduled (limit 2^40)",
+		         sim->eng.n, AIW_ENGINE_MAX_PENDING, (unsigned long long)sim->eng.seq);
+		aiw__fail(sim, st);
 	}
 	return h;
 }
@@ -754,7 +758,7 @@ static aiw_status run_to(aiw_sim *sim, double t_end)
 		return AIW_OK;
 	sim->in_run = true;
 	aiw_engine *e = &sim->eng;
-	while (e->n && e->heap[0].t <= t_end) {
+	while (e->n && aiw_engine_peek(e) <= t_end) {
 		aiw_evfn fn;
 		void *ctx;
 		uint64_t arg;
@@ -851,7 +855,9 @@ AIW_EXPORT aiw_status aiw_sim_schedule(aiw_sim *sim, double t, aiw_event_fn fn, 
 		                AIW_ENGINE_MAX_PENDING);
 	uint64_t h = aiw_engine_push(&sim->eng, t, user_event, payload, (uint64_t)(uintptr_t)fn);
 	if (!h)
-		return aiw__err(sim, AIW_ENOMEM, "aiw_sim_schedule: out of memory");
+		return aiw__err(sim, sim->eng.seq >= AIW_ENGINE_SEQ_LIMIT ? AIW_ELIMIT : AIW_ENOMEM,
+		                "aiw_sim_schedule: cannot schedule (%zu pending, %llu scheduled)",
+		                sim->eng.n, (unsigned long long)sim->eng.seq);
 	if (out_handle)
 		*out_handle = h;
 	return AIW_OK;
@@ -872,7 +878,7 @@ AIW_EXPORT aiw_status aiw_sim_pending(const aiw_sim *sim, size_t *out)
 {
 	if (!sim || !out)
 		return AIW_EINVAL;
-	*out = sim->eng.n;
+	*out = aiw_engine_pending(&sim->eng);
 	return AIW_OK;
 }
 

@@ -71,7 +71,7 @@ START_TEST(cancel_random)
 			gone[i] = true;
 			kept--;
 		}
-	ck_assert_uint_eq(e.n, kept);
+	ck_assert_uint_eq(aiw_engine_pending(&e), kept);
 	double last = -1;
 	aiw_evfn fn;
 	void *ctx;
@@ -92,6 +92,7 @@ START_TEST(cancel_random)
 	ck_assert(aiw_engine_cancel(&e, fresh));
 	ck_assert(!aiw_engine_cancel(&e, 0));
 	ck_assert(!aiw_engine_cancel(&e, UINT64_MAX));
+	ck_assert(!aiw_engine_cancel(&e, 0xffffffffull));
 	gsl_rng_free(r);
 	aiw_engine_free(&e);
 }
