@@ -181,10 +181,38 @@ AIW_EXPORT aiw_status aiw_param_info(size_t i, const char **name, const char **t
 /* Index of a parameter given a full name ("inference.chat.max_batch"). */
 AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out);
 
-/* Parse a value with units into SI base units: kind is one of the types
- * above ("duration", "size", ...).  errbuf (may be NULL) receives a message. */
+/* Parse a number with units into SI base units: kind is one of the numeric
+ * types above (int, real, duration, rate, size, bandwidth, power, energy,
+ * money, flops); no range is applied.  errbuf (may be NULL) receives a
+ * message on failure. */
 AIW_EXPORT aiw_status aiw_parse_value(const char *kind, const char *text, double *out,
                                       char *errbuf, size_t errlen);
+
+/* ---- outputs (export.c) ---- */
+/* More writers of a run's results (see aiw_sim_write_csv above).  Each
+ * writes the state after the last run call; path is created or truncated.
+ * Errors: AIW_EINVAL (NULL path), AIW_EIO (cannot write), AIW_ESTATE (no
+ * curves yet, for the writers that need them), AIW_ENOMEM. */
+/* Prometheus text exposition (format 0.0.4) of the final state: every
+ * summary metric as aiworkload_<kind>_<key>{kind,component} in base units
+ * (seconds, watts, joules), the last sample of the standard curves under
+ * the names operators use (site_power_watts, power_watts, gpu_utilization,
+ * inference_replicas), and the inference latency histograms
+ * (inference_request_duration_seconds with le buckets) when the fleet
+ * keeps them.  Checked by `promtool check metrics`. */
+AIW_EXPORT aiw_status aiw_sim_write_prometheus(aiw_sim *sim, const char *path);
+/* Every curve as `promtool test rules` input series (same names as the
+ * exposition), one sample per sim.sample_interval (a whole number of
+ * milliseconds, else AIW_ERANGE), so that alerting rules can be unit-tested
+ * against a simulated day.  rule_files: comma-separated rule file paths to
+ * list in the file (NULL or "" for none). */
+AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
+                                             const char *rule_files);
+/* SVG chart of the run: site power (IT and facility), IT power of each
+ * component stacked (training at the bottom), GPU utilisation and, when an
+ * inference fleet records them, replicas; axes with units, legends.  title
+ * NULL or "" gives a title naming the components. */
+AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const char *title);
 
 /* ---- hardware catalog (hw.c) ---- */
 /* Built-in accelerators and links (no simulation needed; [gpu NAME]
@@ -268,10 +296,155 @@ AIW_EXPORT aiw_status aiw_allreduce_time(const char *algo, double bytes, double 
 AIW_EXPORT aiw_status aiw_busbw(double bytes, double ranks, double seconds, double *out);
 
 /* ---- site studies (power.c) ---- */
+/* The training/inference ratio question as one call: for shares s = k /
+ * (steps - 1), k = 0 .. steps-1, build a simulation from scenario (INI text
+ * with exactly one [training NAME] and one [inference NAME] section; NULL:
+ * a built-in mixed H100 site, one diurnal day) with round(s total_gpus)
+ * training GPUs (whole nodes) and the rest as inference replicas (whole
+ * replicas; the inference rate scales with the replica count), run it and
+ * record the achieved training share, site.rack_diversity_factor,
+ * site.provisioned_power_w, site.power_peak_w and site.sum_of_rack_peaks_w
+ * in the caller's arrays of `steps` entries (any may be NULL).  Every share
+ * uses the scenario's seed.  errbuf (may be NULL) receives a message on
+ * failure.  AIW_ERANGE for bad numbers, AIW_ESCENARIO for a scenario
+ * without the two sections, AIW_ENOTSUP when this build's models lack the
+ * parameters, or the status of the failing run. */
+AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double total_gpus,
+                                               size_t steps, double *share, double *diversity,
+                                               double *provisioned_w, double *peak_w,
+                                               double *sum_of_peaks_w, char *errbuf,
+                                               size_t errlen);
 
 /* ---- training studies (training.c) ---- */
+/* Scaling study of the [training NAME] component `component` ("NAME" or
+ * "training.NAME"), from its current parameters: for each of the n GPU
+ * counts, the expected step time (s) and the parallel efficiency.  weak
+ * non-zero keeps the per-GPU batch (per-GPU compute time) fixed, zero keeps
+ * the global batch fixed (strong scaling).  The step model is evaluated
+ * analytically: E[max of the per-GPU compute times] by deterministic
+ * quadrature of the quantile function, plus the exposed all-reduce;
+ * failures and checkpoints are not included.  efficiency = per-GPU
+ * compute x E[jitter] / step time (1: perfect scaling); it may be NULL.
+ * Counts must be integers in 1 to 1e7 (AIW_ERANGE). */
+AIW_EXPORT aiw_status aiw_training_scaling(aiw_sim *sim, const char *component,
+                                           const double *gpu_counts, size_t n, int weak,
+                                           double *step_time_s, double *efficiency);
 
 /* ---- sweeps (sweep.c) ---- */
+/* An experiment sweep: a base scenario, a grid of parameter values (the
+ * cartesian product of axes, and/or rows of a CSV file of points), R
+ * replications of every point with independent seeds, and per point and
+ * metric the mean, sample standard deviation and 95% confidence
+ * half-width (Student t).  Tasks (point, replication) run on J threads,
+ * one aiw_sim per task; results are stored by index and reduced in
+ * replication order, so they are bit-identical whatever J (or the number
+ * of MPI ranks of tools/aiworkload-mpi).
+ *
+ * Points: the rows of the point file (if any) form the outermost level,
+ * then the axes in the order they were added, the last varying fastest.
+ * Seeds: replication r of point p runs with sim.seed =
+ * M(M(base + G (p + 1)) + G (r + 1)), M the SplitMix64 finalizer, G =
+ * 0x9e3779b97f4a7c15, base the aiw_sweep_set_seed value or else the
+ * scenario's sim.seed; so a single task reruns alone identically
+ * (aiw_sweep_task_seed, aiw_sweep_run_task).
+ *
+ * Thread safety: one thread uses a sweep at a time, except aiw_sweep_stop
+ * (any thread, and async-signal-safe) and, once the sweep is prepared,
+ * aiw_sweep_run_task and aiw_sweep_store (concurrently from any threads). */
+typedef struct aiw_sweep aiw_sweep;
+/* Called from the thread that called aiw_sweep_run, once per completed
+ * point, in increasing point order (a point waits for the points before
+ * it); its results are readable from the callback. */
+typedef void (*aiw_sweep_fn)(const aiw_sweep *sw, size_t point, void *payload);
+/* Called from the thread that called aiw_sweep_run after each finished
+ * task: done of total tasks.  Return non-zero to stop the sweep. */
+typedef int (*aiw_sweep_progress_fn)(const aiw_sweep *sw, size_t done, size_t total,
+                                     void *payload);
+
+/* New sweep of the scenario file scenario_path or the INI text
+ * scenario_text (at most one non-NULL; both NULL: defaults only).  The
+ * file is read, and everything checked, by aiw_sweep_prepare. */
+AIW_EXPORT aiw_status aiw_sweep_create(aiw_sweep **out, const char *scenario_path,
+                                       const char *scenario_text);
+/* Release a sweep (NULL is accepted). */
+AIW_EXPORT void aiw_sweep_free(aiw_sweep *sw);
+/* Last error message on this handle ("" when none); never NULL. */
+AIW_EXPORT const char *aiw_sweep_errmsg(const aiw_sweep *sw);
+/* Add an axis: parameter name and its values, comma-separated (commas
+ * inside parentheses or double quotes, or escaped as "\,", do not split). */
+AIW_EXPORT aiw_status aiw_sweep_axis(aiw_sweep *sw, const char *param, const char *values_csv);
+/* Points from a CSV file (RFC 4180 quoting): a header of parameter names,
+ * one row of values per point; blank lines and lines starting with '#'
+ * are skipped.  At most one file per sweep. */
+AIW_EXPORT aiw_status aiw_sweep_point_file(aiw_sweep *sw, const char *path);
+/* Replications per point, 1 to 1e6 (default 1). */
+AIW_EXPORT aiw_status aiw_sweep_set_replications(aiw_sweep *sw, size_t r);
+/* Metrics to keep: comma-separated names or shell patterns
+ * ("inference.*.ttft_p99_s"); NULL or "" (default): every metric point 0
+ * publishes. */
+AIW_EXPORT aiw_status aiw_sweep_set_metrics(aiw_sweep *sw, const char *metrics_csv);
+/* Base seed of the replication seeds (default: the scenario's sim.seed). */
+AIW_EXPORT aiw_status aiw_sweep_set_seed(aiw_sweep *sw, uint64_t seed);
+/* Worker threads of aiw_sweep_run, 1 to 1024, or 0 for the number of
+ * online processors (default 1). */
+AIW_EXPORT aiw_status aiw_sweep_set_jobs(aiw_sweep *sw, unsigned jobs);
+/* Per-point callback of aiw_sweep_run (fn NULL removes it). */
+AIW_EXPORT aiw_status aiw_sweep_set_callback(aiw_sweep *sw, aiw_sweep_fn fn, void *payload);
+/* Per-task progress callback of aiw_sweep_run (fn NULL removes it). */
+AIW_EXPORT aiw_status aiw_sweep_set_progress(aiw_sweep *sw, aiw_sweep_progress_fn fn,
+                                             void *payload);
+/* Freeze the description: read the scenario, expand the grid, check every
+ * parameter value, and resolve the metrics by starting point 0 (a
+ * zero-length run).  Idempotent; aiw_sweep_run calls it. */
+AIW_EXPORT aiw_status aiw_sweep_prepare(aiw_sweep *sw);
+/* Run every task not yet stored, on the configured threads.  AIW_ESTOPPED
+ * after aiw_sweep_stop or a progress callback's request: completed points
+ * keep their results and a later call runs the rest. */
+AIW_EXPORT aiw_status aiw_sweep_run(aiw_sweep *sw);
+/* Ask a running aiw_sweep_run or aiw_sweep_run_task to stop soon (between
+ * tasks, and inside running simulations at their next sample tick).
+ * Async-signal-safe: callable from a SIGINT handler. */
+AIW_EXPORT void aiw_sweep_stop(aiw_sweep *sw);
+
+/* Grid and metric names (after aiw_sweep_prepare).  Strings live as long
+ * as the sweep. */
+AIW_EXPORT aiw_status aiw_sweep_npoints(const aiw_sweep *sw, size_t *out);
+AIW_EXPORT aiw_status aiw_sweep_nparams(const aiw_sweep *sw, size_t *out);
+AIW_EXPORT aiw_status aiw_sweep_param_name(const aiw_sweep *sw, size_t i, const char **out);
+/* Value (text) of parameter i at a point. */
+AIW_EXPORT aiw_status aiw_sweep_point_value(const aiw_sweep *sw, size_t point, size_t i,
+                                            const char **out);
+AIW_EXPORT aiw_status aiw_sweep_nmetrics(const aiw_sweep *sw, size_t *out);
+AIW_EXPORT aiw_status aiw_sweep_metric_name(const aiw_sweep *sw, size_t i, const char **out);
+/* sim.seed of replication rep of point (the formula above). */
+AIW_EXPORT aiw_status aiw_sweep_task_seed(const aiw_sweep *sw, size_t point, size_t rep,
+                                          uint64_t *out);
+
+/* Distributed drivers: run one task on the calling thread (its own
+ * aiw_sim) and get its metric vector (aiw_sweep_nmetrics values, NaN for a
+ * metric the run did not publish); store a task's vector computed
+ * elsewhere.  A point is complete when all its replications are stored. */
+AIW_EXPORT aiw_status aiw_sweep_run_task(aiw_sweep *sw, size_t point, size_t rep,
+                                         double *metrics_out);
+AIW_EXPORT aiw_status aiw_sweep_store(aiw_sweep *sw, size_t point, size_t rep,
+                                      const double *metrics);
+
+/* Results of a complete point (AIW_ESTATE otherwise) for metric index
+ * metric, over its n finite replication values: mean, sample standard
+ * deviation, and 95% confidence half-width t(0.975, n-1) sd / sqrt(n)
+ * (NaN when n < 2).  Any out pointer may be NULL. */
+AIW_EXPORT aiw_status aiw_sweep_result(const aiw_sweep *sw, size_t point, size_t metric,
+                                       double *mean, double *sd, double *ci95_half, size_t *n);
+/* One stored replication value (AIW_ESTATE if that task is not stored). */
+AIW_EXPORT aiw_status aiw_sweep_replication(const aiw_sweep *sw, size_t point, size_t rep,
+                                            size_t metric, double *out);
+/* CSV, one row per complete point: point, the parameters, then for each
+ * metric M the columns M.mean, M.sd, M.ci95, M.n (%.17g; empty when not
+ * finite). */
+AIW_EXPORT aiw_status aiw_sweep_write_csv(aiw_sweep *sw, const char *path);
+/* CSV, one row per stored task: point, replication, seed, the parameters,
+ * the metrics. */
+AIW_EXPORT aiw_status aiw_sweep_write_replications_csv(aiw_sweep *sw, const char *path);
 
 #ifdef __cplusplus
 }

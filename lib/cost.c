@@ -7,6 +7,7 @@
  * model's cost is an exact integral of (GPUs provisioned) x rate.
  */
 #include "cost.h"
+#include "power.h"
 
 #include <math.h>
 
@@ -33,4 +34,9 @@ aiw_status aiw_cost_pricing(const aiw_comp *c, size_t first, const aiw_gpu_spec 
 		out->usd_per_gpu_s = price / aiw_p(c, first + 2);
 	}
 	return AIW_OK;
+}
+
+double aiw_cost_energy_usd(const aiw_sim *sim, double it_energy_j)
+{
+	return it_energy_j * aiw_site_pue(sim) * aiw_site_price_per_j(sim);
 }

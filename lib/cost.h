@@ -42,4 +42,11 @@ typedef struct aiw_pricing {
 aiw_status aiw_cost_pricing(const aiw_comp *c, size_t first, const aiw_gpu_spec *g,
                             aiw_pricing *out);
 
+/* What the site charges for it_energy_j joules of IT energy: facility energy
+ * (x site.pue) at site.electricity_price.  The site publishes it per
+ * component as <prefix>.energy_cost_usd; a model uses it for its own
+ * summaries (cost per million tokens, per step) so they agree with the
+ * site's <prefix>.cost_usd = c->cost_usd + energy cost. */
+double aiw_cost_energy_usd(const aiw_sim *sim, double it_energy_j);
+
 #endif

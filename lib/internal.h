@@ -253,6 +253,8 @@ aiw_status aiw_value_copy(aiw_value *dst, const aiw_value *src);
 /* Canonical text of a value into buf. */
 void aiw_value_format(const aiw_param_def *def, const aiw_value *v, char *buf, size_t len);
 const char *aiw_ptype_name(aiw_ptype t);
+/* The shortest decimal text that reads back to exactly x. */
+void aiw_format_double(double x, char *buf, size_t len);
 /* Parse a number with units of the given type ("90d", "3.35TB/s"). */
 aiw_status aiw_parse_units(aiw_ptype t, const char *text, double *out, char *errbuf,
                            size_t errlen);

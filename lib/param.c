@@ -149,13 +149,6 @@ aiw_status aiw_parse_units(aiw_ptype t, const char *text, double *out, char *err
 			mul = u->mul;
 			break;
 		}
-	if (isnan(mul)) /* second chance, case-insensitive, where unambiguous */
-		for (const unit *u = us; u->sfx; u++)
-			if (strlen(u->sfx) == n && strncasecmp(u->sfx, sfx, n) == 0 &&
-			    t != AIW_PT_BANDWIDTH && t != AIW_PT_DURATION) {
-				mul = u->mul;
-				break;
-			}
 	if (isnan(mul)) {
 		char accepted[256] = "";
 		size_t k = 0;
@@ -190,7 +183,14 @@ AIW_EXPORT aiw_status aiw_parse_value(const char *kind, const char *text, double
 		if (strcmp(TYPE_NAMES[t], kind) == 0) {
 			if (!units_of((aiw_ptype)t))
 				break;
-			return aiw_parse_units((aiw_ptype)t, text, out, errbuf, errlen);
+			double x;
+			aiw_status st = aiw_parse_units((aiw_ptype)t, text, &x, errbuf, errlen);
+			if (st == AIW_OK && t == AIW_PT_INT && x != floor(x))
+				return aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer",
+				                   text);
+			if (st == AIW_OK)
+				*out = x;
+			return st;
 		}
 	return aiw__buferr(errbuf, errlen, AIW_EUNKNOWN,
 	                   "unknown value kind '%s' (expected int, real, duration, rate, size, "
@@ -337,8 +337,9 @@ aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const cha
 		     ((def->flags & AIW_PF_EXCL_MIN) && n.d <= def->min))) {
 			char r[64];
 			fmt_range(def, r, sizeof r);
+			bool unitless = !*def->unit || !strcmp(def->unit, "1");
 			st = aiw__buferr(errbuf, errlen, AIW_ERANGE, "%s is outside the range %s%s%s",
-			                 t, r, *def->unit ? " " : "", def->unit);
+			                 t, r, unitless ? "" : " ", unitless ? "" : def->unit);
 		}
 		break;
 	}
@@ -354,6 +355,32 @@ done:
 	return AIW_OK;
 }
 
+void aiw_format_double(double x, char *buf, size_t len)
+{
+	/* the shortest of %.15g..%.17g that reads back to the same double */
+	for (int prec = 15; prec <= 17; prec++) {
+		snprintf(buf, len, "%.*g", prec, x);
+		if (strtod(buf, NULL) == x)
+			return;
+	}
+}
+
+static void enum_text(const char *choices, double idx, char *buf, size_t len)
+{
+	const char *p = choices;
+	for (int i = 0; i < (int)idx && p; i++) {
+		p = strchr(p, '|');
+		if (p)
+			p++;
+	}
+	if (!p) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	size_t n = strcspn(p, "|");
+	snprintf(buf, len, "%.*s", (int)n, p);
+}
+
 void aiw_value_format(const aiw_param_def *def, const aiw_value *v, char *buf, size_t len)
 {
 	if (!len)
@@ -364,7 +391,9 @@ void aiw_value_format(const aiw_param_def *def, const aiw_value *v, char *buf, s
 		snprintf(buf, len, "auto");
 	else if (def->type == AIW_PT_DIST && v->dist)
 		snprintf(buf, len, "%s", v->dist->spec);
-	else if (def->type == AIW_PT_ENUM || def->type == AIW_PT_STRING)
+	else if (def->type == AIW_PT_ENUM)
+		enum_text(def->choices, v->d, buf, len);
+	else if (def->type == AIW_PT_STRING)
 		snprintf(buf, len, "%s", v->s ? v->s : "");
 	else if (def->type == AIW_PT_BOOL)
 		snprintf(buf, len, "%s", v->d != 0 ? "true" : "false");
@@ -373,7 +402,7 @@ void aiw_value_format(const aiw_param_def *def, const aiw_value *v, char *buf, s
 	else if (def->type == AIW_PT_INT)
 		snprintf(buf, len, "%.0f", v->d);
 	else
-		snprintf(buf, len, "%.17g", v->d);
+		aiw_format_double(v->d, buf, len);
 }
 
 /* ------------------------------------------------------------------------ */

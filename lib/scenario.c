@@ -134,6 +134,14 @@ static aiw_status create_sections(aiw_sim *sim, const char *text, size_t len, co
 		const char *q = p;
 		while (q < le && isspace((unsigned char)*q))
 			q++;
+		/* inih would glue an indented line onto the previous value */
+		if (q > p && q < le && *q != ';' && *q != '#' && *q != '\r') {
+			snprintf(msg, msglen,
+			         "%s:%d: indented line: continuation lines are not supported (remove "
+			         "the leading spaces)",
+			         origin, line);
+			return AIW_ESCENARIO;
+		}
 		if (q < le && *q == '[') {
 			const char *rb = memchr(q, ']', (size_t)(le - q));
 			if (rb && rb - q < 200) {
@@ -150,7 +158,24 @@ static aiw_status create_sections(aiw_sim *sim, const char *text, size_t len, co
 				if (n >= 1) {
 					const aiw_kind *k = aiw_kind_find(kind);
 					aiw_comp *c;
-					if (k && !k->singleton && n == 2 &&
+					if (!k) {
+						aiw__comp_get(sim, kind, name, false, &c);
+						snprintf(msg, msglen, "%s:%d: section [%s]: %s", origin, line,
+						         sec, aiw_sim_errmsg(sim));
+						return AIW_ESCENARIO;
+					}
+					if (k->singleton && n == 2) {
+						snprintf(msg, msglen, "%s:%d: section [%s]: [%s] takes no name",
+						         origin, line, sec, kind);
+						return AIW_ESCENARIO;
+					}
+					if (!k->singleton && n == 1) {
+						snprintf(msg, msglen,
+						         "%s:%d: section [%s] needs a name: [%s NAME]", origin,
+						         line, sec, kind);
+						return AIW_ESCENARIO;
+					}
+					if (!k->singleton &&
 					    aiw__comp_get(sim, kind, name, true, &c) != AIW_OK) {
 						snprintf(msg, msglen, "%s:%d: %s", origin, line,
 						         aiw_sim_errmsg(sim));

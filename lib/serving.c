@@ -1,3 +1,2294 @@
-/* serving.c - the inference fleet component (being written; see issue 5). */
-#include "internal.h"
-const aiw_kind aiw_kind_inference = {.name = "inference"};
+/*
+ * serving.c - the inference fleet ([inference NAME]): arrivals (traffic.c),
+ * a router, replicas that batch requests and hold their KV cache, latency
+ * histograms (stats.c), power by replica phase, cost.
+ *
+ * Service time: a roofline per iteration (Williams, Waterman & Patterson
+ * 2009) on a replica of g tensor-parallel GPUs (communication not modelled):
+ *   prefill of T prompt tokens: max(2 P T / F, W / B)      (compute-bound)
+ *   decode iteration of n requests holding S context tokens:
+ *                               max(2 P n / F, (W + k S) / B) (memory-bound)
+ * with P parameters, W = P weight_bits/8 weight bytes, k KV bytes per token
+ * (2 layers kv_heads head_dim kv_bits/8), F = g peak_flops mfu (FP8 peak
+ * when weight_bits <= 8 and the GPU has FP8, else BF16), B = g mem_bw
+ * mem_bw_efficiency.  The attention FLOPs of the prompt (quadratic in its
+ * length) are not counted.  Or `service = DIST`: every request holds a
+ * batch slot for a sampled time (queueing validation, M/G/c).
+ *
+ * Batching:
+ *  - none: one request at a time per replica.
+ *  - dynamic (Triton's dynamic batcher): when the replica is free, a batch
+ *    starts as soon as max_batch requests wait or the oldest has waited
+ *    max_queue_delay; it is prefilled together, decodes in lock step,
+ *    requests leave as they finish, and no request joins until the batch is
+ *    empty.  KV is reserved for each request's full length (prompt +
+ *    output), so it never overflows.
+ *  - continuous (iteration-level, Orca / vLLM v0 scheduling): at every
+ *    iteration boundary waiting requests are admitted while the batch is
+ *    under max_batch and the KV cache can hold them (their context plus one
+ *    more token for every request of the batch); admitted prompts are
+ *    prefilled whole in one iteration of their own that also yields their
+ *    first token (running requests do not decode during it), then every
+ *    running request emits one token per decode iteration.  KV is allocated
+ *    as tokens are generated; when the next iteration would not fit, the
+ *    most recently admitted request is preempted (vLLM's recompute mode:
+ *    its KV is freed, it goes back to the front of the replica's queue and
+ *    later re-prefills its prompt plus the tokens already streamed).
+ *    Preemptions are counted.  KV capacity = g mem (1 - kv_margin) - W.
+ *
+ * Events are per iteration span, never per token: between two changes of a
+ * batch (admission, departure, KV exhaustion) the decode iterations form an
+ * arithmetic series in time, summed in closed form; an arrival for a busy
+ * replica cuts its span at the next iteration boundary.
+ *
+ * Routing: round_robin, least_loaded (fewest outstanding requests, O(1)
+ * with count buckets; ties in turn), p2c (power of two choices, Mitzenmacher
+ * 2001), central (one FIFO queue at the router that replicas pull from when
+ * they can admit: the M/M/c discipline).  Requests wait at the router while
+ * no replica is ready.
+ *
+ * Every request ends completed or dropped (timeout: queued longer than
+ * `timeout`; queue_full: its queue held queue_limit requests; kv_too_large:
+ * prompt + output cannot fit in an empty replica's KV cache); at any time
+ * arrived = completed + dropped + in flight exactly.
+ *
+ * Power by replica phase (per GPU, from the catalog): loading, idle,
+ * prefill, decode (service mode counts as decode), plus node_overhead /
+ * gpus_per_node per provisioned GPU (node overhead charged pro rata, as if
+ * replicas were packed densely into nodes).  Integrals are kept from
+ * integer counts of replicas per phase, so they are exact and do not drift.
+ */
+#include "serving.h"
+
+#include "cost.h"
+#include "hw.h"
+#include "stats.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+/* ======================================================================== */
+/* parameters                                                                */
+/* ======================================================================== */
+enum {
+	P_GPU,
+	P_GPUS_PER_REPLICA,
+	P_GPUS_PER_NODE,
+	P_MODEL_PARAMS,
+	P_LAYERS,
+	P_KV_HEADS,
+	P_HEAD_DIM,
+	P_KV_BITS,
+	P_KV_BYTES_PER_TOKEN,
+	P_WEIGHT_BITS,
+	P_REPLICAS,
+	P_COLD_START,
+	P_TRAFFIC,
+	P_RATE,
+	P_PEAK_TO_TROUGH,
+	P_PEAK_HOUR,
+	P_WEEKEND_FACTOR,
+	P_CV,
+	P_MODULATE,
+	P_TRACE_FILE,
+	P_TRACE_TIME_SCALE,
+	P_TRACE_LOOP,
+	P_PROMPT_TOKENS,
+	P_OUTPUT_TOKENS,
+	P_SERVICE,
+	P_MFU,
+	P_MEM_BW_EFF,
+	P_BATCHING,
+	P_MAX_BATCH,
+	P_MAX_QUEUE_DELAY,
+	P_KV_MARGIN,
+	P_ROUTER,
+	P_TIMEOUT,
+	P_QUEUE_LIMIT,
+	P_SLO_TTFT,
+	P_SLO_TPOT,
+	P_SLO_E2E,
+	P_RESPONSE_BYTES,
+	P_COST, /* AIW_COST_NPARAMS entries */
+	P_NPARAMS = P_COST + AIW_COST_NPARAMS
+};
+
+enum { B_NONE, B_DYNAMIC, B_CONTINUOUS };
+enum { RT_ROUND_ROBIN, RT_LEAST_LOADED, RT_P2C, RT_CENTRAL };
+
+#define IP(key) "inference.NAME." key
+static const aiw_param_def INFERENCE_PARAMS[] = {
+	[P_GPU] = {"gpu", IP("gpu"), AIW_PT_STRING, "H100-SXM", "", 0, 0, NULL, 0,
+	           "accelerator of every replica (catalog name or a [gpu NAME] section)", 0},
+	[P_GPUS_PER_REPLICA] = {"gpus_per_replica", IP("gpus_per_replica"), AIW_PT_INT, "4", "1", 1,
+	                        4096, NULL, 0,
+	                        "GPUs of one replica (tensor parallel: FLOP/s and memory "
+	                        "bandwidth add up)",
+	                        0},
+	[P_GPUS_PER_NODE] = {"gpus_per_node", IP("gpus_per_node"), AIW_PT_INT, "8", "1", 1, 1024,
+	                     NULL, 0,
+	                     "GPUs per server node; node_overhead is charged per provisioned GPU "
+	                     "as node_overhead / gpus_per_node",
+	                     0},
+	[P_MODEL_PARAMS] = {"model_params", IP("model_params"), AIW_PT_REAL, "70e9", "1", 0, 1e15,
+	                    NULL, AIW_PF_EXCL_MIN, "model parameters (weights)", 0},
+	[P_LAYERS] = {"layers", IP("layers"), AIW_PT_INT, "80", "1", 1, 100000, NULL, 0,
+	              "transformer layers (for the KV cache size)", 0},
+	[P_KV_HEADS] = {"kv_heads", IP("kv_heads"), AIW_PT_INT, "8", "1", 1, 100000, NULL, 0,
+	                "key/value heads per layer (grouped-query attention)", 0},
+	[P_HEAD_DIM] = {"head_dim", IP("head_dim"), AIW_PT_INT, "128", "1", 1, 100000, NULL, 0,
+	                "dimension of one attention head", 0},
+	[P_KV_BITS] = {"kv_bits", IP("kv_bits"), AIW_PT_REAL, "16", "bit", 1, 64, NULL, 0,
+	               "bits per KV cache element", 0},
+	[P_KV_BYTES_PER_TOKEN] = {"kv_bytes_per_token", IP("kv_bytes_per_token"), AIW_PT_SIZE, NULL,
+	                          "B", 0, 1e12, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                          "KV cache bytes per token (none: 2 x layers x kv_heads x "
+	                          "head_dim x kv_bits / 8)",
+	                          0},
+	[P_WEIGHT_BITS] = {"weight_bits", IP("weight_bits"), AIW_PT_REAL, "16", "bit", 1, 64, NULL,
+	                   0, "bits per weight (<= 8 uses the GPU's FP8 peak when it has one)", 0},
+	[P_REPLICAS] = {"replicas", IP("replicas"), AIW_PT_INT, "1", "1", 0, 100000, NULL,
+	                AIW_PF_RUNTIME,
+	                "replicas (changeable during a run: added ones load for cold_start, "
+	                "removed ones drain)",
+	                0},
+	[P_COLD_START] = {"cold_start", IP("cold_start"), AIW_PT_DIST, "uniform(10s,30s)", "s", 0,
+	                  1e6, NULL, 0,
+	                  "weight loading time of a replica added during a run (the initial "
+	                  "replicas start ready)",
+	                  AIW_PT_DURATION},
+	[P_TRAFFIC] = {"traffic", IP("traffic"), AIW_PT_ENUM, "poisson", "", 0, 3,
+	               "poisson|diurnal|bursty|trace", 0,
+	               "arrival process (see traffic parameters below)", 0},
+	[P_RATE] = {"rate", IP("rate"), AIW_PT_RATE, "1", "1/s", 0, 1e9, NULL, 0,
+	            "mean arrival rate (diurnal: weekday mean)", 0},
+	[P_PEAK_TO_TROUGH] = {"peak_to_trough", IP("peak_to_trough"), AIW_PT_REAL, "10", "1", 1, 1e6,
+	                      NULL, 0, "diurnal: ratio of the peak rate to the trough rate", 0},
+	[P_PEAK_HOUR] = {"peak_hour", IP("peak_hour"), AIW_PT_REAL, "14", "h", 0, 23.999999, NULL, 0,
+	                 "diurnal: hour of day of the peak (t = 0 is Monday 00:00)", 0},
+	[P_WEEKEND_FACTOR] = {"weekend_factor", IP("weekend_factor"), AIW_PT_REAL, "1", "1", 0, 1000,
+	                      NULL, 0, "diurnal: rate multiplier on Saturdays and Sundays", 0},
+	[P_CV] = {"cv", IP("cv"), AIW_PT_REAL, "1", "1", 0, 100, NULL, AIW_PF_EXCL_MIN,
+	          "bursty: coefficient of variation of interarrival times (gamma renewal)", 0},
+	[P_MODULATE] = {"modulate", IP("modulate"), AIW_PT_BOOL, "false", "", 0, 1, NULL, 0,
+	                "bursty: follow the diurnal profile (time rescaling)", 0},
+	[P_TRACE_FILE] = {"trace_file", IP("trace_file"), AIW_PT_STRING, NULL, "", 0, 0, NULL,
+	                  AIW_PF_NONE,
+	                  "trace: CSV of TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM "
+	                  "trace 2023 format)",
+	                  0},
+	[P_TRACE_TIME_SCALE] = {"trace_time_scale", IP("trace_time_scale"), AIW_PT_REAL, "1", "1", 0,
+	                        1e9, NULL, AIW_PF_EXCL_MIN, "trace: speed-up of the replay", 0},
+	[P_TRACE_LOOP] = {"trace_loop", IP("trace_loop"), AIW_PT_BOOL, "false", "", 0, 1, NULL, 0,
+	                  "trace: repeat the trace when it ends", 0},
+	[P_PROMPT_TOKENS] = {"prompt_tokens", IP("prompt_tokens"), AIW_PT_DIST,
+	                     "lognormal(median=1024,sigma=0.8)", "1", 0, 1e9, NULL, 0,
+	                     "prompt length in tokens (rounded, at least 1; a trace's own "
+	                     "counts take precedence)",
+	                     AIW_PT_REAL},
+	[P_OUTPUT_TOKENS] = {"output_tokens", IP("output_tokens"), AIW_PT_DIST,
+	                     "lognormal(median=256,sigma=0.7)", "1", 0, 1e9, NULL, 0,
+	                     "output length in tokens (rounded, at least 1)", AIW_PT_REAL},
+	[P_SERVICE] = {"service", IP("service"), AIW_PT_DIST, NULL, "s", 0, 1e9, NULL, AIW_PF_NONE,
+	               "time a request holds a batch slot, replacing the roofline (none: "
+	               "roofline); for queueing studies",
+	               AIW_PT_DURATION},
+	[P_MFU] = {"mfu", IP("mfu"), AIW_PT_REAL, "0.5", "1", 0, 1, NULL, AIW_PF_EXCL_MIN,
+	           "fraction of peak FLOP/s reached by prefill (and the decode compute floor)", 0},
+	[P_MEM_BW_EFF] = {"mem_bw_efficiency", IP("mem_bw_efficiency"), AIW_PT_REAL, "0.7", "1", 0,
+	                  1, NULL, AIW_PF_EXCL_MIN,
+	                  "fraction of peak memory bandwidth reached by decode", 0},
+	[P_BATCHING] = {"batching", IP("batching"), AIW_PT_ENUM, "continuous", "", 0, 2,
+	                "none|dynamic|continuous", 0,
+	                "none: one request at a time; dynamic: Triton-style batches; continuous: "
+	                "iteration-level (vLLM)",
+	                0},
+	[P_MAX_BATCH] = {"max_batch", IP("max_batch"), AIW_PT_INT, "32", "1", 1, 4096, NULL, 0,
+	                 "most requests in one replica's batch", 0},
+	[P_MAX_QUEUE_DELAY] = {"max_queue_delay", IP("max_queue_delay"), AIW_PT_DURATION, "10ms",
+	                       "s", 0, 3600, NULL, 0,
+	                       "dynamic: longest a free replica waits to fill a batch", 0},
+	[P_KV_MARGIN] = {"kv_margin", IP("kv_margin"), AIW_PT_REAL, "0.1", "1", 0, 0.99, NULL, 0,
+	                 "fraction of GPU memory kept out of weights and KV cache (activations, "
+	                 "workspace)",
+	                 0},
+	[P_ROUTER] = {"router", IP("router"), AIW_PT_ENUM, "least_loaded", "", 0, 3,
+	              "round_robin|least_loaded|p2c|central", 0,
+	              "request routing: least_loaded = fewest outstanding; central = one shared "
+	              "FIFO queue",
+	              0},
+	[P_TIMEOUT] = {"timeout", IP("timeout"), AIW_PT_DURATION, NULL, "s", 0, 3.2e9, NULL,
+	               AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	               "drop a request still queued this long after arriving (none: never)", 0},
+	[P_QUEUE_LIMIT] = {"queue_limit", IP("queue_limit"), AIW_PT_INT, NULL, "1", 0, 1e9, NULL,
+	                   AIW_PF_NONE,
+	                   "drop arrivals finding this many requests queued at their replica (or "
+	                   "the central queue); none: unlimited",
+	                   0},
+	[P_SLO_TTFT] = {"slo_ttft", IP("slo_ttft"), AIW_PT_DURATION, NULL, "s", 0, 3.2e9, NULL,
+	                AIW_PF_NONE | AIW_PF_EXCL_MIN, "time-to-first-token objective", 0},
+	[P_SLO_TPOT] = {"slo_tpot", IP("slo_tpot"), AIW_PT_DURATION, NULL, "s", 0, 3.2e9, NULL,
+	                AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                "time-per-output-token objective (after the first token)", 0},
+	[P_SLO_E2E] = {"slo_e2e", IP("slo_e2e"), AIW_PT_DURATION, NULL, "s", 0, 3.2e9, NULL,
+	               AIW_PF_NONE | AIW_PF_EXCL_MIN, "end-to-end latency objective", 0},
+	[P_RESPONSE_BYTES] = {"response_bytes_per_token", IP("response_bytes_per_token"),
+	                      AIW_PT_SIZE, "4", "B", 0, 1e9, NULL, 0,
+	                      "bytes sent to the client per output token (north-south traffic)", 0},
+	AIW_COST_PARAM_DEFS("inference"),
+};
+#undef IP
+_Static_assert(sizeof INFERENCE_PARAMS / sizeof *INFERENCE_PARAMS == P_NPARAMS,
+               "parameter table and enum disagree");
+
+/* ======================================================================== */
+/* state                                                                     */
+/* ======================================================================== */
+#define NIL UINT32_MAX
+#define MAX_IN_FLIGHT (1u << 24)
+#define MAX_SLOTS 1000000u
+
+/* Power phases of a replica.  A roofline span (prefill of the admitted
+ * prompts, then decode iterations) is accounted as DECODE throughout, its
+ * prefill part adding (prefill_w - decode_w) through a correction that is
+ * exact at every sample time (see prefill_pending). */
+enum { PH_OFF, PH_LOADING, PH_IDLE, PH_PREFILL, PH_DECODE, NPH };
+enum { SPAN_NONE, SPAN_LOAD, SPAN_RUN, SPAN_SERVICE };
+enum { DROP_TIMEOUT, DROP_QUEUE_FULL, DROP_KV_TOO_LARGE, NDROP };
+static const char *const DROP_NAMES[NDROP] = {"timeout", "queue_full", "kv_too_large"};
+
+/* One request: 48 bytes, pooled, freed when it ends. */
+typedef struct req {
+	double t_arr;
+	double t_first; /* time of the first token; NAN before */
+	double key;     /* service mode, before admission: its sampled service time */
+	uint32_t prompt, output, gen; /* gen: tokens streamed (or due by the span's prefill end) */
+	uint32_t next;                /* queue link or free list */
+	uint32_t seq;                 /* admission order (preemption victim) */
+	uint8_t started;              /* admitted at least once (queue wait recorded) */
+} req;
+
+typedef struct queue {
+	uint32_t head, tail;
+	uint32_t len;
+} queue;
+
+/* A running request: the decode iteration (roofline) or the time (service)
+ * at which it ends; the key sits next to the id for cache-friendly sifts. */
+typedef struct rent {
+	double key;
+	uint32_t id;
+} rent;
+
+typedef struct replica {
+	uint8_t state, phase, span, spot;
+	uint8_t cut;      /* span already cut at a boundary for an admission */
+	uint8_t in_idle;  /* in the central idle set */
+	uint8_t inb;      /* in a least-loaded bucket */
+	uint32_t outstanding;
+	queue q;          /* routed here, waiting */
+	queue pre;        /* preempted / requeued: admitted before q */
+	rent *run;        /* running requests: min-heap on key */
+	uint32_t nrun, caprun;
+	double S;         /* KV context tokens of the running requests */
+	double resv;      /* dynamic / none: tokens reserved (prompt + output) */
+	double it;        /* decode iterations done: the clock of the roofline keys */
+	/* the current span: prefill of tp seconds from t0 (first tokens of
+	 * nfirst requests at its end), then decode iteration j takes
+	 * max(sc, sa + sb j); it ends after k_end iterations */
+	double t0, tp, sc, sa, sb, k_end, ev_t;
+	uint32_t span_n, nfirst, seq0;
+	uint32_t apos;    /* position in the agenda (NIL: no pending span end) */
+	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
+	double free_since;
+	uint32_t ready_pos, idle_pos;
+	uint32_t bprev, bnext; /* least-loaded bucket links */
+} replica;
+
+typedef struct rack {
+	aiw_integral p;
+	double prev;       /* reported energy at the previous sample */
+	double adj;        /* prefill energy booked ahead (J) */
+	uint32_t cnt[NPH]; /* GPUs of this rack per phase */
+} rack;
+
+/* Agenda entry: replica id keyed by (time, sequence) like the engine. */
+typedef struct agent {
+	double t;
+	uint64_t seq;
+	uint32_t id;
+} agent;
+
+typedef struct fleet {
+	aiw_comp *c;
+	aiw_sim *sim;
+	aiw_gpu_spec gpu;
+	aiw_pricing price;
+	int batching, router;
+	bool service_mode;
+	/* model */
+	double g, P, Wb, kvpt, cap_tokens, F, BW, t_weights, gpr;
+	uint32_t max_batch;
+	double max_delay, timeout, slo_ttft, slo_tpot, slo_e2e, resp_bytes;
+	uint64_t qlimit;
+	double w_tot[NPH]; /* W per GPU by phase, node overhead included */
+	double w_pre_extra; /* W per GPU of prefill over decode */
+	double spot_factor;
+	/* requests */
+	req *rq;
+	uint32_t nrq, free_head;
+	uint64_t in_flight, nwaiting, nrunning;
+	uint32_t seq;
+	/* replicas */
+	replica *rep;
+	uint32_t nslots, capslots;
+	uint32_t *ready, nready;
+	uint32_t *idle, nidle;
+	uint32_t *bhead, *btail, nb, bmin;
+	uint32_t rr;
+	uint32_t nstate[4];
+	uint32_t nph[NPH], nspot;
+	queue cq;
+	uint64_t cq_tmr;
+	/* the agenda of span ends, behind one engine event */
+	agent *ag;
+	uint32_t nag, capag;
+	uint64_t agseq, master;
+	double master_t;
+	bool in_master;
+	/* integrals */
+	aiw_integral energy, busy, paid, cost, waiting;
+	double energy_adj; /* prefill energy booked ahead (J) */
+	rack *racks;
+	size_t nracks;
+	/* traffic */
+	aiw_traffic *tr;
+	double next_p, next_o;
+	gsl_rng *rng_size, *rng_route, *rng_life;
+	/* statistics */
+	aiw_hist ttft, ttft_win, tpot, e2e, wait;
+	uint64_t *bs; /* decode iterations by batch size */
+	uint32_t *adm, nadm; /* requests admitted at this instant (max_batch) */
+	uint64_t arrived, completed, dropped[NDROP], started, preemptions;
+	uint64_t met_all, met_ttft, met_tpot, met_e2e;
+	double tokens_out, tokens_prefill, flops;
+	double kv_peak_tokens, batch_wait_max;
+	uint32_t batch_peak;
+	/* curves */
+	int id_arr, id_thr, id_good, id_ttft99, id_qlen, id_busy, id_reps, id_resp, id_tok;
+	uint64_t prev_arrived, prev_completed, prev_met;
+	double prev_tokens, prev_waiting, prev_busy, prev_paid;
+	bool fail;
+} fleet;
+
+static inline fleet *F_(const aiw_comp *c) { return (fleet *)c->state; }
+
+static void oom(fleet *f)
+{
+	if (!f->fail) {
+		aiw__err(f->sim, AIW_ENOMEM, "%s: out of memory", f->c->prefix);
+		aiw__fail(f->sim, AIW_ENOMEM);
+		f->fail = true;
+	}
+}
+
+/* ======================================================================== */
+/* requests and queues                                                       */
+/* ======================================================================== */
+static uint32_t req_alloc(fleet *f)
+{
+	if (f->free_head == NIL) {
+		if (f->nrq >= MAX_IN_FLIGHT)
+			return NIL;
+		uint32_t n = f->nrq ? 2 * f->nrq : 1024;
+		if (n > MAX_IN_FLIGHT)
+			n = MAX_IN_FLIGHT;
+		req *p = realloc(f->rq, (size_t)n * sizeof *p);
+		if (!p)
+			return NIL;
+		f->rq = p;
+		for (uint32_t i = n; i-- > f->nrq;) {
+			p[i].next = f->free_head;
+			f->free_head = i;
+		}
+		f->nrq = n;
+	}
+	uint32_t id = f->free_head;
+	f->free_head = f->rq[id].next;
+	f->in_flight++;
+	return id;
+}
+
+static void req_free(fleet *f, uint32_t id)
+{
+	f->rq[id].next = f->free_head;
+	f->free_head = id;
+	f->in_flight--;
+}
+
+static inline void q_init(queue *q)
+{
+	q->head = q->tail = NIL;
+	q->len = 0;
+}
+
+static inline void q_push(fleet *f, queue *q, uint32_t id)
+{
+	f->rq[id].next = NIL;
+	if (q->tail == NIL)
+		q->head = id;
+	else
+		f->rq[q->tail].next = id;
+	q->tail = id;
+	q->len++;
+}
+
+static inline void q_push_front(fleet *f, queue *q, uint32_t id)
+{
+	f->rq[id].next = q->head;
+	q->head = id;
+	if (q->tail == NIL)
+		q->tail = id;
+	q->len++;
+}
+
+static inline uint32_t q_pop(fleet *f, queue *q)
+{
+	uint32_t id = q->head;
+	q->head = f->rq[id].next;
+	if (q->head == NIL)
+		q->tail = NIL;
+	q->len--;
+	return id;
+}
+
+/* ---- running heap (binary, min on key) ---- */
+static void run_up(rent *h, uint32_t i)
+{
+	rent x = h[i];
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!(x.key < h[p].key))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = x;
+}
+
+static void run_down(rent *h, uint32_t n, uint32_t i)
+{
+	rent x = h[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1].key < h[c].key)
+			c++;
+		if (!(h[c].key < x.key))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static void run_push(fleet *f, replica *r, uint32_t id, double key)
+{
+	if (r->nrun == r->caprun) {
+		uint32_t n = r->caprun ? 2 * r->caprun : 8;
+		rent *p = realloc(r->run, (size_t)n * sizeof *p);
+		if (!p) {
+			oom(f);
+			return;
+		}
+		r->run = p;
+		r->caprun = n;
+	}
+	r->run[r->nrun] = (rent){key, id};
+	run_up(r->run, r->nrun++);
+}
+
+static rent run_remove_at(replica *r, uint32_t i)
+{
+	rent x = r->run[i];
+	r->nrun--;
+	if (i < r->nrun) {
+		r->run[i] = r->run[r->nrun];
+		run_down(r->run, r->nrun, i);
+		run_up(r->run, i);
+	}
+	return x;
+}
+
+/* ======================================================================== */
+/* accounting: integrals from counts                                         */
+/* ======================================================================== */
+static void levels(fleet *f)
+{
+	double w = 0;
+	uint32_t prov = 0;
+	for (int p = PH_LOADING; p < NPH; p++) {
+		w += f->nph[p] * f->w_tot[p];
+		prov += f->nph[p];
+	}
+	f->energy.value = f->g * w;
+	f->busy.value = f->g * (double)(f->nph[PH_PREFILL] + f->nph[PH_DECODE]);
+	f->paid.value = f->g * (double)prov;
+	f->cost.value = f->g * ((double)(prov - f->nspot) + (double)f->nspot * f->spot_factor) *
+	                f->price.usd_per_gpu_s;
+}
+
+static void advance(fleet *f, double now)
+{
+	aiw_int_advance(&f->energy, now);
+	aiw_int_advance(&f->busy, now);
+	aiw_int_advance(&f->paid, now);
+	aiw_int_advance(&f->cost, now);
+}
+
+static bool ensure_racks(fleet *f, size_t need)
+{
+	if (need <= f->nracks)
+		return true;
+	size_t n = f->nracks ? 2 * f->nracks : 8;
+	while (n < need)
+		n *= 2;
+	rack *p = realloc(f->racks, n * sizeof *p);
+	if (!p)
+		return false;
+	double now = aiw__now(f->sim);
+	for (size_t i = f->nracks; i < n; i++) {
+		memset(&p[i], 0, sizeof p[i]);
+		aiw_int_init(&p[i].p, now, 0); /* a new rack held nothing before */
+	}
+	f->racks = p;
+	f->nracks = n;
+	return true;
+}
+
+/* Replica slot s holds GPUs [s g, s g + g): racks r0..r1 of gpus_per_rack. */
+static inline void slot_racks(const fleet *f, uint32_t s, size_t *r0, size_t *r1)
+{
+	double first = (double)s * f->g;
+	*r0 = (size_t)(first / f->gpr);
+	*r1 = (size_t)((first + f->g - 1) / f->gpr);
+}
+
+/* GPUs of slot s in rack k. */
+static inline double slot_gpus_in(const fleet *f, uint32_t s, size_t k)
+{
+	double first = (double)s * f->g, last = first + f->g;
+	return fmin(last, ((double)k + 1) * f->gpr) - fmax(first, (double)k * f->gpr);
+}
+
+/* Move replica slot s's GPUs from phase a to phase b in the racks. */
+static void rack_move(fleet *f, uint32_t s, int a, int b, double now)
+{
+	size_t r0, r1;
+	slot_racks(f, s, &r0, &r1);
+	if (!ensure_racks(f, r1 + 1)) {
+		oom(f);
+		return;
+	}
+	for (size_t k = r0; k <= r1; k++) {
+		uint32_t n = (uint32_t)slot_gpus_in(f, s, k);
+		rack *rk = &f->racks[k];
+		aiw_int_advance(&rk->p, now);
+		rk->cnt[a] -= (uint32_t)n;
+		rk->cnt[b] += (uint32_t)n;
+		double w = 0;
+		for (int p = PH_LOADING; p < NPH; p++)
+			w += rk->cnt[p] * f->w_tot[p];
+		rk->p.value = w;
+	}
+}
+
+static void set_phase(fleet *f, replica *r, int ph, double now)
+{
+	int old = r->phase;
+	if (old == ph)
+		return;
+	advance(f, now);
+	f->nph[old]--;
+	f->nph[ph]++;
+	if (r->spot) {
+		if (old == PH_OFF)
+			f->nspot++;
+		else if (ph == PH_OFF)
+			f->nspot--;
+	}
+	r->phase = (uint8_t)ph;
+	levels(f);
+	rack_move(f, (uint32_t)(r - f->rep), old, ph, now);
+}
+
+/* Book the extra energy of a span's prefill (prefill over decode power). */
+static void book_prefill(fleet *f, replica *r, double tp, double sign)
+{
+	double per_gpu = sign * f->w_pre_extra * tp;
+	uint32_t s = (uint32_t)(r - f->rep);
+	size_t r0, r1;
+	slot_racks(f, s, &r0, &r1);
+	f->energy_adj += per_gpu * f->g;
+	for (size_t k = r0; k <= r1; k++)
+		f->racks[k].adj += per_gpu * slot_gpus_in(f, s, k);
+}
+
+/* Part of the booked prefill energy of replica r still ahead of time t. */
+static double prefill_pending(const fleet *f, const replica *r, double t)
+{
+	if (r->span != SPAN_RUN || !(t < r->t0 + r->tp))
+		return 0;
+	return f->w_pre_extra * (r->t0 + r->tp - t); /* per GPU */
+}
+
+static void waiting_add(fleet *f, double now, int d)
+{
+	aiw_int_advance(&f->waiting, now);
+	f->nwaiting += d;
+	f->waiting.value = (double)f->nwaiting;
+}
+
+/* ======================================================================== */
+/* the ready set, least-loaded buckets, idle set                             */
+/* ======================================================================== */
+static bool bucket_grow(fleet *f, uint32_t k)
+{
+	if (k < f->nb)
+		return true;
+	uint32_t n = f->nb ? f->nb : 64;
+	while (n <= k)
+		n *= 2;
+	uint32_t *h = realloc(f->bhead, (size_t)n * sizeof *h);
+	if (!h)
+		return false;
+	f->bhead = h;
+	uint32_t *t = realloc(f->btail, (size_t)n * sizeof *t);
+	if (!t)
+		return false;
+	f->btail = t;
+	for (uint32_t i = f->nb; i < n; i++)
+		h[i] = t[i] = NIL;
+	if (f->bmin >= f->nb)
+		f->bmin = n;
+	f->nb = n;
+	return true;
+}
+
+static void bucket_insert(fleet *f, uint32_t id)
+{
+	replica *r = &f->rep[id];
+	uint32_t k = r->outstanding;
+	if (!bucket_grow(f, k)) {
+		oom(f);
+		return;
+	}
+	r->bnext = NIL;
+	r->bprev = f->btail[k];
+	if (f->btail[k] == NIL)
+		f->bhead[k] = id;
+	else
+		f->rep[f->btail[k]].bnext = id;
+	f->btail[k] = id;
+	r->inb = 1;
+	if (k < f->bmin)
+		f->bmin = k;
+}
+
+static void bucket_remove(fleet *f, uint32_t id)
+{
+	replica *r = &f->rep[id];
+	uint32_t k = r->outstanding;
+	if (r->bprev == NIL)
+		f->bhead[k] = r->bnext;
+	else
+		f->rep[r->bprev].bnext = r->bnext;
+	if (r->bnext == NIL)
+		f->btail[k] = r->bprev;
+	else
+		f->rep[r->bnext].bprev = r->bprev;
+	r->inb = 0;
+	if (k == f->bmin)
+		while (f->bmin < f->nb && f->bhead[f->bmin] == NIL)
+			f->bmin++;
+}
+
+static inline void out_add(fleet *f, replica *r, int d)
+{
+	uint32_t id = (uint32_t)(r - f->rep);
+	if (r->inb) {
+		bucket_remove(f, id);
+		r->outstanding += d;
+		bucket_insert(f, id);
+	} else {
+		r->outstanding += d;
+	}
+}
+
+static void ready_add(fleet *f, uint32_t id)
+{
+	f->rep[id].ready_pos = f->nready;
+	f->ready[f->nready++] = id;
+	bucket_insert(f, id);
+}
+
+static void ready_remove(fleet *f, uint32_t id)
+{
+	replica *r = &f->rep[id];
+	uint32_t last = f->ready[--f->nready];
+	f->ready[r->ready_pos] = last;
+	f->rep[last].ready_pos = r->ready_pos;
+	if (r->inb)
+		bucket_remove(f, id);
+}
+
+static void idle_add(fleet *f, uint32_t id)
+{
+	if (f->rep[id].in_idle)
+		return;
+	f->rep[id].in_idle = 1;
+	f->rep[id].idle_pos = f->nidle;
+	f->idle[f->nidle++] = id;
+}
+
+static void idle_remove(fleet *f, uint32_t id)
+{
+	replica *r = &f->rep[id];
+	if (!r->in_idle)
+		return;
+	uint32_t last = f->idle[--f->nidle];
+	f->idle[r->idle_pos] = last;
+	f->rep[last].idle_pos = r->idle_pos;
+	r->in_idle = 0;
+}
+
+/* ======================================================================== */
+/* the agenda: pending span ends of the replicas, a 4-ary heap on (t, seq)   */
+/* with positions (so a cut moves an entry instead of leaving a cancelled    */
+/* one behind), fed to the engine as one event at its earliest time.        */
+/* ======================================================================== */
+static inline bool ag_lt(const agent *a, const agent *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void ag_place(fleet *f, uint32_t i, agent x)
+{
+	f->ag[i] = x;
+	f->rep[x.id].apos = i;
+}
+
+static void ag_up(fleet *f, uint32_t i, agent x)
+{
+	while (i > 0) {
+		uint32_t p = (i - 1) / 4;
+		if (!ag_lt(&x, &f->ag[p]))
+			break;
+		ag_place(f, i, f->ag[p]);
+		i = p;
+	}
+	ag_place(f, i, x);
+}
+
+static void ag_down(fleet *f, uint32_t i, agent x)
+{
+	uint32_t n = f->nag;
+	for (;;) {
+		uint32_t c = 4 * i + 1, best = c;
+		if (c + 3 < n) { /* a tournament: shorter dependency chains */
+			const agent *a = &f->ag[c];
+			uint32_t b01 = ag_lt(&a[1], &a[0]) ? c + 1 : c;
+			uint32_t b23 = ag_lt(&a[3], &a[2]) ? c + 3 : c + 2;
+			best = ag_lt(&f->ag[b23], &f->ag[b01]) ? b23 : b01;
+		} else if (c < n) {
+			for (uint32_t k = c + 1; k < n; k++)
+				if (ag_lt(&f->ag[k], &f->ag[best]))
+					best = k;
+		} else {
+			break;
+		}
+		if (!ag_lt(&f->ag[best], &x))
+			break;
+		ag_place(f, i, f->ag[best]);
+		i = best;
+	}
+	ag_place(f, i, x);
+}
+
+static void ag_remove(fleet *f, replica *r)
+{
+	uint32_t i = r->apos;
+	if (i == NIL)
+		return;
+	r->apos = NIL;
+	agent last = f->ag[--f->nag];
+	if (i < f->nag) {
+		if (ag_lt(&last, &f->ag[i]))
+			ag_up(f, i, last);
+		else
+			ag_down(f, i, last);
+	}
+}
+
+static void master_event(aiw_sim *sim, void *ctx, uint64_t arg);
+
+/* Keep the one engine event at the agenda's earliest time.  A later event
+ * left pending just finds nothing due and re-arms. */
+static void ag_sync(fleet *f)
+{
+	if (f->in_master || !f->nag)
+		return;
+	double t = f->ag[0].t;
+	if (f->master && !(t < f->master_t))
+		return;
+	if (f->master)
+		aiw__cancel(f->sim, f->master);
+	f->master_t = t;
+	f->master = aiw__at(f->sim, t, master_event, f, 0);
+	if (!f->master)
+		f->fail = true;
+}
+
+static void schedule(fleet *f, replica *r, double t)
+{
+	agent x = {t, f->agseq++, (uint32_t)(r - f->rep)};
+	r->ev_t = t;
+	if (r->apos == NIL) {
+		if (f->nag == f->capag) {
+			uint32_t n = f->capag ? 2 * f->capag : 64;
+			agent *p = realloc(f->ag, (size_t)n * sizeof *p);
+			if (!p) {
+				oom(f);
+				return;
+			}
+			f->ag = p;
+			f->capag = n;
+		}
+		ag_up(f, f->nag++, x);
+	} else {
+		uint32_t i = r->apos;
+		if (ag_lt(&x, &f->ag[i]))
+			ag_up(f, i, x);
+		else
+			ag_down(f, i, x);
+	}
+	ag_sync(f);
+}
+
+/* ======================================================================== */
+/* roofline spans                                                            */
+/* ======================================================================== */
+/* First decode iteration j whose memory time a + b j reaches the compute floor c. */
+static inline double span_js(const replica *r)
+{
+	if (r->sa >= r->sc)
+		return 0;
+	if (r->sb <= 0)
+		return INFINITY;
+	return ceil((r->sc - r->sa) / r->sb);
+}
+
+/* Time of the first k decode iterations: sum_{j<k} max(c, a + b j). */
+static double span_T(const replica *r, double k)
+{
+	double js = span_js(r);
+	if (k <= js)
+		return r->sc * k;
+	double m = k - js, a2 = r->sa + r->sb * js;
+	return r->sc * js + m * a2 + r->sb * m * (m - 1) * 0.5;
+}
+
+/* Decode iterations completed x seconds after the prefill part: the largest
+ * k with T(k) <= x. */
+static double span_done_by(const replica *r, double x)
+{
+	if (!(x > 0))
+		return 0;
+	double js = span_js(r), k;
+	if (x < r->sc * js) {
+		k = floor(x / r->sc);
+	} else {
+		double x2 = x - (isinf(js) ? 0 : r->sc * js), a2 = r->sa + r->sb * js;
+		double m;
+		if (r->sb <= 0) {
+			m = floor(x2 / a2);
+		} else {
+			double p = a2 - 0.5 * r->sb;
+			m = floor((-p + sqrt(p * p + 2 * r->sb * x2)) / r->sb);
+		}
+		k = js + (m > 0 ? m : 0);
+	}
+	while (k > 0 && span_T(r, k) > x)
+		k--;
+	while (span_T(r, k + 1) <= x)
+		k++;
+	return k;
+}
+
+/* ======================================================================== */
+/* request ends                                                              */
+/* ======================================================================== */
+static void drop(fleet *f, uint32_t id, int why)
+{
+	f->dropped[why]++;
+	req_free(f, id);
+}
+
+static void complete(fleet *f, replica *r, uint32_t id, double now)
+{
+	req *q = &f->rq[id];
+	double e2e = now - q->t_arr;
+	aiw_hist_add(&f->e2e, e2e);
+	bool ok_ttft, ok_tpot = true, ok_e2e = e2e <= f->slo_e2e;
+	if (f->service_mode) {
+		/* the response arrives whole: first token = completion */
+		aiw_hist_add(&f->ttft_win, e2e);
+		ok_ttft = e2e <= f->slo_ttft;
+		f->tokens_out += q->output;
+	} else {
+		ok_ttft = q->t_first - q->t_arr <= f->slo_ttft;
+		if (q->output > 1) {
+			double tpot = (now - q->t_first) / (double)(q->output - 1);
+			aiw_hist_add(&f->tpot, tpot);
+			ok_tpot = tpot <= f->slo_tpot;
+		}
+		r->S -= (double)q->prompt + q->output;
+		if (f->batching != B_CONTINUOUS)
+			r->resv -= (double)q->prompt + q->output;
+	}
+	f->met_ttft += ok_ttft;
+	f->met_tpot += ok_tpot;
+	f->met_e2e += ok_e2e;
+	f->met_all += ok_ttft && ok_tpot && ok_e2e;
+	f->completed++;
+	f->nrunning--;
+	out_add(f, r, -1);
+	req_free(f, id);
+}
+
+/* Drop the expired requests at the head of a FIFO queue (timeout).  The
+ * waiting integral is corrected for the time since each one expired. */
+static void purge(fleet *f, queue *q, replica *owner, double now)
+{
+	if (!(f->timeout < INFINITY))
+		return;
+	while (q->head != NIL) {
+		req *x = &f->rq[q->head];
+		double deadline = x->t_arr + f->timeout;
+		if (x->started || !(now > deadline))
+			break;
+		uint32_t id = q_pop(f, q);
+		waiting_add(f, now, -1);
+		f->waiting.sum -= now - deadline;
+		if (owner)
+			out_add(f, owner, -1);
+		drop(f, id, DROP_TIMEOUT);
+	}
+}
+
+static void purge_all(fleet *f, double now)
+{
+	if (!(f->timeout < INFINITY))
+		return;
+	purge(f, &f->cq, NULL, now);
+	for (uint32_t i = 0; i < f->nslots; i++)
+		if (f->rep[i].q.len)
+			purge(f, &f->rep[i].q, &f->rep[i], now);
+}
+
+/* ======================================================================== */
+/* admission                                                                 */
+/* ======================================================================== */
+static void ensure_timer(fleet *f, replica *r, double now);
+static void step(fleet *f, replica *r, double now);
+
+/* Where r admits from: the central queue, or its own (a draining replica
+ * takes nothing new). */
+static inline queue *source(fleet *f, replica *r)
+{
+	return f->router == RT_CENTRAL && r->state == AIW_REPLICA_READY ? &f->cq : &r->q;
+}
+
+/* Next candidate: preempted first, then the source queue (after expiry). */
+static uint32_t peek(fleet *f, replica *r, queue **from, double now)
+{
+	if (r->pre.len) {
+		*from = &r->pre;
+		return r->pre.head;
+	}
+	queue *s = source(f, r);
+	purge(f, s, s == &r->q ? r : NULL, now);
+	*from = s;
+	return s->head;
+}
+
+/* Take the head of `from` into r's batch.  Roofline: its prompt (plus the
+ * tokens it already streamed, when it was preempted) is prefilled by the
+ * span that starts now, which also yields its next token. */
+static void take(fleet *f, replica *r, queue *from, double now, double *prefill_tokens)
+{
+	uint32_t id = q_pop(f, from);
+	waiting_add(f, now, -1);
+	f->nrunning++;
+	if (from == &f->cq)
+		out_add(f, r, +1); /* central: outstanding counts batch members */
+	req *q = &f->rq[id];
+	if (!q->started) {
+		q->started = 1;
+		f->started++;
+		aiw_hist_add(&f->wait, now - q->t_arr);
+	}
+	q->seq = f->seq++;
+	if (f->service_mode) {
+		run_push(f, r, id, now + q->key);
+		return;
+	}
+	*prefill_tokens += (double)q->prompt + q->gen;
+	r->S += (double)q->prompt + q->gen + 1;
+	if (f->batching != B_CONTINUOUS)
+		r->resv += (double)q->prompt + q->output;
+	q->gen++; /* due at the end of the prefill */
+	f->adm[f->nadm++] = id;
+	/* it leaves after output - gen more decode iterations (0: right after
+	 * the prefill); it is preempted at the earliest after that prefill */
+	run_push(f, r, id, r->it + (q->output - q->gen));
+}
+
+/* Whether a free replica starts a batch now (dynamic) or at all (none). */
+static bool batch_ready(fleet *f, replica *r, double now)
+{
+	if (r->pre.len)
+		return true;
+	queue *s = source(f, r);
+	purge(f, s, s == &r->q ? r : NULL, now);
+	if (!s->len)
+		return false;
+	if (f->batching == B_NONE || s->len >= f->max_batch || r->state == AIW_REPLICA_DRAINING)
+		return true;
+	return now >= f->rq[s->head].t_arr + f->max_delay;
+}
+
+/* Admit what r's batching allows; returns the count, adds the prompt
+ * tokens to prefill to *ptok. */
+static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
+{
+	uint32_t n0 = r->nrun, k = 0;
+	queue *from;
+	if (f->batching == B_CONTINUOUS) {
+		while (r->nrun < f->max_batch) {
+			uint32_t id = peek(f, r, &from, now);
+			if (id == NIL)
+				break;
+			const req *q = &f->rq[id];
+			if (!f->service_mode) {
+				double need = (double)q->prompt + q->gen + 1;
+				/* the batch after admission must still fit one more token
+				 * per request; an empty replica takes anything that fits */
+				if (r->nrun > 0 && r->S + need + (r->nrun + 1) > f->cap_tokens)
+					break;
+			}
+			take(f, r, from, now, ptok);
+			k++;
+		}
+	} else if (n0 == 0 && batch_ready(f, r, now)) {
+		uint32_t maxb = f->batching == B_NONE ? 1 : f->max_batch;
+		double head_arr = NAN;
+		while (k < maxb) {
+			uint32_t id = peek(f, r, &from, now);
+			if (id == NIL)
+				break;
+			const req *q = &f->rq[id];
+			if (k > 0 && !f->service_mode &&
+			    r->resv + (double)q->prompt + q->output > f->cap_tokens)
+				break;
+			if (k == 0)
+				head_arr = q->t_arr;
+			take(f, r, from, now, ptok);
+			k++;
+		}
+		if (k) {
+			double w = now - fmax(head_arr, r->free_since);
+			if (w > f->batch_wait_max)
+				f->batch_wait_max = w;
+			if (r->tmr) {
+				aiw__cancel(f->sim, r->tmr);
+				r->tmr = 0;
+			}
+		}
+	}
+	if (k) {
+		if (r->nrun > f->batch_peak)
+			f->batch_peak = r->nrun;
+		double kv = f->batching == B_CONTINUOUS ? r->S : r->resv;
+		if (kv > f->kv_peak_tokens)
+			f->kv_peak_tokens = kv;
+		if (r->in_idle)
+			idle_remove(f, (uint32_t)(r - f->rep));
+	}
+	return k;
+}
+
+/* ======================================================================== */
+/* replica spans                                                             */
+/* ======================================================================== */
+/* Preempt the most recently admitted running request (continuous). */
+static void preempt_one(fleet *f, replica *r, double now)
+{
+	uint32_t best = 0;
+	for (uint32_t i = 1; i < r->nrun; i++)
+		if (f->rq[r->run[i].id].seq > f->rq[r->run[best].id].seq)
+			best = i;
+	rent x = run_remove_at(r, best);
+	req *q = &f->rq[x.id];
+	q->gen = q->output - (uint32_t)(x.key - r->it);
+	r->S -= (double)q->prompt + q->gen;
+	q_push_front(f, &r->pre, x.id);
+	f->nrunning--;
+	waiting_add(f, now, +1);
+	f->preemptions++;
+}
+
+/* Start a span at now: the prefill of what was just admitted (tp seconds,
+ * none if nothing was), then decode iterations until the first departure or
+ * until the KV cache is full. */
+static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double ptok)
+{
+	double tp = 0;
+	if (nadm) {
+		f->tokens_prefill += ptok;
+		f->flops += 2 * f->P * ptok;
+		tp = fmax(2 * f->P * ptok / f->F, f->t_weights);
+		double t1 = now + tp;
+		for (uint32_t i = 0; i < f->nadm; i++) {
+			req *q = &f->rq[f->adm[i]];
+			if (isnan(q->t_first)) {
+				q->t_first = t1;
+				aiw_hist_add(&f->ttft_win, t1 - q->t_arr);
+			}
+		}
+		f->tokens_out += nadm;
+		r->seq0 = f->seq - nadm; /* the admitted ones have seq >= seq0 */
+	} else if (f->batching == B_CONTINUOUS) {
+		while (r->nrun > 1 && r->S + r->nrun > f->cap_tokens)
+			preempt_one(f, r, now);
+	}
+	double n = r->nrun;
+	double k = r->run[0].key - r->it; /* decode iterations to the first departure */
+	if (f->batching == B_CONTINUOUS) {
+		/* and to a full KV cache (0: a boundary right after the prefill,
+		 * where the preemption happens) */
+		double kkv = floor((f->cap_tokens - r->S) / n);
+		if (kkv < k)
+			k = kkv > 0 ? kkv : 0;
+	}
+	r->t0 = now;
+	r->tp = tp;
+	r->nfirst = nadm;
+	r->sc = 2 * f->P * n / f->F;
+	r->sa = (f->Wb + f->kvpt * r->S) / f->BW;
+	r->sb = f->kvpt * n / f->BW;
+	r->k_end = k;
+	r->span_n = r->nrun;
+	r->cut = 0;
+	r->span = SPAN_RUN;
+	set_phase(f, r, PH_DECODE, now);
+	if (tp > 0)
+		book_prefill(f, r, tp, +1);
+	schedule(f, r, now + tp + span_T(r, k));
+}
+
+static void retire(fleet *f, replica *r, double now)
+{
+	uint32_t id = (uint32_t)(r - f->rep);
+	ag_remove(f, r);
+	if (r->tmr) {
+		aiw__cancel(f->sim, r->tmr);
+		r->tmr = 0;
+	}
+	if (r->state == AIW_REPLICA_READY)
+		ready_remove(f, id);
+	idle_remove(f, id);
+	f->nstate[r->state]--;
+	r->state = AIW_REPLICA_FREE;
+	f->nstate[AIW_REPLICA_FREE]++;
+	r->span = SPAN_NONE;
+	set_phase(f, r, PH_OFF, now);
+	r->spot = 0;
+}
+
+static void go_idle(fleet *f, replica *r, double now)
+{
+	r->span = SPAN_NONE;
+	if (r->phase != PH_IDLE) {
+		set_phase(f, r, PH_IDLE, now);
+		r->free_since = now;
+	}
+	if (r->state == AIW_REPLICA_DRAINING) {
+		if (r->outstanding == 0)
+			retire(f, r, now);
+		return;
+	}
+	if (f->batching == B_DYNAMIC)
+		ensure_timer(f, r, now);
+	if (f->router == RT_CENTRAL)
+		idle_add(f, (uint32_t)(r - f->rep));
+}
+
+static void step(fleet *f, replica *r, double now)
+{
+	if (r->state != AIW_REPLICA_READY && r->state != AIW_REPLICA_DRAINING)
+		return;
+	double ptok = 0;
+	f->nadm = 0;
+	uint32_t nadm = admit(f, r, now, &ptok);
+	if (r->nrun == 0) {
+		go_idle(f, r, now);
+		return;
+	}
+	if (!f->service_mode) {
+		start_span(f, r, now, nadm, ptok);
+		return;
+	}
+	double t = r->run[0].key;
+	r->span = SPAN_SERVICE;
+	set_phase(f, r, PH_DECODE, now);
+	if (r->apos == NIL || r->ev_t != t)
+		schedule(f, r, t);
+}
+
+/* End of a roofline span: its k_end decode iterations are done. */
+static void span_done(fleet *f, replica *r, double now)
+{
+	double k = r->k_end, n = r->span_n;
+	if (k > 0) {
+		r->it += k;
+		r->S += n * k;
+		f->tokens_out += n * k;
+		f->flops += 2 * f->P * n * k;
+		f->bs[r->span_n] += (uint64_t)k;
+		if (f->batching == B_CONTINUOUS && r->S > f->kv_peak_tokens)
+			f->kv_peak_tokens = r->S;
+	}
+	while (r->nrun && r->run[0].key <= r->it)
+		complete(f, r, run_remove_at(r, 0).id, now);
+}
+
+static void service_done(fleet *f, replica *r, double now)
+{
+	while (r->nrun && r->run[0].key <= now)
+		complete(f, r, run_remove_at(r, 0).id, now);
+}
+
+static void make_ready(fleet *f, replica *r, double now);
+
+static void replica_event(fleet *f, replica *r, double now)
+{
+	switch (r->span) {
+	case SPAN_LOAD:
+		make_ready(f, r, now);
+		return;
+	case SPAN_RUN:
+		span_done(f, r, now);
+		break;
+	case SPAN_SERVICE:
+		service_done(f, r, now);
+		break;
+	default:
+		break;
+	}
+	r->span = SPAN_NONE;
+	step(f, r, now);
+}
+
+static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	fleet *f = ctx;
+	double now = aiw__now(sim);
+	f->master = 0;
+	f->in_master = true;
+	while (f->nag && f->ag[0].t <= now && !f->fail) {
+		/* the replica stays in the agenda while it handles its event, so
+		 * that a new span end moves its entry once instead of a removal
+		 * and an insertion; if it scheduled nothing, it leaves */
+		replica *r = &f->rep[f->ag[0].id];
+		uint64_t seq0 = f->agseq;
+		replica_event(f, r, now);
+		if (r->apos != NIL && f->ag[r->apos].seq < seq0)
+			ag_remove(f, r);
+	}
+	f->in_master = false;
+	ag_sync(f);
+}
+
+/* A request became available to r: start it, or cut the running span at its
+ * next iteration boundary so that it joins there (continuous). */
+static void kick(fleet *f, replica *r, double now)
+{
+	switch (r->span) {
+	case SPAN_NONE:
+		step(f, r, now);
+		break;
+	case SPAN_RUN: {
+		if (f->batching != B_CONTINUOUS || r->cut || r->nrun >= f->max_batch)
+			break;
+		double x = now - r->t0 - r->tp;
+		double kb = x < 0 ? 0 : span_done_by(r, x) + 1;
+		r->cut = 1;
+		if (kb < r->k_end) {
+			r->k_end = kb;
+			schedule(f, r, r->t0 + r->tp + span_T(r, kb));
+		}
+		break;
+	}
+	case SPAN_SERVICE:
+		if (f->batching == B_CONTINUOUS && r->nrun < f->max_batch)
+			step(f, r, now);
+		break;
+	default:
+		break; /* loading: it admits when ready */
+	}
+}
+
+/* ---- dynamic-batch timers ---- */
+static void central_dispatch(fleet *f, double now);
+
+static void timer_event(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	fleet *f = ctx;
+	double now = aiw__now(sim);
+	if (arg == NIL) {
+		f->cq_tmr = 0;
+		central_dispatch(f, now);
+		return;
+	}
+	replica *r = &f->rep[arg];
+	r->tmr = 0;
+	if (r->span == SPAN_NONE)
+		step(f, r, now);
+}
+
+static void ensure_timer(fleet *f, replica *r, double now)
+{
+	queue *s = source(f, r);
+	if (!s->len)
+		return;
+	double t = f->rq[s->head].t_arr + f->max_delay;
+	if (s == &f->cq) {
+		if (!f->cq_tmr)
+			f->cq_tmr = aiw__at(f->sim, t, timer_event, f, NIL);
+	} else if (!r->tmr) {
+		r->tmr = aiw__at(f->sim, t, timer_event, f, (uint64_t)(r - f->rep));
+	}
+}
+
+/* Central queue: let idle replicas pull; for continuous batching with no
+ * idle replica, cut the least loaded busy one that has room. */
+static void central_dispatch(fleet *f, double now)
+{
+	purge(f, &f->cq, NULL, now);
+	while (f->cq.len && f->nidle) {
+		replica *r = &f->rep[f->idle[f->nidle - 1]];
+		idle_remove(f, (uint32_t)(r - f->rep));
+		step(f, r, now);
+		if (r->span == SPAN_NONE) /* rule not met (dynamic): wait for the timer */
+			break;
+	}
+	if (f->cq.len && f->batching == B_CONTINUOUS && f->nidle == 0 && f->bmin < f->nb) {
+		replica *r = &f->rep[f->bhead[f->bmin]];
+		if (r->nrun < f->max_batch)
+			kick(f, r, now);
+	}
+	if (f->cq.len && f->batching == B_DYNAMIC && f->nidle && !f->cq_tmr)
+		ensure_timer(f, &f->rep[f->idle[f->nidle - 1]], now);
+}
+
+/* ======================================================================== */
+/* routing                                                                   */
+/* ======================================================================== */
+static uint32_t choose(fleet *f)
+{
+	switch (f->router) {
+	case RT_ROUND_ROBIN:
+		if (f->rr >= f->nready)
+			f->rr = 0;
+		return f->ready[f->rr++];
+	case RT_LEAST_LOADED:
+		return f->bhead[f->bmin];
+	case RT_P2C: {
+		if (f->nready == 1)
+			return f->ready[0];
+		uint32_t i = (uint32_t)gsl_rng_uniform_int(f->rng_route, f->nready);
+		uint32_t j = (uint32_t)gsl_rng_uniform_int(f->rng_route, f->nready - 1);
+		if (j >= i)
+			j++;
+		uint32_t a = f->ready[i], b = f->ready[j];
+		return f->rep[b].outstanding < f->rep[a].outstanding ? b : a;
+	}
+	}
+	return f->ready[0];
+}
+
+/* Place a request that is in no queue.  FRESH: a new arrival (queue limit
+ * applies); MOVE: from the router's waiting queue to a replica's queue, in
+ * arrival order; REQUEUE: restarted after its replica failed (in front, or
+ * in the replica's preempted list). */
+enum { FRESH, MOVE, REQUEUE };
+static void route(fleet *f, uint32_t id, int how, double now)
+{
+	if (f->router == RT_CENTRAL || f->nready == 0) {
+		if (how == FRESH) {
+			purge(f, &f->cq, NULL, now);
+			if (f->cq.len >= f->qlimit) {
+				drop(f, id, DROP_QUEUE_FULL);
+				return;
+			}
+			q_push(f, &f->cq, id);
+		} else {
+			q_push_front(f, &f->cq, id);
+		}
+		waiting_add(f, now, +1);
+		if (f->router == RT_CENTRAL)
+			central_dispatch(f, now);
+		return;
+	}
+	replica *r = &f->rep[choose(f)];
+	if (how == FRESH) {
+		purge(f, &r->q, r, now);
+		if (r->q.len >= f->qlimit) {
+			drop(f, id, DROP_QUEUE_FULL);
+			return;
+		}
+		q_push(f, &r->q, id);
+	} else {
+		q_push(f, how == MOVE ? &r->q : &r->pre, id);
+	}
+	waiting_add(f, now, +1);
+	out_add(f, r, +1);
+	kick(f, r, now);
+}
+
+/* Requests that waited at the router for a replica to be ready. */
+static void reroute_central(fleet *f, double now)
+{
+	if (f->router == RT_CENTRAL) {
+		central_dispatch(f, now);
+		return;
+	}
+	while (f->cq.len && f->nready) {
+		uint32_t id = q_pop(f, &f->cq);
+		waiting_add(f, now, -1);
+		route(f, id, MOVE, now);
+	}
+}
+
+/* ======================================================================== */
+/* arrivals                                                                  */
+/* ======================================================================== */
+static uint32_t tokens_of(double x)
+{
+	if (!(x >= 1))
+		return 1;
+	if (x > 1e9)
+		return 1000000000u;
+	return (uint32_t)llround(x);
+}
+
+/* A draw of d; lognormals through the ziggurat normal (no log per draw). */
+static inline double draw(const aiw_dist *d, gsl_rng *r)
+{
+	if (d->kind == AIW_D_LOGNORMAL)
+		return exp(d->a + d->b * gsl_ran_gaussian_ziggurat(r, 1.0));
+	return aiw_dist_sample(d, r);
+}
+
+static void arrival_event(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	fleet *f = ctx;
+	aiw_comp *c = f->c;
+	double now = aiw__now(sim);
+	double p = f->next_p, o = f->next_o;
+	/* the next arrival first: its sizes come with it from a trace */
+	double nt = aiw_traffic_next(f->tr, c->rng, now, &f->next_p, &f->next_o);
+	if (isnan(nt)) {
+		aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
+		aiw__fail(sim, AIW_EIO);
+		return;
+	}
+	if (isfinite(nt))
+		aiw__at(sim, nt, arrival_event, f, 0);
+	f->arrived++;
+	uint32_t prompt = tokens_of(isnan(p) ? draw(aiw_pd(c, P_PROMPT_TOKENS), f->rng_size) : p);
+	uint32_t output = tokens_of(isnan(o) ? draw(aiw_pd(c, P_OUTPUT_TOKENS), f->rng_size) : o);
+	double svc = f->service_mode ? draw(aiw_pd(c, P_SERVICE), f->rng_size) : 0;
+	if (!f->service_mode && (double)prompt + output > f->cap_tokens) {
+		f->dropped[DROP_KV_TOO_LARGE]++;
+		return;
+	}
+	uint32_t id = req_alloc(f);
+	if (id == NIL) {
+		bool limit = f->nrq >= MAX_IN_FLIGHT;
+		if (limit)
+			aiw__err(sim, AIW_ELIMIT,
+			         "%s: more than %u requests in flight (the fleet is overloaded); set "
+			         "queue_limit or timeout, or add replicas",
+			         c->prefix, MAX_IN_FLIGHT);
+		else
+			aiw__err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
+		aiw__fail(sim, limit ? AIW_ELIMIT : AIW_ENOMEM);
+		f->arrived--; /* never entered the model: the run stops here */
+		return;
+	}
+	req *q = &f->rq[id];
+	q->t_arr = now;
+	q->t_first = NAN;
+	q->key = svc > 0 ? svc : 0;
+	q->prompt = prompt;
+	q->output = output;
+	q->gen = 0;
+	q->started = 0;
+	route(f, id, FRESH, now);
+}
+
+/* ======================================================================== */
+/* replica lifecycle                                                         */
+/* ======================================================================== */
+static int slot_new(fleet *f)
+{
+	for (uint32_t i = 0; i < f->nslots; i++)
+		if (f->rep[i].state == AIW_REPLICA_FREE)
+			return (int)i;
+	if (f->nslots >= MAX_SLOTS)
+		return aiw__err(f->sim, AIW_ELIMIT, "%s: more than %u replica slots", f->c->prefix,
+		                MAX_SLOTS);
+	if (f->nslots == f->capslots) {
+		uint32_t n = f->capslots ? 2 * f->capslots : 16;
+		replica *p = realloc(f->rep, (size_t)n * sizeof *p);
+		if (!p)
+			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+		f->rep = p;
+		uint32_t *a = realloc(f->ready, (size_t)n * sizeof *a);
+		if (!a)
+			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+		f->ready = a;
+		uint32_t *b = realloc(f->idle, (size_t)n * sizeof *b);
+		if (!b)
+			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+		f->idle = b;
+		f->capslots = n;
+	}
+	replica *r = &f->rep[f->nslots];
+	memset(r, 0, sizeof *r);
+	r->state = AIW_REPLICA_FREE;
+	r->phase = PH_OFF;
+	r->apos = NIL;
+	f->nph[PH_OFF]++;
+	f->nstate[AIW_REPLICA_FREE]++;
+	return (int)f->nslots++;
+}
+
+static void make_ready(fleet *f, replica *r, double now)
+{
+	uint32_t id = (uint32_t)(r - f->rep);
+	f->nstate[r->state]--;
+	r->state = AIW_REPLICA_READY;
+	f->nstate[AIW_REPLICA_READY]++;
+	r->span = SPAN_NONE;
+	set_phase(f, r, PH_IDLE, now);
+	r->free_since = now;
+	ready_add(f, id);
+	if (f->router == RT_CENTRAL)
+		idle_add(f, id);
+	reroute_central(f, now);
+	if (r->span == SPAN_NONE && r->state == AIW_REPLICA_READY)
+		step(f, r, now);
+}
+
+int aiw_serving_add_replica(aiw_comp *c, double cold_start_s, bool spot)
+{
+	if (!aiw_serving_active(c))
+		return AIW_ESTATE;
+	fleet *f = F_(c);
+	if (!(cold_start_s >= 0) || !isfinite(cold_start_s))
+		return aiw__err(c->sim, AIW_ERANGE, "%s: cold start %g s must be finite and >= 0",
+		                c->prefix, cold_start_s);
+	int s = slot_new(f);
+	if (s < 0)
+		return s;
+	replica *r = &f->rep[s];
+	double now = aiw__now(c->sim);
+	q_init(&r->q);
+	q_init(&r->pre);
+	r->nrun = 0;
+	r->S = r->resv = r->it = 0;
+	r->outstanding = 0;
+	r->apos = NIL;
+	r->tmr = 0;
+	r->inb = r->in_idle = r->cut = 0;
+	r->spot = spot ? 1 : 0;
+	f->nstate[AIW_REPLICA_FREE]--;
+	r->state = AIW_REPLICA_LOADING;
+	f->nstate[AIW_REPLICA_LOADING]++;
+	r->span = SPAN_LOAD;
+	set_phase(f, r, PH_LOADING, now);
+	if (cold_start_s > 0)
+		schedule(f, r, now + cold_start_s);
+	else
+		make_ready(f, r, now);
+	return f->fail ? AIW_ENOMEM : s;
+}
+
+static bool valid_id(const fleet *f, int id)
+{
+	return id >= 0 && (uint32_t)id < f->nslots && f->rep[id].state != AIW_REPLICA_FREE;
+}
+
+int aiw_serving_remove_replica(aiw_comp *c, int id)
+{
+	if (!aiw_serving_active(c))
+		return AIW_ESTATE;
+	fleet *f = F_(c);
+	double now = aiw__now(c->sim);
+	if (id < 0) {
+		for (uint32_t i = f->nslots; i-- > 0;)
+			if (f->rep[i].state == AIW_REPLICA_LOADING) {
+				id = (int)i;
+				break;
+			}
+		if (id < 0 && f->nready)
+			id = (int)(f->bmin < f->nb ? f->bhead[f->bmin] : f->ready[0]);
+		if (id < 0)
+			return aiw__err(c->sim, AIW_ESTATE, "%s: no loading or ready replica to remove",
+			                c->prefix);
+	} else if (!valid_id(f, id) || f->rep[id].state == AIW_REPLICA_DRAINING) {
+		return aiw__err(c->sim, AIW_EINVAL, "%s: replica %d is not loading or ready",
+		                c->prefix, id);
+	}
+	replica *r = &f->rep[id];
+	if (r->state == AIW_REPLICA_LOADING) {
+		retire(f, r, now);
+		return id;
+	}
+	ready_remove(f, (uint32_t)id);
+	idle_remove(f, (uint32_t)id);
+	f->nstate[r->state]--;
+	r->state = AIW_REPLICA_DRAINING;
+	f->nstate[AIW_REPLICA_DRAINING]++;
+	if (r->tmr) { /* a draining replica serves what it holds without waiting */
+		aiw__cancel(f->sim, r->tmr);
+		r->tmr = 0;
+	}
+	if (r->span == SPAN_NONE) {
+		if (r->outstanding == 0)
+			retire(f, r, now);
+		else
+			step(f, r, now);
+	}
+	return id;
+}
+
+aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
+{
+	if (!aiw_serving_active(c))
+		return AIW_ESTATE;
+	fleet *f = F_(c);
+	if (!valid_id(f, id))
+		return aiw__err(c->sim, AIW_EINVAL, "%s: replica %d is not provisioned", c->prefix, id);
+	double now = aiw__now(c->sim);
+	replica *r = &f->rep[id];
+	uint32_t nhold = r->nrun + r->pre.len + r->q.len;
+	uint32_t *hold = nhold ? malloc((size_t)nhold * sizeof *hold) : NULL;
+	if (nhold && !hold)
+		return aiw__err(c->sim, AIW_ENOMEM, "out of memory");
+	uint32_t k = 0;
+	if (r->span == SPAN_RUN) {
+		/* the state at now: decode iterations done, the prefill not yet
+		 * finished (its tokens were booked ahead: take them back) */
+		double x = now - r->t0 - r->tp;
+		bool in_prefill = x < 0;
+		double done = in_prefill ? 0 : fmin(span_done_by(r, x), r->k_end);
+		r->it += done;
+		f->tokens_out += r->span_n * done;
+		if (in_prefill) {
+			book_prefill(f, r, r->t0 + r->tp - now, -1);
+			f->tokens_out -= r->nfirst;
+		}
+		for (uint32_t i = 0; i < r->nrun; i++) {
+			req *q = &f->rq[r->run[i].id];
+			if (in_prefill && q->seq >= r->seq0) {
+				q->gen--; /* its prefill token never came */
+				if (q->t_first == r->t0 + r->tp)
+					q->t_first = NAN; /* (its TTFT sample stays recorded) */
+			} else {
+				q->gen = q->output - (uint32_t)(r->run[i].key - r->it);
+			}
+		}
+	}
+	for (uint32_t i = 0; i < r->nrun; i++) {
+		req *q = &f->rq[r->run[i].id];
+		if (f->service_mode) /* what is left of its service */
+			q->key = r->run[i].key > now ? r->run[i].key - now : 0;
+		hold[k++] = r->run[i].id;
+	}
+	uint32_t nrun = r->nrun;
+	f->nrunning -= nrun;
+	f->preemptions += nrun;
+	waiting_add(f, now, (int)nrun);
+	while (r->pre.len)
+		hold[k++] = q_pop(f, &r->pre);
+	while (r->q.len)
+		hold[k++] = q_pop(f, &r->q);
+	r->nrun = 0;
+	r->S = r->resv = 0;
+	if (r->inb)
+		bucket_remove(f, (uint32_t)id);
+	r->outstanding = 0;
+	retire(f, r, now);
+	/* the router's queue takes them in front: requeue in reverse there to
+	 * keep their order; a replica's preempted list takes them at the back */
+	waiting_add(f, now, -(int)k);
+	bool front = f->router == RT_CENTRAL || f->nready == 0;
+	for (uint32_t i = 0; i < k; i++)
+		route(f, hold[front ? k - 1 - i : i], REQUEUE, now);
+	free(hold);
+	return AIW_OK;
+}
+
+/* ======================================================================== */
+/* the component                                                             */
+/* ======================================================================== */
+bool aiw_serving_active(const aiw_comp *c)
+{
+	return c && c->kind == &aiw_kind_inference && c->state;
+}
+
+static void emit_metrics(aiw_comp *c, double t);
+
+static aiw_status inference_start(aiw_comp *c)
+{
+	aiw_sim *sim = c->sim;
+	fleet *f = calloc(1, sizeof *f);
+	if (!f)
+		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+	c->state = f;
+	f->c = c;
+	f->sim = sim;
+	f->free_head = NIL;
+	q_init(&f->cq);
+	f->spot_factor = 1;
+	f->master_t = INFINITY;
+	const aiw_gpu_spec *gs = aiw_hw_gpu(sim, aiw_ps(c, P_GPU));
+	if (!gs)
+		return AIW_EUNKNOWN;
+	f->gpu = *gs;
+	aiw_status st = aiw_cost_pricing(c, P_COST, &f->gpu, &f->price);
+	if (st != AIW_OK)
+		return st;
+	f->batching = (int)aiw_p(c, P_BATCHING);
+	f->router = (int)aiw_p(c, P_ROUTER);
+	f->service_mode = aiw_pset(c, P_SERVICE);
+	f->g = aiw_p(c, P_GPUS_PER_REPLICA);
+	f->P = aiw_p(c, P_MODEL_PARAMS);
+	f->Wb = f->P * aiw_p(c, P_WEIGHT_BITS) / 8;
+	f->kvpt = aiw_pset(c, P_KV_BYTES_PER_TOKEN)
+	                  ? aiw_p(c, P_KV_BYTES_PER_TOKEN)
+	                  : 2 * aiw_p(c, P_LAYERS) * aiw_p(c, P_KV_HEADS) * aiw_p(c, P_HEAD_DIM) *
+	                            aiw_p(c, P_KV_BITS) / 8;
+	double peak = aiw_p(c, P_WEIGHT_BITS) <= 8 && f->gpu.fp8_flops > 0 ? f->gpu.fp8_flops
+	                                                                   : f->gpu.bf16_flops;
+	f->F = f->g * peak * aiw_p(c, P_MFU);
+	f->BW = f->g * f->gpu.mem_bw * aiw_p(c, P_MEM_BW_EFF);
+	f->t_weights = f->Wb / f->BW;
+	double usable = f->g * f->gpu.mem_bytes * (1 - aiw_p(c, P_KV_MARGIN));
+	f->cap_tokens = floor((usable - f->Wb) / f->kvpt);
+	if (!f->service_mode && !(f->cap_tokens >= 2))
+		return aiw__err(sim, AIW_ERANGE,
+		                "%s: weights of %.4g GB (model_params %g at weight_bits %g) do not fit "
+		                "with room for a KV cache in gpus_per_replica = %g x %.4g GB (%s) less "
+		                "kv_margin %g; raise gpus_per_replica or lower weight_bits",
+		                c->prefix, f->Wb / 1e9, f->P, aiw_p(c, P_WEIGHT_BITS), f->g,
+		                f->gpu.mem_bytes / 1e9, f->gpu.name, aiw_p(c, P_KV_MARGIN));
+	f->gpr = aiw_site_gpus_per_rack(sim);
+	f->max_batch = (uint32_t)aiw_p(c, P_MAX_BATCH);
+	f->max_delay = aiw_p(c, P_MAX_QUEUE_DELAY);
+	f->timeout = aiw_pset(c, P_TIMEOUT) ? aiw_p(c, P_TIMEOUT) : INFINITY;
+	f->qlimit = aiw_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiw_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
+	f->slo_ttft = aiw_pset(c, P_SLO_TTFT) ? aiw_p(c, P_SLO_TTFT) : INFINITY;
+	f->slo_tpot = aiw_pset(c, P_SLO_TPOT) ? aiw_p(c, P_SLO_TPOT) : INFINITY;
+	f->slo_e2e = aiw_pset(c, P_SLO_E2E) ? aiw_p(c, P_SLO_E2E) : INFINITY;
+	f->resp_bytes = aiw_p(c, P_RESPONSE_BYTES);
+	double ovh = f->price.node_overhead_w / aiw_p(c, P_GPUS_PER_NODE);
+	f->w_tot[PH_OFF] = 0;
+	f->w_tot[PH_LOADING] = f->gpu.loading_w + ovh;
+	f->w_tot[PH_IDLE] = f->gpu.idle_w + ovh;
+	f->w_tot[PH_PREFILL] = f->gpu.prefill_w + ovh;
+	f->w_tot[PH_DECODE] = f->gpu.decode_w + ovh;
+	f->w_pre_extra = f->gpu.prefill_w - f->gpu.decode_w;
+
+	/* traffic */
+	aiw_traffic_conf tc;
+	aiw_traffic_conf_default(&tc);
+	tc.kind = (aiw_traffic_kind)(int)aiw_p(c, P_TRAFFIC);
+	tc.prefix = c->prefix;
+	tc.rate = aiw_p(c, P_RATE);
+	tc.peak_to_trough = aiw_p(c, P_PEAK_TO_TROUGH);
+	tc.peak_hour = aiw_p(c, P_PEAK_HOUR);
+	tc.weekend_factor = aiw_p(c, P_WEEKEND_FACTOR);
+	tc.cv = aiw_p(c, P_CV);
+	tc.modulate = aiw_p(c, P_MODULATE) != 0;
+	tc.trace_path = aiw_ps(c, P_TRACE_FILE);
+	tc.base_dir = aiw__base_dir(sim);
+	tc.time_scale = aiw_p(c, P_TRACE_TIME_SCALE);
+	tc.loop = aiw_p(c, P_TRACE_LOOP) != 0;
+	if (tc.kind == AIW_TRAFFIC_TRACE && !aiw_pset(c, P_TRACE_FILE))
+		return aiw__err(sim, AIW_EINVAL,
+		                "%s.trace_file is not set: traffic = trace needs a CSV file", c->prefix);
+	char e[512];
+	st = aiw_traffic_new(&f->tr, &tc, e, sizeof e);
+	if (st != AIW_OK)
+		return aiw__err(sim, st, "%s", e);
+
+	/* streams: arrivals use c->rng; sizes, routing and the replica lifecycle
+	 * have their own, so that changing one leaves the others' draws alone */
+	f->rng_size = gsl_rng_alloc(gsl_rng_mt19937);
+	f->rng_route = gsl_rng_alloc(gsl_rng_mt19937);
+	f->rng_life = gsl_rng_alloc(gsl_rng_mt19937);
+	if (!f->rng_size || !f->rng_route || !f->rng_life)
+		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+	gsl_rng_set(f->rng_size, gsl_rng_get(c->rng));
+	gsl_rng_set(f->rng_route, gsl_rng_get(c->rng));
+	gsl_rng_set(f->rng_life, gsl_rng_get(c->rng));
+
+	/* statistics */
+	aiw_hist *hs[5] = {&f->ttft, &f->ttft_win, &f->tpot, &f->e2e, &f->wait};
+	for (int i = 0; i < 5; i++)
+		if ((st = aiw_hist_init(hs[i], AIW_HIST_MIN_S, AIW_HIST_MAX_S, AIW_HIST_REL_ERR, e,
+		                        sizeof e)) != AIW_OK)
+			return aiw__err(sim, st, "%s: %s", c->prefix, e);
+	f->bs = calloc((size_t)f->max_batch + 1, sizeof *f->bs);
+	f->adm = calloc((size_t)f->max_batch, sizeof *f->adm);
+	if (!f->bs || !f->adm)
+		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+
+	/* curves */
+	struct {
+		int *id;
+		const char *key, *unit;
+	} curves[] = {
+		{&f->id_arr, "arrival_rate", "1/s"},     {&f->id_thr, "throughput", "1/s"},
+		{&f->id_good, "goodput_rps", "1/s"},     {&f->id_ttft99, "ttft_p99_s", "s"},
+		{&f->id_qlen, "queue_length", "1"},      {&f->id_busy, "busy_replicas", "1"},
+		{&f->id_reps, "replicas", "1"},          {&f->id_tok, "tokens_per_s", "1/s"},
+		{&f->id_resp, "response_bytes_per_s", "B/s"},
+	};
+	for (size_t i = 0; i < sizeof curves / sizeof *curves; i++) {
+		char n[256];
+		snprintf(n, sizeof n, "%s.%s", c->prefix, curves[i].key);
+		if ((*curves[i].id = aiw_rec_add(sim, n, curves[i].unit)) < 0)
+			return (aiw_status)*curves[i].id;
+	}
+
+	aiw_int_init(&f->energy, 0, 0);
+	aiw_int_init(&f->busy, 0, 0);
+	aiw_int_init(&f->paid, 0, 0);
+	aiw_int_init(&f->cost, 0, 0);
+	aiw_int_init(&f->waiting, 0, 0);
+
+	/* the initial replicas, ready at t = 0 */
+	uint32_t nrep = (uint32_t)aiw_p(c, P_REPLICAS);
+	for (uint32_t i = 0; i < nrep; i++) {
+		int s = aiw_serving_add_replica(c, 0, false);
+		if (s < 0)
+			return (aiw_status)s;
+	}
+	c->gpus = f->paid.value;
+
+	/* the first arrival */
+	double t = aiw_traffic_next(f->tr, c->rng, 0, &f->next_p, &f->next_o);
+	if (isnan(t))
+		return aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
+	if (isfinite(t) && !aiw__at(sim, t, arrival_event, f, 0))
+		return AIW_ENOMEM;
+	return f->fail ? AIW_ENOMEM : AIW_OK;
+}
+
+/* Output tokens emitted up to t: the decode iterations of the spans in
+ * progress count as they finish, a span's prefill tokens at its end. */
+static double tokens_at(const fleet *f, double t)
+{
+	double tok = f->tokens_out;
+	if (f->service_mode)
+		return tok;
+	for (uint32_t i = 0; i < f->nslots; i++) {
+		const replica *r = &f->rep[i];
+		if (r->span != SPAN_RUN)
+			continue;
+		double x = t - r->t0 - r->tp;
+		if (x < 0)
+			tok -= r->nfirst;
+		else
+			tok += r->span_n * fmin(span_done_by(r, x), r->k_end);
+	}
+	return tok;
+}
+
+/* IT energy up to t: the phase integral, plus the prefill energy booked by
+ * the spans, less what of it lies after t. */
+static double energy_at(const fleet *f, double t)
+{
+	double e = f->energy.sum + f->energy_adj;
+	if (f->service_mode)
+		return e;
+	for (uint32_t i = 0; i < f->nslots; i++)
+		e -= prefill_pending(f, &f->rep[i], t) * f->g;
+	return e;
+}
+
+static void bring_to(aiw_comp *c, double t)
+{
+	fleet *f = F_(c);
+	purge_all(f, t);
+	advance(f, t);
+	aiw_int_advance(&f->waiting, t);
+	c->energy_j = energy_at(f, t);
+	c->busy_gpu_s = f->busy.sum;
+	c->paid_gpu_s = f->paid.sum;
+	c->cost_usd = f->cost.sum;
+	c->gpus = f->paid.value;
+}
+
+static void inference_sample(aiw_comp *c, double t)
+{
+	fleet *f = F_(c);
+	if (!f)
+		return;
+	aiw_sim *sim = c->sim;
+	bring_to(c, t);
+	double dt = aiw_rec_dt(sim);
+	double tok = tokens_at(f, t);
+	double ttft99 = aiw_hist_quantile(&f->ttft_win, 0.99);
+	aiw_hist_merge(&f->ttft, &f->ttft_win);
+	aiw_hist_reset(&f->ttft_win);
+	if (dt > 0) {
+		aiw_rec_put(sim, f->id_arr, (double)(f->arrived - f->prev_arrived) / dt);
+		aiw_rec_put(sim, f->id_thr, (double)(f->completed - f->prev_completed) / dt);
+		aiw_rec_put(sim, f->id_good, (double)(f->met_all - f->prev_met) / dt);
+		aiw_rec_put(sim, f->id_qlen, (f->waiting.sum - f->prev_waiting) / dt);
+		aiw_rec_put(sim, f->id_busy, (f->busy.sum - f->prev_busy) / f->g / dt);
+		aiw_rec_put(sim, f->id_reps, (f->paid.sum - f->prev_paid) / f->g / dt);
+		aiw_rec_put(sim, f->id_tok, (tok - f->prev_tokens) / dt);
+		aiw_rec_put(sim, f->id_resp, (tok - f->prev_tokens) * f->resp_bytes / dt);
+	}
+	aiw_rec_put(sim, f->id_ttft99, ttft99);
+	f->prev_arrived = f->arrived;
+	f->prev_completed = f->completed;
+	f->prev_met = f->met_all;
+	f->prev_waiting = f->waiting.sum;
+	f->prev_busy = f->busy.sum;
+	f->prev_paid = f->paid.sum;
+	f->prev_tokens = tok;
+	/* racks: the booked prefill energy still ahead of t is taken back per rack */
+	for (size_t k = 0; k < f->nracks; k++)
+		aiw_int_advance(&f->racks[k].p, t);
+	double *ahead = f->nracks ? calloc(f->nracks, sizeof *ahead) : NULL;
+	if (f->nracks && !ahead) {
+		oom(f);
+		return;
+	}
+	for (uint32_t i = 0; i < f->nslots && !f->service_mode; i++) {
+		double pend = prefill_pending(f, &f->rep[i], t);
+		if (pend > 0) {
+			size_t r0, r1;
+			slot_racks(f, i, &r0, &r1);
+			for (size_t k = r0; k <= r1; k++)
+				ahead[k] += pend * slot_gpus_in(f, i, k);
+		}
+	}
+	for (size_t k = 0; k < f->nracks; k++) {
+		rack *rk = &f->racks[k];
+		double e = rk->p.sum + rk->adj - ahead[k];
+		if (dt > 0)
+			aiw_site_rack_power(sim, c, k, (e - rk->prev) / dt);
+		rk->prev = e;
+	}
+	free(ahead);
+}
+
+static void inference_finish(aiw_comp *c, double t)
+{
+	if (!F_(c))
+		return;
+	bring_to(c, t);
+	emit_metrics(c, t);
+}
+
+static double site_param(aiw_sim *sim, const char *key)
+{
+	aiw_comp *s = aiw__site(sim);
+	size_t i = aiw_kind_param_index(s->kind, key);
+	return i == SIZE_MAX ? NAN : aiw_p(s, i);
+}
+
+static void emit_metrics(aiw_comp *c, double t)
+{
+	fleet *f = F_(c);
+	aiw_sim *sim = c->sim;
+	const char *px = c->prefix;
+#define M(key, v) aiw__metric(sim, px, key, (v))
+	uint64_t dropped = 0;
+	for (int i = 0; i < NDROP; i++) {
+		char k[64];
+		snprintf(k, sizeof k, "requests_dropped_%s", DROP_NAMES[i]);
+		M(k, (double)f->dropped[i]);
+		dropped += f->dropped[i];
+	}
+	M("requests_arrived", (double)f->arrived);
+	M("requests_completed", (double)f->completed);
+	M("requests_dropped", (double)dropped);
+	M("requests_in_flight", (double)f->in_flight);
+	M("requests_waiting", (double)f->nwaiting);
+	M("requests_running", (double)f->nrunning);
+	M("requests_started", (double)f->started);
+	M("preemptions", (double)f->preemptions);
+
+	/* TTFT: the windows so far plus the open one */
+	aiw_hist all;
+	bool have_all = aiw_hist_init_like(&all, &f->ttft, true) == AIW_OK &&
+	                aiw_hist_merge(&all, &f->ttft_win) == AIW_OK;
+	static const double qs[3] = {0.50, 0.95, 0.99};
+	static const char *const qn[3] = {"p50", "p95", "p99"};
+	const aiw_hist *hs[4] = {have_all ? &all : &f->ttft, &f->tpot, &f->e2e, &f->wait};
+	static const char *const hn[4] = {"ttft", "tpot", "e2e", "queue_wait"};
+	for (int h = 0; h < 4; h++) {
+		char k[64];
+		for (int i = 0; i < 3; i++) {
+			snprintf(k, sizeof k, "%s_%s_s", hn[h], qn[i]);
+			M(k, aiw_hist_quantile(hs[h], qs[i]));
+		}
+		snprintf(k, sizeof k, "%s_mean_s", hn[h]);
+		M(k, aiw_hist_mean(hs[h]));
+		snprintf(k, sizeof k, "%s_max_s", hn[h]);
+		M(k, aiw_hist_max(hs[h]));
+	}
+	if (have_all)
+		aiw_hist_free(&all);
+	M("queue_wait_count", (double)aiw_hist_count(&f->wait));
+	M("queue_wait_sum_s", aiw_hist_sum(&f->wait));
+	double finished = (double)(f->completed + dropped);
+	M("slo_attainment", finished > 0 ? (double)f->met_all / finished : NAN);
+	M("slo_ttft_attainment", finished > 0 ? (double)f->met_ttft / finished : NAN);
+	M("slo_tpot_attainment", finished > 0 ? (double)f->met_tpot / finished : NAN);
+	M("slo_e2e_attainment", finished > 0 ? (double)f->met_e2e / finished : NAN);
+	M("goodput_rps", t > 0 ? (double)f->met_all / t : NAN);
+	M("throughput_rps", t > 0 ? (double)f->completed / t : NAN);
+	double tok = tokens_at(f, t);
+	M("tokens_out", tok);
+	M("tokens_per_s", t > 0 ? tok / t : NAN);
+	M("prefill_tokens", f->tokens_prefill);
+	M("response_bytes", tok * f->resp_bytes);
+
+	/* batch sizes, per decode iteration */
+	double iters = 0, sum = 0;
+	uint32_t bmax = 0;
+	for (uint32_t b = 1; b <= f->max_batch; b++) {
+		iters += (double)f->bs[b];
+		sum += (double)f->bs[b] * b;
+		if (f->bs[b])
+			bmax = b;
+	}
+	double p99 = NAN;
+	if (iters > 0) {
+		double rank = ceil(0.99 * iters), cum = 0;
+		for (uint32_t b = 1; b <= f->max_batch; b++) {
+			cum += (double)f->bs[b];
+			if (cum >= rank) {
+				p99 = b;
+				break;
+			}
+		}
+	}
+	M("decode_iterations", iters);
+	M("batch_size_mean", iters > 0 ? sum / iters : NAN);
+	M("batch_size_p99", p99);
+	M("batch_size_max", (double)(bmax > f->batch_peak ? bmax : f->batch_peak));
+	M("batch_wait_max_s", f->batch_wait_max);
+	M("kv_capacity_bytes", f->service_mode ? NAN : f->cap_tokens * f->kvpt);
+	M("kv_peak_bytes", f->service_mode ? NAN : f->kv_peak_tokens * f->kvpt);
+	M("kv_bytes_per_token", f->kvpt);
+	M("weight_bytes", f->Wb);
+
+	M("utilization", c->paid_gpu_s > 0 ? c->busy_gpu_s / c->paid_gpu_s : NAN);
+	M("compute_utilization",
+	  c->paid_gpu_s > 0 ? f->flops / (c->paid_gpu_s * f->F / f->g / aiw_p(c, P_MFU)) : NAN);
+	M("gpu_hours", c->paid_gpu_s / 3600);
+	M("replicas_ready", (double)f->nstate[AIW_REPLICA_READY]);
+	M("replicas_loading", (double)f->nstate[AIW_REPLICA_LOADING]);
+	M("replicas_draining", (double)f->nstate[AIW_REPLICA_DRAINING]);
+	M("energy_kwh", c->energy_j / 3.6e6);
+	M("hardware_cost_usd", c->cost_usd);
+	double pue = site_param(sim, "pue"), price = site_param(sim, "electricity_price");
+	double total = c->cost_usd + c->energy_j * pue * price / 3.6e6;
+	M("cost_usd", total);
+	M("cost_per_mtok_usd", tok > 0 ? total / tok * 1e6 : NAN);
+	M("cost_per_request_usd", f->completed ? total / (double)f->completed : NAN);
+#undef M
+}
+
+static aiw_status inference_param_changed(aiw_comp *c, size_t idx)
+{
+	if (idx != P_REPLICAS)
+		return AIW_OK;
+	fleet *f = F_(c);
+	uint32_t want = (uint32_t)aiw_p(c, P_REPLICAS);
+	uint32_t have = f->nstate[AIW_REPLICA_READY] + f->nstate[AIW_REPLICA_LOADING];
+	while (have < want) {
+		double cs = draw(aiw_pd(c, P_COLD_START), f->rng_life);
+		int s = aiw_serving_add_replica(c, cs > 0 ? cs : 0, false);
+		if (s < 0)
+			return (aiw_status)s;
+		have++;
+	}
+	while (have > want) {
+		int s = aiw_serving_remove_replica(c, -1);
+		if (s < 0)
+			return (aiw_status)s;
+		have--;
+	}
+	return AIW_OK;
+}
+
+static void inference_destroy(aiw_comp *c)
+{
+	fleet *f = F_(c);
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->nslots; i++)
+		free(f->rep[i].run);
+	free(f->rep);
+	free(f->ready);
+	free(f->idle);
+	free(f->bhead);
+	free(f->btail);
+	free(f->racks);
+	free(f->ag);
+	free(f->rq);
+	free(f->bs);
+	free(f->adm);
+	aiw_traffic_free(f->tr);
+	if (f->rng_size)
+		gsl_rng_free(f->rng_size);
+	if (f->rng_route)
+		gsl_rng_free(f->rng_route);
+	if (f->rng_life)
+		gsl_rng_free(f->rng_life);
+	aiw_hist_free(&f->ttft);
+	aiw_hist_free(&f->ttft_win);
+	aiw_hist_free(&f->tpot);
+	aiw_hist_free(&f->e2e);
+	aiw_hist_free(&f->wait);
+	free(f);
+	c->state = NULL;
+}
+
+const aiw_kind aiw_kind_inference = {
+	.name = "inference",
+	.params = INFERENCE_PARAMS,
+	.nparams = P_NPARAMS,
+	.start = inference_start,
+	.sample = inference_sample,
+	.finish = inference_finish,
+	.param_changed = inference_param_changed,
+	.destroy = inference_destroy,
+};
+
+/* ======================================================================== */
+/* the internal API for the autoscaler                                       */
+/* ======================================================================== */
+void aiw_serving_get_counts(const aiw_comp *c, aiw_serving_counts *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!aiw_serving_active(c))
+		return;
+	const fleet *f = F_(c);
+	out->ready = f->nstate[AIW_REPLICA_READY];
+	out->loading = f->nstate[AIW_REPLICA_LOADING];
+	out->draining = f->nstate[AIW_REPLICA_DRAINING];
+	out->busy = f->nph[PH_PREFILL] + f->nph[PH_DECODE];
+	out->spot = f->nspot;
+	out->waiting = f->nwaiting;
+	out->running = f->nrunning;
+	out->arrived = f->arrived;
+	out->completed = f->completed;
+	for (int i = 0; i < NDROP; i++)
+		out->dropped += f->dropped[i];
+}
+
+size_t aiw_serving_slots(const aiw_comp *c)
+{
+	return aiw_serving_active(c) ? F_(c)->nslots : 0;
+}
+
+aiw_replica_state aiw_serving_replica_state(const aiw_comp *c, size_t id)
+{
+	if (!aiw_serving_active(c) || id >= F_(c)->nslots)
+		return AIW_REPLICA_FREE;
+	return (aiw_replica_state)F_(c)->rep[id].state;
+}
+
+bool aiw_serving_replica_spot(const aiw_comp *c, size_t id)
+{
+	if (!aiw_serving_active(c) || id >= F_(c)->nslots)
+		return false;
+	return F_(c)->rep[id].spot != 0;
+}
+
+uint32_t aiw_serving_replica_outstanding(const aiw_comp *c, size_t id)
+{
+	if (!aiw_serving_active(c) || id >= F_(c)->nslots)
+		return 0;
+	return F_(c)->rep[id].outstanding;
+}
+
+void aiw_serving_integrals(aiw_comp *c, double *busy_gpu_s, double *paid_gpu_s,
+                           double *waiting_req_s)
+{
+	double b = 0, p = 0, w = 0;
+	if (aiw_serving_active(c)) {
+		fleet *f = F_(c);
+		double now = aiw__now(c->sim);
+		advance(f, now);
+		aiw_int_advance(&f->waiting, now);
+		b = f->busy.sum;
+		p = f->paid.sum;
+		w = f->waiting.sum;
+	}
+	if (busy_gpu_s)
+		*busy_gpu_s = b;
+	if (paid_gpu_s)
+		*paid_gpu_s = p;
+	if (waiting_req_s)
+		*waiting_req_s = w;
+}
+
+const aiw_traffic *aiw_serving_traffic(const aiw_comp *c)
+{
+	return aiw_serving_active(c) ? F_(c)->tr : NULL;
+}
+
+aiw_status aiw_serving_set_spot_factor(aiw_comp *c, double factor)
+{
+	if (!aiw_serving_active(c))
+		return AIW_ESTATE;
+	if (!(factor >= 0 && factor <= 1))
+		return aiw__err(c->sim, AIW_ERANGE, "%s: spot price factor %g must be in [0, 1]",
+		                c->prefix, factor);
+	fleet *f = F_(c);
+	advance(f, aiw__now(c->sim));
+	f->spot_factor = factor;
+	levels(f);
+	return AIW_OK;
+}

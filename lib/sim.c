@@ -41,7 +41,7 @@ struct aiw_sim {
 	int state;
 	bool in_run;
 	aiw_status fail;
-	double end;
+	double end, sample_interval;
 	aiw_progress_fn progress;
 	void *progress_payload;
 	double progress_every, progress_next;
@@ -474,6 +474,13 @@ static aiw_status set_value(aiw_sim *sim, aiw_comp *c, size_t i, const char *tex
 	return AIW_OK;
 }
 
+/* Undo the creation of the newest component (a set that failed on it). */
+static void drop_new(aiw_sim *sim, size_t before)
+{
+	while (sim->ncomps > before)
+		comp_free(sim->comps[--sim->ncomps]);
+}
+
 AIW_EXPORT aiw_status aiw_sim_set(aiw_sim *sim, const char *name, const char *value)
 {
 	if (!sim)
@@ -482,11 +489,14 @@ AIW_EXPORT aiw_status aiw_sim_set(aiw_sim *sim, const char *name, const char *va
 		return aiw__err(sim, AIW_EINVAL, "aiw_sim_set: value for '%s' is NULL",
 		                name ? name : "(null)");
 	aiw_comp *c;
-	size_t i;
+	size_t i, before = sim->ncomps;
 	aiw_status st = resolve(sim, name, true, &c, &i);
 	if (st != AIW_OK)
 		return st;
-	return set_value(sim, c, i, value);
+	st = set_value(sim, c, i, value);
+	if (st != AIW_OK)
+		drop_new(sim, before);
+	return st;
 }
 
 AIW_EXPORT aiw_status aiw_sim_set_double(aiw_sim *sim, const char *name, double value)
@@ -497,17 +507,22 @@ AIW_EXPORT aiw_status aiw_sim_set_double(aiw_sim *sim, const char *name, double 
 		return aiw__err(sim, AIW_ERANGE, "%s = %g: not a finite number", name ? name : "(null)",
 		                value);
 	aiw_comp *c;
-	size_t i;
+	size_t i, before = sim->ncomps;
 	aiw_status st = resolve(sim, name, true, &c, &i);
 	if (st != AIW_OK)
 		return st;
 	aiw_ptype t = c->kind->params[i].type;
-	if (t == AIW_PT_STRING || t == AIW_PT_ENUM || t == AIW_PT_DIST)
+	if (t == AIW_PT_STRING || t == AIW_PT_ENUM || t == AIW_PT_DIST) {
+		drop_new(sim, before);
 		return aiw__err(sim, AIW_EINVAL, "%s is of type %s: set it with aiw_sim_set", name,
 		                aiw_ptype_name(t));
+	}
 	char buf[64];
 	snprintf(buf, sizeof buf, "%.17g", value);
-	return set_value(sim, c, i, buf);
+	st = set_value(sim, c, i, buf);
+	if (st != AIW_OK)
+		drop_new(sim, before);
+	return st;
 }
 
 AIW_EXPORT aiw_status aiw_sim_get(aiw_sim *sim, const char *name, char *buf, size_t len)
@@ -694,6 +709,7 @@ static aiw_status start(aiw_sim *sim)
 	                                                : strtoull(sc->v[iseed].s, NULL, 10);
 	sim->end = sc->v[idur].d;
 	double si = sc->v[isi].d;
+	sim->sample_interval = si;
 	double samples = sim->end / si;
 	if (samples > 5e7)
 		return aiw__err(sim, AIW_ELIMIT,
@@ -707,13 +723,18 @@ static aiw_status start(aiw_sim *sim)
 	for (size_t i = 0; i < sim->ncomps; i++) {
 		aiw_comp *c = sim->comps[i];
 		c->rng = gsl_rng_alloc(gsl_rng_mt19937);
-		if (!c->rng)
+		if (!c->rng) {
+			stop_components(sim);
 			return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		}
 		gsl_rng_set(c->rng, (unsigned long)aiw__stream_seed(sim->seed, c->prefix));
 	}
 	aiw_status st = aiw_rec_begin(sim, si);
-	if (st != AIW_OK)
+	if (st != AIW_OK) {
+		stop_components(sim);
+		aiw_rec_clear(sim->rec);
 		return st;
+	}
 	sim->state = ST_RUNNING;
 	for (size_t i = 0; i < sim->ncomps; i++) {
 		aiw_comp *c = sim->comps[i];
@@ -750,6 +771,10 @@ static aiw_status run_to(aiw_sim *sim, double t_end)
 	if (sim->in_run)
 		return aiw__err(sim, AIW_ESTATE, "run called from inside a run (an event callback)");
 	aiw_status st = AIW_OK;
+	if (sim->fail != AIW_OK)
+		return aiw__err(sim, sim->fail,
+		                "the run failed earlier (%s); call aiw_sim_reset to start again",
+		                aiw_status_name(sim->fail));
 	if (sim->state == ST_CONFIG && (st = start(sim)) != AIW_OK)
 		return st;
 	if (t_end > sim->end)
@@ -767,7 +792,7 @@ static aiw_status run_to(aiw_sim *sim, double t_end)
 		if (AIW_UNLIKELY(sim->fail != AIW_OK))
 			break;
 		if (AIW_UNLIKELY(sim->progress) && e->now >= sim->progress_next) {
-			double every = sim->progress_every > 0 ? sim->progress_every : 1.0;
+			double every = sim->progress_every > 0 ? sim->progress_every : sim->sample_interval;
 			while (sim->progress_next <= e->now)
 				sim->progress_next += every;
 			if (sim->progress(sim, e->now, sim->end, sim->progress_payload)) {
@@ -850,7 +875,7 @@ AIW_EXPORT aiw_status aiw_sim_schedule(aiw_sim *sim, double t, aiw_event_fn fn, 
 		return aiw__err(sim, AIW_ERANGE,
 		                "aiw_sim_schedule: t = %g s must be finite and >= now = %g s", t,
 		                sim->eng.now);
-	if (sim->eng.n >= AIW_ENGINE_MAX_PENDING)
+	if (aiw_engine_pending(&sim->eng) >= AIW_ENGINE_MAX_PENDING)
 		return aiw__err(sim, AIW_ELIMIT, "aiw_sim_schedule: %u events already pending",
 		                AIW_ENGINE_MAX_PENDING);
 	uint64_t h = aiw_engine_push(&sim->eng, t, user_event, payload, (uint64_t)(uintptr_t)fn);

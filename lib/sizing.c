@@ -168,10 +168,9 @@ AIW_EXPORT aiw_status aiw_size_min_gpus(const char *gpu, double bytes, double he
 		return AIW_EUNKNOWN;
 	double usable = g->mem_bytes * (1 - headroom);
 	double n = ceil(bytes / usable);
-	/* the quotient may round across an integer: settle on the exact answer */
-	if (n > 1 && (n - 1) * usable >= bytes)
-		n -= 1;
-	else if (n * usable < bytes)
+	/* rounding may bring a quotient just above an integer down onto it (never
+	 * above the answer: n is representable); fma gives the exact sign */
+	if (fma(n, usable, -bytes) < 0)
 		n += 1;
 	return put(out, n);
 }

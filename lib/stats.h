@@ -27,18 +27,21 @@
 /* [1e-6 s, 1e7 s] at alpha = 1%), whatever the number of samples.           */
 /*                                                                           */
 /* Values: 0 is counted exactly (zero bucket); 0 < x < min_value goes to an  */
-/* underflow bucket and x >= max_value to an overflow bucket, each reported  */
-/* by the optimal point between the smallest and largest value it holds      */
-/* (exact when they are equal, no error bound otherwise).  Negative and      */
-/* infinite values are rejected, NaN is ignored; both are counted.           */
+/* underflow bucket and x >= b_n (the last bound, the first b_i >= max_value)*/
+/* to an overflow bucket; each of these two is reported by the optimal point */
+/* between the smallest and largest value it holds (exact when they are      */
+/* equal, no error bound otherwise).  Negative and infinite values are       */
+/* rejected, NaN is ignored; both are counted.                               */
 /*                                                                           */
 /* Quantile convention (nearest rank, Hyndman and Fan 1996 type 1): q in     */
-/* [0, 1] selects the sample of rank k = max(1, ceil(q n)) in sorted order;  */
+/* [0, 1] selects the sample of rank k = max(1, ceil(q n)) in sorted order  */
+/* (q n is snapped to the nearest integer when within 1e-9 of it, so that    */
+/* q = 0.99 of n = 1e6 is rank 990000 although 0.99 is inexact in binary);   */
 /* q = 0 and q = 1 return the exact min and max.  An empty histogram gives   */
 /* NAN.                                                                      */
 /* ======================================================================== */
 typedef struct aiw_hist {
-	double min_value, max_value; /* bucketed range [min_value, max_value) */
+	double min_value, max_value; /* requested range; buckets cover [b_0, b_n) */
 	double rel_err;              /* alpha: guaranteed relative error */
 	double inv_log_gamma;        /* 1 / log(gamma) */
 	uint32_t nbuckets;

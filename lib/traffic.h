@@ -97,7 +97,8 @@ aiw_status aiw_traffic_reset(aiw_traffic *tr);
  * I/O error while replaying (message in aiw_traffic_errmsg).
  * prompt_tokens / output_tokens (may be NULL) receive the trace row's
  * token counts, or NAN when the process does not carry sizes (then the
- * caller samples them from its distributions). */
+ * caller samples them from its distributions).  r is the component's
+ * stream (a trace draws nothing from it and accepts NULL). */
 double aiw_traffic_next(aiw_traffic *tr, gsl_rng *r, double now, double *prompt_tokens,
                         double *output_tokens);
 /* Expected arrival rate (1/s) at time t: the intensity for poisson and

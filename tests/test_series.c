@@ -123,7 +123,8 @@ START_TEST(copy_out_and_errors)
 	ck_assert_int_eq(aiw_sim_series_copy(sim, "site.power_w", t, v, 0, &n), AIW_EBUFFER);
 	size_t count;
 	AIW_OK_OR_FAIL(sim, aiw_sim_series_count(sim, &count));
-	ck_assert_uint_eq(count, 2 * 3 + 4);
+	/* per load: power, utilization, cost rate, cost_usd; site: 5 curves */
+	ck_assert_uint_eq(count, 2 * 4 + 5);
 	const char *name, *unit;
 	for (size_t i = 0; i < count; i++) {
 		AIW_OK_OR_FAIL(sim, aiw_sim_series_name(sim, i, &name));

@@ -1,0 +1,150 @@
+/*
+ * bench/training_scale - cost of the training model, through the public API.
+ *
+ * 1. GPT-4 scale (the seed): 25,000 A100 for 90 simulated days, jitter,
+ *    slow GPUs, failures and hourly checkpoints, 1-minute curves.
+ *    Goal: under 2 s on one core.
+ * 2. Cost independent of N: the same number of steps (a max_steps budget,
+ *    no failures so that none is lost) at N = 1,000 and N = 100,000 GPUs.
+ *    Goal: CPU time ratio <= 1.2.
+ *
+ * Each case runs `repeats` times (default 3); the best CPU time is printed
+ * (this machine is shared; CPU time is what the model costs).
+ *
+ * usage: bench/training_scale [repeats]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "aiworkload.h"
+
+static double clock_s(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double metric(aiw_sim *sim, const char *name)
+{
+	double v = NAN;
+	if (aiw_sim_metric(sim, name, &v) != AIW_OK)
+		fprintf(stderr, "metric %s: %s\n", name, aiw_sim_errmsg(sim));
+	return v;
+}
+
+typedef struct result {
+	double cpu, wall, events;
+} result;
+
+/* Run text `repeats` times; keep the best CPU time.  The last sim is
+ * returned for its metrics (caller frees). */
+static aiw_sim *run(const char *text, int repeats, result *best)
+{
+	aiw_sim *sim = NULL;
+	best->cpu = best->wall = INFINITY;
+	for (int r = 0; r < repeats; r++) {
+		aiw_sim_free(sim);
+		if (aiw_sim_create(&sim, 2023) != AIW_OK)
+			exit(1);
+		if (aiw_sim_load_string(sim, text, "bench") != AIW_OK) {
+			fprintf(stderr, "%s\n", aiw_sim_errmsg(sim));
+			exit(1);
+		}
+		double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
+		if (aiw_sim_run(sim) != AIW_OK) {
+			fprintf(stderr, "%s\n", aiw_sim_errmsg(sim));
+			exit(1);
+		}
+		double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = clock_s(CLOCK_MONOTONIC) - w0;
+		if (cpu < best->cpu)
+			best->cpu = cpu, best->wall = wall;
+	}
+	best->events = metric(sim, "sim.events");
+	return sim;
+}
+
+static const char GPT4[] =
+	"[sim]\nduration = 90d\nsample_interval = 1min\n"
+	"[site]\ngpus_per_rack = 32\n"
+	"[training gpt4]\n"
+	"gpu = A100-80GB\ngpus = 25000\n"
+	"model_params = 280e9          ; active parameters (6 N D)\n"
+	"tokens_per_step = 60e6\nmfu = 0.34\n"
+	"allreduce = hierarchical\noverlap = 0.5\n"
+	"jitter = lognormal(0,0.03)\nslow_gpus = 4\nslow_factor = 1.15\n"
+	"degraded_links = 1\ndegraded_link_factor = 0.8\n"
+	"gpu_mtbf = 50000h\nrestart_time = uniform(5min,20min)\n"
+	"checkpoint_interval = 1h\ncheckpoint_bytes_per_param = 14\nstorage_bw = 1TB/s\n";
+
+static const char SCALE[] =
+	"[sim]\nduration = %.17gs\nsample_interval = 1min\n"
+	"[training j]\ngpus = %d\nstep_compute = 2s\nmodel_params = 70e9\n"
+	"jitter = lognormal(0,0.03)\nslow_gpus = 3\nslow_factor = 1.2\n"
+	"checkpoint_interval = 1h\ncheckpoint_time = 30s\nmax_steps = %d\n";
+
+int main(int argc, char **argv)
+{
+	int repeats = argc > 1 ? atoi(argv[1]) : 3;
+	if (repeats < 1)
+		repeats = 1;
+
+	/* 1. GPT-4 scale */
+	result r;
+	aiw_sim *sim = run(GPT4, repeats, &r);
+	double steps = metric(sim, "training.gpt4.steps") + metric(sim, "training.gpt4.steps_lost");
+	printf("GPT-4 scale: 25,000 A100, 90 days, jitter + 4 slow GPUs + degraded link + "
+	       "failures + hourly checkpoints, 1-min curves (129,600 points each)\n");
+	printf("  cpu %.3f s  wall %.3f s  (goal < 2 s)  events %.0f  steps %.0f  %.0f ns/event\n",
+	       r.cpu, r.wall, r.events, steps, r.cpu / r.events * 1e9);
+	printf("  step %.2f s (p99 %.2f s)  failures %.0f  checkpoints %.0f  goodput %.3f  "
+	       "ETTR %.3f  straggler slowdown %.3f\n",
+	       metric(sim, "training.gpt4.step_time_mean_s"),
+	       metric(sim, "training.gpt4.step_time_p99_s"), metric(sim, "training.gpt4.failures"),
+	       metric(sim, "training.gpt4.checkpoints"), metric(sim, "training.gpt4.goodput"),
+	       metric(sim, "training.gpt4.ettr"), metric(sim, "training.gpt4.straggler_slowdown"));
+	printf("  tokens %.3g  MFU achieved %.3f  energy %.3g MWh  power peak %.2f MW  cost $%.3g "
+	       "($%.2f per M tokens)  east-west %.3g B/day\n",
+	       metric(sim, "training.gpt4.tokens"), metric(sim, "training.gpt4.mfu_achieved"),
+	       metric(sim, "training.gpt4.energy_kwh") / 1e3,
+	       metric(sim, "training.gpt4.power_peak_w") / 1e6, metric(sim, "training.gpt4.cost_usd"),
+	       metric(sim, "training.gpt4.cost_per_mtok_usd"),
+	       metric(sim, "training.gpt4.east_west_bytes") / 90);
+	aiw_sim_free(sim);
+
+	/* 2. the same number of steps at N = 1,000 and 100,000: the duration
+	 * comes from the scaling study's expected step so that both reach the
+	 * budget with little idle time after it */
+	const int budget = 1000000, Ns[2] = {1000, 100000};
+	double cpu[2];
+	printf("Cost independent of N: %d steps, jitter + 3 slow GPUs + hourly checkpoints, "
+	       "1-min curves\n",
+	       budget);
+	for (int i = 0; i < 2; i++) {
+		char text[1024];
+		aiw_sim *probe;
+		aiw_sim_create(&probe, 1);
+		snprintf(text, sizeof text, SCALE, 1.0, Ns[i], budget);
+		aiw_sim_load_string(probe, text, "bench");
+		double p = Ns[i], st;
+		if (aiw_training_scaling(probe, "j", &p, 1, 1, &st, NULL) != AIW_OK) {
+			fprintf(stderr, "%s\n", aiw_sim_errmsg(probe));
+			return 1;
+		}
+		aiw_sim_free(probe);
+		/* steps, plus 30 s of checkpoint per hour, plus 1% margin */
+		double dur = ceil(budget * st * (1 + 30.0 / 3600) * 1.01);
+		snprintf(text, sizeof text, SCALE, dur, Ns[i], budget);
+		sim = run(text, repeats, &r);
+		cpu[i] = r.cpu;
+		printf("  N = %6d: cpu %.3f s  wall %.3f s  steps %.0f  events %.0f  %.0f ns/step  "
+		       "(step %.3f s, %.1f simulated days)\n",
+		       Ns[i], r.cpu, r.wall, metric(sim, "training.j.steps"), r.events,
+		       r.cpu / budget * 1e9, metric(sim, "training.j.step_time_mean_s"), dur / 86400);
+		aiw_sim_free(sim);
+	}
+	printf("  ratio N=100,000 / N=1,000: %.3f (goal <= 1.2)\n", cpu[1] / cpu[0]);
+	return 0;
+}

@@ -1,0 +1,295 @@
+"""The signature table against the public header, loading and the version
+check, status codes -> exception classes, and one call of every public C
+function through the Pythonic layer."""
+
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import aiworkload
+from aiworkload import _capi, errors, functions, registry
+
+import aiwtest
+
+# Arguments of one valid call of each plain (pure) function.  A new pure C
+# function fails test_every_function_called until it has an entry here.
+EXAMPLE_ARGS = {
+    "aiw_catalog_gpu_count": (),
+    "aiw_catalog_gpu_name": (0,),
+    "aiw_catalog_gpu_value": ("H100-SXM", "tdp_w"),
+    "aiw_catalog_gpu_field": (0,),
+    "aiw_catalog_link_count": (),
+    "aiw_catalog_link_name": (0,),
+    "aiw_catalog_link_value": (None, "bw"),  # None: the first link's name
+    "aiw_catalog_link_field": (0,),
+    "aiw_size_training_preset": ("mixed_adam",),
+    "aiw_size_training_preset_name": (0,),
+    "aiw_size_training_memory": (70e9, 12),
+    "aiw_size_activations": (80, 4096, 1, 8192, 64, 8, "selective"),
+    "aiw_size_inference_weights": (70e9, 16),
+    "aiw_size_kv_cache": (80, 8, 128, 16, 4096, 1),
+    "aiw_size_max_sequences": (80e9, 14e9, 1.34e9, 0.1),
+    "aiw_size_min_gpus": ("H100-SXM", 840e9, 0.1),
+    "aiw_size_training_flops": (405e9, 15.6e12),
+    "aiw_size_training_time": (3.8e25, "H100-SXM", 16384, 0.4),
+    "aiw_allreduce_time": ("ring", 1e9, 8, 8, 5.7e-6, 450e9, 9.6e-6, 50e9, 1.0),
+    "aiw_busbw": (1e9, 8, 0.01),
+}
+
+
+# a small site for aiw_site_diversity_sweep (the built-in one takes seconds)
+SWEEP_SCENARIO = ("[sim]\nduration = 2h\nsample_interval = 5min\n"
+                  "[training t]\ngpus_per_node = 8\nstep_compute = 1s\n"
+                  "[inference chat]\ngpus_per_replica = 1\nmodel_params = 8e9\nrate = 1/s\n")
+
+
+class HeaderTable(unittest.TestCase):
+    """The one signature table covers the header, exactly."""
+
+    @classmethod
+    def setUpClass(cls):
+        path = aiwtest.header_path()
+        if not os.path.exists(path):
+            raise unittest.SkipTest("no header at %s (installed package, not a source tree)"
+                                    % path)
+        cls.header = aiwtest.parse_header(path)
+
+    def test_header_parsed(self):
+        # the parser must see the long-standing functions, else it is broken
+        for name in ("aiw_sim_create", "aiw_sim_series_copy", "aiw_param_info"):
+            self.assertIn(name, self.header)
+        self.assertGreater(len(self.header), 40)
+
+    def test_every_public_function_in_table(self):
+        missing = [n for n in self.header if n not in _capi.SIGNATURES]
+        self.assertEqual(missing, [], "public functions of %s missing from the binding's "
+                         "signature table (bindings/python/aiworkload/_capi.py SIGNATURES): %s"
+                         % (aiwtest.header_path(), ", ".join(missing)))
+
+    def test_no_stale_table_entries(self):
+        stale = [n for n in _capi.SIGNATURES if n not in self.header]
+        self.assertEqual(stale, [], "table entries not in the header: %s" % stale)
+
+    def test_callback_typedefs_known(self):
+        unknown = [t for t in aiwtest.callback_typedefs() if t not in _capi.CALLBACK_TYPES]
+        # aiw_sweep_fn etc. need a CFUNCTYPE in _capi.CALLBACK_TYPES once used
+        used = {t for _, args in self.header.values() for t, _ in args}
+        self.assertEqual([t for t in unknown if t in used], [],
+                         "callback typedefs without a CFUNCTYPE in _capi.CALLBACK_TYPES")
+
+    def test_signatures_match_prototypes(self):
+        problems = []
+        for name, (ret, args) in self.header.items():
+            if name not in _capi.SIGNATURES:
+                continue
+            restype, targs = _capi.SIGNATURES[name]
+            if ret not in aiwtest.C_TO_CTYPES:
+                problems.append("%s: return type %r has no ctypes mapping in tests" % (name, ret))
+            elif aiwtest.C_TO_CTYPES[ret] is not restype:
+                problems.append("%s returns %s, table says %s" % (
+                    name, ret, aiwtest.ctype_name(restype)))
+            if len(args) != len(targs):
+                problems.append("%s: %d arguments in the header, %d in the table" % (
+                    name, len(args), len(targs)))
+                continue
+            for (ctext, cname), (tname, ttype) in zip(args, targs):
+                if ctext not in aiwtest.C_TO_CTYPES:
+                    problems.append("%s(%s): C type %r has no ctypes mapping" % (
+                        name, cname, ctext))
+                elif aiwtest.C_TO_CTYPES[ctext] is not ttype:
+                    problems.append("%s(%s): %s in the header, %s in the table" % (
+                        name, cname, ctext, aiwtest.ctype_name(ttype)))
+                if cname != tname:
+                    problems.append("%s: argument %r is named %r in the table" % (
+                        name, cname, tname))
+        self.assertEqual(problems, [], "\n".join(problems))
+
+    def test_library_exports_every_table_function(self):
+        lib = _capi.load()
+        self.assertEqual(lib.missing, [], "the loaded library %s lacks %s" % (
+            lib.path, lib.missing))
+
+
+class Loading(unittest.TestCase):
+
+    def test_version_matches_package_abi(self):
+        info = aiworkload.library_info()
+        v = info["version_number"]
+        self.assertEqual(v >> 16, _capi.ABI_MAJOR)
+        self.assertGreaterEqual((v >> 8) & 255, _capi.ABI_MINOR)
+        self.assertEqual(info["version"], "%d.%d.%d" % (v >> 16, (v >> 8) & 255, v & 255))
+        self.assertTrue(os.path.exists(info["path"]) or "/" not in info["path"])
+
+    def test_compatibility_rule(self):
+        M, m = _capi.ABI_MAJOR, _capi.ABI_MINOR
+        self.assertTrue(_capi._compatible((M << 16) | (m << 8) | 7))
+        self.assertTrue(_capi._compatible((M << 16) | ((m + 3) << 8)))
+        self.assertFalse(_capi._compatible(((M + 1) << 16) | (m << 8)))
+        if m > 0:
+            self.assertFalse(_capi._compatible((M << 16) | ((m - 1) << 8)))
+
+    def _import_with(self, env_value):
+        env = dict(os.environ, AIWORKLOAD_LIBRARY=env_value)
+        code = "import aiworkload; aiworkload.library_version()"
+        return subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                              text=True, timeout=60)
+
+    def test_bad_env_library_is_a_clear_error(self):
+        r = self._import_with("/nonexistent/libaiworkload.so")
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("LibraryError", r.stderr)
+        self.assertIn("AIWORKLOAD_LIBRARY=/nonexistent/libaiworkload.so", r.stderr)
+        self.assertIn("no such file", r.stderr)
+
+    def test_wrong_library_is_a_clear_error(self):
+        import ctypes.util
+        libm = ctypes.util.find_library("m")
+        if not libm:
+            self.skipTest("no libm to stand in for a wrong library")
+        r = self._import_with(libm)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("has no aiw_version()", r.stderr)
+
+    def test_missing_symbol_raises_not_supported(self):
+        f = _capi._missing("aiw_future_thing", "/x/libaiworkload.so", 0x000100)
+        with self.assertRaises(aiworkload.NotSupported) as cm:
+            f(1, 2)
+        self.assertIn("aiw_future_thing is not exported by /x/libaiworkload.so (version 0.1.0)",
+                      str(cm.exception))
+
+
+class StatusCodes(unittest.TestCase):
+
+    def test_every_status_has_a_class(self):
+        # walk the library's codes until it no longer knows one
+        known = []
+        code = -1
+        while True:
+            name = aiworkload.status_name(code)
+            if name == "AIW_UNKNOWN_STATUS":
+                break
+            known.append(name)
+            code -= 1
+        self.assertGreaterEqual(len(known), 12)
+        for name in known:
+            cls = errors.error_class(name)
+            self.assertIsNot(cls, aiworkload.AiwError,
+                             "status %s has no AiwError subclass in errors.py" % name)
+        self.assertEqual(aiworkload.status_name(0), "AIW_OK")
+        self.assertEqual(aiworkload.strerror(-1), "invalid argument")
+        self.assertEqual(aiworkload.strerror(-12345), "unknown status code")
+
+    def test_classes_by_code(self):
+        expect = {-1: aiworkload.InvalidArgument, -2: aiworkload.OutOfMemory,
+                  -3: aiworkload.UnknownName, -4: aiworkload.OutOfRange,
+                  -5: aiworkload.ParseError, -6: aiworkload.ScenarioError,
+                  -7: aiworkload.IOError_, -8: aiworkload.StateError,
+                  -9: aiworkload.LimitError, -10: aiworkload.BufferError_,
+                  -11: aiworkload.Stopped, -12: aiworkload.NotSupported}
+        for code, cls in expect.items():
+            e = _capi.make_error(code, "msg", "f")
+            self.assertIs(type(e), cls)
+            self.assertEqual(e.status, code)
+            self.assertTrue(e.status_name.startswith("AIW_E"))
+        self.assertIs(aiworkload.InvalidParameter, aiworkload.InvalidArgument)
+        self.assertTrue(issubclass(aiworkload.OutOfRange, ValueError))
+        self.assertTrue(issubclass(aiworkload.UnknownName, LookupError))
+        self.assertTrue(issubclass(aiworkload.IOError_, OSError))
+
+
+class _Recorder(object):
+    """Stands in for _capi.lib and notes which C functions were called."""
+
+    def __init__(self, real):
+        self._real = real
+        self.called = set()
+
+    def __getattr__(self, name):
+        attr = getattr(self._real, name)
+        if name.startswith("aiw_"):
+            called = self.called
+
+            def call(*a):
+                called.add(name)
+                return attr(*a)
+            return call
+        return attr
+
+
+class EveryFunction(unittest.TestCase):
+    """Each public C function is reachable from Python: one call each."""
+
+    def test_every_function_called(self):
+        real = _capi.load()
+        rec = _Recorder(real)
+        _capi.lib = rec
+        registry._all.cache_clear()
+        try:
+            self._exercise()
+        finally:
+            _capi.lib = real
+            registry._all.cache_clear()
+        missing = [n for n in _capi.SIGNATURES if n not in rec.called]
+        self.assertEqual(missing, [], "not called through the Python layer: %s" % missing)
+
+    def _exercise(self):
+        aiworkload.strerror(-1)
+        aiworkload.status_name(-1)
+        aiworkload.library_info()  # aiw_version, aiw_version_string
+        aiworkload.params()  # aiw_param_count, aiw_param_info
+        aiworkload.param_info("site.pue")  # aiw_param_find
+        self.assertEqual(aiworkload.parse_value("duration", "90d"), 90 * 86400.0)
+        with tempfile.TemporaryDirectory() as d:
+            ini = os.path.join(d, "s.ini")
+            with open(ini, "w") as f:
+                f.write(aiwtest.SCRIPTED)
+            sim = aiworkload.Simulation(ini, seed=3)  # create, load_file, set
+            sim.load(aiwtest.SCRIPTED)  # load_string
+            sim.set("site.pue", 1.25)  # set_double
+            self.assertEqual(sim.get("site.pue"), 1.25)  # get_double
+            self.assertEqual(sim.get_text("sim.duration"), "14400")  # get
+            sim.add_component("load", "c")
+            sim.set_progress(lambda s, now, end: False, every=3600)
+            h = sim.schedule(100, lambda s, t: None)
+            self.assertEqual(sim.pending, 1)
+            sim.cancel(h)
+            sim.schedule(200, lambda s, t: None)
+            sim.run_until(1000)
+            self.assertEqual(sim.now, 1000.0)
+            sim.run()
+            sim.set_progress(None)
+            with self.assertRaises(aiworkload.UnknownName):
+                sim.metric("site.nothing")  # errmsg
+            self.assertGreater(len(sim.metrics()), 5)  # metric_count/name, metric
+            names = sim.series_names()  # series_count, series_name
+            sim.series_unit(names[0])
+            sim.series_length(names[0])
+            sim.series(names[0])  # series_copy
+            sim.write_csv(os.path.join(d, "o.csv"))
+            sim.write_json(os.path.join(d, "o.json"))
+            sim.write_prometheus(os.path.join(d, "o.prom"))
+            sim.write_promtest(os.path.join(d, "o.yml"))
+            sim.write_svg(os.path.join(d, "o.svg"), "t")
+            sim.reset()
+            sim.close()  # free
+        with aiworkload.Simulation(**{"training.t.gpus": 64}) as sim:
+            step, eff = sim.training_scaling("t", [8, 64])
+            self.assertEqual(len(step), 2)
+        try:  # needs the training and inference models
+            r = aiworkload.site_diversity_sweep(SWEEP_SCENARIO, 16, 3)
+            self.assertEqual(list(r["share"]), [0.0, 0.5, 1.0])
+        except aiworkload.NotSupported:
+            pass
+        plain = functions.plain_function_names()
+        no_example = [c for c in plain if c not in EXAMPLE_ARGS]
+        self.assertEqual(no_example, [], "add an example call to EXAMPLE_ARGS in %s" % __file__)
+        first_link = functions.links()[0]
+        for cname in plain:
+            args = tuple(first_link if a is None else a for a in EXAMPLE_ARGS[cname])
+            getattr(aiworkload, cname[4:])(*args)
+
+
+if __name__ == "__main__":
+    unittest.main()

