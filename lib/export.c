@@ -183,7 +183,8 @@ static const struct unit_word {
 } UNIT_WORDS[] = {
 	{"s", "seconds", "second", 1},        {"ms", "seconds", "second", 1e-3},
 	{"us", "seconds", "second", 1e-6},    {"min", "seconds", "second", 60},
-	{"h", "seconds", "second", 3600},     {"w", "watts", "watt", 1},
+	{"h", "seconds", "second", 3600},     {"hours", "seconds", "second", 3600},
+	{"days", "seconds", "second", 86400}, {"w", "watts", "watt", 1},
 	{"kw", "watts", "watt", 1e3},         {"j", "joules", "joule", 1},
 	{"wh", "joules", "joule", 3600},      {"kwh", "joules", "joule", 3.6e6},
 	{"mwh", "joules", "joule", 3.6e9},    {"b", "bytes", "byte", 1},

@@ -62,6 +62,7 @@
 
 #include "cost.h"
 #include "hw.h"
+#include "power.h"
 #include "stats.h"
 
 #include <math.h>
@@ -303,6 +304,7 @@ typedef struct replica {
 	double t0, tp, sc, sa, sb, k_end, ev_t;
 	uint32_t span_n, nfirst, seq0;
 	uint32_t apos;    /* position in the agenda (NIL: no pending span end) */
+	uint8_t resched;  /* scheduled while handling its own span end */
 	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
 	double free_since;
 	uint32_t ready_pos, idle_pos;
@@ -316,11 +318,11 @@ typedef struct rack {
 	uint32_t cnt[NPH]; /* GPUs of this rack per phase */
 } rack;
 
-/* Agenda entry: replica id keyed by (time, sequence) like the engine. */
+/* Agenda entry: replica id keyed by (time, id); the time as its IEEE bits,
+ * which order like the values for times >= 0, for branch-free compares. */
 typedef struct agent {
-	double t;
-	uint64_t seq;
-	uint32_t id;
+	uint64_t tb;
+	uint32_t id, pad_;
 } agent;
 
 typedef struct fleet {
@@ -357,14 +359,14 @@ typedef struct fleet {
 	/* the agenda of span ends, behind one engine event */
 	agent *ag;
 	uint32_t nag, capag;
-	uint64_t agseq, master;
+	uint64_t master;
 	double master_t;
 	bool in_master;
 	/* integrals */
 	aiw_integral energy, busy, paid, cost, waiting;
 	double energy_adj; /* prefill energy booked ahead (J) */
 	rack *racks;
-	size_t nracks;
+	size_t nracks, racks_used; /* allocated; touched by a replica so far */
 	/* traffic */
 	aiw_traffic *tr;
 	double next_p, next_o;
@@ -553,6 +555,8 @@ static void advance(fleet *f, double now)
 
 static bool ensure_racks(fleet *f, size_t need)
 {
+	if (need > f->racks_used)
+		f->racks_used = need;
 	if (need <= f->nracks)
 		return true;
 	size_t n = f->nracks ? 2 * f->nracks : 8;
@@ -774,7 +778,22 @@ static void idle_remove(fleet *f, uint32_t id)
 /* ======================================================================== */
 static inline bool ag_lt(const agent *a, const agent *b)
 {
-	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+	return (a->tb < b->tb) | ((a->tb == b->tb) & (a->id < b->id));
+}
+
+static inline uint64_t tbits(double t)
+{
+	uint64_t b;
+	t += 0.0; /* -0 -> +0 */
+	memcpy(&b, &t, sizeof b);
+	return b;
+}
+
+static inline double ag_time(const agent *a)
+{
+	double t;
+	memcpy(&t, &a->tb, sizeof t);
+	return t;
 }
 
 static void ag_place(fleet *f, uint32_t i, agent x)
@@ -843,7 +862,7 @@ static void ag_sync(fleet *f)
 {
 	if (f->in_master || !f->nag)
 		return;
-	double t = f->ag[0].t;
+	double t = ag_time(&f->ag[0]);
 	if (f->master && !(t < f->master_t))
 		return;
 	if (f->master)
@@ -856,8 +875,9 @@ static void ag_sync(fleet *f)
 
 static void schedule(fleet *f, replica *r, double t)
 {
-	agent x = {t, f->agseq++, (uint32_t)(r - f->rep)};
+	agent x = {tbits(t), (uint32_t)(r - f->rep), 0};
 	r->ev_t = t;
+	r->resched = 1;
 	if (r->apos == NIL) {
 		if (f->nag == f->capag) {
 			uint32_t n = f->capag ? 2 * f->capag : 64;
@@ -1112,7 +1132,10 @@ static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
 			k++;
 		}
 		if (k) {
-			double w = now - fmax(head_arr, r->free_since);
+			/* a replica still in a phase other than idle finished its
+			 * previous batch just now */
+			double free_t = r->phase == PH_IDLE ? r->free_since : now;
+			double w = now - fmax(head_arr, free_t);
 			if (w > f->batch_wait_max)
 				f->batch_wait_max = w;
 			if (r->tmr) {
@@ -1311,14 +1334,14 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	double now = aiw__now(sim);
 	f->master = 0;
 	f->in_master = true;
-	while (f->nag && f->ag[0].t <= now && !f->fail) {
+	while (f->nag && ag_time(&f->ag[0]) <= now && !f->fail) {
 		/* the replica stays in the agenda while it handles its event, so
 		 * that a new span end moves its entry once instead of a removal
 		 * and an insertion; if it scheduled nothing, it leaves */
 		replica *r = &f->rep[f->ag[0].id];
-		uint64_t seq0 = f->agseq;
+		r->resched = 0;
 		replica_event(f, r, now);
-		if (r->apos != NIL && f->ag[r->apos].seq < seq0)
+		if (r->apos != NIL && !r->resched)
 			ag_remove(f, r);
 	}
 	f->in_master = false;
@@ -1992,10 +2015,11 @@ static void inference_sample(aiw_comp *c, double t)
 	f->prev_paid = f->paid.sum;
 	f->prev_tokens = tok;
 	/* racks: the booked prefill energy still ahead of t is taken back per rack */
-	for (size_t k = 0; k < f->nracks; k++)
+	size_t nr = f->racks_used;
+	for (size_t k = 0; k < nr; k++)
 		aiw_int_advance(&f->racks[k].p, t);
-	double *ahead = f->nracks ? calloc(f->nracks, sizeof *ahead) : NULL;
-	if (f->nracks && !ahead) {
+	double *ahead = nr ? calloc(nr, sizeof *ahead) : NULL;
+	if (nr && !ahead) {
 		oom(f);
 		return;
 	}
@@ -2008,7 +2032,7 @@ static void inference_sample(aiw_comp *c, double t)
 				ahead[k] += pend * slot_gpus_in(f, i, k);
 		}
 	}
-	for (size_t k = 0; k < f->nracks; k++) {
+	for (size_t k = 0; k < nr; k++) {
 		rack *rk = &f->racks[k];
 		double e = rk->p.sum + rk->adj - ahead[k];
 		if (dt > 0)
@@ -2024,13 +2048,6 @@ static void inference_finish(aiw_comp *c, double t)
 		return;
 	bring_to(c, t);
 	emit_metrics(c, t);
-}
-
-static double site_param(aiw_sim *sim, const char *key)
-{
-	aiw_comp *s = aiw__site(sim);
-	size_t i = aiw_kind_param_index(s->kind, key);
-	return i == SIZE_MAX ? NAN : aiw_p(s, i);
 }
 
 static void emit_metrics(aiw_comp *c, double t)
@@ -2129,10 +2146,9 @@ static void emit_metrics(aiw_comp *c, double t)
 	M("replicas_loading", (double)f->nstate[AIW_REPLICA_LOADING]);
 	M("replicas_draining", (double)f->nstate[AIW_REPLICA_DRAINING]);
 	M("energy_kwh", c->energy_j / 3.6e6);
-	M("hardware_cost_usd", c->cost_usd);
-	double pue = site_param(sim, "pue"), price = site_param(sim, "electricity_price");
-	double total = c->cost_usd + c->energy_j * pue * price / 3.6e6;
-	M("cost_usd", total);
+	/* hardware + energy at the site's PUE and price, as the site's
+	 * <prefix>.cost_usd (published by power.c) */
+	double total = c->cost_usd + c->energy_j * aiw_site_pue(sim) * aiw_site_price_per_j(sim);
 	M("cost_per_mtok_usd", tok > 0 ? total / tok * 1e6 : NAN);
 	M("cost_per_request_usd", f->completed ? total / (double)f->completed : NAN);
 #undef M

@@ -22,6 +22,10 @@
  *             alone.  Arrivals are relative to the first row (which arrives at 0),
  *             divided by time_scale (> 1 replays faster).  With `loop` the trace
  *             repeats every span + one mean interarrival (span = last - first).
+ *             LF or CRLF line ends; blank lines and lines starting with '#' are
+ *             skipped; a first line not starting like a number is a header;
+ *             equal timestamps are accepted, decreasing ones and NUL bytes are
+ *             errors ("path:line: ...").
  *             The file is streamed (memory O(1) in its length: one FILE*, one
  *             line buffer, a rate profile of at most AIW_TRACE_PROFILE_BINS
  *             bins); it is validated completely when the process is created.

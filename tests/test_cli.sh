@@ -1,2 +1,267 @@
 #!/bin/sh
-exit 77
+# The aiworkload command: usage and exit codes, the built-in default and its
+# shipped copy, the generated manual page, every output file (CSV, JSON,
+# Prometheus exposition checked by promtool, promtool rule tests, SVG
+# checked as XML), determinism, progress on stderr only when asked.
+# Exit 77 (skip) only when promtool is missing; every other check still runs.
+set -u
+: "${top_srcdir:?}" "${top_builddir:?}"
+aiw="$top_builddir/tools/aiworkload"
+[ -x "$aiw" ] || { echo "FAIL: no $aiw"; exit 1; }
+promtool=${PROMTOOL:-}
+[ -n "$promtool" ] && [ -x "$promtool" ] || promtool=$(command -v promtool 2>/dev/null || true)
+py=${PYTHON3:-python3}
+command -v "$py" >/dev/null 2>&1 || py=""
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+ok() { echo "ok   $*"; }
+bad() { echo "FAIL $*"; fail=1; }
+
+# expect STATUS DESCRIPTION -- command...: run, keep stdout/stderr in $tmp
+expect() {
+	want=$1 what=$2
+	shift 3
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	got=$?
+	if [ "$got" = "$want" ]; then ok "$what (exit $got)"; else
+		bad "$what: exit $got, expected $want"
+		sed 's/^/     | /' "$tmp/err" | head -5
+	fi
+}
+has() { # has FILE TEXT DESCRIPTION
+	if grep -qF -- "$2" "$1"; then ok "$3"; else
+		bad "$3: no '$2' in"
+		sed 's/^/     | /' "$1" | head -8
+	fi
+}
+
+# A small fast scenario: one scripted load, one short training job.
+cat >"$tmp/small.ini" <<'EOF'
+[sim]
+duration = 2h
+sample_interval = 1min
+[load cooling]
+profile = 0:40kW, 1h:60kW
+[training tiny]
+gpus = 64
+jitter = lognormal(median=1,sigma=0.02)
+EOF
+
+# --- usage and exit codes -------------------------------------------------
+expect 0 "--version" -- "$aiw" --version
+has "$tmp/out" "aiworkload (libaiworkload) " "--version names the library version"
+expect 0 "--help" -- "$aiw" --help
+has "$tmp/out" "usage: aiworkload" "--help prints the usage"
+expect 0 "run --help" -- "$aiw" run --help
+expect 2 "unknown command" -- "$aiw" frobnicate
+has "$tmp/err" "unknown command 'frobnicate'" "unknown command is named"
+expect 2 "unknown option" -- "$aiw" run --frobnicate
+expect 2 "option without value" -- "$aiw" run --seed
+expect 2 "--set without =" -- "$aiw" run "$tmp/small.ini" --set site.pue
+expect 2 "--summary bad" -- "$aiw" run --summary xml
+expect 2 "missing scenario file" -- "$aiw" run "$tmp/nonexistent.ini"
+has "$tmp/err" "nonexistent.ini" "missing file is named"
+expect 2 "misspelt parameter via --set" -- "$aiw" run "$tmp/small.ini" --set site.peu=1.2
+has "$tmp/err" "did you mean 'pue'" "--set suggests the closest name"
+expect 2 "out-of-range --duration" -- "$aiw" run "$tmp/small.ini" --duration 0
+expect 2 "plot without -o" -- "$aiw" plot "$tmp/small.ini"
+expect 2 "plot without scenario" -- "$aiw" plot -o "$tmp/x.svg"
+expect 2 "--rules without --promtest" -- "$aiw" run "$tmp/small.ini" --rules a.yml
+expect 1 "unwritable output" -- "$aiw" run "$tmp/small.ini" --summary none \
+	--series /nonexistent/dir/x.csv
+has "$tmp/err" "/nonexistent/dir/x.csv" "the unwritable path is named"
+# every invalid scenario of the suite: exit 2 with a message
+n=0
+for f in "$top_srcdir"/tests/scenarios/invalid/*.ini; do
+	"$aiw" run "$f" --summary none --no-progress >/dev/null 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" != 2 ] || [ ! -s "$tmp/err" ]; then
+		bad "$(basename "$f"): exit $rc, expected 2 with a message"
+	fi
+	n=$((n + 1))
+done
+ok "$n invalid scenarios exit 2 with a message"
+"$aiw" run "$top_srcdir/tests/scenarios/invalid/misspelt_key.ini" 2>"$tmp/err" >/dev/null
+has "$tmp/err" "misspelt_key.ini:3: unknown parameter 'profle'" "scenario errors carry file:line"
+
+# --- the built-in default and its shipped copy ------------------------------
+expect 0 "scenario" -- "$aiw" scenario
+if cmp -s "$tmp/out" "$top_srcdir/examples/scenarios/mixed-site.ini"; then
+	ok "built-in default == examples/scenarios/mixed-site.ini"
+else
+	bad "built-in default differs from examples/scenarios/mixed-site.ini:"
+	diff "$tmp/out" "$top_srcdir/examples/scenarios/mixed-site.ini" | head -10
+fi
+expect 0 "default run (shortened)" -- "$aiw" run --duration 30min --no-progress
+for w in "built-in mixed site" "Diversity factor" "IT power peak" "Sum of component peaks" \
+	"Goodput" "TTFT P99" "SLO attainment" "Total cost" "IT energy" "training pretrain" \
+	"inference chat"; do
+	has "$tmp/out" "$w" "default summary shows '$w'"
+done
+expect 0 "bare 'aiworkload FILE.ini' means run" -- "$aiw" "$tmp/small.ini" --no-progress
+
+# --- params, catalog, manual ------------------------------------------------
+expect 0 "params" -- "$aiw" params
+has "$tmp/out" "site.pue" "params lists site.pue"
+has "$tmp/out" "training.NAME.gpus" "params lists training parameters"
+expect 0 "params PATTERN" -- "$aiw" params 'sim.*'
+if grep -q '^site\.' "$tmp/out"; then bad "params 'sim.*' shows site parameters"; else
+	ok "params pattern filters"; fi
+expect 2 "params with no match" -- "$aiw" params no-such-parameter
+expect 0 "catalog" -- "$aiw" catalog
+has "$tmp/out" "H100-SXM" "catalog lists H100-SXM"
+has "$tmp/out" "IB-NDR" "catalog lists IB-NDR"
+expect 0 "catalog GPU" -- "$aiw" catalog h100-sxm
+has "$tmp/out" "tdp_w" "catalog GPU shows its fields"
+expect 2 "catalog unknown" -- "$aiw" catalog no-such-gpu
+expect 0 "params --man" -- "$aiw" params --man
+if cmp -s "$tmp/out" "$top_srcdir/man/man7/aiworkload-params.7"; then
+	ok "man/man7/aiworkload-params.7 == aiworkload params --man"
+else
+	bad "man/man7/aiworkload-params.7 is stale; regenerate it with" \
+		"'tools/aiworkload params --man > man/man7/aiworkload-params.7':"
+	diff "$top_srcdir/man/man7/aiworkload-params.7" "$tmp/out" | head -10
+fi
+
+# --- outputs -----------------------------------------------------------------
+expect 0 "run with every output" -- "$aiw" run "$tmp/small.ini" --seed 5 --no-progress \
+	--series "$tmp/c.csv" --json "$tmp/r.json" --metrics "$tmp/m.prom" \
+	--plot "$tmp/p.svg" --promtest "$tmp/t.yml" --title "small <test>"
+head -1 "$tmp/c.csv" >"$tmp/h"
+has "$tmp/h" "time_s,load.cooling.power_w [W]" "CSV header with units"
+[ "$(wc -l <"$tmp/c.csv")" -eq 121 ] && ok "CSV has 120 points" || bad "CSV rows: $(wc -l <"$tmp/c.csv")"
+has "$tmp/r.json" "\"scenario\": \"$tmp/small.ini\"" "JSON names the scenario"
+has "$tmp/r.json" "\"wall_time_s\": " "JSON has the wall time"
+has "$tmp/r.json" "\"seed\": 5" "JSON has the seed"
+has "$tmp/m.prom" "power_watts{kind=\"load\",component=\"cooling\"} 60000" "exposition: last power"
+has "$tmp/m.prom" "aiworkload_training_goodput{kind=\"training\",component=\"tiny\"}" \
+	"exposition: generic training metric"
+has "$tmp/m.prom" "training_progress_tokens{kind=\"training\",component=\"tiny\"}" \
+	"exposition: operator training metric"
+has "$tmp/p.svg" "<title>small &lt;test&gt;</title>" "SVG title escaped"
+if [ -n "$py" ]; then
+	if "$py" -c 'import json,sys; d=json.load(open(sys.argv[1])); m=d["metrics"]
+assert d["version"] and d["scenario"] and d["wall_time_s"] >= 0
+assert abs(m["load.cooling.energy_kwh"] - 100.0) < 1e-9, m["load.cooling.energy_kwh"]' "$tmp/r.json"; then
+		ok "JSON parses; 40 kW + 60 kW for an hour each = 100 kWh"
+	else bad "JSON check"; fi
+	if "$py" -c 'import sys, xml.etree.ElementTree as E
+r = E.parse(sys.argv[1]).getroot()
+assert r.tag.endswith("svg"), r.tag
+assert len(r.findall(".//{http://www.w3.org/2000/svg}path")) >= 5' "$tmp/p.svg"; then
+		ok "SVG parses as XML (python3 xml.etree)"
+	else bad "SVG is not well-formed XML"; fi
+fi
+if command -v xmllint >/dev/null 2>&1; then
+	xmllint --noout "$tmp/p.svg" && ok "SVG passes xmllint" || bad "xmllint rejects the SVG"
+fi
+expect 0 "plot command" -- "$aiw" plot "$tmp/small.ini" -o "$tmp/q.svg"
+[ -s "$tmp/q.svg" ] && [ ! -s "$tmp/out" ] && ok "plot writes the SVG, prints nothing" ||
+	bad "plot output"
+expect 0 "summary json" -- "$aiw" run "$tmp/small.ini" --summary json --no-progress
+if [ -n "$py" ]; then
+	"$py" -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/out" &&
+		ok "--summary json is JSON" || bad "--summary json is not JSON"
+fi
+expect 0 "summary full" -- "$aiw" run "$tmp/small.ini" --summary full --no-progress
+has "$tmp/out" "Checkpoint interval" "--summary full shows every metric"
+
+# --- determinism and seeds ----------------------------------------------------
+"$aiw" run "$tmp/small.ini" --summary none --series "$tmp/a1.csv" --seed 9 &&
+	"$aiw" run "$tmp/small.ini" --summary none --series "$tmp/a2.csv" --seed 9 &&
+	"$aiw" run "$tmp/small.ini" --summary none --series "$tmp/a3.csv" --seed 10
+if cmp -s "$tmp/a1.csv" "$tmp/a2.csv"; then ok "same seed, same curves"; else
+	bad "same seed gave different curves"; fi
+if cmp -s "$tmp/a1.csv" "$tmp/a3.csv"; then bad "--seed changes nothing"; else
+	ok "--seed changes the curves"; fi
+"$aiw" run "$tmp/small.ini" --summary none --set training.tiny.gpus=128 --series "$tmp/a4.csv"
+if cmp -s "$tmp/a1.csv" "$tmp/a4.csv"; then bad "--set changes nothing"; else
+	ok "--set applies"; fi
+
+# --- progress only on request (stderr is not a terminal here) ---------------
+"$aiw" run "$tmp/small.ini" --summary none 2>"$tmp/e1"
+[ ! -s "$tmp/e1" ] && ok "no progress when stderr is not a terminal" || bad "stray stderr output"
+"$aiw" run "$tmp/small.ini" --summary none --progress 2>"$tmp/e2" >"$tmp/o2"
+grep -q '%' "$tmp/e2" && [ ! -s "$tmp/o2" ] && ok "--progress draws on stderr only" ||
+	bad "--progress output"
+
+# --- Prometheus: exposition lint, rule files, one rules unit test -----------
+if [ -z "$promtool" ]; then
+	echo "SKIP: promtool not found (Debian package prometheus); other checks done"
+	[ $fail = 0 ] && exit 77
+	exit $fail
+fi
+"$promtool" check metrics <"$tmp/m.prom" >"$tmp/lint" 2>&1 &&
+	ok "promtool check metrics: clean" || { bad "promtool check metrics:"; cat "$tmp/lint"; }
+# the default's exposition includes the inference and training families
+"$aiw" run --duration 1h --summary none --metrics "$tmp/d.prom"
+"$promtool" check metrics <"$tmp/d.prom" >"$tmp/lint" 2>&1 &&
+	ok "promtool check metrics (default scenario): clean" ||
+	{ bad "promtool check metrics (default):"; cat "$tmp/lint"; }
+has "$tmp/d.prom" 'inference_requests_total{kind="inference",component="chat",outcome="completed"}' \
+	"exposition: inference request counter"
+rules="$top_srcdir/examples/prometheus"
+"$promtool" check rules "$rules/training-rules.yml" "$rules/inference-rules.yml" >"$tmp/lint" 2>&1 &&
+	ok "promtool check rules: clean" || { bad "promtool check rules:"; cat "$tmp/lint"; }
+# A simulated day for the alert rules: a training job that starts at 3:00
+# (stalled before), and a fleet of 3 replicas that copes at night and falls
+# behind from ~11:00 as the diurnal peak (14:00) brings 10x the traffic.
+cat >"$tmp/alerts.ini" <<'EOF'
+[sim]
+duration = 16h
+sample_interval = 1min
+[training late]
+gpus = 512
+start = 3h
+[inference chat]
+gpus_per_replica = 2
+weight_bits = 8
+traffic = diurnal
+rate = 10/s
+peak_to_trough = 10
+peak_hour = 14
+prompt_tokens = lognormal(median=256,sigma=0.5)
+replicas = 3
+slo_ttft = 500ms
+EOF
+cp "$rules/training-rules.yml" "$rules/inference-rules.yml" "$tmp/"
+"$aiw" run "$tmp/alerts.ini" --summary none --promtest "$tmp/alerts.yml" \
+	--rules training-rules.yml,inference-rules.yml
+cat >>"$tmp/alerts.yml" <<'EOF'
+    alert_rule_test:
+      - eval_time: 1h
+        alertname: TrainingStalled
+        exp_alerts:
+          - exp_labels: {severity: page, kind: training, component: late}
+            exp_annotations:
+              summary: "training job late has made no progress for 35 minutes"
+      - eval_time: 14h
+        alertname: TrainingStalled
+        exp_alerts: []
+      - eval_time: 4h
+        alertname: InferenceTTFTP99High
+        exp_alerts: []
+      - eval_time: 14h
+        alertname: InferenceTTFTP99High
+        exp_alerts:
+          - exp_labels: {severity: page, component: chat}
+            exp_annotations:
+              summary: "inference fleet chat: P99 time to first token above 500 ms"
+      - eval_time: 4h
+        alertname: InferenceFallingBehind
+        exp_alerts: []
+      - eval_time: 14h
+        alertname: InferenceFallingBehind
+        exp_alerts:
+          - exp_labels: {severity: page, component: chat}
+            exp_annotations:
+              summary: "inference fleet chat: completes under 90 % of its arrivals"
+      - eval_time: 14h
+        alertname: InferenceErrorRateHigh
+        exp_alerts: []
+EOF
+(cd "$tmp" && "$promtool" test rules alerts.yml) >"$tmp/lint" 2>&1 &&
+	ok "promtool test rules: a simulated day fires the expected alerts" ||
+	{ bad "promtool test rules:"; head -40 "$tmp/lint"; }
+exit $fail

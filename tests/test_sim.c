@@ -11,9 +11,11 @@
 static const char *SCENARIO = "[sim]\nduration = 6h\nsample_interval = 5min\n"
                               "[load a]\nprofile = 0:1kW, 20min:3kW, 50min:2kW\nperiod = 1h\n"
                               "[load b]\nprofile = 0:4kW, 3h:1kW\ngpus = 4\n"
-#ifdef AIW_TEST_EXTRA_SCENARIO
-                              AIW_TEST_EXTRA_SCENARIO
-#endif
+                              "[training t]\ngpus = 256\njitter = lognormal(0,0.05)\n"
+                              "slow_gpus = 1\nslow_factor = 1.2\ngpu_mtbf = 2000h\n"
+                              "checkpoint_interval = auto\n"
+                              "[load r]\non_time = exp(10min)\noff_time = exp(20min)\nracks = 4\n"
+                              "on_power = 10kW\n"
 	;
 
 /* FNV-1a over every curve and metric: equal hashes mean equal bits */

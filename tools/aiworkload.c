@@ -3,6 +3,7 @@
  *
  *   aiworkload [run] [SCENARIO.ini ...] [options]   run, print a summary table
  *   aiworkload plot SCENARIO.ini -o FILE.svg         run, write the chart
+ *   aiworkload sweep SCENARIO.ini --set N=V1,V2 ...  sweeps (tools/sweep_cli.c)
  *   aiworkload params [PATTERN] [--man]              the parameter registry
  *   aiworkload catalog [GPU|LINK]                    built-in hardware
  *   aiworkload scenario                              print the built-in default
@@ -24,6 +25,7 @@
 #include <unistd.h>
 
 #include "aiworkload.h"
+#include "sweep_cli.h"
 
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1
@@ -47,6 +49,16 @@ static const char DEFAULT_SCENARIO[] =
 	";   training: goodput ~90 %, step time ~4.06 s, straggler slowdown ~1.10\n"
 	";   inference: ~2.6 million requests, none dropped, TTFT P99 ~0.7 s,\n"
 	";   SLO attainment (TTFT <= 500 ms) ~97 %\n"
+	";\n"
+	";\n"
+	"; check: site.power_peak_w in [1.10e6, 1.22e6]\n"
+	"; check: site.diversity_factor in [1.0, 1.02]\n"
+	"; check: training.pretrain.goodput in [0.85, 0.95]\n"
+	"; check: training.pretrain.straggler_slowdown in [1.05, 1.15]\n"
+	"; check: inference.chat.requests_arrived in [2.5e6, 2.7e6]\n"
+	"; check: inference.chat.requests_dropped == 0\n"
+	"; check: inference.chat.ttft_p99_s in [0.4, 1.0]\n"
+	"; check: inference.chat.slo_attainment in [0.93, 0.995]\n"
 	";\n"
 	"; Print it with `aiworkload scenario`; change it with --set, e.g.\n"
 	";   aiworkload run --set inference.chat.replicas=48 --duration 48h\n"
@@ -134,6 +146,7 @@ static void usage_text(FILE *f)
 	fprintf(f,
 	        "usage: aiworkload [run] [SCENARIO.ini ...] [options]\n"
 	        "       aiworkload plot SCENARIO.ini -o FILE.svg [options]\n"
+	        "       aiworkload sweep SCENARIO.ini --set NAME=V1,V2,... [options]\n"
 	        "       aiworkload params [PATTERN] [--man]\n"
 	        "       aiworkload catalog [GPU|LINK]\n"
 	        "       aiworkload scenario\n"
@@ -167,7 +180,8 @@ static void usage_text(FILE *f)
 	        "  --man                the aiworkload-params(7) manual page, generated\n"
 	        "\n"
 	        "Exit status: 0 success, 2 bad usage or invalid scenario, 1 other failure.\n"
-	        "See aiworkload(1), aiworkload-scenario(5), aiworkload-params(7).\n");
+	        "`aiworkload sweep --help` describes sweeps.  See aiworkload(1),\n"
+	        "aiworkload-scenario(5), aiworkload-params(7).\n");
 }
 
 static int usage_error(const char *fmt, ...)
@@ -1421,6 +1435,8 @@ int main(int argc, char **argv)
 		printf("aiworkload (libaiworkload) %s\n", aiw_version_string());
 		return 0;
 	}
+	if (strcmp(cmd, "sweep") == 0) /* tools/sweep_cli.c (issue 9) */
+		return aiw_cli_sweep(argc - 1, argv + 1);
 	for (int i = 2; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage_text(stdout);

@@ -68,6 +68,8 @@ bool aiw_cli_sweep_want_bar(const aiw_cli_sweep_opts *o);
  * whether a signal arrived. */
 void aiw_cli_sweep_catch_signals(aiw_sweep *sw);
 bool aiw_cli_sweep_release_signals(void);
+/* Whether a signal arrived since aiw_cli_sweep_catch_signals (no release). */
+bool aiw_cli_sweep_signalled(void);
 
 /* Write the results (--out, or standard output) and --replications-out of
  * a sweep that ended with status st (AIW_OK, AIW_ESTOPPED or an error with

@@ -20,7 +20,7 @@ aiw_site_diversity_sweep (rack level only) and overlaid.
 from _common import aiw, ini, parse_args, pyplot, require, save
 
 GPUS_PER_REPLICA = 4
-RATE_PER_REPLICA = 1.0  # requests/s (diurnal mean) per replica
+RATE_PER_REPLICA = 0.2  # requests/s (diurnal mean) per replica: busy by day, idle gaps at night
 
 
 def scenario(train_gpus, replicas, duration, interval):

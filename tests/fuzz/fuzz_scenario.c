@@ -1,0 +1,37 @@
+/* fuzz_scenario - libFuzzer harness: arbitrary bytes as a scenario file,
+ * then (when it loads) a short run.  Must never crash, hang or leak. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "aiworkload.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	if (size > 1 << 16)
+		return 0;
+	char *text = malloc(size + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = 0;
+	aiw_sim *sim;
+	if (aiw_sim_create(&sim, 1) == AIW_OK) {
+		if (aiw_sim_load_string(sim, text, "fuzz.ini") == AIW_OK) {
+			/* keep runs short whatever the input asked for */
+			double d = 0, si = 0;
+			aiw_sim_get_double(sim, "sim.duration", &d);
+			aiw_sim_get_double(sim, "sim.sample_interval", &si);
+			if (d > 600)
+				aiw_sim_set(sim, "sim.duration", "600s");
+			if (si < 1)
+				aiw_sim_set(sim, "sim.sample_interval", "1s");
+			aiw_sim_run(sim);
+			size_t n = 0;
+			aiw_sim_metric_count(sim, &n);
+		}
+		aiw_sim_free(sim);
+	}
+	free(text);
+	return 0;
+}

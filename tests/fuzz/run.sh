@@ -1,0 +1,41 @@
+#!/bin/sh
+# tests/fuzz/run.sh [SECONDS] - build the libFuzzer harnesses with clang
+# (ASan + UBSan) straight from the sources and run each for SECONDS
+# (default 30), seeded from examples/scenarios and tests/scenarios.
+# Prints executions and findings; exits non-zero on a crash.
+set -eu
+secs=${1:-30}
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out=${AIW_FUZZ_DIR:-$top/build/fuzz}
+command -v clang >/dev/null || { echo "SKIP: clang not found (Debian: clang libclang-rt-14-dev)"; exit 77; }
+mkdir -p "$out"
+flags="-g -O1 -std=gnu11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -I$top/include -I$top/lib"
+libs="$(pkg-config --libs gsl inih) -lm"
+objs=""
+for f in "$top"/lib/*.c; do
+	o="$out/$(basename "$f" .c).o"
+	clang $flags $(pkg-config --cflags gsl inih) -c "$f" -o "$o"
+	objs="$objs $o"
+done
+status=0
+for h in scenario units trace api; do
+	clang $flags -fsanitize=fuzzer "$top/tests/fuzz/fuzz_$h.c" $objs $libs -o "$out/fuzz_$h"
+	corpus="$out/corpus_$h"
+	mkdir -p "$corpus"
+	case $h in
+	scenario) cp "$top"/examples/scenarios/*.ini "$top"/tests/scenarios/invalid/*.ini "$corpus"/ 2>/dev/null || true ;;
+	trace) for t in "$top"/examples/traces/*.csv; do head -c 4000 "$t" >"$corpus/$(basename "$t")"; done 2>/dev/null || true ;;
+	esac
+	if [ -d "$top/tests/fuzz/regressions/$h" ]; then
+		# every crash found once is replayed forever
+		"$out/fuzz_$h" "$top"/tests/fuzz/regressions/$h/* >"$out/regress_$h.log" 2>&1 || { cat "$out/regress_$h.log"; status=1; }
+	fi
+	if "$out/fuzz_$h" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
+		-artifact_prefix="$out/crash_${h}_" "$corpus" >"$out/fuzz_$h.log" 2>&1; then
+		execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/fuzz_$h.log" | grep -o '[0-9]*$')
+		echo "fuzz_$h: ${execs:-?} executions in ${secs}s, no finding"
+	else
+		echo "fuzz_$h: FINDING"; tail -n 40 "$out/fuzz_$h.log"; status=1
+	fi
+done
+exit $status

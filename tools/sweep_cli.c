@@ -1,0 +1,481 @@
+/*
+ * sweep_cli.c - `aiworkload sweep`: parse the command line, build an
+ * aiw_sweep, run it on J threads with a progress bar on a terminal, stop
+ * cleanly on Ctrl-C keeping the finished rows, write the result files.
+ * Only the public API is used.  tools/aiworkload-mpi.c reuses every piece
+ * but the run.
+ */
+#include "sweep_cli.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXIT_USAGE 2
+#define EXIT_FAIL 1
+
+const char *aiw_cli_sweep_prog = "aiworkload";
+
+static void errorf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s sweep: ", aiw_cli_sweep_prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static int usage_error(bool quiet, const char *fmt, ...)
+{
+	if (quiet)
+		return EXIT_USAGE;
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s sweep: ", aiw_cli_sweep_prog);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry '%s sweep --help'.\n", aiw_cli_sweep_prog);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+int aiw_cli_sweep_exit_code(aiw_status st)
+{
+	switch (st) {
+	case AIW_OK:
+		return 0;
+	case AIW_EINVAL:
+	case AIW_EUNKNOWN:
+	case AIW_ERANGE:
+	case AIW_EPARSE:
+	case AIW_ESCENARIO:
+	case AIW_ELIMIT:
+		return EXIT_USAGE;
+	case AIW_ESTOPPED:
+		return AIW_CLI_EXIT_INTERRUPTED;
+	default:
+		return EXIT_FAIL;
+	}
+}
+
+void aiw_cli_sweep_usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: %s sweep SCENARIO.ini [options]\n"
+	        "\n"
+	        "Run a grid of parameter points, each replicated with independent seeds, and\n"
+	        "write per point the mean, standard deviation and 95%% confidence half-width\n"
+	        "(Student t) of every metric.\n"
+	        "\n"
+	        "  --set NAME=V1,V2,...     an axis of the grid (repeatable: cartesian product,\n"
+	        "                           the last axis varying fastest); one value simply\n"
+	        "                           sets the parameter.  Commas inside parentheses or\n"
+	        "                           double quotes, or written \\, do not split\n"
+	        "  --points FILE.csv        points from a CSV file: a header of parameter names,\n"
+	        "                           one row per point (combined with the axes: each row\n"
+	        "                           times the axes' grid)\n"
+	        "  --replications R         runs per point (default 1; 2 or more give sd and CI)\n"
+	        "  --jobs J                 threads (default 0: one per processor)\n"
+	        "  --metrics LIST           metrics to keep: names or shell patterns, comma-\n"
+	        "                           separated (default: all)\n"
+	        "  --seed N                 base seed of the replication seeds (default: the\n"
+	        "                           scenario's sim.seed)\n"
+	        "  --out FILE.csv           results, one row per point (default: standard output)\n"
+	        "  --replications-out FILE.csv\n"
+	        "                           every run: point, replication, seed, values, metrics\n"
+	        "  --progress, --no-progress\n"
+	        "                           progress bar on standard error (default: when it is\n"
+	        "                           a terminal)\n"
+	        "\n"
+	        "Results do not depend on --jobs.  Ctrl-C stops, keeping the finished points.\n"
+	        "Exit status: 0 success, 2 bad usage or invalid values, 1 other failure,\n"
+	        "130 interrupted.\n",
+	        aiw_cli_sweep_prog);
+}
+
+/* Option with a value: "--opt VALUE" or "--opt=VALUE". */
+static bool opt_value(int argc, char **argv, int *i, const char *name, const char **out,
+                      int *err, bool quiet)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, name, n) != 0)
+		return false;
+	if (a[n] == '=') {
+		*out = a + n + 1;
+		return true;
+	}
+	if (a[n] != 0)
+		return false;
+	if (*i + 1 >= argc) {
+		*err = usage_error(quiet, "option %s needs a value", name);
+		return true;
+	}
+	*out = argv[++*i];
+	return true;
+}
+
+static bool parse_ull(const char *s, unsigned long long max, unsigned long long *out)
+{
+	if (!*s || *s == '-' || *s == '+' || *s == ' ')
+		return false;
+	errno = 0;
+	char *e;
+	unsigned long long v = strtoull(s, &e, 10);
+	if (errno || *e || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+void aiw_cli_sweep_opts_free(aiw_cli_sweep_opts *o)
+{
+	free(o->axes);
+	o->axes = NULL;
+}
+
+int aiw_cli_sweep_parse(int argc, char **argv, aiw_cli_sweep_opts *o, bool quiet)
+{
+	memset(o, 0, sizeof *o);
+	o->replications = 1;
+	o->progress = -1;
+	o->axes = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->axes);
+	if (!o->axes) {
+		if (!quiet)
+			errorf("out of memory");
+		return EXIT_FAIL;
+	}
+	bool dashdash = false;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		int err = 0;
+		if (dashdash || a[0] != '-' || strcmp(a, "-") == 0) {
+			if (o->scenario)
+				return usage_error(quiet, "one scenario only ('%s' and '%s')", o->scenario, a);
+			o->scenario = a;
+			continue;
+		}
+		if (strcmp(a, "--") == 0) {
+			dashdash = true;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			o->help = true;
+		} else if (opt_value(argc, argv, &i, "--set", &v, &err, quiet)) {
+			if (!err && (!strchr(v, '=') || v[0] == '='))
+				err = usage_error(quiet, "--set %s: expected NAME=V1,V2,...", v);
+			if (!err)
+				o->axes[o->naxes++] = v;
+		} else if (opt_value(argc, argv, &i, "--points", &v, &err, quiet)) {
+			if (!err && o->points)
+				err = usage_error(quiet, "--points: one file only");
+			o->points = v;
+		} else if (opt_value(argc, argv, &i, "--replications", &v, &err, quiet)) {
+			unsigned long long r;
+			if (!err && (!parse_ull(v, 1000000, &r) || r < 1))
+				err = usage_error(quiet, "--replications %s: expected a whole number from 1 "
+				                  "to 1000000", v);
+			if (!err)
+				o->replications = (size_t)r;
+		} else if (opt_value(argc, argv, &i, "--jobs", &v, &err, quiet) ||
+		           opt_value(argc, argv, &i, "-j", &v, &err, quiet)) {
+			unsigned long long j;
+			if (!err && !parse_ull(v, 1024, &j))
+				err = usage_error(quiet, "--jobs %s: expected 0 (one per processor) to 1024",
+				                  v);
+			if (!err)
+				o->jobs = (unsigned)j;
+		} else if (opt_value(argc, argv, &i, "--metrics", &v, &err, quiet)) {
+			o->metrics = v;
+		} else if (opt_value(argc, argv, &i, "--out", &v, &err, quiet) ||
+		           opt_value(argc, argv, &i, "-o", &v, &err, quiet)) {
+			o->out = v;
+		} else if (opt_value(argc, argv, &i, "--replications-out", &v, &err, quiet)) {
+			o->reps_out = v;
+		} else if (opt_value(argc, argv, &i, "--seed", &v, &err, quiet)) {
+			if (!err && !parse_ull(v, UINT64_MAX, &o->seed))
+				err = usage_error(quiet, "--seed %s: expected a whole number from 0 to "
+				                  "18446744073709551615", v);
+			o->seed_set = true;
+		} else if (strcmp(a, "--progress") == 0) {
+			o->progress = 1;
+		} else if (strcmp(a, "--no-progress") == 0) {
+			o->progress = 0;
+		} else {
+			return usage_error(quiet, "unknown option '%s'", a);
+		}
+		if (err)
+			return err;
+	}
+	if (o->help)
+		return 0;
+	if (!o->scenario)
+		return usage_error(quiet, "give a scenario file (SCENARIO.ini)");
+	if (o->out && o->reps_out && strcmp(o->out, o->reps_out) == 0)
+		return usage_error(quiet, "--out and --replications-out name the same file");
+	return 0;
+}
+
+int aiw_cli_sweep_build(const aiw_cli_sweep_opts *o, aiw_sweep **out, bool quiet)
+{
+	*out = NULL;
+	aiw_sweep *sw;
+	aiw_status st = aiw_sweep_create(&sw, o->scenario, NULL);
+	if (st != AIW_OK) {
+		if (!quiet)
+			errorf("%s: %s", o->scenario, aiw_strerror(st));
+		return aiw_cli_sweep_exit_code(st);
+	}
+	for (size_t i = 0; i < o->naxes && st == AIW_OK; i++) {
+		char *name = strdup(o->axes[i]);
+		if (!name) {
+			st = AIW_ENOMEM;
+			break;
+		}
+		char *eq = strchr(name, '=');
+		*eq = 0;
+		char *n = name;
+		while (*n == ' ' || *n == '\t')
+			n++;
+		for (char *e = eq; e > n && (e[-1] == ' ' || e[-1] == '\t');)
+			*--e = 0;
+		st = aiw_sweep_axis(sw, n, eq + 1);
+		free(name);
+	}
+	if (st == AIW_OK && o->points)
+		st = aiw_sweep_point_file(sw, o->points);
+	if (st == AIW_OK)
+		st = aiw_sweep_set_replications(sw, o->replications);
+	if (st == AIW_OK)
+		st = aiw_sweep_set_metrics(sw, o->metrics);
+	if (st == AIW_OK && o->seed_set)
+		st = aiw_sweep_set_seed(sw, (uint64_t)o->seed);
+	if (st == AIW_OK)
+		st = aiw_sweep_set_jobs(sw, o->jobs);
+	if (st == AIW_OK)
+		st = aiw_sweep_prepare(sw);
+	if (st != AIW_OK) {
+		if (!quiet)
+			errorf("%s", aiw_sweep_errmsg(sw)[0] ? aiw_sweep_errmsg(sw) : aiw_strerror(st));
+		aiw_sweep_free(sw);
+		/* an unreadable scenario or point file is the user's input: usage */
+		return st == AIW_EIO ? EXIT_USAGE : aiw_cli_sweep_exit_code(st);
+	}
+	*out = sw;
+	return 0;
+}
+
+/* ======================================================================== */
+/* progress bar                                                              */
+/* ======================================================================== */
+struct aiw_cli_bar {
+	struct timespec start, last;
+	bool drawn;
+};
+
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+aiw_cli_bar *aiw_cli_bar_new(void)
+{
+	aiw_cli_bar *b = calloc(1, sizeof *b);
+	if (b)
+		clock_gettime(CLOCK_MONOTONIC, &b->start);
+	return b;
+}
+
+void aiw_cli_bar_draw(aiw_cli_bar *b, size_t done, size_t total)
+{
+	if (!b)
+		return;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if (b->drawn && done < total && elapsed(&b->last, &t) < 0.1)
+		return;
+	b->last = t;
+	b->drawn = true;
+	double frac = total ? (double)done / (double)total : 1;
+	int width = 30, fill = (int)(frac * width);
+	char bar[64];
+	for (int i = 0; i < width; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[width] = 0;
+	double wall = elapsed(&b->start, &t);
+	fprintf(stderr, "\r[%s] %3.0f%%  %zu/%zu runs", bar, frac * 100, done, total);
+	if (done > 0 && done < total)
+		fprintf(stderr, "  ETA %.0f s   ", wall * (double)(total - done) / (double)done);
+	else
+		fprintf(stderr, "             ");
+	fflush(stderr);
+}
+
+void aiw_cli_bar_free(aiw_cli_bar *b)
+{
+	if (b && b->drawn) {
+		fprintf(stderr, "\r%75s\r", "");
+		fflush(stderr);
+	}
+	free(b);
+}
+
+int aiw_cli_bar_cb(const aiw_sweep *sw, size_t done, size_t total, void *payload)
+{
+	(void)sw;
+	aiw_cli_bar_draw(payload, done, total);
+	return 0;
+}
+
+bool aiw_cli_sweep_want_bar(const aiw_cli_sweep_opts *o)
+{
+	return o->progress == 1 || (o->progress == -1 && isatty(2));
+}
+
+/* ======================================================================== */
+/* signals                                                                   */
+/* ======================================================================== */
+static aiw_sweep *volatile g_sweep;
+static volatile sig_atomic_t g_caught;
+static struct sigaction g_old_int, g_old_term;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	g_caught = 1;
+	if (g_sweep)
+		aiw_sweep_stop(g_sweep); /* async-signal-safe */
+}
+
+void aiw_cli_sweep_catch_signals(aiw_sweep *sw)
+{
+	g_sweep = sw;
+	g_caught = 0;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C terminates at once */
+	sigaction(SIGINT, &sa, &g_old_int);
+	sigaction(SIGTERM, &sa, &g_old_term);
+}
+
+bool aiw_cli_sweep_signalled(void)
+{
+	return g_caught != 0;
+}
+
+bool aiw_cli_sweep_release_signals(void)
+{
+	sigaction(SIGINT, &g_old_int, NULL);
+	sigaction(SIGTERM, &g_old_term, NULL);
+	g_sweep = NULL;
+	return g_caught != 0;
+}
+
+/* ======================================================================== */
+/* output                                                                    */
+/* ======================================================================== */
+/* The library writes files; standard output gets a temporary file's bytes
+ * (so that `>>` appends and pipes work). */
+static aiw_status write_stdout(aiw_sweep *sw)
+{
+	const char *td = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/aiworkload-sweepXXXXXX", td && *td ? td : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0) {
+		errorf("cannot create a temporary file in %s: %s", td && *td ? td : "/tmp",
+		       strerror(errno));
+		return AIW_EIO;
+	}
+	close(fd);
+	aiw_status st = aiw_sweep_write_csv(sw, path);
+	if (st != AIW_OK) {
+		errorf("%s", aiw_sweep_errmsg(sw));
+		unlink(path);
+		return st;
+	}
+	FILE *f = fopen(path, "rb");
+	unlink(path);
+	if (!f) {
+		errorf("%s: %s", path, strerror(errno));
+		return AIW_EIO;
+	}
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n)
+			break;
+	bool bad = ferror(f) != 0;
+	fclose(f);
+	if (bad || fflush(stdout) != 0 || ferror(stdout)) {
+		errorf("error writing the results to standard output");
+		return AIW_EIO;
+	}
+	return AIW_OK;
+}
+
+int aiw_cli_sweep_finish(aiw_sweep *sw, const aiw_cli_sweep_opts *o, aiw_status st,
+                         const char *errmsg, bool interrupted)
+{
+	int rc = 0;
+	if (st != AIW_OK && st != AIW_ESTOPPED) {
+		errorf("%s", errmsg && *errmsg ? errmsg : aiw_strerror(st));
+		rc = aiw_cli_sweep_exit_code(st);
+	}
+	aiw_status ws = o->out ? aiw_sweep_write_csv(sw, o->out) : write_stdout(sw);
+	if (ws != AIW_OK && o->out)
+		errorf("%s", aiw_sweep_errmsg(sw));
+	if (ws == AIW_OK && o->reps_out &&
+	    (ws = aiw_sweep_write_replications_csv(sw, o->reps_out)) != AIW_OK)
+		errorf("%s", aiw_sweep_errmsg(sw));
+	if (ws != AIW_OK && rc == 0)
+		rc = EXIT_FAIL;
+	if (st != AIW_OK) {
+		size_t np = 0, done = 0;
+		aiw_sweep_npoints(sw, &np);
+		for (size_t p = 0; p < np; p++)
+			done += aiw_sweep_result(sw, p, 0, NULL, NULL, NULL, NULL) == AIW_OK;
+		if (st == AIW_ESTOPPED)
+			errorf("%s: kept %zu of %zu points", interrupted ? "interrupted" : "stopped", done,
+			       np);
+		else if (done)
+			errorf("kept the %zu points that finished (of %zu)", done, np);
+		if (rc == 0)
+			rc = AIW_CLI_EXIT_INTERRUPTED;
+	}
+	return rc;
+}
+
+/* ======================================================================== */
+int aiw_cli_sweep(int argc, char **argv)
+{
+	aiw_cli_sweep_opts o;
+	int rc = aiw_cli_sweep_parse(argc, argv, &o, false);
+	if (rc != 0 || o.help) {
+		if (rc == 0)
+			aiw_cli_sweep_usage(stdout);
+		aiw_cli_sweep_opts_free(&o);
+		return rc;
+	}
+	aiw_sweep *sw;
+	if ((rc = aiw_cli_sweep_build(&o, &sw, false)) != 0) {
+		aiw_cli_sweep_opts_free(&o);
+		return rc;
+	}
+	aiw_cli_bar *bar = aiw_cli_sweep_want_bar(&o) ? aiw_cli_bar_new() : NULL;
+	if (bar)
+		aiw_sweep_set_progress(sw, aiw_cli_bar_cb, bar);
+	aiw_cli_sweep_catch_signals(sw);
+	aiw_status st = aiw_sweep_run(sw);
+	bool interrupted = aiw_cli_sweep_release_signals();
+	aiw_cli_bar_free(bar);
+	rc = aiw_cli_sweep_finish(sw, &o, st, aiw_sweep_errmsg(sw), interrupted);
+	aiw_sweep_free(sw);
+	aiw_cli_sweep_opts_free(&o);
+	return rc;
+}
