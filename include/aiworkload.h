@@ -402,7 +402,7 @@ AIW_EXPORT aiw_status aiw_sweep_prepare(aiw_sweep *sw);
  * keep their results and a later call runs the rest. */
 AIW_EXPORT aiw_status aiw_sweep_run(aiw_sweep *sw);
 /* Ask a running aiw_sweep_run or aiw_sweep_run_task to stop soon (between
- * tasks, and inside running simulations at their next sample tick).
+ * tasks, and inside running simulations within 1/1000 of their span).
  * Async-signal-safe: callable from a SIGINT handler. */
 AIW_EXPORT void aiw_sweep_stop(aiw_sweep *sw);
 

@@ -10,7 +10,7 @@
  * case, no abbreviated units, and the names operators already use for the
  * common series (gpu_utilization, power_watts, inference_replicas,
  * inference_request_duration_seconds).  Every summary metric is also
- * exported under a generic name aiworkload_<kind>_<key>{component="NAME"}.
+ * exported under a generic name aiworkload_<kind>_<key>{kind,component}.
  */
 #include "internal.h"
 #include "stats.h"
@@ -574,7 +574,8 @@ AIW_EXPORT aiw_status aiw_sim_write_prometheus(aiw_sim *sim, const char *path)
 		fclose(f);
 		return aiw__err(sim, AIW_ENOMEM, "aiw_sim_write_prometheus: out of memory");
 	}
-	qsort(s.e, s.n, sizeof *s.e, pentry_cmp);
+	if (s.n)
+		qsort(s.e, s.n, sizeof *s.e, pentry_cmp);
 	char seed[32] = "";
 	aiw_sim_get(sim, "sim.seed", seed, sizeof seed);
 	fprintf(f, "# HELP aiworkload_info libaiworkload run: library version and seed\n"
@@ -617,38 +618,42 @@ static bool prom_duration(double s, char *buf, size_t len)
 	return true;
 }
 
+/* A run of `run` copies of the value text `cur`, in promtool's notation:
+ * "axN" is N+1 copies of a, but "_xN" is N blanks. */
+static void promtest_run(FILE *f, const char *cur, size_t run)
+{
+	if (run == 1)
+		fprintf(f, " %s", cur);
+	else if (cur[0] == '_')
+		fprintf(f, " _x%zu", run);
+	else if (run == 2)
+		fprintf(f, " %s %s", cur, cur);
+	else
+		fprintf(f, " %sx%zu", cur, run - 1);
+}
+
 static void promtest_values(FILE *f, const double *v, size_t n, double scale)
 {
 	/* index 0 (time 0) has no point: a curve's first point ends one interval in */
 	fputs("'_", f);
-	char cur[40], nxt[40];
-	size_t i = 0;
-	while (i < n) {
+	char cur[40] = "", nxt[40];
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
 		if (isnan(v[i]))
-			snprintf(cur, sizeof cur, "_");
+			memcpy(nxt, "_", 2);
 		else
-			snprintf(cur, sizeof cur, "%.10g", v[i] * scale);
-		size_t j = i + 1;
-		for (; j < n; j++) {
-			if (isnan(v[j]))
-				snprintf(nxt, sizeof nxt, "_");
-			else
-				snprintf(nxt, sizeof nxt, "%.10g", v[j] * scale);
-			if (strcmp(cur, nxt) != 0)
-				break;
+			snprintf(nxt, sizeof nxt, "%.10g", v[i] * scale);
+		if (run && strcmp(cur, nxt) == 0) {
+			run++;
+			continue;
 		}
-		size_t run = j - i;
-		/* "axN" is N+1 copies of a, but "_xN" is N blanks (promtool syntax) */
-		if (run == 1)
-			fprintf(f, " %s", cur);
-		else if (cur[0] == '_')
-			fprintf(f, " _x%zu", run);
-		else if (run == 2)
-			fprintf(f, " %s %s", cur, cur);
-		else
-			fprintf(f, " %sx%zu", cur, run - 1);
-		i = j;
+		if (run)
+			promtest_run(f, cur, run);
+		memcpy(cur, nxt, sizeof cur);
+		run = 1;
 	}
+	if (run)
+		promtest_run(f, cur, run);
 	fputs("'\n", f);
 }
 
@@ -671,10 +676,10 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 		                "aiw_sim_write_promtest: sim.sample_interval = %g s is not a whole "
 		                "number of milliseconds (promtool's resolution)",
 		                si);
-	if (rule_files && strpbrk(rule_files, "'\"\n\r#:"))
+	if (rule_files && strpbrk(rule_files, "'\n\r"))
 		return aiw__err(sim, AIW_EINVAL,
-		                "aiw_sim_write_promtest: rule file names may not contain quotes, "
-		                "'#', ':' or line breaks");
+		                "aiw_sim_write_promtest: rule file names may not contain a single "
+		                "quote or a line break");
 	FILE *f = open_out(sim, path, "aiw_sim_write_promtest");
 	if (!f)
 		return AIW_EIO;
@@ -939,16 +944,17 @@ static void legend_entry(panel *p, int k, int total, const char *color, const ch
 	fputs("</text>\n", f);
 }
 
-/* A line through the points, or through each pixel column's min and max. */
+/* A line through the points; with more points than pixel columns, a band
+ * from each column's minimum to its maximum (so that a one-sample spike or
+ * dip stays visible) under a line through the column means. */
 static void draw_line(panel *p, const double *t, const double *v, size_t n, double mul,
                       const char *color, bool dashed)
 {
 	FILE *f = p->f;
-	fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s d=\"", color,
-	        dashed ? " stroke-dasharray=\"5,3\"" : "");
+	const char *dash = dashed ? " stroke-dasharray=\"5,3\"" : "";
 	bool pen = false;
-	size_t cols = 2 * SVG_PLOT_W;
-	if (n <= cols) {
+	if (n <= 2 * (size_t)SVG_PLOT_W) {
+		fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s d=\"", color, dash);
 		for (size_t i = 0; i < n; i++) {
 			if (!isfinite(v[i])) {
 				pen = false;
@@ -957,28 +963,53 @@ static void draw_line(panel *p, const double *t, const double *v, size_t n, doub
 			fprintf(f, "%c%.1f %.1f", pen ? 'L' : 'M', px(p, t[i]), py(p, v[i] * mul));
 			pen = true;
 		}
-	} else {
-		for (size_t c = 0; c < SVG_PLOT_W; c++) {
-			size_t i0 = n * c / SVG_PLOT_W, i1 = n * (c + 1) / SVG_PLOT_W;
-			size_t imin = SIZE_MAX, imax = SIZE_MAX;
-			for (size_t i = i0; i < i1; i++) {
-				if (!isfinite(v[i]))
-					continue;
-				if (imin == SIZE_MAX || v[i] < v[imin])
-					imin = i;
-				if (imax == SIZE_MAX || v[i] > v[imax])
-					imax = i;
-			}
-			if (imin == SIZE_MAX) {
-				pen = false;
+		fputs("\"/>\n", f);
+		return;
+	}
+	double x[SVG_PLOT_W], lo[SVG_PLOT_W], hi[SVG_PLOT_W], mean[SVG_PLOT_W];
+	for (size_t c = 0; c < SVG_PLOT_W; c++) {
+		size_t i0 = n * c / SVG_PLOT_W, i1 = n * (c + 1) / SVG_PLOT_W, k = 0;
+		double a = INFINITY, b = -INFINITY, sum = 0;
+		for (size_t i = i0; i < i1; i++) {
+			if (!isfinite(v[i]))
 				continue;
-			}
-			size_t a = imin < imax ? imin : imax, b = imin < imax ? imax : imin;
-			fprintf(f, "%c%.1f %.1f", pen ? 'L' : 'M', px(p, t[a]), py(p, v[a] * mul));
-			if (b != a)
-				fprintf(f, "L%.1f %.1f", px(p, t[b]), py(p, v[b] * mul));
-			pen = true;
+			a = fmin(a, v[i]);
+			b = fmax(b, v[i]);
+			sum += v[i];
+			k++;
 		}
+		x[c] = px(p, 0.5 * (t[i0] + t[i1 - 1]));
+		lo[c] = k ? py(p, a * mul) : NAN;
+		hi[c] = k ? py(p, b * mul) : NAN;
+		mean[c] = k ? py(p, sum / (double)k * mul) : NAN;
+	}
+	/* the band: one closed subpath per run of columns with data */
+	fprintf(f, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.22\" stroke=\"none\" d=\"",
+	        color);
+	for (size_t c = 0; c < SVG_PLOT_W;) {
+		if (isnan(lo[c])) {
+			c++;
+			continue;
+		}
+		size_t e = c;
+		while (e < SVG_PLOT_W && !isnan(lo[e]))
+			e++;
+		for (size_t j = c; j < e; j++)
+			fprintf(f, "%c%.1f %.1f", j == c ? 'M' : 'L', x[j], hi[j]);
+		for (size_t j = e; j-- > c;)
+			fprintf(f, "L%.1f %.1f", x[j], lo[j]);
+		fputc('Z', f);
+		c = e;
+	}
+	fprintf(f, "\"/>\n<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s d=\"", color,
+	        dash);
+	for (size_t c = 0; c < SVG_PLOT_W; c++) {
+		if (isnan(mean[c])) {
+			pen = false;
+			continue;
+		}
+		fprintf(f, "%c%.1f %.1f", pen ? 'L' : 'M', x[c], mean[c]);
+		pen = true;
 	}
 	fputs("\"/>\n", f);
 }
@@ -1085,8 +1116,11 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 	           "simulated, one point per %g s",
 	        SVG_LEFT, aiw_version_string(), seed, end / ta.div, ta.unit,
 	        len > 1 ? t[1] - t[0] : t[0]);
-	if (isfinite(peak))
-		fprintf(f, ", IT peak %.4g kW", peak / 1e3);
+	if (isfinite(peak)) {
+		axis pa;
+		value_axis(peak, true, &pa);
+		fprintf(f, ", IT peak %.4g %s", peak / pa.div, pa.unit);
+	}
 	if (isfinite(div))
 		fprintf(f, ", diversity factor %.3f", div);
 	fputs("</text>\n", f);

@@ -203,14 +203,11 @@ static void site_catch_up(site *s, aiw_sim *sim)
 		if (!k->accounted)
 			continue;
 		compacc *a = &s->comp[i];
-		double db = k->busy_gpu_s - a->last_busy;
-		double dp = k->paid_gpu_s - a->last_paid;
-		double dc = k->cost_usd - a->last_cost;
-		if (dp > 0 && dc > 0) {
-			double idle = 1 - db / dp;
-			if (idle > 0)
-				a->idle_cost += dc * (idle < 1 ? idle : 1);
-		}
+		/* idle cost = hardware cost x idle share of the paid GPU-seconds,
+		 * from the cumulative integrals, so it does not depend on how a
+		 * run is stepped (exact for a constant price per GPU-second) */
+		double idle = k->paid_gpu_s > 0 ? 1 - k->busy_gpu_s / k->paid_gpu_s : 0;
+		a->idle_cost = k->cost_usd * (idle > 0 ? (idle < 1 ? idle : 1) : 0);
 		a->last_e = k->energy_j;
 		a->last_busy = k->busy_gpu_s;
 		a->last_paid = k->paid_gpu_s;

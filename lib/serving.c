@@ -13,7 +13,9 @@
  * when weight_bits <= 8 and the GPU has FP8, else BF16), B = g mem_bw
  * mem_bw_efficiency.  The attention FLOPs of the prompt (quadratic in its
  * length) are not counted.  Or `service = DIST`: every request holds a
- * batch slot for a sampled time (queueing validation, M/G/c).
+ * batch slot for a sampled time (queueing validation, M/G/c); there are no
+ * iterations, no KV cache, token counts come from a trace only, and the
+ * response arrives whole (TTFT = end-to-end latency).
  *
  * Batching:
  *  - none: one request at a time per replica.
@@ -36,10 +38,18 @@
  *    later re-prefills its prompt plus the tokens already streamed).
  *    Preemptions are counted.  KV capacity = g mem (1 - kv_margin) - W.
  *
- * Events are per iteration span, never per token: between two changes of a
- * batch (admission, departure, KV exhaustion) the decode iterations form an
- * arithmetic series in time, summed in closed form; an arrival for a busy
- * replica cuts its span at the next iteration boundary.
+ * Events are per span, never per token or iteration: a span is the
+ * prefill of what was just admitted followed by the decode iterations up to
+ * the next change of the batch (departure, KV exhaustion), whose times form
+ * an arithmetic series summed (and inverted) in closed form.  An arrival
+ * for a busy replica cuts its span at the next iteration boundary, where it
+ * is admitted.  The pending span ends of all replicas sit in a winner tree
+ * behind one engine event (cuts move an entry instead of cancelling one).
+ * The prefill part of a span is accounted at decode power plus the prefill
+ * surcharge booked when the span starts; samples take back the part still
+ * ahead of them, so energy, tokens and FLOPs are exact at every sample.
+ * Memory is O(replicas + requests in flight): requests are pooled (48 B),
+ * latencies go to fixed-size histograms (stats.c).
  *
  * Routing: round_robin, least_loaded (fewest outstanding requests, O(1)
  * with count buckets; ties in turn), p2c (power of two choices, Mitzenmacher
@@ -47,19 +57,32 @@
  * they can admit: the M/M/c discipline).  Requests wait at the router while
  * no replica is ready.
  *
- * Every request ends completed or dropped (timeout: queued longer than
- * `timeout`; queue_full: its queue held queue_limit requests; kv_too_large:
- * prompt + output cannot fit in an empty replica's KV cache); at any time
- * arrived = completed + dropped + in flight exactly.
+ * Every request ends completed or dropped (timeout: waited longer than
+ * `timeout` before its first admission -- once admitted it is not timed out,
+ * preempted or not; queue_full: its queue held queue_limit requests;
+ * kv_too_large: prompt + output cannot fit in an empty replica's KV cache);
+ * at any time arrived = completed + dropped + in flight exactly.  SLO
+ * attainment counts the requests that completed within every objective set
+ * over all that ended (completed + dropped); goodput is their rate.
  *
  * Power by replica phase (per GPU, from the catalog): loading, idle,
  * prefill, decode (service mode counts as decode), plus node_overhead /
  * gpus_per_node per provisioned GPU (node overhead charged pro rata, as if
  * replicas were packed densely into nodes).  Integrals are kept from
  * integer counts of replicas per phase, so they are exact and do not drift.
+ * Racks: replica slot s holds GPUs [s g, s g + g) of the component, packed
+ * into racks of site.gpus_per_rack (a replica may straddle two racks, its
+ * power split by GPUs).  Utilisation: the busy fraction (a replica with a
+ * request in its batch is busy) and, as compute_utilization, the FLOPs done
+ * over the peak FLOP/s of the GPUs paid for.
+ *
+ * Random streams: arrivals draw from the component's stream; request sizes
+ * and service times, p2c choices, and cold starts each from a stream seeded
+ * from it, so that one changing leaves the others' draws alone.
  */
 #include "serving.h"
 
+#include "autoscale.h"
 #include "cost.h"
 #include "hw.h"
 #include "power.h"
@@ -114,8 +137,9 @@ enum {
 	P_SLO_TPOT,
 	P_SLO_E2E,
 	P_RESPONSE_BYTES,
-	P_COST, /* AIW_COST_NPARAMS entries */
-	P_NPARAMS = P_COST + AIW_COST_NPARAMS
+	P_COST,                                    /* AIW_COST_NPARAMS entries */
+	P_AUTOSCALE = P_COST + AIW_COST_NPARAMS,   /* AIW_AUTOSCALE_NPARAMS entries */
+	P_NPARAMS = P_AUTOSCALE + AIW_AUTOSCALE_NPARAMS
 };
 
 enum { B_NONE, B_DYNAMIC, B_CONTINUOUS };
@@ -241,6 +265,7 @@ static const aiw_param_def INFERENCE_PARAMS[] = {
 	                      AIW_PT_SIZE, "4", "B", 0, 1e9, NULL, 0,
 	                      "bytes sent to the client per output token (north-south traffic)", 0},
 	AIW_COST_PARAM_DEFS("inference"),
+	AIW_AUTOSCALE_PARAM_DEFS("inference"),
 };
 #undef IP
 _Static_assert(sizeof INFERENCE_PARAMS / sizeof *INFERENCE_PARAMS == P_NPARAMS,
@@ -301,9 +326,8 @@ typedef struct replica {
 	/* the current span: prefill of tp seconds from t0 (first tokens of
 	 * nfirst requests at its end), then decode iteration j takes
 	 * max(sc, sa + sb j); it ends after k_end iterations */
-	double t0, tp, sc, sa, sb, k_end, ev_t;
+	double t0, tp, ptok, sc, sa, sb, k_end, ev_t;
 	uint32_t span_n, nfirst, seq0;
-	uint32_t apos;    /* position in the agenda (NIL: no pending span end) */
 	uint8_t resched;  /* scheduled while handling its own span end */
 	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
 	double free_since;
@@ -318,12 +342,6 @@ typedef struct rack {
 	uint32_t cnt[NPH]; /* GPUs of this rack per phase */
 } rack;
 
-/* Agenda entry: replica id keyed by (time, id); the time as its IEEE bits,
- * which order like the values for times >= 0, for branch-free compares. */
-typedef struct agent {
-	uint64_t tb;
-	uint32_t id, pad_;
-} agent;
 
 typedef struct fleet {
 	aiw_comp *c;
@@ -357,8 +375,9 @@ typedef struct fleet {
 	queue cq;
 	uint64_t cq_tmr;
 	/* the agenda of span ends, behind one engine event */
-	agent *ag;
-	uint32_t nag, capag;
+	uint64_t *ak;   /* per slot: time of its pending span end (IEEE bits), or NONE */
+	uint32_t *at;   /* winner (slot) of each internal node 1 .. np - 1 */
+	uint32_t np;    /* leaves: a power of two >= slots */
 	uint64_t master;
 	double master_t;
 	bool in_master;
@@ -381,9 +400,10 @@ typedef struct fleet {
 	double kv_peak_tokens, batch_wait_max;
 	uint32_t batch_peak;
 	/* curves */
-	int id_arr, id_thr, id_good, id_ttft99, id_qlen, id_busy, id_reps, id_resp, id_tok;
+	int id_arr, id_thr, id_good, id_ttft99, id_qlen, id_busy, id_reps, id_resp, id_tok, id_cu;
 	uint64_t prev_arrived, prev_completed, prev_met;
-	double prev_tokens, prev_waiting, prev_busy, prev_paid;
+	double prev_tokens, prev_waiting, prev_busy, prev_paid, prev_flops;
+	void *autoscale; /* the autoscaler's state (autoscale.c owns it) */
 	bool fail;
 } fleet;
 
@@ -717,9 +737,16 @@ static void bucket_remove(fleet *f, uint32_t id)
 	else
 		f->rep[r->bnext].bprev = r->bprev;
 	r->inb = 0;
-	if (k == f->bmin)
-		while (f->bmin < f->nb && f->bhead[f->bmin] == NIL)
-			f->bmin++;
+	/* bmin may now point at an empty bucket: least_loaded() moves it up */
+}
+
+/* The least loaded ready replica (NIL if none).  Counts change by one at a
+ * time, so the lazy scan from the last minimum is O(1) amortised. */
+static inline uint32_t least_loaded(fleet *f)
+{
+	while (f->bmin < f->nb && f->bhead[f->bmin] == NIL)
+		f->bmin++;
+	return f->bmin < f->nb ? f->bhead[f->bmin] : NIL;
 }
 
 static inline void out_add(fleet *f, replica *r, int d)
@@ -772,15 +799,16 @@ static void idle_remove(fleet *f, uint32_t id)
 }
 
 /* ======================================================================== */
-/* the agenda: pending span ends of the replicas, a 4-ary heap on (t, seq)   */
-/* with positions (so a cut moves an entry instead of leaving a cancelled    */
-/* one behind), fed to the engine as one event at its earliest time.        */
+/* the agenda: the pending span end of each replica, in a winner tree over  */
+/* the slots (Knuth TAOCP 5.4.1), fed to the engine as one event at its     */
+/* earliest time.  An update walks one leaf-to-root path with branch-free   */
+/* selects and stops where the winner no longer changes, so a cut (an       */
+/* earlier time for one replica) costs a few levels and leaves no cancelled */
+/* entry behind.  Ties go to the lower slot: deterministic.                 */
 /* ======================================================================== */
-static inline bool ag_lt(const agent *a, const agent *b)
-{
-	return (a->tb < b->tb) | ((a->tb == b->tb) & (a->id < b->id));
-}
+#define NONE UINT64_MAX
 
+/* Times >= 0 as their IEEE bits, which order like the values. */
 static inline uint64_t tbits(double t)
 {
 	uint64_t b;
@@ -789,69 +817,72 @@ static inline uint64_t tbits(double t)
 	return b;
 }
 
-static inline double ag_time(const agent *a)
+static inline double btime(uint64_t b)
 {
 	double t;
-	memcpy(&t, &a->tb, sizeof t);
+	memcpy(&t, &b, sizeof t);
 	return t;
 }
 
-static void ag_place(fleet *f, uint32_t i, agent x)
+static inline uint32_t ag_win(const fleet *f, uint32_t a, uint32_t b)
 {
-	f->ag[i] = x;
-	f->rep[x.id].apos = i;
+	uint64_t ka = f->ak[a], kb = f->ak[b];
+	return ((kb < ka) | ((kb == ka) & (b < a))) ? b : a;
 }
 
-static void ag_up(fleet *f, uint32_t i, agent x)
+/* Winner of node n (a leaf when n >= np). */
+static inline uint32_t ag_node(const fleet *f, uint32_t n)
 {
-	while (i > 0) {
-		uint32_t p = (i - 1) / 4;
-		if (!ag_lt(&x, &f->ag[p]))
-			break;
-		ag_place(f, i, f->ag[p]);
-		i = p;
-	}
-	ag_place(f, i, x);
+	return n >= f->np ? n - f->np : f->at[n];
 }
 
-static void ag_down(fleet *f, uint32_t i, agent x)
+/* Slot i's key changed: fix the winners on its path. */
+static void ag_fix(fleet *f, uint32_t i)
 {
-	uint32_t n = f->nag;
-	for (;;) {
-		uint32_t c = 4 * i + 1, best = c;
-		if (c + 3 < n) { /* a tournament: shorter dependency chains */
-			const agent *a = &f->ag[c];
-			uint32_t b01 = ag_lt(&a[1], &a[0]) ? c + 1 : c;
-			uint32_t b23 = ag_lt(&a[3], &a[2]) ? c + 3 : c + 2;
-			best = ag_lt(&f->ag[b23], &f->ag[b01]) ? b23 : b01;
-		} else if (c < n) {
-			for (uint32_t k = c + 1; k < n; k++)
-				if (ag_lt(&f->ag[k], &f->ag[best]))
-					best = k;
-		} else {
-			break;
-		}
-		if (!ag_lt(&f->ag[best], &x))
-			break;
-		ag_place(f, i, f->ag[best]);
-		i = best;
+	for (uint32_t n = (i + f->np) >> 1; n >= 1; n >>= 1) {
+		uint32_t w = ag_win(f, ag_node(f, 2 * n), ag_node(f, 2 * n + 1));
+		if (f->at[n] == w && w != i)
+			break; /* same winner with the same key: nothing above changes */
+		f->at[n] = w;
 	}
-	ag_place(f, i, x);
+}
+
+/* Room for slots [0, n): rebuild with more leaves. */
+static bool ag_grow(fleet *f, uint32_t n)
+{
+	if (n <= f->np)
+		return true;
+	uint32_t np = f->np ? f->np : 2;
+	while (np < n)
+		np *= 2;
+	uint64_t *k = realloc(f->ak, (size_t)np * sizeof *k);
+	if (!k)
+		return false;
+	f->ak = k;
+	uint32_t *t = realloc(f->at, (size_t)np * sizeof *t);
+	if (!t)
+		return false;
+	f->at = t;
+	for (uint32_t i = f->np; i < np; i++)
+		k[i] = NONE;
+	f->np = np;
+	for (uint32_t m = np - 1; m >= 1; m--)
+		t[m] = ag_win(f, ag_node(f, 2 * m), ag_node(f, 2 * m + 1));
+	return true;
+}
+
+static inline bool ag_pending(const fleet *f, const replica *r)
+{
+	return f->ak[r - f->rep] != NONE;
 }
 
 static void ag_remove(fleet *f, replica *r)
 {
-	uint32_t i = r->apos;
-	if (i == NIL)
+	uint32_t i = (uint32_t)(r - f->rep);
+	if (f->ak[i] == NONE)
 		return;
-	r->apos = NIL;
-	agent last = f->ag[--f->nag];
-	if (i < f->nag) {
-		if (ag_lt(&last, &f->ag[i]))
-			ag_up(f, i, last);
-		else
-			ag_down(f, i, last);
-	}
+	f->ak[i] = NONE;
+	ag_fix(f, i);
 }
 
 static void master_event(aiw_sim *sim, void *ctx, uint64_t arg);
@@ -860,9 +891,12 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg);
  * left pending just finds nothing due and re-arms. */
 static void ag_sync(fleet *f)
 {
-	if (f->in_master || !f->nag)
+	if (f->in_master)
 		return;
-	double t = ag_time(&f->ag[0]);
+	uint64_t k = f->ak[f->at[1]];
+	if (k == NONE)
+		return;
+	double t = btime(k);
 	if (f->master && !(t < f->master_t))
 		return;
 	if (f->master)
@@ -875,28 +909,11 @@ static void ag_sync(fleet *f)
 
 static void schedule(fleet *f, replica *r, double t)
 {
-	agent x = {tbits(t), (uint32_t)(r - f->rep), 0};
+	uint32_t i = (uint32_t)(r - f->rep);
 	r->ev_t = t;
 	r->resched = 1;
-	if (r->apos == NIL) {
-		if (f->nag == f->capag) {
-			uint32_t n = f->capag ? 2 * f->capag : 64;
-			agent *p = realloc(f->ag, (size_t)n * sizeof *p);
-			if (!p) {
-				oom(f);
-				return;
-			}
-			f->ag = p;
-			f->capag = n;
-		}
-		ag_up(f, f->nag++, x);
-	} else {
-		uint32_t i = r->apos;
-		if (ag_lt(&x, &f->ag[i]))
-			ag_up(f, i, x);
-		else
-			ag_down(f, i, x);
-	}
+	f->ak[i] = tbits(t);
+	ag_fix(f, i);
 	ag_sync(f);
 }
 
@@ -963,14 +980,15 @@ static void complete(fleet *f, replica *r, uint32_t id, double now)
 {
 	req *q = &f->rq[id];
 	double e2e = now - q->t_arr;
-	aiw_hist_add(&f->e2e, e2e);
 	bool ok_ttft, ok_tpot = true, ok_e2e = e2e <= f->slo_e2e;
 	if (f->service_mode) {
-		/* the response arrives whole: first token = completion */
+		/* the response arrives whole: first token = completion, one
+		 * histogram serves both (see emit_metrics) */
 		aiw_hist_add(&f->ttft_win, e2e);
 		ok_ttft = e2e <= f->slo_ttft;
 		f->tokens_out += q->output;
 	} else {
+		aiw_hist_add(&f->e2e, e2e);
 		ok_ttft = q->t_first - q->t_arr <= f->slo_ttft;
 		if (q->output > 1) {
 			double tpot = (now - q->t_first) / (double)(q->output - 1);
@@ -1211,6 +1229,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 	}
 	r->t0 = now;
 	r->tp = tp;
+	r->ptok = nadm ? ptok : 0;
 	r->nfirst = nadm;
 	r->sc = 2 * f->P * n / f->F;
 	r->sa = (f->Wb + f->kvpt * r->S) / f->BW;
@@ -1280,7 +1299,7 @@ static void step(fleet *f, replica *r, double now)
 	double t = r->run[0].key;
 	r->span = SPAN_SERVICE;
 	set_phase(f, r, PH_DECODE, now);
-	if (r->apos == NIL || r->ev_t != t)
+	if (!ag_pending(f, r) || r->ev_t != t)
 		schedule(f, r, t);
 }
 
@@ -1334,14 +1353,15 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	double now = aiw__now(sim);
 	f->master = 0;
 	f->in_master = true;
-	while (f->nag && ag_time(&f->ag[0]) <= now && !f->fail) {
-		/* the replica stays in the agenda while it handles its event, so
-		 * that a new span end moves its entry once instead of a removal
-		 * and an insertion; if it scheduled nothing, it leaves */
-		replica *r = &f->rep[f->ag[0].id];
+	uint64_t nowb = tbits(now);
+	while (f->ak[f->at[1]] <= nowb && !f->fail) {
+		/* the replica keeps its entry while it handles its event, so that
+		 * a new span end updates its path once; if it scheduled nothing,
+		 * its entry goes */
+		replica *r = &f->rep[f->at[1]];
 		r->resched = 0;
 		replica_event(f, r, now);
-		if (r->apos != NIL && !r->resched)
+		if (!r->resched)
 			ag_remove(f, r);
 	}
 	f->in_master = false;
@@ -1421,8 +1441,10 @@ static void central_dispatch(fleet *f, double now)
 		if (r->span == SPAN_NONE) /* rule not met (dynamic): wait for the timer */
 			break;
 	}
-	if (f->cq.len && f->batching == B_CONTINUOUS && f->nidle == 0 && f->bmin < f->nb) {
-		replica *r = &f->rep[f->bhead[f->bmin]];
+	uint32_t ll;
+	if (f->cq.len && f->batching == B_CONTINUOUS && f->nidle == 0 &&
+	    (ll = least_loaded(f)) != NIL) {
+		replica *r = &f->rep[ll];
 		if (r->nrun < f->max_batch)
 			kick(f, r, now);
 	}
@@ -1441,7 +1463,7 @@ static uint32_t choose(fleet *f)
 			f->rr = 0;
 		return f->ready[f->rr++];
 	case RT_LEAST_LOADED:
-		return f->bhead[f->bmin];
+		return least_loaded(f);
 	case RT_P2C: {
 		if (f->nready == 1)
 			return f->ready[0];
@@ -1545,9 +1567,18 @@ static void arrival_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	if (isfinite(nt))
 		aiw__at(sim, nt, arrival_event, f, 0);
 	f->arrived++;
-	uint32_t prompt = tokens_of(isnan(p) ? draw(aiw_pd(c, P_PROMPT_TOKENS), f->rng_size) : p);
-	uint32_t output = tokens_of(isnan(o) ? draw(aiw_pd(c, P_OUTPUT_TOKENS), f->rng_size) : o);
-	double svc = f->service_mode ? draw(aiw_pd(c, P_SERVICE), f->rng_size) : 0;
+	uint32_t prompt, output;
+	double svc = 0;
+	if (f->service_mode) {
+		/* a queue: sizes only matter for the token counts, taken from a
+		 * trace when there is one and not drawn otherwise */
+		svc = draw(aiw_pd(c, P_SERVICE), f->rng_size);
+		prompt = isnan(p) ? 0 : tokens_of(p);
+		output = isnan(o) ? 0 : tokens_of(o);
+	} else {
+		prompt = tokens_of(isnan(p) ? draw(aiw_pd(c, P_PROMPT_TOKENS), f->rng_size) : p);
+		output = tokens_of(isnan(o) ? draw(aiw_pd(c, P_OUTPUT_TOKENS), f->rng_size) : o);
+	}
 	if (!f->service_mode && (double)prompt + output > f->cap_tokens) {
 		f->dropped[DROP_KV_TOO_LARGE]++;
 		return;
@@ -1604,11 +1635,12 @@ static int slot_new(fleet *f)
 		f->idle = b;
 		f->capslots = n;
 	}
+	if (!ag_grow(f, f->nslots + 1))
+		return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
 	replica *r = &f->rep[f->nslots];
 	memset(r, 0, sizeof *r);
 	r->state = AIW_REPLICA_FREE;
 	r->phase = PH_OFF;
-	r->apos = NIL;
 	f->nph[PH_OFF]++;
 	f->nstate[AIW_REPLICA_FREE]++;
 	return (int)f->nslots++;
@@ -1649,7 +1681,6 @@ int aiw_serving_add_replica(aiw_comp *c, double cold_start_s, bool spot)
 	r->nrun = 0;
 	r->S = r->resv = r->it = 0;
 	r->outstanding = 0;
-	r->apos = NIL;
 	r->tmr = 0;
 	r->inb = r->in_idle = r->cut = 0;
 	r->spot = spot ? 1 : 0;
@@ -1682,8 +1713,10 @@ int aiw_serving_remove_replica(aiw_comp *c, int id)
 				id = (int)i;
 				break;
 			}
-		if (id < 0 && f->nready)
-			id = (int)(f->bmin < f->nb ? f->bhead[f->bmin] : f->ready[0]);
+		if (id < 0 && f->nready) {
+			uint32_t ll = least_loaded(f);
+			id = (int)(ll != NIL ? ll : f->ready[0]);
+		}
 		if (id < 0)
 			return aiw__err(c->sim, AIW_ESTATE, "%s: no loading or ready replica to remove",
 			                c->prefix);
@@ -1737,8 +1770,11 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 		r->it += done;
 		f->tokens_out += r->span_n * done;
 		if (in_prefill) {
+			double undone = (r->t0 + r->tp - now) / r->tp;
 			book_prefill(f, r, r->t0 + r->tp - now, -1);
 			f->tokens_out -= r->nfirst;
+			f->flops -= 2 * f->P * r->ptok * undone;
+			f->tokens_prefill -= r->ptok * undone;
 		}
 		for (uint32_t i = 0; i < r->nrun; i++) {
 			req *q = &f->rq[r->run[i].id];
@@ -1907,6 +1943,7 @@ static aiw_status inference_start(aiw_comp *c)
 		{&f->id_qlen, "queue_length", "1"},      {&f->id_busy, "busy_replicas", "1"},
 		{&f->id_reps, "replicas", "1"},          {&f->id_tok, "tokens_per_s", "1/s"},
 		{&f->id_resp, "response_bytes_per_s", "B/s"},
+		{&f->id_cu, "compute_utilization", "1"},
 	};
 	for (size_t i = 0; i < sizeof curves / sizeof *curves; i++) {
 		char n[256];
@@ -1915,6 +1952,8 @@ static aiw_status inference_start(aiw_comp *c)
 			return (aiw_status)*curves[i].id;
 	}
 
+	if (!ag_grow(f, 2))
+		return aiw__err(sim, AIW_ENOMEM, "out of memory");
 	aiw_int_init(&f->energy, 0, 0);
 	aiw_int_init(&f->busy, 0, 0);
 	aiw_int_init(&f->paid, 0, 0);
@@ -1929,6 +1968,9 @@ static aiw_status inference_start(aiw_comp *c)
 			return (aiw_status)s;
 	}
 	c->gpus = f->paid.value;
+	/* the autoscaler, if any, takes over the replica count from here */
+	if ((st = aiw_autoscale_start(c, P_AUTOSCALE)) != AIW_OK)
+		return st;
 
 	/* the first arrival */
 	double t = aiw_traffic_next(f->tr, c->rng, 0, &f->next_p, &f->next_o);
@@ -1957,6 +1999,26 @@ static double tokens_at(const fleet *f, double t)
 			tok += r->span_n * fmin(span_done_by(r, x), r->k_end);
 	}
 	return tok;
+}
+
+/* FLOPs done up to t: prefill FLOPs are booked when a span starts and run
+ * at a constant rate over its prefill; decode iterations count as they end. */
+static double flops_at(const fleet *f, double t)
+{
+	double fl = f->flops;
+	if (f->service_mode)
+		return fl;
+	for (uint32_t i = 0; i < f->nslots; i++) {
+		const replica *r = &f->rep[i];
+		if (r->span != SPAN_RUN)
+			continue;
+		double x = t - r->t0 - r->tp;
+		if (x < 0)
+			fl -= 2 * f->P * r->ptok * (-x / r->tp);
+		else
+			fl += 2 * f->P * r->span_n * fmin(span_done_by(r, x), r->k_end);
+	}
+	return fl;
 }
 
 /* IT energy up to t: the phase integral, plus the prefill energy booked by
@@ -1992,7 +2054,8 @@ static void inference_sample(aiw_comp *c, double t)
 	aiw_sim *sim = c->sim;
 	bring_to(c, t);
 	double dt = aiw_rec_dt(sim);
-	double tok = tokens_at(f, t);
+	double tok = tokens_at(f, t), fl = flops_at(f, t);
+	double peak_gpu = f->F / f->g / aiw_p(c, P_MFU); /* FLOP/s of one GPU */
 	double ttft99 = aiw_hist_quantile(&f->ttft_win, 0.99);
 	aiw_hist_merge(&f->ttft, &f->ttft_win);
 	aiw_hist_reset(&f->ttft_win);
@@ -2005,6 +2068,8 @@ static void inference_sample(aiw_comp *c, double t)
 		aiw_rec_put(sim, f->id_reps, (f->paid.sum - f->prev_paid) / f->g / dt);
 		aiw_rec_put(sim, f->id_tok, (tok - f->prev_tokens) / dt);
 		aiw_rec_put(sim, f->id_resp, (tok - f->prev_tokens) * f->resp_bytes / dt);
+		double dp = f->paid.sum - f->prev_paid;
+		aiw_rec_put(sim, f->id_cu, dp > 0 ? (fl - f->prev_flops) / (dp * peak_gpu) : 0);
 	}
 	aiw_rec_put(sim, f->id_ttft99, ttft99);
 	f->prev_arrived = f->arrived;
@@ -2014,6 +2079,7 @@ static void inference_sample(aiw_comp *c, double t)
 	f->prev_busy = f->busy.sum;
 	f->prev_paid = f->paid.sum;
 	f->prev_tokens = tok;
+	f->prev_flops = fl;
 	/* racks: the booked prefill energy still ahead of t is taken back per rack */
 	size_t nr = f->racks_used;
 	for (size_t k = 0; k < nr; k++)
@@ -2040,6 +2106,7 @@ static void inference_sample(aiw_comp *c, double t)
 		rk->prev = e;
 	}
 	free(ahead);
+	aiw_autoscale_sample(c, t);
 }
 
 static void inference_finish(aiw_comp *c, double t)
@@ -2048,6 +2115,7 @@ static void inference_finish(aiw_comp *c, double t)
 		return;
 	bring_to(c, t);
 	emit_metrics(c, t);
+	aiw_autoscale_finish(c, t);
 }
 
 static void emit_metrics(aiw_comp *c, double t)
@@ -2078,7 +2146,8 @@ static void emit_metrics(aiw_comp *c, double t)
 	                aiw_hist_merge(&all, &f->ttft_win) == AIW_OK;
 	static const double qs[3] = {0.50, 0.95, 0.99};
 	static const char *const qn[3] = {"p50", "p95", "p99"};
-	const aiw_hist *hs[4] = {have_all ? &all : &f->ttft, &f->tpot, &f->e2e, &f->wait};
+	const aiw_hist *ttft = have_all ? &all : &f->ttft;
+	const aiw_hist *hs[4] = {ttft, &f->tpot, f->service_mode ? ttft : &f->e2e, &f->wait};
 	static const char *const hn[4] = {"ttft", "tpot", "e2e", "queue_wait"};
 	for (int h = 0; h < 4; h++) {
 		char k[64];
@@ -2140,7 +2209,7 @@ static void emit_metrics(aiw_comp *c, double t)
 
 	M("utilization", c->paid_gpu_s > 0 ? c->busy_gpu_s / c->paid_gpu_s : NAN);
 	M("compute_utilization",
-	  c->paid_gpu_s > 0 ? f->flops / (c->paid_gpu_s * f->F / f->g / aiw_p(c, P_MFU)) : NAN);
+	  c->paid_gpu_s > 0 ? flops_at(f, t) / (c->paid_gpu_s * f->F / f->g / aiw_p(c, P_MFU)) : NAN);
 	M("gpu_hours", c->paid_gpu_s / 3600);
 	M("replicas_ready", (double)f->nstate[AIW_REPLICA_READY]);
 	M("replicas_loading", (double)f->nstate[AIW_REPLICA_LOADING]);
@@ -2156,6 +2225,10 @@ static void emit_metrics(aiw_comp *c, double t)
 
 static aiw_status inference_param_changed(aiw_comp *c, size_t idx)
 {
+	/* with an autoscaler, `replicas` is its desired count, and its own
+	 * parameters are its business */
+	if (aiw_autoscale_active(c))
+		return aiw_autoscale_param_changed(c, idx);
 	if (idx != P_REPLICAS)
 		return AIW_OK;
 	fleet *f = F_(c);
@@ -2182,6 +2255,7 @@ static void inference_destroy(aiw_comp *c)
 	fleet *f = F_(c);
 	if (!f)
 		return;
+	aiw_autoscale_destroy(c);
 	for (uint32_t i = 0; i < f->nslots; i++)
 		free(f->rep[i].run);
 	free(f->rep);
@@ -2190,7 +2264,8 @@ static void inference_destroy(aiw_comp *c)
 	free(f->bhead);
 	free(f->btail);
 	free(f->racks);
-	free(f->ag);
+	free(f->ak);
+	free(f->at);
 	free(f->rq);
 	free(f->bs);
 	free(f->adm);
@@ -2288,6 +2363,17 @@ void aiw_serving_integrals(aiw_comp *c, double *busy_gpu_s, double *paid_gpu_s,
 		*paid_gpu_s = p;
 	if (waiting_req_s)
 		*waiting_req_s = w;
+}
+
+void *aiw_serving_autoscale(const aiw_comp *c)
+{
+	return aiw_serving_active(c) ? F_(c)->autoscale : NULL;
+}
+
+void aiw_serving_set_autoscale(aiw_comp *c, void *state)
+{
+	if (aiw_serving_active(c))
+		F_(c)->autoscale = state;
 }
 
 const aiw_traffic *aiw_serving_traffic(const aiw_comp *c)

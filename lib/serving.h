@@ -78,4 +78,9 @@ const aiw_traffic *aiw_serving_traffic(const aiw_comp *c);
 /* Price of a spot GPU-second relative to on-demand, in [0, 1] (default 1). */
 aiw_status aiw_serving_set_spot_factor(aiw_comp *c, double factor);
 
+/* The autoscaler's state, kept for autoscale.c (which allocates and frees
+ * it: serving.c calls its hooks, aiw_autoscale_destroy before its own). */
+void *aiw_serving_autoscale(const aiw_comp *c);
+void aiw_serving_set_autoscale(aiw_comp *c, void *state);
+
 #endif /* AIW_SERVING_H */

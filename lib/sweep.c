@@ -17,8 +17,9 @@
  * Tasks are handed out in index order (point-major) from a shared cursor, one
  * at a time: a slow point never idles the other threads.  A stop request
  * (aiw_sweep_stop: one atomic store, async-signal-safe) is seen between
- * tasks and, through each simulation's progress callback, at the next sample
- * tick of the running ones; their partial results are dropped.
+ * tasks and, through each simulation's progress callback, within a
+ * thousandth of the running ones' simulated span; their partial results are
+ * dropped.
  *
  * Memory: O(points x replications x metrics) doubles for the results; the
  * grid itself is never materialised (a point's values come from its index).
@@ -787,7 +788,11 @@ static aiw_status task_exec(aiw_sweep *sw, size_t point, size_t rep, double *out
 	aiw_sim *sim;
 	aiw_status st = build_sim(sw, point, rep, &sim, m, sizeof m);
 	if (st == AIW_OK) {
-		st = aiw_sim_set_progress(sim, stop_cb, sw, 0);
+		/* look at the stop flag ~1000 times per run whatever the sample
+		 * interval (0: at every sample tick) */
+		double dur = 0;
+		aiw_sim_get_double(sim, "sim.duration", &dur);
+		st = aiw_sim_set_progress(sim, stop_cb, sw, isfinite(dur) && dur > 0 ? dur / 1000 : 0);
 		if (st == AIW_OK)
 			st = aiw_sim_run(sim);
 		if (st != AIW_OK && st != AIW_ESTOPPED)

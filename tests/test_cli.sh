@@ -124,6 +124,13 @@ else
 	diff "$top_srcdir/man/man7/aiworkload-params.7" "$tmp/out" | head -10
 fi
 
+if grep -q "no description yet" "$tmp/out"; then
+	bad "metrics without a description in tools/aiworkload.c METRIC_DOCS:" \
+		"$(grep -B1 'no description yet' "$tmp/out" | sed -n 's/^\.It Li //p' | tr '\n' ' ')"
+else
+	ok "every metric of the built-in scenario has a description"
+fi
+
 # --- outputs -----------------------------------------------------------------
 expect 0 "run with every output" -- "$aiw" run "$tmp/small.ini" --seed 5 --no-progress \
 	--series "$tmp/c.csv" --json "$tmp/r.json" --metrics "$tmp/m.prom" \

@@ -19,8 +19,10 @@
  * = 89 service times) makes the initial-state bias small against the
  * interval.  The runs are seeded: the test is deterministic, and at 99.9%
  * a correct model fails one comparison in a thousand, so the seeds are not
- * tuned.  Each interval is also asserted narrow (half-width < 12% of W_q),
- * so that the comparison has power: a model off by more than ~25% fails.
+ * tuned.  Each interval is also asserted narrow (half-width < 15% of W_q),
+ * so that the comparison has power: a model off by more than ~30% fails.
+ * (With K = 20 the estimated sd itself varies by ~16%, which the 15% bound
+ * allows for at the run lengths below.)
  */
 #include "internal.h"
 #include "testutil.h"
@@ -28,7 +30,7 @@
 #include <gsl/gsl_cdf.h>
 #include <string.h>
 
-#define K 10
+#define K 20
 
 /* Erlang C: probability that an arrival waits in M/M/c with offered load a = lambda/mu. */
 static double erlang_c(int c, double a)
@@ -98,10 +100,12 @@ static void check_mmc(int c, double rho, double n_cust)
 	double mu = 1.0, lambda = rho * c * mu;
 	double wq = erlang_c(c, lambda / mu) / (c * mu - lambda);
 	ci r = replicate(c, lambda, "exp(1s)", 1 / mu, n_cust);
+	if (getenv("AIW_VERBOSE"))
+		printf("M/M/%d rho=%g: %.5g +- %.3g (Erlang C %.5g)\n", c, rho, r.mean, r.half, wq);
 	ck_assert_msg(fabs(r.mean - wq) <= r.half,
 	              "M/M/%d rho=%g: mean wait %.5g +- %.3g, Erlang C %.5g", c, rho, r.mean, r.half,
 	              wq);
-	ck_assert_msg(r.half < 0.12 * wq, "M/M/%d rho=%g: interval +-%.3g too wide for Wq %.4g", c,
+	ck_assert_msg(r.half < 0.15 * wq, "M/M/%d rho=%g: interval +-%.3g too wide for Wq %.4g", c,
 	              rho, r.half, wq);
 	/* busy fraction of the servers = rho (law of large numbers: a loose check) */
 	ck_assert_msg(fabs(r.busy_frac - rho) < 0.05, "M/M/%d: utilization %g vs rho %g", c,
@@ -128,14 +132,14 @@ END_TEST
 START_TEST(mm4)
 {
 	check_mmc(4, 0.5, 40000);
-	check_mmc(4, 0.8, 60000);
+	check_mmc(4, 0.8, 100000);
 }
 END_TEST
 
 START_TEST(mm16)
 {
-	check_mmc(16, 0.7, 80000);
-	check_mmc(16, 0.85, 120000);
+	check_mmc(16, 0.7, 300000);
+	check_mmc(16, 0.85, 200000);
 }
 END_TEST
 
@@ -147,9 +151,11 @@ START_TEST(md1_pollaczek_khinchine)
 		double rho = i ? 0.8 : 0.5, lambda = rho / S;
 		double wq = rho * S / (2 * (1 - rho));
 		ci r = replicate(1, lambda, "const(0.5s)", S, 40000);
+		if (getenv("AIW_VERBOSE"))
+			printf("M/D/1 rho=%g: %.5g +- %.3g (P-K %.5g)\n", rho, r.mean, r.half, wq);
 		ck_assert_msg(fabs(r.mean - wq) <= r.half, "M/D/1 rho=%g: %.5g +- %.3g vs P-K %.5g", rho,
 		              r.mean, r.half, wq);
-		ck_assert_msg(r.half < 0.12 * wq, "M/D/1: interval too wide");
+		ck_assert_msg(r.half < 0.15 * wq, "M/D/1: interval too wide");
 		/* and not the M/M/1 value (twice as large): the test tells them apart */
 		ck_assert(fabs(r.mean - 2 * wq) > r.half);
 	}

@@ -124,6 +124,15 @@ START_TEST(roofline_one_request)
 	for (size_t i = 0; i < n; i++)
 		sum += v[i] * 60;
 	ck_assert_rel(sum, e, 1e-12);
+	/* compute: 2 P FLOPs per token, prompt and output, over the peak of the
+	 * GPUs paid for the whole run; the curve averages back to it */
+	double cu = 2 * P * (1000 + 99) / (G * g->bf16_flops * T);
+	ck_assert_rel(M(sim, "one", "compute_utilization"), cu, 1e-12);
+	n = curve(sim, "inference.one.compute_utilization", NULL, v, 10);
+	sum = 0;
+	for (size_t i = 0; i < n; i++)
+		sum += v[i] / 10;
+	ck_assert_rel(sum, cu, 1e-12);
 	/* busy GPU-seconds and cost (capex: $30,000 over 4 years of 365 days) */
 	ck_assert_rel(M(sim, "one", "utilization"), (tp + td) / T, 1e-12);
 	ck_assert_rel(aiw_test_metric(sim, "inference.one.hardware_cost_usd"),

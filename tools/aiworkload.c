@@ -39,29 +39,34 @@ static const char DEFAULT_SCENARIO[] =
 	";\n"
 	"; What it shows: the training racks draw a flat plateau near TDP for the\n"
 	"; whole day, with a dip at every checkpoint; the inference racks follow the\n"
-	"; users' diurnal traffic (10x peak to trough, peak at 14:00).  The site's\n"
-	"; diversity factor (sum of the component peaks / peak of the sum) stays\n"
-	"; near 1: a plateau leaves nothing to share, which is why the training /\n"
-	"; inference ratio decides how much diversity a planner may count on.\n"
+	"; users' diurnal traffic (10x peak to trough, peak at 14:00) as the\n"
+	"; Kubernetes-style autoscaler adds replicas on the morning ramp and removes\n"
+	"; them at night: the seed's \"plateau\" and \"sawtooth\" on one chart\n"
+	"; (aiworkload run --plot site.svg).  The site's diversity factor (sum of the\n"
+	"; component peaks / peak of the sum) stays near 1: a plateau leaves nothing\n"
+	"; to share, which is why the training / inference ratio decides how much\n"
+	"; diversity a planner may count on.\n"
 	";\n"
 	"; Figures (seed 1, 24 h; tests/test_examples.sh checks them):\n"
-	";   site IT power peak ~1.15 MW, facility ~1.5 MW, diversity factor ~1.00\n"
-	";   training: goodput ~90 %, step time ~4.06 s, straggler slowdown ~1.10\n"
-	";   inference: ~2.6 million requests, none dropped, TTFT P99 ~0.7 s,\n"
-	";   SLO attainment (TTFT <= 500 ms) ~97 %\n"
+	";   site IT power peak 1.11 MW (facility 1.44 MW), diversity factor 1.00\n"
+	";   training: goodput 90 %, step time 4.06 s, straggler slowdown 1.10\n"
+	";   inference: 2.6 million requests, none dropped, 8 to 51 replicas (28 on\n"
+	";   average), TTFT P99 0.72 s, SLO attainment (TTFT <= 500 ms) 97 %,\n"
+	";   fleet cost $5,000 a day (a fleet fixed at 64 replicas: $11,300)\n"
 	";\n"
-	";\n"
-	"; check: site.power_peak_w in [1.10e6, 1.22e6]\n"
+	"; check: site.power_peak_w in [1.05e6, 1.16e6]\n"
 	"; check: site.diversity_factor in [1.0, 1.02]\n"
 	"; check: training.pretrain.goodput in [0.85, 0.95]\n"
 	"; check: training.pretrain.straggler_slowdown in [1.05, 1.15]\n"
 	"; check: inference.chat.requests_arrived in [2.5e6, 2.7e6]\n"
 	"; check: inference.chat.requests_dropped == 0\n"
+	"; check: inference.chat.replicas_peak in [40, 64]\n"
+	"; check: inference.chat.replicas_mean in [22, 34]\n"
 	"; check: inference.chat.ttft_p99_s in [0.4, 1.0]\n"
 	"; check: inference.chat.slo_attainment in [0.93, 0.995]\n"
 	";\n"
 	"; Print it with `aiworkload scenario`; change it with --set, e.g.\n"
-	";   aiworkload run --set inference.chat.replicas=48 --duration 48h\n"
+	";   aiworkload run --set inference.chat.target_value=6 --duration 48h\n"
 	"[sim]\n"
 	"seed = 1\n"
 	"duration = 24h\n"
@@ -88,7 +93,7 @@ static const char DEFAULT_SCENARIO[] =
 	"checkpoint_interval = auto      ; Daly's optimum\n"
 	"checkpoint_time = 60s\n"
 	"\n"
-	"; a 405B chat model on 8-GPU replicas (512 GPUs, 16 racks), diurnal users\n"
+	"; a 405B chat model on 8-GPU replicas, diurnal users, autoscaled\n"
 	"[inference chat]\n"
 	"gpu = H100-SXM\n"
 	"gpus_per_replica = 8\n"
@@ -104,7 +109,13 @@ static const char DEFAULT_SCENARIO[] =
 	"batching = continuous\n"
 	"max_batch = 32\n"
 	"router = least_loaded\n"
-	"replicas = 64\n"
+	"replicas = 16                   ; at the start; then the autoscaler decides\n"
+	"autoscaler = hpa                ; Kubernetes HPA arithmetic and defaults\n"
+	"metric = concurrency            ; requests in flight per ready replica\n"
+	"target_value = 10\n"
+	"min_replicas = 8\n"
+	"max_replicas = 96\n"
+	"cold_start = uniform(10s,30s)   ; loading the weights\n"
 	"slo_ttft = 500ms\n";
 
 static const char *prog = "aiworkload";
@@ -426,6 +437,10 @@ static const metric_doc METRIC_DOCS[] = {
 	 "mean wait before service"},
 	{"inference", "queue_wait_max_s", "Queue wait max", F_TIME, false,
 	 "longest wait before service"},
+	{"inference", "queue_wait_count", "Queue waits measured", F_COUNT, false,
+	 "requests whose wait before service is in the queue wait statistics"},
+	{"inference", "queue_wait_sum_s", "Queue wait total", F_TIME, false,
+	 "sum of the waits before service (with queue_wait_count: the exact mean)"},
 	{"inference", "tokens_out", "Output tokens", F_COUNT, false, "output tokens generated"},
 	{"inference", "tokens_per_s", "Output tokens per second", F_RATE, true,
 	 "output tokens per second over the run"},
@@ -455,6 +470,72 @@ static const metric_doc METRIC_DOCS[] = {
 	 "model weight bytes of one replica"},
 	{"inference", "gpu_hours", "GPU-hours provisioned", F_COUNT, false,
 	 "provisioned GPU-hours"},
+	{"inference", "replicas_peak", "Replicas (peak)", F_COUNT, true,
+	 "most replicas provisioned at once"},
+	{"inference", "replicas_mean", "Replicas (mean)", F_PLAIN, true,
+	 "provisioned replicas averaged over the run (paid GPU-seconds / GPUs per replica / time)"},
+	{"inference", "replicas_desired", "Replicas desired at the end", F_COUNT, false,
+	 "the autoscaler's last decision"},
+	{"inference", "replicas_added", "Replicas added", F_COUNT, false,
+	 "replicas the autoscaler provisioned during the run"},
+	{"inference", "replicas_removed", "Replicas removed", F_COUNT, false,
+	 "replicas the autoscaler released during the run"},
+	{"inference", "autoscale_syncs", "Autoscaler syncs", F_COUNT, false,
+	 "control loop evaluations of the autoscaler"},
+	{"inference", "autoscale_scale_ups", "Scale-ups", F_COUNT, false,
+	 "syncs that raised the replica count"},
+	{"inference", "autoscale_scale_downs", "Scale-downs", F_COUNT, false,
+	 "syncs that lowered the replica count"},
+	{"inference", "kpa_panic_entries", "KPA panic entries", F_COUNT, false,
+	 "kpa: times the autoscaler entered panic mode"},
+	{"inference", "kpa_panic_s", "KPA time in panic", F_TIME, false,
+	 "kpa: time spent in panic mode"},
+	{"inference", "cold_starts", "Cold starts", F_COUNT, false,
+	 "replicas that loaded their weights during the run"},
+	{"inference", "cold_start_mean_s", "Cold start (mean)", F_TIME, false,
+	 "mean weight loading time of the cold starts"},
+	{"inference", "gpu_hours_paid", "GPU-hours paid", F_COUNT, false,
+	 "provisioned GPU-hours (loading and draining replicas included)"},
+	{"inference", "gpu_hours_busy", "GPU-hours busy", F_COUNT, false,
+	 "GPU-hours of replicas serving at least one request"},
+	{"inference", "spot_preemptions", "Spot preemptions", F_COUNT, false,
+	 "spot replicas reclaimed by the provider (notice given)"},
+	{"inference", "spot_preemptions_expected", "  expected", F_RATIO, false,
+	 "spot replica-hours x spot_preemption_rate: the Poisson mean of the preemptions"},
+	{"inference", "spot_reclaims", "Spot reclaims before draining", F_COUNT, false,
+	 "spot replicas taken away at the end of their notice with requests still running"},
+	{"inference", "spot_exposure_h", "Spot replica-hours", F_PLAIN, false,
+	 "hours of spot replicas provisioned"},
+	{"inference", "spot_acquisition_failures", "Spot acquisition failures", F_COUNT, false,
+	 "attempts to acquire a spot replica that failed"},
+	{"inference", "spot_ondemand_fallbacks", "On-demand fallbacks", F_COUNT, false,
+	 "replicas provisioned on-demand after repeated spot acquisition failures"},
+	{"inference", "requests_requeued", "Requests re-queued", F_COUNT, false,
+	 "requests sent back to the router when their replica was lost"},
+	{"inference", "fixed_replicas", "Fixed fleet compared", F_COUNT, false,
+	 "compare_fixed: replicas of the fixed fleet simulated alongside"},
+	{"inference", "fixed_gpu_hours", "  its GPU-hours", F_COUNT, false,
+	 "compare_fixed: GPU-hours of the fixed fleet"},
+	{"inference", "fixed_cost_usd", "  its cost", F_MONEY, false,
+	 "compare_fixed: cost of the fixed fleet"},
+	{"inference", "fixed_hardware_cost_usd", "  its hardware cost", F_MONEY, false,
+	 "compare_fixed: hardware cost of the fixed fleet"},
+	{"inference", "fixed_energy_kwh", "  its energy", F_ENERGY, false,
+	 "compare_fixed: IT energy of the fixed fleet"},
+	{"inference", "fixed_slo_attainment", "  its SLO attainment", F_PCT, false,
+	 "compare_fixed: SLO attainment of the fixed fleet"},
+	{"inference", "fixed_ttft_p99_s", "  its TTFT P99", F_TIME, false,
+	 "compare_fixed: TTFT P99 of the fixed fleet"},
+	{"inference", "fixed_requests_completed", "  its requests completed", F_COUNT, false,
+	 "compare_fixed: requests the fixed fleet completed"},
+	{"inference", "gpu_hours_saved", "GPU-hours saved", F_COUNT, true,
+	 "compare_fixed: GPU-hours of the fixed fleet minus this fleet's"},
+	{"inference", "cost_saved_usd", "Cost saved", F_MONEY, true,
+	 "compare_fixed: cost of the fixed fleet minus this fleet's"},
+	{"inference", "cost_saved_fraction", "Cost saved (share)", F_PCT, false,
+	 "compare_fixed: cost saved / cost of the fixed fleet"},
+	{"inference", "energy_saved_kwh", "Energy saved", F_ENERGY, false,
+	 "compare_fixed: IT energy of the fixed fleet minus this fleet's"},
 	{"inference", "replicas_ready", "Replicas ready at the end", F_COUNT, false,
 	 "replicas serving at the end"},
 	{"inference", "replicas_loading", "Replicas loading at the end", F_COUNT, false,
@@ -1290,7 +1371,7 @@ static int man_params(void)
 		split_metric(gen[i], kind, sizeof kind, comp, sizeof comp, &key);
 		const metric_doc *d = doc_of(kind, key);
 		printf(".It Li %s\n", gen[i]);
-		man_text(d ? (d->doc ? d->doc : d->label) : key);
+		man_text(d ? (d->doc ? d->doc : d->label) : "(no description yet)");
 		printf(".\n");
 	}
 	printf(".El\n");

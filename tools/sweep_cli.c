@@ -359,8 +359,14 @@ void aiw_cli_sweep_catch_signals(aiw_sweep *sw)
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	sa.sa_flags = SA_RESETHAND; /* a second Ctrl-C terminates at once */
-	sigaction(SIGINT, &sa, &g_old_int);
-	sigaction(SIGTERM, &sa, &g_old_term);
+	/* a signal the caller ignores (`cmd &` in a script ignores SIGINT) stays
+	 * ignored */
+	sigaction(SIGINT, NULL, &g_old_int);
+	sigaction(SIGTERM, NULL, &g_old_term);
+	if (g_old_int.sa_handler != SIG_IGN)
+		sigaction(SIGINT, &sa, NULL);
+	if (g_old_term.sa_handler != SIG_IGN)
+		sigaction(SIGTERM, &sa, NULL);
 }
 
 bool aiw_cli_sweep_signalled(void)

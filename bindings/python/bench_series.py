@@ -14,6 +14,8 @@ import statistics
 import sys
 import time
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
 try:
     import aiworkload as aiw
 except ImportError:

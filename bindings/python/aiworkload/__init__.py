@@ -3,7 +3,7 @@ compile).  The library simulates AI training and inference on one
 discrete-event clock and reports power, utilisation and cost curves.
 
     import aiworkload as aiw
-    with aiw.Simulation("examples/scenarios/site.ini", seed=42) as sim:
+    with aiw.Simulation("examples/scenarios/mixed-site.ini", seed=42) as sim:
         sim.run()
         print(sim.metric("site.diversity_factor"))
         t, p = sim.series("site.power_w")      # numpy arrays when present
@@ -28,6 +28,7 @@ from .functions import *  # noqa: F401,F403 - the generated plain functions
 from .functions import __all__ as _functions_all
 from .registry import Param, help, help_text, param_info, params, parse_value
 from .sim import Simulation
+from .sweep import Sweep
 
 __version__ = "0.1.0"
 
@@ -56,7 +57,7 @@ def status_name(status):
 
 
 __all__ = [
-    "Simulation", "Param", "params", "param_info", "help", "help_text", "parse_value",
+    "Simulation", "Sweep", "Param", "params", "param_info", "help", "help_text", "parse_value",
     "library_version", "library_info", "strerror", "status_name",
     "AiwError", "InvalidArgument", "InvalidParameter", "OutOfMemory", "UnknownName",
     "OutOfRange", "ParseError", "ScenarioError", "IOError_", "StateError", "LimitError",

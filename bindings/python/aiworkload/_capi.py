@@ -15,7 +15,6 @@ aiworkload package.
 import ctypes
 import ctypes.util
 import os
-import re
 from ctypes import (CFUNCTYPE, POINTER, c_char_p, c_double, c_int, c_size_t,
                     c_uint, c_uint64, c_void_p)
 
@@ -31,13 +30,20 @@ class aiw_sim(ctypes.Structure):
     """Opaque simulation handle (struct aiw_sim)."""
 
 
+class aiw_sweep(ctypes.Structure):
+    """Opaque sweep handle (struct aiw_sweep)."""
+
+
 SIM = POINTER(aiw_sim)
+SWEEP = POINTER(aiw_sweep)
 STATUS = "aiw_status"  # marker: c_int restype + errcheck
 
 # Callback types.  The simulation pointer of a callback arrives as a plain
 # address (c_void_p) so that the trampolines can look the owner up cheaply.
 EVENT_FN = CFUNCTYPE(None, c_void_p, c_double, c_void_p)
 PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_double, c_double, c_void_p)
+SWEEP_FN = CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
+SWEEP_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_size_t, c_size_t, c_void_p)
 
 PD = POINTER(c_double)
 PZ = POINTER(c_size_t)
@@ -155,24 +161,67 @@ SIGNATURES = {
     "aiw_training_scaling": (STATUS, [("sim", SIM), ("component", c_char_p),
                                       ("gpu_counts", PD), ("n", c_size_t), ("weak", c_int),
                                       ("step_time_s", PD), ("efficiency", PD)]),
+    # sweeps (sweep.c)
+    "aiw_sweep_create": (STATUS, [("out", POINTER(SWEEP)), ("scenario_path", c_char_p),
+                                  ("scenario_text", c_char_p)]),
+    "aiw_sweep_free": (None, [("sw", SWEEP)]),
+    "aiw_sweep_errmsg": (c_char_p, [("sw", SWEEP)]),
+    "aiw_sweep_axis": (STATUS, [("sw", SWEEP), ("param", c_char_p), ("values_csv", c_char_p)]),
+    "aiw_sweep_point_file": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
+    "aiw_sweep_set_replications": (STATUS, [("sw", SWEEP), ("r", c_size_t)]),
+    "aiw_sweep_set_metrics": (STATUS, [("sw", SWEEP), ("metrics_csv", c_char_p)]),
+    "aiw_sweep_set_seed": (STATUS, [("sw", SWEEP), ("seed", c_uint64)]),
+    "aiw_sweep_set_jobs": (STATUS, [("sw", SWEEP), ("jobs", c_uint)]),
+    "aiw_sweep_set_callback": (STATUS, [("sw", SWEEP), ("fn", SWEEP_FN), ("payload", c_void_p)]),
+    "aiw_sweep_set_progress": (STATUS, [("sw", SWEEP), ("fn", SWEEP_PROGRESS_FN),
+                                        ("payload", c_void_p)]),
+    "aiw_sweep_prepare": (STATUS, [("sw", SWEEP)]),
+    "aiw_sweep_run": (STATUS, [("sw", SWEEP)]),
+    "aiw_sweep_stop": (None, [("sw", SWEEP)]),
+    "aiw_sweep_npoints": (STATUS, [("sw", SWEEP), ("out", PZ)]),
+    "aiw_sweep_nparams": (STATUS, [("sw", SWEEP), ("out", PZ)]),
+    "aiw_sweep_param_name": (STATUS, [("sw", SWEEP), ("i", c_size_t), ("out", PSTR)]),
+    "aiw_sweep_point_value": (STATUS, [("sw", SWEEP), ("point", c_size_t), ("i", c_size_t),
+                                       ("out", PSTR)]),
+    "aiw_sweep_nmetrics": (STATUS, [("sw", SWEEP), ("out", PZ)]),
+    "aiw_sweep_metric_name": (STATUS, [("sw", SWEEP), ("i", c_size_t), ("out", PSTR)]),
+    "aiw_sweep_task_seed": (STATUS, [("sw", SWEEP), ("point", c_size_t), ("rep", c_size_t),
+                                     ("out", PU64)]),
+    "aiw_sweep_run_task": (STATUS, [("sw", SWEEP), ("point", c_size_t), ("rep", c_size_t),
+                                    ("metrics_out", PD)]),
+    "aiw_sweep_store": (STATUS, [("sw", SWEEP), ("point", c_size_t), ("rep", c_size_t),
+                                 ("metrics", PD)]),
+    "aiw_sweep_result": (STATUS, [("sw", SWEEP), ("point", c_size_t), ("metric", c_size_t),
+                                  ("mean", PD), ("sd", PD), ("ci95_half", PD), ("n", PZ)]),
+    "aiw_sweep_replication": (STATUS, [("sw", SWEEP), ("point", c_size_t), ("rep", c_size_t),
+                                       ("metric", c_size_t), ("out", PD)]),
+    "aiw_sweep_write_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
+    "aiw_sweep_write_replications_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
 }
 
 # Functions whose pointer arguments are arrays (not single outputs): they
 # have hand-written wrappers, never generated ones.
-ARRAY_FUNCTIONS = {"aiw_sim_series_copy", "aiw_site_diversity_sweep", "aiw_training_scaling"}
+ARRAY_FUNCTIONS = {"aiw_sim_series_copy", "aiw_site_diversity_sweep", "aiw_training_scaling",
+                   "aiw_sweep_run_task", "aiw_sweep_store"}
 
 # C typedef names of the callback types above (the header test maps them).
-CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN}
+CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN,
+                  "aiw_sweep_fn": SWEEP_FN, "aiw_sweep_progress_fn": SWEEP_PROGRESS_FN}
+
+
+HANDLES = (SIM, SWEEP)
 
 
 def is_output(ctype):
     """True for an argument the C function writes (a pointer to a value)."""
-    return isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer) and ctype is not SIM
+    return isinstance(ctype, type) and issubclass(ctype, ctypes._Pointer) and \
+        ctype not in HANDLES
 
 
 def takes_sim(cname):
+    """True when the first argument is a handle (aiw_sim or aiw_sweep)."""
     args = SIGNATURES[cname][1]
-    return bool(args) and args[0][1] is SIM
+    return bool(args) and args[0][1] in HANDLES
 
 
 # --------------------------------------------------------------------------
@@ -185,7 +234,7 @@ def _text(b):
 def _describe_args(cname, args):
     out = []
     for (name, ctype), value in zip(SIGNATURES[cname][1], args):
-        if is_output(ctype) or ctype is c_void_p:
+        if is_output(ctype) or ctype is c_void_p or ctype in HANDLES:
             continue
         if isinstance(value, bytes):
             value = _text(value)
@@ -199,7 +248,10 @@ def _errcheck(result, func, args):
     cname = func.__name__
     msg = ""
     if takes_sim(cname) and args and args[0]:
-        msg = _text(lib.aiw_sim_errmsg(args[0]))
+        if SIGNATURES[cname][1][0][1] is SIM:
+            msg = _text(lib.aiw_sim_errmsg(args[0]))
+        else:
+            msg = _text(lib.aiw_sweep_errmsg(args[0]))
     if not msg:
         msg = "%s(%s): %s" % (cname, _describe_args(cname, args),
                               _text(lib.aiw_strerror(result)))
@@ -232,31 +284,46 @@ def _candidates():
         yield "the build tree", path
 
 
+class _DlInfo(ctypes.Structure):
+    _fields_ = [("dli_fname", c_char_p), ("dli_fbase", c_void_p), ("dli_sname", c_char_p),
+                ("dli_saddr", c_void_p)]
+
+
+def _file_of(func):
+    """The file a loaded function comes from (dladdr), or None."""
+    try:
+        dladdr = ctypes.CDLL(None).dladdr
+    except (OSError, AttributeError):
+        try:
+            dladdr = ctypes.CDLL(ctypes.util.find_library("dl")).dladdr
+        except (OSError, AttributeError, TypeError):
+            return None
+    dladdr.argtypes = [c_void_p, POINTER(_DlInfo)]
+    dladdr.restype = c_int
+    info = _DlInfo()
+    if not dladdr(ctypes.cast(func, c_void_p), ctypes.byref(info)) or not info.dli_fname:
+        return None
+    name = info.dli_fname.decode("utf-8", "replace")
+    return os.path.realpath(name) if os.path.isabs(name) else name
+
+
 def _open(how, path):
-    """(CDLL, version number, message) or (None, None, message)."""
+    """(CDLL, version number, message, file) or (None, None, message, path)."""
     if os.path.isabs(path) and not os.path.exists(path):
-        return None, None, "%s (%s): no such file" % (path, how)
+        return None, None, "%s (%s): no such file" % (path, how), path
     try:
         dll = ctypes.CDLL(path)
     except OSError as e:
-        return None, None, "%s (%s): cannot load: %s" % (path, how, e)
+        return None, None, "%s (%s): cannot load: %s" % (path, how, e), path
     try:
         f = dll.aiw_version
     except AttributeError:
-        return None, None, "%s (%s): has no aiw_version(): not libaiworkload" % (path, how)
+        return None, None, "%s (%s): has no aiw_version(): not libaiworkload" % (path, how), path
     f.restype, f.argtypes = c_uint, []
     v = f()
-    where = path
-    try:  # the file the loader actually opened
-        with open("/proc/self/maps") as maps:
-            for line in maps:
-                m = re.search(r"(/\S*libaiworkload\S*)$", line.strip())
-                if m and os.path.basename(m.group(1)).startswith(os.path.basename(path)):
-                    where = m.group(1)
-                    break
-    except OSError:
-        pass
-    return dll, v, "%s (%s): version %d.%d.%d" % (where, how, v >> 16, (v >> 8) & 255, v & 255)
+    where = _file_of(f) or path
+    return dll, v, "%s (%s): version %d.%d.%d" % (where, how, v >> 16, (v >> 8) & 255,
+                                                  v & 255), where
 
 
 def _compatible(v):
@@ -285,18 +352,18 @@ class _Lib(object):
         tried = []
         env = os.environ.get("AIWORKLOAD_LIBRARY")
         if env:
-            dll, v, msg = _open("AIWORKLOAD_LIBRARY", env)
+            dll, v, msg, where = _open("AIWORKLOAD_LIBRARY", env)
             if dll is None or not _compatible(v):
                 raise LibraryError(
                     "AIWORKLOAD_LIBRARY=%s: %s; this package (aiworkload for ABI %d.%d) "
                     "needs libaiworkload %s" % (env, msg, ABI_MAJOR, ABI_MINOR, _want()))
-            self._bind(dll, env, "AIWORKLOAD_LIBRARY", v)
+            self._bind(dll, where, "AIWORKLOAD_LIBRARY", v)
             return
         for how, path in _candidates():
-            dll, v, msg = _open(how, path)
+            dll, v, msg, where = _open(how, path)
             tried.append(msg)
             if dll is not None and _compatible(v):
-                self._bind(dll, path, how, v)
+                self._bind(dll, where, how, v)
                 return
         raise LibraryError(
             "no usable libaiworkload: this package needs version %s.  Tried:\n  %s\n"

@@ -298,8 +298,11 @@ class Simulation(object):
     def _call_run(self, fn, *args):
         p = self._p()
         if self._running:
-            # the C library refuses too (AIW_ESTATE); say it from Python
+            # from a callback: the C library refuses (AIW_ESTATE, with its
+            # message); never touch the outer run's bookkeeping
             fn(p, *args)
+            raise StateError(-8, "AIW_ESTATE", "run called from inside a run (a callback)",
+                             getattr(fn, "__name__", None))
         self._running = True
         err = None
         try:

@@ -11,9 +11,14 @@ Middle and bottom: replicas and P99 TTFT over the day for each policy:
   - a reactive controller written in Python (co-simulation: every 5 minutes
     the driver reads the measured arrival rate and sets
     inference.chat.replicas, a runtime parameter, between run_until steps),
-  - the library's own autoscaler policies (inference.NAME.autoscaler: none,
-    hpa, predictive) when this build has them.
+  - the library's own autoscaler policies (inference.NAME.autoscaler: hpa,
+    kpa, predictive, and schedule with a time-of-day schedule sized from the
+    diurnal profile) when this build has them.
 """
+
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 
 import math
 
@@ -27,7 +32,8 @@ def scenario(a, replicas, extra=None):
     inf = {"gpu": "H100-SXM", "gpus_per_replica": 4, "model_params": "70e9", "weight_bits": 8,
            "traffic": "diurnal", "rate": "%g/s" % a.rate, "peak_to_trough": 10,
            "peak_hour": 14, "replicas": replicas, "slo_ttft": "%gs" % SLO_TTFT,
-           "cold_start": "uniform(10s,30s)"}
+           "cold_start": "uniform(10s,30s)",
+           "output_tokens": "lognormal(median=%d,sigma=0.7)" % a.output_tokens}
     inf.update(extra or {})
     return ini([("sim", {"duration": "24h", "sample_interval": a.interval}),
                 ("training pretrain", {"gpu": "H100-SXM", "gpus": a.train_gpus,
@@ -39,6 +45,22 @@ def scenario(a, replicas, extra=None):
 def peak_rate(a):
     r = 10.0
     return a.rate * (1 + (r - 1) / (r + 1))
+
+
+def rate_at(a, hour):
+    """The diurnal profile of DESIGN.md: mean (1 + k sin(2 pi (h - peak + 6) / 24))."""
+    r = 10.0
+    k = (r - 1) / (r + 1)
+    return a.rate * (1 + k * math.sin(2 * math.pi * (hour - 14 + 6) / 24.0))
+
+
+def day_schedule(a, block=2):
+    """A time-of-day schedule sized for the highest rate of each block."""
+    steps = []
+    for h in range(0, 24, block):
+        peak = max(rate_at(a, h + x / 10.0) for x in range(10 * block + 1))
+        steps.append("%dh:%d" % (h, int(math.ceil(1.2 * peak / PER_REPLICA))))
+    return ", ".join(steps)
 
 
 def run_fixed(a, replicas):
@@ -63,10 +85,20 @@ def run_controller(a, step=300.0):
 
 
 def run_autoscaler(a, policy):
-    extra = {"autoscaler": policy, "min_replicas": 2,
-             "max_replicas": int(math.ceil(1.5 * peak_rate(a) / PER_REPLICA))}
-    if has("inference.NAME.target_utilization"):
-        extra["target_utilization"] = 0.6
+    """The library's autoscaler (the keys this build declares are set)."""
+    extra = {"autoscaler": policy}
+    if policy == "schedule":
+        extra["schedule"] = day_schedule(a)
+    # Scale on arrivals per replica: under continuous batching a replica is
+    # busy (utilization ~1) at any load, so the default utilization metric
+    # would send every policy to max_replicas.
+    wanted = {"min_replicas": 2,
+              "max_replicas": int(math.ceil(1.5 * peak_rate(a) / PER_REPLICA)),
+              "metric": "rps", "target_value": PER_REPLICA,
+              "predictive_capacity": "%g/s" % PER_REPLICA}
+    for k, v in wanted.items():
+        if has("inference.NAME." + k):
+            extra[k] = v
     with aiw.Simulation(scenario(a, int(math.ceil(a.rate / PER_REPLICA)), extra),
                         seed=a.seed) as sim:
         sim.run()
@@ -87,9 +119,9 @@ def main():
     a = parse_args(__doc__.split("\n")[0], "diurnal_day.png")
     require("inference.NAME.replicas", "inference.NAME.traffic", "training.NAME.gpus")
     if a.small:
-        a.rate, a.train_gpus, a.interval = 8.0, 16, "15min"
+        a.rate, a.train_gpus, a.interval, a.output_tokens = 4.0, 16, "30min", 32
     else:
-        a.rate, a.train_gpus, a.interval = 40.0, 256, "5min"
+        a.rate, a.train_gpus, a.interval, a.output_tokens = 40.0, 256, "5min", 256
     policies = [
         ("fixed at peak", lambda: run_fixed(a, int(math.ceil(peak_rate(a) / PER_REPLICA)))),
         ("fixed at mean", lambda: run_fixed(a, int(math.ceil(a.rate / PER_REPLICA)))),
@@ -97,8 +129,11 @@ def main():
     ]
     if has("inference.NAME.autoscaler"):
         for p in aiw.param_info("inference.NAME.autoscaler").choices:
-            if p != "none":
-                policies.append(("autoscaler = %s" % p, lambda p=p: run_autoscaler(a, p)))
+            if p == "none" or (p == "schedule" and not has("inference.NAME.schedule")):
+                continue
+            if a.small and p != "hpa":
+                continue  # --small: one library policy is enough for a smoke test
+            policies.append(("autoscaler = %s" % p, lambda p=p: run_autoscaler(a, p)))
     else:
         print("note: this build has no inference.NAME.autoscaler; library policies skipped")
     results = []
@@ -129,15 +164,17 @@ def main():
         h, v = r["inference.chat.ttft_p99_s"]
         ax3.plot(h, [x if x > 0 else float("nan") for x in v], label=label)
     ax2.set_ylabel("inference replicas")
-    ax2.set_title("Replicas by sizing policy")
-    ax2.legend(fontsize=8)
+    ax2.set_title("Replicas by sizing policy" + (
+        "" if has("inference.NAME.autoscaler") else
+        " (this build has no library autoscaler: inference.NAME.autoscaler)"))
+    ax2.legend(fontsize=7, ncol=2, loc="upper left")
     ax2.grid(True, alpha=0.3)
     ax3.axhline(SLO_TTFT, color="red", ls="--", lw=1, label="SLO %g s" % SLO_TTFT)
     ax3.set_yscale("log")
     ax3.set_ylabel("P99 TTFT per interval (s)")
     ax3.set_xlabel("hour of day")
     ax3.set_title("Time to first token")
-    ax3.legend(fontsize=8)
+    ax3.legend(fontsize=7, ncol=2, loc="upper left")
     ax3.grid(True, which="both", alpha=0.3)
     ax3.set_xlim(0, 24)
     fig.tight_layout()

@@ -17,6 +17,10 @@ once); inference adds headroom that is never used simultaneously.  With
 aiw_site_diversity_sweep (rack level only) and overlaid.
 """
 
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
 from _common import aiw, ini, parse_args, pyplot, require, save
 
 GPUS_PER_REPLICA = 4

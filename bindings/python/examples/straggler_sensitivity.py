@@ -13,6 +13,10 @@ The all-reduce is kept negligible (a 1e9-parameter model) so that the curve
 is the straggler effect alone.
 """
 
+import sys
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+
 import math
 from statistics import NormalDist
 

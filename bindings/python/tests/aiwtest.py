@@ -84,6 +84,9 @@ C_TO_CTYPES = {
     "aiw_sim *": _capi.SIM,
     "const aiw_sim *": _capi.SIM,
     "aiw_sim **": POINTER(_capi.SIM),
+    "aiw_sweep *": _capi.SWEEP,
+    "const aiw_sweep *": _capi.SWEEP,
+    "aiw_sweep **": POINTER(_capi.SWEEP),
     "void *": c_void_p,
 }
 for _name, _t in _capi.CALLBACK_TYPES.items():

@@ -282,6 +282,33 @@ class EveryFunction(unittest.TestCase):
             self.assertEqual(list(r["share"]), [0.0, 0.5, 1.0])
         except aiworkload.NotSupported:
             pass
+        with tempfile.TemporaryDirectory() as d:
+            pts = os.path.join(d, "points.csv")
+            with open(pts, "w") as f:
+                f.write("site.pue\n1.2\n1.4\n")
+            # create, set_callback, set_progress, point_file, set_replications,
+            # set_metrics, set_seed, set_jobs
+            with aiworkload.Sweep(aiwtest.SCRIPTED, point_file=pts, replications=2,
+                                  metrics=["site.energy_kwh"], seed=5, jobs=1) as sw:
+                sw.axis("load.a.gpus", [4, 8])
+                sw.prepare()
+                self.assertEqual(sw.errmsg, "")
+                sw.stop()  # not running: harmless
+                sw.run()
+                self.assertEqual(sw.npoints, 4)
+                self.assertEqual(sw.point(3), {"site.pue": "1.4", "load.a.gpus": "8"})
+                self.assertEqual(sw.metric_names(), ["site.energy_kwh"])
+                sw.task_seed(0, 1)
+                v = sw.run_task(0, 1)
+                self.assertEqual(v[0], sw.replication(0, 1, 0))
+                self.assertEqual(sw.result(0, "site.energy_kwh")[3], 2)
+                sw.write_csv(os.path.join(d, "s.csv"))
+                sw.write_replications_csv(os.path.join(d, "r.csv"))
+                with aiworkload.Sweep(aiwtest.SCRIPTED, point_file=pts, replications=2,
+                                      metrics=["site.energy_kwh"]) as dst:
+                    dst.axis("load.a.gpus", [4, 8])
+                    dst.prepare()
+                    dst.store(0, 1, v)
         plain = functions.plain_function_names()
         no_example = [c for c in plain if c not in EXAMPLE_ARGS]
         self.assertEqual(no_example, [], "add an example call to EXAMPLE_ARGS in %s" % __file__)

@@ -1,0 +1,140 @@
+/*
+ * bench/inference_day - a 24-hour diurnal day at a mean 1,000 requests/s
+ * (~86 million requests), continuous batching, 1-minute curves, through the
+ * public API.  Goals: under 30 s wall on one core, peak memory under
+ * 256 MB, and the memory of a 7-day run within 10% of a 1-day run.
+ *
+ * Fleet: an 8B model (Llama 3 8B shape: 32 layers, 8 KV heads of 128, BF16)
+ * on 300 single-H100 replicas, least-loaded routing, max_batch 64; traffic
+ * peaks at 1,818 requests/s (peak/trough 10) at 14:00.
+ *
+ * Each run is a child process (fork), so that its peak RSS (getrusage of
+ * the child) is its own.  The 7-day run is longer (about 7x the 1-day
+ * wall time); --no-week skips it.  Curves take 8 bytes per point per curve
+ * (1,440 points a day): the 7-day run holds 6 more days of them, printed
+ * apart from the rest of the memory.
+ *
+ * usage: bench/inference_day [--no-week] [--rate R] [--days D]
+ */
+#define _DEFAULT_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "aiworkload.h"
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static double metric(aiw_sim *sim, const char *name)
+{
+	double v = NAN;
+	aiw_sim_metric(sim, name, &v);
+	return v;
+}
+
+/* One run in this process; prints its figures. */
+static int run(double days, double rate)
+{
+	char text[2048];
+	snprintf(text, sizeof text,
+	         "[sim]\nseed = 1\nduration = %gd\nsample_interval = 1min\n"
+	         "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 1\n"
+	         "model_params = 8e9\nlayers = 32\nkv_heads = 8\nhead_dim = 128\n"
+	         "weight_bits = 16\nreplicas = 300\nrouter = least_loaded\n"
+	         "traffic = diurnal\nrate = %g/s\npeak_to_trough = 10\npeak_hour = 14\n"
+	         "batching = continuous\nmax_batch = 64\n"
+	         "slo_ttft = 500ms\nslo_tpot = 50ms\n",
+	         days, rate);
+	aiw_sim *sim;
+	if (aiw_sim_create(&sim, 1) != AIW_OK)
+		return 1;
+	double t0 = now_s();
+	clock_t c0 = clock();
+	if (aiw_sim_load_string(sim, text, "inference_day") != AIW_OK || aiw_sim_run(sim) != AIW_OK) {
+		fprintf(stderr, "inference_day: %s\n", aiw_sim_errmsg(sim));
+		aiw_sim_free(sim);
+		return 1;
+	}
+	double wall = now_s() - t0, cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+	double arr = metric(sim, "inference.chat.requests_arrived");
+	size_t ncurves = 0, len = 0;
+	aiw_sim_series_count(sim, &ncurves);
+	aiw_sim_series_length(sim, "inference.chat.arrival_rate", &len);
+	printf("days=%g requests=%.0f events=%.0f wall_s=%.2f cpu_s=%.2f requests_per_s=%.3g "
+	       "ns_per_request=%.0f\n",
+	       days, arr, metric(sim, "sim.events"), wall, cpu, arr / cpu, cpu / arr * 1e9);
+	printf("  completed=%.0f in_flight=%.0f ttft_p99_s=%.4g tpot_p99_s=%.4g e2e_p99_s=%.4g "
+	       "batch_mean=%.3g utilization=%.3g compute_util=%.3g\n",
+	       metric(sim, "inference.chat.requests_completed"),
+	       metric(sim, "inference.chat.requests_in_flight"),
+	       metric(sim, "inference.chat.ttft_p99_s"), metric(sim, "inference.chat.tpot_p99_s"),
+	       metric(sim, "inference.chat.e2e_p99_s"), metric(sim, "inference.chat.batch_size_mean"),
+	       metric(sim, "inference.chat.utilization"),
+	       metric(sim, "inference.chat.compute_utilization"));
+	printf("  slo_attainment=%.4g energy_kwh=%.4g cost_per_mtok_usd=%.4g curves=%zu x %zu "
+	       "points (%.2f MB)\n",
+	       metric(sim, "inference.chat.slo_attainment"),
+	       metric(sim, "inference.chat.energy_kwh"),
+	       metric(sim, "inference.chat.cost_per_mtok_usd"), ncurves, len,
+	       (double)ncurves * (double)len * 8 / 1e6);
+	fflush(stdout);
+	aiw_sim_free(sim);
+	return 0;
+}
+
+/* Run in a child; its peak RSS in MB (NAN on failure). */
+static double child(double days, double rate)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0)
+		return NAN;
+	if (pid == 0)
+		_exit(run(days, rate));
+	int status;
+	struct rusage ru;
+	if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return NAN;
+	return (double)ru.ru_maxrss / 1024.0; /* KB on Linux */
+}
+
+int main(int argc, char **argv)
+{
+	int week = 1;
+	double rate = 1000, days = 1;
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--no-week"))
+			week = 0;
+		else if (!strcmp(argv[i], "--rate") && i + 1 < argc)
+			rate = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--days") && i + 1 < argc)
+			days = atof(argv[++i]);
+		else {
+			fprintf(stderr, "usage: inference_day [--no-week] [--rate R] [--days D]\n");
+			return 2;
+		}
+	}
+	if (!(rate > 0) || !(days > 0)) {
+		fprintf(stderr, "inference_day: rate and days must be > 0\n");
+		return 2;
+	}
+	double m1 = child(days, rate);
+	printf("peak_rss_mb=%.1f (goal < 256)\n", m1);
+	if (!week)
+		return isnan(m1);
+	double m7 = child(7 * days, rate);
+	printf("peak_rss_mb=%.1f for %g days: %+.1f%% vs %g day(s) (goal within 10%%)\n", m7,
+	       7 * days, (m7 / m1 - 1) * 100, days);
+	return isnan(m1) || isnan(m7);
+}

@@ -1,0 +1,148 @@
+#!/bin/sh
+# `aiworkload sweep`: --jobs 1 and --jobs 2 write byte-identical files, as do
+# standard output and --out, and a point file listing the same grid; bad
+# usage exits 2; SIGINT stops cleanly (exit 130) keeping complete rows.
+# Then `mpirun -np 1` and `-np 2` of aiworkload-mpi (loopback only) write
+# the same bytes as the threaded command (exit 77, skipped, without mpirun
+# or without the MPI build).
+set -u
+: "${top_builddir:?}" "${top_srcdir:?}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() {
+	echo "FAIL: $*"
+	exit 1
+}
+
+sweep="$top_builddir/tools/aiworkload sweep"
+if "$top_builddir/tools/aiworkload" sweep 2>&1 | grep -q "unknown command"; then
+	# tools/aiworkload does not dispatch `sweep` yet: the same entry point
+	# through a three-line driver
+	cat >"$tmp/drv.c" <<'EOF'
+#include "sweep_cli.h"
+int main(int argc, char **argv) { return aiw_cli_sweep(argc - 1, argv + 1); }
+EOF
+	# shellcheck disable=SC2086
+	${CC:-cc} ${CFLAGS:-} -std=c11 -D_POSIX_C_SOURCE=200809L -I"$top_srcdir/include" \
+		-I"$top_srcdir/tools" "$tmp/drv.c" "$top_srcdir/tools/sweep_cli.c" ${LDFLAGS:-} \
+		-L"$top_builddir/.libs" -laiworkload -Wl,-rpath,"$top_builddir/.libs" -lm \
+		-o "$tmp/aiworkload-sweep" || fail "cannot build the sweep driver"
+	sweep="$tmp/aiworkload-sweep"
+fi
+
+cat >"$tmp/mm1.ini" <<'EOF'
+[sim]
+duration = 300s
+sample_interval = 300s
+[inference q]
+traffic = poisson
+rate = 1/s
+service = exp(0.5s)
+batching = none
+replicas = 1
+EOF
+grid="--set inference.q.rate=0.5/s,1/s,1.5/s --set inference.q.service=exp(0.5s),const(0.4s)"
+opts="--replications 5 --seed 3 --no-progress"
+
+# shellcheck disable=SC2086
+$sweep "$tmp/mm1.ini" $grid $opts --jobs 1 --out "$tmp/j1.csv" \
+	--replications-out "$tmp/j1r.csv" || fail "--jobs 1 exited $?"
+# shellcheck disable=SC2086
+$sweep "$tmp/mm1.ini" $grid $opts --jobs 2 --out "$tmp/j2.csv" \
+	--replications-out "$tmp/j2r.csv" || fail "--jobs 2 exited $?"
+cmp "$tmp/j1.csv" "$tmp/j2.csv" || fail "results differ between --jobs 1 and --jobs 2"
+cmp "$tmp/j1r.csv" "$tmp/j2r.csv" || fail "replications differ between --jobs 1 and 2"
+[ "$(wc -l <"$tmp/j1.csv")" -eq 7 ] || fail "expected a header and 6 points"
+[ "$(wc -l <"$tmp/j1r.csv")" -eq 31 ] || fail "expected a header and 30 runs"
+head -n 1 "$tmp/j1.csv" | grep -q '^point,inference.q.rate,inference.q.service,.*,inference.q.queue_wait_mean_s.mean,inference.q.queue_wait_mean_s.sd,inference.q.queue_wait_mean_s.ci95,inference.q.queue_wait_mean_s.n,' ||
+	fail "header: $(head -c 200 "$tmp/j1.csv")"
+
+# standard output, and the same grid from a point file
+# shellcheck disable=SC2086
+$sweep "$tmp/mm1.ini" $grid $opts >"$tmp/stdout.csv" || fail "stdout run exited $?"
+cmp "$tmp/j1.csv" "$tmp/stdout.csv" || fail "standard output differs from --out"
+cat >"$tmp/points.csv" <<'EOF'
+inference.q.rate,inference.q.service
+# the grid above, row by row
+0.5/s,exp(0.5s)
+0.5/s,const(0.4s)
+1/s,exp(0.5s)
+1/s,const(0.4s)
+1.5/s,exp(0.5s)
+"1.5/s","const(0.4s)"
+EOF
+# shellcheck disable=SC2086
+$sweep "$tmp/mm1.ini" --points "$tmp/points.csv" $opts --out "$tmp/points_out.csv" ||
+	fail "--points exited $?"
+cmp "$tmp/j1.csv" "$tmp/points_out.csv" || fail "--points differs from the same --set grid"
+
+# usage errors exit 2 with a message
+$sweep >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "scenario" "$tmp/err" || fail "no scenario: $(cat "$tmp/err")"
+$sweep "$tmp/mm1.ini" --replications 0 >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "replications" "$tmp/err" || fail "--replications 0: $(cat "$tmp/err")"
+$sweep "$tmp/mm1.ini" --set inference.q.rat=1/s >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "did you mean" "$tmp/err" || fail "misspelt parameter: $(cat "$tmp/err")"
+$sweep "$tmp/nonexistent.ini" >/dev/null 2>"$tmp/err"
+[ $? -eq 2 ] && grep -q "nonexistent.ini" "$tmp/err" || fail "missing scenario: $(cat "$tmp/err")"
+
+# SIGINT: stop, keep complete rows, exit 130.  A background job of a
+# script ignores SIGINT (and so does the command then): restore it with
+# env --default-signal where available, else use SIGTERM (same handler).
+sig=INT
+launch="env --default-signal=INT"
+env --default-signal=INT true 2>/dev/null || { sig=TERM; launch=""; }
+pues=$(awk 'BEGIN { for (i = 1; i <= 40; i++) printf "%s%.2f", (i > 1 ? "," : ""), 1 + i / 100 }')
+$launch $sweep "$tmp/mm1.ini" --set sim.duration=300000s --set sim.sample_interval=1000s \
+	--set site.pue="$pues" --replications 2 --jobs 2 \
+	--metrics inference.q.queue_wait_mean_s --out "$tmp/int.csv" --no-progress \
+	2>"$tmp/int.err" &
+pid=$!
+sleep 1
+kill -s $sig "$pid"
+wait "$pid"
+rc=$?
+[ $rc -eq 130 ] || fail "SIG$sig: exit $rc, expected 130 ($(cat "$tmp/int.err"))"
+grep -q "interrupted: kept" "$tmp/int.err" || fail "SIG$sig message: $(cat "$tmp/int.err")"
+[ "$(head -n 1 "$tmp/int.csv")" = "point,sim.duration,sim.sample_interval,site.pue,inference.q.queue_wait_mean_s.mean,inference.q.queue_wait_mean_s.sd,inference.q.queue_wait_mean_s.ci95,inference.q.queue_wait_mean_s.n" ] ||
+	fail "SIG$sig: header $(head -n 1 "$tmp/int.csv")"
+rows=$(($(wc -l <"$tmp/int.csv") - 1))
+[ "$rows" -lt 40 ] || fail "SIG$sig: all 40 points finished; the sweep did not stop"
+tail -n +2 "$tmp/int.csv" | awk -F, '$8 != 2 { bad = 1 } END { exit bad }' ||
+	fail "SIG$sig: an incomplete row was written"
+echo "threads: --jobs 1 = --jobs 2 = stdout = --points; SIG$sig kept $rows complete points"
+
+# MPI
+mpi="$top_builddir/tools/aiworkload-mpi"
+if ! command -v mpirun >/dev/null 2>&1; then
+	echo "SKIP: mpirun not found (the MPI part)"
+	exit 77
+fi
+if [ ! -x "$mpi" ]; then
+	echo "SKIP: tools/aiworkload-mpi not built (configure found no MPI)"
+	exit 77
+fi
+# loopback only: shared memory and TCP on lo, no single-copy (containers)
+export OMPI_MCA_btl=self,vader,tcp OMPI_MCA_btl_tcp_if_include=lo \
+	OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_btl_vader_single_copy_mechanism=none
+# Open MPI itself leaks at exit (its plugins' allocations): under a
+# sanitizer build the leak check is for our code, above, not for MPI's
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}${ASAN_OPTIONS:+:}detect_leaks=0"
+to=""
+command -v timeout >/dev/null 2>&1 && to="timeout 300"
+for np in 1 2; do
+	# shellcheck disable=SC2086
+	$to mpirun --allow-run-as-root --oversubscribe -np $np "$mpi" sweep "$tmp/mm1.ini" \
+		$grid $opts --out "$tmp/np$np.csv" --replications-out "$tmp/np${np}r.csv" \
+		>"$tmp/mpi.out" 2>&1 || fail "mpirun -np $np exited $?: $(cat "$tmp/mpi.out")"
+	cmp "$tmp/j1.csv" "$tmp/np$np.csv" || fail "mpirun -np $np differs from --jobs 1"
+	cmp "$tmp/j1r.csv" "$tmp/np${np}r.csv" || fail "mpirun -np $np replications differ"
+done
+# a usage error on every rank: exit 2, one message
+$to mpirun --allow-run-as-root --oversubscribe -np 2 "$mpi" sweep "$tmp/mm1.ini" \
+	--replications 0 >"$tmp/mpi.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || fail "mpirun --replications 0: exit $rc: $(cat "$tmp/mpi.out")"
+[ "$(grep -c "replications" "$tmp/mpi.out")" -eq 1 ] ||
+	fail "mpirun --replications 0: expected one message: $(cat "$tmp/mpi.out")"
+echo "mpi: -np 1 = -np 2 = --jobs 1, byte for byte"
