@@ -9,6 +9,9 @@
  * mean queue wait is printed next to the M/M/1 value rho / (mu - lambda) = 9 s
  * (at rho = 0.9 the sample mean of one run is within a few percent).
  *
+ * The library run is repeated 5 times (the machine may be shared): the
+ * best and the median wall times are printed, the speed-up uses the best.
+ *
  * usage: bench/mm1 [customers] [--no-simpy]
  */
 #include <math.h>
@@ -59,23 +62,34 @@ int main(int argc, char **argv)
 	         "[inference mm1]\nreplicas = 1\nbatching = none\nrouter = central\n"
 	         "traffic = poisson\nrate = %.17g\nservice = exp(%.17gs)\n",
 	         duration, duration, lambda, 1 / mu);
-	double t0 = now_s();
-	aiw_sim *sim;
-	if (aiw_sim_create(&sim, 42) != AIW_OK)
-		return 1;
-	if (aiw_sim_load_string(sim, text, "mm1") != AIW_OK || aiw_sim_run(sim) != AIW_OK) {
-		fprintf(stderr, "mm1: %s\n", aiw_sim_errmsg(sim));
+	enum { REPEAT = 5 };
+	double walls[REPEAT], done = 0, wq = 0, events = 0;
+	for (int k = 0; k < REPEAT; k++) {
+		double t0 = now_s();
+		aiw_sim *sim;
+		if (aiw_sim_create(&sim, 42) != AIW_OK)
+			return 1;
+		if (aiw_sim_load_string(sim, text, "mm1") != AIW_OK || aiw_sim_run(sim) != AIW_OK) {
+			fprintf(stderr, "mm1: %s\n", aiw_sim_errmsg(sim));
+			aiw_sim_free(sim);
+			return 1;
+		}
+		walls[k] = now_s() - t0; /* creation, parsing and the run */
+		done = metric(sim, "inference.mm1.requests_completed");
+		wq = metric(sim, "inference.mm1.queue_wait_mean_s");
+		events = metric(sim, "sim.events");
 		aiw_sim_free(sim);
-		return 1;
 	}
-	double wall = now_s() - t0;
-	double done = metric(sim, "inference.mm1.requests_completed");
-	double wq = metric(sim, "inference.mm1.queue_wait_mean_s");
-	double events = metric(sim, "sim.events");
-	printf("libaiworkload_mm1 customers=%.0f wall_s=%.3f customers_per_s=%.0f events=%.0f "
-	       "mean_wait_s=%.4f (theory=%.4f)\n",
-	       done, wall, done / wall, events, wq, rho / (mu - lambda));
-	aiw_sim_free(sim);
+	for (int i = 1; i < REPEAT; i++) /* insertion sort of 5 */
+		for (int j = i; j > 0 && walls[j] < walls[j - 1]; j--) {
+			double x = walls[j];
+			walls[j] = walls[j - 1];
+			walls[j - 1] = x;
+		}
+	double wall = walls[0];
+	printf("libaiworkload_mm1 customers=%.0f wall_s=%.3f (median of %d: %.3f) customers_per_s=%.0f "
+	       "events=%.0f mean_wait_s=%.4f (theory=%.4f)\n",
+	       done, wall, REPEAT, walls[REPEAT / 2], done / wall, events, wq, rho / (mu - lambda));
 	if (!simpy)
 		return 0;
 

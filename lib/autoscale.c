@@ -27,14 +27,18 @@
  *   target) and dppc = ceil(panic / target), target = target_value x
  *   kpa_target_utilization; panic mode starts when dppc / ready >= 2 and
  *   ends a stable window after the last time above; in panic the count only
- *   grows.  Scale to zero (min_replicas = 0) after zero demand for the
+ *   grows.  Optionally (scale-down delay) the highest decision of a window
+ *   wins.  Scale to zero (min_replicas = 0) after zero demand for the
  *   grace period; a request reaching an empty fleet triggers a decision at
  *   once (the activator's poke).
  *
  * predictive: provisions for the largest forecast rate over the next lead
- *   time (a cold start plus a sync period): the traffic profile's rate
- *   (aiw_traffic_rate), or a daily profile learned from the arrivals of the
- *   previous days in time-of-day bins, exponentially smoothed across days.
+ *   time (a cold start plus a sync period), plus predictive_headroom
+ *   standard deviations of the Poisson count over the lead, sqrt(rate /
+ *   lead): the rate the fleet may see before a replica started now serves.
+ *   The forecast is the traffic profile's rate (aiw_traffic_rate), or a
+ *   daily profile learned from the arrivals of the previous days in
+ *   time-of-day bins, exponentially smoothed across days.
  *   Replicas needed for a rate lambda: lambda / predictive_capacity, else
  *   by the utilisation law lambda * D / target (D: busy replica-seconds per
  *   completed request, learned with a 30 min exponential memory), or
@@ -97,7 +101,8 @@ int32_t aiw_hpa_calc(const aiw_hpa_calc_in *in)
 	int64_t missing = in->missing > 0 ? in->missing : 0;
 	int64_t unready = in->unready > 0 ? in->unready : 0;
 	int64_t current = in->current;
-	double value = fmin(in->value, 1e9); /* keeps the milli-units in int64 */
+	/* keeps the milli-units (x 100 for percent) of 1e5 pods in int64 */
+	double value = fmin(in->value, in->resource ? 1e6 : 1e9);
 	double ratio, new_ratio;
 	int64_t n; /* pods in the second computation */
 	bool up_unready;
@@ -415,7 +420,8 @@ aiw_status aiw_sched_parse(const char *text, aiw_sched_entry **out, size_t *n, c
 			len--;
 		if (len == 0 || len >= sizeof item) {
 			st = aiw__buferr(err, errlen, AIW_EPARSE,
-			                 len ? "entry too long" : "empty entry: expected TIME:REPLICAS");
+			                 len ? "entry too long"
+			                     : "empty entry: expected TIME:REPLICAS");
 			break;
 		}
 		memcpy(item, p, len);
@@ -512,7 +518,6 @@ typedef struct slotrec {
 	uint64_t ev_notice, ev_kill;
 	uint32_t gen;
 	uint8_t used;  /* holds a loading interval not yet folded into load_done */
-	uint8_t spot;
 	uint8_t live;  /* spot and exposed to preemption (no notice yet) */
 } slotrec;
 
@@ -546,6 +551,8 @@ typedef struct autoscaler {
 	/* kpa */
 	aiw_kpa_conf kc;
 	aiw_kpa_state ks;
+	aiw_hpa_sample *delay; /* the decisions of the scale-down delay window */
+	size_t ndelay, capdelay;
 	double zero_since, last_tick, panic_s;
 	uint64_t panic_entries;
 	/* predictive */
@@ -646,7 +653,6 @@ static int provision(autoscaler *a, bool spot, double cold_start)
 	r->used = 1;
 	r->t_add = now;
 	r->t_load_end = now + cold_start;
-	r->spot = spot;
 	r->live = 0;
 	a->added++;
 	if (cold_start > 0) {
@@ -660,7 +666,8 @@ static int provision(autoscaler *a, bool spot, double cold_start)
 		if (rate > 0) {
 			double t = now + gsl_ran_exponential(a->rng_spot, 1.0 / rate);
 			uint64_t arg = (uint64_t)s | (uint64_t)r->gen << 32;
-			if (isfinite(t) && !(r->ev_notice = aiw__at(a->sim, t, notice_event, a, arg)))
+			r->ev_notice = isfinite(t) ? aiw__at(a->sim, t, notice_event, a, arg) : 0;
+			if (isfinite(t) && !r->ev_notice)
 				return AIW_ENOMEM;
 		}
 	}
@@ -920,7 +927,8 @@ static int32_t hpa_recommendation(const autoscaler *a, const window *w)
 {
 	aiw_serving_counts k;
 	aiw_serving_get_counts(a->c, &k);
-	int64_t pods = a->spec > (int64_t)k.ready + k.loading ? a->spec : (int64_t)k.ready + k.loading;
+	int64_t have = (int64_t)k.ready + k.loading;
+	int64_t pods = a->spec > have ? a->spec : have;
 	aiw_hpa_calc_in in = {
 		.current = a->spec,
 		.ready = (int32_t)k.ready,
@@ -1087,6 +1095,21 @@ static void kpa_decide_now(autoscaler *a)
 	                              ring_mean(a, np ? np : 1));
 	if (!was && !isnan(a->ks.panic_time))
 		a->panic_entries++;
+	/* scale-down delay: the highest decision of the window wins */
+	double dw = P(a, AIW_AS_KPA_DOWN_DELAY);
+	if (dw > 0) {
+		aiw_hpa_sample x = {now, want};
+		size_t keep = 0;
+		for (size_t i = 0; i < a->ndelay; i++)
+			if (a->delay[i].t > now - dw) {
+				if (a->delay[i].v > want)
+					want = a->delay[i].v;
+				a->delay[keep++] = a->delay[i];
+			}
+		a->ndelay = keep;
+		if (!push_sample(&a->delay, &a->ndelay, &a->capdelay, x))
+			as_fail(a, AIW_ENOMEM);
+	}
 	/* the last replica stays until the demand has been zero for the grace */
 	if (want == 0) {
 		if (isnan(a->zero_since))
@@ -1122,7 +1145,9 @@ static void scrape_event(aiw_sim *sim, void *ctx, uint64_t k)
 	double infl = (double)(c.waiting + c.running);
 	a->infl_int += infl * iv;
 	if (a->ring) {
-		double x = a->metric == AIW_AS_M_RPS ? (double)(c.arrived - a->scrape_arr) / iv : infl;
+		double x = infl;
+		if (a->metric == AIW_AS_M_RPS)
+			x = (double)(c.arrived - a->scrape_arr) / iv;
 		a->scrape_arr = c.arrived;
 		a->ring[a->ring_pos] = x;
 		a->ring_pos = (a->ring_pos + 1) % a->nring;
@@ -1142,11 +1167,10 @@ static void sched_event(aiw_sim *sim, void *ctx, uint64_t i)
 	double now = aiw__now(sim);
 	a->syncs++;
 	set_spec(a, a->sched[i].replicas);
-	/* the next entry: the first later today, else the first of tomorrow */
-	double day = floor(now / 86400.0), tod = now - day * 86400.0;
-	size_t j = 0;
-	while (j < a->nsched && !(a->sched[j].tod > tod))
-		j++;
+	/* the next entry, by index (no time-of-day rounding can repeat one):
+	 * the day of this entry (-1 for the day before's last at t = 0) */
+	double day = floor((now - a->sched[i].tod) / 86400.0 + 0.5);
+	size_t j = (size_t)i + 1;
 	double t = j < a->nsched ? day * 86400.0 + a->sched[j].tod
 	                         : (day + 1) * 86400.0 + a->sched[0].tod;
 	if (j >= a->nsched)
@@ -1240,10 +1264,13 @@ static void run_fixed(autoscaler *a, double t)
 		return;
 	}
 	static const char *const keys[][2] = {
-		{"gpu_hours", "fixed_gpu_hours"},         {"cost_usd", "fixed_cost_usd"},
+		{"gpu_hours", "fixed_gpu_hours"},
+		{"cost_usd", "fixed_cost_usd"},
 		{"hardware_cost_usd", "fixed_hardware_cost_usd"},
-		{"energy_kwh", "fixed_energy_kwh"},       {"slo_attainment", "fixed_slo_attainment"},
-		{"ttft_p99_s", "fixed_ttft_p99_s"},       {"requests_completed", "fixed_requests_completed"},
+		{"energy_kwh", "fixed_energy_kwh"},
+		{"slo_attainment", "fixed_slo_attainment"},
+		{"ttft_p99_s", "fixed_ttft_p99_s"},
+		{"requests_completed", "fixed_requests_completed"},
 	};
 	double fix[7];
 	for (size_t i = 0; i < 7; i++) {
@@ -1304,7 +1331,8 @@ static aiw_status check_bounds(const aiw_comp *c, size_t p, int policy)
 	double lo = aiw_p(c, p + AIW_AS_MIN_REPLICAS), hi = aiw_p(c, p + AIW_AS_MAX_REPLICAS);
 	if (lo > hi)
 		return aiw__err(c->sim, AIW_ERANGE,
-		                "%s.min_replicas = %g is above max_replicas = %g", c->prefix, lo, hi);
+		                "%s.min_replicas = %g is above max_replicas = %g", c->prefix, lo,
+		                hi);
 	if (lo < 1 && (policy == AIW_AS_HPA || policy == AIW_AS_PREDICTIVE))
 		return aiw__err(c->sim, AIW_ERANGE,
 		                "%s.min_replicas = 0: the HPA scales from zero only on object or "
@@ -1321,34 +1349,43 @@ static aiw_status start_checks(autoscaler *a)
 	aiw_status st = check_bounds(c, a->p, a->policy);
 	if (st != AIW_OK)
 		return st;
+	if (a->policy == AIW_AS_HPA && a->spec == 0)
+		return aiw__err(a->sim, AIW_ERANGE,
+		                "%s.replicas = 0: Kubernetes disables the HPA of a workload "
+		                "scaled to zero; start with replicas >= 1",
+		                px);
 	if (a->policy == AIW_AS_KPA) {
 		if (a->metric == AIW_AS_M_QUEUE)
 			return aiw__err(a->sim, AIW_EINVAL,
 			                "%s.metric = queue: kpa scales on concurrency or rps", px);
 		if (a->metric == AIW_AS_M_UTILIZATION)
 			a->metric = AIW_AS_M_CONCURRENCY; /* Knative's default metric */
-		if (P(a, AIW_AS_KPA_PANIC_WINDOW) > P(a, AIW_AS_KPA_STABLE_WINDOW))
+		double pw = P(a, AIW_AS_KPA_PANIC_WINDOW), sw = P(a, AIW_AS_KPA_STABLE_WINDOW);
+		double iv = P(a, AIW_AS_METRIC_INTERVAL);
+		if (pw > sw)
 			return aiw__err(a->sim, AIW_ERANGE,
 			                "%s.kpa_panic_window = %g s is longer than kpa_stable_window = "
 			                "%g s",
-			                px, P(a, AIW_AS_KPA_PANIC_WINDOW), P(a, AIW_AS_KPA_STABLE_WINDOW));
-		if (P(a, AIW_AS_METRIC_INTERVAL) > P(a, AIW_AS_KPA_PANIC_WINDOW))
+			                px, pw, sw);
+		if (iv > pw)
 			return aiw__err(a->sim, AIW_ERANGE,
-			                "%s.metric_interval = %g s is longer than kpa_panic_window = %g s",
-			                px, P(a, AIW_AS_METRIC_INTERVAL), P(a, AIW_AS_KPA_PANIC_WINDOW));
+			                "%s.metric_interval = %g s is longer than kpa_panic_window = "
+			                "%g s",
+			                px, iv, pw);
 	}
 	if (a->policy == AIW_AS_PREDICTIVE) {
 		if (a->metric == AIW_AS_M_QUEUE && !PSET(a, AIW_AS_PRED_CAPACITY))
 			return aiw__err(a->sim, AIW_EINVAL,
-			                "%s.metric = queue: predictive sizes the fleet from a rate; use "
-			                "utilization, concurrency or rps, or set predictive_capacity",
+			                "%s.metric = queue: predictive sizes the fleet from a rate; "
+			                "use utilization, concurrency or rps, or set "
+			                "predictive_capacity",
 			                px);
 		if ((int)P(a, AIW_AS_PRED_SOURCE) == AIW_AS_SRC_HISTORY) {
 			double k = 86400.0 / P(a, AIW_AS_PRED_BIN);
 			if (fabs(k - round(k)) > 1e-9 * k)
 				return aiw__err(a->sim, AIW_ERANGE,
-				                "%s.predictive_bin = %g s does not divide a day into whole "
-				                "bins",
+				                "%s.predictive_bin = %g s does not divide a day into "
+				                "whole bins",
 				                px, P(a, AIW_AS_PRED_BIN));
 		}
 	}
@@ -1395,12 +1432,17 @@ aiw_status aiw_autoscale_start(aiw_comp *c, size_t first)
 	a->i_cold = aiw_kind_param_index(c->kind, "cold_start");
 	size_t ig = aiw_kind_param_index(c->kind, "gpus_per_replica");
 	if (a->i_replicas == SIZE_MAX || a->i_cold == SIZE_MAX || ig == SIZE_MAX)
-		return aiw__err(sim, AIW_EINVAL, "%s: the autoscaler needs replicas, cold_start and "
-		                                 "gpus_per_replica", c->prefix);
+		return aiw__err(sim, AIW_EINVAL,
+		                "%s: the autoscaler needs replicas, cold_start and gpus_per_replica",
+		                c->prefix);
 	a->g = aiw_p(c, ig);
 	a->zero_since = NAN;
 	aiw_kpa_state_init(&a->ks);
 	aiw_hpa_state_init(&a->hs);
+	aiw_serving_counts k;
+	aiw_serving_get_counts(c, &k);
+	a->spec = (int32_t)(k.ready + k.loading); /* the initial replicas */
+	a->peak = a->spec;
 	aiw_status st = start_checks(a);
 	if (st != AIW_OK)
 		return st;
@@ -1443,10 +1485,6 @@ aiw_status aiw_autoscale_start(aiw_comp *c, size_t first)
 	}
 
 	/* the initial replicas (ready at 0): adopted, the spot share re-provisioned */
-	aiw_serving_counts k;
-	aiw_serving_get_counts(c, &k);
-	a->spec = (int32_t)(k.ready + k.loading);
-	a->peak = a->spec;
 	int32_t nspot = spot_target(a, a->spec);
 	for (int32_t i = 0; i < nspot; i++) {
 		int s = victim(a, 0);
@@ -1592,6 +1630,7 @@ void aiw_autoscale_destroy(aiw_comp *c)
 		return;
 	free(a->rec);
 	free(a->ring);
+	free(a->delay);
 	free(a->est);
 	free(a->sched);
 	aiw_hpa_state_free(&a->hs);

@@ -61,6 +61,7 @@ enum {
 	AIW_AS_KPA_MAX_DOWN_RATE,
 	AIW_AS_KPA_ZERO_GRACE,
 	AIW_AS_KPA_TICK,
+	AIW_AS_KPA_DOWN_DELAY,
 	AIW_AS_PRED_SOURCE,
 	AIW_AS_PRED_SMOOTHING,
 	AIW_AS_PRED_BIN,
@@ -98,7 +99,7 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	{"metric", AIW_AS_P_(KIND, "metric"), AIW_PT_ENUM, "utilization", "", 0, 3,               \
 	 "utilization|concurrency|queue|rps", 0,                                                  \
 	 "what the autoscaler measures per ready replica: busy fraction, requests in flight, "   \
-	 "requests queued, or arrivals per second",                                               \
+	 "requests queued, or arrivals per second (kpa: concurrency unless rps)",                 \
 	 0},                                                                                      \
 	{"target_utilization", AIW_AS_P_(KIND, "target_utilization"), AIW_PT_REAL, "0.8", "1",   \
 	 0, 1, NULL, AIW_PF_RUNTIME | AIW_PF_EXCL_MIN,                                            \
@@ -172,6 +173,10 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 "kpa: the last replica goes only after zero demand for this long", 0},                  \
 	{"kpa_tick", AIW_AS_P_(KIND, "kpa_tick"), AIW_PT_DURATION, "2s", "s", 0, 3600, NULL,     \
 	 AIW_PF_EXCL_MIN, "kpa: decision interval (Knative's tick)", 0},                         \
+	{"kpa_scale_down_delay", AIW_AS_P_(KIND, "kpa_scale_down_delay"), AIW_PT_DURATION, "0s", \
+	 "s", 0, 3600, NULL, 0,                                                                   \
+	 "kpa: a decision holds for this long against lower ones (Knative's scale-down-delay)",  \
+	 0},                                                                                      \
 	{"predictive_source", AIW_AS_P_(KIND, "predictive_source"), AIW_PT_ENUM, "profile", "",  \
 	 0, 1, "profile|history", 0,                                                              \
 	 "predictive: forecast from the configured traffic profile, or learned from the "       \

@@ -294,7 +294,7 @@ typedef struct req {
 	double key;     /* service mode, before admission: its sampled service time */
 	uint32_t prompt, output, gen; /* gen: tokens streamed (or due by the span's prefill end) */
 	uint32_t next;                /* queue link or free list */
-	uint32_t seq;                 /* admission order (preemption victim) */
+	uint32_t seq;                 /* admission order, modulo 2^32 (preemption victim) */
 	uint8_t started;              /* admitted at least once (queue wait recorded) */
 } req;
 
@@ -341,7 +341,6 @@ typedef struct rack {
 	double adj;        /* prefill energy booked ahead (J) */
 	uint32_t cnt[NPH]; /* GPUs of this rack per phase */
 } rack;
-
 
 typedef struct fleet {
 	aiw_comp *c;
@@ -1180,10 +1179,12 @@ static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
 /* Preempt the most recently admitted running request (continuous). */
 static void preempt_one(fleet *f, replica *r, double now)
 {
-	uint32_t best = 0;
-	for (uint32_t i = 1; i < r->nrun; i++)
-		if (f->rq[r->run[i].id].seq > f->rq[r->run[best].id].seq)
-			best = i;
+	uint32_t best = 0, age = UINT32_MAX; /* the youngest: seq counts modulo 2^32 */
+	for (uint32_t i = 0; i < r->nrun; i++) {
+		uint32_t a = f->seq - f->rq[r->run[i].id].seq;
+		if (a < age)
+			age = a, best = i;
+	}
 	rent x = run_remove_at(r, best);
 	req *q = &f->rq[x.id];
 	q->gen = q->output - (uint32_t)(x.key - r->it);
@@ -1543,11 +1544,15 @@ static uint32_t tokens_of(double x)
 	return (uint32_t)llround(x);
 }
 
-/* A draw of d; lognormals through the ziggurat normal (no log per draw). */
+/* A draw of d, the two common forms by the cheaper route: lognormals
+ * through the ziggurat normal (no log per draw), exponentials by inversion
+ * with log instead of GSL's log1p. */
 static inline double draw(const aiw_dist *d, gsl_rng *r)
 {
 	if (d->kind == AIW_D_LOGNORMAL)
 		return exp(d->a + d->b * gsl_ran_gaussian_ziggurat(r, 1.0));
+	if (d->kind == AIW_D_EXP)
+		return -d->a * log(gsl_rng_uniform_pos(r));
 	return aiw_dist_sample(d, r);
 }
 
@@ -1778,7 +1783,7 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 		}
 		for (uint32_t i = 0; i < r->nrun; i++) {
 			req *q = &f->rq[r->run[i].id];
-			if (in_prefill && q->seq >= r->seq0) {
+			if (in_prefill && (uint32_t)(q->seq - r->seq0) < r->nfirst) {
 				q->gen--; /* its prefill token never came */
 				if (q->t_first == r->t0 + r->tp)
 					q->t_first = NAN; /* (its TTFT sample stays recorded) */

@@ -90,8 +90,8 @@ static aiw_hpa_rules default_rules(int32_t min, int32_t max)
 
 /* Drive the controller with a scripted load: every 15 s the pods metric
  * is total / current (all pods ready), target 10. */
-static void drive(const aiw_hpa_rules *r, int32_t current, const double *total,
-                  const int32_t *want, size_t n)
+static void drive(const aiw_hpa_rules *r, int32_t current, const double *total, const int32_t *want,
+                  size_t n)
 {
 	aiw_hpa_state s;
 	aiw_hpa_state_init(&s);
@@ -133,7 +133,6 @@ START_TEST(hpa_scripted_defaults)
 		total[k] = k < 6 ? tot0[k] : t < 390 ? 90 : 30;
 		want[k] = k < 6 ? want0[k] : t < 360 ? 18 : t < 675 ? 9 : 3;
 	}
-	drive(&(aiw_hpa_rules){0}, 2, total, want, 0); /* nothing to do */
 	aiw_hpa_rules r = default_rules(1, 30);
 	drive(&r, 2, total, want, 47);
 }
@@ -279,7 +278,6 @@ START_TEST(schedule_tables)
 }
 END_TEST
 
-
 /* ======================================================================== */
 /* runs                                                                      */
 /* ======================================================================== */
@@ -333,8 +331,10 @@ static void conserved(aiw_sim *sim, const char *name)
 {
 	double a = M_(sim, name, "requests_arrived"), c = M_(sim, name, "requests_completed");
 	double d = M_(sim, name, "requests_dropped"), f = M_(sim, name, "requests_in_flight");
-	ck_assert_msg(a == c + d + f, "%s: arrived %.0f != completed %.0f + dropped %.0f + in "
-	              "flight %.0f", name, a, c, d, f);
+	ck_assert_msg(a == c + d + f,
+	              "%s: arrived %.0f != completed %.0f + dropped %.0f + in "
+	              "flight %.0f",
+	              name, a, c, d, f);
 	ck_assert(a > 0);
 }
 
@@ -549,7 +549,8 @@ START_TEST(spot_price_and_fallback)
 	aiw_sim *b = spot_fleet("spot_fraction = 0\n");
 	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
 	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
-	ck_assert_rel(M_(a, "s", "hardware_cost_usd"), 0.4 * M_(b, "s", "hardware_cost_usd"), 1e-12);
+	ck_assert_rel(M_(a, "s", "hardware_cost_usd"), 0.4 * M_(b, "s", "hardware_cost_usd"),
+	              1e-12);
 	ck_assert_rel(M_(a, "s", "gpu_hours"), M_(b, "s", "gpu_hours"), 1e-12);
 	/* the same requests either way: the controller draws from its own streams */
 	ck_assert(M_(a, "s", "requests_arrived") == M_(b, "s", "requests_arrived"));
@@ -612,6 +613,30 @@ START_TEST(diurnal_48h_predictive_vs_hpa)
 	       gh_f, M_(p, "chat", "fixed_slo_attainment"));
 	aiw_sim_free(h);
 	aiw_sim_free(p);
+}
+END_TEST
+
+START_TEST(kpa_scale_down_delay)
+{
+	/* noisy demand makes the KPA flap; a scale-down delay holds each
+	 * decision against lower ones: fewer replicas released, more kept */
+	double removed[2], mean[2];
+	for (int i = 0; i < 2; i++) {
+		aiw_sim *sim = load(DIURNAL);
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "12h"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.autoscaler", "kpa"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.target_value", "1.5"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.kpa_scale_down_delay",
+		                                i ? "5min" : "0s"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		removed[i] = M_(sim, "chat", "replicas_removed");
+		mean[i] = M_(sim, "chat", "replicas_mean");
+		conserved(sim, "chat");
+		aiw_sim_free(sim);
+	}
+	ck_assert_msg(removed[1] < 0.5 * removed[0], "removed %g with the delay, %g without",
+	              removed[1], removed[0]);
+	ck_assert(mean[1] > mean[0]);
 }
 END_TEST
 
@@ -680,25 +705,27 @@ START_TEST(errors_and_runtime_changes)
 	struct {
 		const char *set, *key, *msg;
 	} bad[] = {
-		{"autoscaler = hpa\nmin_replicas = 5\nmax_replicas = 3\n", "", "max_replicas = 3"},
-		{"autoscaler = hpa\nmin_replicas = 0\n", "", "use autoscaler = kpa"},
-		{"autoscaler = kpa\nmetric = queue\n", "", "concurrency or rps"},
-		{"autoscaler = kpa\nkpa_panic_window = 90s\n", "", "kpa_stable_window"},
-		{"autoscaler = schedule\n", "", "needs a table"},
-		{"autoscaler = schedule\nschedule = 5h:1, 2h:2\n", "", "increase"},
-		{"autoscaler = predictive\npredictive_source = history\npredictive_bin = 7min\n", "",
-		 "divide a day"},
-		{"autoscaler = predictive\nmetric = queue\n", "", "predictive_capacity"},
+	    {"autoscaler = hpa\nmin_replicas = 5\nmax_replicas = 3\n", "", "max_replicas = 3"},
+	    {"autoscaler = hpa\nmin_replicas = 0\n", "", "use autoscaler = kpa"},
+	    {"autoscaler = kpa\nmetric = queue\n", "", "concurrency or rps"},
+	    {"autoscaler = kpa\nkpa_panic_window = 90s\n", "", "kpa_stable_window"},
+	    {"autoscaler = schedule\n", "", "needs a table"},
+	    {"autoscaler = schedule\nschedule = 5h:1, 2h:2\n", "", "increase"},
+	    {"autoscaler = predictive\npredictive_source = history\npredictive_bin = 7min\n", "",
+	     "divide a day"},
+	    {"autoscaler = predictive\nmetric = queue\n", "", "predictive_capacity"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char text[1024];
 		snprintf(text, sizeof text,
-		         "[sim]\nduration = 1h\n[inference x]\nservice = const(1s)\n%s", bad[i].set);
+		         "[sim]\nduration = 1h\n[inference x]\nservice = const(1s)\n%s",
+		         bad[i].set);
 		aiw_sim *sim = load(text);
 		aiw_status st = aiw_sim_run(sim);
 		ck_assert_msg(st != AIW_OK && strstr(aiw_sim_errmsg(sim), bad[i].msg),
 		              "%s -> %s: %s", bad[i].set, aiw_status_name(st), aiw_sim_errmsg(sim));
-		ck_assert_msg(strstr(aiw_sim_errmsg(sim), "inference.x."), "%s", aiw_sim_errmsg(sim));
+		ck_assert_msg(strstr(aiw_sim_errmsg(sim), "inference.x."), "%s",
+		              aiw_sim_errmsg(sim));
 		aiw_sim_free(sim);
 	}
 	/* during a run: bounds are checked, `replicas` is the desired count */
@@ -747,9 +774,9 @@ START_TEST(deterministic_and_stepped)
 	for (double t = 0; t < 12 * 3600; t += 3333)
 		AIW_OK_OR_FAIL(b, aiw_sim_run_until(b, t));
 	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
-	const char *keys[] = {"requests_completed", "gpu_hours", "spot_preemptions",
-	                      "requests_requeued", "cold_starts", "fixed_cost_usd",
-	                      "cost_saved_usd", "slo_attainment", "autoscale_scale_ups",
+	const char *keys[] = {"requests_completed",       "gpu_hours",      "spot_preemptions",
+	                      "requests_requeued",        "cold_starts",    "fixed_cost_usd",
+	                      "cost_saved_usd",           "slo_attainment", "autoscale_scale_ups",
 	                      "fixed_requests_completed", "spot_exposure_h"};
 	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
 		double x = M_(a, "chat", keys[i]);
@@ -782,6 +809,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, hpa_live_unready_and_cold_start);
 	tcase_add_test(tc, cold_start_in_ttft);
 	tcase_add_test(tc, kpa_live_panic_and_zero);
+	tcase_add_test(tc, kpa_scale_down_delay);
 	tcase_add_test(tc, spot_poisson_and_conservation);
 	tcase_add_test(tc, spot_price_and_fallback);
 	tcase_add_test(tc, diurnal_48h_predictive_vs_hpa);

@@ -68,7 +68,7 @@ for line in open(sys.argv[2]):
         bad = 1
         continue
     code = name.sub(lambda k: "M[%r]" % k.group(0), expr)
-    if re.search(r"[^\sM\[\]'\"A-Za-z0-9_.+\-*/()<>=!]", code):
+    if "__" in code or re.search(r"[^\sM\[\]'\"A-Za-z0-9_.+\-*/()<>=!]", code):
         print("FAIL %s: cannot read check: %s" % (sys.argv[3], line))
         bad = 1
         continue

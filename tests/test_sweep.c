@@ -14,6 +14,24 @@
 
 #include <gsl/gsl_cdf.h>
 
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
+
+/* Under valgrind (~50x slower) the statistical test runs fewer sweeps: there
+ * the point is memory checking; the full test runs in the other builds. */
+static bool under_valgrind(void)
+{
+#ifdef RUNNING_ON_VALGRIND
+	if (RUNNING_ON_VALGRIND)
+		return true;
+#endif
+	const char *p = getenv("LD_PRELOAD");
+	return p && strstr(p, "vgpreload") != NULL;
+}
+
 /* M/M/1: Poisson arrivals at lambda = 1/s, exponential service of mean
  * 0.5 s (mu = 2/s), one replica, no batching: rho = 0.5, mean wait in queue
  * W_q = rho / (mu - lambda) = 0.5 s. */
@@ -631,7 +649,7 @@ END_TEST
 /* A progress callback stops the sweep: finished points stay, the others
  * are not readable, and a second run completes exactly the same results.
  * With one job the stop comes exactly after task 6 (point 0 complete); with
- * two, after the first task, while the other thread's task (~40 ms of
+ * two, after the first task, while the other thread's task (~15 ms of
  * simulation) and 22 more are left, so that the stop surely comes early. */
 START_TEST(test_stop_and_resume)
 {
@@ -639,7 +657,7 @@ START_TEST(test_stop_and_resume)
 	tmp_path(a, sizeof a, "resumed.csv");
 	tmp_path(b, sizeof b, "straight.csv");
 	for (unsigned jobs = 1; jobs <= 2; jobs++) {
-		const char *dur = jobs == 1 ? NULL : "50000s";
+		const char *dur = jobs == 1 ? NULL : "20000s";
 		cb_log l = {.self = pthread_self(), .ok = true, .stop_at = jobs == 1 ? 6 : 1};
 		aiw_sweep *sw = sized_sweep(jobs, dur);
 		SW_OK(sw, aiw_sweep_set_callback(sw, on_point, &l));
@@ -806,10 +824,10 @@ END_TEST
  * T = 2000 s (measured over 4000 runs: 0.4975 +- 0.0009), 0.13 standard
  * errors of a 10-run mean (sd of one run 0.059 s): coverage ~94.7%
  * (measured over 2000 sweeps: 94.65%), well inside the band; the interval
- * half-width (~0.042 s) dwarfs the bias. */
+ * half-width (~0.042 s) dwarfs the bias.  (K = 40 under valgrind.) */
 START_TEST(test_ci_coverage_mm1)
 {
-	const unsigned K = 200;
+	const unsigned K = under_valgrind() ? 40 : 200;
 	const double truth = 0.5 / (2.0 - 1.0);
 	unsigned covered = 0;
 	for (unsigned k = 1; k <= K; k++) {
