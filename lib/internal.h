@@ -173,7 +173,9 @@ enum {
 	AIW_PF_RUNTIME = 1u << 0, /* may change during a run (param_changed hook) */
 	AIW_PF_AUTO = 1u << 1,    /* accepts "auto" (stored as NAN) */
 	AIW_PF_NONE = 1u << 2,    /* accepts "none"/"" meaning unset */
-	AIW_PF_EXCL_MIN = 1u << 3 /* range open at min: value must be > min */
+	AIW_PF_EXCL_MIN = 1u << 3, /* range open at min: value must be > min */
+	AIW_PF_PATH = 1u << 4      /* a file name: relative ones resolve against the
+	                              scenario file's directory when loaded from one */
 };
 
 typedef struct aiw_param_def {

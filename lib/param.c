@@ -349,6 +349,18 @@ done:
 		aiw_dist_free(n.dist);
 		return st;
 	}
+	if (def->type == AIW_PT_STRING && (def->flags & AIW_PF_PATH) && base_dir && *base_dir &&
+	    *t && t[0] != '/') {
+		size_t len = strlen(base_dir) + strlen(t) + 2;
+		char *joined = malloc(len);
+		if (!joined) {
+			free(t);
+			return AIW_ENOMEM;
+		}
+		snprintf(joined, len, "%s/%s", base_dir, t);
+		free(t);
+		t = joined;
+	}
 	n.s = t;
 	aiw_value_free(v);
 	*v = n;

@@ -202,7 +202,7 @@ static const aiw_param_def INFERENCE_PARAMS[] = {
 	[P_MODULATE] = {"modulate", IP("modulate"), AIW_PT_BOOL, "false", "", 0, 1, NULL, 0,
 	                "bursty: follow the diurnal profile (time rescaling)", 0},
 	[P_TRACE_FILE] = {"trace_file", IP("trace_file"), AIW_PT_STRING, NULL, "", 0, 0, NULL,
-	                  AIW_PF_NONE,
+	                  AIW_PF_NONE | AIW_PF_PATH,
 	                  "trace: CSV of TIMESTAMP,ContextTokens,GeneratedTokens (Azure LLM "
 	                  "trace 2023 format)",
 	                  0},
@@ -374,9 +374,8 @@ typedef struct fleet {
 	queue cq;
 	uint64_t cq_tmr;
 	/* the agenda of span ends, behind one engine event */
-	uint64_t *ak;   /* per slot: time of its pending span end (IEEE bits), or NONE */
-	uint32_t *at;   /* winner (slot) of each internal node 1 .. np - 1 */
-	uint32_t np;    /* leaves: a power of two >= slots */
+	struct anode *at; /* winner tree: node n in 1 .. 2 np - 1, leaf of slot i at np + i */
+	uint32_t np;      /* leaves: a power of two >= slots */
 	uint64_t master;
 	double master_t;
 	bool in_master;
@@ -807,6 +806,13 @@ static void idle_remove(fleet *f, uint32_t id)
 /* ======================================================================== */
 #define NONE UINT64_MAX
 
+/* A node: the winner's key (its time's IEEE bits, or NONE) and its slot,
+ * copied up so that siblings compare from one cache line. */
+struct anode {
+	uint64_t key;
+	uint32_t id, pad_;
+};
+
 /* Times >= 0 as their IEEE bits, which order like the values. */
 static inline uint64_t tbits(double t)
 {
@@ -823,26 +829,21 @@ static inline double btime(uint64_t b)
 	return t;
 }
 
-static inline uint32_t ag_win(const fleet *f, uint32_t a, uint32_t b)
+static inline const struct anode *ag_win(const struct anode *a, const struct anode *b)
 {
-	uint64_t ka = f->ak[a], kb = f->ak[b];
-	return ((kb < ka) | ((kb == ka) & (b < a))) ? b : a;
+	return ((b->key < a->key) | ((b->key == a->key) & (b->id < a->id))) ? b : a;
 }
 
-/* Winner of node n (a leaf when n >= np). */
-static inline uint32_t ag_node(const fleet *f, uint32_t n)
+/* Slot i's key is now k: fix the winners on its path. */
+static void ag_set(fleet *f, uint32_t i, uint64_t k)
 {
-	return n >= f->np ? n - f->np : f->at[n];
-}
-
-/* Slot i's key changed: fix the winners on its path. */
-static void ag_fix(fleet *f, uint32_t i)
-{
-	for (uint32_t n = (i + f->np) >> 1; n >= 1; n >>= 1) {
-		uint32_t w = ag_win(f, ag_node(f, 2 * n), ag_node(f, 2 * n + 1));
-		if (f->at[n] == w && w != i)
+	struct anode *t = f->at;
+	t[f->np + i].key = k;
+	for (uint32_t n = (f->np + i) >> 1; n >= 1; n >>= 1) {
+		const struct anode *w = ag_win(&t[2 * n], &t[2 * n + 1]);
+		if (t[n].id == w->id && w->id != i)
 			break; /* same winner with the same key: nothing above changes */
-		f->at[n] = w;
+		t[n] = *w;
 	}
 }
 
@@ -854,34 +855,28 @@ static bool ag_grow(fleet *f, uint32_t n)
 	uint32_t np = f->np ? f->np : 2;
 	while (np < n)
 		np *= 2;
-	uint64_t *k = realloc(f->ak, (size_t)np * sizeof *k);
-	if (!k)
-		return false;
-	f->ak = k;
-	uint32_t *t = realloc(f->at, (size_t)np * sizeof *t);
+	struct anode *t = malloc(2 * (size_t)np * sizeof *t);
 	if (!t)
 		return false;
-	f->at = t;
-	for (uint32_t i = f->np; i < np; i++)
-		k[i] = NONE;
-	f->np = np;
+	for (uint32_t i = 0; i < np; i++)
+		t[np + i] = (struct anode){i < f->np ? f->at[f->np + i].key : NONE, i, 0};
 	for (uint32_t m = np - 1; m >= 1; m--)
-		t[m] = ag_win(f, ag_node(f, 2 * m), ag_node(f, 2 * m + 1));
+		t[m] = *ag_win(&t[2 * m], &t[2 * m + 1]);
+	free(f->at);
+	f->at = t;
+	f->np = np;
 	return true;
 }
 
 static inline bool ag_pending(const fleet *f, const replica *r)
 {
-	return f->ak[r - f->rep] != NONE;
+	return f->at[f->np + (uint32_t)(r - f->rep)].key != NONE;
 }
 
 static void ag_remove(fleet *f, replica *r)
 {
-	uint32_t i = (uint32_t)(r - f->rep);
-	if (f->ak[i] == NONE)
-		return;
-	f->ak[i] = NONE;
-	ag_fix(f, i);
+	if (ag_pending(f, r))
+		ag_set(f, (uint32_t)(r - f->rep), NONE);
 }
 
 static void master_event(aiw_sim *sim, void *ctx, uint64_t arg);
@@ -892,7 +887,7 @@ static void ag_sync(fleet *f)
 {
 	if (f->in_master)
 		return;
-	uint64_t k = f->ak[f->at[1]];
+	uint64_t k = f->at[1].key;
 	if (k == NONE)
 		return;
 	double t = btime(k);
@@ -908,11 +903,9 @@ static void ag_sync(fleet *f)
 
 static void schedule(fleet *f, replica *r, double t)
 {
-	uint32_t i = (uint32_t)(r - f->rep);
 	r->ev_t = t;
 	r->resched = 1;
-	f->ak[i] = tbits(t);
-	ag_fix(f, i);
+	ag_set(f, (uint32_t)(r - f->rep), tbits(t));
 	ag_sync(f);
 }
 
@@ -1355,11 +1348,11 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	f->master = 0;
 	f->in_master = true;
 	uint64_t nowb = tbits(now);
-	while (f->ak[f->at[1]] <= nowb && !f->fail) {
+	while (f->at[1].key <= nowb && !f->fail) {
 		/* the replica keeps its entry while it handles its event, so that
 		 * a new span end updates its path once; if it scheduled nothing,
 		 * its entry goes */
-		replica *r = &f->rep[f->at[1]];
+		replica *r = &f->rep[f->at[1].id];
 		r->resched = 0;
 		replica_event(f, r, now);
 		if (!r->resched)
@@ -2269,7 +2262,6 @@ static void inference_destroy(aiw_comp *c)
 	free(f->bhead);
 	free(f->btail);
 	free(f->racks);
-	free(f->ak);
 	free(f->at);
 	free(f->rq);
 	free(f->bs);
