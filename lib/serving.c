@@ -1767,6 +1767,8 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 		double done = in_prefill ? 0 : fmin(span_done_by(r, x), r->k_end);
 		r->it += done;
 		f->tokens_out += r->span_n * done;
+		f->flops += 2 * f->P * r->span_n * done;
+		f->bs[r->span_n] += (uint64_t)done;
 		if (in_prefill) {
 			double undone = (r->t0 + r->tp - now) / r->tp;
 			book_prefill(f, r, r->t0 + r->tp - now, -1);
