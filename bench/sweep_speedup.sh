@@ -17,15 +17,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 sweep="$build/tools/aiworkload sweep"
-if "$build/tools/aiworkload" sweep 2>&1 | grep -q "unknown command"; then
-	# the command does not dispatch `sweep` yet: the same entry point
-	printf '#include "sweep_cli.h"\nint main(int c, char **v) { return aiw_cli_sweep(c - 1, v + 1); }\n' \
-		>"$tmp/drv.c"
-	${CC:-cc} -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -I"$here/include" -I"$here/tools" \
-		"$tmp/drv.c" "$here/tools/sweep_cli.c" -L"$build/.libs" -laiworkload \
-		-Wl,-rpath,"$build/.libs" -lm -o "$tmp/aiworkload-sweep"
-	sweep="$tmp/aiworkload-sweep"
-fi
+[ -x "$build/tools/aiworkload" ] || { echo "no $build/tools/aiworkload: build first"; exit 1; }
 
 now() { date +%s.%N; }
 best() { # best wall time of $reps runs with --jobs $1

@@ -333,6 +333,7 @@ typedef struct replica {
 	double free_since;
 	uint32_t ready_pos, idle_pos;
 	uint32_t bprev, bnext; /* least-loaded bucket links */
+	uint32_t rack0, rack1; /* racks of its GPUs (see slot_racks) */
 } replica;
 
 typedef struct rack {
@@ -593,17 +594,22 @@ static bool ensure_racks(fleet *f, size_t need)
 	return true;
 }
 
-/* Replica slot s holds GPUs [s g, s g + g): racks r0..r1 of gpus_per_rack. */
+/* Replica slot s holds GPUs [s g, s g + g): racks r0..r1 of gpus_per_rack
+ * (kept in the replica from its slot's creation: g and gpr are integers
+ * fixed for the run). */
 static inline void slot_racks(const fleet *f, uint32_t s, size_t *r0, size_t *r1)
 {
-	double first = (double)s * f->g;
-	*r0 = (size_t)(first / f->gpr);
-	*r1 = (size_t)((first + f->g - 1) / f->gpr);
+	*r0 = f->rep[s].rack0;
+	*r1 = f->rep[s].rack1;
 }
 
-/* GPUs of slot s in rack k. */
+/* GPUs of slot s in rack k of its racks r0..r1: all g of them when it sits
+ * in one rack (exactly what the general expression gives then). */
 static inline double slot_gpus_in(const fleet *f, uint32_t s, size_t k)
 {
+	const replica *r = &f->rep[s];
+	if (r->rack0 == r->rack1)
+		return f->g;
 	double first = (double)s * f->g, last = first + f->g;
 	return fmin(last, ((double)k + 1) * f->gpr) - fmax(first, (double)k * f->gpr);
 }
@@ -829,21 +835,37 @@ static inline double btime(uint64_t b)
 	return t;
 }
 
-static inline const struct anode *ag_win(const struct anode *a, const struct anode *b)
+/* The winner of siblings a = t[2n] and b = t[2n + 1]: the lower key, the
+ * left one on a tie (every slot under a is lower than every slot under b). */
+static inline const struct anode *ag_win(const struct anode *a)
 {
-	return ((b->key < a->key) | ((b->key == a->key) & (b->id < a->id))) ? b : a;
+	return a + (a[1].key < a[0].key);
 }
 
-/* Slot i's key is now k: fix the winners on its path. */
+/* Slot i's key is now k: fix the winners on its path.  The winner so far
+ * climbs in registers and meets each sibling's stored winner, so the loads
+ * of a walk do not wait on its stores, and the winner is picked by a
+ * conditional move (which child wins is a coin toss that a branch would
+ * mispredict half the time). */
 static void ag_set(fleet *f, uint32_t i, uint64_t k)
 {
 	struct anode *t = f->at;
-	t[f->np + i].key = k;
-	for (uint32_t n = (f->np + i) >> 1; n >= 1; n >>= 1) {
-		const struct anode *w = ag_win(&t[2 * n], &t[2 * n + 1]);
-		if (t[n].id == w->id && w->id != i)
+	uint32_t n = f->np + i;
+	uint64_t key = k;
+	uint32_t id = i;
+	t[n].key = k;
+	for (; n > 1; n >>= 1) {
+		const struct anode *sib = &t[n ^ 1];
+		/* the sibling wins with a lower key, or an equal one from the left */
+		uint64_t sk = sib->key;
+		uint64_t m = -(uint64_t)((sk < key) | ((sk == key) & (n & 1))); /* all ones: it wins */
+		key = (sk & m) | (key & ~m);
+		id = (uint32_t)((sib->id & m) | (id & ~m));
+		struct anode *p = &t[n >> 1];
+		if ((p->id == id) & (id != i)) /* one branch, rarely taken */
 			break; /* same winner with the same key: nothing above changes */
-		t[n] = *w;
+		p->key = key;
+		p->id = id;
 	}
 }
 
@@ -855,13 +877,15 @@ static bool ag_grow(fleet *f, uint32_t n)
 	uint32_t np = f->np ? f->np : 2;
 	while (np < n)
 		np *= 2;
-	struct anode *t = malloc(2 * (size_t)np * sizeof *t);
+	/* siblings 2n, 2n + 1 share a cache line */
+	struct anode *t = aligned_alloc(64, 2 * (size_t)np * sizeof *t);
 	if (!t)
 		return false;
+	t[0] = (struct anode){NONE, 0, 0};
 	for (uint32_t i = 0; i < np; i++)
 		t[np + i] = (struct anode){i < f->np ? f->at[f->np + i].key : NONE, i, 0};
 	for (uint32_t m = np - 1; m >= 1; m--)
-		t[m] = *ag_win(&t[2 * m], &t[2 * m + 1]);
+		t[m] = *ag_win(&t[2 * m]);
 	free(f->at);
 	f->at = t;
 	f->np = np;
@@ -1534,7 +1558,9 @@ static uint32_t tokens_of(double x)
 		return 1;
 	if (x > 1e9)
 		return 1000000000u;
-	return (uint32_t)llround(x);
+	/* llround(x) for 1 <= x <= 1e9: x + 0.5 is exact there, or rounds to
+	 * the next power of two that llround also gives */
+	return (uint32_t)(x + 0.5);
 }
 
 /* A draw of d, the two common forms by the cheaper route: lognormals
@@ -1637,6 +1663,9 @@ static int slot_new(fleet *f)
 		return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
 	replica *r = &f->rep[f->nslots];
 	memset(r, 0, sizeof *r);
+	double first = (double)f->nslots * f->g;
+	r->rack0 = (uint32_t)(first / f->gpr);
+	r->rack1 = (uint32_t)((first + f->g - 1) / f->gpr);
 	r->state = AIW_REPLICA_FREE;
 	r->phase = PH_OFF;
 	f->nph[PH_OFF]++;

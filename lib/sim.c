@@ -11,8 +11,10 @@
  * changes the draws of another, and a result depends only on (scenario, seed).
  */
 #include "internal.h"
+#include "limits.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -299,6 +301,15 @@ bool aiw__cancel(aiw_sim *sim, uint64_t handle)
 /* ------------------------------------------------------------------------ */
 /* create / free / reset                                                     */
 /* ------------------------------------------------------------------------ */
+static pthread_once_t gsl_handler_once = PTHREAD_ONCE_INIT;
+
+static void gsl_handler_setup(void)
+{
+	gsl_error_handler_t *prev = gsl_set_error_handler_off();
+	if (prev)
+		gsl_set_error_handler(prev);
+}
+
 AIW_EXPORT aiw_status aiw_sim_create(aiw_sim **out, uint64_t seed)
 {
 	if (!out)
@@ -306,10 +317,10 @@ AIW_EXPORT aiw_status aiw_sim_create(aiw_sim **out, uint64_t seed)
 	*out = NULL;
 	/* GSL's default handler aborts; the library validates its inputs so GSL
 	 * never reports errors, and, as a second line, turns the handler off
-	 * unless the application installed its own (a process-wide setting). */
-	gsl_error_handler_t *prev = gsl_set_error_handler_off();
-	if (prev)
-		gsl_set_error_handler(prev);
+	 * unless the application installed its own (a process-wide setting,
+	 * done once per process so that threads creating simulations do not
+	 * race on GSL's global) */
+	pthread_once(&gsl_handler_once, gsl_handler_setup);
 	aiw_sim *sim = calloc(1, sizeof *sim);
 	if (!sim)
 		return AIW_ENOMEM;
@@ -716,6 +727,10 @@ static aiw_status start(aiw_sim *sim)
 		                "sim.duration / sim.sample_interval = %.3g samples per curve; the "
 		                "limit is 5e7 (raise sample_interval)",
 		                samples);
+	/* up-front work and memory estimates (limits.c): refuse what would not end */
+	aiw_status lst = aiw_limits_check(sim);
+	if (lst != AIW_OK)
+		return lst;
 	/* events a driver scheduled before the run stay pending */
 	aiw_rec_clear(sim->rec);
 	clear_metrics(sim);

@@ -6,9 +6,11 @@
  * fast and fully-mergeable quantile sketch with relative-error guarantees",
  * VLDB 2019) on a fixed range as in HdrHistogram (Tene), so memory does not
  * grow with the sample count and histograms merge bucket for bucket.  The
- * bucket index is computed with one log() (O(1) add) and corrected against
- * the stored boundaries, so the error bound holds for the stored buckets
- * exactly and not only up to the rounding of log().  gsl_histogram is not
+ * bucket index is estimated from log2(x), read from the IEEE exponent of x
+ * and a quartic in its mantissa (within 1.1e-4 of log2, under 0.4% of a
+ * bucket at alpha = 1%; no libm call), then corrected against the stored
+ * boundaries, so the error bound holds for the stored buckets exactly: the
+ * estimate only decides where the search starts.  gsl_histogram is not
  * used as the store because its increment does a binary search and keeps
  * counts as doubles; the boundaries play the role of its ranges.
  *
@@ -87,7 +89,8 @@ aiw_status aiw_hist_init(aiw_hist *h, double min_value, double max_value, double
 	h->min_value = min_value;
 	h->max_value = max_value;
 	h->rel_err = rel_err;
-	h->inv_log_gamma = 1.0 / log_gamma;
+	h->log2_min = log2(min_value);
+	h->inv_log2_gamma = log(2.0) / log_gamma;
 	h->nbuckets = nb;
 	h->counts = counts;
 	h->bounds = bounds;
@@ -133,14 +136,32 @@ void aiw_hist_reset(aiw_hist *h)
 	hist_clear_counters(h);
 }
 
-/* Index of the bucket [b_i, b_{i+1}) holding x, for b_0 <= x < b_n. */
+/* log2(x) for a normal x > 0 to within 1.1e-4: the exponent plus
+ * log2(1 + f) for the mantissa fraction f in [0, 1) by a least-squares
+ * quartic (weighted to near-minimax).  Subnormals go through log2(). */
+static inline double approx_log2(double x)
+{
+	uint64_t b;
+	memcpy(&b, &x, sizeof b);
+	int be = (int)(b >> 52); /* x > 0: no sign bit */
+	if (AIW_UNLIKELY(be == 0))
+		return log2(x);
+	b = (b & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000);
+	double m;
+	memcpy(&m, &b, sizeof m);
+	double f = m - 1.0;
+	return (double)(be - 1023) +
+	       f * (1.4390175136591172 +
+	            f * (-0.6799792425446425 + f * (0.3256841215501827 + f * -0.08482791863511586)));
+}
+
+/* Index of the bucket [b_i, b_{i+1}) holding x, for b_0 <= x < b_n.  The
+ * estimate is rarely off by one bucket; the loops make the answer exact
+ * whatever the estimate. */
 static inline uint32_t hist_index(const aiw_hist *h, double x)
 {
-	double r = log(x / h->min_value) * h->inv_log_gamma;
-	uint32_t i = r <= 0.0 ? 0 : (uint32_t)r;
-	if (i >= h->nbuckets)
-		i = h->nbuckets - 1;
-	/* log() is accurate to an ulp or two: at most one step is ever needed */
+	double r = (approx_log2(x) - h->log2_min) * h->inv_log2_gamma;
+	uint32_t i = r <= 0.0 ? 0 : r >= (double)h->nbuckets ? h->nbuckets - 1 : (uint32_t)r;
 	while (i > 0 && x < h->bounds[i])
 		i--;
 	while (i + 1 < h->nbuckets && x >= h->bounds[i + 1])
@@ -205,6 +226,23 @@ aiw_status aiw_hist_add_n(aiw_hist *h, double x, uint64_t count)
 
 aiw_status aiw_hist_add(aiw_hist *h, double x)
 {
+	/* the common case, a value inside the bucketed range (NaN is not),
+	 * updated as aiw_hist_add_n does it for count 1 */
+	if (AIW_LIKELY(x >= h->bounds[0] && x < h->bounds[h->nbuckets])) {
+		uint32_t i = hist_index(h, x);
+		h->n++;
+		kahan_add(&h->sum, &h->sum_c, x);
+		if (x < h->min)
+			h->min = x;
+		if (x > h->max)
+			h->max = x;
+		h->counts[i]++;
+		if (i < h->lo)
+			h->lo = i;
+		if (i >= h->hi)
+			h->hi = i + 1;
+		return AIW_OK;
+	}
 	return aiw_hist_add_n(h, x, 1);
 }
 

@@ -43,7 +43,8 @@
 typedef struct aiw_hist {
 	double min_value, max_value; /* requested range; buckets cover [b_0, b_n) */
 	double rel_err;              /* alpha: guaranteed relative error */
-	double inv_log_gamma;        /* 1 / log(gamma) */
+	double log2_min;             /* log2(min_value) */
+	double inv_log2_gamma;       /* 1 / log2(gamma) */
 	uint32_t nbuckets;
 	uint32_t lo, hi;       /* touched bucket index range [lo, hi) (lo > hi: none) */
 	uint64_t *counts;      /* nbuckets counts */

@@ -15,20 +15,6 @@ fail() {
 }
 
 sweep="$top_builddir/tools/aiworkload sweep"
-if "$top_builddir/tools/aiworkload" sweep 2>&1 | grep -q "unknown command"; then
-	# tools/aiworkload does not dispatch `sweep` yet: the same entry point
-	# through a three-line driver
-	cat >"$tmp/drv.c" <<'EOF'
-#include "sweep_cli.h"
-int main(int argc, char **argv) { return aiw_cli_sweep(argc - 1, argv + 1); }
-EOF
-	# shellcheck disable=SC2086
-	${CC:-cc} ${CFLAGS:-} -std=c11 -D_POSIX_C_SOURCE=200809L -I"$top_srcdir/include" \
-		-I"$top_srcdir/tools" "$tmp/drv.c" "$top_srcdir/tools/sweep_cli.c" ${LDFLAGS:-} \
-		-L"$top_builddir/.libs" -laiworkload -Wl,-rpath,"$top_builddir/.libs" -lm \
-		-o "$tmp/aiworkload-sweep" || fail "cannot build the sweep driver"
-	sweep="$tmp/aiworkload-sweep"
-fi
 
 cat >"$tmp/mm1.ini" <<'EOF'
 [sim]
@@ -76,14 +62,18 @@ $sweep "$tmp/mm1.ini" --points "$tmp/points.csv" $opts --out "$tmp/points_out.cs
 	fail "--points exited $?"
 cmp "$tmp/j1.csv" "$tmp/points_out.csv" || fail "--points differs from the same --set grid"
 
-# usage errors exit 2 with a message
+# usage errors exit 2 with a message (either test failing fails)
 $sweep >/dev/null 2>"$tmp/err"
+# shellcheck disable=SC2015
 [ $? -eq 2 ] && grep -q "scenario" "$tmp/err" || fail "no scenario: $(cat "$tmp/err")"
 $sweep "$tmp/mm1.ini" --replications 0 >/dev/null 2>"$tmp/err"
+# shellcheck disable=SC2015
 [ $? -eq 2 ] && grep -q "replications" "$tmp/err" || fail "--replications 0: $(cat "$tmp/err")"
 $sweep "$tmp/mm1.ini" --set inference.q.rat=1/s >/dev/null 2>"$tmp/err"
+# shellcheck disable=SC2015
 [ $? -eq 2 ] && grep -q "did you mean" "$tmp/err" || fail "misspelt parameter: $(cat "$tmp/err")"
 $sweep "$tmp/nonexistent.ini" >/dev/null 2>"$tmp/err"
+# shellcheck disable=SC2015
 [ $? -eq 2 ] && grep -q "nonexistent.ini" "$tmp/err" || fail "missing scenario: $(cat "$tmp/err")"
 
 # SIGINT: stop, keep complete rows, exit 130.  A background job of a
@@ -93,6 +83,7 @@ sig=INT
 launch="env --default-signal=INT"
 env --default-signal=INT true 2>/dev/null || { sig=TERM; launch=""; }
 pues=$(awk 'BEGIN { for (i = 1; i <= 40; i++) printf "%s%.2f", (i > 1 ? "," : ""), 1 + i / 100 }')
+# shellcheck disable=SC2086 # $launch and $sweep are word lists
 $launch $sweep "$tmp/mm1.ini" --set sim.duration=300000s --set sim.sample_interval=1000s \
 	--set site.pue="$pues" --replications 2 --jobs 2 \
 	--metrics inference.q.queue_wait_mean_s --out "$tmp/int.csv" --no-progress \

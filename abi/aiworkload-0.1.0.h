@@ -1,0 +1,453 @@
+/*
+ * aiworkload.h - the one public header of libaiworkload.
+ *
+ * libaiworkload simulates AI training (synchronous all-reduce steps,
+ * stragglers, failures, checkpoints) and inference (diurnal traffic,
+ * batching, KV cache, routing, autoscaling) on one discrete-event clock and
+ * reports power, utilization and cost curves and the site's electrical
+ * diversity factor.
+ *
+ * ABI rules: opaque handles only, every symbol starts with aiw_, status codes
+ * and functions are only ever appended.  Thread safety: there is no mutable
+ * global state; one aiw_sim must be used by one thread at a time, distinct
+ * aiw_sim objects may run concurrently in different threads.
+ *
+ * Units: SI base units everywhere (seconds, bytes, watts, joules, FLOP/s,
+ * USD) unless a name says otherwise.
+ */
+#ifndef AIWORKLOAD_H
+#define AIWORKLOAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(AIW_BUILDING_LIBRARY) && defined(__GNUC__)
+#define AIW_EXPORT __attribute__((visibility("default")))
+#else
+#define AIW_EXPORT
+#endif
+
+/* Compile-time version of this header. */
+#define AIW_VERSION_MAJOR 0
+#define AIW_VERSION_MINOR 1
+#define AIW_VERSION_PATCH 0
+#define AIW_VERSION_NUMBER \
+	((AIW_VERSION_MAJOR << 16) | (AIW_VERSION_MINOR << 8) | AIW_VERSION_PATCH)
+
+/* ------------------------------------------------------------------------ */
+/* Status codes: one table feeds the enum, aiw_strerror and aiw_status_name. */
+/* New codes are only ever appended.                                         */
+/* ------------------------------------------------------------------------ */
+#define AIW_STATUS_MAP(XX)                                                  \
+	XX(OK, 0, "success")                                                \
+	XX(EINVAL, -1, "invalid argument")                                  \
+	XX(ENOMEM, -2, "out of memory")                                     \
+	XX(EUNKNOWN, -3, "unknown name")                                    \
+	XX(ERANGE, -4, "value out of range")                                \
+	XX(EPARSE, -5, "malformed value")                                   \
+	XX(ESCENARIO, -6, "invalid scenario")                               \
+	XX(EIO, -7, "input/output error")                                   \
+	XX(ESTATE, -8, "operation not allowed in the current state")        \
+	XX(ELIMIT, -9, "work or memory estimate exceeds a limit")           \
+	XX(EBUFFER, -10, "buffer too small")                                \
+	XX(ESTOPPED, -11, "run stopped by a callback")                      \
+	XX(ENOTSUP, -12, "not supported in this build")
+
+typedef enum aiw_status {
+#define AIW_XX_ENUM(name, value, text) AIW_##name = value,
+	AIW_STATUS_MAP(AIW_XX_ENUM)
+#undef AIW_XX_ENUM
+	AIW_STATUS_LAST_ = -13
+} aiw_status;
+
+/* Message for a status code ("invalid argument"); never NULL. */
+AIW_EXPORT const char *aiw_strerror(int status);
+/* Symbolic name of a status code ("AIW_EINVAL"); never NULL. */
+AIW_EXPORT const char *aiw_status_name(int status);
+
+/* Run-time library version: (major << 16) | (minor << 8) | patch. */
+AIW_EXPORT unsigned aiw_version(void);
+/* Run-time library version as "MAJOR.MINOR.PATCH". */
+AIW_EXPORT const char *aiw_version_string(void);
+
+/* ------------------------------------------------------------------------ */
+/* Simulation object                                                         */
+/* ------------------------------------------------------------------------ */
+typedef struct aiw_sim aiw_sim;
+
+/* Event callback for experiment drivers: t is the simulated time (s). */
+typedef void (*aiw_event_fn)(aiw_sim *sim, double t, void *payload);
+/* Progress callback: now and end in simulated seconds.  Return non-zero to
+ * stop the run (the run function then returns AIW_ESTOPPED). */
+typedef int (*aiw_progress_fn)(aiw_sim *sim, double now, double end, void *payload);
+
+/* Create a simulation with the given seed.  *out is owned by the caller and
+ * released with aiw_sim_free(). */
+AIW_EXPORT aiw_status aiw_sim_create(aiw_sim **out, uint64_t seed);
+/* Release a simulation and everything it owns.  NULL is accepted. */
+AIW_EXPORT void aiw_sim_free(aiw_sim *sim);
+/* Last error message recorded on this handle ("" when none); never NULL. */
+AIW_EXPORT const char *aiw_sim_errmsg(const aiw_sim *sim);
+/* Back to time 0 with the same parameters and seed: curves, metrics and
+ * pending events are cleared; a new run reproduces the first bit for bit. */
+AIW_EXPORT aiw_status aiw_sim_reset(aiw_sim *sim);
+
+/* Parameters, by name: "sim.seed", "site.pue", "training.pretrain.gpus",
+ * "inference.chat.max_batch".  Setting a parameter of a component that does
+ * not exist yet creates it ("training.NAME.*" creates training NAME).
+ * Values with units parse from strings ("90d", "250ms", "20/s", "80GB",
+ * "3.35TB/s", "700W"); numbers alone are SI base units. */
+AIW_EXPORT aiw_status aiw_sim_set(aiw_sim *sim, const char *name, const char *value);
+AIW_EXPORT aiw_status aiw_sim_set_double(aiw_sim *sim, const char *name, double value);
+/* Current value as text (canonical form) into buf of size len. */
+AIW_EXPORT aiw_status aiw_sim_get(aiw_sim *sim, const char *name, char *buf, size_t len);
+/* Current value of a numeric parameter in SI base units. */
+AIW_EXPORT aiw_status aiw_sim_get_double(aiw_sim *sim, const char *name, double *out);
+/* Add a component explicitly: kind "training" or "inference", a name made
+ * of letters, digits, '_' and '-'. */
+AIW_EXPORT aiw_status aiw_sim_add_component(aiw_sim *sim, const char *kind, const char *name);
+
+/* INI scenario files: [sim], [site], [training NAME], [inference NAME],
+ * [gpu NAME]; keys are parameter names without the component prefix.
+ * origin names the text in messages ("scenario.ini"); it may be NULL. */
+AIW_EXPORT aiw_status aiw_sim_load_file(aiw_sim *sim, const char *path);
+AIW_EXPORT aiw_status aiw_sim_load_string(aiw_sim *sim, const char *text, const char *origin);
+
+/* Run to sim.duration, or up to simulated time t (s) so that a driver can
+ * read metrics and change parameters between steps.  Summary metrics are
+ * available after any run call and reflect the state at the current time. */
+AIW_EXPORT aiw_status aiw_sim_run(aiw_sim *sim);
+AIW_EXPORT aiw_status aiw_sim_run_until(aiw_sim *sim, double t);
+/* Current simulated time (s). */
+AIW_EXPORT aiw_status aiw_sim_now(const aiw_sim *sim, double *out);
+/* Progress callback, called about every `every` simulated seconds (0 means
+ * once per sample tick).  fn NULL removes it. */
+AIW_EXPORT aiw_status aiw_sim_set_progress(aiw_sim *sim, aiw_progress_fn fn, void *payload,
+                                           double every);
+
+/* Schedule fn(sim, t, payload) at simulated time t >= now.  Events at equal
+ * times run in the order they were scheduled.  *out_handle (may be NULL)
+ * can cancel the event before it runs. */
+AIW_EXPORT aiw_status aiw_sim_schedule(aiw_sim *sim, double t, aiw_event_fn fn, void *payload,
+                                       uint64_t *out_handle);
+AIW_EXPORT aiw_status aiw_sim_cancel(aiw_sim *sim, uint64_t handle);
+/* Number of events pending in the engine. */
+AIW_EXPORT aiw_status aiw_sim_pending(const aiw_sim *sim, size_t *out);
+
+/* ------------------------------------------------------------------------ */
+/* Results                                                                   */
+/* ------------------------------------------------------------------------ */
+/* Summary metric by name ("site.power_peak_w"). */
+AIW_EXPORT aiw_status aiw_sim_metric(aiw_sim *sim, const char *name, double *out);
+AIW_EXPORT aiw_status aiw_sim_metric_count(aiw_sim *sim, size_t *out);
+/* Name of the i-th metric; the string lives until the next run call. */
+AIW_EXPORT aiw_status aiw_sim_metric_name(aiw_sim *sim, size_t i, const char **out);
+
+/* Curves: fixed sample_interval, each point the average over the interval
+ * that ends at its time. */
+AIW_EXPORT aiw_status aiw_sim_series_count(aiw_sim *sim, size_t *out);
+AIW_EXPORT aiw_status aiw_sim_series_name(aiw_sim *sim, size_t i, const char **out);
+AIW_EXPORT aiw_status aiw_sim_series_unit(aiw_sim *sim, const char *name, const char **out);
+AIW_EXPORT aiw_status aiw_sim_series_length(aiw_sim *sim, const char *name, size_t *out);
+/* Copy up to cap points of a curve into caller-owned buffers (t or v may be
+ * NULL); *n receives the number copied.  AIW_EBUFFER if cap is too small
+ * (the first cap points are still copied). */
+AIW_EXPORT aiw_status aiw_sim_series_copy(aiw_sim *sim, const char *name, double *t, double *v,
+                                          size_t cap, size_t *n);
+
+/* Writers: CSV of all curves (time column first, units in the header) and
+ * JSON of the summary metrics and run metadata. */
+AIW_EXPORT aiw_status aiw_sim_write_csv(aiw_sim *sim, const char *path);
+AIW_EXPORT aiw_status aiw_sim_write_json(aiw_sim *sim, const char *path);
+
+/* ------------------------------------------------------------------------ */
+/* Parameter registry introspection (no simulation needed)                  */
+/* ------------------------------------------------------------------------ */
+/* Number of declared parameters (component parameters appear once, with
+ * NAME as the instance placeholder: "training.NAME.gpus"). */
+AIW_EXPORT aiw_status aiw_param_count(size_t *out);
+/* Fields of the i-th parameter; any out pointer may be NULL.  type is one of
+ * int, real, duration, rate, size, bandwidth, power, energy, money, flops,
+ * enum, string, dist, bool.  def is the default as text ("" when unset);
+ * min/max bound numeric types (in SI units); choices lists enum values
+ * ("ring|tree|hierarchical", "" otherwise). */
+AIW_EXPORT aiw_status aiw_param_info(size_t i, const char **name, const char **type,
+                                     const char **def, const char **unit, double *min,
+                                     double *max, const char **choices, const char **doc);
+/* Index of a parameter given a full name ("inference.chat.max_batch"). */
+AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out);
+
+/* Parse a number with units into SI base units: kind is one of the numeric
+ * types above (int, real, duration, rate, size, bandwidth, power, energy,
+ * money, flops); no range is applied.  errbuf (may be NULL) receives a
+ * message on failure. */
+AIW_EXPORT aiw_status aiw_parse_value(const char *kind, const char *text, double *out,
+                                      char *errbuf, size_t errlen);
+
+/* ---- outputs (export.c) ---- */
+/* More writers of a run's results (see aiw_sim_write_csv above).  Each
+ * writes the state after the last run call; path is created or truncated.
+ * Errors: AIW_EINVAL (NULL path), AIW_EIO (cannot write), AIW_ESTATE (no
+ * curves yet, for the writers that need them), AIW_ENOMEM. */
+/* Prometheus text exposition (format 0.0.4) of the final state: every
+ * summary metric as aiworkload_<kind>_<key>{kind,component} in base units
+ * (seconds, watts, joules), the last sample of the standard curves under
+ * the names operators use (site_power_watts, power_watts, gpu_utilization,
+ * inference_replicas), and the inference latency histograms
+ * (inference_request_duration_seconds with le buckets) when the fleet
+ * keeps them.  Checked by `promtool check metrics`. */
+AIW_EXPORT aiw_status aiw_sim_write_prometheus(aiw_sim *sim, const char *path);
+/* Every curve as `promtool test rules` input series (same names as the
+ * exposition), one sample per sim.sample_interval (a whole number of
+ * milliseconds, else AIW_ERANGE), so that alerting rules can be unit-tested
+ * against a simulated day.  rule_files: comma-separated rule file paths to
+ * list in the file (NULL or "" for none). */
+AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
+                                             const char *rule_files);
+/* SVG chart of the run: site power (IT and facility), IT power of each
+ * component stacked (training at the bottom), GPU utilisation and, when an
+ * inference fleet records them, replicas; axes with units, legends.  title
+ * NULL or "" gives a title naming the components. */
+AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const char *title);
+
+/* ---- hardware catalog (hw.c) ---- */
+/* Built-in accelerators and links (no simulation needed; [gpu NAME]
+ * scenario sections add GPUs to a simulation only).  Names and fields are
+ * case-insensitive.  Strings are static.  Indexes past the end give
+ * AIW_ERANGE, NULL out pointers AIW_EINVAL, unknown names AIW_EUNKNOWN.
+ * Bandwidths are per GPU and per direction (NVLink datasheet figures are
+ * bidirectional: H100's 900 GB/s is nvlink_bw = 450e9). */
+AIW_EXPORT aiw_status aiw_catalog_gpu_count(size_t *out);
+AIW_EXPORT aiw_status aiw_catalog_gpu_name(size_t i, const char **out);
+/* Numeric field of a GPU: "bf16_flops", "fp8_flops", "mem_bytes", "mem_bw",
+ * "tdp_w", "idle_w", "compute_w", "comm_w", "prefill_w", "decode_w",
+ * "loading_w", "price_usd", "ondemand_usd_per_h", "nvlink_bw",
+ * "nvlink_latency_s", "nic_bw", "nic_latency_s" (SI units). */
+AIW_EXPORT aiw_status aiw_catalog_gpu_value(const char *gpu, const char *field, double *out);
+/* Name, unit and one-line doc of the i-th GPU field; any out may be NULL. */
+AIW_EXPORT aiw_status aiw_catalog_gpu_field(size_t i, const char **name, const char **unit,
+                                            const char **doc);
+AIW_EXPORT aiw_status aiw_catalog_link_count(size_t *out);
+AIW_EXPORT aiw_status aiw_catalog_link_name(size_t i, const char **out);
+/* Numeric field of a link: "alpha_s" (s) or "bw" (B/s). */
+AIW_EXPORT aiw_status aiw_catalog_link_value(const char *link, const char *field, double *out);
+AIW_EXPORT aiw_status aiw_catalog_link_field(size_t i, const char **name, const char **unit,
+                                             const char **doc);
+
+/* ---- sizing calculators (sizing.c) ---- */
+/* Pure functions, thread safe.  Numbers must be finite and in range, else
+ * AIW_ERANGE; NULL pointers give AIW_EINVAL, unknown names AIW_EUNKNOWN.
+ * Sizes are bytes (1 GB = 1e9 B). */
+/* Training state bytes per parameter of a preset: "mixed_adam" (12),
+ * "mixed_adam_fp32master" (16), "fp32_adam" (16), "bf16_sgd" (4),
+ * "fp32_sgd_momentum" (12). */
+AIW_EXPORT aiw_status aiw_size_training_preset(const char *preset, double *bytes_per_param);
+/* Name of the i-th preset (AIW_ERANGE past the end). */
+AIW_EXPORT aiw_status aiw_size_training_preset_name(size_t i, const char **out);
+/* Weights + gradients + optimizer states: params x bytes_per_param. */
+AIW_EXPORT aiw_status aiw_size_training_memory(double params, double bytes_per_param,
+                                               double *out);
+/* Activation memory of one micro-batch (Korthikanti et al. 2022, 16-bit
+ * activations, sequence parallelism when tensor_parallel > 1); recompute
+ * is "none", "selective" or "full". */
+AIW_EXPORT aiw_status aiw_size_activations(double layers, double seq_len, double micro_batch,
+                                           double hidden, double heads, double tensor_parallel,
+                                           const char *recompute, double *out);
+/* Weights at weight_bits bits per parameter: params x weight_bits / 8. */
+AIW_EXPORT aiw_status aiw_size_inference_weights(double params, double weight_bits,
+                                                 double *out);
+/* KV cache: 2 x layers x kv_heads x head_dim x kv_bits/8 x tokens x sequences. */
+AIW_EXPORT aiw_status aiw_size_kv_cache(double layers, double kv_heads, double head_dim,
+                                        double kv_bits, double tokens, double sequences,
+                                        double *out);
+/* Sequences whose KV cache fits next to the weights in mem_bytes, keeping a
+ * fraction headroom in [0, 1) free: floor((mem (1 - headroom) - weights) /
+ * kv_per_sequence), 0 when the weights do not fit. */
+AIW_EXPORT aiw_status aiw_size_max_sequences(double mem_bytes, double weight_bytes,
+                                             double kv_bytes_per_sequence, double headroom,
+                                             double *out);
+/* Fewest GPUs of a built-in type whose memory, less a fraction headroom in
+ * [0, 1), holds bytes: ceil(bytes / (mem_bytes (1 - headroom))). */
+AIW_EXPORT aiw_status aiw_size_min_gpus(const char *gpu, double bytes, double headroom,
+                                        double *out);
+/* Training compute 6 N D (FLOP) for N parameters and D tokens. */
+AIW_EXPORT aiw_status aiw_size_training_flops(double params, double tokens, double *out);
+/* Wall time (s) of flops on gpus GPUs of a built-in type at model FLOP
+ * utilization mfu in (0, 1]: flops / (gpus x bf16_flops x mfu). */
+AIW_EXPORT aiw_status aiw_size_training_time(double flops, const char *gpu, double gpus,
+                                             double mfu, double *out);
+
+/* ---- collectives (collective.c) ---- */
+/* All-reduce time (s) of bytes over ranks GPUs, gpus_per_node per node, in
+ * the alpha-beta model (Thakur, Rabenseifner & Gropp 2005): algo "ring",
+ * "tree" or "hierarchical"; alpha_* per-step latencies (s) and bw_* per
+ * direction bandwidths (B/s) of the intra-node and inter-node links;
+ * slow_link_factor in (0, 1] is the bandwidth of one degraded link relative
+ * to nominal (1: none).  See aiw_allreduce_time(3) for the formulas. */
+AIW_EXPORT aiw_status aiw_allreduce_time(const char *algo, double bytes, double ranks,
+                                         double gpus_per_node, double alpha_intra,
+                                         double bw_intra, double alpha_inter, double bw_inter,
+                                         double slow_link_factor, double *out);
+/* nccl-tests all-reduce bus bandwidth (B/s): bytes / seconds x 2(ranks-1)/ranks. */
+AIW_EXPORT aiw_status aiw_busbw(double bytes, double ranks, double seconds, double *out);
+
+/* ---- site studies (power.c) ---- */
+/* The training/inference ratio question as one call: for shares s = k /
+ * (steps - 1), k = 0 .. steps-1, build a simulation from scenario (INI text
+ * with exactly one [training NAME] and one [inference NAME] section; NULL:
+ * a built-in mixed H100 site, one diurnal day) with round(s total_gpus)
+ * training GPUs (whole nodes) and the rest as inference replicas (whole
+ * replicas; the inference rate scales with the replica count), run it and
+ * record the achieved training share, site.rack_diversity_factor,
+ * site.provisioned_power_w, site.power_peak_w and site.sum_of_rack_peaks_w
+ * in the caller's arrays of `steps` entries (any may be NULL).  Every share
+ * uses the scenario's seed.  errbuf (may be NULL) receives a message on
+ * failure.  AIW_ERANGE for bad numbers, AIW_ESCENARIO for a scenario
+ * without the two sections, AIW_ENOTSUP when this build's models lack the
+ * parameters, or the status of the failing run. */
+AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double total_gpus,
+                                               size_t steps, double *share, double *diversity,
+                                               double *provisioned_w, double *peak_w,
+                                               double *sum_of_peaks_w, char *errbuf,
+                                               size_t errlen);
+
+/* ---- training studies (training.c) ---- */
+/* Scaling study of the [training NAME] component `component` ("NAME" or
+ * "training.NAME"), from its current parameters: for each of the n GPU
+ * counts, the expected step time (s) and the parallel efficiency.  weak
+ * non-zero keeps the per-GPU batch (per-GPU compute time) fixed, zero keeps
+ * the global batch fixed (strong scaling).  The step model is evaluated
+ * analytically: E[max of the per-GPU compute times] by deterministic
+ * quadrature of the quantile function, plus the exposed all-reduce;
+ * failures and checkpoints are not included.  efficiency = per-GPU
+ * compute x E[jitter] / step time (1: perfect scaling); it may be NULL.
+ * Counts must be integers in 1 to 1e7 (AIW_ERANGE). */
+AIW_EXPORT aiw_status aiw_training_scaling(aiw_sim *sim, const char *component,
+                                           const double *gpu_counts, size_t n, int weak,
+                                           double *step_time_s, double *efficiency);
+
+/* ---- sweeps (sweep.c) ---- */
+/* An experiment sweep: a base scenario, a grid of parameter values (the
+ * cartesian product of axes, and/or rows of a CSV file of points), R
+ * replications of every point with independent seeds, and per point and
+ * metric the mean, sample standard deviation and 95% confidence
+ * half-width (Student t).  Tasks (point, replication) run on J threads,
+ * one aiw_sim per task; results are stored by index and reduced in
+ * replication order, so they are bit-identical whatever J (or the number
+ * of MPI ranks of tools/aiworkload-mpi).
+ *
+ * Points: the rows of the point file (if any) form the outermost level,
+ * then the axes in the order they were added, the last varying fastest.
+ * Seeds: replication r of point p runs with sim.seed =
+ * M(M(base + G (p + 1)) + G (r + 1)), M the SplitMix64 finalizer, G =
+ * 0x9e3779b97f4a7c15, base the aiw_sweep_set_seed value or else the
+ * scenario's sim.seed; so a single task reruns alone identically
+ * (aiw_sweep_task_seed, aiw_sweep_run_task).
+ *
+ * Thread safety: one thread uses a sweep at a time, except aiw_sweep_stop
+ * (any thread, and async-signal-safe) and, once the sweep is prepared,
+ * aiw_sweep_run_task and aiw_sweep_store (concurrently from any threads). */
+typedef struct aiw_sweep aiw_sweep;
+/* Called from the thread that called aiw_sweep_run, once per completed
+ * point, in increasing point order (a point waits for the points before
+ * it); its results are readable from the callback. */
+typedef void (*aiw_sweep_fn)(const aiw_sweep *sw, size_t point, void *payload);
+/* Called from the thread that called aiw_sweep_run after each finished
+ * task: done of total tasks.  Return non-zero to stop the sweep. */
+typedef int (*aiw_sweep_progress_fn)(const aiw_sweep *sw, size_t done, size_t total,
+                                     void *payload);
+
+/* New sweep of the scenario file scenario_path or the INI text
+ * scenario_text (at most one non-NULL; both NULL: defaults only).  The
+ * file is read, and everything checked, by aiw_sweep_prepare. */
+AIW_EXPORT aiw_status aiw_sweep_create(aiw_sweep **out, const char *scenario_path,
+                                       const char *scenario_text);
+/* Release a sweep (NULL is accepted). */
+AIW_EXPORT void aiw_sweep_free(aiw_sweep *sw);
+/* Last error message on this handle ("" when none); never NULL. */
+AIW_EXPORT const char *aiw_sweep_errmsg(const aiw_sweep *sw);
+/* Add an axis: parameter name and its values, comma-separated (commas
+ * inside parentheses or double quotes, or escaped as "\,", do not split). */
+AIW_EXPORT aiw_status aiw_sweep_axis(aiw_sweep *sw, const char *param, const char *values_csv);
+/* Points from a CSV file (RFC 4180 quoting): a header of parameter names,
+ * one row of values per point; blank lines and lines starting with '#'
+ * are skipped.  At most one file per sweep. */
+AIW_EXPORT aiw_status aiw_sweep_point_file(aiw_sweep *sw, const char *path);
+/* Replications per point, 1 to 1e6 (default 1). */
+AIW_EXPORT aiw_status aiw_sweep_set_replications(aiw_sweep *sw, size_t r);
+/* Metrics to keep: comma-separated names or shell patterns
+ * ("inference.*.ttft_p99_s"); NULL or "" (default): every metric point 0
+ * publishes. */
+AIW_EXPORT aiw_status aiw_sweep_set_metrics(aiw_sweep *sw, const char *metrics_csv);
+/* Base seed of the replication seeds (default: the scenario's sim.seed). */
+AIW_EXPORT aiw_status aiw_sweep_set_seed(aiw_sweep *sw, uint64_t seed);
+/* Worker threads of aiw_sweep_run, 1 to 1024, or 0 for the number of
+ * online processors (default 1). */
+AIW_EXPORT aiw_status aiw_sweep_set_jobs(aiw_sweep *sw, unsigned jobs);
+/* Per-point callback of aiw_sweep_run (fn NULL removes it). */
+AIW_EXPORT aiw_status aiw_sweep_set_callback(aiw_sweep *sw, aiw_sweep_fn fn, void *payload);
+/* Per-task progress callback of aiw_sweep_run (fn NULL removes it). */
+AIW_EXPORT aiw_status aiw_sweep_set_progress(aiw_sweep *sw, aiw_sweep_progress_fn fn,
+                                             void *payload);
+/* Freeze the description: read the scenario, expand the grid, check every
+ * parameter value, and resolve the metrics by starting point 0 (a
+ * zero-length run).  Idempotent; aiw_sweep_run calls it. */
+AIW_EXPORT aiw_status aiw_sweep_prepare(aiw_sweep *sw);
+/* Run every task not yet stored, on the configured threads.  AIW_ESTOPPED
+ * after aiw_sweep_stop or a progress callback's request: completed points
+ * keep their results and a later call runs the rest. */
+AIW_EXPORT aiw_status aiw_sweep_run(aiw_sweep *sw);
+/* Ask a running aiw_sweep_run or aiw_sweep_run_task to stop soon (between
+ * tasks, and inside running simulations within 1/1000 of their span).
+ * Async-signal-safe: callable from a SIGINT handler. */
+AIW_EXPORT void aiw_sweep_stop(aiw_sweep *sw);
+
+/* Grid and metric names (after aiw_sweep_prepare).  Strings live as long
+ * as the sweep. */
+AIW_EXPORT aiw_status aiw_sweep_npoints(const aiw_sweep *sw, size_t *out);
+AIW_EXPORT aiw_status aiw_sweep_nparams(const aiw_sweep *sw, size_t *out);
+AIW_EXPORT aiw_status aiw_sweep_param_name(const aiw_sweep *sw, size_t i, const char **out);
+/* Value (text) of parameter i at a point. */
+AIW_EXPORT aiw_status aiw_sweep_point_value(const aiw_sweep *sw, size_t point, size_t i,
+                                            const char **out);
+AIW_EXPORT aiw_status aiw_sweep_nmetrics(const aiw_sweep *sw, size_t *out);
+AIW_EXPORT aiw_status aiw_sweep_metric_name(const aiw_sweep *sw, size_t i, const char **out);
+/* sim.seed of replication rep of point (the formula above). */
+AIW_EXPORT aiw_status aiw_sweep_task_seed(const aiw_sweep *sw, size_t point, size_t rep,
+                                          uint64_t *out);
+
+/* Distributed drivers: run one task on the calling thread (its own
+ * aiw_sim) and get its metric vector (aiw_sweep_nmetrics values, NaN for a
+ * metric the run did not publish); store a task's vector computed
+ * elsewhere.  A point is complete when all its replications are stored. */
+AIW_EXPORT aiw_status aiw_sweep_run_task(aiw_sweep *sw, size_t point, size_t rep,
+                                         double *metrics_out);
+AIW_EXPORT aiw_status aiw_sweep_store(aiw_sweep *sw, size_t point, size_t rep,
+                                      const double *metrics);
+
+/* Results of a complete point (AIW_ESTATE otherwise) for metric index
+ * metric, over its n finite replication values: mean, sample standard
+ * deviation, and 95% confidence half-width t(0.975, n-1) sd / sqrt(n)
+ * (NaN when n < 2).  Any out pointer may be NULL. */
+AIW_EXPORT aiw_status aiw_sweep_result(const aiw_sweep *sw, size_t point, size_t metric,
+                                       double *mean, double *sd, double *ci95_half, size_t *n);
+/* One stored replication value (AIW_ESTATE if that task is not stored). */
+AIW_EXPORT aiw_status aiw_sweep_replication(const aiw_sweep *sw, size_t point, size_t rep,
+                                            size_t metric, double *out);
+/* CSV, one row per complete point: point, the parameters, then for each
+ * metric M the columns M.mean, M.sd, M.ci95, M.n (%.17g; empty when not
+ * finite). */
+AIW_EXPORT aiw_status aiw_sweep_write_csv(aiw_sweep *sw, const char *path);
+/* CSV, one row per stored task: point, replication, seed, the parameters,
+ * the metrics. */
+AIW_EXPORT aiw_status aiw_sweep_write_replications_csv(aiw_sweep *sw, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* AIWORKLOAD_H */
