@@ -1,6 +1,7 @@
 /* fuzz_units - libFuzzer harness: the unit parser for every kind, and the
  * distribution parser through a parameter of each distribution-typed kind. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
