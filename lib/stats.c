@@ -31,6 +31,14 @@
 /* aiw_hist                                                                  */
 /* ======================================================================== */
 
+/* log2(1 + f) for f in [0, 1) is within 1.1e-4 of the quartic
+ * LOG2_C1 f + LOG2_C2 f^2 + LOG2_C3 f^3 + LOG2_C4 f^4 (least squares,
+ * weighted to near-minimax). */
+#define LOG2_C1 1.4390175136591172
+#define LOG2_C2 (-0.6799792425446425)
+#define LOG2_C3 0.3256841215501827
+#define LOG2_C4 (-0.08482791863511586)
+
 static void hist_clear_counters(aiw_hist *h)
 {
 	h->n = h->n_zero = h->n_under = h->n_over = 0;
@@ -86,11 +94,17 @@ aiw_status aiw_hist_init(aiw_hist *h, double min_value, double max_value, double
 	for (uint32_t i = 0; i <= nb; i++)
 		bounds[i] = min_value * exp((double)i * log_gamma);
 	bounds[0] = min_value;
+	h->top = bounds[nb];
 	h->min_value = min_value;
 	h->max_value = max_value;
 	h->rel_err = rel_err;
 	h->log2_min = log2(min_value);
 	h->inv_log2_gamma = log(2.0) / log_gamma;
+	h->lc[0] = -(1023.0 + h->log2_min) * h->inv_log2_gamma; /* exponent bias, b_0 */
+	h->lc[1] = LOG2_C1 * h->inv_log2_gamma;
+	h->lc[2] = LOG2_C2 * h->inv_log2_gamma;
+	h->lc[3] = LOG2_C3 * h->inv_log2_gamma;
+	h->lc[4] = LOG2_C4 * h->inv_log2_gamma;
 	h->nbuckets = nb;
 	h->counts = counts;
 	h->bounds = bounds;
@@ -136,23 +150,24 @@ void aiw_hist_reset(aiw_hist *h)
 	hist_clear_counters(h);
 }
 
-/* log2(x) for a normal x > 0 to within 1.1e-4: the exponent plus
- * log2(1 + f) for the mantissa fraction f in [0, 1) by a least-squares
- * quartic (weighted to near-minimax).  Subnormals go through log2(). */
-static inline double approx_log2(double x)
+/* Estimate of (log2(x) - log2(min_value)) / log2(gamma) for x > 0: the
+ * exponent of x plus the quartic in its mantissa fraction, with the
+ * coefficients scaled by 1 / log2(gamma) at init (h->lc) and evaluated in
+ * Estrin's form, so that the dependent chain is short.  Subnormals go
+ * through log2(). */
+static inline double hist_position(const aiw_hist *h, double x)
 {
 	uint64_t b;
 	memcpy(&b, &x, sizeof b);
 	int be = (int)(b >> 52); /* x > 0: no sign bit */
 	if (AIW_UNLIKELY(be == 0))
-		return log2(x);
+		return (log2(x) - h->log2_min) * h->inv_log2_gamma;
 	b = (b & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000);
 	double m;
 	memcpy(&m, &b, sizeof m);
-	double f = m - 1.0;
-	return (double)(be - 1023) +
-	       f * (1.4390175136591172 +
-	            f * (-0.6799792425446425 + f * (0.3256841215501827 + f * -0.08482791863511586)));
+	double f = m - 1.0, f2 = f * f;
+	double lo = f * (h->lc[1] + h->lc[2] * f), hi = f2 * f * (h->lc[3] + h->lc[4] * f);
+	return ((double)be * h->inv_log2_gamma + h->lc[0]) + (lo + hi);
 }
 
 /* Index of the bucket [b_i, b_{i+1}) holding x, for b_0 <= x < b_n.  The
@@ -160,7 +175,7 @@ static inline double approx_log2(double x)
  * whatever the estimate. */
 static inline uint32_t hist_index(const aiw_hist *h, double x)
 {
-	double r = (approx_log2(x) - h->log2_min) * h->inv_log2_gamma;
+	double r = hist_position(h, x);
 	uint32_t i = r <= 0.0 ? 0 : r >= (double)h->nbuckets ? h->nbuckets - 1 : (uint32_t)r;
 	while (i > 0 && x < h->bounds[i])
 		i--;
@@ -228,7 +243,7 @@ aiw_status aiw_hist_add(aiw_hist *h, double x)
 {
 	/* the common case, a value inside the bucketed range (NaN is not),
 	 * updated as aiw_hist_add_n does it for count 1 */
-	if (AIW_LIKELY(x >= h->bounds[0] && x < h->bounds[h->nbuckets])) {
+	if (AIW_LIKELY(x >= h->min_value && x < h->top)) { /* b_0 = min_value */
 		uint32_t i = hist_index(h, x);
 		h->n++;
 		kahan_add(&h->sum, &h->sum_c, x);

@@ -43,8 +43,10 @@
 typedef struct aiw_hist {
 	double min_value, max_value; /* requested range; buckets cover [b_0, b_n) */
 	double rel_err;              /* alpha: guaranteed relative error */
+	double top;                  /* b_n, the end of the bucketed range */
 	double log2_min;             /* log2(min_value) */
 	double inv_log2_gamma;       /* 1 / log2(gamma) */
+	double lc[5];                /* bucket position from IEEE bits (stats.c) */
 	uint32_t nbuckets;
 	uint32_t lo, hi;       /* touched bucket index range [lo, hi) (lo > hi: none) */
 	uint64_t *counts;      /* nbuckets counts */

@@ -31,6 +31,9 @@
  * the trace outgrows AIW_TRACE_PROFILE_BINS), then replayed row by row from
  * the same FILE*.  Memory is O(1) in the number of rows.
  */
+/* GSL's inline gsl_rng_uniform & co. (its documented HAVE_INLINE): one call
+ * less per draw on the hot path */
+#define HAVE_INLINE 1
 #include "traffic.h"
 
 #include <ctype.h>
@@ -82,6 +85,12 @@ struct aiw_traffic {
 	} *env;
 	double env_day;  /* ENV_W sum hi: envelope of one day at w = 1 (s) */
 	double env_week; /* rate env_day sum w: envelope mass of one week */
+	/* where the previous diurnal arrival (tr->last) lies: day (since t = 0),
+	 * its day of the week, its bin, and seconds into the day, so that the
+	 * next call continues from there without re-deriving them from t */
+	double cur_day, cur_s;
+	int cur_dw, cur_j;
+	bool cur_ok;
 	double inv_rate; /* 1 / rate (poisson) */
 	double cv, shape, scale_m; /* gamma shape 1/cv^2, scale in M units */
 	bool modulate;
@@ -304,19 +313,28 @@ static bool env_build(aiw_traffic *tr)
 static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
 {
 	const struct env_bin *env = tr->env;
-	double day = floor(from / DAY_S);
-	double s = from - day * DAY_S;
-	if (s < 0.0)
-		s = 0.0;
-	if (s >= DAY_S) {
-		day += 1.0;
-		s = 0.0;
+	double day, s;
+	int dw, j;
+	if (tr->cur_ok && from == tr->last) {
+		day = tr->cur_day;
+		s = tr->cur_s;
+		dw = tr->cur_dw;
+		j = tr->cur_j;
+	} else {
+		day = floor(from / DAY_S);
+		s = from - day * DAY_S;
+		if (s < 0.0)
+			s = 0.0;
+		if (s >= DAY_S) {
+			day += 1.0;
+			s = 0.0;
+		}
+		dw = day_of_week(day);
+		j = (int)(s / ENV_W);
+		if (j >= ENV_BINS)
+			j = ENV_BINS - 1;
 	}
-	int dw = day_of_week(day);
 	double wr = tr->rate * tr->w[dw]; /* rate = wr (1 + a sin(.)) this day */
-	int j = (int)(s / ENV_W);
-	if (j >= ENV_BINS)
-		j = ENV_BINS - 1;
 	for (;;) {
 		/* envelope mass to the next candidate, spent bin by bin */
 		double e = -log(gsl_rng_uniform_pos(r));
@@ -353,7 +371,14 @@ static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
 			break;
 	}
 	double t = day * DAY_S + s;
-	return t < from ? from : t;
+	if (t < from)
+		t = from;
+	tr->cur_day = day;
+	tr->cur_s = s;
+	tr->cur_dw = dw;
+	tr->cur_j = j;
+	tr->cur_ok = true; /* valid while tr->last = t */
+	return t;
 }
 
 /* ======================================================================== */
@@ -885,6 +910,7 @@ aiw_status aiw_traffic_reset(aiw_traffic *tr)
 		return AIW_EINVAL;
 	tr->last = 0.0;
 	tr->op_m = 0.0;
+	tr->cur_ok = false;
 	tr->errmsg[0] = 0;
 	if (tr->kind == AIW_TRAFFIC_TRACE) {
 		tr->offset = 0.0;

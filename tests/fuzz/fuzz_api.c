@@ -17,7 +17,10 @@ static const char *const VALUES[] = {
 	"uniform(10s,30s)", "const(0)", "normal(0,1)", "pareto(1,0.5)", "ring", "tree",
 	"hierarchical", "poisson", "diurnal", "bursty", "continuous", "dynamic", "hpa",
 	"predictive", "H100-SXM", "L4", "MI300X", "nosuchgpu", "true", "false", "1e9",
-	"0:1kW,1h:2kW"};
+	"0:1kW,1h:2kW",
+	/* values the work and memory limits (lib/limits.c) must catch before a run */
+	"1e-300", "1e9/s", "100000", "4096", "1e7", "const(1e-300)", "kpa", "schedule",
+	"0h:2, 8h:10", "1e-6", "exp(1e-300)"};
 #define NV (sizeof VALUES / sizeof *VALUES)
 static const char *const INSTANCES[] = {"a", "b"};
 
@@ -44,7 +47,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			continue; /* bounded run length */
 		aiw_sim_set(sim, full, VALUES[(data[i + 2] >> 1) % NV]);
 	}
-	if (aiw_sim_run(sim) == AIW_OK) {
+	aiw_status st = aiw_sim_run(sim);
+	if (st != AIW_OK && !aiw_sim_errmsg(sim)[0])
+		__builtin_trap(); /* a refusal without a message is a finding */
+	if (st == AIW_OK) {
+		/* energy: the site's power curve integrates to its energy metric */
+		size_t n = 0;
+		double kwh = 0;
+		if (aiw_sim_series_length(sim, "site.power_w", &n) == AIW_OK && n > 0 &&
+		    aiw_sim_metric(sim, "site.energy_kwh", &kwh) == AIW_OK) {
+			double *t = malloc(n * sizeof *t), *v = malloc(n * sizeof *v);
+			if (t && v && aiw_sim_series_copy(sim, "site.power_w", t, v, n, NULL) == AIW_OK) {
+				double e = 0, prev = 0;
+				for (size_t i = 0; i < n; i++) {
+					e += v[i] * (t[i] - prev);
+					prev = t[i];
+				}
+				double ref = kwh * 3.6e6;
+				if (isfinite(ref) && fabs(e - ref) > 1e-6 * fabs(ref) + 1e-6)
+					__builtin_trap(); /* energy lost between curve and metric */
+			}
+			free(t);
+			free(v);
+		}
 		/* conservation for every inference component present */
 		size_t nm = 0;
 		aiw_sim_metric_count(sim, &nm);
