@@ -2,7 +2,7 @@
  * limits.c - up-front work and memory estimates of a run (see limits.h).
  *
  * Work items, each an expected count over the run [0, D], D = sim.duration:
- *  - inference: requests = integral of the arrival rate over [start, D]
+ *  - inference: requests = integral of the arrival rate over [0, D]
  *    (rate x D for poisson and bursty, the diurnal/weekly profile's
  *    integral, rows x replays for a trace: aiw_traffic_integral), twice
  *    with compare_fixed (a second fleet replays the same traffic);
@@ -16,7 +16,9 @@
  *  - load: profile steps (x racks with per-rack timelines, x D / period
  *    when periodic), on/off toggles = racks x 2 D / (E[on] + E[off]),
  *    duty rack draws = racks x D / slot.
- *  - the recorder: one tick per sample.
+ *  - the recorder: one tick per sample, and per tick every rack of the
+ *    fleets and of per-rack loads and every replica slot (their sample
+ *    hooks visit each).
  * Memory: curves = capacity x (curves + 1) x 8 B, the capacity being the
  * recorder's (1024 doubled until it holds every sample); 8 B of peak per
  * rack at the site, 56 B per inference rack, 64 B per load rack; 320 B per
@@ -492,6 +494,7 @@ static void estimate(aiw_sim *sim, est *E)
 	E->out.samples = samples;
 	double gpr = pnum(aiw__site(sim), "gpus_per_rack", 32);
 	double curves = 5, site_racks = 0;
+	double tick_units = 0; /* racks and replica slots a sample tick visits */
 	size_t pending0 = 0;
 	aiw_sim_pending(sim, &pending0);
 	E->out.pending = 1 + (double)pending0;
@@ -507,6 +510,7 @@ static void estimate(aiw_sim *sim, est *E)
 			double gpus = slots * pnum(c, "gpus_per_replica", 1);
 			double racks = ceil(gpus / gpr);
 			site_racks += racks;
+			tick_units += racks + slots;
 			E->out.pending += 3 * slots + 8;
 			item m;
 			FMT_ITEM(&m, 160.0 * 1024 + 320 * slots + 56 * racks,
@@ -527,6 +531,7 @@ static void estimate(aiw_sim *sim, est *E)
 		} else if (strcmp(k, "load") == 0) {
 			load_work(E, c);
 			site_racks += pnum(c, "racks", 1);
+			tick_units += pnum(c, "racks", 1);
 		} else {
 			item m = {.n = 8.0 * 1024};
 			add_mem(E, &m);
@@ -536,6 +541,12 @@ static void estimate(aiw_sim *sim, est *E)
 	/* the recorder: one tick per sample, arrays grown by doubling */
 	item it;
 	FMT_ITEM(&it, samples, "raise sim.sample_interval", "the recorder: about @ sample ticks");
+	add_work(E, &it);
+	/* each tick visits every rack of the fleets and loads, and every slot */
+	FMT_ITEM(&it, samples * tick_units, "raise sim.sample_interval or site.gpus_per_rack",
+	         "the recorder: about @ rack and replica samples (%s samples x %s racks and replica "
+	         "slots)",
+	         num(a, sizeof a, samples), num(b, sizeof b, tick_units));
 	add_work(E, &it);
 	double cap = 1024;
 	while (cap < samples)

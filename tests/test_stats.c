@@ -341,6 +341,66 @@ START_TEST(add_n_equals_repeated_add)
 }
 END_TEST
 
+/* ---- the bucket of a value is the one its stored bounds say ---- */
+/* The index is estimated from the IEEE bits of the value and corrected
+ * against the stored bounds; here every bound b_i, its neighbours one ulp
+ * either side and points between bounds must land in the bucket that a
+ * binary search over the bounds finds, for several shapes: the latency
+ * default, a coarse and a fine rel_err, a range that starts among the
+ * subnormals (whose exponent field is 0) and one above 2^1000. */
+static uint32_t bucket_by_search(const aiw_hist *h, double x)
+{
+	uint32_t lo = 0, hi = h->nbuckets; /* b_lo <= x < b_hi */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (x < aiw_hist_bound(h, mid))
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return lo;
+}
+
+static void check_bucket(aiw_hist *h, double x)
+{
+	if (!(x >= aiw_hist_bound(h, 0) && x < aiw_hist_bound(h, h->nbuckets)))
+		return;
+	uint32_t want = bucket_by_search(h, x);
+	aiw_hist_reset(h);
+	ck_assert_int_eq(aiw_hist_add(h, x), AIW_OK);
+	aiw_hist_iter it = 0;
+	double lo, hi;
+	uint64_t c;
+	ck_assert(aiw_hist_next_bucket(h, &it, &lo, &hi, &c));
+	ck_assert_msg(lo == aiw_hist_bound(h, want) && hi == aiw_hist_bound(h, want + 1) && c == 1,
+	              "x = %.17g: bucket [%.17g, %.17g), expected %u [%.17g, %.17g)", x, lo, hi,
+	              want, aiw_hist_bound(h, want), aiw_hist_bound(h, want + 1));
+	ck_assert(!aiw_hist_next_bucket(h, &it, NULL, NULL, NULL));
+}
+
+START_TEST(bucket_index_exact)
+{
+	static const double shape[][3] = {
+		{AIW_HIST_MIN_S, AIW_HIST_MAX_S, 0.01}, {1e-3, 1e3, 0.5},   {1.0, 2.0, 1e-4},
+		{1e-310, 1e-290, 0.02},                  {0x1p1000, 0x1p1010, 0.01},
+	};
+	for (size_t k = 0; k < sizeof shape / sizeof *shape; k++) {
+		aiw_hist h;
+		ck_assert_int_eq(aiw_hist_init(&h, shape[k][0], shape[k][1], shape[k][2], NULL, 0),
+		                 AIW_OK);
+		for (uint32_t i = 0; i <= h.nbuckets; i++) {
+			double b = aiw_hist_bound(&h, i);
+			check_bucket(&h, b);
+			check_bucket(&h, nextafter(b, 0));
+			check_bucket(&h, nextafter(b, INFINITY));
+			if (i < h.nbuckets) /* the geometric middle of the bucket */
+				check_bucket(&h, sqrt(b) * sqrt(aiw_hist_bound(&h, i + 1)));
+		}
+		aiw_hist_free(&h);
+	}
+}
+END_TEST
+
 /* ---- windowed quantiles ---- */
 START_TEST(windowed)
 {
@@ -411,6 +471,7 @@ static Suite *stats_suite(void)
 	tcase_add_test(tc, edges);
 	tcase_add_test(tc, init_validation);
 	tcase_add_test(tc, add_n_equals_repeated_add);
+	tcase_add_test(tc, bucket_index_exact);
 	tcase_add_test(tc, windowed);
 	suite_add_tcase(s, tc);
 	TCase *tr = tcase_create("rstat");

@@ -233,6 +233,148 @@ START_TEST(diurnal_hourly_counts)
 }
 END_TEST
 
+/* The thinning envelope is piecewise constant (the maximum of the rate over
+ * each minute of the day): minute by minute, the counts of one day must
+ * match the integral of the rate (1440 z-scores and their chi-square), so
+ * an envelope below the rate anywhere would show as a deficit. */
+START_TEST(diurnal_minute_counts)
+{
+	aiw_traffic_conf c;
+	aiw_traffic_conf_default(&c);
+	c.kind = AIW_TRAFFIC_DIURNAL;
+	c.rate = 20.0;
+	c.peak_to_trough = 10.0;
+	c.peak_hour = 9.25; /* crest and trough inside a minute, not at its edge */
+	aiw_traffic *tr = make(&c);
+	gsl_rng *r = rng(77);
+	enum { M = 1440 };
+	static double n[M];
+	memset(n, 0, sizeof n);
+	double t = 0.0;
+	while ((t = aiw_traffic_next(tr, r, t, NULL, NULL)) < DAY)
+		n[(int)(t / 60.0)] += 1.0;
+	/* N_m ~ Poisson(mu_m), mu_m >= 20 x 60 x 2/11 = 218: normal z-scores */
+	double z = zbound(M + 1), chi2 = 0.0, all = 0.0;
+	for (int m = 0; m < M; m++) {
+		double mu = aiw_traffic_integral(tr, m * 60.0, (m + 1) * 60.0);
+		double zm = (n[m] - mu) / sqrt(mu);
+		chi2 += zm * zm;
+		all += n[m];
+		ck_assert_msg(fabs(zm) <= z, "minute %d: %g arrivals, expected %g (z = %.2f)", m, n[m],
+		              mu, zm);
+	}
+	ck_assert_msg(chi2 <= gsl_cdf_chisq_Qinv(ALPHA, M), "chi2 = %g", chi2);
+	ck_assert_msg(chi2 >= gsl_cdf_chisq_Pinv(ALPHA, M), "chi2 = %g", chi2);
+	/* and the day's total, 1.73e6 +- 1,300: a bias of 0.3% fails */
+	double mu = aiw_traffic_integral(tr, 0, DAY);
+	ck_assert_msg(fabs(all - mu) <= z * sqrt(mu), "%g arrivals in the day, expected %g", all, mu);
+	gsl_rng_free(r);
+	aiw_traffic_free(tr);
+}
+END_TEST
+
+/* Extremes of the envelope: a peak/trough ratio of 1e6 (the trough rate is
+ * 2e-6 of the peak: the envelope's padding must stay negligible there) and
+ * a weekend factor of 0 (no envelope, no arrival, on Saturday and Sunday;
+ * the process carries on on Monday). */
+START_TEST(diurnal_extreme_ratio_and_empty_weekend)
+{
+	aiw_traffic_conf c;
+	aiw_traffic_conf_default(&c);
+	c.kind = AIW_TRAFFIC_DIURNAL;
+	c.rate = 5.0;
+	c.peak_to_trough = 1e6;
+	c.peak_hour = 14.5;
+	c.weekend_factor = 0.0;
+	aiw_traffic *tr = make(&c);
+	gsl_rng *r = rng(31);
+	double n[168];
+	hourly_counts(tr, r, n);
+	/* weekday hours: mu >= 5 x 3600 x (1 - a sinc(pi/24)) = 52 (the trough
+	 * hour), enough for normal z-scores at this bound */
+	double z = zbound(120), chi2 = 0.0;
+	for (int h = 0; h < 120; h++) {
+		double mu = aiw_traffic_integral(tr, h * HOUR, (h + 1) * HOUR);
+		double zh = (n[h] - mu) / sqrt(mu);
+		chi2 += zh * zh;
+		ck_assert_msg(fabs(zh) <= z, "hour %d: %g arrivals, expected %g (z = %.2f)", h, n[h],
+		              mu, zh);
+	}
+	ck_assert_msg(chi2 <= gsl_cdf_chisq_Qinv(ALPHA, 120), "chi2 = %g", chi2);
+	for (int h = 120; h < 168; h++)
+		ck_assert_msg(n[h] == 0, "weekend hour %d: %g arrivals", h, n[h]);
+	/* the next arrival after the weekend is on Monday, at the rate of Monday */
+	double t = aiw_traffic_next(tr, r, 5 * DAY, NULL, NULL);
+	ck_assert_msg(t >= WEEK && t < WEEK + DAY, "%.17g", t);
+	gsl_rng_free(r);
+	aiw_traffic_free(tr);
+}
+END_TEST
+
+/* Rates so low that one exponential of envelope spans days or weeks: the
+ * inversion skips whole weeks and days (weekends of factor 0 included) and
+ * the count over 2,000 weeks matches the integral; an absurdly low rate
+ * returns a far time at once. */
+START_TEST(diurnal_low_rate)
+{
+	aiw_traffic_conf c;
+	aiw_traffic_conf_default(&c);
+	c.kind = AIW_TRAFFIC_DIURNAL;
+	c.rate = 2e-6; /* 0.864 per weekday-week: about one arrival a week */
+	c.peak_to_trough = 10.0;
+	c.weekend_factor = 0.0;
+	aiw_traffic *tr = make(&c);
+	gsl_rng *r = rng(8);
+	const double end = 2000 * WEEK;
+	double t = 0.0, n = 0.0, prev = 0.0;
+	while ((t = aiw_traffic_next(tr, r, t, NULL, NULL)) < end) {
+		ck_assert(t >= prev);
+		prev = t;
+		double d = fmod(floor(t / DAY), 7.0);
+		ck_assert_msg(d < 5.0, "arrival at %.17g s, day %g of the week", t, d);
+		n += 1.0;
+	}
+	double mu = aiw_traffic_integral(tr, 0, end);
+	ck_assert_double_eq_tol(mu, 2e-6 * 5 * DAY * 2000, 1e-6 * mu);
+	ck_assert_msg(fabs(n - mu) <= zbound(1) * sqrt(mu), "%g arrivals, expected %g", n, mu);
+	aiw_traffic_free(tr);
+	c.rate = 1e-300;
+	tr = make(&c);
+	t = aiw_traffic_next(tr, r, 0, NULL, NULL);
+	ck_assert_msg(t > 1e290, "%g", t);
+	gsl_rng_free(r);
+	aiw_traffic_free(tr);
+}
+END_TEST
+
+/* Continuing from the previous arrival (where the process keeps its place
+ * in the envelope) and restarting from a later time (one ulp later: the
+ * place recomputed from the time) draw the same candidates, so the two
+ * sequences of arrival times agree to rounding. */
+START_TEST(diurnal_continue_equals_restart)
+{
+	aiw_traffic_conf c;
+	aiw_traffic_conf_default(&c);
+	c.kind = AIW_TRAFFIC_DIURNAL;
+	c.rate = 0.05; /* 24,192 arrivals a week: 200,000 span eight weeks */
+	c.peak_to_trough = 10.0;
+	c.weekend_factor = 0.3;
+	aiw_traffic *a = make(&c), *b = make(&c);
+	gsl_rng *ra = rng(12), *rb = rng(12);
+	double ta = 0.0, tb = 0.0;
+	for (int i = 0; i < 200000; i++) {
+		ta = aiw_traffic_next(a, ra, ta, NULL, NULL);
+		tb = aiw_traffic_next(b, rb, nextafter(tb, INFINITY), NULL, NULL);
+		ck_assert_msg(fabs(ta - tb) <= 1e-9 * ta, "arrival %d: %.17g vs %.17g", i, ta, tb);
+	}
+	ck_assert(ta > 3 * WEEK); /* several weeks, weekends and their edges */
+	gsl_rng_free(ra);
+	gsl_rng_free(rb);
+	aiw_traffic_free(a);
+	aiw_traffic_free(b);
+}
+END_TEST
+
 /* ======================================================================== */
 /* bursty                                                                    */
 /* ======================================================================== */
@@ -781,6 +923,10 @@ static Suite *traffic_suite(void)
 	tcase_add_test(tc, poisson_counts);
 	tcase_add_test(tc, diurnal_profile_closed_forms);
 	tcase_add_test(tc, diurnal_hourly_counts);
+	tcase_add_test(tc, diurnal_minute_counts);
+	tcase_add_test(tc, diurnal_extreme_ratio_and_empty_weekend);
+	tcase_add_test(tc, diurnal_low_rate);
+	tcase_add_test(tc, diurnal_continue_equals_restart);
 	tcase_add_loop_test(tc, gamma_renewal_moments, 0, 2);
 	tcase_add_test(tc, bursty_diurnal_hourly_counts);
 	tcase_add_loop_test(tc, seeded_determinism, 0, 4);

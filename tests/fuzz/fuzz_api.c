@@ -1,7 +1,8 @@
 /* fuzz_api - libFuzzer harness: random parameter sets applied through the
  * public API (names from the registry, values from a small dictionary of
  * hostile and ordinary texts), then a short run.  Checks that a run either
- * fails cleanly or keeps its conservation laws. */
+ * fails cleanly, with a message, or keeps its conservation laws (requests;
+ * energy between the site's power curve and its energy metric). */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "aiworkload.h"
+#include "limits.h"
 
 static const char *const VALUES[] = {
 	"0", "1", "-1", "2", "8", "32", "1024", "1e308", "-1e308", "nan", "inf", "1e-12",
@@ -46,6 +48,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!strcmp(full, "sim.duration") || !strcmp(full, "sim.sample_interval"))
 			continue; /* bounded run length */
 		aiw_sim_set(sim, full, VALUES[(data[i + 2] >> 1) % NV]);
+	}
+	/* runs the limits accept but that would take minutes are skipped (the
+	 * refusals above the limits are fast and always run) */
+	aiw_limits_est e;
+	if (aiw_limits_estimate(sim, &e) == AIW_OK &&
+	    ((e.work > 1e7 && e.work <= AIW_LIMIT_WORK) ||
+	     (e.memory_bytes > 5e8 && e.memory_bytes <= AIW_LIMIT_MEMORY_BYTES))) {
+		aiw_sim_free(sim);
+		return 0;
 	}
 	aiw_status st = aiw_sim_run(sim);
 	if (st != AIW_OK && !aiw_sim_errmsg(sim)[0])

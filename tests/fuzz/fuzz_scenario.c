@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "aiworkload.h"
+#include "limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -26,6 +27,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				aiw_sim_set(sim, "sim.duration", "600s");
 			if (si < 1)
 				aiw_sim_set(sim, "sim.sample_interval", "1s");
+			/* a run the limits accept can still take minutes (1e10 work
+			 * items is hours): run those only when they are small; the
+			 * refusals above the limits are fast and always run */
+			aiw_limits_est e;
+			if (aiw_limits_estimate(sim, &e) == AIW_OK &&
+			    ((e.work > 1e7 && e.work <= AIW_LIMIT_WORK) ||
+			     (e.memory_bytes > 5e8 && e.memory_bytes <= AIW_LIMIT_MEMORY_BYTES))) {
+				aiw_sim_free(sim);
+				free(text);
+				return 0;
+			}
 			aiw_sim_run(sim);
 			size_t n = 0;
 			aiw_sim_metric_count(sim, &n);
