@@ -13,6 +13,7 @@
  * exported under a generic name aiworkload_<kind>_<key>{kind,component}.
  */
 #include "internal.h"
+#include "serving.h"
 #include "stats.h"
 
 #include <errno.h>
@@ -459,22 +460,9 @@ static void help_text(FILE *f, const char *s)
 static const double LE_BOUNDS[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
                                    1,     2.5,  5,     10,   30,  60,   120};
 
-/* The inference fleet's latency histograms: serving.c provides
- * aiw_serving_hist(c, which) for which = "e2e", "ttft", "tpot",
- * "queue_wait" (NULL for other components).  Declared weak so that this
- * file links before the hook exists; without it no histogram is written. */
-#if defined(__GNUC__) && defined(__ELF__)
-const aiw_hist *aiw_serving_hist(const aiw_comp *c, const char *which) __attribute__((weak));
-#define AIW_HAVE_HIST_HOOK() (aiw_serving_hist != NULL)
-#else
-static const aiw_hist *aiw_serving_hist(const aiw_comp *c, const char *which)
-{
-	(void)c;
-	(void)which;
-	return NULL;
-}
+/* The inference fleet's latency histograms come from serving.c
+ * (aiw_serving_hist, NULL for other components). */
 #define AIW_HAVE_HIST_HOOK() 1
-#endif
 
 static const struct hist_family {
 	const char *which, *name, *help;

@@ -2430,3 +2430,19 @@ aiw_status aiw_serving_set_spot_factor(aiw_comp *c, double factor)
 	levels(f);
 	return AIW_OK;
 }
+
+const aiw_hist *aiw_serving_hist(const aiw_comp *c, const char *which)
+{
+	if (!c || !which || c->kind != &aiw_kind_inference || !c->state)
+		return NULL;
+	fleet *f = F_(c);
+	if (!strcmp(which, "ttft"))
+		return &f->ttft;
+	if (!strcmp(which, "tpot"))
+		return &f->tpot;
+	if (!strcmp(which, "e2e"))
+		return f->service_mode ? &f->ttft : &f->e2e;
+	if (!strcmp(which, "queue_wait"))
+		return &f->wait;
+	return NULL;
+}

@@ -17,6 +17,7 @@
 #define AIW_SERVING_H
 
 #include "internal.h"
+#include "stats.h"
 #include "traffic.h"
 
 #include <stdbool.h>
@@ -82,5 +83,11 @@ aiw_status aiw_serving_set_spot_factor(aiw_comp *c, double factor);
  * it: serving.c calls its hooks, aiw_autoscale_destroy before its own). */
 void *aiw_serving_autoscale(const aiw_comp *c);
 void aiw_serving_set_autoscale(aiw_comp *c, void *state);
+
+/* Latency histogram of an inference component for exporters: which is
+ * "ttft", "tpot", "e2e" or "queue_wait"; NULL for anything else.  The
+ * TTFT histogram holds the completed sample windows (all of a run that
+ * reached a sample tick at its end). */
+const aiw_hist *aiw_serving_hist(const aiw_comp *c, const char *which);
 
 #endif /* AIW_SERVING_H */
