@@ -855,20 +855,38 @@ static inline const struct anode *ag_win(const struct anode *a)
  * of a walk do not wait on its stores, and the winner is picked by a
  * conditional move (which child wins is a coin toss that a branch would
  * mispredict half the time). */
+/* One step up from node n (holding key, id): the winner against n's
+ * sibling, picked with masks rather than a branch.  The sibling wins with
+ * a lower key, or an equal one from the left (n odd). */
+static inline void ag_meet(const struct anode *t, uint32_t n, uint64_t *key, uint32_t *id)
+{
+	const struct anode *sib = &t[n ^ 1];
+	uint64_t sk = sib->key;
+	uint64_t m = -(uint64_t)((sk < *key) | ((sk == *key) & (n & 1))); /* all ones: it wins */
+	*key = (sk & m) | (*key & ~m);
+	*id = (uint32_t)((sib->id & m) | (*id & ~m));
+}
+
 static void ag_set(fleet *f, uint32_t i, uint64_t k)
 {
 	struct anode *t = f->at;
 	uint32_t n = f->np + i;
 	uint64_t key = k;
 	uint32_t id = i;
+	if (k > t[n].key) {
+		/* a later key (the replica that just fired, the winner all along
+		 * its path) changes every node up to the root: no exit test */
+		t[n].key = k;
+		for (; n > 1; n >>= 1) {
+			ag_meet(t, n, &key, &id);
+			t[n >> 1].key = key;
+			t[n >> 1].id = id;
+		}
+		return;
+	}
 	t[n].key = k;
 	for (; n > 1; n >>= 1) {
-		const struct anode *sib = &t[n ^ 1];
-		/* the sibling wins with a lower key, or an equal one from the left */
-		uint64_t sk = sib->key;
-		uint64_t m = -(uint64_t)((sk < key) | ((sk == key) & (n & 1))); /* all ones: it wins */
-		key = (sk & m) | (key & ~m);
-		id = (uint32_t)((sib->id & m) | (id & ~m));
+		ag_meet(t, n, &key, &id);
 		struct anode *p = &t[n >> 1];
 		if ((p->id == id) & (id != i)) /* one branch, rarely taken */
 			break; /* same winner with the same key: nothing above changes */

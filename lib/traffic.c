@@ -632,6 +632,11 @@ static row_status next_row(aiw_traffic *tr, double *rel, double *prompt, double 
 			trace_err(tr, "timestamp before the first row's");
 			return ROW_ERR;
 		}
+		if (!(r <= 1e15)) { /* ~31.7 million years: keeps every span finite */
+			trace_err(tr, "timestamp '%.*s' is more than 1e15 s after the first row's",
+			          (int)(f[0].len > 40 ? 40 : f[0].len), f[0].s);
+			return ROW_ERR;
+		}
 		double tok[MAX_FIELDS] = {NAN, NAN, NAN};
 		for (int k = 1; k < nf; k++) {
 			if (!parse_number(f[k].s, f[k].len, &tok[k]) || tok[k] < 0.0) {
@@ -708,7 +713,10 @@ static aiw_status trace_scan(aiw_traffic *tr, char *err, size_t errlen)
 	tr->period_trace = rows >= 2 ? span * (double)rows / (double)(rows - 1) : 0.0;
 	tr->period_sim = tr->period_trace / tr->time_scale;
 	double cover = tr->period_trace > 0.0 ? tr->period_trace : tr->bin_w;
-	tr->nbins = (size_t)ceil(cover / tr->bin_w);
+	double nb = ceil(cover / tr->bin_w); /* finite: timestamps are bounded */
+	tr->nbins = !(nb < (double)AIW_TRACE_PROFILE_BINS) ? AIW_TRACE_PROFILE_BINS
+	            : nb < 1.0                              ? 1
+	                                                    : (size_t)nb;
 	if (tr->nbins < 1)
 		tr->nbins = 1;
 	if (tr->nbins > AIW_TRACE_PROFILE_BINS)

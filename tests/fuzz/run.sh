@@ -2,7 +2,9 @@
 # tests/fuzz/run.sh [SECONDS] - build the libFuzzer harnesses with clang
 # (ASan + UBSan) straight from the sources and run each for SECONDS
 # (default 30), seeded from examples/scenarios and tests/scenarios.
-# Prints executions and findings; exits non-zero on a crash.
+# Prints executions and findings; exits non-zero on a crash.  Replays
+# tests/fuzz/regressions/<harness>/* first (and, with AIW_FUZZ_PENDING=1,
+# tests/fuzz/pending/<harness>/*: findings whose fix has not landed).
 set -eu
 secs=${1:-30}
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -27,8 +29,12 @@ for h in scenario units trace api; do
 	trace) for t in "$top"/examples/traces/*.csv; do head -c 4000 "$t" >"$corpus/$(basename "$t")"; done 2>/dev/null || true ;;
 	esac
 	if [ -d "$top/tests/fuzz/regressions/$h" ]; then
-		# every crash found once is replayed forever
-		"$out/fuzz_$h" "$top"/tests/fuzz/regressions/$h/* >"$out/regress_$h.log" 2>&1 || { cat "$out/regress_$h.log"; status=1; }
+		# every crash or hang found once is replayed forever (a hang: 60 s)
+		"$out/fuzz_$h" -timeout=60 "$top"/tests/fuzz/regressions/$h/* >"$out/regress_$h.log" 2>&1 || { cat "$out/regress_$h.log"; status=1; }
+	fi
+	if [ "${AIW_FUZZ_PENDING:-0}" = 1 ] && [ -d "$top/tests/fuzz/pending/$h" ]; then
+		# findings whose fix is not in yet (see tests/fuzz/pending/README)
+		"$out/fuzz_$h" -timeout=60 "$top"/tests/fuzz/pending/$h/* >"$out/pending_$h.log" 2>&1 || { tail -n 40 "$out/pending_$h.log"; status=1; }
 	fi
 	if "$out/fuzz_$h" -max_total_time="$secs" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
 		-artifact_prefix="$out/crash_${h}_" "$corpus" >"$out/fuzz_$h.log" 2>&1; then
