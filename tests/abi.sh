@@ -8,9 +8,9 @@ if [ -z "${ABIDIFF:-}" ] || [ ! -x "$ABIDIFF" ]; then
 	echo "SKIP: abidiff not found (Debian package abigail-tools)"; exit 77
 fi
 [ -f "$base" ] || { echo "FAIL: no baseline $base"; exit 1; }
-"$ABIDIFF" --headers-dir2 "$top_srcdir/include" "$base" "$lib" >abi.out 2>&1
+out=$("$ABIDIFF" --headers-dir2 "$top_srcdir/include" "$base" "$lib" 2>&1)
 rc=$?
-cat abi.out
+printf '%s\n' "$out"
 # abidiff status bits: 1 error, 2 usage, 4 ABI change, 8 incompatible change
 if [ $((rc & 11)) -ne 0 ]; then
 	echo "FAIL: abidiff status $rc (incompatible ABI change or error)"; exit 1
