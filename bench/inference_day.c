@@ -16,7 +16,12 @@
  * so the comparison is also printed net of the curve storage, which is
  * what depends on the number of requests.
  *
- * usage: bench/inference_day [--no-week] [--rate R] [--days D]
+ * --peak-hour H moves the peak (default 14): with --days 0.0416667 and
+ * --peak-hour 18 the run is one hour whose rate falls from the mean
+ * (1,000/s) to 0.79 of it, a short slice of the day's typical load for
+ * profilers (valgrind --tool=callgrind; run bench/.libs/inference_day).
+ *
+ * usage: bench/inference_day [--no-week] [--rate R] [--days D] [--peak-hour H]
  */
 #define _DEFAULT_SOURCE
 #include <math.h>
@@ -47,6 +52,8 @@ static double metric(aiw_sim *sim, const char *name)
 
 /* One run in this process; prints its figures and sets *curve_bytes to
  * the recorder's allocation (times and every curve, at its capacity). */
+static double peak_hour = 14;
+
 static int run(double days, double rate, double *curve_bytes)
 {
 	char text[2048];
@@ -55,10 +62,10 @@ static int run(double days, double rate, double *curve_bytes)
 	         "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 1\n"
 	         "model_params = 8e9\nlayers = 32\nkv_heads = 8\nhead_dim = 128\n"
 	         "weight_bits = 16\nreplicas = 300\nrouter = least_loaded\n"
-	         "traffic = diurnal\nrate = %g/s\npeak_to_trough = 10\npeak_hour = 14\n"
+	         "traffic = diurnal\nrate = %g/s\npeak_to_trough = 10\npeak_hour = %g\n"
 	         "batching = continuous\nmax_batch = 64\n"
 	         "slo_ttft = 500ms\nslo_tpot = 50ms\n",
-	         days, rate);
+	         days, rate, peak_hour);
 	aiw_sim *sim;
 	if (aiw_sim_create(&sim, 1) != AIW_OK)
 		return 1;
@@ -142,13 +149,16 @@ int main(int argc, char **argv)
 			rate = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--days") && i + 1 < argc)
 			days = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--peak-hour") && i + 1 < argc)
+			peak_hour = atof(argv[++i]);
 		else {
-			fprintf(stderr, "usage: inference_day [--no-week] [--rate R] [--days D]\n");
+			fprintf(stderr, "usage: inference_day [--no-week] [--rate R] [--days D] "
+			                "[--peak-hour H]\n");
 			return 2;
 		}
 	}
-	if (!(rate > 0) || !(days > 0)) {
-		fprintf(stderr, "inference_day: rate and days must be > 0\n");
+	if (!(rate > 0) || !(days > 0) || !(peak_hour >= 0 && peak_hour < 24)) {
+		fprintf(stderr, "inference_day: rate and days must be > 0, peak hour in [0, 24)\n");
 		return 2;
 	}
 	double c1, c7;

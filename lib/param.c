@@ -123,8 +123,10 @@ aiw_status aiw_parse_units(aiw_ptype t, const char *text, double *out, char *err
 		dollar = true;
 		p = skip_ws(p + 1);
 	}
-	/* strtod accepts "nan", "inf" and hex: refuse them up front */
-	if (!(isdigit((unsigned char)*p) || *p == '.' || *p == '-' || *p == '+'))
+	/* strtod accepts "nan", "inf" and hex: refuse them up front, signed or
+	 * not ("inf" and "-inf" are both not a number, alike) */
+	const char *q = (*p == '-' || *p == '+') ? p + 1 : p;
+	if (!(isdigit((unsigned char)*q) || *q == '.'))
 		return aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not %s", text,
 		                   UNIT_HINT[t]);
 	if ((p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ||
@@ -224,10 +226,21 @@ aiw_status aiw_value_copy(aiw_value *dst, const aiw_value *src)
 	return AIW_OK;
 }
 
+/* A bound in 6 significant digits when that reads back to it exactly, else
+ * in full (23.999999 must not print as 24, contradicting "24 is outside"). */
+static void fmt_bound(double x, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.6g", x);
+	if (strtod(buf, NULL) != x)
+		aiw_format_double(x, buf, len);
+}
+
 static void fmt_range(const aiw_param_def *d, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%.6g, %.6g]", (d->flags & AIW_PF_EXCL_MIN) ? "(" : "[", d->min,
-	         d->max);
+	char lo[32], hi[32];
+	fmt_bound(d->min, lo, sizeof lo);
+	fmt_bound(d->max, hi, sizeof hi);
+	snprintf(buf, len, "%s%s, %s]", (d->flags & AIW_PF_EXCL_MIN) ? "(" : "[", lo, hi);
 }
 
 static bool enum_index(const char *choices, const char *text, double *out)

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
+#include <sys/stat.h>
 
 #include <ini.h>
 
@@ -274,6 +276,15 @@ AIW_EXPORT aiw_status aiw_sim_load_file(aiw_sim *sim, const char *path)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return aiw__err(sim, AIW_EIO, "%s: %s", path, strerror(errno));
+	/* A regular file too large is refused from its size, unread; a pipe or
+	 * a file growing meanwhile still meets the limit in the loop below. */
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (uintmax_t)sb.st_size > MAX_SCENARIO_BYTES) {
+		fclose(f);
+		return aiw__err(sim, AIW_ELIMIT, "%s: %jd bytes, larger than the limit of %u bytes", path,
+		                (intmax_t)sb.st_size, MAX_SCENARIO_BYTES);
+	}
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
 	aiw_status st = buf ? AIW_OK : AIW_ENOMEM;

@@ -369,6 +369,7 @@ typedef struct fleet {
 	/* replicas */
 	replica *rep;
 	uint32_t nslots, capslots;
+	uint32_t *freeh, nfree; /* min-heap of FREE slot indexes (capslots long) */
 	uint32_t *ready, nready;
 	uint32_t *idle, nidle;
 	uint32_t *bhead, *btail, nb, bmin;
@@ -850,14 +851,10 @@ static inline const struct anode *ag_win(const struct anode *a)
 	return a + (a[1].key < a[0].key);
 }
 
-/* Slot i's key is now k: fix the winners on its path.  The winner so far
- * climbs in registers and meets each sibling's stored winner, so the loads
- * of a walk do not wait on its stores, and the winner is picked by a
- * conditional move (which child wins is a coin toss that a branch would
- * mispredict half the time). */
 /* One step up from node n (holding key, id): the winner against n's
- * sibling, picked with masks rather than a branch.  The sibling wins with
- * a lower key, or an equal one from the left (n odd). */
+ * sibling, picked with masks rather than a branch (which child wins is a
+ * coin toss that a branch would mispredict half the time).  The sibling
+ * wins with a lower key, or an equal one from the left (n odd). */
 static inline void ag_meet(const struct anode *t, uint32_t n, uint64_t *key, uint32_t *id)
 {
 	const struct anode *sib = &t[n ^ 1];
@@ -867,6 +864,9 @@ static inline void ag_meet(const struct anode *t, uint32_t n, uint64_t *key, uin
 	*id = (uint32_t)((sib->id & m) | (*id & ~m));
 }
 
+/* Slot i's key is now k: fix the winners on its path.  The winner so far
+ * climbs in registers and meets each sibling's stored winner, so the loads
+ * of a walk do not wait on its stores. */
 static void ag_set(fleet *f, uint32_t i, uint64_t k)
 {
 	struct anode *t = f->at;
@@ -1288,6 +1288,38 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 	schedule(f, r, now + tp + span_T(r, k));
 }
 
+/* The FREE slots, lowest index first: a slot retired is reused before a new
+ * one is appended, and replica ids stay as small as they can (the lowest
+ * free index, as a scan would find, in O(log slots) instead of O(slots)). */
+static void free_push(fleet *f, uint32_t id)
+{
+	uint32_t *h = f->freeh, i = f->nfree++;
+	while (i > 0 && h[(i - 1) / 2] > id) {
+		h[i] = h[(i - 1) / 2];
+		i = (i - 1) / 2;
+	}
+	h[i] = id;
+}
+
+static uint32_t free_pop(fleet *f)
+{
+	uint32_t *h = f->freeh, top = h[0], last = h[--f->nfree], n = f->nfree, i = 0;
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1] < h[c])
+			c++;
+		if (h[c] >= last)
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	if (n)
+		h[i] = last;
+	return top;
+}
+
 static void retire(fleet *f, replica *r, double now)
 {
 	uint32_t id = (uint32_t)(r - f->rep);
@@ -1302,6 +1334,7 @@ static void retire(fleet *f, replica *r, double now)
 	f->nstate[r->state]--;
 	r->state = AIW_REPLICA_FREE;
 	f->nstate[AIW_REPLICA_FREE]++;
+	free_push(f, id);
 	r->span = SPAN_NONE;
 	set_phase(f, r, PH_OFF, now);
 	r->spot = 0;
@@ -1663,9 +1696,8 @@ static void arrival_event(aiw_sim *sim, void *ctx, uint64_t arg)
 /* ======================================================================== */
 static int slot_new(fleet *f)
 {
-	for (uint32_t i = 0; i < f->nslots; i++)
-		if (f->rep[i].state == AIW_REPLICA_FREE)
-			return (int)i;
+	if (f->nfree)
+		return (int)free_pop(f);
 	if (f->nslots >= MAX_SLOTS)
 		return aiw__err(f->sim, AIW_ELIMIT, "%s: more than %u replica slots", f->c->prefix,
 		                MAX_SLOTS);
@@ -1683,6 +1715,10 @@ static int slot_new(fleet *f)
 		if (!b)
 			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
 		f->idle = b;
+		uint32_t *h = realloc(f->freeh, (size_t)n * sizeof *h);
+		if (!h)
+			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+		f->freeh = h;
 		f->capslots = n;
 	}
 	if (!ag_grow(f, f->nslots + 1))
@@ -2316,6 +2352,7 @@ static void inference_destroy(aiw_comp *c)
 	free(f->rep);
 	free(f->ready);
 	free(f->idle);
+	free(f->freeh);
 	free(f->bhead);
 	free(f->btail);
 	free(f->racks);

@@ -11,7 +11,7 @@
  *             `rate` is the mean of a weekday; the weekly mean is rate (5 + 2w) / 7.
  *             Generated exactly by thinning (Lewis and Shedler 1979) against
  *             a piecewise-constant envelope (the rate's maximum over each
- *             minute of the day): about 1.002 candidates per arrival.
+ *             minute of the day): 1.001 candidates per arrival.
  *   bursty    gamma renewal process: interarrivals Gamma(shape 1/cv^2,
  *             scale cv^2/rate), so mean 1/rate and coefficient of variation cv
  *             (cv = 1 is Poisson).  With `modulate`, the renewal runs in
