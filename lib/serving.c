@@ -379,7 +379,8 @@ typedef struct fleet {
 	queue cq;
 	uint64_t cq_tmr;
 	/* the agenda of span ends, behind one engine event */
-	struct anode *at; /* winner tree: node n in 1 .. 2 np - 1, leaf of slot i at np + i */
+	uint32_t *at;     /* winner tree of slot ids: node n in 1 .. np - 1, leaf of slot i at np + i */
+	uint64_t *ak;     /* pending span end of each slot (its time's IEEE bits, or NONE) */
 	uint32_t np;      /* leaves: a power of two >= slots */
 	uint64_t master;
 	double master_t;
@@ -814,19 +815,22 @@ static void idle_remove(fleet *f, uint32_t id)
 /* ======================================================================== */
 /* the agenda: the pending span end of each replica, in a winner tree over  */
 /* the slots (Knuth TAOCP 5.4.1), fed to the engine as one event at its     */
-/* earliest time.  An update walks one leaf-to-root path with branch-free   */
-/* selects and stops where the winner no longer changes, so a cut (an       */
-/* earlier time for one replica) costs a few levels and leaves no cancelled */
-/* entry behind.  Ties go to the lower slot: deterministic.                 */
+/* earliest time.  The keys live in one array by slot (f->ak); the tree     */
+/* holds slot ids only (f->at, node n in 1 .. np - 1 the winner of its      */
+/* subtree, leaf np + i standing for slot i), so a winner's key is read     */
+/* through its id and a node whose winner keeps its id needs no store:      */
+/*  - an earlier key for slot i (a cut) climbs through the nodes it held   */
+/*    (their key is read through it: no store) and takes each next node    */
+/*    whose winner it beats, stopping at the first it does not beat;        */
+/*  - a later key (the replica that just fired) changes only the nodes it   */
+/*    held, where it meets the sibling's winner: the walk stops at the      */
+/*    first node it did not hold.                                           */
+/* Ties go to the lower slot (keys compare as (key, slot)): deterministic,  */
+/* and the order the slots' leaves give.                                    */
 /* ======================================================================== */
-#define NONE UINT64_MAX
-
-/* A node: the winner's key (its time's IEEE bits, or NONE) and its slot,
- * copied up so that siblings compare from one cache line. */
-struct anode {
-	uint64_t key;
-	uint32_t id, pad_;
-};
+/* No pending end: above the bits of every time (and one below UINT64_MAX,
+ * so that key + 1 cannot wrap in ag_set's tie rule). */
+#define NONE (UINT64_MAX - 1)
 
 /* Times >= 0 as their IEEE bits, which order like the values. */
 static inline uint64_t tbits(double t)
@@ -844,54 +848,55 @@ static inline double btime(uint64_t b)
 	return t;
 }
 
-/* The winner of siblings a = t[2n] and b = t[2n + 1]: the lower key, the
- * left one on a tie (every slot under a is lower than every slot under b). */
-static inline const struct anode *ag_win(const struct anode *a)
+/* Whether slot a with key ka comes before slot b with key kb. */
+static inline bool ag_before(uint64_t ka, uint32_t a, uint64_t kb, uint32_t b)
 {
-	return a + (a[1].key < a[0].key);
+	return ka < kb || (ka == kb && a < b);
 }
 
-/* One step up from node n (holding key, id): the winner against n's
- * sibling, picked with masks rather than a branch (which child wins is a
- * coin toss that a branch would mispredict half the time).  The sibling
- * wins with a lower key, or an equal one from the left (n odd). */
-static inline void ag_meet(const struct anode *t, uint32_t n, uint64_t *key, uint32_t *id)
-{
-	const struct anode *sib = &t[n ^ 1];
-	uint64_t sk = sib->key;
-	uint64_t m = -(uint64_t)((sk < *key) | ((sk == *key) & (n & 1))); /* all ones: it wins */
-	*key = (sk & m) | (*key & ~m);
-	*id = (uint32_t)((sib->id & m) | (*id & ~m));
-}
-
-/* Slot i's key is now k: fix the winners on its path.  The winner so far
- * climbs in registers and meets each sibling's stored winner, so the loads
- * of a walk do not wait on its stores. */
+/* Slot i's key is now k: fix the winners on its path. */
 static void ag_set(fleet *f, uint32_t i, uint64_t k)
 {
-	struct anode *t = f->at;
+	uint32_t *t = f->at;
+	uint64_t *ak = f->ak;
+	uint64_t old = ak[i];
+	ak[i] = k;
 	uint32_t n = f->np + i;
-	uint64_t key = k;
-	uint32_t id = i;
-	if (k > t[n].key) {
-		/* a later key (the replica that just fired, the winner all along
-		 * its path) changes every node up to the root: no exit test */
-		t[n].key = k;
-		for (; n > 1; n >>= 1) {
-			ag_meet(t, n, &key, &id);
-			t[n >> 1].key = key;
-			t[n >> 1].id = id;
+	if (k < old) {
+		/* the nodes it held stay its own (their key is read through it);
+		 * above them it takes each node whose winner it now beats, up to
+		 * the first it does not beat */
+		for (n >>= 1; n >= 1; n >>= 1) {
+			uint32_t w = t[n];
+			if (w == i)
+				continue;
+			if (!ag_before(k, i, ak[w], w))
+				return;
+			t[n] = i;
 		}
 		return;
 	}
-	t[n].key = k;
-	for (; n > 1; n >>= 1) {
-		ag_meet(t, n, &key, &id);
-		struct anode *p = &t[n >> 1];
-		if ((p->id == id) & (id != i)) /* one branch, rarely taken */
-			break; /* same winner with the same key: nothing above changes */
-		p->key = key;
-		p->id = id;
+	if (k == old)
+		return;
+	/* later: the nodes it held (a run from its leaf up) go to the better of
+	 * the winner so far, carried in registers, and the sibling's winner.
+	 * Which one wins is a coin toss, taken with selects rather than a
+	 * branch; the sibling wins ties when it lies to the left (n odd). */
+	uint64_t key = k;
+	uint32_t id = i;
+	/* the replica that just fired held every node up to the root: no
+	 * test of the run's end (most calls) */
+	uint32_t stop = t[1] == i ? 1 : n;
+	if (stop == n)
+		while (stop > 1 && t[stop >> 1] == i)
+			stop >>= 1;
+	for (; n > stop; n >>= 1) {
+		uint32_t sid = t[n ^ 1];
+		uint64_t sk = ak[sid];
+		bool sw = sk < key + (n & 1);
+		key = sw ? sk : key;
+		id = sw ? sid : id;
+		t[n >> 1] = id;
 	}
 }
 
@@ -903,24 +908,40 @@ static bool ag_grow(fleet *f, uint32_t n)
 	uint32_t np = f->np ? f->np : 2;
 	while (np < n)
 		np *= 2;
-	/* siblings 2n, 2n + 1 share a cache line */
-	struct anode *t = aligned_alloc(64, 2 * (size_t)np * sizeof *t);
-	if (!t)
+	uint32_t *t = malloc(2 * (size_t)np * sizeof *t);
+	uint64_t *ak = malloc((size_t)np * sizeof *ak);
+	if (!t || !ak) {
+		free(t);
+		free(ak);
 		return false;
-	t[0] = (struct anode){NONE, 0, 0};
-	for (uint32_t i = 0; i < np; i++)
-		t[np + i] = (struct anode){i < f->np ? f->at[f->np + i].key : NONE, i, 0};
-	for (uint32_t m = np - 1; m >= 1; m--)
-		t[m] = *ag_win(&t[2 * m]);
+	}
+	for (uint32_t i = 0; i < np; i++) {
+		ak[i] = i < f->np ? f->ak[i] : NONE;
+		t[np + i] = i;
+	}
+	for (uint32_t m = np - 1; m >= 1; m--) {
+		uint32_t a = t[2 * m], b = t[2 * m + 1];
+		t[m] = ag_before(ak[b], b, ak[a], a) ? b : a;
+	}
+	t[0] = 0;
 	free(f->at);
+	free(f->ak);
 	f->at = t;
+	f->ak = ak;
 	f->np = np;
 	return true;
 }
 
+/* The earliest pending key and its slot. */
+static inline uint64_t ag_top(const fleet *f, uint32_t *slot)
+{
+	*slot = f->at[1];
+	return f->ak[*slot];
+}
+
 static inline bool ag_pending(const fleet *f, const replica *r)
 {
-	return f->at[f->np + (uint32_t)(r - f->rep)].key != NONE;
+	return f->ak[(uint32_t)(r - f->rep)] != NONE;
 }
 
 static void ag_remove(fleet *f, replica *r)
@@ -937,7 +958,8 @@ static void ag_sync(fleet *f)
 {
 	if (f->in_master)
 		return;
-	uint64_t k = f->at[1].key;
+	uint32_t s;
+	uint64_t k = ag_top(f, &s);
 	if (k == NONE)
 		return;
 	double t = btime(k);
@@ -1247,7 +1269,8 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 	if (nadm) {
 		f->tokens_prefill += ptok;
 		f->flops += 2 * f->P * ptok;
-		tp = fmax(2 * f->P * ptok / f->F, f->t_weights);
+		double tc = 2 * f->P * ptok / f->F; /* both finite and > 0: no fmax call */
+		tp = tc > f->t_weights ? tc : f->t_weights;
 		double t1 = now + tp;
 		for (uint32_t i = 0; i < f->nadm; i++) {
 			req *q = &f->rq[f->adm[i]];
@@ -1431,11 +1454,12 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	f->master = 0;
 	f->in_master = true;
 	uint64_t nowb = tbits(now);
-	while (f->at[1].key <= nowb && !f->fail) {
+	uint32_t s;
+	while (ag_top(f, &s) <= nowb && !f->fail) {
 		/* the replica keeps its entry while it handles its event, so that
 		 * a new span end updates its path once; if it scheduled nothing,
 		 * its entry goes */
-		replica *r = &f->rep[f->at[1].id];
+		replica *r = &f->rep[s];
 		r->resched = 0;
 		replica_event(f, r, now);
 		if (!r->resched)
@@ -2357,6 +2381,7 @@ static void inference_destroy(aiw_comp *c)
 	free(f->btail);
 	free(f->racks);
 	free(f->at);
+	free(f->ak);
 	free(f->rq);
 	free(f->bs);
 	free(f->adm);

@@ -244,7 +244,15 @@ aiw_status aiw_hist_add(aiw_hist *h, double x)
 	/* the common case, a value inside the bucketed range (NaN is not),
 	 * updated as aiw_hist_add_n does it for count 1 */
 	if (AIW_LIKELY(x >= h->min_value && x < h->top)) { /* b_0 = min_value */
-		uint32_t i = hist_index(h, x);
+		/* hist_index without its range tests: b_0 <= x < b_n stops both
+		 * corrections inside [0, nbuckets) */
+		double r = hist_position(h, x);
+		uint32_t i = r <= 0.0 ? 0 : r >= (double)h->nbuckets ? h->nbuckets - 1 : (uint32_t)r;
+		const double *b = h->bounds;
+		while (x < b[i])
+			i--;
+		while (x >= b[i + 1])
+			i++;
 		h->n++;
 		kahan_add(&h->sum, &h->sum_c, x);
 		if (x < h->min)
