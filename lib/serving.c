@@ -328,8 +328,10 @@ typedef struct replica {
 	double it;        /* decode iterations done: the clock of the roofline keys */
 	/* the current span: prefill of tp seconds from t0 (first tokens of
 	 * nfirst requests at its end), then decode iteration j takes
-	 * max(sc, sa + sb j); it ends after k_end iterations */
-	double t0, tp, ptok, sc, sa, sb, k_end, ev_t;
+	 * max(sc, sa + sb j); it ends after k_end iterations; from iteration
+	 * js on, the memory term is the larger (span_js, kept: it is read by
+	 * every span_T, and cuts call span_T several times) */
+	double t0, tp, ptok, sc, sa, sb, js, k_end, ev_t;
 	uint32_t span_n, nfirst, seq0;
 	uint8_t resched;  /* scheduled while handling its own span end */
 	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
@@ -997,7 +999,7 @@ static inline double span_js(const replica *r)
 /* Time of the first k decode iterations: sum_{j<k} max(c, a + b j). */
 static double span_T(const replica *r, double k)
 {
-	double js = span_js(r);
+	double js = r->js;
 	if (k <= js)
 		return r->sc * k;
 	double m = k - js, a2 = r->sa + r->sb * js;
@@ -1010,7 +1012,7 @@ static double span_done_by(const replica *r, double x)
 {
 	if (!(x > 0))
 		return 0;
-	double js = span_js(r), k;
+	double js = r->js, k;
 	if (x < r->sc * js) {
 		k = floor(x / r->sc);
 	} else {
@@ -1301,6 +1303,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 	r->sc = 2 * f->P * n / f->F;
 	r->sa = (f->Wb + f->kvpt * r->S) / f->BW;
 	r->sb = f->kvpt * n / f->BW;
+	r->js = span_js(r);
 	r->k_end = k;
 	r->span_n = r->nrun;
 	r->cut = 0;
