@@ -45,6 +45,13 @@
  * for a busy replica cuts its span at the next iteration boundary, where it
  * is admitted.  The pending span ends of all replicas sit in a winner tree
  * behind one engine event (cuts move an entry instead of cancelling one).
+ * A request costs three engine events (its arrival, the boundary where it is
+ * admitted, the one where it leaves), about three tree updates and four
+ * histogram adds: bench/inference_day's load takes 3,711 instructions per
+ * request (callgrind, --days 0.01 --peak-hour 18; 4,130 before the tree
+ * kept slot ids, see the agenda), of which the engine about 670, the random
+ * draws (arrival thinning, two lognormal sizes) about 570, the tree 400 and
+ * the histograms 350.
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
@@ -821,8 +828,8 @@ static void idle_remove(fleet *f, uint32_t id)
 /* holds slot ids only (f->at, node n in 1 .. np - 1 the winner of its      */
 /* subtree, leaf np + i standing for slot i), so a winner's key is read     */
 /* through its id and a node whose winner keeps its id needs no store:      */
-/*  - an earlier key for slot i (a cut) climbs through the nodes it held   */
-/*    (their key is read through it: no store) and takes each next node    */
+/*  - an earlier key for slot i (a cut) climbs through the nodes it held    */
+/*    (their key is read through it: no store) and takes each next node     */
 /*    whose winner it beats, stopping at the first it does not beat;        */
 /*  - a later key (the replica that just fired) changes only the nodes it   */
 /*    held, where it meets the sibling's winner: the walk stops at the      */
