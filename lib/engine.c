@@ -53,14 +53,21 @@
 #define D 4u
 #define NIL UINT32_MAX
 #define SLOT_MASK ((UINT64_C(1) << AIW_ENGINE_SLOT_BITS) - 1)
+#if defined(__GNUC__)
+#define AIW_NOINLINE __attribute__((noinline))
+#else
+#define AIW_NOINLINE
+#endif
 /* a gathered bucket of more events than this is spread over a new rung */
 #define SPAWN 48u
+/* a sorted bottom grown past this by pushes becomes a heap */
+#define SORTED_MAX 64u
 /* a bottom grown past this by pushes is spread over a new rung */
 #define BOTTOM_SPLIT 256u
 /* buckets per event when a rung is made: more buckets, fewer events per
  * bucket near the front (where the density is highest) but more empty
  * buckets to step over */
-#define BUCKETS_PER_EVENT 2.0
+#define BUCKETS_PER_EVENT 4.0
 
 static inline uint32_t slot_of(const aiw_heap_entry *x)
 {
@@ -107,7 +114,8 @@ void aiw_engine_clear(aiw_engine *e)
 			e->slots[i].gen++;
 		release(e, i);
 	}
-	e->nbot = 0;
+	e->bhead = e->bend = 0;
+	e->bheap = false;
 	e->bot_split = BOTTOM_SPLIT;
 	e->n = 0;
 	e->ndead = 0;
@@ -188,11 +196,29 @@ static void heapify(aiw_heap_entry *h, size_t n)
 		sift_down(h, n, i, h[i]);
 }
 
+/* Remove bot[bhead], the earliest entry of the bottom. */
 static inline void bot_pop(aiw_engine *e)
 {
-	aiw_heap_entry last = e->bot[--e->nbot];
-	if (e->nbot > 0)
-		sift_down(e->bot, e->nbot, 0, last);
+	if (AIW_LIKELY(!e->bheap)) {
+		e->bhead++;
+		return;
+	}
+	aiw_heap_entry last = e->bot[--e->bend];
+	if (e->bend > 0)
+		sift_down(e->bot, e->bend, 0, last);
+}
+
+/* Sort the few entries of a gathered bucket (insertion sort: k is at most
+ * SPAWN here, and usually 1 to 4). */
+static void sort_small(aiw_heap_entry *h, size_t k)
+{
+	for (size_t i = 1; i < k; i++) {
+		aiw_heap_entry x = h[i];
+		size_t j = i;
+		for (; j > 0 && lt(&x, &h[j - 1]); j--)
+			h[j] = h[j - 1];
+		h[j] = x;
+	}
 }
 
 /* ---- memory ---- */
@@ -218,8 +244,11 @@ static bool grow(aiw_engine *e)
 		return false;
 	}
 	e->slots = s;
-	if (e->nbot)
-		memcpy(b, e->bot, e->nbot * sizeof *b);
+	/* the bottom moves to the front of the new array */
+	if (e->bend > e->bhead)
+		memcpy(b, e->bot + e->bhead, (e->bend - e->bhead) * sizeof *b);
+	e->bend -= e->bhead;
+	e->bhead = 0;
 	free(e->bot_alloc);
 	e->bot_alloc = ba;
 	e->bot = b;
@@ -251,10 +280,11 @@ static inline void link_into(aiw_engine *e, uint32_t *head, uint32_t slot)
 	*head = slot;
 }
 
-/* Spread the k gathered entries bot[0..k) (times lo..hi as bits) over a new
+/* Spread the k entries x[0..k) (times lo..hi as bits) over a new
  * deepest rung.  false (nothing changed) when they cannot be split: equal
  * times, a width that would underflow, no memory, or the rung limit. */
-static bool spawn(aiw_engine *e, size_t k, uint64_t lo_bits, uint64_t hi_bits)
+static bool spawn(aiw_engine *e, const aiw_heap_entry *x, size_t k, uint64_t lo_bits,
+                  uint64_t hi_bits)
 {
 	if (e->nrungs >= AIW_ENGINE_RUNGS || lo_bits == hi_bits)
 		return false;
@@ -285,8 +315,8 @@ static bool spawn(aiw_engine *e, size_t k, uint64_t lo_bits, uint64_t hi_bits)
 	r->nb = nb;
 	r->cur = 0;
 	for (size_t i = 0; i < k; i++) {
-		double t = aiw_engine_time_of(e->bot[i].tbits);
-		link_into(e, &r->head[bucket(r, where(r, t))], slot_of(&e->bot[i]));
+		double t = aiw_engine_time_of(x[i].tbits);
+		link_into(e, &r->head[bucket(r, where(r, t))], slot_of(&x[i]));
 	}
 	e->nrungs++;
 	return true;
@@ -323,8 +353,8 @@ void aiw_engine_settle(aiw_engine *e)
 {
 	for (;;) {
 		/* cancelled entries at the top of the bottom heap */
-		while (e->nbot && e->ndead) {
-			uint32_t slot = slot_of(&e->bot[0]);
+		while (e->bhead != e->bend && e->ndead) {
+			uint32_t slot = slot_of(&e->bot[e->bhead]);
 			if (live(&e->slots[slot]))
 				return;
 			release(e, slot);
@@ -332,8 +362,10 @@ void aiw_engine_settle(aiw_engine *e)
 			e->n--;
 			bot_pop(e);
 		}
-		if (e->nbot)
+		if (e->bhead != e->bend)
 			return;
+		e->bhead = e->bend = 0;
+		e->bheap = false;
 		size_t k;
 		uint64_t lo, hi;
 		if (e->nrungs == 0) {
@@ -362,11 +394,16 @@ void aiw_engine_settle(aiw_engine *e)
 			if (k == 0)
 				continue;
 		}
-		if (k > SPAWN && spawn(e, k, lo, hi))
+		if (k > SPAWN && spawn(e, e->bot, k, lo, hi))
 			continue;
-		e->nbot = k;
+		e->bend = k;
 		e->bot_split = 2 * k + BOTTOM_SPLIT;
-		heapify(e->bot, k);
+		if (k <= SPAWN) {
+			sort_small(e->bot, k);
+		} else {
+			heapify(e->bot, k);
+			e->bheap = true;
+		}
 		return;
 	}
 }
@@ -387,7 +424,7 @@ static void compact(aiw_engine *e)
 			release(e, slot_);           \
 		}                                    \
 	} while (0)
-	for (size_t i = 0; i < e->nbot; i++)
+	for (size_t i = e->bhead; i < e->bend; i++)
 		KEEP(slot_of(&e->bot[i]));
 	for (uint32_t r = 0; r < e->nrungs; r++) {
 		aiw_rung *g = &e->rung[r];
@@ -408,20 +445,71 @@ static void compact(aiw_engine *e)
 	e->ntop = k;
 	e->n = k;
 	e->ndead = 0;
-	e->nbot = 0;
+	e->bhead = e->bend = 0;
+	e->bheap = false;
 	e->bot_split = BOTTOM_SPLIT;
 	e->nrungs = 0;
 	e->top_lo = -1;
 }
 
+/* An event in the current bucket: into the bottom. */
+static AIW_NOINLINE void push_bottom(aiw_engine *e, aiw_heap_entry x)
+{
+	size_t size = e->bend - e->bhead;
+	if (!e->bheap && size >= SORTED_MAX) {
+		/* an ascending array is already a heap: only move it to the front */
+		memmove(e->bot, e->bot + e->bhead, size * sizeof *e->bot);
+		e->bhead = 0;
+		e->bend = size;
+		e->bheap = true;
+	}
+	if (e->bheap) {
+		sift_up(e->bot, e->bend++, x);
+	} else {
+		if (e->bend > e->cap) {
+			/* drifted to the end of the array (there is room for cap + 1) */
+			memmove(e->bot, e->bot + e->bhead, size * sizeof *e->bot);
+			e->bhead = 0;
+			e->bend = size;
+		}
+		size_t i = e->bend++;
+		for (; i > e->bhead && lt(&x, &e->bot[i - 1]); i--)
+			e->bot[i] = e->bot[i - 1];
+		e->bot[i] = x;
+	}
+	if (AIW_UNLIKELY(size + 1 > e->bot_split)) {
+		/* pushes keep landing in the current bucket: spread it over a
+		 * finer rung (bounded by the rung limit); if it cannot be split,
+		 * try again only when it has doubled, so the scans stay O(1)
+		 * per push */
+		uint64_t lo = UINT64_MAX, hi = 0;
+		for (size_t i = e->bhead; i < e->bend; i++) {
+			uint64_t b = e->bot[i].tbits;
+			lo = b < lo ? b : lo;
+			hi = b > hi ? b : hi;
+		}
+		if (spawn(e, e->bot + e->bhead, e->bend - e->bhead, lo, hi)) {
+			e->bhead = e->bend = 0;
+			e->bheap = false;
+			e->bot_split = BOTTOM_SPLIT;
+		} else {
+			e->bot_split = 2 * (e->bend - e->bhead);
+		}
+	}
+}
+
+/* No free slot: drop cancelled entries, or grow. */
+static AIW_NOINLINE bool make_room(aiw_engine *e)
+{
+	if (e->ndead)
+		compact(e);
+	return e->free_head != NIL || grow(e);
+}
+
 uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64_t arg)
 {
-	if (AIW_UNLIKELY(e->free_head == NIL)) {
-		if (e->ndead)
-			compact(e);
-		if (e->free_head == NIL && !grow(e))
-			return 0;
-	}
+	if (AIW_UNLIKELY(e->free_head == NIL) && !make_room(e))
+		return 0;
 	if (AIW_UNLIKELY(e->seq >= AIW_ENGINE_SEQ_LIMIT))
 		return 0;
 	uint32_t slot = e->free_head;
@@ -437,43 +525,23 @@ uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64
 	s->arg = arg;
 	s->gen++; /* odd: pending */
 	e->n++;
+	uint64_t h = ((uint64_t)s->gen << 32) | (uint64_t)(slot + 1u);
 	if ((int64_t)tb > e->top_lo) {
 		link_into(e, &e->top_head, slot);
 		e->ntop++;
-	} else {
-		uint32_t r = 0;
-		for (; r < e->nrungs; r++) {
-			aiw_rung *g = &e->rung[r];
-			double d = where(g, t);
-			if (d >= (double)g->cur) {
-				link_into(e, &g->head[bucket(g, d)], slot);
-				break;
-			}
-		}
-		if (r == e->nrungs) {
-			/* in the current bucket: the bottom heap */
-			sift_up(e->bot, e->nbot++, s->key);
-			if (AIW_UNLIKELY(e->nbot > e->bot_split)) {
-				/* pushes keep landing in the current bucket: spread
-				 * it over a finer rung (bounded by the rung limit);
-				 * if it cannot be split, try again only when it has
-				 * doubled, so the scans stay O(1) per push */
-				uint64_t lo = UINT64_MAX, hi = 0;
-				for (size_t i = 0; i < e->nbot; i++) {
-					uint64_t b = e->bot[i].tbits;
-					lo = b < lo ? b : lo;
-					hi = b > hi ? b : hi;
-				}
-				if (spawn(e, e->nbot, lo, hi)) {
-					e->nbot = 0;
-					e->bot_split = BOTTOM_SPLIT;
-				} else {
-					e->bot_split = 2 * e->nbot;
-				}
-			}
+		return h;
+	}
+	/* the coarsest rung that has not yet reached t takes it */
+	for (uint32_t r = 0; r < e->nrungs; r++) {
+		aiw_rung *g = &e->rung[r];
+		double d = where(g, t);
+		if (d >= (double)g->cur) {
+			link_into(e, &g->head[bucket(g, d)], slot);
+			return h;
 		}
 	}
-	return ((uint64_t)s->gen << 32) | (uint64_t)(slot + 1u);
+	push_bottom(e, s->key);
+	return h;
 }
 
 bool aiw_engine_cancel(aiw_engine *e, uint64_t handle)
@@ -493,11 +561,11 @@ bool aiw_engine_cancel(aiw_engine *e, uint64_t handle)
 
 bool aiw_engine_pop(aiw_engine *e, aiw_evfn *fn, void **ctx, uint64_t *arg)
 {
-	if (AIW_UNLIKELY(e->nbot == 0 || e->ndead))
+	if (AIW_UNLIKELY(e->bhead == e->bend || e->ndead))
 		aiw_engine_settle(e);
-	if (e->nbot == 0)
+	if (e->bhead == e->bend)
 		return false;
-	aiw_heap_entry top = e->bot[0];
+	aiw_heap_entry top = e->bot[e->bhead];
 	uint32_t slot = slot_of(&top);
 	aiw_ev_slot *s = &e->slots[slot];
 	*fn = s->fn;

@@ -76,10 +76,13 @@ typedef struct aiw_rung {
 #define AIW_ENGINE_RUNGS 8
 
 typedef struct aiw_engine {
-	aiw_heap_entry *bot;  /* the bottom: a 4-ary heap, bot[0] earliest */
+	/* the bottom, bot[bhead..bend): sorted ascending while small (a pop is
+	 * bhead++), else a 4-ary heap with bhead = 0 (bheap) */
+	aiw_heap_entry *bot;
 	void *bot_alloc;      /* (the allocation starts 3 entries before bot) */
-	size_t nbot;
+	size_t bhead, bend;
 	size_t bot_split;     /* spread the bottom over a rung past this size */
+	bool bheap;
 	size_t n, cap;        /* entries held, live and cancelled; slots allocated */
 	size_t ndead;         /* cancelled entries not yet removed */
 	aiw_ev_slot *slots;
@@ -113,15 +116,15 @@ static inline double aiw_engine_time_of(uint64_t tbits)
 	__builtin_memcpy(&t, &tbits, sizeof t);
 	return t;
 }
-/* Bring the earliest live event to bot[0] (drops cancelled entries there,
- * refills an empty bottom from the rungs or the top). */
+/* Bring the earliest live event to bot[bhead] (drops cancelled entries
+ * there, refills an empty bottom from the rungs or the top). */
 void aiw_engine_settle(aiw_engine *e);
 /* Time of the earliest pending (not cancelled) event, or +inf. */
 static inline double aiw_engine_peek(aiw_engine *e)
 {
-	if (AIW_UNLIKELY(e->nbot == 0 || e->ndead))
+	if (AIW_UNLIKELY(e->bhead == e->bend || e->ndead))
 		aiw_engine_settle(e);
-	return e->nbot ? aiw_engine_time_of(e->bot[0].tbits) : __builtin_inf();
+	return e->bhead != e->bend ? aiw_engine_time_of(e->bot[e->bhead].tbits) : __builtin_inf();
 }
 /* Events pending and not cancelled. */
 static inline size_t aiw_engine_pending(const aiw_engine *e)
