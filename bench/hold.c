@@ -6,7 +6,19 @@
  * timed in the same run on the same increments.
  *
  * Increments are exponential(1) draws precomputed into a table (cycled), so
- * that the random number generator is not what is measured.
+ * that the random number generator is not what is measured; both sides read
+ * the same table the same way.
+ *
+ * The engine is a ladder queue (lib/engine.c): O(1) amortised per hold, so
+ * its rate falls with n only through the cache.  Best of 3 on the 2 shared
+ * cores (M holds/s, engine / binary heap in the same run):
+ *
+ *   pending    4-ary heap (before)   ladder queue      bare binary heap
+ *   10^3       7.75                  32.3              12.2
+ *   10^4       5.88                  31.8               8.9
+ *   10^6       1.36                   9.3               3.7
+ *
+ * (the "before" column is issue #2's quiet-machine measurement).
  *
  * usage: bench/hold [holds_per_size]   prints one line per size
  */

@@ -3,42 +3,61 @@
  *
  * Events run in (time, insertion sequence) order: events at equal times run
  * first-in first-out, so a seeded run is deterministic.  The set is a ladder
- * queue (Tang, Goh & Thng 2005) whose bottom is a 4-ary heap:
+ * queue (Tang, Goh & Thng 2005, ACM TOMACS 15(3)) whose bottom is sorted:
  *
  *   top     an unsorted list of the events after top_lo (the far future),
  *   rungs   up to AIW_ENGINE_RUNGS arrays of equal-width buckets, each an
- *           unsorted list; a rung spreads one bucket of the rung above
- *           (or, for the first rung, the whole top) over finer buckets,
- *   bottom  a 4-ary heap of the earliest events (one bucket's worth).
+ *           unsorted set of lists; a rung spreads one bucket of the rung
+ *           above (or, for the first rung, the whole top) over finer buckets,
+ *   bottom  the earliest events (one bucket's worth), sorted while small
+ *           (a pop is bhead++), a 4-ary heap when it grows.
  *
  * A push is O(1): a comparison with top_lo, then one bucket index per rung
  * ((t - base) * inv_w, clamped to the rung), then a list prepend.  When the
  * bottom runs dry the next non-empty bucket of the deepest rung is gathered
- * into it and heapified; a bucket of more than SPAWN events with distinct
- * times is spread over a new rung instead, and when the rungs are spent the
- * whole top becomes the first rung.  An event is thus moved once from the top
- * and at most once per rung: O(1) amortised per event whatever the spread of
- * the times, as long as buckets split (Tang et al.'s analysis).
+ * into it and sorted; a bucket of more than SPAWN events with distinct times
+ * is spread over a new rung instead, and when the rungs are spent the whole
+ * top becomes the first rung.  An event is thus moved once from the top and
+ * at most once per rung: O(1) amortised per event as long as buckets split.
  *
  * Why it is exact: a bucket index is a monotone function of t (a subtraction
  * and a multiplication by positive constants round monotonically, and so do
  * the floor and the clamp), and one function per rung decides both where the
  * rung spreads its events and where later pushes go, so every bucket holds
  * only events after those of the buckets (and rungs, and bottom) it is routed
- * past.  Ties and order inside a bucket are settled by the heap on (time
+ * past.  Ties and order inside a bucket are settled by sorting on (time
  * bits, sequence << 24 | slot), as before.
  *
  * Why it cannot degrade: whatever a rung cannot split (all times equal,
  * spans so small that the width would underflow, no memory for the bucket
- * array, the rung limit reached) goes to the bottom heap, which costs
- * O(log k) per event like the plain heap this replaces; a bottom grown past
- * BOTTOM_SPLIT by pushes into the current bucket is spread over a new rung.
+ * array, the rung limit reached) stays in the bottom, which becomes a 4-ary
+ * heap past SORTED_MAX entries: O(log k) per event like the plain heap this
+ * replaces.  A bottom grown past BOTTOM_SPLIT by pushes into the current
+ * bucket is spread over a new rung; a failed split is retried only when the
+ * bottom has doubled.  Hold model on hostile distributions, 10^5 pending,
+ * old 4-ary heap -> this (M holds/s, engine alone): exponential 5.0 -> 12.4,
+ * all times equal 7.4 -> 7.0 (heap fallback), 2% at +1e9 s 3.7 -> 11.3,
+ * spread over 26 decades 4.9 -> 14.3, steps of 1e-300 4.3 -> 6.5, ulp steps
+ * at 1e9 s 4.4 -> 7.7.
+ *
+ * Why it is fast: a push touches its slot and one list head (no sift); the
+ * push and pop fast paths need no stack frame (the slow paths are reached by
+ * tail calls); a bucket is LISTS lists, chosen by sequence number, walked
+ * side by side when gathered, so that its cache misses overlap instead of
+ * forming one chain (at 10^6 pending the single-list walk was 70% of the
+ * time); slot 0 ends every list, so the walk loads through list ends without
+ * a branch.  bench/hold through aiw_sim_schedule, 2 shared cores, best of 3
+ * (M holds/s at 10^3 / 10^4 / 10^6 pending): the 4-ary heap 7.75 / 5.88 /
+ * 1.36 (from issue #2), this 32.3 / 31.8 / 9.3, the bench's bare binary heap
+ * in the same runs 12.2 / 8.9 / 3.7.
  *
  * Cancelling through a handle is O(1): the slot's generation moves on and
  * the entry is dropped where it is next met (gathered from a bucket, or at
- * the top of the bottom heap); if cancelled entries ever outnumber live ones
+ * the front of the bottom); if cancelled entries ever outnumber live ones
  * everything is put back into the top list without them (O(n), amortised
- * O(1) per cancel), so memory stays O(pending).  A handle is
+ * O(1) per cancel), so memory stays O(pending): 48 bytes a slot, 16 a bucket
+ * (four list heads at one bucket per event), 16 an entry in the bottom, and
+ * slots are touched only up to the peak of pending events.  A handle is
  * (generation << 32 | slot + 1), the generation odd while the event is
  * pending: a handle whose event already ran or was cancelled is refused even
  * if the slot was reused.  Limits: 16,777,215 pending events and 2^40 events
@@ -75,8 +94,10 @@
 #define BOTTOM_SPLIT 256u
 /* buckets per event when a rung is made: more buckets, fewer events per
  * bucket near the front (where the density is highest) but more empty
- * buckets to step over */
-#define BUCKETS_PER_EVENT 2.0
+ * buckets to step over and more memory; 1 and 2 measured alike on the hold
+ * model (1 is as fast at 10^6 and halves the bucket memory), 4 and more
+ * were slower */
+#define BUCKETS_PER_EVENT 1.0
 /* lists per bucket, chosen by sequence number: gathering a bucket walks
  * them side by side, so that its cache misses overlap instead of forming
  * one chain (at 10^6 pending the walk was 70% of the time) */
@@ -122,7 +143,7 @@ void aiw_engine_clear(aiw_engine *e)
 	/* Every slot becomes free; generations move on so old handles stay
 	 * stale.  The rung arrays are kept for the next run. */
 	e->free_head = NIL;
-	for (uint32_t i = e->nslots; i-- > 1;) {
+	for (uint32_t i = e->nfresh; i-- > 1;) {
 		if (live(&e->slots[i]))
 			e->slots[i].gen++;
 		release(e, i);
@@ -269,11 +290,10 @@ static bool grow(aiw_engine *e)
 	if (e->nslots == 0) {
 		memset(&s[0], 0, sizeof s[0]);
 		s[0].gen = 1;
+		e->nfresh = 1;
 	}
-	for (size_t i = ncap; i-- > (e->nslots ? e->nslots : 1u);) {
-		s[i].gen = 0;
-		release(e, (uint32_t)i);
-	}
+	/* the new slots are handed out by fresh(), so that memory is touched
+	 * only as far as the peak of pending events, not the capacity */
 	e->nslots = (uint32_t)ncap;
 	e->cap = ncap;
 	return true;
@@ -557,6 +577,18 @@ static AIW_NOINLINE uint64_t push_bottom(aiw_engine *e, aiw_heap_entry x, uint64
 	return handle;
 }
 
+/* Put up to 256 never-used slots on the free list. */
+static bool fresh(aiw_engine *e)
+{
+	uint32_t end = e->nslots - e->nfresh > 256u ? e->nfresh + 256u : e->nslots;
+	for (uint32_t i = end; i-- > e->nfresh;) {
+		e->slots[i].gen = 0;
+		release(e, i);
+	}
+	e->nfresh = end;
+	return e->free_head != NIL;
+}
+
 /* No free slot (drop cancelled entries, or grow), or the sequence limit.
  * The slow paths are reached by tail calls, so that the common push needs
  * no stack frame. */
@@ -567,7 +599,7 @@ static AIW_NOINLINE uint64_t push_slow(aiw_engine *e, double t, aiw_evfn fn, voi
 		return 0;
 	if (e->free_head == NIL && e->ndead)
 		compact(e);
-	if (e->free_head == NIL && !grow(e))
+	if (e->free_head == NIL && !fresh(e) && !(grow(e) && fresh(e)))
 		return 0;
 	return aiw_engine_push(e, t, fn, ctx, arg);
 }
@@ -610,7 +642,7 @@ uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64
 bool aiw_engine_cancel(aiw_engine *e, uint64_t handle)
 {
 	uint64_t lo = handle & 0xffffffffu;
-	if (lo <= 1 || lo > e->nslots) /* (slot 0 is no event) */
+	if (lo <= 1 || lo > e->nfresh) /* (slot 0 is no event) */
 		return false;
 	aiw_ev_slot *s = &e->slots[lo - 1u];
 	if (!live(s) || s->gen != (uint32_t)(handle >> 32))

@@ -87,6 +87,7 @@ typedef struct aiw_engine {
 	size_t ndead;         /* cancelled entries not yet removed */
 	aiw_ev_slot *slots;
 	uint32_t nslots, free_head;
+	uint32_t nfresh;      /* slots nfresh .. nslots - 1 never used (untouched) */
 	uint32_t top_head;    /* the top: unsorted list of events after top_lo */
 	uint32_t nrungs;
 	size_t ntop;

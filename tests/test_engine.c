@@ -390,6 +390,12 @@ START_TEST(clear_resets_tiers)
 	ck_assert(aiw_engine_peek(&e) == INFINITY);
 	for (int i = 0; i < 3000; i++)
 		ck_assert(!aiw_engine_cancel(&e, h[i]));
+	/* slot 0 (the end of every list, generation 1) and slots never used
+	 * (memory not yet touched) are no events */
+	ck_assert(!aiw_engine_cancel(&e, (UINT64_C(1) << 32) | 1u));
+	ck_assert(e.nfresh < e.nslots);
+	ck_assert(!aiw_engine_cancel(&e, (UINT64_C(1) << 32) | (e.nfresh + 1u)));
+	ck_assert(!aiw_engine_cancel(&e, (UINT64_C(0) << 32) | (e.nfresh + 1u)));
 	aiw_engine_push(&e, 2.0, rec, NULL, 1);
 	aiw_engine_push(&e, 1.0, rec, NULL, 2);
 	aiw_evfn fn;
