@@ -41,34 +41,58 @@ aiw_status aiw__buferr(char *buf, size_t len, aiw_status code, const char *fmt, 
 	AIW_PRINTF(4, 5);
 
 /* ======================================================================== */
-/* engine.c: pending-event set, 4-ary heap keyed by (time, sequence)        */
+/* engine.c: pending-event set, a ladder queue keyed by (time, sequence)    */
 /* ======================================================================== */
 typedef void (*aiw_evfn)(aiw_sim *sim, void *ctx, uint64_t arg);
 
-/* A heap entry is 16 bytes so that the four children of a node fill one
- * 64-byte cache line: the time's IEEE bits (times are >= 0, so their bit
- * patterns order like the values) and (sequence << 24 | slot). */
+/* An entry of the bottom heap is 16 bytes so that the four children of a
+ * node fill one 64-byte cache line: the time's IEEE bits (times are >= 0, so
+ * their bit patterns order like the values) and (sequence << 24 | slot). */
 typedef struct aiw_heap_entry {
 	uint64_t tbits;
 	uint64_t seqslot;
 } aiw_heap_entry;
 
+/* One pending event.  The key is kept here too, so that the unsorted tiers
+ * (the top list and the rungs' buckets) are just lists threaded through
+ * `link', which is the free list when the slot is free. */
 typedef struct aiw_ev_slot {
+	aiw_heap_entry key;
 	aiw_evfn fn;
 	void *ctx;
 	uint64_t arg;
-	uint32_t gen;  /* incremented when the event runs or is cancelled */
-	uint32_t live; /* 1 while pending, 0 once cancelled (entry still in the heap) */
+	uint32_t gen;  /* odd while pending; even once run or cancelled */
+	uint32_t link; /* next slot in the same list (bucket, top or free) */
 } aiw_ev_slot;
 
+/* A rung: nb equal-width buckets from base; bucket b holds the events whose
+ * (t - base) * inv_w, clamped to nb - 1, is b.  Buckets below cur are spent. */
+typedef struct aiw_rung {
+	double base, inv_w;
+	uint32_t nb, cur, cap;
+	uint32_t *head;
+} aiw_rung;
+
+#define AIW_ENGINE_RUNGS 8
+
 typedef struct aiw_engine {
-	aiw_heap_entry *heap; /* heap[0] is the root; allocation starts 3 before */
-	void *heap_alloc;
-	size_t n, cap;        /* heap entries, live and cancelled */
+	/* the bottom, bot[bhead..bend): sorted ascending while small (a pop is
+	 * bhead++), else a 4-ary heap with bhead = 0 (bheap) */
+	aiw_heap_entry *bot;
+	void *bot_alloc;      /* (the allocation starts 3 entries before bot) */
+	size_t bhead, bend;
+	size_t bot_split;     /* spread the bottom over a rung past this size */
+	bool bheap;
+	size_t n, cap;        /* entries held, live and cancelled; slots allocated */
 	size_t ndead;         /* cancelled entries not yet removed */
 	aiw_ev_slot *slots;
-	uint32_t *free_next;
 	uint32_t nslots, free_head;
+	uint32_t nfresh;      /* slots nfresh .. nslots - 1 never used (untouched) */
+	uint32_t top_head;    /* the top: unsorted list of events after top_lo */
+	uint32_t nrungs;
+	size_t ntop;
+	int64_t top_lo;       /* time bits; -1: every new event goes to the top */
+	aiw_rung rung[AIW_ENGINE_RUNGS];
 	uint64_t seq;
 	double now;
 } aiw_engine;
@@ -84,7 +108,7 @@ void aiw_engine_free(aiw_engine *e);
  * (AIW_ENGINE_MAX_PENDING) or the sequence limit (2^40 events) is reached. */
 uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64_t arg);
 /* true if the handle was pending and is now cancelled.  O(1): the entry is
- * marked and dropped when it reaches the top; the heap is compacted when
+ * marked and dropped when it is reached; everything is compacted when
  * cancelled entries outnumber live ones, so memory stays O(pending). */
 bool aiw_engine_cancel(aiw_engine *e, uint64_t handle);
 static inline double aiw_engine_time_of(uint64_t tbits)
@@ -93,13 +117,15 @@ static inline double aiw_engine_time_of(uint64_t tbits)
 	__builtin_memcpy(&t, &tbits, sizeof t);
 	return t;
 }
-void aiw_engine_purge_top(aiw_engine *e);
+/* Bring the earliest live event to bot[bhead] (drops cancelled entries
+ * there, refills an empty bottom from the rungs or the top). */
+void aiw_engine_settle(aiw_engine *e);
 /* Time of the earliest pending (not cancelled) event, or +inf. */
 static inline double aiw_engine_peek(aiw_engine *e)
 {
-	if (AIW_UNLIKELY(e->ndead))
-		aiw_engine_purge_top(e);
-	return e->n ? aiw_engine_time_of(e->heap[0].tbits) : __builtin_inf();
+	if (AIW_UNLIKELY(e->bhead == e->bend || e->ndead))
+		aiw_engine_settle(e);
+	return e->bhead != e->bend ? aiw_engine_time_of(e->bot[e->bhead].tbits) : __builtin_inf();
 }
 /* Events pending and not cancelled. */
 static inline size_t aiw_engine_pending(const aiw_engine *e)
