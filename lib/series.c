@@ -26,6 +26,7 @@ struct aiw_recorder {
 	size_t ns, caps;
 	double *t;
 	size_t len, cap; /* points recorded, capacity of every array */
+	size_t expect;   /* ticks the run's duration calls for: the first allocation */
 	double interval, last_t;
 	uint64_t k;      /* index of the next tick */
 	bool in_tick;
@@ -110,6 +111,12 @@ aiw_status aiw_rec_begin(aiw_sim *sim, double interval)
 	aiw_rec_clear(r);
 	r->interval = interval;
 	r->k = 1;
+	/* ticks at interval, 2 interval, ... and one at the end: allocate that
+	 * many points at once (up to 2^20, 8 MiB a curve), so a run's curves
+	 * take what they hold without doubling slack; longer runs, or runs
+	 * extended later, still grow by doubling */
+	double expect = ceil(aiw__end(sim) / interval);
+	r->expect = expect >= 1 && expect <= 1048576 ? (size_t)expect : 0;
 	/* standard curves of the components that take part in the accounting */
 	for (size_t i = 0; i < aiw__ncomps(sim); i++) {
 		aiw_comp *c = aiw__comp_at(sim, i);
@@ -135,7 +142,7 @@ aiw_status aiw_rec_begin(aiw_sim *sim, double interval)
 
 static bool grow(aiw_recorder *r)
 {
-	size_t n = r->cap ? 2 * r->cap : 1024;
+	size_t n = r->cap ? 2 * r->cap : r->expect ? r->expect : 1024;
 	double *t = realloc(r->t, n * sizeof *t);
 	if (!t)
 		return false;
