@@ -328,7 +328,7 @@ static const metric_doc METRIC_DOCS[] = {
 	/* any component: power, utilisation */
 	{NULL, "power_peak_w", "Power peak", F_POWER, true,
 	 "peak of the component's IT power curve (GPUs and node overhead)"},
-	{NULL, "utilization", "GPU utilisation", F_PCT, true,
+	{NULL, "utilization", "GPU utilisation (busy time)", F_PCT, true,
 	 "busy GPU-seconds / provisioned GPU-seconds over the run"},
 	{"site", "gpu_hours", "GPU-hours provisioned", F_COUNT, false,
 	 "provisioned (paid) GPU-hours"},
@@ -377,7 +377,9 @@ static const metric_doc METRIC_DOCS[] = {
 	{"training", "east_west_bytes", "East-west traffic", F_BYTES, false,
 	 "bytes all-reduced over the network by all nodes"},
 	/* inference */
-	{"inference", "compute_utilization", "Compute utilisation (FLOPs)", F_PCT, false,
+	/* shown by default: a replica with a request in its batch is busy, which
+	 * continuous batching keeps near 100%, while its FLOPs are a fraction */
+	{"inference", "compute_utilization", "Compute utilisation (FLOPs)", F_PCT, true,
 	 "FLOPs executed / peak FLOPs of the provisioned GPUs"},
 	{"inference", "requests_arrived", "Requests arrived", F_COUNT, true, "requests that arrived"},
 	{"inference", "requests_completed", "Requests completed", F_COUNT, true,
