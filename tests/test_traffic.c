@@ -51,6 +51,18 @@ static aiw_traffic *make(const aiw_traffic_conf *c)
 	return tr;
 }
 
+/* A diurnal configuration (the rest at its defaults). */
+static aiw_traffic_conf diurnal(double rate, double peak_to_trough, double peak_hour)
+{
+	aiw_traffic_conf c;
+	aiw_traffic_conf_default(&c);
+	c.kind = AIW_TRAFFIC_DIURNAL;
+	c.rate = rate;
+	c.peak_to_trough = peak_to_trough;
+	c.peak_hour = peak_hour;
+	return c;
+}
+
 /* ======================================================================== */
 /* Poisson                                                                   */
 /* ======================================================================== */
@@ -118,12 +130,7 @@ static double quad(aiw_traffic *tr, double t0, double t1)
 
 START_TEST(diurnal_profile_closed_forms)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
-	c.kind = AIW_TRAFFIC_DIURNAL;
-	c.rate = 20.0;
-	c.peak_to_trough = 10.0;
-	c.peak_hour = 14.0;
+	aiw_traffic_conf c = diurnal(20.0, 10.0, 14.0);
 	c.weekend_factor = 0.4;
 	aiw_traffic *tr = make(&c);
 	double a = 9.0 / 11.0;
@@ -166,12 +173,8 @@ static void hourly_counts(aiw_traffic *tr, gsl_rng *r, double *n)
 
 START_TEST(diurnal_hourly_counts)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
-	c.kind = AIW_TRAFFIC_DIURNAL;
-	c.rate = 20.0;
-	c.peak_to_trough = 10.0;
-	c.peak_hour = 14.5; /* centred in the 14:00 bin, trough in the 02:00 bin */
+	/* peak at 14:30: centred in the 14:00 bin, trough in the 02:00 bin */
+	aiw_traffic_conf c = diurnal(20.0, 10.0, 14.5);
 	c.weekend_factor = 0.5;
 	aiw_traffic *tr = make(&c);
 	gsl_rng *r = rng(2024);
@@ -239,12 +242,8 @@ END_TEST
  * an envelope below the rate anywhere would show as a deficit. */
 START_TEST(diurnal_minute_counts)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
-	c.kind = AIW_TRAFFIC_DIURNAL;
-	c.rate = 20.0;
-	c.peak_to_trough = 10.0;
-	c.peak_hour = 9.25; /* crest and trough inside a minute, not at its edge */
+	/* peak at 9:15: crest and trough inside a minute, not at its edge */
+	aiw_traffic_conf c = diurnal(20.0, 10.0, 9.25);
 	aiw_traffic *tr = make(&c);
 	gsl_rng *r = rng(77);
 	enum { M = 1440 };
@@ -279,12 +278,7 @@ END_TEST
  * the process carries on on Monday). */
 START_TEST(diurnal_extreme_ratio_and_empty_weekend)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
-	c.kind = AIW_TRAFFIC_DIURNAL;
-	c.rate = 5.0;
-	c.peak_to_trough = 1e6;
-	c.peak_hour = 14.5;
+	aiw_traffic_conf c = diurnal(5.0, 1e6, 14.5);
 	c.weekend_factor = 0.0;
 	aiw_traffic *tr = make(&c);
 	gsl_rng *r = rng(31);
@@ -317,11 +311,8 @@ END_TEST
  * returns a far time at once. */
 START_TEST(diurnal_low_rate)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
-	c.kind = AIW_TRAFFIC_DIURNAL;
-	c.rate = 2e-6; /* 0.864 per weekday-week: about one arrival a week */
-	c.peak_to_trough = 10.0;
+	/* rate 2e-6/s: 0.864 per weekday-week, about one arrival a week */
+	aiw_traffic_conf c = diurnal(2e-6, 10.0, 14.0);
 	c.weekend_factor = 0.0;
 	aiw_traffic *tr = make(&c);
 	gsl_rng *r = rng(8);
@@ -353,11 +344,8 @@ END_TEST
  * sequences of arrival times agree to rounding. */
 START_TEST(diurnal_continue_equals_restart)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
-	c.kind = AIW_TRAFFIC_DIURNAL;
-	c.rate = 0.05; /* 24,192 arrivals a week: 200,000 span eight weeks */
-	c.peak_to_trough = 10.0;
+	/* rate 0.05/s: 24,192 arrivals a week, 200,000 span eight weeks */
+	aiw_traffic_conf c = diurnal(0.05, 10.0, 14.0);
 	c.weekend_factor = 0.3;
 	aiw_traffic *a = make(&c), *b = make(&c);
 	gsl_rng *ra = rng(12), *rb = rng(12);
