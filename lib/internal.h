@@ -312,6 +312,10 @@ double aiw__now(const aiw_sim *sim);
 double aiw__end(const aiw_sim *sim);   /* sim.duration */
 /* Schedule an internal event; returns handle (0 on ENOMEM, recorded). */
 uint64_t aiw__at(aiw_sim *sim, double t, aiw_evfn fn, void *ctx, uint64_t arg);
+/* Whether an event at t, scheduled from inside a callback, would run next
+ * with nothing in between; if so the clock moves to t, the event counts as
+ * scheduled, and the caller runs it in place instead (sim.c). */
+bool aiw__run_inline(aiw_sim *sim, double t);
 bool aiw__cancel(aiw_sim *sim, uint64_t handle);
 /* Publish a summary metric "prefix.key" (replaces an existing value). */
 aiw_status aiw__metric(aiw_sim *sim, const char *prefix, const char *key, double value);

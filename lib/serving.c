@@ -1057,15 +1057,15 @@ static void complete(fleet *f, replica *r, uint32_t id, double now)
 	if (f->service_mode) {
 		/* the response arrives whole: first token = completion, one
 		 * histogram serves both (see emit_metrics) */
-		aiw_hist_add(&f->ttft_win, e2e);
+		aiw__hist_add(&f->ttft_win, e2e);
 		ok_ttft = e2e <= f->slo_ttft;
 		f->tokens_out += q->output;
 	} else {
-		aiw_hist_add(&f->e2e, e2e);
+		aiw__hist_add(&f->e2e, e2e);
 		ok_ttft = q->t_first - q->t_arr <= f->slo_ttft;
 		if (q->output > 1) {
 			double tpot = (now - q->t_first) / (double)(q->output - 1);
-			aiw_hist_add(&f->tpot, tpot);
+			aiw__hist_add(&f->tpot, tpot);
 			ok_tpot = tpot <= f->slo_tpot;
 		}
 		r->S -= (double)q->prompt + q->output;
@@ -1152,7 +1152,7 @@ static void take(fleet *f, replica *r, queue *from, double now, double *prefill_
 	if (!q->started) {
 		q->started = 1;
 		f->started++;
-		aiw_hist_add(&f->wait, now - q->t_arr);
+		aiw__hist_add(&f->wait, now - q->t_arr);
 	}
 	q->seq = f->seq++;
 	if (f->service_mode) {
@@ -1285,7 +1285,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 			req *q = &f->rq[f->adm[i]];
 			if (isnan(q->t_first)) {
 				q->t_first = t1;
-				aiw_hist_add(&f->ttft_win, t1 - q->t_arr);
+				aiw__hist_add(&f->ttft_win, t1 - q->t_arr);
 			}
 		}
 		f->tokens_out += nadm;
@@ -1463,17 +1463,26 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	double now = aiw__now(sim);
 	f->master = 0;
 	f->in_master = true;
-	uint64_t nowb = tbits(now);
-	uint32_t s;
-	while (ag_top(f, &s) <= nowb && !f->fail) {
-		/* the replica keeps its entry while it handles its event, so that
-		 * a new span end updates its path once; if it scheduled nothing,
-		 * its entry goes */
-		replica *r = &f->rep[s];
-		r->resched = 0;
-		replica_event(f, r, now);
-		if (!r->resched)
-			ag_remove(f, r);
+	for (;;) {
+		uint64_t nowb = tbits(now);
+		uint32_t s;
+		uint64_t k;
+		while ((k = ag_top(f, &s)) <= nowb && !f->fail) {
+			/* the replica keeps its entry while it handles its event, so
+			 * that a new span end updates its path once; if it scheduled
+			 * nothing, its entry goes */
+			replica *r = &f->rep[s];
+			r->resched = 0;
+			replica_event(f, r, now);
+			if (!r->resched)
+				ag_remove(f, r);
+		}
+		/* the next span end comes before every other event (most of the
+		 * time under load): run it here, as the engine would have right
+		 * after this one, instead of pushing and popping it */
+		if (k == NONE || f->fail || !aiw__run_inline(sim, btime(k)))
+			break;
+		now = aiw__now(sim);
 	}
 	f->in_master = false;
 	ag_sync(f);

@@ -150,32 +150,12 @@ void aiw_hist_reset(aiw_hist *h)
 	hist_clear_counters(h);
 }
 
-/* Estimate of (log2(x) - log2(min_value)) / log2(gamma) for x > 0: the
- * exponent of x plus the quartic in its mantissa fraction, with the
- * coefficients scaled by 1 / log2(gamma) at init (h->lc) and evaluated in
- * Estrin's form, so that the dependent chain is short.  Subnormals go
- * through log2(). */
-static inline double hist_position(const aiw_hist *h, double x)
-{
-	uint64_t b;
-	memcpy(&b, &x, sizeof b);
-	int be = (int)(b >> 52); /* x > 0: no sign bit */
-	if (AIW_UNLIKELY(be == 0))
-		return (log2(x) - h->log2_min) * h->inv_log2_gamma;
-	b = (b & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000);
-	double m;
-	memcpy(&m, &b, sizeof m);
-	double f = m - 1.0, f2 = f * f;
-	double lo = f * (h->lc[1] + h->lc[2] * f), hi = f2 * f * (h->lc[3] + h->lc[4] * f);
-	return ((double)be * h->inv_log2_gamma + h->lc[0]) + (lo + hi);
-}
-
 /* Index of the bucket [b_i, b_{i+1}) holding x, for b_0 <= x < b_n.  The
  * estimate is rarely off by one bucket; the loops make the answer exact
  * whatever the estimate. */
 static inline uint32_t hist_index(const aiw_hist *h, double x)
 {
-	double r = hist_position(h, x);
+	double r = aiw__hist_position(h, x);
 	uint32_t i = r <= 0.0 ? 0 : r >= (double)h->nbuckets ? h->nbuckets - 1 : (uint32_t)r;
 	while (i > 0 && x < h->bounds[i])
 		i--;
@@ -241,29 +221,9 @@ aiw_status aiw_hist_add_n(aiw_hist *h, double x, uint64_t count)
 
 aiw_status aiw_hist_add(aiw_hist *h, double x)
 {
-	/* the common case, a value inside the bucketed range (NaN is not),
-	 * updated as aiw_hist_add_n does it for count 1 */
-	if (AIW_LIKELY(x >= h->min_value && x < h->top)) { /* b_0 = min_value */
-		/* hist_index without its range tests: b_0 <= x < b_n stops both
-		 * corrections inside [0, nbuckets) */
-		double r = hist_position(h, x);
-		uint32_t i = r <= 0.0 ? 0 : r >= (double)h->nbuckets ? h->nbuckets - 1 : (uint32_t)r;
-		const double *b = h->bounds;
-		while (x < b[i])
-			i--;
-		while (x >= b[i + 1])
-			i++;
-		h->n++;
-		kahan_add(&h->sum, &h->sum_c, x);
-		if (x < h->min)
-			h->min = x;
-		if (x > h->max)
-			h->max = x;
-		h->counts[i]++;
-		if (i < h->lo)
-			h->lo = i;
-		if (i >= h->hi)
-			h->hi = i + 1;
+	/* the common case inline (stats.h), the rest with its status */
+	if (AIW_LIKELY(x >= h->min_value && x < h->top)) {
+		aiw__hist_add(h, x);
 		return AIW_OK;
 	}
 	return aiw_hist_add_n(h, x, 1);

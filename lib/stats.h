@@ -10,9 +10,11 @@
 
 #include "internal.h"
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* ======================================================================== */
 /* aiw_hist: log-bucketed histogram (DDSketch construction, Masson, Rim and  */
@@ -86,6 +88,65 @@ void aiw_hist_reset(aiw_hist *h);
 aiw_status aiw_hist_add(aiw_hist *h, double x);
 /* Add the same value count times (count 0 is a no-op). */
 aiw_status aiw_hist_add_n(aiw_hist *h, double x, uint64_t count);
+
+/* Estimate of (log2(x) - log2(min_value)) / log2(gamma) for x > 0: the
+ * exponent of x plus the quartic in its mantissa fraction, with the
+ * coefficients scaled by 1 / log2(gamma) at init (h->lc) and evaluated in
+ * Estrin's form, so that the dependent chain is short.  Subnormals go
+ * through log2().  Here (not in stats.c) so that aiw__hist_add inlines. */
+static inline double aiw__hist_position(const aiw_hist *h, double x)
+{
+	uint64_t b;
+	memcpy(&b, &x, sizeof b);
+	int be = (int)(b >> 52); /* x > 0: no sign bit */
+	if (AIW_UNLIKELY(be == 0))
+		return (log2(x) - h->log2_min) * h->inv_log2_gamma;
+	b = (b & UINT64_C(0x000fffffffffffff)) | UINT64_C(0x3ff0000000000000);
+	double m;
+	memcpy(&m, &b, sizeof m);
+	double f = m - 1.0, f2 = f * f;
+	double lo = f * (h->lc[1] + h->lc[2] * f), hi = f2 * f * (h->lc[3] + h->lc[4] * f);
+	return ((double)be * h->inv_log2_gamma + h->lc[0]) + (lo + hi);
+}
+
+/* aiw_hist_add for the library's hot paths (serving.c adds four latencies
+ * per request): the common case, a value inside the bucketed range (NaN is
+ * not), inline and updated as aiw_hist_add_n does it for count 1 (the same
+ * operations in the same order, so the same bits); anything else goes to
+ * aiw_hist_add_n.  No status: the callers add latencies >= 0. */
+static inline void aiw__hist_add(aiw_hist *h, double x)
+{
+	if (AIW_LIKELY(x >= h->min_value && x < h->top)) { /* b_0 = min_value */
+		/* hist_index without its range tests: b_0 <= x < b_n stops both
+		 * corrections inside [0, nbuckets) */
+		double r = aiw__hist_position(h, x);
+		uint32_t i = r <= 0.0 ? 0 : r >= (double)h->nbuckets ? h->nbuckets - 1 : (uint32_t)r;
+		const double *b = h->bounds;
+		while (x < b[i])
+			i--;
+		while (x >= b[i + 1])
+			i++;
+		h->n++;
+		/* Neumaier's compensated summation (Neumaier 1974), as stats.c */
+		double t = h->sum + x;
+		if (fabs(h->sum) >= fabs(x))
+			h->sum_c += (h->sum - t) + x;
+		else
+			h->sum_c += (x - t) + h->sum;
+		h->sum = t;
+		if (x < h->min)
+			h->min = x;
+		if (x > h->max)
+			h->max = x;
+		h->counts[i]++;
+		if (i < h->lo)
+			h->lo = i;
+		if (i >= h->hi)
+			h->hi = i + 1;
+		return;
+	}
+	(void)aiw_hist_add_n(h, x, 1);
+}
 /* Add every sample of src to h.  Both must have the same range and
  * relative error (AIW_EINVAL otherwise, h unchanged).  The result equals
  * adding all of src's samples to h, bucket for bucket. */
