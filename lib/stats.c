@@ -94,6 +94,41 @@ aiw_status aiw_hist_init(aiw_hist *h, double min_value, double max_value, double
 	for (uint32_t i = 0; i <= nb; i++)
 		bounds[i] = min_value * exp((double)i * log_gamma);
 	bounds[0] = min_value;
+	/* The slice table of aiw__hist_add: 2^sb slices per octave, finer
+	 * while there are more buckets per octave (ln 2 / ln gamma) and the
+	 * table stays within 2,048 entries (8 KiB: memory estimates in
+	 * limits.c count about 16 bytes per bucket); the slices run from that
+	 * of b_0 to that of the largest double below b_n.  For [1e-6, 1e7) at
+	 * 1%: 32 slices per octave, 1,382 entries, about a bucket per slice. */
+	double last = nextafter(bounds[nb], 0.0);
+	uint64_t b0, b1;
+	memcpy(&b0, &min_value, sizeof b0);
+	memcpy(&b1, &last, sizeof b1);
+	uint32_t sb = 0;
+	while (sb < 52 && (double)(UINT64_C(1) << sb) * log_gamma < log(2.0) &&
+	       (b1 >> (51 - sb)) - (b0 >> (51 - sb)) < 2048)
+		sb++;
+	uint32_t tshift = 52 - sb;
+	b0 >>= tshift;
+	b1 >>= tshift;
+	uint32_t *tab = malloc((size_t)(b1 - b0 + 1) * sizeof *tab);
+	if (!tab) {
+		free(counts);
+		free(bounds);
+		return aiw__buferr(errbuf, errlen, AIW_ENOMEM,
+		                   "histogram: cannot allocate the index of %u buckets", nb);
+	}
+	for (uint64_t p = b0, i = 0; p <= b1; p++) {
+		/* the smallest value of slice p inside [b_0, b_n) */
+		uint64_t pb = p << tshift;
+		double v;
+		memcpy(&v, &pb, sizeof v);
+		if (v < min_value)
+			v = min_value;
+		while (i + 1 < nb && v >= bounds[i + 1])
+			i++;
+		tab[p - b0] = (uint32_t)i;
+	}
 	h->top = bounds[nb];
 	h->min_value = min_value;
 	h->max_value = max_value;
@@ -108,6 +143,9 @@ aiw_status aiw_hist_init(aiw_hist *h, double min_value, double max_value, double
 	h->nbuckets = nb;
 	h->counts = counts;
 	h->bounds = bounds;
+	h->tab = tab;
+	h->tbase = b0;
+	h->tshift = tshift;
 	hist_clear_counters(h);
 	return AIW_OK;
 }
@@ -123,9 +161,11 @@ aiw_status aiw_hist_init_like(aiw_hist *h, const aiw_hist *src, bool copy_counts
 	if (copy_counts) {
 		uint64_t *counts = tmp.counts;
 		double *bounds = tmp.bounds;
+		uint32_t *tab = tmp.tab;
 		tmp = *src;
 		tmp.counts = counts;
 		tmp.bounds = bounds;
+		tmp.tab = tab;
 		memcpy(counts, src->counts, (size_t)src->nbuckets * sizeof *counts);
 	}
 	*h = tmp;
@@ -138,6 +178,7 @@ void aiw_hist_free(aiw_hist *h)
 		return;
 	free(h->counts);
 	free(h->bounds);
+	free(h->tab);
 	memset(h, 0, sizeof *h);
 }
 
@@ -432,7 +473,12 @@ size_t aiw_hist_bytes(const aiw_hist *h)
 {
 	if (!h || !h->counts)
 		return 0;
-	return (size_t)h->nbuckets * sizeof *h->counts + ((size_t)h->nbuckets + 1) * sizeof *h->bounds;
+	uint64_t last_bits;
+	double last = nextafter(h->top, 0.0);
+	memcpy(&last_bits, &last, sizeof last_bits);
+	size_t ntab = (size_t)((last_bits >> h->tshift) - h->tbase + 1);
+	return (size_t)h->nbuckets * sizeof *h->counts + ((size_t)h->nbuckets + 1) * sizeof *h->bounds +
+	       ntab * sizeof *h->tab;
 }
 
 double aiw_hist_bound(const aiw_hist *h, uint32_t i)
