@@ -637,6 +637,18 @@ uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64
 			return h;
 		}
 	}
+	/* push_bottom's common case here, without its call: a small sorted
+	 * bottom (a few events pending, as in a loaded inference fleet) takes
+	 * it by insertion, from the back where a new event usually belongs */
+	size_t size = e->bend - e->bhead;
+	if (AIW_LIKELY(!e->bheap && size < SORTED_MAX && e->bend <= e->cap && size < e->bot_split)) {
+		aiw_heap_entry x = s->key;
+		size_t i = e->bend++;
+		for (; i > e->bhead && lt(&x, &e->bot[i - 1]); i--)
+			e->bot[i] = e->bot[i - 1];
+		e->bot[i] = x;
+		return h;
+	}
 	return push_bottom(e, s->key, h);
 }
 

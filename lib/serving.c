@@ -358,6 +358,7 @@ typedef struct rack {
 typedef struct fleet {
 	aiw_comp *c;
 	aiw_sim *sim;
+	aiw_engine *eng; /* the sim's, for at() */
 	aiw_gpu_spec gpu;
 	aiw_pricing price;
 	int batching, router;
@@ -961,6 +962,18 @@ static void ag_remove(fleet *f, replica *r)
 
 static void master_event(aiw_sim *sim, void *ctx, uint64_t arg);
 
+/* aiw__at for the two events of every request (an arrival, the master):
+ * the engine's push without the call into sim.c; a refused push (no memory,
+ * the limits: nothing changed) goes through aiw__at again, which reports it
+ * (or succeeds, memory having come back). */
+static inline uint64_t at(fleet *f, double t, aiw_evfn fn)
+{
+	if (t < f->eng->now)
+		t = f->eng->now;
+	uint64_t h = aiw_engine_push(f->eng, t, fn, f, 0);
+	return AIW_LIKELY(h) ? h : aiw__at(f->sim, t, fn, f, 0);
+}
+
 /* Keep the one engine event at the agenda's earliest time.  A later event
  * left pending just finds nothing due and re-arms. */
 static void ag_sync(fleet *f)
@@ -977,7 +990,7 @@ static void ag_sync(fleet *f)
 	if (f->master)
 		aiw__cancel(f->sim, f->master);
 	f->master_t = t;
-	f->master = aiw__at(f->sim, t, master_event, f, 0);
+	f->master = at(f, t, master_event);
 	if (!f->master)
 		f->fail = true;
 }
@@ -1691,7 +1704,7 @@ static void arrival_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		return;
 	}
 	if (isfinite(nt))
-		aiw__at(sim, nt, arrival_event, f, 0);
+		at(f, nt, arrival_event);
 	f->arrived++;
 	uint32_t prompt, output;
 	double svc = 0;
@@ -1970,6 +1983,7 @@ static aiw_status inference_start(aiw_comp *c)
 	c->state = f;
 	f->c = c;
 	f->sim = sim;
+	f->eng = aiw__engine(sim);
 	f->free_head = NIL;
 	q_init(&f->cq);
 	f->spot_factor = 1;
