@@ -121,6 +121,8 @@ void aiw_engine_init(aiw_engine *e)
 	e->top_head = NIL;
 	e->top_lo = -1;
 	e->bot_split = BOTTOM_SPLIT;
+	e->inl_end = -INFINITY;
+	e->inl_before = INFINITY;
 }
 
 void aiw_engine_free(aiw_engine *e)
@@ -160,6 +162,8 @@ void aiw_engine_clear(aiw_engine *e)
 	e->nrungs = 0;
 	e->seq = 0;
 	e->now = 0.0;
+	e->inl_end = -INFINITY;
+	e->inl_before = INFINITY;
 }
 
 /* ---- the bottom: a 4-ary heap ---- */

@@ -95,6 +95,10 @@ typedef struct aiw_engine {
 	aiw_rung rung[AIW_ENGINE_RUNGS];
 	uint64_t seq;
 	double now;
+	/* kept by sim.c for aiw_engine_run_inline: the end of the current run
+	 * (-inf outside a run and after a failure), and the time before which
+	 * the clock must be for no progress report to be due (+inf: none) */
+	double inl_end, inl_before;
 } aiw_engine;
 
 #define AIW_ENGINE_SLOT_BITS 24
@@ -126,6 +130,26 @@ static inline double aiw_engine_peek(aiw_engine *e)
 	if (AIW_UNLIKELY(e->bhead == e->bend || e->ndead))
 		aiw_engine_settle(e);
 	return e->bhead != e->bend ? aiw_engine_time_of(e->bot[e->bhead].tbits) : __builtin_inf();
+}
+/* An event that would be scheduled now, from inside a callback, at t runs
+ * in place when the engine would pop it right after the current callback
+ * with nothing in between: every pending event comes strictly later (equal
+ * times would run first, being older), t is inside the current run, no
+ * progress report is due after the current event (the run loop checks
+ * between events) and nothing failed.  Then the clock moves to t and the
+ * event counts as scheduled (sim.events is the scheduled count, and later
+ * events get the sequence numbers a push would have left), so a run is the
+ * same, bit for bit, minus a push and a pop; the caller runs the event. */
+static inline bool aiw_engine_run_inline(aiw_engine *e, double t)
+{
+	if (!(t >= e->now && t <= e->inl_end && e->now < e->inl_before) ||
+	    e->seq >= AIW_ENGINE_SEQ_LIMIT)
+		return false;
+	if (e->n && !(t < aiw_engine_peek(e)))
+		return false;
+	e->seq++;
+	e->now = t + 0.0; /* as a pop gives it back: -0 -> +0 */
+	return true;
 }
 /* Events pending and not cancelled. */
 static inline size_t aiw_engine_pending(const aiw_engine *e)
@@ -312,10 +336,6 @@ double aiw__now(const aiw_sim *sim);
 double aiw__end(const aiw_sim *sim);   /* sim.duration */
 /* Schedule an internal event; returns handle (0 on ENOMEM, recorded). */
 uint64_t aiw__at(aiw_sim *sim, double t, aiw_evfn fn, void *ctx, uint64_t arg);
-/* Whether an event at t, scheduled from inside a callback, would run next
- * with nothing in between; if so the clock moves to t, the event counts as
- * scheduled, and the caller runs it in place instead (sim.c). */
-bool aiw__run_inline(aiw_sim *sim, double t);
 bool aiw__cancel(aiw_sim *sim, uint64_t handle);
 /* Publish a summary metric "prefix.key" (replaces an existing value). */
 aiw_status aiw__metric(aiw_sim *sim, const char *prefix, const char *key, double value);

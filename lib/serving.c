@@ -1493,9 +1493,9 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		/* the next span end comes before every other event (most of the
 		 * time under load): run it here, as the engine would have right
 		 * after this one, instead of pushing and popping it */
-		if (k == NONE || f->fail || !aiw__run_inline(sim, btime(k)))
+		if (k == NONE || f->fail || !aiw_engine_run_inline(f->eng, btime(k)))
 			break;
-		now = aiw__now(sim);
+		now = f->eng->now;
 	}
 	f->in_master = false;
 	ag_sync(f);

@@ -42,7 +42,6 @@ struct aiw_sim {
 	size_t mhcap;
 	int state;
 	bool in_run;
-	double run_end; /* the end of the current run_to (in_run) */
 	aiw_status fail;
 	double end, sample_interval;
 	aiw_progress_fn progress;
@@ -118,6 +117,7 @@ void aiw__fail(aiw_sim *sim, aiw_status code)
 {
 	if (sim->fail == AIW_OK)
 		sim->fail = code;
+	sim->eng.inl_end = -INFINITY; /* nothing runs in place any more */
 }
 
 /* ------------------------------------------------------------------------ */
@@ -292,30 +292,6 @@ uint64_t aiw__at(aiw_sim *sim, double t, aiw_evfn fn, void *ctx, uint64_t arg)
 		aiw__fail(sim, st);
 	}
 	return h;
-}
-
-/* An event that would be scheduled now at t runs in place when the engine
- * would pop it right after the current callback with nothing in between:
- * every pending event comes strictly later (equal times would run first,
- * being older), t is inside the current run, no progress report is due
- * after the current event (run_to checks between events) and nothing
- * failed.  Then the clock moves to t and the event counts as scheduled
- * (sim.events is the scheduled count, and the sequence numbers of later
- * events stay those a push would have left), so a run is the same, bit for
- * bit, minus a push and a pop. */
-bool aiw__run_inline(aiw_sim *sim, double t)
-{
-	aiw_engine *e = &sim->eng;
-	if (!sim->in_run || sim->fail != AIW_OK || !(t >= e->now && t <= sim->run_end) ||
-	    e->seq >= AIW_ENGINE_SEQ_LIMIT)
-		return false;
-	if (sim->progress && e->now >= sim->progress_next)
-		return false;
-	if (e->n && !(t < aiw_engine_peek(e)))
-		return false;
-	e->seq++;
-	e->now = t + 0.0; /* as a pop gives it back: -0 -> +0 */
-	return true;
 }
 
 bool aiw__cancel(aiw_sim *sim, uint64_t handle)
@@ -822,8 +798,10 @@ static aiw_status run_to(aiw_sim *sim, double t_end)
 	if (sim->state == ST_DONE || t_end < sim->eng.now)
 		return AIW_OK;
 	sim->in_run = true;
-	sim->run_end = t_end;
 	aiw_engine *e = &sim->eng;
+	/* events may run in place up to t_end, while no report is due */
+	e->inl_end = t_end;
+	e->inl_before = sim->progress ? sim->progress_next : INFINITY;
 	while (e->n && aiw_engine_peek(e) <= t_end) {
 		aiw_evfn fn;
 		void *ctx;
@@ -836,6 +814,7 @@ static aiw_status run_to(aiw_sim *sim, double t_end)
 			double every = sim->progress_every > 0 ? sim->progress_every : sim->sample_interval;
 			while (sim->progress_next <= e->now)
 				sim->progress_next += every;
+			e->inl_before = sim->progress_next;
 			if (sim->progress(sim, e->now, sim->end, sim->progress_payload)) {
 				st = aiw__err(sim, AIW_ESTOPPED, "run stopped by the progress callback at t = %g s",
 				              e->now);
@@ -844,6 +823,7 @@ static aiw_status run_to(aiw_sim *sim, double t_end)
 		}
 	}
 	sim->in_run = false;
+	e->inl_end = -INFINITY;
 	if (sim->fail != AIW_OK)
 		return sim->fail;
 	if (st == AIW_OK)
@@ -895,6 +875,7 @@ AIW_EXPORT aiw_status aiw_sim_set_progress(aiw_sim *sim, aiw_progress_fn fn, voi
 	sim->progress_every = every;
 	if (every > 0)
 		sim->progress_next = sim->eng.now + every;
+	sim->eng.inl_before = fn ? sim->progress_next : INFINITY; /* (a callback may set it) */
 	return AIW_OK;
 }
 
