@@ -533,7 +533,7 @@ static void run_down(rent *h, uint32_t n, uint32_t i)
 	h[i] = x;
 }
 
-static void run_push(fleet *f, replica *r, uint32_t id, double key)
+static inline void run_push(fleet *f, replica *r, uint32_t id, double key)
 {
 	if (r->nrun == r->caprun) {
 		uint32_t n = r->caprun ? 2 * r->caprun : 8;
@@ -549,7 +549,7 @@ static void run_push(fleet *f, replica *r, uint32_t id, double key)
 	run_up(r->run, r->nrun++);
 }
 
-static rent run_remove_at(replica *r, uint32_t i)
+static inline rent run_remove_at(replica *r, uint32_t i)
 {
 	rent x = r->run[i];
 	r->nrun--;
@@ -676,7 +676,7 @@ static inline void set_phase(fleet *f, replica *r, int ph, double now)
 }
 
 /* Book the extra energy of a span's prefill (prefill over decode power). */
-static void book_prefill(fleet *f, replica *r, double tp, double sign)
+static inline void book_prefill(fleet *f, replica *r, double tp, double sign)
 {
 	double per_gpu = sign * f->w_pre_extra * tp;
 	uint32_t s = (uint32_t)(r - f->rep);
@@ -705,10 +705,8 @@ static void waiting_add(fleet *f, double now, int d)
 /* ======================================================================== */
 /* the ready set, least-loaded buckets, idle set                             */
 /* ======================================================================== */
-static bool bucket_grow(fleet *f, uint32_t k)
+static bool bucket_grow_slow(fleet *f, uint32_t k)
 {
-	if (k < f->nb)
-		return true;
 	uint32_t n = f->nb ? f->nb : 64;
 	while (n <= k)
 		n *= 2;
@@ -728,7 +726,14 @@ static bool bucket_grow(fleet *f, uint32_t k)
 	return true;
 }
 
-static void bucket_insert(fleet *f, uint32_t id)
+static inline bool bucket_grow(fleet *f, uint32_t k)
+{
+	return AIW_LIKELY(k < f->nb) || bucket_grow_slow(f, k);
+}
+
+/* (inline, as bucket_remove: a request moves its replica between two
+ * buckets when it is routed and when it completes) */
+static inline void bucket_insert(fleet *f, uint32_t id)
 {
 	replica *r = &f->rep[id];
 	uint32_t k = r->outstanding;
@@ -748,7 +753,7 @@ static void bucket_insert(fleet *f, uint32_t id)
 		f->bmin = k;
 }
 
-static void bucket_remove(fleet *f, uint32_t id)
+static inline void bucket_remove(fleet *f, uint32_t id)
 {
 	replica *r = &f->rep[id];
 	uint32_t k = r->outstanding;
