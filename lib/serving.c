@@ -1037,9 +1037,12 @@ static double span_T(const replica *r, double k)
 }
 
 /* Decode iterations completed x seconds after the prefill part: the largest
- * k with T(k) <= x. */
-static double span_done_by(const replica *r, double x)
+ * k with T(k) <= x; *t_next gets T(k + 1), which the last test computed
+ * (NAN for x <= 0, where nothing is computed), so that a cut at boundary
+ * k + 1 needs no second evaluation. */
+static double span_done_by_next(const replica *r, double x, double *t_next)
 {
+	*t_next = NAN;
 	if (!(x > 0))
 		return 0;
 	double js = r->js, k;
@@ -1058,9 +1061,17 @@ static double span_done_by(const replica *r, double x)
 	}
 	while (k > 0 && span_T(r, k) > x)
 		k--;
-	while (span_T(r, k + 1) <= x)
+	double tn;
+	while ((tn = span_T(r, k + 1)) <= x)
 		k++;
+	*t_next = tn;
 	return k;
+}
+
+static double span_done_by(const replica *r, double x)
+{
+	double tn;
+	return span_done_by_next(r, x, &tn);
 }
 
 /* ======================================================================== */
@@ -1523,11 +1534,12 @@ static void kick(fleet *f, replica *r, double now)
 		if (f->batching != B_CONTINUOUS || r->cut || r->nrun >= f->max_batch)
 			break;
 		double x = now - r->t0 - r->tp;
-		double kb = x < 0 ? 0 : span_done_by(r, x) + 1;
+		double tn = NAN; /* T(kb) when span_done_by_next computed it */
+		double kb = x < 0 ? 0 : span_done_by_next(r, x, &tn) + 1;
 		r->cut = 1;
 		if (kb < r->k_end) {
 			r->k_end = kb;
-			schedule(f, r, r->t0 + r->tp + span_T(r, kb));
+			schedule(f, r, r->t0 + r->tp + (isnan(tn) ? span_T(r, kb) : tn));
 		}
 		break;
 	}
