@@ -26,8 +26,8 @@
  * noisy to resolve the difference (CPU time of the day 44.7 to 53.0 s for
  * either build), peak RSS unchanged (4.3 MB).
  * Then span ends running in place inside the master event, the histogram
- * bucket by table and the inlined small-bottom push: 3,075M -> 2,619M
- * instructions for --days 0.01 --peak-hour 18 (3,657 -> 3,115 per request,
+ * bucket by table and the inlined small-bottom push: 3,075M -> 2,613M
+ * instructions for --days 0.01 --peak-hour 18 (3,657 -> 3,107 per request,
  * -15%), but fewer cycles only by about 5%: CPU time of --days 0.05
  * --peak-hour 18, five alternating runs each on the shared machine, best
  * 2.02 -> 1.95 s, median 2.14 -> 2.01 s; one full day each 48.8 -> 50.7 s

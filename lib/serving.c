@@ -52,7 +52,7 @@
  * master event runs it in place instead of pushing and popping it
  * (aiw_engine_run_inline: counted as scheduled, same order, same bits).
  * bench/inference_day's load (callgrind, --days 0.01 --peak-hour 18) takes
- * 3,115 instructions per request: 4,130 before the tree kept slot ids (see
+ * 3,107 instructions per request: 4,130 before the tree kept slot ids (see
  * the agenda), 3,657 before span ends ran in place, the histograms found
  * their bucket by table (stats.h) and the small-bottom push was inlined
  * (engine.c); of the rest the tree is about 400, the random draws (arrival
