@@ -400,6 +400,7 @@ typedef struct fleet {
 	uint64_t master;
 	double master_t;
 	bool in_master;
+	double arr_t;     /* the next arrival (+inf: none), run by the master */
 	/* integrals */
 	aiw_integral energy, busy, paid, cost, waiting;
 	double energy_adj; /* prefill energy booked ahead (J) */
@@ -946,10 +947,10 @@ static void ag_remove(fleet *f, replica *r)
 
 static void master_event(aiw_sim *sim, void *ctx, uint64_t arg);
 
-/* aiw__at for the two events of every request (an arrival, the master):
- * the engine's push without the call into sim.c; a refused push (no memory,
- * the limits: nothing changed) goes through aiw__at again, which reports it
- * (or succeeds, memory having come back). */
+/* aiw__at for the master event: the engine's push without the call into
+ * sim.c; a refused push (no memory, the limits: nothing changed) goes
+ * through aiw__at again, which reports it (or succeeds, memory having come
+ * back). */
 static inline uint64_t at(fleet *f, double t, aiw_evfn fn)
 {
 	if (t < f->eng->now)
@@ -958,17 +959,25 @@ static inline uint64_t at(fleet *f, double t, aiw_evfn fn)
 	return AIW_LIKELY(h) ? h : aiw__at(f->sim, t, fn, f, 0);
 }
 
-/* Keep the one engine event at the agenda's earliest time.  A later event
- * left pending just finds nothing due and re-arms. */
+/* The component's next own event: the agenda's earliest span end or the
+ * next arrival, whichever comes first (span ends first at equal times). */
+static inline double next_own(const fleet *f)
+{
+	uint32_t s;
+	uint64_t k = ag_top(f, &s);
+	double t = k == NONE ? INFINITY : btime(k);
+	return f->arr_t < t ? f->arr_t : t;
+}
+
+/* Keep the one engine event at the component's next own event.  A later
+ * event left pending just finds nothing due and re-arms. */
 static void ag_sync(fleet *f)
 {
 	if (f->in_master)
 		return;
-	uint32_t s;
-	uint64_t k = ag_top(f, &s);
-	if (k == NONE)
+	double t = next_own(f);
+	if (!(t < INFINITY))
 		return;
-	double t = btime(k);
 	if (f->master && !(t < f->master_t))
 		return;
 	if (f->master)
@@ -1465,6 +1474,12 @@ static void replica_event(fleet *f, replica *r, double now)
 	step(f, r, now);
 }
 
+static bool arrive(fleet *f, double now);
+
+/* The one engine event of the component: it runs the span ends and the
+ * arrivals that are due, then the next ones for as long as they come before
+ * every other event of the sim (most of the time under load), as the engine
+ * would have run them, without a push and a pop each. */
 static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 {
 	fleet *f = ctx;
@@ -1485,10 +1500,18 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 			if (!r->resched)
 				ag_remove(f, r);
 		}
-		/* the next span end comes before every other event (most of the
-		 * time under load): run it here, as the engine would have right
-		 * after this one, instead of pushing and popping it */
-		if (k == NONE || f->fail || !aiw_engine_run_inline(f->eng, btime(k)))
+		if (f->fail)
+			break;
+		if (f->arr_t <= now) {
+			/* after the span ends due now: then those it caused */
+			if (!arrive(f, now))
+				break;
+			continue;
+		}
+		double t = k == NONE ? INFINITY : btime(k);
+		if (f->arr_t < t)
+			t = f->arr_t;
+		if (!(t < INFINITY) || !aiw_engine_run_inline(f->eng, t))
 			break;
 		now = f->eng->now;
 	}
@@ -1686,21 +1709,23 @@ static inline double draw(const aiw_dist *d, gsl_rng *r)
 	return aiw_dist_sample(d, r);
 }
 
-static void arrival_event(aiw_sim *sim, void *ctx, uint64_t arg)
+/* The arrival due at now (run by the master event); false when the run
+ * fails here (the trace could not be read, too many requests in flight). */
+static bool arrive(fleet *f, double now)
 {
-	fleet *f = ctx;
 	aiw_comp *c = f->c;
-	double now = aiw__now(sim);
+	aiw_sim *sim = f->sim;
 	double p = f->next_p, o = f->next_o;
 	/* the next arrival first: its sizes come with it from a trace */
 	double nt = aiw_traffic_next(f->tr, c->rng, now, &f->next_p, &f->next_o);
+	f->arr_t = INFINITY;
 	if (isnan(nt)) {
 		aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
 		aiw__fail(sim, AIW_EIO);
-		return;
+		return false;
 	}
 	if (isfinite(nt))
-		at(f, nt, arrival_event);
+		f->arr_t = nt;
 	f->arrived++;
 	uint32_t prompt, output;
 	double svc = 0;
@@ -1716,7 +1741,7 @@ static void arrival_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	}
 	if (!f->service_mode && (double)prompt + output > f->cap_tokens) {
 		f->dropped[DROP_KV_TOO_LARGE]++;
-		return;
+		return true;
 	}
 	uint32_t id = req_alloc(f);
 	if (id == NIL) {
@@ -1730,7 +1755,7 @@ static void arrival_event(aiw_sim *sim, void *ctx, uint64_t arg)
 			aiw__err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
 		aiw__fail(sim, limit ? AIW_ELIMIT : AIW_ENOMEM);
 		f->arrived--; /* never entered the model: the run stops here */
-		return;
+		return false;
 	}
 	req *q = &f->rq[id];
 	q->t_arr = now;
@@ -1741,6 +1766,7 @@ static void arrival_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	q->gen = 0;
 	q->started = 0;
 	route(f, id, FRESH, now);
+	return true;
 }
 
 /* ======================================================================== */
@@ -1984,6 +2010,7 @@ static aiw_status inference_start(aiw_comp *c)
 	q_init(&f->cq);
 	f->spot_factor = 1;
 	f->master_t = INFINITY;
+	f->arr_t = INFINITY;
 	const aiw_gpu_spec *gs = aiw_hw_gpu(sim, aiw_ps(c, P_GPU));
 	if (!gs)
 		return AIW_EUNKNOWN;
@@ -2120,8 +2147,8 @@ static aiw_status inference_start(aiw_comp *c)
 	double t = aiw_traffic_next(f->tr, c->rng, 0, &f->next_p, &f->next_o);
 	if (isnan(t))
 		return aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
-	if (isfinite(t) && !aiw__at(sim, t, arrival_event, f, 0))
-		return AIW_ENOMEM;
+	f->arr_t = isfinite(t) ? t : INFINITY;
+	ag_sync(f);
 	return f->fail ? AIW_ENOMEM : AIW_OK;
 }
 
