@@ -43,20 +43,22 @@
  * the next change of the batch (departure, KV exhaustion), whose times form
  * an arithmetic series summed (and inverted) in closed form.  An arrival
  * for a busy replica cuts its span at the next iteration boundary, where it
- * is admitted.  The pending span ends of all replicas sit in a winner tree
- * behind one engine event (cuts move an entry instead of cancelling one).
- * A request costs three scheduled events (its arrival, the boundary where
- * it is admitted, the one where it leaves), about three tree updates and
- * four histogram adds.  When the next span end comes before every other
- * pending event (two times in three under bench/inference_day's load) the
- * master event runs it in place instead of pushing and popping it
- * (aiw_engine_run_inline: counted as scheduled, same order, same bits).
+ * is admitted.  The pending span ends of all replicas sit in a winner tree,
+ * and the next arrival beside it, behind one engine event, the master (cuts
+ * move an entry instead of cancelling one).  A request costs three
+ * scheduled events (its arrival, the boundary where it is admitted, the one
+ * where it leaves), about three tree updates and four histogram adds.  The
+ * master runs every one of them that comes before all other pending events
+ * of the sim in place (aiw_engine_run_inline: counted as scheduled, same
+ * order, same bits), so that under load the engine sees little more than
+ * the sample ticks.  Equal times: span ends run before the arrival.
  * bench/inference_day's load (callgrind, --days 0.01 --peak-hour 18) takes
- * 3,107 instructions per request: 4,130 before the tree kept slot ids (see
- * the agenda), 3,657 before span ends ran in place, the histograms found
- * their bucket by table (stats.h) and the small-bottom push was inlined
- * (engine.c); of the rest the tree is about 400, the random draws (arrival
- * thinning, two lognormal sizes) about 550, the engine about 330.
+ * 2,900 instructions per request: 4,130 before the tree kept slot ids,
+ * 3,657 before span ends ran in place, the histograms found their bucket by
+ * table (stats.h) and the small-bottom push was inlined (engine.c), 3,107
+ * before arrivals joined the master.  The tree recomputes its whole path
+ * with selects (more instructions than stopping early, less time: no
+ * mispredicted exit).
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
