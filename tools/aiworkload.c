@@ -567,7 +567,7 @@ static const metric_doc METRIC_DOCS[] = {
 	 "cost per completed request"},
 	/* run */
 	{"sim", "time_s", "Simulated time", F_TIME, false, "simulated time reached"},
-	{"sim", "events", "Events", F_COUNT, false, "events the engine executed"},
+	{"sim", "events", "Events", F_COUNT, false, "events scheduled (run, cancelled, or run in place)"},
 };
 
 static const metric_doc *doc_of(const char *kind, const char *key)
