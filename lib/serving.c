@@ -1001,6 +1001,16 @@ static void schedule(fleet *f, replica *r, double t)
 /* ======================================================================== */
 /* roofline spans                                                            */
 /* ======================================================================== */
+/* floor(q) for q >= 0 by a conversion instead of the libm call (floor is
+ * one without SSE4.1, which the baseline x86-64 lacks); some value <= -1
+ * for q < 0, which every caller clamps to 0; NaN stays NaN. */
+static inline double floor_nonneg(double q)
+{
+	if (q >= 0.0 && q < 4503599627370496.0) /* 2^52 */
+		return (double)(int64_t)q;
+	return q < 0.0 ? -1.0 : floor(q);
+}
+
 /* First decode iteration j whose memory time a + b j reaches the compute floor c. */
 static inline double span_js(const replica *r)
 {
@@ -1032,15 +1042,15 @@ static double span_done_by_next(const replica *r, double x, double *t_next)
 		return 0;
 	double js = r->js, k;
 	if (x < r->sc * js) {
-		k = floor(x / r->sc);
+		k = floor_nonneg(x / r->sc);
 	} else {
 		double x2 = x - (isinf(js) ? 0 : r->sc * js), a2 = r->sa + r->sb * js;
 		double m;
 		if (r->sb <= 0) {
-			m = floor(x2 / a2);
+			m = floor_nonneg(x2 / a2);
 		} else {
 			double p = a2 - 0.5 * r->sb;
-			m = floor((-p + sqrt(p * p + 2 * r->sb * x2)) / r->sb);
+			m = floor_nonneg((-p + sqrt(p * p + 2 * r->sb * x2)) / r->sb);
 		}
 		k = js + (m > 0 ? m : 0);
 	}
@@ -1318,7 +1328,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 	if (f->batching == B_CONTINUOUS) {
 		/* and to a full KV cache (0: a boundary right after the prefill,
 		 * where the preemption happens) */
-		double kkv = floor((f->cap_tokens - r->S) / n);
+		double kkv = floor_nonneg((f->cap_tokens - r->S) / n);
 		if (kkv < k)
 			k = kkv > 0 ? kkv : 0;
 	}
