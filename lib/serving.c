@@ -53,12 +53,15 @@
  * order, same bits), so that under load the engine sees little more than
  * the sample ticks.  Equal times: span ends run before the arrival.
  * bench/inference_day's load (callgrind, --days 0.01 --peak-hour 18) takes
- * 2,900 instructions per request: 4,130 before the tree kept slot ids,
- * 3,657 before span ends ran in place, the histograms found their bucket by
- * table (stats.h) and the small-bottom push was inlined (engine.c), 3,107
- * before arrivals joined the master.  The tree recomputes its whole path
- * with selects (more instructions than stopping early, less time: no
- * mispredicted exit).
+ * 2,754 instructions per request: 4,130 before the tree kept slot ids,
+ * 3,657 before span ends ran in place and the small-bottom push was
+ * inlined (engine.c), 3,107 before arrivals joined the master.  Time
+ * follows cache misses and mispredicted branches more than instructions:
+ * the tree recomputes its whole path with selects (more instructions than
+ * stopping early, less time), the histograms find a bucket from the bits
+ * of the value (stats.h), the running requests of a replica are a sorted
+ * array.  Together 0.65-0.7x the time per request of the start of this
+ * work (alternating runs of the busiest hour of bench/inference_day).
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
