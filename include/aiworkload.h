@@ -84,6 +84,12 @@ typedef void (*aiw_event_fn)(aiw_sim *sim, double t, void *payload);
 /* Progress callback: now and end in simulated seconds.  Return non-zero to
  * stop the run (the run function then returns AIW_ESTOPPED). */
 typedef int (*aiw_progress_fn)(aiw_sim *sim, double now, double end, void *payload);
+/* Sample callback: one call per sample tick at simulated time t, once every
+ * curve has its point for that tick; values[i] (n of them) is the point of
+ * the curve named by aiw_sim_series_name(sim, i).  values is valid only
+ * during the call. */
+typedef void (*aiw_sample_fn)(aiw_sim *sim, double t, const double *values, size_t n,
+                              void *payload);
 
 /* Create a simulation with the given seed.  *out is owned by the caller and
  * released with aiw_sim_free(). */
@@ -128,6 +134,13 @@ AIW_EXPORT aiw_status aiw_sim_now(const aiw_sim *sim, double *out);
  * once per sample tick).  fn NULL removes it. */
 AIW_EXPORT aiw_status aiw_sim_set_progress(aiw_sim *sim, aiw_progress_fn fn, void *payload,
                                            double every);
+/* Sample callback, called at every sample tick of run calls with every
+ * curve's new point: the way to stream whole curves out of a run whose
+ * sim.series_keep bounds the points kept in memory.  It runs inside the
+ * run call (it may read results and set runtime parameters; run calls and
+ * aiw_sim_reset from it fail with AIW_ESTATE).  fn NULL removes it; the
+ * setting survives aiw_sim_reset. */
+AIW_EXPORT aiw_status aiw_sim_set_sample_callback(aiw_sim *sim, aiw_sample_fn fn, void *payload);
 
 /* Schedule fn(sim, t, payload) at simulated time t >= now.  Events at equal
  * times run in the order they were scheduled.  *out_handle (may be NULL)
@@ -148,7 +161,10 @@ AIW_EXPORT aiw_status aiw_sim_metric_count(aiw_sim *sim, size_t *out);
 AIW_EXPORT aiw_status aiw_sim_metric_name(aiw_sim *sim, size_t i, const char **out);
 
 /* Curves: fixed sample_interval, each point the average over the interval
- * that ends at its time. */
+ * that ends at its time.  With sim.series_keep = N (default all) only the
+ * most recent N points of each curve stay in memory: the length, copy-out
+ * and writers cover those, oldest first (older points went to the sample
+ * callback, if any, and were dropped). */
 AIW_EXPORT aiw_status aiw_sim_series_count(aiw_sim *sim, size_t *out);
 AIW_EXPORT aiw_status aiw_sim_series_name(aiw_sim *sim, size_t i, const char **out);
 AIW_EXPORT aiw_status aiw_sim_series_unit(aiw_sim *sim, const char *name, const char **out);

@@ -57,7 +57,7 @@ AIW_EXPORT aiw_status aiw_sim_write_csv(aiw_sim *sim, const char *path)
 	FILE *f = open_out(sim, path, "aiw_sim_write_csv");
 	if (!f)
 		return aiw_sim_errmsg(sim)[0] && !path ? AIW_EINVAL : AIW_EIO;
-	const aiw_recorder *r = aiw__recorder(sim);
+	aiw_recorder *r = aiw__recorder(sim);
 	size_t ns = aiw_rec_count(r), len = aiw_rec_length(r);
 	fputs("time_s", f);
 	for (size_t i = 0; i < ns; i++) {
@@ -541,7 +541,7 @@ AIW_EXPORT aiw_status aiw_sim_write_prometheus(aiw_sim *sim, const char *path)
 		}
 	}
 	/* the last point of the standard curves, under the operators' names */
-	const aiw_recorder *r = aiw__recorder(sim);
+	aiw_recorder *r = aiw__recorder(sim);
 	size_t ns = aiw_rec_count(r), len = aiw_rec_length(r);
 	for (size_t i = 0; len && i < ns; i++) {
 		split_name p;
@@ -620,10 +620,14 @@ static void promtest_run(FILE *f, const char *cur, size_t run)
 		fprintf(f, " %sx%zu", cur, run - 1);
 }
 
-static void promtest_values(FILE *f, const double *v, size_t n, double scale)
+static void promtest_values(FILE *f, const double *v, size_t n, double scale, uint64_t skip)
 {
-	/* index 0 (time 0) has no point: a curve's first point ends one interval in */
+	/* index 0 (time 0) has no point: a curve's first point ends one interval
+	 * in; then blanks for the points a bounded sim.series_keep dropped, so
+	 * that sample k is still the point at time k x interval */
 	fputs("'_", f);
+	if (skip)
+		fprintf(f, " _x%llu", (unsigned long long)skip);
 	char cur[40] = "", nxt[40];
 	size_t run = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -652,7 +656,7 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 		return AIW_EINVAL;
 	if (!path)
 		return aiw__err(sim, AIW_EINVAL, "aiw_sim_write_promtest: path is NULL");
-	const aiw_recorder *r = aiw__recorder(sim);
+	aiw_recorder *r = aiw__recorder(sim);
 	size_t ns = aiw_rec_count(r), len = aiw_rec_length(r);
 	if (len == 0)
 		return aiw__err(sim, AIW_ESTATE, "aiw_sim_write_promtest: no curves yet (run first)");
@@ -681,6 +685,14 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 	        "# averages the interval ending at time t is the sample at t.  Add\n"
 	        "# alert_rule_test or promql_expr_test entries to the test below.\n",
 	        aiw_version_string(), seed[0] ? seed : "0", now, dur);
+	uint64_t dropped = aiw_rec_dropped(r);
+	double t0 = aiw_rec_window_start(r);
+	if (dropped)
+		fprintf(f,
+		        "# sim.series_keep kept the last %zu points of each curve: the %llu samples\n"
+		        "# up to %.17g s were streamed out and are blank here, and the counters\n"
+		        "# count from %.17g s.\n",
+		        len, (unsigned long long)dropped, t0, t0);
 	fputs("rule_files:", f);
 	bool any = false;
 	if (rule_files) {
@@ -724,7 +736,7 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 				 * back the counts, the counter operators scrape */
 				double sum = 0;
 				for (size_t k = 0; k < len; k++) {
-					double dt = t[k] - (k ? t[k - 1] : 0);
+					double dt = t[k] - (k ? t[k - 1] : t0);
 					if (isfinite(v[k]))
 						sum += v[k] * dt;
 					acc[k] = sum;
@@ -736,7 +748,7 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 		}
 		fprintf(f, "      - series: '%s%s%s%s'\n        values: ", name, labels[0] ? "{" : "",
 		        labels, labels[0] ? "}" : "");
-		promtest_values(f, v, len, scale);
+		promtest_values(f, v, len, scale, dropped);
 	}
 	free(acc);
 	return close_out(sim, f, path);
@@ -788,25 +800,28 @@ typedef struct axis {
 	const char *unit;
 } axis;
 
-static void time_axis(double end, axis *a)
+/* The time axis from start (0, or where the kept points of a bounded
+ * sim.series_keep begin) to end; its unit follows the span shown. */
+static void time_axis(double start, double end, axis *a)
 {
 	static const double mins[] = {1, 2, 5, 10, 15, 20, 30, 60};
 	static const double hours[] = {1, 2, 3, 4, 6, 8, 12, 24};
 	static const double days[] = {1, 2, 5, 7, 10, 14, 15, 30, 60, 90, 180, 365};
-	a->lo = 0;
-	a->hi = end > 0 ? end : 1;
+	a->lo = start > 0 && start < end ? start : 0;
+	a->hi = end > a->lo ? end : a->lo + 1;
 	const double *c = NULL;
 	size_t nc = 0;
-	if (a->hi <= 180) {
+	double w = a->hi - a->lo;
+	if (w <= 180) {
 		a->div = 1, a->unit = "s";
-	} else if (a->hi <= 3 * 3600.0) {
+	} else if (w <= 3 * 3600.0) {
 		a->div = 60, a->unit = "min", c = mins, nc = sizeof mins / sizeof *mins;
-	} else if (a->hi <= 4 * 86400.0) {
+	} else if (w <= 4 * 86400.0) {
 		a->div = 3600, a->unit = "h", c = hours, nc = sizeof hours / sizeof *hours;
 	} else {
 		a->div = 86400, a->unit = "days", c = days, nc = sizeof days / sizeof *days;
 	}
-	double span = a->hi / a->div;
+	double span = w / a->div;
 	a->step = nice_step(span, 8);
 	for (size_t i = 0; i < nc; i++)
 		if (span / c[i] <= 10) {
@@ -883,8 +898,9 @@ static void panel_frame(panel *p, const char *title, const char *ylabel, bool pe
 		tick_label(f, percent ? v * 100 : v / p->y.div);
 		fputs("</text>\n", f);
 	}
-	/* x ticks */
-	for (double t = p->x.lo; t <= p->x.hi * (1 + 1e-9); t += p->x.step) {
+	/* x ticks, at multiples of the step */
+	for (double t = ceil(p->x.lo / p->x.step - 1e-9) * p->x.step; t <= p->x.hi * (1 + 1e-9);
+	     t += p->x.step) {
 		double x = px(p, t);
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", x,
 		        p->y0, x, p->y0 + SVG_PANEL_H);
@@ -1022,7 +1038,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		return AIW_EINVAL;
 	if (!path)
 		return aiw__err(sim, AIW_EINVAL, "aiw_sim_write_svg: path is NULL");
-	const aiw_recorder *r = aiw__recorder(sim);
+	aiw_recorder *r = aiw__recorder(sim);
 	size_t len = aiw_rec_length(r);
 	int it = aiw_rec_find(r, "site.power_w"), fac = aiw_rec_find(r, "site.facility_power_w");
 	int sutil = aiw_rec_find(r, "site.utilization");
@@ -1063,7 +1079,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		return AIW_EIO;
 	}
 	const double *t = aiw_rec_times(r);
-	double end = t[len - 1];
+	double end = t[len - 1], start = aiw_rec_window_start(r);
 	int npanels = 1 + (ncomp > 0) + (ncomp > 0 || sutil >= 0) + (nrep > 0);
 	int height = SVG_TOP + npanels * (SVG_PANEL_H + SVG_GAP) + 10;
 	fprintf(f,
@@ -1098,12 +1114,16 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 	double peak = NAN, div = NAN;
 	aiw_sim_metric(sim, "site.power_peak_w", &peak);
 	aiw_sim_metric(sim, "site.diversity_factor", &div);
-	axis ta;
-	time_axis(end, &ta);
+	axis ta, whole;
+	time_axis(start, end, &ta);
+	time_axis(0, end, &whole);
 	fprintf(f, "</text>\n<text x=\"%d\" y=\"48\" class=\"sub\">libaiworkload %s, seed %s, %g %s "
 	           "simulated, one point per %g s",
-	        SVG_LEFT, aiw_version_string(), seed, end / ta.div, ta.unit,
-	        len > 1 ? t[1] - t[0] : t[0]);
+	        SVG_LEFT, aiw_version_string(), seed, end / whole.div, whole.unit,
+	        len > 1 ? t[1] - t[0] : t[0] - start);
+	if (start > 0)
+		fprintf(f, ", the last %zu points (sim.series_keep; from %g %s)", len,
+		        start / ta.div, ta.unit);
 	if (isfinite(peak)) {
 		axis pa;
 		value_axis(peak, true, &pa);
@@ -1175,8 +1195,8 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 			const char *col = PALETTE[c % NPALETTE];
 			fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.85\" stroke=\"%s\" "
 			           "stroke-width=\"0.5\" d=\"M%.1f %.1f",
-			        col, col, px(&p, 0), py(&p, lo[0]));
-			fprintf(f, "L%.1f %.1f", px(&p, 0), py(&p, hi[0]));
+			        col, col, px(&p, start), py(&p, lo[0]));
+			fprintf(f, "L%.1f %.1f", px(&p, start), py(&p, hi[0]));
 			for (size_t j = 0; j < m; j++)
 				fprintf(f, "L%.1f %.1f", px(&p, tm[j]), py(&p, hi[j]));
 			for (size_t j = m; j-- > 0;)

@@ -224,8 +224,10 @@ enum {
 	AIW_PF_AUTO = 1u << 1,    /* accepts "auto" (stored as NAN) */
 	AIW_PF_NONE = 1u << 2,    /* accepts "none"/"" meaning unset */
 	AIW_PF_EXCL_MIN = 1u << 3, /* range open at min: value must be > min */
-	AIW_PF_PATH = 1u << 4      /* a file name: relative ones resolve against the
+	AIW_PF_PATH = 1u << 4,     /* a file name: relative ones resolve against the
 	                              scenario file's directory when loaded from one */
+	AIW_PF_ALL = 1u << 5       /* a count where 0 means no bound: accepts "all"
+	                              (stored as 0), and 0 formats as "all" */
 };
 
 typedef struct aiw_param_def {
@@ -345,6 +347,9 @@ uint64_t aiw__stream_seed(uint64_t seed, const char *text);
 const char *aiw__base_dir(const aiw_sim *sim);
 /* Mark a fatal model error during a run: the run call returns it. */
 void aiw__fail(aiw_sim *sim, aiw_status code);
+/* The sample callback (aiw_sim_set_sample_callback) and its payload, or
+ * NULL when none is set. */
+aiw_sample_fn aiw__sample_fn(const aiw_sim *sim, void **payload);
 
 /* ======================================================================== */
 /* series.c: recorder of fixed-interval curves                               */
@@ -361,16 +366,28 @@ typedef struct aiw_recorder aiw_recorder;
 aiw_recorder *aiw_rec_new(void);
 void aiw_rec_free(aiw_recorder *r);
 void aiw_rec_clear(aiw_recorder *r);
-/* Called by sim.c: start of a run, one tick, series access. */
-aiw_status aiw_rec_begin(aiw_sim *sim, double interval);
+/* Called by sim.c: start of a run (keep: sim.series_keep, 0 keeps every
+ * point, else a ring of at most keep points), one tick, series access. */
+aiw_status aiw_rec_begin(aiw_sim *sim, double interval, size_t keep);
 void aiw_rec_tick(aiw_sim *sim, double t);
 size_t aiw_rec_count(const aiw_recorder *r);
 const char *aiw_rec_name(const aiw_recorder *r, size_t i);
 const char *aiw_rec_unit(const aiw_recorder *r, size_t i);
 int aiw_rec_find(const aiw_recorder *r, const char *name);
+/* Points kept per curve (<= series_keep when that is set). */
 size_t aiw_rec_length(const aiw_recorder *r);
-const double *aiw_rec_times(const aiw_recorder *r);
-const double *aiw_rec_values(const aiw_recorder *r, size_t i);
+/* Points allocated per curve (what the memory of the curves is). */
+size_t aiw_rec_capacity(const aiw_recorder *r);
+/* Points recorded and no longer kept (streamed out of the ring). */
+uint64_t aiw_rec_dropped(const aiw_recorder *r);
+/* Start of the interval the oldest kept point averages: 0 unless points
+ * were dropped. */
+double aiw_rec_window_start(const aiw_recorder *r);
+/* The kept times and the values of curve i, oldest first, length
+ * aiw_rec_length.  Not const: a ring that wrapped is rotated in place, so
+ * the pointers are valid until the next tick. */
+const double *aiw_rec_times(aiw_recorder *r);
+const double *aiw_rec_values(aiw_recorder *r, size_t i);
 aiw_recorder *aiw__recorder(aiw_sim *sim);
 
 /* ======================================================================== */

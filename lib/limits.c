@@ -21,7 +21,8 @@
  *    hooks visit each).
  * Memory: curves = capacity x (curves + 1) x 8 B, the capacity being the
  * recorder's (every sample, allocated at once up to 2^20, beyond that 2^20
- * doubled until it holds every sample); 8 B of peak per
+ * doubled until it holds every sample; at most sim.series_keep points when
+ * that bounds the curves to a ring); 8 B of peak per
  * rack at the site, 56 B per inference rack, 64 B per load rack; 320 B per
  * replica slot; KPA windows of stable_window / metric_interval x 8 B; the
  * fixed state of each model (histograms: 256 KiB per training job, 160 KiB
@@ -549,19 +550,31 @@ static void estimate(aiw_sim *sim, est *E)
 	         "slots)",
 	         num(a, sizeof a, samples), num(b, sizeof b, tick_units));
 	add_work(E, &it);
-	/* the recorder allocates up to 2^20 samples at once, then doubles */
+	/* the recorder allocates up to 2^20 samples at once, then doubles; a
+	 * bounded sim.series_keep caps it (a ring of the last keep points) */
 	double cap = ceil(samples);
 	if (cap > 1048576) {
 		cap = 1048576;
 		while (cap < samples)
 			cap *= 2;
 	}
+	double keep = pnum(sc, "series_keep", 0);
+	bool ring = keep >= 1 && keep < cap;
+	if (ring)
+		cap = keep;
+	E->out.points = samples > 0 ? cap : 0;
 	item m;
-	FMT_ITEM(&m, samples > 0 ? cap * (curves + 1) * 8 : 0,
-	         "raise sim.sample_interval or lower sim.duration",
-	         "the curves: about @ bytes (%s samples x %s curves x 8 B%s)",
-	         num(a, sizeof a, samples), num(b, sizeof b, curves),
-	         cap > 1048576 ? ", grown by doubling" : "");
+	if (ring)
+		FMT_ITEM(&m, cap * (curves + 1) * 8, "lower sim.series_keep",
+		         "the curves: about @ bytes (the last %s points, sim.series_keep, x %s curves x "
+		         "8 B)",
+		         num(a, sizeof a, cap), num(b, sizeof b, curves));
+	else
+		FMT_ITEM(&m, samples > 0 ? cap * (curves + 1) * 8 : 0,
+		         "raise sim.sample_interval, lower sim.duration or set sim.series_keep",
+		         "the curves: about @ bytes (%s samples x %s curves x 8 B%s)",
+		         num(a, sizeof a, samples), num(b, sizeof b, curves),
+		         cap > 1048576 ? ", grown by doubling" : "");
 	add_mem(E, &m);
 	FMT_ITEM(&m, 8 * site_racks, "raise site.gpus_per_rack",
 	         "the site: about @ bytes for %s racks of %s GPUs", num(a, sizeof a, site_racks),

@@ -27,7 +27,7 @@
  * hours of CPU. */
 #define AIW_LIMIT_WORK 1e10
 /* Estimated memory of one run: curves (samples x curves x 8 B, grown by
- * doubling), racks, load racks, histograms, replica slots, pending events. */
+ * doubling, or sim.series_keep x curves x 8 B), racks, load racks, histograms, replica slots, pending events. */
 #define AIW_LIMIT_MEMORY_BYTES 4e9
 /* Events pending at once (the engine's own limit, 2^24 - 1). */
 #define AIW_LIMIT_PENDING ((double)AIW_ENGINE_MAX_PENDING)
@@ -37,7 +37,9 @@ typedef struct aiw_limits_est {
 	double work_max;     /* the largest single item */
 	double memory_bytes; /* estimated peak memory of the run */
 	double pending;      /* estimated events pending at once (upper bound) */
-	double samples;      /* points per curve */
+	double samples;      /* points per curve (ticks of the run) */
+	double points;       /* points each curve allocates: samples, or the ring of
+	                        sim.series_keep (the recorder's capacity) */
 	double curves;       /* curves recorded (an upper bound) */
 } aiw_limits_est;
 

@@ -293,6 +293,11 @@ aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const cha
 		n.d = NAN;
 		goto done;
 	}
+	if ((def->flags & AIW_PF_ALL) && strcasecmp(t, "all") == 0) {
+		n.set = true;
+		n.d = 0;
+		goto done;
+	}
 	if ((def->flags & AIW_PF_AUTO) && strcasecmp(t, "auto") == 0) {
 		n.set = true;
 		n.is_auto = true;
@@ -343,6 +348,9 @@ aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const cha
 		break;
 	default:
 		st = aiw_parse_units(def->type, t, &n.d, errbuf, errlen);
+		if (st == AIW_EPARSE && (def->flags & AIW_PF_ALL))
+			st = aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not all or %s", t,
+			                 UNIT_HINT[def->type]);
 		if (st == AIW_OK && def->type == AIW_PT_INT && n.d != floor(n.d))
 			st = aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer", t);
 		if (st == AIW_OK &&
@@ -414,6 +422,8 @@ void aiw_value_format(const aiw_param_def *def, const aiw_value *v, char *buf, s
 		snprintf(buf, len, "none");
 	else if (v->is_auto)
 		snprintf(buf, len, "auto");
+	else if ((def->flags & AIW_PF_ALL) && v->d == 0)
+		snprintf(buf, len, "all");
 	else if (def->type == AIW_PT_DIST && v->dist)
 		snprintf(buf, len, "%s", v->dist->spec);
 	else if (def->type == AIW_PT_ENUM)

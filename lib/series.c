@@ -6,8 +6,19 @@
  * recorder asks every component to bring its integrals up to the tick, and
  * turns the deltas into interval averages: power = dE/dt, utilisation =
  * d(busy)/d(paid), cost rate = d(cost)/dt.  A curve therefore integrates back
- * to the energy metric exactly (to rounding).  Memory is O(samples x curves);
- * nothing per event is kept.
+ * to the energy metric exactly (to rounding).  Nothing per event is kept.
+ *
+ * Memory: every curve keeps its points in an array of one capacity shared
+ * with the times.  With sim.series_keep = all (0, the default) the capacity
+ * is the run's ticks, allocated at once up to 2^20 (doubled beyond), so
+ * memory is O(samples x curves).  With series_keep = N the capacity is
+ * min(ticks, N) and the arrays are a ring: once full, each tick overwrites
+ * the oldest point, so memory is O(N x curves) however long the run.
+ * Readers (aiw_rec_times, aiw_rec_values: the copy-out and the writers)
+ * first rotate the ring in place so that the oldest kept point is at index
+ * 0.  The sample callback (aiw_sim_set_sample_callback) sees every tick's
+ * values as they are recorded, so a consumer can stream whole curves out of
+ * a run that keeps only a few points.
  */
 #include "internal.h"
 
@@ -25,9 +36,14 @@ struct aiw_recorder {
 	series *s;
 	size_t ns, caps;
 	double *t;
-	size_t len, cap; /* points recorded, capacity of every array */
+	size_t len, cap; /* points kept, capacity of every array */
+	size_t head;     /* index of the oldest kept point (0 unless the ring wrapped) */
+	size_t cur;      /* index of the newest point (the one a tick fills) */
+	size_t keep;     /* sim.series_keep: 0 keeps every point, else at most keep */
+	uint64_t total;  /* points recorded since the run started (kept or not) */
 	size_t expect;   /* ticks the run's duration calls for: the first allocation */
-	double interval, last_t;
+	double *row;     /* the sample callback's values, one per curve */
+	double interval, last_t, cur_t;
 	uint64_t k;      /* index of the next tick */
 	bool in_tick;
 };
@@ -46,6 +62,7 @@ void aiw_rec_clear(aiw_recorder *r)
 	}
 	free(r->s);
 	free(r->t);
+	free(r->row);
 	memset(r, 0, sizeof *r);
 }
 
@@ -62,7 +79,7 @@ int aiw_rec_add(aiw_sim *sim, const char *name, const char *unit)
 	aiw_recorder *r = aiw__recorder(sim);
 	if (aiw_rec_find(r, name) >= 0)
 		return aiw__err(sim, AIW_EINVAL, "curve %s registered twice", name);
-	if (r->len)
+	if (r->total)
 		return aiw__err(sim, AIW_ESTATE, "curve %s registered after recording began", name);
 	if (r->ns == r->caps) {
 		size_t n = r->caps ? 2 * r->caps : 32;
@@ -88,13 +105,13 @@ void aiw_rec_put(aiw_sim *sim, int id, double value)
 {
 	aiw_recorder *r = aiw__recorder(sim);
 	if (id >= 0 && (size_t)id < r->ns && r->in_tick)
-		r->s[id].v[r->len - 1] = value;
+		r->s[id].v[r->cur] = value;
 }
 
 double aiw_rec_dt(const aiw_sim *sim)
 {
 	aiw_recorder *r = aiw__recorder((aiw_sim *)sim);
-	return r->len ? r->t[r->len - 1] - r->last_t : r->interval;
+	return r->total ? r->cur_t - r->last_t : r->interval;
 }
 
 static void tick_event(aiw_sim *sim, void *ctx, uint64_t arg);
@@ -105,18 +122,22 @@ static double tick_time(const aiw_recorder *r, double end)
 	return t > end ? end : t;
 }
 
-aiw_status aiw_rec_begin(aiw_sim *sim, double interval)
+aiw_status aiw_rec_begin(aiw_sim *sim, double interval, size_t keep)
 {
 	aiw_recorder *r = aiw__recorder(sim);
 	aiw_rec_clear(r);
 	r->interval = interval;
 	r->k = 1;
+	r->keep = keep;
 	/* ticks at interval, 2 interval, ... and one at the end: allocate that
 	 * many points at once (up to 2^20, 8 MiB a curve), so a run's curves
 	 * take what they hold without doubling slack; longer runs, or runs
-	 * extended later, still grow by doubling */
+	 * extended later, still grow by doubling.  A ring of keep points never
+	 * takes more than keep. */
 	double expect = ceil(aiw__end(sim) / interval);
 	r->expect = expect >= 1 && expect <= 1048576 ? (size_t)expect : 0;
+	if (keep && (!r->expect || r->expect > keep) && keep <= 1048576)
+		r->expect = keep;
 	/* standard curves of the components that take part in the accounting */
 	for (size_t i = 0; i < aiw__ncomps(sim); i++) {
 		aiw_comp *c = aiw__comp_at(sim, i);
@@ -140,9 +161,47 @@ aiw_status aiw_rec_begin(aiw_sim *sim, double interval)
 	return AIW_OK;
 }
 
+static void reverse(double *a, size_t lo, size_t hi)
+{
+	while (lo + 1 < hi) {
+		double x = a[lo];
+		a[lo++] = a[--hi];
+		a[hi] = x;
+	}
+}
+
+/* Rotate a[0 .. n) left by k in place (three reversals). */
+static void rotate(double *a, size_t n, size_t k)
+{
+	reverse(a, 0, k);
+	reverse(a, k, n);
+	reverse(a, 0, n);
+}
+
+/* Bring the oldest kept point to index 0 of every array.  The ring moves
+ * only once it is full (len == cap), so the whole capacity rotates. */
+static void linearize(aiw_recorder *r)
+{
+	if (!r->head)
+		return;
+	rotate(r->t, r->cap, r->head);
+	for (size_t i = 0; i < r->ns; i++)
+		rotate(r->s[i].v, r->cap, r->head);
+	r->cur = (r->cur + r->cap - r->head) % r->cap;
+	r->head = 0;
+}
+
 static bool grow(aiw_recorder *r)
 {
 	size_t n = r->cap ? 2 * r->cap : r->expect ? r->expect : 1024;
+	if (r->keep && n > r->keep)
+		n = r->keep;
+	linearize(r); /* (a ring that can still grow has not wrapped) */
+	if (!r->row) {
+		r->row = malloc((r->ns ? r->ns : 1) * sizeof *r->row);
+		if (!r->row)
+			return false;
+	}
 	double *t = realloc(r->t, n * sizeof *t);
 	if (!t)
 		return false;
@@ -160,15 +219,23 @@ static bool grow(aiw_recorder *r)
 void aiw_rec_tick(aiw_sim *sim, double t)
 {
 	aiw_recorder *r = aiw__recorder(sim);
-	if (r->len == r->cap && !grow(r)) {
+	if (r->len == r->cap && (!r->keep || r->cap < r->keep) && !grow(r)) {
 		aiw__err(sim, AIW_ENOMEM, "out of memory recording curves (%zu points)", r->len);
 		aiw__fail(sim, AIW_ENOMEM);
 		return;
 	}
-	r->t[r->len] = t;
+	if (r->len < r->cap) {
+		r->cur = (r->head + r->len) % r->cap;
+		r->len++;
+	} else { /* a full ring: the newest point replaces the oldest */
+		r->cur = r->head;
+		r->head = (r->head + 1) % r->cap;
+	}
+	r->total++;
+	r->cur_t = t;
+	r->t[r->cur] = t;
 	for (size_t i = 0; i < r->ns; i++)
-		r->s[i].v[r->len] = NAN;
-	r->len++;
+		r->s[i].v[r->cur] = NAN;
 	r->in_tick = true;
 	double dt = t - r->last_t;
 	size_t nc = aiw__ncomps(sim);
@@ -192,14 +259,24 @@ void aiw_rec_tick(aiw_sim *sim, double t)
 		c->prev_busy_gpu_s = c->busy_gpu_s;
 		c->prev_paid_gpu_s = c->paid_gpu_s;
 		c->prev_cost_usd = c->cost_usd;
-		r->s[c->series_base].v[r->len - 1] = c->tick_power_w;
-		r->s[c->series_base + 1].v[r->len - 1] = c->tick_util;
-		r->s[c->series_base + 2].v[r->len - 1] = c->tick_cost_rate;
+		r->s[c->series_base].v[r->cur] = c->tick_power_w;
+		r->s[c->series_base + 1].v[r->cur] = c->tick_util;
+		r->s[c->series_base + 2].v[r->cur] = c->tick_cost_rate;
 	}
 	if (site->kind->sample)
 		site->kind->sample(site, t);
 	r->in_tick = false;
 	r->last_t = t;
+	/* every curve has its point: hand the tick to the sample callback
+	 * (which may read or write anything of sim a callback may, including
+	 * the curves, rotating the ring: nothing of this tick is used after) */
+	void *payload;
+	aiw_sample_fn fn = aiw__sample_fn(sim, &payload);
+	if (fn) {
+		for (size_t i = 0; i < r->ns; i++)
+			r->row[i] = r->s[i].v[r->cur];
+		fn(sim, t, r->row, r->ns, payload);
+	}
 }
 
 static void tick_event(aiw_sim *sim, void *ctx, uint64_t arg)
@@ -218,8 +295,27 @@ size_t aiw_rec_count(const aiw_recorder *r) { return r->ns; }
 const char *aiw_rec_name(const aiw_recorder *r, size_t i) { return i < r->ns ? r->s[i].name : NULL; }
 const char *aiw_rec_unit(const aiw_recorder *r, size_t i) { return i < r->ns ? r->s[i].unit : NULL; }
 size_t aiw_rec_length(const aiw_recorder *r) { return r->len; }
-const double *aiw_rec_times(const aiw_recorder *r) { return r->t; }
-const double *aiw_rec_values(const aiw_recorder *r, size_t i) { return i < r->ns ? r->s[i].v : NULL; }
+size_t aiw_rec_capacity(const aiw_recorder *r) { return r->cap; }
+uint64_t aiw_rec_dropped(const aiw_recorder *r) { return r->total - r->len; }
+
+double aiw_rec_window_start(const aiw_recorder *r)
+{
+	/* the tick before the oldest kept one: ticks are k x interval (only the
+	 * last can be shorter, and it is never followed by another) */
+	return r->total > r->len ? (double)(r->total - r->len) * r->interval : 0.0;
+}
+
+const double *aiw_rec_times(aiw_recorder *r)
+{
+	linearize(r);
+	return r->t;
+}
+
+const double *aiw_rec_values(aiw_recorder *r, size_t i)
+{
+	linearize(r);
+	return i < r->ns ? r->s[i].v : NULL;
+}
 
 int aiw_rec_find(const aiw_recorder *r, const char *name)
 {
@@ -316,9 +412,9 @@ AIW_EXPORT aiw_status aiw_sim_series_copy(aiw_sim *sim, const char *name, double
 	aiw_recorder *r = aiw__recorder(sim);
 	size_t k = r->len < cap ? r->len : cap;
 	if (t)
-		memcpy(t, r->t, k * sizeof *t);
+		memcpy(t, aiw_rec_times(r), k * sizeof *t);
 	if (v)
-		memcpy(v, r->s[id].v, k * sizeof *v);
+		memcpy(v, aiw_rec_values(r, (size_t)id), k * sizeof *v);
 	if (n)
 		*n = k;
 	if (k < r->len)

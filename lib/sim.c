@@ -46,6 +46,8 @@ struct aiw_sim {
 	double end, sample_interval;
 	aiw_progress_fn progress;
 	void *progress_payload;
+	aiw_sample_fn sample;
+	void *sample_payload;
 	double progress_every, progress_next;
 	const char *base_dir;
 	char errmsg[ERRMSG_LEN];
@@ -118,6 +120,12 @@ void aiw__fail(aiw_sim *sim, aiw_status code)
 	if (sim->fail == AIW_OK)
 		sim->fail = code;
 	sim->eng.inl_end = -INFINITY; /* nothing runs in place any more */
+}
+
+aiw_sample_fn aiw__sample_fn(const aiw_sim *sim, void **payload)
+{
+	*payload = sim->sample_payload;
+	return sim->sample;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -716,6 +724,7 @@ static aiw_status start(aiw_sim *sim)
 	size_t iseed = aiw_kind_param_index(sc->kind, "seed");
 	size_t idur = aiw_kind_param_index(sc->kind, "duration");
 	size_t isi = aiw_kind_param_index(sc->kind, "sample_interval");
+	size_t ikeep = aiw_kind_param_index(sc->kind, "series_keep");
 	/* doubles hold integers exactly only up to 2^53: read big seeds as text */
 	sim->seed = sc->v[iseed].d < 9007199254740992.0 ? (uint64_t)sc->v[iseed].d
 	                                                : strtoull(sc->v[iseed].s, NULL, 10);
@@ -745,7 +754,7 @@ static aiw_status start(aiw_sim *sim)
 		}
 		gsl_rng_set(c->rng, (unsigned long)aiw__stream_seed(sim->seed, c->prefix));
 	}
-	aiw_status st = aiw_rec_begin(sim, si);
+	aiw_status st = aiw_rec_begin(sim, si, (size_t)sc->v[ikeep].d);
 	if (st != AIW_OK) {
 		stop_components(sim);
 		aiw_rec_clear(sim->rec);
@@ -862,6 +871,17 @@ AIW_EXPORT aiw_status aiw_sim_now(const aiw_sim *sim, double *out)
 	return AIW_OK;
 }
 
+AIW_EXPORT aiw_status aiw_sim_set_sample_callback(aiw_sim *sim, aiw_sample_fn fn, void *payload)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	/* read at every tick (series.c), so a change, even from inside the
+	 * callback, takes effect at the next tick */
+	sim->sample = fn;
+	sim->sample_payload = fn ? payload : NULL;
+	return AIW_OK;
+}
+
 AIW_EXPORT aiw_status aiw_sim_set_progress(aiw_sim *sim, aiw_progress_fn fn, void *payload,
                                            double every)
 {
@@ -939,6 +959,10 @@ static const aiw_param_def SIM_PARAMS[] = {
 	 "simulated time span of a run", 0},
 	{"sample_interval", "sim.sample_interval", AIW_PT_DURATION, "1min", "s", 1e-6, 3.2e9, NULL,
 	 0, "interval of the recorded curves (each point averages one interval)", 0},
+	{"series_keep", "sim.series_keep", AIW_PT_INT, "all", "", 0, 5e7, NULL, AIW_PF_ALL,
+	 "points each curve keeps in memory: all (or 0) keeps every point; N keeps the most "
+	 "recent N, older points are streamed out (to the sample callback) and dropped",
+	 0},
 };
 
 const aiw_kind aiw_kind_sim = {

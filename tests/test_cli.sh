@@ -1,8 +1,9 @@
 #!/bin/sh
 # The aiworkload command: usage and exit codes, the built-in default and its
-# shipped copy, the generated manual page, every output file (CSV, JSON,
-# Prometheus exposition checked by promtool, promtool rule tests, SVG
-# checked as XML), determinism, progress on stderr only when asked.
+# shipped copy, the generated manual page, every output file (CSV, the CSV
+# streamed during the run, JSON, Prometheus exposition checked by promtool,
+# promtool rule tests, SVG checked as XML), determinism, progress on stderr
+# only when asked.
 # Exit 77 (skip) only when promtool is missing; every other check still runs.
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
@@ -185,6 +186,39 @@ if cmp -s "$tmp/a1.csv" "$tmp/a3.csv"; then bad "--seed changes nothing"; else
 "$aiw" run "$tmp/small.ini" --summary none --set training.tiny.gpus=128 --series "$tmp/a4.csv"
 if cmp -s "$tmp/a1.csv" "$tmp/a4.csv"; then bad "--set changes nothing"; else
 	ok "--set applies"; fi
+
+# --- --stream-csv: the CSV written as the run goes, curves kept small --------
+# The streamed file equals --series of a run that keeps every point, and so
+# does the summary (its time averages come from the stream, not from the 60
+# points kept); the run keeps sim.series_keep = 60 unless told otherwise.
+expect 0 "--series (whole curves)" -- "$aiw" run "$tmp/small.ini" --series "$tmp/whole.csv" \
+	--summary full --no-progress
+grep -v ' s wall$' "$tmp/out" >"$tmp/sum_whole"
+expect 0 "--stream-csv" -- "$aiw" run "$tmp/small.ini" --stream-csv "$tmp/stream.csv" \
+	--summary full --json "$tmp/stream.json" --no-progress
+grep -v ' s wall$' "$tmp/out" >"$tmp/sum_stream"
+if cmp -s "$tmp/whole.csv" "$tmp/stream.csv"; then ok "--stream-csv == --series"; else
+	bad "--stream-csv differs from --series:"
+	diff "$tmp/whole.csv" "$tmp/stream.csv" | head -5; fi
+if cmp -s "$tmp/sum_whole" "$tmp/sum_stream"; then ok "streamed run, same summary"; else
+	bad "the summary of a streamed run differs:"
+	diff "$tmp/sum_whole" "$tmp/sum_stream" | head -5; fi
+[ "$(wc -l <"$tmp/stream.csv")" -eq 121 ] && ok "--stream-csv: 120 rows and a header" ||
+	bad "--stream-csv: $(wc -l <"$tmp/stream.csv") lines, expected 121"
+has "$tmp/stream.json" '"sim.series_keep": "60"' "--stream-csv keeps 60 points in memory"
+expect 0 "--stream-csv with --set sim.series_keep" -- "$aiw" run "$tmp/small.ini" \
+	--stream-csv "$tmp/stream2.csv" --set sim.series_keep=all --json "$tmp/stream2.json" \
+	--summary none
+has "$tmp/stream2.json" '"sim.series_keep": "all"' "--set sim.series_keep overrides --stream-csv"
+cmp -s "$tmp/whole.csv" "$tmp/stream2.csv" && ok "--stream-csv with series_keep = all" ||
+	bad "--stream-csv with series_keep = all differs"
+expect 1 "--stream-csv unwritable" -- "$aiw" run "$tmp/small.ini" --summary none \
+	--stream-csv /nonexistent/dir/s.csv
+has "$tmp/err" "/nonexistent/dir/s.csv" "the unwritable stream path is named"
+expect 2 "bad sim.series_keep" -- "$aiw" run "$tmp/small.ini" --summary none \
+	--set sim.series_keep=-1
+has "$tmp/err" "sim.series_keep = -1: -1 is outside the range [0, 5e+07]" \
+	"bad sim.series_keep names the parameter, value and range"
 
 # --- progress only on request (stderr is not a terminal here) ---------------
 "$aiw" run "$tmp/small.ini" --summary none 2>"$tmp/e1"

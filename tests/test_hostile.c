@@ -114,6 +114,17 @@ static const set_case SET_CASES[] = {
 	 "sim.sample_interval = 1e-12: 1e-12 is outside the range [1e-06, 3.2e+09] s"},
 	{"sim.sample_interval", "0", AIW_ERANGE,
 	 "sim.sample_interval = 0: 0 is outside the range [1e-06, 3.2e+09] s"},
+	/* curve retention: all, 0 or 1 .. 5e7 points */
+	{"sim.series_keep", "-1", AIW_ERANGE,
+	 "sim.series_keep = -1: -1 is outside the range [0, 5e+07]"},
+	{"sim.series_keep", "1e9", AIW_ERANGE,
+	 "sim.series_keep = 1e9: 1e9 is outside the range [0, 5e+07]"},
+	{"sim.series_keep", "2.5", AIW_EPARSE, "sim.series_keep = 2.5: '2.5' is not an integer"},
+	{"sim.series_keep", "some", AIW_EPARSE,
+	 "sim.series_keep = some: 'some' is not all or an integer"},
+	{"sim.series_keep", "nan", AIW_EPARSE,
+	 "sim.series_keep = nan: 'nan' is not all or an integer"},
+	{"sim.series_keep", "", AIW_EPARSE, "sim.series_keep = : '' is not all or an integer"},
 	/* durations past 100 years (3.2e9 s is about 101.5 years) */
 	{"sim.duration", "102y", AIW_ERANGE,
 	 "sim.duration = 102y: 102y is outside the range (0, 3.2e+09] s"},
@@ -168,6 +179,11 @@ START_TEST(set_double_non_finite)
 	ck_assert_int_eq(aiw_sim_schedule(sim, INFINITY, noop_event, NULL, NULL),
 	                 AIW_ERANGE);
 	ck_assert_int_eq(aiw_sim_set_progress(sim, NULL, NULL, NAN), AIW_ERANGE);
+	ck_assert_int_eq(aiw_sim_set_double(sim, "sim.series_keep", NAN), AIW_ERANGE);
+	ck_assert_msg_eq(sim, "sim.series_keep = nan: not a finite number");
+	ck_assert_int_eq(aiw_sim_set_double(sim, "sim.series_keep", -1), AIW_ERANGE);
+	ck_assert_msg_eq(sim, "sim.series_keep = -1: -1 is outside the range [0, 5e+07]");
+	ck_assert_int_eq(aiw_sim_set_sample_callback(NULL, NULL, NULL), AIW_EINVAL);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -257,7 +273,7 @@ static const run_case RUN_CASES[] = {
 	 AIW_ELIMIT,
 	 "the run: about 1.8e10 bytes of memory (the largest part: the curves: about 1.8e10 bytes "
 	 "(5e7 samples x 32 curves x 8 B, grown by doubling)); the limit is 4e9 bytes (raise "
-	 "sim.sample_interval or lower sim.duration)"},
+	 "sim.sample_interval, lower sim.duration or set sim.series_keep)"},
 	{"[sim]\nduration = 1h\nsample_interval = 1h\n[site]\ngpus_per_rack = 1\n"
 	 "[inference a]\nreplicas = 100000\n"
 	 "gpus_per_replica = 4096\nrate = 0\n",
@@ -271,6 +287,13 @@ static const run_case RUN_CASES[] = {
 	 AIW_ELIMIT,
 	 "the recorder: about 1.9e10 rack and replica samples (1441 samples x 1.3e7 racks and "
 	 "replica slots); the limit is 1e10 (raise sim.sample_interval or site.gpus_per_rack)"},
+	/* the same with a ring of 5e7 points: the ring is what is too big */
+	{"[sim]\nduration = 50s\nsample_interval = 1e-6\nseries_keep = 5e7\n[training t]\n"
+	 "[inference a]\n",
+	 AIW_ELIMIT,
+	 "the run: about 1.3e10 bytes of memory (the largest part: the curves: about 1.3e10 bytes "
+	 "(the last 5e7 points, sim.series_keep, x 32 curves x 8 B)); the limit is 4e9 bytes "
+	 "(lower sim.series_keep)"},
 	/* 1e-6 s samples for a day: the recorder's own limit */
 	{"[sim]\nduration = 1d\nsample_interval = 1e-6\n", AIW_ELIMIT,
 	 "sim.duration / sim.sample_interval = 8.64e+10 samples per curve; the limit is 5e7 "

@@ -152,6 +152,10 @@ static int exit_code_of(aiw_status st)
 /* ======================================================================== */
 /* help                                                                      */
 /* ======================================================================== */
+/* Points of each curve --stream-csv keeps in memory (sim.series_keep): an
+ * hour at the default 1-minute interval, whatever the duration. */
+#define STREAM_KEEP 60
+
 static void usage_text(FILE *f)
 {
 	fprintf(f,
@@ -175,6 +179,10 @@ static void usage_text(FILE *f)
 	        "  --summary FORMAT     text (key figures, default), full (every metric), json\n"
 	        "                       or none, on standard output\n"
 	        "  --series FILE.csv    every curve, one column each, units in the header\n"
+	        "  --stream-csv FILE    the same CSV, written as the run goes; keeps only the\n"
+	        "                       last %d points of each curve in memory (unless the\n"
+	        "                       scenario or --set gives sim.series_keep, or --series,\n"
+	        "                       --promtest or --plot needs the whole curves)\n"
 	        "  --json FILE.json     summary metrics, parameters and run metadata\n"
 	        "  --metrics FILE.prom  Prometheus text exposition of the final metrics\n"
 	        "  --promtest FILE.yml  the curves as `promtool test rules` input series\n"
@@ -192,7 +200,8 @@ static void usage_text(FILE *f)
 	        "\n"
 	        "Exit status: 0 success, 2 bad usage or invalid scenario, 1 other failure.\n"
 	        "`aiworkload sweep --help` describes sweeps.  See aiworkload(1),\n"
-	        "aiworkload-scenario(5), aiworkload-params(7).\n");
+	        "aiworkload-scenario(5), aiworkload-params(7).\n",
+	        STREAM_KEEP);
 }
 
 static int usage_error(const char *fmt, ...)
@@ -726,6 +735,7 @@ typedef struct run_opts {
 	const char *seed, *duration, *sample_interval;
 	const char *summary;
 	const char *series, *json, *metrics, *promtest, *rules, *plot, *title;
+	const char *stream_csv;
 	int progress; /* -1 auto, 0 off, 1 on */
 } run_opts;
 
@@ -797,6 +807,8 @@ static int parse_run_opts(int argc, char **argv, int first, run_opts *o, bool pl
 			o->summary = v;
 		} else if (opt_value(argc, argv, &i, "--series", &v, &err)) {
 			o->series = v;
+		} else if (opt_value(argc, argv, &i, "--stream-csv", &v, &err)) {
+			o->stream_csv = v;
 		} else if (opt_value(argc, argv, &i, "--json", &v, &err)) {
 			o->json = v;
 		} else if (opt_value(argc, argv, &i, "--metrics", &v, &err)) {
@@ -922,9 +934,96 @@ static int write_json_meta(aiw_sim *sim, FILE *out, const run_opts *o, double wa
 	return ferror(out) ? EXIT_FAIL : 0;
 }
 
-/* Time average of a curve (NAN without points). */
-static double curve_mean(aiw_sim *sim, const char *name)
+/* ======================================================================== */
+/* --stream-csv: the CSV of aiw_sim_write_csv, a row at every sample tick    */
+/* ======================================================================== */
+typedef struct stream {
+	FILE *f;
+	bool header;
+	size_t n;           /* curves */
+	double *sum, *span; /* per curve: integral of its finite points and their
+	                       time span, for the summary's time averages (the
+	                       curves keep only their last points in memory) */
+	double last_t;
+	bool oom;
+} stream;
+
+static void csv_num(FILE *f, double x)
 {
+	if (isfinite(x)) /* else an empty field, as aiw_sim_write_csv */
+		fprintf(f, "%.17g", x);
+}
+
+static void stream_header(aiw_sim *sim, stream *s)
+{
+	size_t n = 0;
+	aiw_sim_series_count(sim, &n);
+	fputs("time_s", s->f);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = "", *unit = "";
+		aiw_sim_series_name(sim, i, &name);
+		aiw_sim_series_unit(sim, name, &unit);
+		fprintf(s->f, ",%s [%s]", name, *unit ? unit : "1");
+	}
+	fputc('\n', s->f);
+	s->header = true;
+}
+
+static void stream_sample(aiw_sim *sim, double t, const double *v, size_t n, void *payload)
+{
+	stream *s = payload;
+	if (!s->header) {
+		stream_header(sim, s);
+		s->n = n;
+		s->sum = calloc(n ? n : 1, sizeof *s->sum);
+		s->span = calloc(n ? n : 1, sizeof *s->span);
+		s->oom = !s->sum || !s->span;
+	}
+	csv_num(s->f, t);
+	for (size_t i = 0; i < n; i++) {
+		fputc(',', s->f);
+		csv_num(s->f, v[i]);
+	}
+	fputc('\n', s->f);
+	/* the same sums, in the same order, as curve_mean over a whole curve */
+	double dt = t - s->last_t;
+	for (size_t i = 0; !s->oom && i < n && i < s->n; i++)
+		if (isfinite(v[i])) {
+			s->sum[i] += v[i] * dt;
+			s->span[i] += dt;
+		}
+	s->last_t = t;
+}
+
+/* Close the stream (writing the header if no tick came); 0 or EXIT_FAIL. */
+static int stream_close(aiw_sim *sim, stream *s, const char *path)
+{
+	if (!s->f)
+		return 0;
+	if (!s->header)
+		stream_header(sim, s);
+	bool bad = ferror(s->f) != 0;
+	if (fclose(s->f) != 0 || bad) {
+		errorf("error writing '%s'", path);
+		s->f = NULL;
+		return EXIT_FAIL;
+	}
+	s->f = NULL;
+	return 0;
+}
+
+/* Time average of a curve (NAN without points): from the stream's sums
+ * when the run streamed its curves, else from the kept points. */
+static double curve_mean(aiw_sim *sim, const char *name, const stream *s)
+{
+	if (s && s->sum && !s->oom) {
+		for (size_t i = 0; i < s->n; i++) {
+			const char *c;
+			if (aiw_sim_series_name(sim, i, &c) == AIW_OK && strcmp(c, name) == 0)
+				return s->span[i] > 0 ? s->sum[i] / s->span[i] : NAN;
+		}
+		return NAN;
+	}
 	size_t n = 0;
 	if (aiw_sim_series_length(sim, name, &n) != AIW_OK || n == 0)
 		return NAN;
@@ -951,7 +1050,8 @@ static void print_row(const char *label, const char *value)
 
 /* Summary table: site first, then each component in creation order with
  * its metrics (known ones labelled, in METRIC_DOCS order, then the rest). */
-static void print_summary(aiw_sim *sim, const run_opts *o, double wall, bool full)
+static void print_summary(aiw_sim *sim, const run_opts *o, double wall, bool full,
+                          const stream *s)
 {
 	size_t hidden = 0;
 	size_t n = 0;
@@ -1023,7 +1123,7 @@ static void print_summary(aiw_sim *sim, const run_opts *o, double wall, bool ful
 			for (size_t d = 0; d < sizeof METRIC_DOCS / sizeof *METRIC_DOCS; d++) {
 				const metric_doc *md = &METRIC_DOCS[d];
 				if (!has_util && !md->kind && strcmp(md->key, "utilization") == 0) {
-					um = curve_mean(sim, cname);
+					um = curve_mean(sim, cname, s);
 					if (isfinite(um)) {
 						char val[64];
 						fmt_value(val, sizeof val, um, F_PCT);
@@ -1093,7 +1193,31 @@ static int cmd_run(int argc, char **argv, int first, bool plot)
 		free(o.sets);
 		return EXIT_FAIL;
 	}
+	/* --stream-csv: a small ring of points in memory, unless the scenario or
+	 * --set says otherwise (set first, they override it) or another output
+	 * needs the whole curves */
+	stream st = {0};
+	if (o.stream_csv && !o.series && !o.promtest && !o.plot) {
+		char keep[32];
+		snprintf(keep, sizeof keep, "%d", STREAM_KEEP);
+		if (aiw_sim_set(sim, "sim.series_keep", keep) != AIW_OK) {
+			errorf("%s", aiw_sim_errmsg(sim)); /* a library without streaming */
+			aiw_sim_free(sim);
+			free(o.scenarios);
+			free(o.sets);
+			return EXIT_FAIL;
+		}
+	}
 	rc = configure(sim, &o);
+	if (rc == 0 && o.stream_csv) {
+		st.f = fopen(o.stream_csv, "w");
+		if (!st.f) {
+			errorf("cannot write '%s': %s", o.stream_csv, strerror(errno));
+			rc = EXIT_FAIL;
+		} else {
+			aiw_sim_set_sample_callback(sim, stream_sample, &st);
+		}
+	}
 	progress pr = {0};
 	if (rc == 0) {
 		bool show = o.progress == 1 || (o.progress == -1 && isatty(STDERR_FILENO));
@@ -1108,6 +1232,11 @@ static int cmd_run(int argc, char **argv, int first, bool plot)
 			errorf("%s", aiw_sim_errmsg(sim));
 			rc = exit_code_of(st) ? exit_code_of(st) : EXIT_FAIL;
 		}
+	}
+	if (st.f) {
+		int src = stream_close(sim, &st, o.stream_csv);
+		if (rc == 0)
+			rc = src;
 	}
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -1143,7 +1272,7 @@ static int cmd_run(int argc, char **argv, int first, bool plot)
 		}
 	}
 	if (rc == 0 && (strcmp(o.summary, "text") == 0 || strcmp(o.summary, "full") == 0))
-		print_summary(sim, &o, wall, strcmp(o.summary, "full") == 0);
+		print_summary(sim, &o, wall, strcmp(o.summary, "full") == 0, &st);
 	else if (rc == 0 && strcmp(o.summary, "json") == 0)
 		rc = write_json_meta(sim, stdout, &o, wall);
 	if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
@@ -1151,6 +1280,8 @@ static int cmd_run(int argc, char **argv, int first, bool plot)
 		rc = EXIT_FAIL;
 	}
 	aiw_sim_free(sim);
+	free(st.sum);
+	free(st.span);
 	free(o.scenarios);
 	free(o.sets);
 	return rc;
@@ -1404,7 +1535,11 @@ static int man_params(void)
 	       "Time series at\n.Li sim.sample_interval ,\n"
 	       "each point the average over the interval that ends at its time, read with\n"
 	       ".Xr aiw_sim_series_copy 3\n"
-	       "and written by\n.Xr aiw_sim_write_csv 3 .\n"
+	       "and written by\n.Xr aiw_sim_write_csv 3 ;\n"
+	       ".Li sim.series_keep\n"
+	       "bounds the points each keeps in memory, and\n"
+	       ".Xr aiw_sim_set_sample_callback 3\n"
+	       "streams every point as it is recorded.\n"
 	       ".Bl -column \"inference.NAME.cost_rate_usd_per_h\" \"USD/h\" -offset indent\n"
 	       ".It Sy curve Ta Sy unit\n");
 	for (size_t i = 0; i < ncv; i++) {

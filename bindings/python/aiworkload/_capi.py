@@ -42,6 +42,7 @@ STATUS = "aiw_status"  # marker: c_int restype + errcheck
 # address (c_void_p) so that the trampolines can look the owner up cheaply.
 EVENT_FN = CFUNCTYPE(None, c_void_p, c_double, c_void_p)
 PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_double, c_double, c_void_p)
+SAMPLE_FN = CFUNCTYPE(None, c_void_p, c_double, POINTER(c_double), c_size_t, c_void_p)
 SWEEP_FN = CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
 SWEEP_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_size_t, c_size_t, c_void_p)
 
@@ -79,6 +80,8 @@ SIGNATURES = {
     "aiw_sim_now": (STATUS, [("sim", SIM), ("out", PD)]),
     "aiw_sim_set_progress": (STATUS, [("sim", SIM), ("fn", PROGRESS_FN), ("payload", c_void_p),
                                       ("every", c_double)]),
+    "aiw_sim_set_sample_callback": (STATUS, [("sim", SIM), ("fn", SAMPLE_FN),
+                                             ("payload", c_void_p)]),
     "aiw_sim_schedule": (STATUS, [("sim", SIM), ("t", c_double), ("fn", EVENT_FN),
                                   ("payload", c_void_p), ("out_handle", PU64)]),
     "aiw_sim_cancel": (STATUS, [("sim", SIM), ("handle", c_uint64)]),
@@ -206,6 +209,7 @@ ARRAY_FUNCTIONS = {"aiw_sim_series_copy", "aiw_site_diversity_sweep", "aiw_train
 
 # C typedef names of the callback types above (the header test maps them).
 CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN,
+                  "aiw_sample_fn": SAMPLE_FN,
                   "aiw_sweep_fn": SWEEP_FN, "aiw_sweep_progress_fn": SWEEP_PROGRESS_FN}
 
 

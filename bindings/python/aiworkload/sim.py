@@ -6,9 +6,9 @@
         print(sim.metric("site.diversity_factor"))
         t, p = sim.series("site.power_w")
 
-Driver callbacks (schedule, set_progress) go through two module-level
-trampolines, so a Simulation holds no reference cycle and no per-event
-ctypes thunk.  An exception raised inside a callback is captured, the run
+Driver callbacks (schedule, set_progress, set_sample_callback) go through
+module-level trampolines, so a Simulation holds no reference cycle and no
+per-event ctypes thunk.  An exception raised inside a callback is captured, the run
 is stopped at the next sample tick (later callbacks of that simulation are
 skipped), and the exception is re-raised by the run call once the C
 function has returned: it is never lost inside ctypes.
@@ -23,7 +23,7 @@ from ctypes import byref, c_char_p, c_double, c_size_t, c_uint64, c_void_p, cast
     create_string_buffer
 
 from . import _arrays, _capi
-from ._capi import EVENT_FN, PROGRESS_FN, SIM
+from ._capi import EVENT_FN, PROGRESS_FN, SAMPLE_FN, SIM
 from .errors import AiwError, BufferError_, StateError
 
 
@@ -106,8 +106,24 @@ def _on_progress(simaddr, now, end, payload):
         return 1
 
 
+def _on_sample(simaddr, t, values, n, payload):
+    try:
+        sim = _owner(simaddr)
+        if sim is None or sim._exc is not None or sim._sample is None:
+            return
+        try:
+            sim._sample(sim, t, values[:n])
+        except BaseException as e:  # noqa: B902 - re-raised after the run
+            sim._fail(e)
+    except BaseException as e:  # pragma: no cover - bookkeeping failure
+        sim = _owner(simaddr)
+        if sim is not None and sim._exc is None:
+            sim._fail(e)
+
+
 _EVENT_TRAMPOLINE = EVENT_FN(_on_event)
 _PROGRESS_TRAMPOLINE = PROGRESS_FN(_on_progress)
+_SAMPLE_TRAMPOLINE = SAMPLE_FN(_on_sample)
 
 
 class Simulation(object):
@@ -129,6 +145,7 @@ class Simulation(object):
         self._events = {}
         self._handles = {}
         self._progress = None  # (fn, every) set by the user
+        self._sample = None  # fn(sim, t, values) set by the user
         self._stop_armed = False
         self._exc = None
         self._running = False
@@ -388,6 +405,19 @@ class Simulation(object):
         removes it."""
         self._progress = (fn, _seconds(every)) if fn is not None else None
         self._install_progress()
+        return self
+
+    def set_sample_callback(self, fn):
+        """Call fn(sim, t, values) at every sample tick, once every curve has
+        its point: values is a list of floats, one per curve in the order of
+        series_names().  With sim.series_keep = N the curves keep only their
+        last N points in memory; the callback still sees every point, so it
+        can stream whole curves out of a long run.  None removes it."""
+        if fn is not None and not callable(fn):
+            raise TypeError("set_sample_callback: fn must be callable or None")
+        self._sample = fn
+        _capi.lib.aiw_sim_set_sample_callback(
+            self._p(), _SAMPLE_TRAMPOLINE if fn is not None else SAMPLE_FN(), None)
         return self
 
     def _install_progress(self):

@@ -252,6 +252,7 @@ class EveryFunction(unittest.TestCase):
             self.assertEqual(sim.get_text("sim.duration"), "14400")  # get
             sim.add_component("load", "c")
             sim.set_progress(lambda s, now, end: False, every=3600)
+            sim.set_sample_callback(lambda s, t, values: None)
             h = sim.schedule(100, lambda s, t: None)
             self.assertEqual(sim.pending, 1)
             sim.cancel(h)

@@ -259,6 +259,79 @@ class Stepping(unittest.TestCase):
             self.assertEqual(self._curves(sim), first)
 
 
+class Streaming(unittest.TestCase):
+    """The sample callback sees every point, the same as the curves of a run
+    that keeps them all; sim.series_keep keeps the last points only."""
+
+    def _streamed(self, **params):
+        rows = []
+        with aiw.Simulation(aiwtest.SCRIPTED, **params) as sim:
+            sim.set_sample_callback(lambda s, t, values: rows.append((t, values)))
+            sim.run()
+            names = sim.series_names()
+            curves = {n: tuple(map(list, sim.series(n))) for n in names}
+            metrics = sim.metrics()
+        return rows, names, curves, metrics
+
+    def test_callback_equals_curves(self):
+        rows, names, curves, _ = self._streamed()
+        self.assertEqual(len(rows), 8)
+        for i, n in enumerate(names):
+            t, v = curves[n]
+            self.assertEqual([r[0] for r in rows], t)
+            self.assertTrue(_exact_equal([r[1][i] for r in rows], v), n)
+
+    def test_series_keep_is_the_tail(self):
+        rows, names, curves, metrics = self._streamed()
+        rows3, names3, curves3, metrics3 = self._streamed(**{"sim.series_keep": 3})
+        self.assertEqual(names, names3)
+        self.assertEqual(len(rows3), len(rows))
+        for a, b in zip(rows, rows3):
+            self.assertTrue(a[0] == b[0] and _exact_equal(a[1], b[1]))
+        for n in names:
+            t, v = curves[n]
+            t3, v3 = curves3[n]
+            self.assertEqual(t3, t[-3:])
+            self.assertTrue(_exact_equal(v3, v[-3:]), n)
+        self.assertEqual(set(metrics), set(metrics3))
+        self.assertTrue(all(_exact_equal([metrics[k]], [metrics3[k]]) for k in metrics))
+        with aiw.Simulation(aiwtest.SCRIPTED) as sim:
+            with self.assertRaises(aiw.OutOfRange):
+                sim.set("sim.series_keep", -1)
+            sim.set("sim.series_keep", "all")
+            self.assertEqual(sim.get_text("sim.series_keep"), "all")
+
+    def test_remove_reenter_and_raise(self):
+        with aiw.Simulation(aiwtest.SCRIPTED) as sim:
+            seen = []
+            sim.set_sample_callback(lambda s, t, v: seen.append(t))
+            sim.set_sample_callback(None)
+            sim.run()
+            self.assertEqual(seen, [])
+            sim.reset()
+
+            def reenter(s, t, values):
+                seen.append(t)
+                s.run()
+
+            sim.set_sample_callback(reenter)
+            with self.assertRaises(aiw.StateError):
+                sim.run()
+            self.assertEqual(len(seen), 1)  # the run stops at the failing tick
+            sim.reset()
+
+            def raising(s, t, values):
+                raise KeyError("from the sample callback")
+
+            sim.set_sample_callback(raising)
+            with self.assertRaises(KeyError):
+                sim.run()
+            sim.reset()
+            sim.set_sample_callback(None)
+            sim.run()
+            self.assertEqual(sim.now, 4 * 3600.0)
+
+
 class CoSimulation(unittest.TestCase):
     """A driver loop that changes a runtime parameter between run_until steps
     gives exactly the result of one run with the same change scheduled."""
