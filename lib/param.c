@@ -332,13 +332,13 @@ aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const cha
 			n.d = aiw_dist_mean(n.dist);
 			double lo = aiw_dist_min(n.dist);
 			if (lo < def->min) {
-				char r[64];
+				char r[96]; /* "[" lo ", " hi "]": up to 2 x 31 + 5 */
 				fmt_range(def, r, sizeof r);
 				st = aiw__buferr(errbuf, errlen, AIW_ERANGE,
 				                 "'%s' can take values down to %g; allowed %s %s", t,
 				                 lo, r, def->unit);
 			} else if (!(n.d <= def->max)) {
-				char r[64];
+				char r[96]; /* "[" lo ", " hi "]": up to 2 x 31 + 5 */
 				fmt_range(def, r, sizeof r);
 				st = aiw__buferr(errbuf, errlen, AIW_ERANGE,
 				                 "'%s' has mean %g; allowed %s %s", t, n.d, r,
@@ -356,7 +356,7 @@ aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const cha
 		if (st == AIW_OK &&
 		    (n.d < def->min || n.d > def->max ||
 		     ((def->flags & AIW_PF_EXCL_MIN) && n.d <= def->min))) {
-			char r[64];
+			char r[96]; /* "[" lo ", " hi "]": up to 2 x 31 + 5 */
 			fmt_range(def, r, sizeof r);
 			bool unitless = !*def->unit || !strcmp(def->unit, "1");
 			st = aiw__buferr(errbuf, errlen, AIW_ERANGE, "%s is outside the range %s%s%s",
