@@ -38,23 +38,23 @@
  * memory) and 67 / 408 s (streamed) for the day / week: within this
  * machine's run-to-run noise, in both directions.
  *
- * Measured (the goal of 30 s is not reached yet): 57.2 s on a quiet machine
- * before the agenda tree kept slot ids (662 ns per request, 255.8M engine
- * events, 3 per request, peak RSS 4.3 MB).  After it, callgrind of
- * --days 0.01 --peak-hour 18 counts 3,711 instructions per request instead
- * of 4,130 (-10%), of which about 670 in the engine (3 events per request),
- * 570 in the random draws, 400 in the agenda tree and 350 in the
- * histograms (lib/serving.c); timings on a shared 2-core machine were too
- * noisy to resolve the difference (CPU time of the day 44.7 to 53.0 s for
- * either build), peak RSS unchanged (4.3 MB).
- * Then span ends running in place inside the master event, the histogram
- * bucket by table and the inlined small-bottom push: 3,075M -> 2,613M
- * instructions for --days 0.01 --peak-hour 18 (3,657 -> 3,107 per request,
- * -15%), but fewer cycles only by about 5%: CPU time of --days 0.05
- * --peak-hour 18, five alternating runs each on the shared machine, best
- * 2.02 -> 1.95 s, median 2.14 -> 2.01 s; one full day each 48.8 -> 50.7 s
- * CPU (noise: the machine was loaded).  The goal of 30 s still needs a
- * change of design, not of detail.
+ * Time (the goal of 30 s is not reached yet): this machine's speed varies
+ * by 20-25% from hour to hour, so builds are compared in alternating runs.
+ * The day took 53.7 and 57.0 s with the build this work started from
+ * (3273ba1) and 39.1 s with the current one in between (--no-week --mode
+ * memory; 0.70-0.73x); on the busiest hour (--days 0.04 --peak-hour 0.5,
+ * best of 4-6 alternating runs) 546 -> 383 ns per request.  What it took,
+ * in order of effect: latency histograms whose bucket is a shift of the
+ * value's bits (lib/stats.h; -10%), arrivals run by the master event
+ * instead of being engine events (-8% instructions), running requests in a
+ * sorted array instead of a heap, the agenda tree's path recomputed with
+ * selects (fewer mispredicted branches), floor() by conversion.
+ * Instructions per request (callgrind, --days 0.01 --peak-hour 18): 4,130
+ * (agenda without slot ids), 3,657 (at the start of this work), 2,754 now.
+ * What is left is spread thin: the random draws (thinning, two lognormal
+ * sizes, MT19937) about a fifth of the time, then the span ends'
+ * bookkeeping, each event touching a replica, its running requests and a
+ * request in L2 rather than L1.
  *
  * --peak-hour H moves the peak (default 14): with --days 0.0416667 and
  * --peak-hour 18 the run is one hour whose rate falls from the mean
