@@ -411,9 +411,9 @@ AIW_EXPORT aiw_status aiw_sim_series_copy(aiw_sim *sim, const char *name, double
 		return aiw__err(sim, AIW_EBUFFER, "aiw_sim_series_copy: cap is 0");
 	aiw_recorder *r = aiw__recorder(sim);
 	size_t k = r->len < cap ? r->len : cap;
-	if (t)
+	if (t && k) /* (nothing recorded yet: no buffer to copy from) */
 		memcpy(t, aiw_rec_times(r), k * sizeof *t);
-	if (v)
+	if (v && k)
 		memcpy(v, aiw_rec_values(r, (size_t)id), k * sizeof *v);
 	if (n)
 		*n = k;
