@@ -29,14 +29,14 @@
  * --mode memory or --mode stream runs one of the two (default: both).
  *
  * Measured with the default command (bench/.libs/inference_day, both modes,
- * 1 and 7 days) on the shared 2-core machine: in memory 4.19 MB for the
- * day, 5.42 MB for the week (+29.5%: goal missed by design; net of the
- * curves 3.97 -> 3.88 MB, -2.1%); streamed with series_keep 60, 3.95 MB
- * and 4.05 MB (+2.6%: goal met), 1,440 and 10,080 ticks x 19 curves
+ * 1 and 7 days) on the shared 2-core machine: in memory 4.28 MB for the
+ * day, 5.60 MB for the week (+30.9%: goal missed by design; net of the
+ * curves 4.06 -> 4.06 MB, +0.0%); streamed with series_keep 60, 4.07 MB
+ * and 4.07 MB (+0.0%: goal met), 1,440 and 10,080 ticks x 19 curves
  * through the callback, whose integrated site IT energy equals
- * site.energy_kwh to the 9 digits printed.  CPU time was 58 / 437 s (in
- * memory) and 67 / 408 s (streamed) for the day / week: within this
- * machine's run-to-run noise, in both directions.
+ * site.energy_kwh to the 9 digits printed (31054.534 kWh for the week).
+ * CPU time 38.8 / 279 s (in memory) and 40.0 / 283 s (streamed) for the
+ * day / week, while another job shared the machine.
  *
  * Time (the goal of 30 s is not reached yet): this machine's speed varies
  * by 20-25% from hour to hour, so builds are compared in alternating runs.
