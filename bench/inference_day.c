@@ -35,7 +35,7 @@
  * and 4.07 MB (+0.0%: goal met), 1,440 and 10,080 ticks x 19 curves
  * through the callback, whose integrated site IT energy equals
  * site.energy_kwh to the 9 digits printed (31054.534 kWh for the week).
- * CPU time 38.8 / 279 s (in memory) and 40.0 / 283 s (streamed) for the
+ * CPU time 38.8 / 254 s (in memory) and 40.0 / 272 s (streamed) for the
  * day / week, while another job shared the machine.
  *
  * Time (the goal of 30 s is not reached yet): this machine's speed varies
