@@ -64,27 +64,39 @@ def _owner(addr):
     return ref() if ref is not None else None
 
 
-def _on_event(simaddr, t, payload):
-    # Never let anything escape into ctypes: it would print and be lost.
+def _guarded(simaddr, body):
+    """Run body(sim) for the Simulation at simaddr from a C callback.
+
+    Never lets anything escape into ctypes (it would print and be lost): a
+    failure of the user's callback, or of the bookkeeping around it, is kept
+    on the Simulation (the first one) and re-raised after the run.  body
+    skips the user's callback once a previous one failed."""
     try:
         sim = _owner(simaddr)
         if sim is None:
             return
+        try:
+            body(sim)
+        except BaseException as e:  # noqa: B902 - re-raised after the run
+            if sim._exc is None:
+                sim._fail(e)
+    except BaseException as e:  # pragma: no cover - bookkeeping failure
+        sim = _owner(simaddr)
+        if sim is not None and sim._exc is None:
+            sim._fail(e)
+
+
+def _on_event(simaddr, t, payload):
+    def body(sim):
         entry = sim._events.pop(payload or 0, None)
         if entry is None:
             return
         fn, handle = entry
         sim._handles.pop(handle, None)
-        if sim._exc is not None:  # a previous callback failed: skip
-            return
-        try:
+        if sim._exc is None:  # a previous callback failed: skip
             fn(sim, t)
-        except BaseException as e:  # noqa: B902 - re-raised after the run
-            sim._fail(e)
-    except BaseException as e:  # pragma: no cover - bookkeeping failure
-        sim = _owner(simaddr)
-        if sim is not None and sim._exc is None:
-            sim._fail(e)
+
+    _guarded(simaddr, body)
 
 
 def _on_progress(simaddr, now, end, payload):
@@ -107,18 +119,11 @@ def _on_progress(simaddr, now, end, payload):
 
 
 def _on_sample(simaddr, t, values, n, payload):
-    try:
-        sim = _owner(simaddr)
-        if sim is None or sim._exc is not None or sim._sample is None:
-            return
-        try:
+    def body(sim):
+        if sim._exc is None and sim._sample is not None:
             sim._sample(sim, t, values[:n])
-        except BaseException as e:  # noqa: B902 - re-raised after the run
-            sim._fail(e)
-    except BaseException as e:  # pragma: no cover - bookkeeping failure
-        sim = _owner(simaddr)
-        if sim is not None and sim._exc is None:
-            sim._fail(e)
+
+    _guarded(simaddr, body)
 
 
 _EVENT_TRAMPOLINE = EVENT_FN(_on_event)
