@@ -338,9 +338,7 @@ typedef struct replica {
 	uint32_t outstanding;
 	queue q;          /* routed here, waiting */
 	queue pre;        /* preempted / requeued: admitted before q */
-	rent *run;        /* running requests by key (equal keys: admission order) */
-	rent *runbuf;     /* their buffer of caprun entries; run = runbuf + the
-	                   * number that left since it was last compacted */
+	rent *run;        /* running requests: min-heap on key */
 	uint32_t nrun, caprun;
 	double S;         /* KV context tokens of the running requests */
 	double resv;      /* dynamic / none: tokens reserved (prompt + output) */
@@ -515,57 +513,96 @@ static inline uint32_t q_pop(fleet *f, queue *q)
 	return id;
 }
 
-/* ---- running requests: a sorted array ----
- * The earliest leaves from the front (a pointer increment); a newcomer is
- * inserted from the back, where it usually belongs (it has its whole
- * output ahead of it, the others part of theirs): a few moves of 16 bytes
- * at the batch sizes of continuous batching, and no unpredictable branch
- * per level as in a heap, whose sift-down was a tenth of
- * bench/inference_day's time.  O(batch) per admission at worst. */
-static inline void run_push(fleet *f, replica *r, uint32_t id, double key)
+/* ---- running heap (binary, min on key) ---- */
+static void run_up(rent *h, uint32_t i)
 {
-	uint32_t head = (uint32_t)(r->run - r->runbuf);
-	if (head + r->nrun == r->caprun) {
-		if (head >= r->caprun / 4 && head > 0) {
-			/* compact: a quarter of the buffer or more has left */
-			memmove(r->runbuf, r->run, (size_t)r->nrun * sizeof *r->run);
-			r->run = r->runbuf;
-		} else {
-			uint32_t n = r->caprun ? 2 * r->caprun : 8;
-			rent *p = realloc(r->runbuf, (size_t)n * sizeof *p);
-			if (!p) {
-				oom(f);
-				return;
-			}
-			r->runbuf = p;
-			r->run = p + head;
-			r->caprun = n;
-		}
+	rent x = h[i];
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!(x.key < h[p].key))
+			break;
+		h[i] = h[p];
+		i = p;
 	}
-	rent *h = r->run;
-	uint32_t j = r->nrun++;
-	while (j > 0 && h[j - 1].key > key) {
-		h[j] = h[j - 1];
-		j--;
-	}
-	h[j] = (rent){key, id};
+	h[i] = x;
 }
 
-/* The earliest running request. */
+static void run_down(rent *h, uint32_t n, uint32_t i)
+{
+	rent x = h[i];
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+		if (c >= n)
+			break;
+		if (c + 1 < n && h[c + 1].key < h[c].key)
+			c++;
+		if (!(h[c].key < x.key))
+			break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = x;
+}
+
+static inline void run_push(fleet *f, replica *r, uint32_t id, double key)
+{
+	if (r->nrun == r->caprun) {
+		uint32_t n = r->caprun ? 2 * r->caprun : 8;
+		rent *p = realloc(r->run, (size_t)n * sizeof *p);
+		if (!p) {
+			oom(f);
+			return;
+		}
+		r->run = p;
+		r->caprun = n;
+	}
+	r->run[r->nrun] = (rent){key, id};
+	run_up(r->run, r->nrun++);
+}
+
+/* The earliest running request out of the heap: Floyd's variant of the
+ * sift-down (Knuth TAOCP 5.2.3, exercise 18): the hole goes down to a leaf
+ * through the smaller children, picked with a select, and the last entry
+ * climbs back from there (seldom far: it came from the bottom).  Fewer
+ * mispredicted branches than comparing it with both children at every
+ * level; equal keys may leave in another order than run_remove_at's. */
 static inline rent run_pop(replica *r)
 {
-	rent top = *r->run++;
-	if (--r->nrun == 0)
-		r->run = r->runbuf;
+	rent *h = r->run, top = h[0];
+	uint32_t n = --r->nrun;
+	if (n == 0)
+		return top;
+	rent x = h[n];
+	uint32_t i = 0, c;
+	while ((c = 2 * i + 1) + 1 < n) {
+		c += h[c + 1].key < h[c].key;
+		h[i] = h[c];
+		i = c;
+	}
+	if (c < n) { /* a last child without a sibling */
+		h[i] = h[c];
+		i = c;
+	}
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!(x.key < h[p].key))
+			break;
+		h[i] = h[p];
+		i = p;
+	}
+	h[i] = x;
 	return top;
 }
 
 static inline rent run_remove_at(replica *r, uint32_t i)
 {
 	rent x = r->run[i];
-	memmove(&r->run[i], &r->run[i + 1], (size_t)(r->nrun - i - 1) * sizeof *r->run);
-	if (--r->nrun == 0)
-		r->run = r->runbuf;
+	r->nrun--;
+	if (i < r->nrun) {
+		r->run[i] = r->run[r->nrun];
+		run_down(r->run, r->nrun, i);
+		run_up(r->run, i);
+	}
 	return x;
 }
 
@@ -1858,7 +1895,6 @@ int aiw_serving_add_replica(aiw_comp *c, double cold_start_s, bool spot)
 	q_init(&r->q);
 	q_init(&r->pre);
 	r->nrun = 0;
-	r->run = r->runbuf;
 	r->S = r->resv = r->it = 0;
 	r->outstanding = 0;
 	r->tmr = 0;
@@ -1984,7 +2020,6 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 	while (r->q.len)
 		hold[k++] = q_pop(f, &r->q);
 	r->nrun = 0;
-	r->run = r->runbuf;
 	r->S = r->resv = 0;
 	if (r->inb)
 		bucket_remove(f, (uint32_t)id);
@@ -2442,7 +2477,7 @@ static void inference_destroy(aiw_comp *c)
 		return;
 	aiw_autoscale_destroy(c);
 	for (uint32_t i = 0; i < f->nslots; i++)
-		free(f->rep[i].runbuf);
+		free(f->rep[i].run);
 	free(f->rep);
 	free(f->ready);
 	free(f->idle);
