@@ -46,8 +46,8 @@
  * best of 4-6 alternating runs) 546 -> 383 ns per request.  What it took,
  * in order of effect: latency histograms whose bucket is a shift of the
  * value's bits (lib/stats.h; -10%), arrivals run by the master event
- * instead of being engine events (-8% instructions), running requests in a
- * sorted array instead of a heap, the agenda tree's path recomputed with
+ * instead of being engine events (-8% instructions), departures out of the
+ * running heap by Floyd's sift-down, the agenda tree's path recomputed with
  * selects (fewer mispredicted branches), floor() by conversion.
  * Instructions per request (callgrind, --days 0.01 --peak-hour 18): 4,130
  * (agenda without slot ids), 3,657 (at the start of this work), 2,754 now.
