@@ -39,18 +39,18 @@
  * day / week, while another job shared the machine.
  *
  * Time (the goal of 30 s is not reached yet): this machine's speed varies
- * by 20-25% from hour to hour, so builds are compared in alternating runs.
- * The day took 53.7 and 57.0 s with the build this work started from
- * (3273ba1) and 39.1 s with the current one in between (--no-week --mode
- * memory; 0.70-0.73x); on the busiest hour (--days 0.04 --peak-hour 0.5,
- * best of 4-6 alternating runs) 546 -> 383 ns per request.  What it took,
- * in order of effect: latency histograms whose bucket is a shift of the
- * value's bits (lib/stats.h; -10%), arrivals run by the master event
- * instead of being engine events (-8% instructions), departures out of the
- * running heap by Floyd's sift-down, the agenda tree's path recomputed with
- * selects (fewer mispredicted branches), floor() by conversion.
- * Instructions per request (callgrind, --days 0.01 --peak-hour 18): 4,130
- * (agenda without slot ids), 3,657 (at the start of this work), 2,754 now.
+ * by 20-40% from hour to hour, so builds are compared in alternating runs
+ * (--no-week --mode memory).  Four pairs, the build this work started from
+ * (3273ba1) against the current one: 52.8 / 32.6 s, 58.3 / 47.6 s,
+ * 60.9 / 45.9 s, 61.9 / 40.3 s: 0.62-0.82x, 0.71x on average; 32.6 s at
+ * best.  What it took, in order of effect: latency histograms whose bucket
+ * is a shift of the value's bits (lib/stats.h; -10%), arrivals run by the
+ * master event instead of being engine events (-8% instructions),
+ * departures out of the running heap by Floyd's sift-down, the agenda
+ * tree's path recomputed with selects (fewer mispredicted branches),
+ * floor() by conversion.  Instructions per request (callgrind, --days 0.01
+ * --peak-hour 18): 4,130 (agenda without slot ids), 3,657 (at the start of
+ * this work), 2,800 now.
  * What is left is spread thin: the random draws (thinning, two lognormal
  * sizes, MT19937) about a fifth of the time, then the span ends'
  * bookkeeping, each event touching a replica, its running requests and a

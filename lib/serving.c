@@ -53,7 +53,7 @@
  * order, same bits), so that under load the engine sees little more than
  * the sample ticks.  Equal times: span ends run before the arrival.
  * bench/inference_day's load (callgrind, --days 0.01 --peak-hour 18) takes
- * 2,754 instructions per request: 4,130 before the tree kept slot ids,
+ * 2,800 instructions per request: 4,130 before the tree kept slot ids,
  * 3,657 before span ends ran in place and the small-bottom push was
  * inlined (engine.c), 3,107 before arrivals joined the master.  Time
  * follows cache misses and mispredicted branches more than instructions:
