@@ -585,14 +585,8 @@ static inline rent run_pop(replica *r)
 		h[i] = h[c];
 		i = c;
 	}
-	while (i > 0) {
-		uint32_t p = (i - 1) / 2;
-		if (!(x.key < h[p].key))
-			break;
-		h[i] = h[p];
-		i = p;
-	}
 	h[i] = x;
+	run_up(h, i);
 	return top;
 }
 
