@@ -1451,8 +1451,8 @@ aiw_status aiw_autoscale_start(aiw_comp *c, size_t first)
 	/* streams of their own: the fleet's arrivals and sizes stay put */
 	char label[512];
 	uint64_t seed = sim_seed(sim);
-	a->rng_cold = gsl_rng_alloc(gsl_rng_mt19937);
-	a->rng_spot = gsl_rng_alloc(gsl_rng_mt19937);
+	a->rng_cold = aiw_rng_alloc();
+	a->rng_spot = aiw_rng_alloc();
 	if (!a->rng_cold || !a->rng_spot)
 		return aiw__err(sim, AIW_ENOMEM, "out of memory");
 	snprintf(label, sizeof label, "%s/cold_start", c->prefix);

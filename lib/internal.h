@@ -17,6 +17,8 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "rng.h"
+
 #if defined(__GNUC__)
 #define AIW_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define AIW_LIKELY(x) __builtin_expect(!!(x), 1)

@@ -340,8 +340,9 @@ typedef struct replica {
 	uint32_t outstanding;
 	queue q;          /* routed here, waiting */
 	queue pre;        /* preempted / requeued: admitted before q */
-	rent *run;        /* running requests: min-heap on key */
-	uint32_t nrun, caprun;
+	rent *run;        /* running requests by key: sorted from rh, or a heap (run_push) */
+	uint32_t nrun, caprun, rh;
+	uint8_t rheap;
 	double S;         /* KV context tokens of the running requests */
 	double resv;      /* dynamic / none: tokens reserved (prompt + output) */
 	double it;        /* decode iterations done: the clock of the roofline keys */
@@ -515,7 +516,18 @@ static inline uint32_t q_pop(fleet *f, queue *q)
 	return id;
 }
 
-/* ---- running heap (binary, min on key) ---- */
+/* ---- the running requests of a replica, by key ----
+ * Up to RUN_SORTED entries: a sorted array run[rh .. rh + nrun), stable
+ * (equal keys in admission order).  A new request usually leaves after all
+ * those running (its whole output is ahead of it), so its insertion from
+ * the back moves few entries, and the earliest leaves from the front in
+ * O(1) (rh moves up).  Past RUN_SORTED entries the array becomes a binary
+ * min-heap (a sorted array is one: nothing to convert) and stays one until
+ * the replica holds RUN_SORTED / 2, when it is sorted back: large batches
+ * (service = DIST with thousands in service) keep O(log n) per operation,
+ * without flapping at the bound. */
+#define RUN_SORTED 64u
+
 static void run_up(rent *h, uint32_t i)
 {
 	rent x = h[i];
@@ -546,34 +558,81 @@ static void run_down(rent *h, uint32_t n, uint32_t i)
 	h[i] = x;
 }
 
+/* The earliest key (nrun > 0). */
+static inline double run_min(const replica *r) { return r->run[r->rh].key; }
+
+/* Entry i, 0 <= i < nrun, in no particular order. */
+static inline rent *run_at(const replica *r, uint32_t i) { return &r->run[r->rh + i]; }
+
 static inline void run_push(fleet *f, replica *r, uint32_t id, double key)
 {
-	if (r->nrun == r->caprun) {
+	rent *h = r->run;
+	if (r->rheap || r->nrun >= RUN_SORTED) {
+		if (!r->rheap && r->rh) { /* now a heap: from index 0 */
+			memmove(h, h + r->rh, (size_t)r->nrun * sizeof *h);
+			r->rh = 0;
+		}
+		r->rheap = 1;
+	} else if (r->rh + r->nrun == r->caprun && r->rh) {
+		memmove(h, h + r->rh, (size_t)r->nrun * sizeof *h);
+		r->rh = 0;
+	}
+	if (r->rh + r->nrun == r->caprun) {
 		uint32_t n = r->caprun ? 2 * r->caprun : 8;
-		rent *p = realloc(r->run, (size_t)n * sizeof *p);
-		if (!p) {
+		h = realloc(r->run, (size_t)n * sizeof *h);
+		if (!h) {
 			oom(f);
 			return;
 		}
-		r->run = p;
+		r->run = h;
 		r->caprun = n;
 	}
-	r->run[r->nrun] = (rent){key, id};
-	run_up(r->run, r->nrun++);
+	if (r->rheap) {
+		h[r->nrun] = (rent){key, id};
+		run_up(h, r->nrun++);
+		return;
+	}
+	uint32_t i = r->rh + r->nrun++;
+	while (i > r->rh && h[i - 1].key > key) {
+		h[i] = h[i - 1];
+		i--;
+	}
+	h[i] = (rent){key, id};
 }
 
-/* The earliest running request out of the heap: Floyd's variant of the
+/* Insertion sort of a heap back into a sorted array (at most RUN_SORTED / 2
+ * entries, once per return under the bound). */
+static void run_sort(replica *r)
+{
+	rent *h = r->run;
+	for (uint32_t i = 1; i < r->nrun; i++) {
+		rent x = h[i];
+		uint32_t j = i;
+		while (j > 0 && h[j - 1].key > x.key) {
+			h[j] = h[j - 1];
+			j--;
+		}
+		h[j] = x;
+	}
+	r->rheap = 0;
+}
+
+/* The earliest running request out.  Heap: Floyd's variant of the
  * sift-down (Knuth TAOCP 5.2.3, exercise 18): the hole goes down to a leaf
  * through the smaller children, picked with a select, and the last entry
- * climbs back from there (seldom far: it came from the bottom).  Fewer
- * mispredicted branches than comparing it with both children at every
- * level; equal keys may leave in another order than run_remove_at's. */
+ * climbs back from there (seldom far: it came from the bottom). */
 static inline rent run_pop(replica *r)
 {
-	rent *h = r->run, top = h[0];
+	rent *h = r->run, top = h[r->rh];
 	uint32_t n = --r->nrun;
-	if (n == 0)
+	if (!r->rheap) {
+		r->rh = n ? r->rh + 1 : 0;
 		return top;
+	}
+	if (n == 0) {
+		r->rheap = 0;
+		return top;
+	}
 	rent x = h[n];
 	uint32_t i = 0, c;
 	while ((c = 2 * i + 1) + 1 < n) {
@@ -587,19 +646,36 @@ static inline rent run_pop(replica *r)
 	}
 	h[i] = x;
 	run_up(h, i);
+	if (n <= RUN_SORTED / 2)
+		run_sort(r);
 	return top;
 }
 
+/* Entry i (as run_at numbers them) out. */
 static inline rent run_remove_at(replica *r, uint32_t i)
 {
-	rent x = r->run[i];
+	rent *h = r->run + r->rh, x = h[i];
 	r->nrun--;
-	if (i < r->nrun) {
-		r->run[i] = r->run[r->nrun];
-		run_down(r->run, r->nrun, i);
-		run_up(r->run, i);
+	if (!r->rheap) {
+		memmove(h + i, h + i + 1, (size_t)(r->nrun - i) * sizeof *h);
+		if (!r->nrun)
+			r->rh = 0;
+	} else if (i < r->nrun) {
+		h[i] = h[r->nrun];
+		run_down(h, r->nrun, i);
+		run_up(h, i);
 	}
+	if (r->rheap && r->nrun <= RUN_SORTED / 2)
+		run_sort(r);
 	return x;
+}
+
+/* No running request left (the replica failed). */
+static inline void run_clear(replica *r)
+{
+	r->nrun = 0;
+	r->rh = 0;
+	r->rheap = 0;
 }
 
 /* ======================================================================== */
@@ -1317,7 +1393,7 @@ static void preempt_one(fleet *f, replica *r, double now)
 {
 	uint32_t best = 0, age = UINT32_MAX; /* the youngest: seq counts modulo 2^32 */
 	for (uint32_t i = 0; i < r->nrun; i++) {
-		uint32_t a = f->seq - f->rq[r->run[i].id].seq;
+		uint32_t a = f->seq - f->rq[run_at(r, i)->id].seq;
 		if (a < age)
 			age = a, best = i;
 	}
@@ -1357,7 +1433,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 			preempt_one(f, r, now);
 	}
 	double n = r->nrun;
-	double k = r->run[0].key - r->it; /* decode iterations to the first departure */
+	double k = run_min(r) - r->it; /* decode iterations to the first departure */
 	if (f->batching == B_CONTINUOUS) {
 		/* and to a full KV cache (0: a boundary right after the prefill,
 		 * where the preemption happens) */
@@ -1468,7 +1544,7 @@ static void step(fleet *f, replica *r, double now)
 		start_span(f, r, now, nadm, ptok);
 		return;
 	}
-	double t = r->run[0].key;
+	double t = run_min(r);
 	r->span = SPAN_SERVICE;
 	set_phase(f, r, PH_DECODE, now);
 	if (!ag_pending(f, r) || r->ev_t != t)
@@ -1488,13 +1564,13 @@ static void span_done(fleet *f, replica *r, double now)
 		if (f->batching == B_CONTINUOUS && r->S > f->kv_peak_tokens)
 			f->kv_peak_tokens = r->S;
 	}
-	while (r->nrun && r->run[0].key <= r->it)
+	while (r->nrun && run_min(r) <= r->it)
 		complete(f, r, run_pop(r).id, now);
 }
 
 static void service_done(fleet *f, replica *r, double now)
 {
-	while (r->nrun && r->run[0].key <= now)
+	while (r->nrun && run_min(r) <= now)
 		complete(f, r, run_pop(r).id, now);
 }
 
@@ -1531,11 +1607,24 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	double now = aiw__now(sim);
 	f->master = 0;
 	f->in_master = true;
-	for (;;) {
-		uint64_t nowb = tbits(now);
+	uint64_t nowb = tbits(now);
+	while (!f->fail) {
+		/* the earlier of the agenda's first span end and the next arrival
+		 * (span ends first at equal times; NONE and +inf's bits are above
+		 * every time's): one branch on which it is, rather than a loop
+		 * over each kind, whose exits the predictor would miss */
 		uint32_t s;
-		uint64_t k;
-		while ((k = ag_top(f, &s)) <= nowb && !f->fail) {
+		uint64_t k = ag_top(f, &s), ab = tbits(f->arr_t);
+		bool span = k <= ab;
+		uint64_t tb = span ? k : ab;
+		if (tb > nowb) {
+			double t = btime(tb);
+			if (!(t < INFINITY) || !aiw_engine_run_inline(f->eng, t))
+				break;
+			now = f->eng->now;
+			nowb = tbits(now);
+		}
+		if (span) {
 			/* the replica keeps its entry while it handles its event, so
 			 * that a new span end updates its path once; if it scheduled
 			 * nothing, its entry goes */
@@ -1544,21 +1633,9 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 			replica_event(f, r, now);
 			if (!r->resched)
 				ag_remove(f, r);
-		}
-		if (f->fail)
+		} else if (!arrive(f, now)) {
 			break;
-		if (f->arr_t <= now) {
-			/* after the span ends due now: then those it caused */
-			if (!arrive(f, now))
-				break;
-			continue;
 		}
-		double t = k == NONE ? INFINITY : btime(k);
-		if (f->arr_t < t)
-			t = f->arr_t;
-		if (!(t < INFINITY) || !aiw_engine_run_inline(f->eng, t))
-			break;
-		now = f->eng->now;
 	}
 	f->in_master = false;
 	ag_sync(f);
@@ -1750,7 +1827,7 @@ static inline double draw(const aiw_dist *d, gsl_rng *r)
 	if (d->kind == AIW_D_LOGNORMAL)
 		return exp(d->a + d->b * gsl_ran_gaussian_ziggurat(r, 1.0));
 	if (d->kind == AIW_D_EXP)
-		return -d->a * log(gsl_rng_uniform_pos(r));
+		return -d->a * log(aiw_rng_uniform_pos(r));
 	return aiw_dist_sample(d, r);
 }
 
@@ -1890,7 +1967,7 @@ int aiw_serving_add_replica(aiw_comp *c, double cold_start_s, bool spot)
 	double now = aiw__now(c->sim);
 	q_init(&r->q);
 	q_init(&r->pre);
-	r->nrun = 0;
+	run_clear(r);
 	r->S = r->resv = r->it = 0;
 	r->outstanding = 0;
 	r->tmr = 0;
@@ -1991,21 +2068,22 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 			f->tokens_prefill -= r->ptok * undone;
 		}
 		for (uint32_t i = 0; i < r->nrun; i++) {
-			req *q = &f->rq[r->run[i].id];
+			req *q = &f->rq[run_at(r, i)->id];
 			if (in_prefill && (uint32_t)(q->seq - r->seq0) < r->nfirst) {
 				q->gen--; /* its prefill token never came */
 				if (q->t_first == r->t0 + r->tp)
 					q->t_first = NAN; /* (its TTFT sample stays recorded) */
 			} else {
-				q->gen = q->output - (uint32_t)(r->run[i].key - r->it);
+				q->gen = q->output - (uint32_t)(run_at(r, i)->key - r->it);
 			}
 		}
 	}
 	for (uint32_t i = 0; i < r->nrun; i++) {
-		req *q = &f->rq[r->run[i].id];
+		const rent *e = run_at(r, i);
+		req *q = &f->rq[e->id];
 		if (f->service_mode) /* what is left of its service */
-			q->key = r->run[i].key > now ? r->run[i].key - now : 0;
-		hold[k++] = r->run[i].id;
+			q->key = e->key > now ? e->key - now : 0;
+		hold[k++] = e->id;
 	}
 	uint32_t nrun = r->nrun;
 	f->nrunning -= nrun;
@@ -2015,7 +2093,7 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 		hold[k++] = q_pop(f, &r->pre);
 	while (r->q.len)
 		hold[k++] = q_pop(f, &r->q);
-	r->nrun = 0;
+	run_clear(r);
 	r->S = r->resv = 0;
 	if (r->inb)
 		bucket_remove(f, (uint32_t)id);
@@ -2129,9 +2207,9 @@ static aiw_status inference_start(aiw_comp *c)
 
 	/* streams: arrivals use c->rng; sizes, routing and the replica lifecycle
 	 * have their own, so that changing one leaves the others' draws alone */
-	f->rng_size = gsl_rng_alloc(gsl_rng_mt19937);
-	f->rng_route = gsl_rng_alloc(gsl_rng_mt19937);
-	f->rng_life = gsl_rng_alloc(gsl_rng_mt19937);
+	f->rng_size = aiw_rng_alloc();
+	f->rng_route = aiw_rng_alloc();
+	f->rng_life = aiw_rng_alloc();
 	if (!f->rng_size || !f->rng_route || !f->rng_life)
 		return aiw__err(sim, AIW_ENOMEM, "out of memory");
 	gsl_rng_set(f->rng_size, gsl_rng_get(c->rng));

@@ -747,7 +747,7 @@ static aiw_status start(aiw_sim *sim)
 	sim->fail = AIW_OK;
 	for (size_t i = 0; i < sim->ncomps; i++) {
 		aiw_comp *c = sim->comps[i];
-		c->rng = gsl_rng_alloc(gsl_rng_mt19937);
+		c->rng = aiw_rng_alloc();
 		if (!c->rng) {
 			stop_components(sim);
 			return aiw__err(sim, AIW_ENOMEM, "out of memory");

@@ -338,7 +338,7 @@ static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
 	double wr = tr->rate * tr->w[dw]; /* rate = wr (1 + a sin(.)) this day */
 	for (;;) {
 		/* envelope mass to the next candidate, spent bin by bin */
-		double e = -log(gsl_rng_uniform_pos(r));
+		double e = -log(aiw_rng_uniform_pos(r));
 		for (;;) {
 			double l = wr * env[j].hi, end = (j + 1) * ENV_W;
 			double room = l * (end - s);
@@ -367,7 +367,7 @@ static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
 				wr = tr->rate * tr->w[dw];
 			}
 		}
-		double u = gsl_rng_uniform(r) * env[j].hi;
+		double u = aiw_rng_uniform(r) * env[j].hi;
 		if (u < env[j].lo || u < 1.0 + tr->a * sin(OMEGA * s + tr->phi))
 			break;
 	}
@@ -999,7 +999,7 @@ double aiw_traffic_next(aiw_traffic *tr, gsl_rng *r, double now, double *prompt_
 	switch (tr->kind) {
 	case AIW_TRAFFIC_POISSON:
 		/* exponential by inversion: -log U, U uniform on (0, 1) */
-		t = tr->rate > 0.0 ? from - log(gsl_rng_uniform_pos(r)) * tr->inv_rate : INFINITY;
+		t = tr->rate > 0.0 ? from - log(aiw_rng_uniform_pos(r)) * tr->inv_rate : INFINITY;
 		break;
 	case AIW_TRAFFIC_DIURNAL:
 		t = tr->rate > 0.0 ? next_diurnal(tr, r, from) : INFINITY;

@@ -660,7 +660,7 @@ static aiw_status training_start(aiw_comp *c)
 		return aiw__err(sim, st, "%s: %s", c->prefix, e);
 	/* failures get their own stream, seeded from this component's, so the
 	 * failure times do not change with the jitter model */
-	T->frng = gsl_rng_alloc(gsl_rng_mt19937);
+	T->frng = aiw_rng_alloc();
 	if (!T->frng)
 		return aiw__err(sim, AIW_ENOMEM, "out of memory");
 	uint64_t s = gsl_rng_get(c->rng);

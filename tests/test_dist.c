@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "testutil.h"
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sf_psi.h>
 #include <stdio.h>
@@ -65,6 +66,60 @@ START_TEST(moments)
 	check_moments("gamma(2,3)", AIW_PT_REAL, 400000);
 	check_moments("pareto(1,5)", AIW_PT_REAL, 400000); /* finite 4th moment */
 	check_moments("250ms", AIW_PT_DURATION, 10);
+}
+END_TEST
+
+/* The library's generator (lib/rng.h) is GSL's mt19937, word for word:
+ * every seed's stream through gsl_rng_get, gsl_rng_uniform and
+ * gsl_rng_uniform_pos and the inline aiw_rng_uniform(_pos), across many
+ * state refills (624 words each), and through a GSL distribution. */
+START_TEST(rng_is_gsl_mt19937)
+{
+	const unsigned long seeds[] = {0, 1, 4357, 12345, 0xffffffffUL, 0x123456789abcdefUL};
+	for (size_t si = 0; si < sizeof seeds / sizeof *seeds; si++) {
+		gsl_rng *a = aiw_rng_alloc(), *g = gsl_rng_alloc(gsl_rng_mt19937);
+		ck_assert(a && g);
+		ck_assert_str_eq(gsl_rng_name(a), gsl_rng_name(g));
+		ck_assert_uint_eq(gsl_rng_max(a), gsl_rng_max(g));
+		ck_assert_uint_eq(gsl_rng_min(a), gsl_rng_min(g));
+		gsl_rng_set(a, seeds[si]);
+		gsl_rng_set(g, seeds[si]);
+		for (int i = 0; i < 200000; i++) {
+			switch (i % 5) {
+			case 0:
+				ck_assert_uint_eq(gsl_rng_get(a), gsl_rng_get(g));
+				break;
+			case 1:
+				ck_assert(gsl_rng_uniform(a) == gsl_rng_uniform(g));
+				break;
+			case 2:
+				ck_assert(aiw_rng_uniform(a) == gsl_rng_uniform(g));
+				break;
+			case 3:
+				ck_assert(aiw_rng_uniform_pos(a) == gsl_rng_uniform_pos(g));
+				break;
+			default:
+				ck_assert(gsl_ran_gaussian_ziggurat(a, 1.0) ==
+				          gsl_ran_gaussian_ziggurat(g, 1.0));
+			}
+		}
+		/* a copy continues the same stream */
+		gsl_rng *c = gsl_rng_clone(a);
+		ck_assert(c);
+		for (int i = 0; i < 2000; i++)
+			ck_assert_uint_eq(gsl_rng_get(c), gsl_rng_get(g));
+		gsl_rng_free(c);
+		gsl_rng_free(a);
+		gsl_rng_free(g);
+	}
+	/* another GSL type goes through GSL's own functions */
+	gsl_rng *t = gsl_rng_alloc(gsl_rng_taus2), *u = gsl_rng_alloc(gsl_rng_taus2);
+	for (int i = 0; i < 1000; i++) {
+		ck_assert(aiw_rng_uniform(t) == gsl_rng_uniform(u));
+		ck_assert(aiw_rng_uniform_pos(t) == gsl_rng_uniform_pos(u));
+	}
+	gsl_rng_free(t);
+	gsl_rng_free(u);
 }
 END_TEST
 
@@ -203,6 +258,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, parse_forms);
 	tcase_add_test(tc, empirical_file);
 	tcase_add_test(tc, sample_max);
+	tcase_add_test(tc, rng_is_gsl_mt19937);
 	suite_add_tcase(s, tc);
 	return s;
 }

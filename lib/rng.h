@@ -1,0 +1,71 @@
+/*
+ * rng.h - the library's random generator: MT19937 (Matsumoto & Nishimura,
+ * ACM TOMACS 8(1), 1998) as a GSL generator type, word for word the
+ * sequence of GSL's gsl_rng_mt19937 for every seed (tests/test_dist.c
+ * compares them), so that a seed gives the draws it always gave.
+ *
+ * Why not GSL's own: its state refill picks the twist constant with a
+ * branch on the low bit of a random word, mispredicted half the time, once
+ * per word drawn; here a mask does it.  And the hot paths (arrivals,
+ * request sizes) draw their uniforms through aiw_rng_uniform(_pos), inline
+ * for this type instead of two calls through GSL's function pointers.
+ * Every GSL distribution takes this generator like any other
+ * (gsl_rng_get through the type).
+ */
+#ifndef AIW_RNG_H
+#define AIW_RNG_H
+
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#define AIW_MT_N 624
+
+typedef struct {
+	uint32_t mt[AIW_MT_N];
+	int mti;
+} aiw_mt_state;
+
+/* "mt19937" */
+extern const gsl_rng_type *const aiw_rng_mt19937;
+
+/* A new generator of that type (gsl_rng_free frees it), or NULL. */
+gsl_rng *aiw_rng_alloc(void);
+
+/* The next AIW_MT_N words (internal to aiw__mt_get). */
+void aiw__mt_refill(aiw_mt_state *s);
+
+static inline uint32_t aiw__mt_get(aiw_mt_state *s)
+{
+	if (__builtin_expect(s->mti >= AIW_MT_N, 0))
+		aiw__mt_refill(s);
+	uint32_t k = s->mt[s->mti++];
+	k ^= k >> 11;
+	k ^= (k << 7) & 0x9d2c5680u;
+	k ^= (k << 15) & 0xefc60000u;
+	k ^= k >> 18;
+	return k;
+}
+
+/* gsl_rng_uniform(r), the same value, inline for aiw_rng_mt19937. */
+static inline double aiw_rng_uniform(gsl_rng *r)
+{
+	if (__builtin_expect(r->type == aiw_rng_mt19937, 1))
+		return aiw__mt_get((aiw_mt_state *)r->state) / 4294967296.0;
+	return gsl_rng_uniform(r);
+}
+
+/* gsl_rng_uniform_pos(r): uniform on (0, 1), the same value. */
+static inline double aiw_rng_uniform_pos(gsl_rng *r)
+{
+	if (__builtin_expect(r->type == aiw_rng_mt19937, 1)) {
+		uint32_t k;
+		do
+			k = aiw__mt_get((aiw_mt_state *)r->state);
+		while (k == 0);
+		return k / 4294967296.0;
+	}
+	return gsl_rng_uniform_pos(r);
+}
+
+#endif
