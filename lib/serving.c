@@ -592,12 +592,22 @@ static inline void run_push(fleet *f, replica *r, uint32_t id, double key)
 		run_up(h, r->nrun++);
 		return;
 	}
-	uint32_t i = r->rh + r->nrun++;
-	while (i > r->rh && h[i - 1].key > key) {
-		h[i] = h[i - 1];
-		i--;
+	/* after the last entry <= key: a branchless binary search (the number
+	 * of entries it passes varies from one request to the next, so a scan
+	 * from the back would end on a mispredicted branch), then one move */
+	rent *b = h + r->rh;
+	uint32_t len = r->nrun;
+	if (len) {
+		while (len > 1) {
+			uint32_t half = len / 2;
+			b = b[half].key <= key ? b + half : b;
+			len -= half;
+		}
+		b += b->key <= key;
 	}
-	h[i] = (rent){key, id};
+	rent *end = h + r->rh + r->nrun++;
+	memmove(b + 1, b, (size_t)(end - b) * sizeof *b);
+	*b = (rent){key, id};
 }
 
 /* Insertion sort of a heap back into a sorted array (at most RUN_SORTED / 2
@@ -1438,8 +1448,8 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 		/* and to a full KV cache (0: a boundary right after the prefill,
 		 * where the preemption happens) */
 		double kkv = floor_nonneg((f->cap_tokens - r->S) / n);
-		if (kkv < k)
-			k = kkv > 0 ? kkv : 0;
+		double kk = kkv > 0 ? kkv : 0;
+		k = kkv < k ? kk : k; /* selects: which bound comes first varies */
 	}
 	r->t0 = now;
 	r->tp = tp;

@@ -336,6 +336,22 @@ START_TEST(continuous_kv_and_batch_bounds)
 	ck_assert(M(sim, "mb", "preemptions") == 0);
 	check_conservation(sim, "mb");
 	aiw_sim_free(sim);
+
+	/* batches of a few hundred with long outputs: the running requests go
+	 * from the sorted array to the heap and back (64 / 32 entries), while
+	 * requests are preempted out of the middle of either */
+	sim = load(11, "[sim]\nduration = 20min\n"
+	               "[inference wide]\nreplicas = 2\ntraffic = bursty\ncv = 2\nrate = 8/s\n"
+	               "max_batch = 400\nmodel_params = 8e9\nlayers = 32\ngpus_per_replica = 1\n"
+	               "prompt_tokens = lognormal(median=300,sigma=1)\n"
+	               "output_tokens = lognormal(median=1500,sigma=0.8)\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert(M(sim, "wide", "batch_size_max") > 128);
+	ck_assert(M(sim, "wide", "batch_size_max") <= 400);
+	ck_assert(M(sim, "wide", "preemptions") > 1000);
+	ck_assert(M(sim, "wide", "kv_peak_bytes") <= M(sim, "wide", "kv_capacity_bytes"));
+	check_conservation(sim, "wide");
+	aiw_sim_free(sim);
 }
 END_TEST
 
