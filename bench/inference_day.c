@@ -40,21 +40,30 @@
  *
  * Time (the goal of 30 s is not reached yet): this machine's speed varies
  * by 20-40% from hour to hour, so builds are compared in alternating runs
- * (--no-week --mode memory).  Four pairs, the build this work started from
- * (3273ba1) against the current one: 52.8 / 32.6 s, 58.3 / 47.6 s,
- * 60.9 / 45.9 s, 61.9 / 40.3 s: 0.62-0.82x, 0.71x on average; 32.6 s at
- * best.  What it took, in order of effect: latency histograms whose bucket
- * is a shift of the value's bits (lib/stats.h; -10%), arrivals run by the
- * master event instead of being engine events (-8% instructions),
- * departures out of the running heap by Floyd's sift-down, the agenda
- * tree's path recomputed with selects (fewer mispredicted branches),
- * floor() by conversion.  Instructions per request (callgrind, --days 0.01
- * --peak-hour 18): 4,130 (agenda without slot ids), 3,657 (at the start of
- * this work), 2,800 now.
+ * (--no-week --mode memory).  Session 3: four pairs, the build that work
+ * started from (3273ba1) against its result (757c751): 52.8 / 32.6 s,
+ * 58.3 / 47.6 s, 60.9 / 45.9 s, 61.9 / 40.3 s: 0.71x on average.
+ * Session 4: seven pairs, 757c751 against the current build: 45.9 / 42.8,
+ * 51.3 / 42.5, 45.0 / 35.0, 36.3 / 33.0, 40.9 / 37.4, 38.5 / 39.8,
+ * 44.7 / 31.2 s: 0.70-1.03x, 0.87x on average; 31.2 s at best.  In all
+ * about 0.62x the time of 3273ba1.  What it took, in order of effect:
+ * latency histograms whose bucket is a shift of the value's bits
+ * (lib/stats.h; -10%), the library's own MT19937 (lib/rng.h: GSL's
+ * sequence without GSL's branch on a random bit in every refill, which
+ * the predictor misses half the time; about -10%), arrivals run by the
+ * master event instead of being engine events (-8% instructions), the
+ * master choosing span end or arrival with one branch, departures out of a
+ * sorted array of running requests (a heap past 64), the agenda tree's
+ * path recomputed with selects (fewer mispredicted branches), floor() by
+ * conversion.  Instructions per request (callgrind, --days 0.01
+ * --peak-hour 18): 4,130 (agenda without slot ids), 3,657 (3273ba1), 2,811
+ * (757c751), 2,715 now; callgrind's branch model counts 16.7 then 11.8
+ * mispredictions per request for the last two.
  * What is left is spread thin: the random draws (thinning, two lognormal
- * sizes, MT19937) about a fifth of the time, then the span ends'
- * bookkeeping, each event touching a replica, its running requests and a
- * request in L2 rather than L1.
+ * sizes) about a fifth of the time, the agenda tree a tenth, then the span
+ * ends' bookkeeping.  It is not memory: with 30 replicas and a tenth of the
+ * rate (a working set ten times smaller) a request takes as long as with
+ * 300.
  *
  * --peak-hour H moves the peak (default 14): with --days 0.0416667 and
  * --peak-hour 18 the run is one hour whose rate falls from the mean

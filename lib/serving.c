@@ -53,17 +53,21 @@
  * order, same bits), so that under load the engine sees little more than
  * the sample ticks.  Equal times: span ends run before the arrival.
  * bench/inference_day's load (callgrind, --days 0.01 --peak-hour 18) takes
- * 2,800 instructions per request: 4,130 before the tree kept slot ids,
+ * 2,715 instructions per request: 4,130 before the tree kept slot ids,
  * 3,657 before span ends ran in place and the small-bottom push was
- * inlined (engine.c), 3,107 before arrivals joined the master.  Time
- * follows cache misses and mispredicted branches more than instructions:
- * the tree recomputes its whole path with selects (more instructions than
- * stopping early, less time), the histograms find a bucket from the bits
- * of the value (stats.h), departures leave the running heap by Floyd's
- * sift-down.  (A sorted array instead of the heap was 4% faster here, but
- * O(batch) per admission: 5x slower with 4,000 requests in service.)
- * Together 0.7x the time per request of the start of this work
- * (alternating runs of bench/inference_day).
+ * inlined (engine.c), 3,107 before arrivals joined the master, 2,811
+ * before the changes below.  Time follows mispredicted branches more than
+ * instructions (the working set fits in L2: 30 replicas run as fast per
+ * request as 300): the tree recomputes its whole path with selects (more
+ * instructions than stopping early, less time), the histograms find a
+ * bucket from the bits of the value (stats.h), the master decides span end
+ * or arrival with one branch, the running requests are a sorted array
+ * whose insertion point a branchless binary search finds (a heap past
+ * RUN_SORTED entries), and the generator is the library's MT19937 (rng.h),
+ * whose refill does not branch on random bits as GSL's does.  Callgrind's
+ * branch model counts 11.8 mispredictions per request, 16.7 before the
+ * last three.  Together about 0.6x the time per request of the start of
+ * this work (alternating runs of bench/inference_day).
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
