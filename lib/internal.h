@@ -277,6 +277,7 @@ struct aiw_comp {
 	aiw_sim *sim;
 	char *name;     /* "pretrain" ("" for singletons) */
 	char *prefix;   /* "training.pretrain" or "site" */
+	char *origin;   /* "FILE:LINE" of the scenario section that declared it first, or NULL */
 	aiw_value *v;   /* one per kind->params entry */
 	gsl_rng *rng;   /* this component's stream: seed + prefix */
 	void *state;    /* model state, built by start() */

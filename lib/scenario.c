@@ -177,11 +177,19 @@ static aiw_status create_sections(aiw_sim *sim, const char *text, size_t len, co
 						         line, sec, kind);
 						return AIW_ESCENARIO;
 					}
-					if (!k->singleton &&
-					    aiw__comp_get(sim, kind, name, true, &c) != AIW_OK) {
+					if (aiw__comp_get(sim, kind, k->singleton ? "" : name, true, &c) !=
+					    AIW_OK) {
 						snprintf(msg, msglen, "%s:%d: %s", origin, line,
 						         aiw_sim_errmsg(sim));
 						return AIW_ESCENARIO;
+					}
+					/* where it was declared first, for errors found when
+					 * the run starts (optional: no memory, no origin) */
+					if (!c->origin) {
+						int on = snprintf(NULL, 0, "%s:%d", origin, line);
+						c->origin = on > 0 ? malloc((size_t)on + 1) : NULL;
+						if (c->origin)
+							snprintf(c->origin, (size_t)on + 1, "%s:%d", origin, line);
 					}
 				}
 			}

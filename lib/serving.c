@@ -2148,9 +2148,13 @@ static aiw_status inference_start(aiw_comp *c)
 	f->spot_factor = 1;
 	f->master_t = INFINITY;
 	f->arr_t = INFINITY;
-	const aiw_gpu_spec *gs = aiw_hw_gpu(sim, aiw_ps(c, P_GPU));
-	if (!gs)
-		return AIW_EUNKNOWN;
+	const aiw_gpu_spec *gs = NULL;
+	aiw_status gst = aiw_hw_gpu_get(sim, aiw_ps(c, P_GPU), &gs);
+	if (gst != AIW_OK) { /* named as training.c names it */
+		char msg[700];
+		snprintf(msg, sizeof msg, "%s", aiw_sim_errmsg(sim));
+		return aiw__err(sim, gst, "%s.gpu = %s: %s", c->prefix, aiw_ps(c, P_GPU), msg);
+	}
 	f->gpu = *gs;
 	aiw_status st = aiw_cost_pricing(c, P_COST, &f->gpu, &f->price);
 	if (st != AIW_OK)

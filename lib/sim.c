@@ -156,6 +156,7 @@ static void comp_free(aiw_comp *c)
 		gsl_rng_free(c->rng);
 	free(c->name);
 	free(c->prefix);
+	free(c->origin);
 	free(c);
 }
 
@@ -764,6 +765,13 @@ static aiw_status start(aiw_sim *sim)
 	for (size_t i = 0; i < sim->ncomps; i++) {
 		aiw_comp *c = sim->comps[i];
 		if (c->kind->start && (st = c->kind->start(c)) != AIW_OK) {
+			/* named by the scenario line that declared the component, as
+			 * the errors found while loading are */
+			if (c->origin && strncmp(sim->errmsg, c->origin, strlen(c->origin)) != 0) {
+				char msg[sizeof sim->errmsg];
+				snprintf(msg, sizeof msg, "%s", sim->errmsg);
+				aiw__err(sim, st, "%s: %s", c->origin, msg);
+			}
 			/* a failed start leaves nothing behind, driver events included */
 			stop_components(sim);
 			aiw_engine_clear(&sim->eng);

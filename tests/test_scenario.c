@@ -57,6 +57,49 @@ START_TEST(all_or_nothing)
 }
 END_TEST
 
+/* Errors found when the run starts name the line of the component's
+ * section, as load errors name theirs; a component made through the API has
+ * no line, and its messages are unchanged. */
+START_TEST(start_errors_name_the_section)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	const char *text = "[sim]\nduration = 1h\n\n[inference a]\nreplicas = 1\n"
+	                   "model_params = 1e13\n[inference a]\nrate = 2/s\n";
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "w.ini"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
+	const char *m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strncmp(m, "w.ini:4: inference.a: weights of ", strlen("w.ini:4: inference.a: weights of ")) == 0, "%s", m);
+	ck_assert_msg(strstr(m, "model_params 1e+13"), "%s", m);
+	/* a second failed start does not stack the prefix */
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
+	ck_assert_msg(strncmp(aiw_sim_errmsg(sim), "w.ini:4: inference.a: ", strlen("w.ini:4: inference.a: ")) == 0 &&
+	                  !strstr(aiw_sim_errmsg(sim) + 1, "w.ini"),
+	              "%s", aiw_sim_errmsg(sim));
+	aiw_sim_free(sim);
+
+	/* an unknown GPU is named with its parameter, as training names it */
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, "[inference b]\ngpu = H100-SMX\n", "g.ini"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_EUNKNOWN);
+	m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strncmp(m, "g.ini:1: inference.b.gpu = H100-SMX: unknown GPU",
+	                      strlen("g.ini:1: inference.b.gpu = H100-SMX: unknown GPU")) == 0, "%s",
+	              m);
+	aiw_sim_free(sim);
+
+	/* through the API: no origin */
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_add_component(sim, "inference", "c"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.c.model_params", "1e13"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "1h"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
+	m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strncmp(m, "inference.c: weights of ", strlen("inference.c: weights of ")) == 0, "%s", m);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 START_TEST(invalid_folder)
 {
 	char dir[4096];
@@ -104,6 +147,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, valid_scenario);
 	tcase_add_test(tc, all_or_nothing);
 	tcase_add_test(tc, invalid_folder);
+	tcase_add_test(tc, start_errors_name_the_section);
 	suite_add_tcase(s, tc);
 	return s;
 }
