@@ -43,10 +43,11 @@
  * (--no-week --mode memory).  Session 3: four pairs, the build that work
  * started from (3273ba1) against its result (757c751): 52.8 / 32.6 s,
  * 58.3 / 47.6 s, 60.9 / 45.9 s, 61.9 / 40.3 s: 0.71x on average.
- * Session 4: seven pairs, 757c751 against the current build: 45.9 / 42.8,
+ * Session 4: eleven pairs, 757c751 against the current build: 45.9 / 42.8,
  * 51.3 / 42.5, 45.0 / 35.0, 36.3 / 33.0, 40.9 / 37.4, 38.5 / 39.8,
- * 44.7 / 31.2 s: 0.70-1.03x, 0.87x on average; 31.2 s at best.  In all
- * about 0.62x the time of 3273ba1.  What it took, in order of effect:
+ * 44.7 / 31.2, 50.1 / 42.5, 45.0 / 42.5, 41.9 / 46.0, 50.0 / 38.9 s:
+ * 0.70-1.10x, 0.89x on average; 31.2 s at best.  In all about 0.63x the
+ * time of 3273ba1.  What it took, in order of effect:
  * latency histograms whose bucket is a shift of the value's bits
  * (lib/stats.h; -10%), the library's own MT19937 (lib/rng.h: GSL's
  * sequence without GSL's branch on a random bit in every refill, which

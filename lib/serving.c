@@ -66,7 +66,7 @@
  * RUN_SORTED entries), and the generator is the library's MT19937 (rng.h),
  * whose refill does not branch on random bits as GSL's does.  Callgrind's
  * branch model counts 11.8 mispredictions per request, 16.7 before the
- * last three.  Together about 0.6x the time per request of the start of
+ * last three.  Together about 0.63x the time per request of the start of
  * this work (alternating runs of bench/inference_day).
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
