@@ -522,10 +522,10 @@ static inline uint32_t q_pop(fleet *f, queue *q)
 
 /* ---- the running requests of a replica, by key ----
  * Up to RUN_SORTED entries: a sorted array run[rh .. rh + nrun), stable
- * (equal keys in admission order).  A new request usually leaves after all
- * those running (its whole output is ahead of it), so its insertion from
- * the back moves few entries, and the earliest leaves from the front in
- * O(1) (rh moves up).  Past RUN_SORTED entries the array becomes a binary
+ * (equal keys in admission order).  A new request finds its place by a
+ * branchless binary search and those after it move up by one entry (a
+ * third of them on bench/inference_day's load: its whole output is still
+ * ahead of it); the earliest leaves from the front in O(1) (rh moves up).  Past RUN_SORTED entries the array becomes a binary
  * min-heap (a sorted array is one: nothing to convert) and stays one until
  * the replica holds RUN_SORTED / 2, when it is sorted back: large batches
  * (service = DIST with thousands in service) keep O(log n) per operation,
