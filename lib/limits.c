@@ -149,12 +149,14 @@ typedef struct item {
 	double n;          /* expected count (work) or bytes (memory) */
 	char what[400];    /* "inference.chat: about @ requests (...)": @ is the number */
 	char fix[160];     /* "lower rate or sim.duration" */
+	const char *origin; /* FILE:LINE of the component's scenario section, or NULL */
 } item;
 
 typedef struct est {
 	aiw_limits_est out;
 	item worst;        /* largest work item */
 	item big_mem;      /* largest memory item */
+	const char *origin; /* of the component whose items are being added */
 	double D;
 	aiw_status bad;    /* a trace refused by trace_precheck (message on sim) */
 } est;
@@ -174,6 +176,7 @@ static void add_work(est *E, const item *it)
 	if (it->n > E->out.work_max || isnan(E->out.work_max)) {
 		E->out.work_max = it->n;
 		E->worst = *it;
+		E->worst.origin = E->origin;
 	}
 }
 
@@ -182,8 +185,10 @@ static void add_mem(est *E, const item *it)
 	if (!(it->n > 0))
 		return;
 	E->out.memory_bytes += it->n;
-	if (it->n > E->big_mem.n)
+	if (it->n > E->big_mem.n) {
 		E->big_mem = *it;
+		E->big_mem.origin = E->origin;
+	}
 }
 
 /* The first TRACE_PRECHECK bytes of a trace: a NUL byte or a line longer
@@ -503,6 +508,7 @@ static void estimate(aiw_sim *sim, est *E)
 	char a[64], b[64], d[64], g[64];
 	for (size_t i = 0; i < aiw__ncomps(sim); i++) {
 		aiw_comp *c = aiw__comp_at(sim, i);
+		E->origin = c->origin;
 		if (c->kind->sample && !c->kind->singleton)
 			curves += 4 + extra_curves(c);
 		const char *k = c->kind->name;
@@ -540,6 +546,7 @@ static void estimate(aiw_sim *sim, est *E)
 		}
 	}
 	E->out.curves = curves;
+	E->origin = sc->origin; /* [sim]: sim.duration and sim.sample_interval */
 	/* the recorder: one tick per sample, arrays grown by doubling */
 	item it;
 	FMT_ITEM(&it, samples, "raise sim.sample_interval", "the recorder: about @ sample ticks");
@@ -600,22 +607,25 @@ aiw_status aiw_limits_estimate(aiw_sim *sim, aiw_limits_est *out)
 	return AIW_OK;
 }
 
-/* The text of an item with its number in place of the @. */
+/* The text of an item with its number in place of the @, after the
+ * FILE:LINE of its scenario section when it came from one (as the errors of
+ * a component's start are named). */
 static const char *item_text(char *buf, size_t len, const item *it)
 {
 	char n[64];
 	const char *at = strchr(it->what, '@');
+	const char *o = it->origin ? it->origin : "", *sep = it->origin ? ": " : "";
 	if (at)
-		snprintf(buf, len, "%.*s%s%s", (int)(at - it->what), it->what, num(n, sizeof n, it->n),
-		         at + 1);
+		snprintf(buf, len, "%s%s%.*s%s%s", o, sep, (int)(at - it->what), it->what,
+		         num(n, sizeof n, it->n), at + 1);
 	else
-		snprintf(buf, len, "%s", it->what);
+		snprintf(buf, len, "%s%s%s", o, sep, it->what);
 	return buf;
 }
 
 static aiw_status refuse(aiw_sim *sim, const item *it, double limit)
 {
-	char l[64], msg[600];
+	char l[64], msg[900];
 	item_text(msg, sizeof msg, it);
 	if (it->fix[0])
 		return aiw__err(sim, AIW_ELIMIT, "%s; the limit is %s (%s)", msg,
@@ -638,7 +648,7 @@ aiw_status aiw_limits_check(aiw_sim *sim)
 	} else if (!(E->out.work_max <= AIW_LIMIT_WORK) && !isnan(E->out.work_max)) {
 		st = refuse(sim, &E->worst, AIW_LIMIT_WORK);
 	} else if (!(E->out.work <= AIW_LIMIT_WORK)) {
-		char w[600];
+		char w[900];
 		item_text(w, sizeof w, &E->worst);
 		st = aiw__err(sim, AIW_ELIMIT,
 		              "the run: about %s work items in all (requests, steps and other model "
@@ -646,7 +656,7 @@ aiw_status aiw_limits_check(aiw_sim *sim)
 		              "rates)",
 		              num(b, sizeof b, E->out.work), w, num(l, sizeof l, AIW_LIMIT_WORK));
 	} else if (!(E->out.memory_bytes <= AIW_LIMIT_MEMORY_BYTES)) {
-		char w[600];
+		char w[900];
 		item_text(w, sizeof w, &E->big_mem);
 		st = aiw__err(sim, AIW_ELIMIT,
 		              "the run: about %s bytes of memory (the largest part: %s); the limit is "

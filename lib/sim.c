@@ -735,9 +735,9 @@ static aiw_status start(aiw_sim *sim)
 	double samples = sim->end / si;
 	if (samples > 5e7)
 		return aiw__err(sim, AIW_ELIMIT,
-		                "sim.duration / sim.sample_interval = %.3g samples per curve; the "
+		                "%s%ssim.duration / sim.sample_interval = %.3g samples per curve; the "
 		                "limit is 5e7 (raise sample_interval)",
-		                samples);
+		                sc->origin ? sc->origin : "", sc->origin ? ": " : "", samples);
 	/* up-front work and memory estimates (limits.c): refuse what would not end */
 	aiw_status lst = aiw_limits_check(sim);
 	if (lst != AIW_OK)

@@ -200,104 +200,108 @@ typedef struct run_case {
 static const run_case RUN_CASES[] = {
 	/* rates: 1e9/s for a day; the weekly profile's weekend factor */
 	{"[sim]\nduration = 1d\n[inference a]\nrate = 1e9/s\n", AIW_ELIMIT,
-	 "inference.a: about 8.6e13 requests (rate 1e9/s x 1 d); the limit is 1e10 (lower rate "
-	 "or sim.duration)"},
+	 "hostile.ini:3: inference.a: about 8.6e13 requests (rate 1e9/s x 1 d); the limit is 1e10 "
+	 "(lower rate or sim.duration)"},
 	{"[sim]\nduration = 7d\nsample_interval = 1h\n[inference a]\ntraffic = diurnal\n"
 	 "rate = 1e5/s\nweekend_factor = 1000\n",
 	 AIW_ELIMIT,
-	 "inference.a: about 1.7e13 requests (mean rate 2.9e7/s of the daily profile x 7 d); the "
-	 "limit is 1e10 (lower rate or sim.duration)"},
+	 "hostile.ini:4: inference.a: about 1.7e13 requests (mean rate 2.9e7/s of the daily "
+	 "profile x 7 d); the limit is 1e10 (lower rate or sim.duration)"},
 	{"[sim]\nduration = 100y\nsample_interval = 1d\n[inference a]\ntraffic = bursty\n"
 	 "rate = 10/s\ncv = 3\n",
 	 AIW_ELIMIT,
-	 "inference.a: about 3.2e10 requests (rate 10/s x 100 y); the limit is 1e10 (lower rate "
-	 "or sim.duration)"},
+	 "hostile.ini:4: inference.a: about 3.2e10 requests (rate 10/s x 100 y); the limit is "
+	 "1e10 (lower rate or sim.duration)"},
 	{"[sim]\nduration = 30d\nsample_interval = 1h\n[inference a]\nrate = 2000/s\n"
 	 "autoscaler = hpa\ncompare_fixed = 4\n",
 	 AIW_ELIMIT,
-	 "inference.a: about 1e10 requests (rate 2000/s x 30 d, twice with compare_fixed); the "
-	 "limit is 1e10 (lower rate or sim.duration)"},
+	 "hostile.ini:4: inference.a: about 1e10 requests (rate 2000/s x 30 d, twice with "
+	 "compare_fixed); the limit is 1e10 (lower rate or sim.duration)"},
 	/* training: a nanosecond step for a century; failures every microsecond */
 	{"[sim]\nduration = 100y\nsample_interval = 1d\n[training t]\ngpus = 1\n"
 	 "step_compute = 1e-9\n",
 	 AIW_ELIMIT,
-	 "training.t: about 3.2e18 steps (100 y / step time 1e-9 s); the limit is 1e10 (lower "
-	 "sim.duration, or raise the step time (step_compute, model_params or tokens_per_step), or "
-	 "set max_steps)"},
+	 "hostile.ini:4: training.t: about 3.2e18 steps (100 y / step time 1e-9 s); the limit is "
+	 "1e10 (lower sim.duration, or raise the step time (step_compute, model_params or "
+	 "tokens_per_step), or set max_steps)"},
 	{"[sim]\nduration = 1d\n[training t]\ngpus = 1e7\ngpu_mtbf = 1e-6\n", AIW_ELIMIT,
-	 "training.t: about 8.6e17 failures (gpus 1e7 / gpu_mtbf 1e-6 s x 1 d); the limit is 1e10 "
-	 "(raise gpu_mtbf or lower sim.duration)"},
+	 "hostile.ini:3: training.t: about 8.6e17 failures (gpus 1e7 / gpu_mtbf 1e-6 s x 1 d); "
+	 "the limit is 1e10 (raise gpu_mtbf or lower sim.duration)"},
 	/* periods of 1e-300 s: the autoscaler, loads */
 	{"[sim]\nduration = 1d\n[inference a]\nautoscaler = hpa\nhpa_sync_period = 1e-300\n",
 	 AIW_ELIMIT,
-	 "inference.a: about 8.6e304 autoscaler ticks (sim.duration 1 d / hpa_sync_period 1e-300 "
-	 "s); the limit is 1e10 (raise hpa_sync_period or lower sim.duration)"},
+	 "hostile.ini:3: inference.a: about 8.6e304 autoscaler ticks (sim.duration 1 d / "
+	 "hpa_sync_period 1e-300 s); the limit is 1e10 (raise hpa_sync_period or lower "
+	 "sim.duration)"},
 	{"[sim]\nduration = 1d\n[inference a]\nautoscaler = kpa\nkpa_tick = 1e-300\n", AIW_ELIMIT,
-	 "inference.a: about 8.6e304 autoscaler ticks (sim.duration 1 d / kpa_tick 1e-300 s); the "
-	 "limit is 1e10 (raise kpa_tick or lower sim.duration)"},
+	 "hostile.ini:3: inference.a: about 8.6e304 autoscaler ticks (sim.duration 1 d / kpa_tick "
+	 "1e-300 s); the limit is 1e10 (raise kpa_tick or lower sim.duration)"},
 	{"[sim]\nduration = 1d\n[inference a]\nautoscaler = kpa\nmetric_interval = 1e-300\n",
 	 AIW_ELIMIT,
-	 "inference.a: about 8.6e304 autoscaler ticks (sim.duration 1 d / metric_interval 1e-300 "
-	 "s); the limit is 1e10 (raise metric_interval or lower sim.duration)"},
+	 "hostile.ini:3: inference.a: about 8.6e304 autoscaler ticks (sim.duration 1 d / "
+	 "metric_interval 1e-300 s); the limit is 1e10 (raise metric_interval or lower "
+	 "sim.duration)"},
 	{"[sim]\nduration = 1d\n[load l]\nprofile = 0:1kW\nperiod = 1e-300\n", AIW_ELIMIT,
-	 "load.l: about 8.6e304 profile steps (1 timelines x 1 steps x 8.6e304 periods of 1e-300 "
-	 "s); the limit is 1e10 (raise period or lower racks)"},
+	 "hostile.ini:3: load.l: about 8.6e304 profile steps (1 timelines x 1 steps x 8.6e304 "
+	 "periods of 1e-300 s); the limit is 1e10 (raise period or lower racks)"},
 	{"[sim]\nduration = 1d\n[load l]\nprofile = 0:1kW, 0.5ms:2kW\nperiod = 1ms\n"
 	 "racks = 1000000\nrack_offset = 1e-9\n",
 	 AIW_ELIMIT,
-	 "load.l: about 1.7e14 profile steps (1e6 timelines x 2 steps x 8.6e7 periods of 0.001 "
-	 "s); the limit is 1e10 (raise period or lower racks)"},
+	 "hostile.ini:3: load.l: about 1.7e14 profile steps (1e6 timelines x 2 steps x 8.6e7 "
+	 "periods of 0.001 s); the limit is 1e10 (raise period or lower racks)"},
 	{"[sim]\nduration = 1d\n[load l]\non_time = const(1e-300)\noff_time = const(1e-300)\n"
 	 "on_power = 1kW\n",
 	 AIW_ELIMIT,
-	 "load.l: about 8.6e304 on/off toggles (1 racks x 2 x 1 d / (E[on_time] + E[off_time]) "
-	 "2e-300 s); the limit is 1e10 (raise on_time and off_time, or lower racks)"},
+	 "hostile.ini:3: load.l: about 8.6e304 on/off toggles (1 racks x 2 x 1 d / (E[on_time] + "
+	 "E[off_time]) 2e-300 s); the limit is 1e10 (raise on_time and off_time, or lower racks)"},
 	{"[sim]\nduration = 1d\n[load l]\nduty = 0.5\nslot = 1e-300\non_power = 1kW\n", AIW_ELIMIT,
-	 "load.l: about 8.6e304 rack draws (1 racks x 8.6e304 slots of 1e-300 s); the limit is "
-	 "1e10 (raise slot or lower racks)"},
+	 "hostile.ini:3: load.l: about 8.6e304 rack draws (1 racks x 8.6e304 slots of 1e-300 s); "
+	 "the limit is 1e10 (raise slot or lower racks)"},
 	/* a looping trace sped up a billion times */
 	{"[sim]\nduration = 1h\n[inference a]\ntraffic = trace\ntrace_file = @TRACE@\n"
 	 "trace_loop = true\ntrace_time_scale = 1e9\n",
 	 AIW_ELIMIT,
-	 "inference.a: about 2.9e12 requests (3 trace rows x 9.6e11 replays in 1 h); the limit is "
-	 "1e10 (lower trace_time_scale or sim.duration, or unset trace_loop)"},
+	 "hostile.ini:3: inference.a: about 2.9e12 requests (3 trace rows x 9.6e11 replays in 1 "
+	 "h); the limit is 1e10 (lower trace_time_scale or sim.duration, or unset trace_loop)"},
 	/* two fleets under the limit each, above it together */
 	{"[sim]\nduration = 10d\nsample_interval = 1h\n[inference a]\nrate = 6000/s\n"
 	 "[inference b]\nrate = 6000/s\n",
 	 AIW_ELIMIT,
 	 "the run: about 1e10 work items in all (requests, steps and other model events; the "
-	 "largest: inference.a: about 5.2e9 requests (rate 6000/s x 10 d)); the limit is 1e10 "
-	 "(lower sim.duration or the rates)"},
+	 "largest: hostile.ini:4: inference.a: about 5.2e9 requests (rate 6000/s x 10 d)); the "
+	 "limit is 1e10 (lower sim.duration or the rates)"},
 	/* memory: 5e7 samples x 32 curves; 4e8 racks of one GPU */
 	{"[sim]\nduration = 50s\nsample_interval = 1e-6\n[training t]\n[inference a]\n",
 	 AIW_ELIMIT,
-	 "the run: about 1.8e10 bytes of memory (the largest part: the curves: about 1.8e10 bytes "
-	 "(5e7 samples x 32 curves x 8 B, grown by doubling)); the limit is 4e9 bytes (raise "
-	 "sim.sample_interval, lower sim.duration or set sim.series_keep)"},
+	 "the run: about 1.8e10 bytes of memory (the largest part: hostile.ini:1: the curves: "
+	 "about 1.8e10 bytes (5e7 samples x 32 curves x 8 B, grown by doubling)); the limit is "
+	 "4e9 bytes (raise sim.sample_interval, lower sim.duration or set sim.series_keep)"},
 	{"[sim]\nduration = 1h\nsample_interval = 1h\n[site]\ngpus_per_rack = 1\n"
 	 "[inference a]\nreplicas = 100000\n"
 	 "gpus_per_replica = 4096\nrate = 0\n",
 	 AIW_ELIMIT,
-	 "the run: about 2.6e10 bytes of memory (the largest part: inference.a: about 2.3e10 bytes "
-	 "(100000 replica slots of 4096 GPUs, 4.1e8 racks of 1 GPUs)); the limit is 4e9 bytes (lower "
-	 "replicas / max_replicas or gpus_per_replica, or raise site.gpus_per_rack)"},
+	 "the run: about 2.6e10 bytes of memory (the largest part: hostile.ini:6: inference.a: "
+	 "about 2.3e10 bytes (100000 replica slots of 4096 GPUs, 4.1e8 racks of 1 GPUs)); the "
+	 "limit is 4e9 bytes (lower replicas / max_replicas or gpus_per_replica, or raise "
+	 "site.gpus_per_rack)"},
 	/* 4.1e8 GPUs in racks of 32 sampled every minute for a day */
 	{"[sim]\nduration = 1d\n[inference a]\nreplicas = 100000\ngpus_per_replica = 4096\n"
 	 "rate = 0\n",
 	 AIW_ELIMIT,
-	 "the recorder: about 1.9e10 rack and replica samples (1441 samples x 1.3e7 racks and "
-	 "replica slots); the limit is 1e10 (raise sim.sample_interval or site.gpus_per_rack)"},
+	 "hostile.ini:1: the recorder: about 1.9e10 rack and replica samples (1441 samples x "
+	 "1.3e7 racks and replica slots); the limit is 1e10 (raise sim.sample_interval or "
+	 "site.gpus_per_rack)"},
 	/* the same with a ring of 5e7 points: the ring is what is too big */
 	{"[sim]\nduration = 50s\nsample_interval = 1e-6\nseries_keep = 5e7\n[training t]\n"
 	 "[inference a]\n",
 	 AIW_ELIMIT,
-	 "the run: about 1.3e10 bytes of memory (the largest part: the curves: about 1.3e10 bytes "
-	 "(the last 5e7 points, sim.series_keep, x 32 curves x 8 B)); the limit is 4e9 bytes "
-	 "(lower sim.series_keep)"},
+	 "the run: about 1.3e10 bytes of memory (the largest part: hostile.ini:1: the curves: "
+	 "about 1.3e10 bytes (the last 5e7 points, sim.series_keep, x 32 curves x 8 B)); the "
+	 "limit is 4e9 bytes (lower sim.series_keep)"},
 	/* 1e-6 s samples for a day: the recorder's own limit */
 	{"[sim]\nduration = 1d\nsample_interval = 1e-6\n", AIW_ELIMIT,
-	 "sim.duration / sim.sample_interval = 8.64e+10 samples per curve; the limit is 5e7 "
-	 "(raise sample_interval)"},
+	 "hostile.ini:1: sim.duration / sim.sample_interval = 8.64e+10 samples per curve; the "
+	 "limit is 5e7 (raise sample_interval)"},
 	/* the same values in a scenario: the file and line in front */
 	{"[sim]\nduration = 1h\nsample_interval = 1e-12\n", AIW_ESCENARIO,
 	 "hostile.ini:3: sim.sample_interval = 1e-12: 1e-12 is outside the range [1e-06, 3.2e+09] "

@@ -88,6 +88,38 @@ START_TEST(start_errors_name_the_section)
 	              m);
 	aiw_sim_free(sim);
 
+	/* the up-front limits (lib/limits.c) name the section whose parameters
+	 * went past them: the component's, or [sim]'s for the recorder */
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim,
+	                                        "[sim]\nduration = 1y\n\n[inference fast]\n"
+	                                        "rate = 1e6/s\n",
+	                                        "l.ini"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ELIMIT);
+	m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strncmp(m, "l.ini:4: inference.fast: about 3.2e13 requests",
+	                      strlen("l.ini:4: inference.fast: about 3.2e13 requests")) == 0,
+	              "%s", m);
+	aiw_sim_free(sim);
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, "\n[sim]\nduration = 100y\nsample_interval = 1s\n",
+	                                        "s.ini"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ELIMIT);
+	m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strncmp(m, "s.ini:2: sim.duration / sim.sample_interval = 3.15e+09 samples",
+	                      strlen("s.ini:2: sim.duration / sim.sample_interval = 3.15e+09 samples")) == 0,
+	              "%s", m);
+	/* 3.2e7 ticks visiting 1,000 replica slots and their 125 racks */
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "1y"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, "[inference big]\nreplicas = 1000\nrate = 1/s\n",
+	                                        "b.ini"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ELIMIT);
+	m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strncmp(m, "s.ini:2: the recorder: about 3.5e10 rack and replica samples",
+	                      strlen("s.ini:2: the recorder: about 3.5e10 rack and replica samples")) == 0,
+	              "%s", m);
+	aiw_sim_free(sim);
+
 	/* through the API: no origin */
 	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
 	AIW_OK_OR_FAIL(sim, aiw_sim_add_component(sim, "inference", "c"));
