@@ -57,67 +57,56 @@ START_TEST(all_or_nothing)
 }
 END_TEST
 
+/* The message of sim's last error starts with want. */
+#define ck_assert_errmsg_starts(sim, want)                                              \
+	ck_assert_msg(strncmp(aiw_sim_errmsg(sim), (want), strlen(want)) == 0,           \
+	              "message\n  got:  %s\n  want: %s...", aiw_sim_errmsg(sim), (want))
+
+/* A sim loaded from text (named origin) whose run returns want. */
+static aiw_sim *refused_run(const char *text, const char *origin, aiw_status want)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, origin));
+	ck_assert_int_eq(aiw_sim_run(sim), want);
+	return sim;
+}
+
 /* Errors found when the run starts name the line of the component's
  * section, as load errors name theirs; a component made through the API has
  * no line, and its messages are unchanged. */
 START_TEST(start_errors_name_the_section)
 {
-	aiw_sim *sim;
-	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
-	const char *text = "[sim]\nduration = 1h\n\n[inference a]\nreplicas = 1\n"
-	                   "model_params = 1e13\n[inference a]\nrate = 2/s\n";
-	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "w.ini"));
-	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
-	const char *m = aiw_sim_errmsg(sim);
-	ck_assert_msg(strncmp(m, "w.ini:4: inference.a: weights of ", strlen("w.ini:4: inference.a: weights of ")) == 0, "%s", m);
-	ck_assert_msg(strstr(m, "model_params 1e+13"), "%s", m);
+	aiw_sim *sim = refused_run("[sim]\nduration = 1h\n\n[inference a]\nreplicas = 1\n"
+	                           "model_params = 1e13\n[inference a]\nrate = 2/s\n",
+	                           "w.ini", AIW_ERANGE);
+	ck_assert_errmsg_starts(sim, "w.ini:4: inference.a: weights of ");
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "model_params 1e+13"), "%s", aiw_sim_errmsg(sim));
 	/* a second failed start does not stack the prefix */
 	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
-	ck_assert_msg(strncmp(aiw_sim_errmsg(sim), "w.ini:4: inference.a: ", strlen("w.ini:4: inference.a: ")) == 0 &&
-	                  !strstr(aiw_sim_errmsg(sim) + 1, "w.ini"),
-	              "%s", aiw_sim_errmsg(sim));
+	ck_assert_errmsg_starts(sim, "w.ini:4: inference.a: ");
+	ck_assert_msg(!strstr(aiw_sim_errmsg(sim) + 1, "w.ini"), "%s", aiw_sim_errmsg(sim));
 	aiw_sim_free(sim);
 
 	/* an unknown GPU is named with its parameter, as training names it */
-	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
-	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, "[inference b]\ngpu = H100-SMX\n", "g.ini"));
-	ck_assert_int_eq(aiw_sim_run(sim), AIW_EUNKNOWN);
-	m = aiw_sim_errmsg(sim);
-	ck_assert_msg(strncmp(m, "g.ini:1: inference.b.gpu = H100-SMX: unknown GPU",
-	                      strlen("g.ini:1: inference.b.gpu = H100-SMX: unknown GPU")) == 0, "%s",
-	              m);
+	sim = refused_run("[inference b]\ngpu = H100-SMX\n", "g.ini", AIW_EUNKNOWN);
+	ck_assert_errmsg_starts(sim, "g.ini:1: inference.b.gpu = H100-SMX: unknown GPU");
 	aiw_sim_free(sim);
 
 	/* the up-front limits (lib/limits.c) name the section whose parameters
 	 * went past them: the component's, or [sim]'s for the recorder */
-	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
-	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim,
-	                                        "[sim]\nduration = 1y\n\n[inference fast]\n"
-	                                        "rate = 1e6/s\n",
-	                                        "l.ini"));
-	ck_assert_int_eq(aiw_sim_run(sim), AIW_ELIMIT);
-	m = aiw_sim_errmsg(sim);
-	ck_assert_msg(strncmp(m, "l.ini:4: inference.fast: about 3.2e13 requests",
-	                      strlen("l.ini:4: inference.fast: about 3.2e13 requests")) == 0,
-	              "%s", m);
+	sim = refused_run("[sim]\nduration = 1y\n\n[inference fast]\nrate = 1e6/s\n", "l.ini",
+	                  AIW_ELIMIT);
+	ck_assert_errmsg_starts(sim, "l.ini:4: inference.fast: about 3.2e13 requests");
 	aiw_sim_free(sim);
-	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
-	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, "\n[sim]\nduration = 100y\nsample_interval = 1s\n",
-	                                        "s.ini"));
-	ck_assert_int_eq(aiw_sim_run(sim), AIW_ELIMIT);
-	m = aiw_sim_errmsg(sim);
-	ck_assert_msg(strncmp(m, "s.ini:2: sim.duration / sim.sample_interval = 3.15e+09 samples",
-	                      strlen("s.ini:2: sim.duration / sim.sample_interval = 3.15e+09 samples")) == 0,
-	              "%s", m);
+	sim = refused_run("\n[sim]\nduration = 100y\nsample_interval = 1s\n", "s.ini", AIW_ELIMIT);
+	ck_assert_errmsg_starts(sim, "s.ini:2: sim.duration / sim.sample_interval = 3.15e+09 samples");
 	/* 3.2e7 ticks visiting 1,000 replica slots and their 125 racks */
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "1y"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, "[inference big]\nreplicas = 1000\nrate = 1/s\n",
 	                                        "b.ini"));
 	ck_assert_int_eq(aiw_sim_run(sim), AIW_ELIMIT);
-	m = aiw_sim_errmsg(sim);
-	ck_assert_msg(strncmp(m, "s.ini:2: the recorder: about 3.5e10 rack and replica samples",
-	                      strlen("s.ini:2: the recorder: about 3.5e10 rack and replica samples")) == 0,
-	              "%s", m);
+	ck_assert_errmsg_starts(sim, "s.ini:2: the recorder: about 3.5e10 rack and replica samples");
 	aiw_sim_free(sim);
 
 	/* through the API: no origin */
@@ -126,8 +115,7 @@ START_TEST(start_errors_name_the_section)
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.c.model_params", "1e13"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "1h"));
 	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
-	m = aiw_sim_errmsg(sim);
-	ck_assert_msg(strncmp(m, "inference.c: weights of ", strlen("inference.c: weights of ")) == 0, "%s", m);
+	ck_assert_errmsg_starts(sim, "inference.c: weights of ");
 	aiw_sim_free(sim);
 }
 END_TEST
