@@ -338,8 +338,9 @@ START_TEST(continuous_kv_and_batch_bounds)
 	aiw_sim_free(sim);
 
 	/* batches of a few hundred with long outputs: the running requests go
-	 * from the sorted array to the heap and back (64 / 32 entries), while
-	 * requests are preempted out of the middle of either */
+	 * from the sorted array to the heap (past 64 entries), while requests
+	 * are preempted out of the middle of either (the way back, at 32:
+	 * running_set_heap_and_back) */
 	sim = load(11, "[sim]\nduration = 20min\n"
 	               "[inference wide]\nreplicas = 2\ntraffic = bursty\ncv = 2\nrate = 8/s\n"
 	               "max_batch = 400\nmodel_params = 8e9\nlayers = 32\ngpus_per_replica = 1\n"
@@ -351,6 +352,55 @@ START_TEST(continuous_kv_and_batch_bounds)
 	ck_assert(M(sim, "wide", "preemptions") > 1000);
 	ck_assert(M(sim, "wide", "kv_peak_bytes") <= M(sim, "wide", "kv_capacity_bytes"));
 	check_conservation(sim, "wide");
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* The running requests of a replica cross from the sorted array to the heap
+ * (past 64) and back (at 32), twice: two waves of 200 requests within a
+ * second on one replica, 20 s apart, a third of them short (they leave from
+ * the front of the array while it fills: the second wave reaches the heap
+ * from an array that no longer starts at its first entry), the others long,
+ * each of a different length in its wave (they drain one by one through the
+ * heap and, below 32, the array again).  The KV cache is ample:
+ * no preemption, so every request yields exactly its output tokens, and the
+ * tokens counted per decode iteration (batch size x iterations) add up to
+ * the trace's only if each request left at its own iteration. */
+START_TEST(running_set_heap_and_back)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/aiw_test_serving_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	FILE *tf = fdopen(fd, "w");
+	ck_assert(tf != NULL);
+	double prompts = 0, outputs = 0;
+	for (int i = 0; i < 400; i++) {
+		int prompt = 50 + i % 200, output = i % 3 == 0 ? 3 + i % 7 : 800 + 3 * (i % 200);
+		fprintf(tf, "%.3f,%d,%d\n", 0.005 * (i % 200) + (i < 200 ? 0 : 20), prompt, output);
+		prompts += prompt;
+		outputs += output;
+	}
+	fclose(tf);
+	char text[512];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 10min\n"
+	         "[inference run]\nreplicas = 1\ngpus_per_replica = 1\nmax_batch = 400\n"
+	         "model_params = 1e9\nlayers = 16\nkv_heads = 8\nhead_dim = 64\n"
+	         "traffic = trace\ntrace_file = %s\n",
+	         path);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	unlink(path);
+	ck_assert(M(sim, "run", "requests_completed") == 400);
+	ck_assert(M(sim, "run", "requests_in_flight") == 0);
+	ck_assert(M(sim, "run", "preemptions") == 0);
+	ck_assert_msg(M(sim, "run", "batch_size_max") > 64, "batch_size_max %g: no heap",
+	              M(sim, "run", "batch_size_max"));
+	ck_assert_msg(M(sim, "run", "tokens_out") == outputs, "tokens_out %.17g, want %.17g",
+	              M(sim, "run", "tokens_out"), outputs);
+	ck_assert(M(sim, "run", "prefill_tokens") == prompts);
+	check_conservation(sim, "run");
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -755,6 +805,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, seeded_bit_reproducible);
 	tcase_add_test(tc, progress_same_bits);
 	tcase_add_test(tc, continuous_kv_and_batch_bounds);
+	tcase_add_test(tc, running_set_heap_and_back);
 	tcase_add_test(tc, dynamic_batcher_delay);
 	tcase_add_test(tc, none_serves_one_at_a_time);
 	tcase_add_test(tc, azure_code_trace);
