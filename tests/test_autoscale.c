@@ -398,6 +398,45 @@ START_TEST(hpa_live_unready_and_cold_start)
 }
 END_TEST
 
+START_TEST(hpa_queue_metric_by_hand)
+{
+	/* metric = queue: requests waiting per ready replica, averaged over the
+	 * sync period.  11 requests of 100 s at t = 0 on 2 replicas: 9 wait
+	 * until t = 35 s at least.  By hand (target 2 waiting per replica):
+	 *  t=0   no window yet -> 2
+	 *  t=15  9 x 15 waiting-seconds / (2 x 15) serving = 4.5 per replica:
+	 *        ratio 2.25 -> ceil(4.5) = 5 (within the limit max(2 + 4, 4));
+	 *        requests in flight, 5.5 per replica, would give 6
+	 *  t=30  2 ready, 3 loading (0 on a scale-up): 4.5 x 2 / 5 = 1.8 ->
+	 *        ratio 0.9, the direction reverses -> 5
+	 *  t=45  the 3 new ones ready at 35 s take 3: 9 x 5 + 6 x 10 = 105
+	 *        waiting-seconds over 2 x 15 + 3 x 10 = 60 serving: 1.75 ->
+	 *        ratio 0.875 -> ceil(4.375) = 5 */
+	char *path = trace(11, 0, 1, 0, 1);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 60s\nsample_interval = 5s\n"
+	         "[inference q]\ntraffic = trace\ntrace_file = %s\nservice = const(100s)\n"
+	         "batching = none\nrouter = central\nreplicas = 2\nautoscaler = hpa\n"
+	         "metric = queue\ntarget_value = 2\nmin_replicas = 1\nmax_replicas = 30\n"
+	         "cold_start = const(20s)\n",
+	         path);
+	aiw_sim *sim = load(text);
+	int32_t want[4] = {2, 5, 5, 5};
+	for (int k = 0; k < 4; k++) {
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 15.0 * k + 0.5));
+		ck_assert_msg(aiw_autoscale_desired(fleet(sim, "q")) == want[k],
+		              "t = %d s: %d replicas desired, by hand %d", 15 * k,
+		              (int)aiw_autoscale_desired(fleet(sim, "q")), (int)want[k]);
+	}
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	conserved(sim, "q");
+	aiw_sim_free(sim);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 START_TEST(cold_start_in_ttft)
 {
 	/* 2 requests/s of 1 s on 4 replicas (50 % = the target) for 600 s,
@@ -856,6 +895,7 @@ Suite *make_suite(void)
 	tc = tcase_create("runs");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, hpa_live_unready_and_cold_start);
+	tcase_add_test(tc, hpa_queue_metric_by_hand);
 	tcase_add_test(tc, cold_start_in_ttft);
 	tcase_add_test(tc, kpa_live_panic_and_zero);
 	tcase_add_test(tc, kpa_scale_down_delay);
