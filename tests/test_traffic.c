@@ -704,6 +704,35 @@ static const char *at_line(int line)
 	return line_prefix;
 }
 
+/* A trace longer than the rate profile's 4096 bins of 60 s (2.8 days): the
+ * profile doubles its bin width, merging pairs, until the trace fits (10
+ * days: 240 s bins).  Hours are whole bins, so the integral over each hour
+ * is that hour's row count exactly (1 to 5 rows, 100 s to 248 s into it,
+ * across two bins), and over the whole trace the row count. */
+START_TEST(trace_profile_long_span)
+{
+	enum { HOURS = 240 };
+	char *data = malloc(HOURS * 5 * 16);
+	ck_assert_ptr_nonnull(data);
+	size_t len = 0, rows = 0;
+	for (int h = 0; h < HOURS; h++)
+		for (int k = 0; k <= h % 5; k++, rows++)
+			len += (size_t)sprintf(data + len, "%d\n", h * 3600 + 100 + 37 * k);
+	char err[512];
+	aiw_traffic *tr;
+	ck_assert_msg(try_trace(data, len, false, err, sizeof err, &tr) == AIW_OK, "%s", err);
+	free(data);
+	for (int h = 0; h < HOURS; h++) {
+		double mu = aiw_traffic_integral(tr, h * 3600.0, (h + 1) * 3600.0);
+		ck_assert_msg(fabs(mu - (h % 5 + 1)) <= 1e-9, "hour %d: %.12g rows, want %d", h, mu,
+		              h % 5 + 1);
+	}
+	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 0, 1e9), (double)rows, 1e-9);
+	aiw_traffic_free(tr);
+	unlink(tmp_path);
+}
+END_TEST
+
 START_TEST(trace_crlf_header_blank_lines)
 {
 	static const char data[] = "TIMESTAMP,ContextTokens,GeneratedTokens\r\n"
@@ -923,6 +952,7 @@ static Suite *traffic_suite(void)
 	tcase_set_timeout(tt, 300);
 	tcase_add_loop_test(tt, azure_replay, 0, 2);
 	tcase_add_test(tt, trace_crlf_header_blank_lines);
+	tcase_add_test(tt, trace_profile_long_span);
 	tcase_add_test(tt, trace_malformed);
 	tcase_add_test(tt, datetime_parser);
 	suite_add_tcase(s, tt);
