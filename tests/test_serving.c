@@ -774,6 +774,57 @@ static void expect_fail(const char *text, aiw_status code, const char *msg)
 	aiw_sim_free(sim);
 }
 
+/* A trace that changes under a running replay (here cut to half its rows
+ * between two run calls) stops the run with AIW_EIO and a message naming
+ * the file and both row counts, as aiw_sim_run(3) says: at the failing
+ * event, with the metrics of the call before, failed until a reset. */
+START_TEST(trace_changed_during_run)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/tmp/aiw_test_serving_XXXXXX");
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	FILE *tf = fdopen(fd, "w");
+	ck_assert(tf != NULL);
+	long half = 0;
+	for (int i = 0; i < 100000; i++) {
+		if (i == 50000)
+			half = ftell(tf);
+		fprintf(tf, "%.1f,100,10\n", 0.1 * i);
+	}
+	fclose(tf);
+	char text[512];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 3h\n"
+	         "[inference t]\nreplicas = 2\nservice = exp(0.1)\ntraffic = trace\n"
+	         "trace_file = %s\n",
+	         path);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 100));
+	ck_assert_int_eq(truncate(path, half), 0);
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_EIO);
+	const char *m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strstr(m, "inference.t: ") && strstr(m, path) &&
+	                  strstr(m, "the file changed during the run (50000 rows, 100000 at start)"),
+	              "%s", m);
+	/* it stopped at the arrival it could read last, row 49,999 at 4999.9 s,
+	 * and published nothing: the metrics are those of the call before */
+	double now = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_now(sim, &now));
+	ck_assert_msg(now == 4999.9, "stopped at %.17g s", now);
+	ck_assert_msg(M(sim, "t", "requests_arrived") == 1001, "%.17g arrived",
+	              M(sim, "t", "requests_arrived"));
+	check_conservation(sim, "t");
+	/* until a reset, the run stays failed */
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_EIO);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "the run failed earlier"), "%s",
+	              aiw_sim_errmsg(sim));
+	ck_assert_int_eq(aiw_sim_reset(sim), AIW_OK);
+	aiw_sim_free(sim);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(errors)
 {
 	expect_fail("[inference big]\ngpu = L4\ngpus_per_replica = 1\n", AIW_ERANGE, "do not fit");
@@ -816,6 +867,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, internal_api);
 	tcase_add_test(tc, every_router_and_traffic);
 	tcase_add_test(tc, response_bytes_curve);
+	tcase_add_test(tc, trace_changed_during_run);
 	tcase_add_test(tc, errors);
 	suite_add_tcase(s, tc);
 	return s;
