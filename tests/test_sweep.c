@@ -239,6 +239,28 @@ START_TEST(test_grid_order)
 	}
 	aiw_sweep_free(sw);
 
+	/* quoted fields: a comma and a line end inside, "" for a quote */
+	char qpath[256];
+	tmp_path(qpath, sizeof qpath, "quoted.csv");
+	write_text(qpath, "inference.q.trace_file,load.x.profile\n"
+	                 "\"my \"\"quoted\"\" trace.csv\" ,\"0:1kW, 8h:3kW\"\n"
+	                 "\"two\nlines.csv\",0:2kW\n");
+	sw = new_sweep(MM1);
+	SW_OK(sw, aiw_sweep_point_file(sw, qpath));
+	SW_OK(sw, aiw_sweep_prepare(sw));
+	SW_OK(sw, aiw_sweep_npoints(sw, &np));
+	ck_assert_uint_eq(np, 2);
+	static const char *const quoted[2][2] = {{"my \"quoted\" trace.csv", "0:1kW, 8h:3kW"},
+	                                         {"two\nlines.csv", "0:2kW"}};
+	for (size_t p = 0; p < 2; p++)
+		for (size_t i = 0; i < 2; i++) {
+			const char *s;
+			SW_OK(sw, aiw_sweep_point_value(sw, p, i, &s));
+			ck_assert_msg(strcmp(s, quoted[p][i]) == 0, "point %zu param %zu: [%s]", p, i, s);
+		}
+	aiw_sweep_free(sw);
+	unlink(qpath);
+
 	/* a parameter in both the file and an axis */
 	sw = new_sweep(MM1);
 	SW_OK(sw, aiw_sweep_point_file(sw, path));
