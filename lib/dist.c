@@ -119,20 +119,20 @@ static aiw_status load_empirical(aiw_dist *d, const char *file, const char *base
 			                 line, p);
 			break;
 		}
-		if (n == cap) {
-			if (cap >= EMPIRICAL_MAX_SAMPLES) {
-				st = aiw__buferr(err, len, AIW_ELIMIT,
-				                 "%s: more than %u samples", path,
-				                 EMPIRICAL_MAX_SAMPLES);
-				break;
-			}
-			double *y = realloc(x, 2 * cap * sizeof *x);
+		if (n == EMPIRICAL_MAX_SAMPLES) {
+			st = aiw__buferr(err, len, AIW_ELIMIT, "%s:%zu: more than %u samples", path,
+			                 line, EMPIRICAL_MAX_SAMPLES);
+			break;
+		}
+		if (n == cap) { /* doubled, up to the limit exactly */
+			size_t nc = 2 * cap < EMPIRICAL_MAX_SAMPLES ? 2 * cap : EMPIRICAL_MAX_SAMPLES;
+			double *y = realloc(x, nc * sizeof *x);
 			if (!y) {
 				st = AIW_ENOMEM;
 				break;
 			}
 			x = y;
-			cap *= 2;
+			cap = nc;
 		}
 		x[n++] = v;
 	}

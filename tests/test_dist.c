@@ -202,6 +202,18 @@ START_TEST(empirical_file)
 	snprintf(spec, sizeof spec, "empirical(%s)", path);
 	ck_assert(aiw_dist_parse(spec, AIW_PT_REAL, "", &d, e, sizeof e) == AIW_EPARSE);
 	ck_assert_msg(strstr(e, ":3: not a number"), "%s", e);
+	/* more samples than the first allocation (1024): 5000 down to 1 */
+	f = fopen(path, "w");
+	for (int i = 5000; i >= 1; i--)
+		fprintf(f, "%d\n", i);
+	fclose(f);
+	ck_assert_msg(aiw_dist_parse(spec, AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK, "%s", e);
+	ck_assert_uint_eq(d->n, 5000);
+	ck_assert(aiw_dist_mean(d) == 2500.5);
+	ck_assert(aiw_dist_variance(d) == (5000.0 * 5000.0 - 1) / 12); /* of 1..n: (n^2 - 1) / 12 */
+	ck_assert(aiw_dist_min(d) == 1);
+	ck_assert(aiw_dist_quantile_upper(d, 1e-9) == 5000);
+	aiw_dist_free(d);
 	unlink(path);
 }
 END_TEST
