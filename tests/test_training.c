@@ -638,30 +638,34 @@ END_TEST
 START_TEST(hot_spares)
 {
 	/* failure times come from their own stream, so runs that differ only
-	 * in spares see the same failures.  MTBF 100 h for the job, restarts
+	 * in spares and repair times see the same failures.  MTBF 100 h for the job, restarts
 	 * 1 min, replacement 1 min: a failure during a 2 min outage has
 	 * probability 3e-4, so each outage runs in full (checked for this seed
 	 * by the exact equalities). */
 	const char *base = "[sim]\nduration=2000h\nsample_interval=100h\n"
 	                   "[training t]\ngpus=100\nstep_compute=60s\ngrad_bytes_per_param=0\n"
 	                   "gpu_mtbf=10000h\nrestart_time=const(1min)\nreplace_time=const(1min)\n"
-	                   "repair_time=const(10000h)\nhot_spares=%d\n";
-	double f[3], r[3];
-	int spares[3] = {0, 2, 1000};
-	for (int i = 0; i < 3; i++) {
-		aiw_sim *sim = load(61, base, spares[i]);
+	                   "repair_time=const(%s)\nhot_spares=%d\n";
+	double f[4], r[4];
+	int spares[4] = {0, 2, 1000, 1};
+	/* the last: one spare, back 2 min after each failure (the gaps between
+	 * failures, 100 h on average, are longer by far): always a spare */
+	const char *repair[4] = {"10000h", "10000h", "10000h", "2min"};
+	for (int i = 0; i < 4; i++) {
+		aiw_sim *sim = load(61, base, repair[i], spares[i]);
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 		f[i] = M(sim, "failures");
 		r[i] = M(sim, "restart_s");
 		aiw_sim_free(sim);
 	}
-	ck_assert(f[0] == f[1] && f[1] == f[2]);
+	ck_assert(f[0] == f[1] && f[1] == f[2] && f[2] == f[3]);
 	ck_assert(f[0] > 5);
+	ck_assert_rel(r[3], f[3] * 60, 1e-12); /* one spare, repaired each time */
 	ck_assert_rel(r[0], f[0] * 120, 1e-12);              /* no spares: replace */
 	ck_assert_rel(r[1], 2 * 60 + (f[1] - 2) * 120, 1e-12); /* two, never back */
 	ck_assert_rel(r[2], f[2] * 60, 1e-12);               /* always a spare */
 	/* spares are paid and powered */
-	aiw_sim *a = load(61, base, 0), *b = load(61, base, 16);
+	aiw_sim *a = load(61, base, "10000h", 0), *b = load(61, base, "10000h", 16);
 	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
 	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
 	ck_assert_rel(M(b, "hardware_cost_usd"), M(a, "hardware_cost_usd") * 116 / 100, 1e-12);
