@@ -53,7 +53,11 @@ END_TEST
 
 START_TEST(cancel_random)
 {
-	/* cancel a random half; the rest still pops in order, stale handles fail */
+	/* cancel a random half (_i = 0) or 90 % (_i = 1: past half of the
+	 * pending ones, cancelled entries are compacted away, and the times
+	 * come in hundredths, so that many are equal); the rest still pops in
+	 * order, equal times in push order, and stale handles fail */
+	const double frac = _i ? 0.9 : 0.5;
 	aiw_engine e;
 	aiw_engine_init(&e);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
@@ -63,18 +67,25 @@ START_TEST(cancel_random)
 	static bool gone[N];
 	for (uint64_t i = 0; i < N; i++) {
 		t[i] = gsl_rng_uniform(r);
+		if (_i)
+			t[i] = floor(t[i] * 100) / 100;
 		h[i] = aiw_engine_push(&e, t[i], rec, NULL, i);
 	}
+	memset(gone, 0, sizeof gone);
 	size_t kept = N;
 	for (size_t i = 0; i < N; i++)
-		if (gsl_rng_uniform(r) < 0.5) {
+		if (gsl_rng_uniform(r) < frac) {
 			ck_assert(aiw_engine_cancel(&e, h[i]));
 			ck_assert(!aiw_engine_cancel(&e, h[i])); /* twice: refused */
 			gone[i] = true;
 			kept--;
 		}
 	ck_assert_uint_eq(aiw_engine_pending(&e), kept);
+	if (_i)
+		ck_assert_msg(e.ndead < 1024, "%zu cancelled entries left: no compaction",
+		              (size_t)e.ndead);
 	double last = -1;
+	uint64_t last_arg = 0;
 	aiw_evfn fn;
 	void *ctx;
 	uint64_t arg;
@@ -82,7 +93,9 @@ START_TEST(cancel_random)
 	while (aiw_engine_pop(&e, &fn, &ctx, &arg)) {
 		ck_assert(!gone[arg]);
 		ck_assert(t[arg] >= last);
+		ck_assert_msg(t[arg] > last || arg > last_arg, "equal times out of push order");
 		last = t[arg];
+		last_arg = arg;
 		ck_assert(!aiw_engine_cancel(&e, h[arg])); /* already ran */
 		popped++;
 	}
@@ -532,7 +545,7 @@ static Suite *make_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, order_random_against_sort);
-	tcase_add_test(tc, cancel_random);
+	tcase_add_loop_test(tc, cancel_random, 0, 2);
 	tcase_add_test(tc, large_times_keep_order);
 	tcase_add_test(tc, tiers_against_reference);
 	tcase_add_test(tc, equal_times_fifo_across_epochs);
