@@ -437,6 +437,37 @@ START_TEST(hpa_queue_metric_by_hand)
 }
 END_TEST
 
+/* predictive on metric = rps sizes the fleet from the forecast rate alone:
+ * Poisson 10/s known from the profile, provisioned 60 s ahead, at 2.5 rps
+ * per replica.  Without headroom: ceil(10 / 2.5 - 1e-9) = 4; with 2
+ * standard deviations of the count over the lead, 10 + 2 sqrt(10 / 60) =
+ * 10.816/s: ceil(4.33) = 5.  Both at the first sync (t = 0), from 1
+ * replica (the scale-up limit, max(1 + 4, 2 x 1) = 5, allows either). */
+START_TEST(predictive_rps_by_hand)
+{
+	const char *headroom[2] = {"0", "2"};
+	int32_t want[2] = {4, 5};
+	for (int k = 0; k < 2; k++) {
+		char text[1024];
+		snprintf(text, sizeof text,
+		         "[sim]\nduration = 120s\nsample_interval = 10s\n"
+		         "[inference p]\ntraffic = poisson\nrate = 10/s\nservice = const(0.1s)\n"
+		         "batching = none\nreplicas = 1\nautoscaler = predictive\nmetric = rps\n"
+		         "target_value = 2.5\npredictive_lead = 60s\npredictive_headroom = %s\n"
+		         "min_replicas = 1\nmax_replicas = 40\ncold_start = const(10s)\n",
+		         headroom[k]);
+		aiw_sim *sim = load(text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 0.5));
+		ck_assert_msg(aiw_autoscale_desired(fleet(sim, "p")) == want[k],
+		              "headroom %s: %d replicas desired, by hand %d", headroom[k],
+		              (int)aiw_autoscale_desired(fleet(sim, "p")), (int)want[k]);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		conserved(sim, "p");
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
 START_TEST(cold_start_in_ttft)
 {
 	/* 2 requests/s of 1 s on 4 replicas (50 % = the target) for 600 s,
@@ -896,6 +927,7 @@ Suite *make_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, hpa_live_unready_and_cold_start);
 	tcase_add_test(tc, hpa_queue_metric_by_hand);
+	tcase_add_test(tc, predictive_rps_by_hand);
 	tcase_add_test(tc, cold_start_in_ttft);
 	tcase_add_test(tc, kpa_live_panic_and_zero);
 	tcase_add_test(tc, kpa_scale_down_delay);
