@@ -468,6 +468,46 @@ START_TEST(predictive_rps_by_hand)
 }
 END_TEST
 
+/* Knative on metric = rps (arrivals per second, counted at every 1 s
+ * scrape; never run before, by coverage): 4 requests/s for 120 s, then 8/s,
+ * at a target of 1 rps per replica with utilisation 1.  Once the 60 s
+ * stable window holds only one rate, ceil(rate / 1) replicas: 4, then 8.
+ * (The same traffic on concurrency, 0.1 s per request, would ask for 1.)
+ * Arrivals fall between scrapes, 0.125 s past a quarter or an eighth. */
+START_TEST(kpa_rps_by_hand)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char path[256];
+	snprintf(path, sizeof path, "%s/aiw-as-XXXXXX", dir);
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	for (int i = 0; i < 480; i++)
+		fprintf(f, "%.4f\n", 0.125 + i / 4.0);
+	for (int i = 0; i < 960; i++)
+		fprintf(f, "%.4f\n", 120.0625 + i / 8.0);
+	fclose(f);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 300s\nsample_interval = 10s\n"
+	         "[inference r]\ntraffic = trace\ntrace_file = %s\nservice = const(0.1s)\n"
+	         "batching = none\nreplicas = 4\nautoscaler = kpa\nmetric = rps\n"
+	         "target_value = 1\nkpa_target_utilization = 1\nmin_replicas = 1\n"
+	         "max_replicas = 50\ncold_start = const(5s)\n",
+	         path);
+	aiw_sim *sim = load(text);
+	aiw_comp *c = fleet(sim, "r");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 119.5));
+	ck_assert_msg(aiw_autoscale_desired(c) == 4, "4/s: %d desired", (int)aiw_autoscale_desired(c));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 239.5));
+	ck_assert_msg(aiw_autoscale_desired(c) == 8, "8/s: %d desired", (int)aiw_autoscale_desired(c));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	conserved(sim, "r");
+	aiw_sim_free(sim);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(cold_start_in_ttft)
 {
 	/* 2 requests/s of 1 s on 4 replicas (50 % = the target) for 600 s,
@@ -928,6 +968,7 @@ Suite *make_suite(void)
 	tcase_add_test(tc, hpa_live_unready_and_cold_start);
 	tcase_add_test(tc, hpa_queue_metric_by_hand);
 	tcase_add_test(tc, predictive_rps_by_hand);
+	tcase_add_test(tc, kpa_rps_by_hand);
 	tcase_add_test(tc, cold_start_in_ttft);
 	tcase_add_test(tc, kpa_live_panic_and_zero);
 	tcase_add_test(tc, kpa_scale_down_delay);
