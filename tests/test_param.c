@@ -102,6 +102,21 @@ START_TEST(set_get_by_name)
 	AIW_OK_OR_FAIL(sim, aiw_sim_get(sim, "load.rack1.profile", buf, sizeof buf));
 	ck_assert_str_eq(buf, "0:1kW,1h:2kW");
 	ck_assert_int_eq(aiw_sim_get(sim, "load.rack1.profile", buf, 4), AIW_EBUFFER);
+	/* booleans: true/yes/on/1 and false/no/off/0, any case for the words */
+	static const char *const yes[] = {"true", "YES", "On", "1"}, *const no[] = {"False", "no",
+	                                                                          "OFF", "0"};
+	for (size_t i = 0; i < 4; i++) {
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.b.trace_loop", yes[i]));
+		AIW_OK_OR_FAIL(sim, aiw_sim_get(sim, "inference.b.trace_loop", buf, sizeof buf));
+		ck_assert_msg(strcmp(buf, "true") == 0, "%s -> %s", yes[i], buf);
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.b.trace_loop", no[i]));
+		AIW_OK_OR_FAIL(sim, aiw_sim_get(sim, "inference.b.trace_loop", buf, sizeof buf));
+		ck_assert_msg(strcmp(buf, "false") == 0, "%s -> %s", no[i], buf);
+	}
+	ck_assert_int_eq(aiw_sim_set(sim, "inference.b.trace_loop", "maybe"), AIW_EPARSE);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "inference.b.trace_loop") &&
+	                  strstr(aiw_sim_errmsg(sim), "'maybe' is not true or false"),
+	              "%s", aiw_sim_errmsg(sim));
 
 	/* errors name the parameter, the value and the range */
 	ck_assert_int_eq(aiw_sim_set(sim, "site.pue", "0.9"), AIW_ERANGE);
