@@ -186,6 +186,14 @@ if cmp -s "$tmp/a1.csv" "$tmp/a3.csv"; then bad "--seed changes nothing"; else
 "$aiw" run "$tmp/small.ini" --summary none --set training.tiny.gpus=128 --series "$tmp/a4.csv"
 if cmp -s "$tmp/a1.csv" "$tmp/a4.csv"; then bad "--set changes nothing"; else
 	ok "--set applies"; fi
+# --sample-interval and --duration override the scenario's; "--" ends the options
+expect 0 "--sample-interval, --duration and --" -- "$aiw" run --summary none \
+	--series "$tmp/si.csv" --sample-interval 30min --duration 3h -- "$tmp/small.ini"
+if [ "$(cut -d, -f1 "$tmp/si.csv" | tr '\n' ' ')" = "time_s 1800 3600 5400 7200 9000 10800 " ]; then
+	ok "--sample-interval 30min over --duration 3h: six points, 1800 s apart"
+else
+	bad "--sample-interval / --duration: times $(cut -d, -f1 "$tmp/si.csv" | tr '\n' ' ')"
+fi
 
 # --- --stream-csv: the CSV written as the run goes, curves kept small --------
 # The streamed file equals --series of a run that keeps every point, and so
