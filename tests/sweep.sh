@@ -75,6 +75,27 @@ $sweep "$tmp/mm1.ini" --set inference.q.rat=1/s >/dev/null 2>"$tmp/err"
 $sweep "$tmp/nonexistent.ini" >/dev/null 2>"$tmp/err"
 # shellcheck disable=SC2015
 [ $? -eq 2 ] && grep -q "nonexistent.ini" "$tmp/err" || fail "missing scenario: $(cat "$tmp/err")"
+# usage_err TEXT ARGS...: the sweep exits 2 and its message holds TEXT
+usage_err() {
+	want=$1
+	shift
+	# shellcheck disable=SC2086 # $sweep is a word list
+	$sweep "$@" >/dev/null 2>"$tmp/err"
+	rc=$?
+	# shellcheck disable=SC2015
+	[ $rc -eq 2 ] && grep -qF -- "$want" "$tmp/err" ||
+		fail "sweep $*: exit $rc, expected 2 and '$want': $(cat "$tmp/err")"
+}
+usage_err "unknown option '--frob'" "$tmp/mm1.ini" --frob
+usage_err "--set inference.q.rate: expected NAME=V1,V2,..." "$tmp/mm1.ini" --set inference.q.rate
+usage_err "--points: one file only" "$tmp/mm1.ini" --points a.csv --points b.csv
+usage_err "--jobs 2000: expected 0 (one per processor) to 1024" "$tmp/mm1.ini" --jobs 2000
+usage_err "--seed x: expected a whole number" "$tmp/mm1.ini" --seed x
+usage_err "--out and --replications-out name the same file" "$tmp/mm1.ini" \
+	--out "$tmp/x.csv" --replications-out "$tmp/x.csv"
+usage_err "option --jobs needs a value" "$tmp/mm1.ini" --jobs
+$sweep --help >"$tmp/help" 2>&1 || fail "sweep --help exited $?"
+grep -q "^usage: aiworkload sweep SCENARIO.ini" "$tmp/help" || fail "sweep --help: $(head -3 "$tmp/help")"
 
 # SIGINT: stop, keep complete rows, exit 130.  A background job of a
 # script ignores SIGINT (and so does the command then): restore it with
