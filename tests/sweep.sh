@@ -94,6 +94,11 @@ usage_err "--seed x: expected a whole number" "$tmp/mm1.ini" --seed x
 usage_err "--out and --replications-out name the same file" "$tmp/mm1.ini" \
 	--out "$tmp/x.csv" --replications-out "$tmp/x.csv"
 usage_err "option --jobs needs a value" "$tmp/mm1.ini" --jobs
+# --progress: a bar on standard error, ending at 100 % and then erased
+# shellcheck disable=SC2086
+$sweep "$tmp/mm1.ini" --set inference.q.rate=0.5/s,1/s --replications 2 --progress \
+	--out "$tmp/bar.csv" 2>"$tmp/bar.err" || fail "--progress exited $?"
+grep -q "100%  4/4 runs" "$tmp/bar.err" || fail "--progress: $(tr '\r' '\n' <"$tmp/bar.err" | head -3)"
 $sweep --help >"$tmp/help" 2>&1 || fail "sweep --help exited $?"
 grep -q "^usage: aiworkload sweep SCENARIO.ini" "$tmp/help" || fail "sweep --help: $(head -3 "$tmp/help")"
 
