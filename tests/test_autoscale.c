@@ -476,12 +476,8 @@ END_TEST
  * Arrivals fall between scrapes, 0.125 s past a quarter or an eighth. */
 START_TEST(kpa_rps_by_hand)
 {
-	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char path[256];
-	snprintf(path, sizeof path, "%s/aiw-as-XXXXXX", dir);
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	FILE *f = fdopen(fd, "w");
+	FILE *f = aiw_test_tmpfile(path, sizeof path);
 	for (int i = 0; i < 480; i++)
 		fprintf(f, "%.4f\n", 0.125 + i / 4.0);
 	for (int i = 0; i < 960; i++)
@@ -550,12 +546,8 @@ START_TEST(kpa_live_panic_and_zero)
 	 * x utilisation 1), min 0, 5 s cold starts: 1 request/s of 1 s for
 	 * 120 s, a burst of 20/s for 20 s, silence, then one request at
 	 * 600.5 s. */
-	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	char path[256];
-	snprintf(path, sizeof path, "%s/aiw-as-XXXXXX", dir);
-	int fd = mkstemp(path);
-	ck_assert_int_ge(fd, 0);
-	FILE *f = fdopen(fd, "w");
+	FILE *f = aiw_test_tmpfile(path, sizeof path);
 	for (int i = 0; i < 120; i++)
 		fprintf(f, "%d\n", i);
 	for (int i = 0; i < 400; i++)
@@ -661,12 +653,8 @@ END_TEST
  * those already streamed (the request re-prefills them). */
 START_TEST(spot_reclaim_keeps_every_token)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/tmp/aiw_test_autoscale_XXXXXX");
-	int fd = mkstemp(path);
-	ck_assert(fd >= 0);
-	FILE *tf = fdopen(fd, "w");
-	ck_assert(tf != NULL);
+	char path[256];
+	FILE *tf = aiw_test_tmpfile(path, sizeof path);
 	double outputs = 0;
 	for (int i = 0; i < 150; i++) {
 		fprintf(tf, "%d,20000,%d\n", 2 * i, 20 + i % 10);

@@ -64,10 +64,7 @@ static const aiw_gpu_spec *h100(void)
 /* A one-row trace (seconds format): one request at t = 0. */
 static void one_request_trace(char *path, size_t len, int prompt, int output)
 {
-	snprintf(path, len, "/tmp/aiw_test_serving_XXXXXX");
-	int fd = mkstemp(path);
-	ck_assert(fd >= 0);
-	FILE *f = fdopen(fd, "w");
+	FILE *f = aiw_test_tmpfile(path, len);
 	fprintf(f, "0,%d,%d\n", prompt, output);
 	fclose(f);
 }
@@ -79,7 +76,7 @@ START_TEST(roofline_one_request)
 {
 	/* 70B at 16 bits on 2 H100 (defaults: mfu 0.5, mem_bw_efficiency 0.7,
 	 * 80 layers x 8 KV heads x 128 dims x 16 bits -> 327,680 B/token) */
-	char path[64];
+	char path[256];
 	one_request_trace(path, sizeof path, 1000, 100);
 	char text[1024];
 	snprintf(text, sizeof text,
@@ -149,7 +146,7 @@ START_TEST(prefill_energy_exact_at_ticks)
 {
 	/* ticks every 50 ms cut through the 141.6 ms prefill: each interval's
 	 * power is the exact mix of the phases it holds */
-	char path[64];
+	char path[256];
 	one_request_trace(path, sizeof path, 1000, 5);
 	char text[1024];
 	snprintf(text, sizeof text,
@@ -368,12 +365,8 @@ END_TEST
  * the trace's only if each request left at its own iteration. */
 START_TEST(running_set_heap_and_back)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/tmp/aiw_test_serving_XXXXXX");
-	int fd = mkstemp(path);
-	ck_assert(fd >= 0);
-	FILE *tf = fdopen(fd, "w");
-	ck_assert(tf != NULL);
+	char path[256];
+	FILE *tf = aiw_test_tmpfile(path, sizeof path);
 	double prompts = 0, outputs = 0;
 	for (int i = 0; i < 400; i++) {
 		int prompt = 50 + i % 200, output = i % 3 == 0 ? 3 + i % 7 : 800 + 3 * (i % 200);
@@ -481,7 +474,7 @@ static size_t trace_minutes(const char *path, double *count, size_t cap, size_t 
 
 static void replay(const char *file, double rows_expected)
 {
-	char path[4096];
+	char path[256];
 	snprintf(path, sizeof path, "%s/examples/traces/%s", AIW_SRCDIR, file);
 	char text[5000];
 	snprintf(text, sizeof text,
@@ -780,12 +773,8 @@ static void expect_fail(const char *text, aiw_status code, const char *msg)
  * event, with the metrics of the call before, failed until a reset. */
 START_TEST(trace_changed_during_run)
 {
-	char path[64];
-	snprintf(path, sizeof path, "/tmp/aiw_test_serving_XXXXXX");
-	int fd = mkstemp(path);
-	ck_assert(fd >= 0);
-	FILE *tf = fdopen(fd, "w");
-	ck_assert(tf != NULL);
+	char path[256];
+	FILE *tf = aiw_test_tmpfile(path, sizeof path);
 	long half = 0;
 	for (int i = 0; i < 100000; i++) {
 		if (i == 50000)

@@ -34,6 +34,19 @@ static inline double aiw_test_metric(aiw_sim *sim, const char *name)
 	return v;
 }
 
+/* A new temporary file, open for writing; its name goes to path (len bytes,
+ * in $TMPDIR when set, else /tmp).  The caller closes it and unlinks path. */
+static inline FILE *aiw_test_tmpfile(char *path, size_t len)
+{
+	const char *dir = getenv("TMPDIR");
+	snprintf(path, len, "%s/aiw-test-XXXXXX", dir && *dir ? dir : "/tmp");
+	int fd = mkstemp(path);
+	ck_assert_msg(fd >= 0, "mkstemp %s failed", path);
+	FILE *f = fdopen(fd, "w");
+	ck_assert_msg(f != NULL, "fdopen %s failed", path);
+	return f;
+}
+
 /* main() for a file exposing `Suite *make_suite(void)` */
 #define AIW_TEST_MAIN(make_suite)                                   \
 	int main(void)                                              \
