@@ -322,6 +322,7 @@ typedef struct req {
 	uint32_t next;                /* queue link or free list */
 	uint32_t seq;                 /* admission order, modulo 2^32 (preemption victim) */
 	uint8_t started;              /* admitted at least once (queue wait recorded) */
+	uint8_t from_pre;             /* pending admission taken from the preempted list */
 } req;
 
 typedef struct queue {
@@ -335,6 +336,16 @@ typedef struct rent {
 	double key;
 	uint32_t id;
 } rent;
+
+/* A roofline span: prefill of tp seconds from t0 (first tokens of nfirst
+ * requests at its end, ptok prompt tokens), then decode iteration j of its n
+ * requests takes max(sc, sa + sb j); it ends after k_end iterations; from
+ * iteration js on, the memory term is the larger (span_js, kept: it is read
+ * by every span_T, and cuts call span_T several times). */
+typedef struct span {
+	double t0, tp, ptok, sc, sa, sb, js, k_end;
+	uint32_t n, nfirst;
+} span;
 
 typedef struct replica {
 	uint8_t state, phase, span, spot;
@@ -350,13 +361,19 @@ typedef struct replica {
 	double S;         /* KV context tokens of the running requests */
 	double resv;      /* dynamic / none: tokens reserved (prompt + output) */
 	double it;        /* decode iterations done: the clock of the roofline keys */
-	/* the current span: prefill of tp seconds from t0 (first tokens of
-	 * nfirst requests at its end), then decode iteration j takes
-	 * max(sc, sa + sb j); it ends after k_end iterations; from iteration
-	 * js on, the memory term is the larger (span_js, kept: it is read by
-	 * every span_T, and cuts call span_T several times) */
-	double t0, tp, ptok, sc, sa, sb, js, k_end, ev_t;
-	uint32_t span_n, nfirst, seq0;
+	span sp;          /* the current span (roofline) */
+	double ev_t;
+	uint32_t seq0;    /* the first request admitted by the current span */
+	/* an eager cut (see eager_cut): sp starts at sp.t0, later than the
+	 * arrival that cut pv, the span before it, after pv.k_end iterations;
+	 * its admissions are pending until the clock reaches sp.t0 (ph .. pt,
+	 * pn requests linked by next, in admission order) */
+	uint8_t pend;
+	uint32_t ph, pt, pn;
+	uint32_t pnq;       /* of them, taken from q (the queue limit counts them) */
+	uint32_t seq0_pv;
+	span pv;
+	double it_pv, S_pv; /* it and S before the cut */
 	uint8_t resched;  /* scheduled while handling its own span end */
 	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
 	double free_since;
@@ -380,6 +397,7 @@ typedef struct fleet {
 	aiw_pricing price;
 	int batching, router;
 	bool service_mode;
+	bool eager;        /* cuts admit at the arrival (eager_cut) */
 	/* model */
 	double g, P, Wb, kvpt, cap_tokens, F, BW, t_weights, gpr;
 	uint32_t max_batch;
@@ -818,12 +836,19 @@ static inline void book_prefill(fleet *f, replica *r, double tp, double sign)
 		f->racks[k].adj += per_gpu * slot_gpus_in(f, s, k);
 }
 
+/* The span r runs at time t: the cut one while a pending start is ahead. */
+static inline const span *span_at(const replica *r, double t)
+{
+	return r->pend && t < r->sp.t0 ? &r->pv : &r->sp;
+}
+
 /* Part of the booked prefill energy of replica r still ahead of time t. */
 static double prefill_pending(const fleet *f, const replica *r, double t)
 {
-	if (r->span != SPAN_RUN || !(t < r->t0 + r->tp))
+	const span *sp = span_at(r, t);
+	if (r->span != SPAN_RUN || !(t < sp->t0 + sp->tp))
 		return 0;
-	return f->w_pre_extra * (r->t0 + r->tp - t); /* per GPU */
+	return f->w_pre_extra * (sp->t0 + sp->tp - t); /* per GPU */
 }
 
 static void waiting_add(fleet *f, double now, int d)
@@ -1135,7 +1160,7 @@ static inline double floor_nonneg(double q)
 }
 
 /* First decode iteration j whose memory time a + b j reaches the compute floor c. */
-static inline double span_js(const replica *r)
+static inline double span_js(const span *r)
 {
 	if (r->sa >= r->sc)
 		return 0;
@@ -1145,7 +1170,7 @@ static inline double span_js(const replica *r)
 }
 
 /* Time of the first k decode iterations: sum_{j<k} max(c, a + b j). */
-static double span_T(const replica *r, double k)
+static double span_T(const span *r, double k)
 {
 	double js = r->js;
 	if (k <= js)
@@ -1158,7 +1183,7 @@ static double span_T(const replica *r, double k)
  * k with T(k) <= x; *t_next gets T(k + 1), which the last test computed
  * (NAN for x <= 0, where nothing is computed), so that a cut at boundary
  * k + 1 needs no second evaluation. */
-static double span_done_by_next(const replica *r, double x, double *t_next)
+static double span_done_by_next(const span *r, double x, double *t_next)
 {
 	*t_next = NAN;
 	if (!(x > 0))
@@ -1186,7 +1211,7 @@ static double span_done_by_next(const replica *r, double x, double *t_next)
 	return k;
 }
 
-static double span_done_by(const replica *r, double x)
+static double span_done_by(const span *r, double x)
 {
 	double tn;
 	return span_done_by_next(r, x, &tn);
@@ -1455,22 +1480,264 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 		double kk = kkv > 0 ? kkv : 0;
 		k = kkv < k ? kk : k; /* selects: which bound comes first varies */
 	}
-	r->t0 = now;
-	r->tp = tp;
-	r->ptok = nadm ? ptok : 0;
-	r->nfirst = nadm;
-	r->sc = 2 * f->P * n / f->F;
-	r->sa = (f->Wb + f->kvpt * r->S) / f->BW;
-	r->sb = f->kvpt * n / f->BW;
-	r->js = span_js(r);
-	r->k_end = k;
-	r->span_n = r->nrun;
+	r->sp.t0 = now;
+	r->sp.tp = tp;
+	r->sp.ptok = nadm ? ptok : 0;
+	r->sp.nfirst = nadm;
+	r->sp.sc = 2 * f->P * n / f->F;
+	r->sp.sa = (f->Wb + f->kvpt * r->S) / f->BW;
+	r->sp.sb = f->kvpt * n / f->BW;
+	r->sp.js = span_js(&r->sp);
+	r->sp.k_end = k;
+	r->sp.n = r->nrun;
 	r->cut = 0;
 	r->span = SPAN_RUN;
 	set_phase(f, r, PH_DECODE, now);
 	if (tp > 0)
 		book_prefill(f, r, tp, +1);
-	schedule(f, r, now + tp + span_T(r, k));
+	schedule(f, r, now + tp + span_T(&r->sp, k));
+}
+
+/* ---- eager cuts ----
+ * An arrival that cuts a busy replica's span at its next iteration boundary
+ * tb (continuous batching) would make tb an event of its own: the
+ * iterations so far booked, what fits admitted, the next span started.
+ * Until tb nothing can change that replica but more arrivals routed to it,
+ * which the same boundary admits.  So the cut does the boundary's work at
+ * the arrival (eager_cut): the replica's iteration clock and KV context move
+ * to tb, what fits is admitted and the next span, from tb, is computed and
+ * scheduled; one event per cut fewer, a third of all (bench/inference_day).
+ * What the rest of the model could see before tb stays as the boundary
+ * event would leave it:
+ *  - the global sums, the histograms and the admission counts of the
+ *    boundary are booked when the clock reaches tb (eager_settle: at the
+ *    replica's next event or arrival, a sample, the end of the run, a
+ *    failure, an autoscaler's read);
+ *  - the waiting integral counts the admitted requests up to tb, and the
+ *    samples, counts and metrics taken before tb count them as waiting and
+ *    see the cut span (pv) as the running one;
+ *  - an arrival before tb joins the boundary's admissions (eager_merge);
+ *  - a failure before tb undoes the cut (eager_undo).
+ * Used with continuous batching on the roofline, routers other than central,
+ * no timeout (a queue can then only grow before tb) and max_batch <=
+ * RUN_SORTED (the running set stays a sorted array, which an undo restores
+ * exactly).  Results equal those of the boundary event but for the rounding
+ * of floating-point sums taken in another order (tests/test_serving.c runs
+ * every feature both ways). */
+int aiw__serving_eager = 1;
+
+/* Admit at r's pending start sp.t0 what the boundary would (continuous
+ * batching's admission, in the same order); the waiting integral counts
+ * each request up to sp.t0. */
+static void eager_admit(fleet *f, replica *r, double now)
+{
+	double t0 = r->sp.t0;
+	while (r->nrun < f->max_batch) {
+		queue *from = r->pre.len ? &r->pre : &r->q;
+		uint32_t id = from->head;
+		if (id == NIL)
+			break;
+		req *q = &f->rq[id];
+		double need = (double)q->prompt + q->gen + 1;
+		if (r->nrun > 0 && r->S + need + (r->nrun + 1) > f->cap_tokens)
+			break;
+		q_pop(f, from);
+		waiting_add(f, now, -1);
+		f->waiting.sum += t0 - now;
+		f->nrunning++;
+		q->seq = f->seq++;
+		q->from_pre = from == &r->pre;
+		r->pnq += !q->from_pre;
+		r->sp.ptok += (double)q->prompt + q->gen;
+		r->S += (double)q->prompt + q->gen + 1;
+		q->gen++;
+		q->next = NIL;
+		if (r->pt == NIL)
+			r->ph = id;
+		else
+			f->rq[r->pt].next = id;
+		r->pt = id;
+		r->pn++;
+		run_push(f, r, id, r->it + (q->output - q->gen));
+	}
+}
+
+/* r's pending span from its admissions, as start_span computes it, and its
+ * end scheduled. */
+static void eager_span(fleet *f, replica *r)
+{
+	double ptok = r->sp.ptok, tc = 2 * f->P * ptok / f->F;
+	double tp = tc > f->t_weights ? tc : f->t_weights;
+	double n = r->nrun;
+	double k = run_min(r) - r->it;
+	double kkv = floor_nonneg((f->cap_tokens - r->S) / n);
+	double kk = kkv > 0 ? kkv : 0;
+	k = kkv < k ? kk : k;
+	r->sp.tp = tp;
+	r->sp.nfirst = r->pn;
+	r->sp.sc = 2 * f->P * n / f->F;
+	r->sp.sa = (f->Wb + f->kvpt * r->S) / f->BW;
+	r->sp.sb = f->kvpt * n / f->BW;
+	r->sp.js = span_js(&r->sp);
+	r->sp.k_end = k;
+	r->sp.n = r->nrun;
+	r->cut = 0;
+	schedule(f, r, r->sp.t0 + tp + span_T(&r->sp, k));
+}
+
+/* The cut of r's running span after kb iterations, at tb, done now (false:
+ * the boundary would admit nothing, so it stays an event). */
+static bool eager_cut(fleet *f, replica *r, double now, double kb, double tb)
+{
+	const queue *from = r->pre.len ? &r->pre : &r->q;
+	if (from->head == NIL || r->nrun >= f->max_batch)
+		return false;
+	const req *q = &f->rq[from->head];
+	double n = r->sp.n, S1 = kb > 0 ? r->S + n * kb : r->S;
+	if (S1 + ((double)q->prompt + q->gen + 1) + (r->nrun + 1) > f->cap_tokens)
+		return false;
+	r->pv = r->sp;
+	r->pv.k_end = kb;
+	r->it_pv = r->it;
+	r->S_pv = r->S;
+	r->seq0_pv = r->seq0;
+	if (kb > 0) {
+		r->it += kb;
+		r->S = S1;
+	}
+	r->pend = 1;
+	r->ph = r->pt = NIL;
+	r->pn = r->pnq = 0;
+	r->seq0 = f->seq;
+	r->sp.t0 = tb;
+	r->sp.ptok = 0;
+	eager_admit(f, r, now);
+	eager_span(f, r);
+	return true;
+}
+
+/* An arrival before r's pending start: the boundary admits it too if it
+ * fits (and what waited before it did). */
+static void eager_merge(fleet *f, replica *r, double now)
+{
+	uint32_t pn = r->pn;
+	eager_admit(f, r, now);
+	if (r->pn != pn)
+		eager_span(f, r);
+}
+
+/* The clock reached r's pending start: book what the boundary event would
+ * have booked (span_done's sums for the cut span, take's and start_span's
+ * for the admissions), in its order. */
+static void eager_settle(fleet *f, replica *r)
+{
+	r->pend = 0;
+	double k = r->pv.k_end, n = r->pv.n;
+	if (k > 0) {
+		f->tokens_out += n * k;
+		f->flops += 2 * f->P * n * k;
+		f->bs[r->pv.n] += (uint64_t)k;
+		double S1 = r->S_pv + n * k;
+		if (S1 > f->kv_peak_tokens)
+			f->kv_peak_tokens = S1;
+	}
+	double t0 = r->sp.t0, t1 = t0 + r->sp.tp;
+	for (uint32_t id = r->ph; id != NIL; id = f->rq[id].next) {
+		req *q = &f->rq[id];
+		if (!q->started) {
+			q->started = 1;
+			f->started++;
+			aiw__hist_add(&f->wait, t0 - q->t_arr);
+		}
+	}
+	if (r->sp.n > f->batch_peak)
+		f->batch_peak = r->sp.n;
+	if (r->S > f->kv_peak_tokens)
+		f->kv_peak_tokens = r->S;
+	f->tokens_prefill += r->sp.ptok;
+	f->flops += 2 * f->P * r->sp.ptok;
+	for (uint32_t id = r->ph; id != NIL; id = f->rq[id].next) {
+		req *q = &f->rq[id];
+		if (isnan(q->t_first)) {
+			q->t_first = t1;
+			aiw__hist_add(&f->ttft_win, t1 - q->t_arr);
+		}
+	}
+	f->tokens_out += r->pn;
+	if (r->sp.tp > 0)
+		book_prefill(f, r, r->sp.tp, +1);
+}
+
+/* Every pending start reached by t. */
+static void eager_settle_all(fleet *f, double t)
+{
+	if (!f->eager)
+		return;
+	for (uint32_t i = 0; i < f->nslots; i++)
+		if (f->rep[i].pend && f->rep[i].sp.t0 <= t)
+			eager_settle(f, &f->rep[i]);
+}
+
+/* Requests admitted at pending starts after t (still waiting at t), and,
+ * when waiting is not NULL, the request-seconds from t to those starts
+ * that the waiting integral already holds. */
+static uint64_t eager_waiting(const fleet *f, double t, double *ahead)
+{
+	uint64_t n = 0;
+	double w = 0;
+	for (uint32_t i = 0; f->eager && i < f->nslots; i++) {
+		const replica *r = &f->rep[i];
+		if (r->pend && t < r->sp.t0) {
+			n += r->pn;
+			w += r->pn * (r->sp.t0 - t);
+		}
+	}
+	if (ahead)
+		*ahead = w;
+	return n;
+}
+
+/* A failure of r before its pending start: back to the cut span, the
+ * admitted requests back in their queues (in order, in front), as if the
+ * boundary had not come. */
+static void eager_undo(fleet *f, replica *r, double now)
+{
+	double t0 = r->sp.t0;
+	uint32_t last = NIL;
+	for (uint32_t id = r->ph; id != NIL;) { /* reverse the list */
+		uint32_t nx = f->rq[id].next;
+		f->rq[id].next = last;
+		last = id;
+		id = nx;
+	}
+	/* the running set without them (marked meanwhile by bit 1 of
+	 * started), the others in their order */
+	for (uint32_t id = last; id != NIL; id = f->rq[id].next)
+		f->rq[id].started |= 2;
+	rent *h = r->run + r->rh;
+	uint32_t m = 0;
+	for (uint32_t i = 0; i < r->nrun; i++)
+		if (!(f->rq[h[i].id].started & 2))
+			h[m++] = h[i];
+	r->nrun = m;
+	for (uint32_t id = last; id != NIL;) {
+		req *q = &f->rq[id];
+		uint32_t nx = q->next;
+		q->started &= 1;
+		q->gen--;
+		q_push_front(f, q->from_pre ? &r->pre : &r->q, id);
+		f->nrunning--;
+		waiting_add(f, now, +1);
+		f->waiting.sum -= t0 - now;
+		id = nx;
+	}
+	r->pend = 0;
+	r->it = r->it_pv;
+	r->S = r->S_pv;
+	r->seq0 = r->seq0_pv;
+	r->sp = r->pv;
+	r->cut = 1;
+	schedule(f, r, t0);
 }
 
 /* The FREE slots, lowest index first: a slot retired is reused before a new
@@ -1568,13 +1835,13 @@ static void step(fleet *f, replica *r, double now)
 /* End of a roofline span: its k_end decode iterations are done. */
 static void span_done(fleet *f, replica *r, double now)
 {
-	double k = r->k_end, n = r->span_n;
+	double k = r->sp.k_end, n = r->sp.n;
 	if (k > 0) {
 		r->it += k;
 		r->S += n * k;
 		f->tokens_out += n * k;
 		f->flops += 2 * f->P * n * k;
-		f->bs[r->span_n] += (uint64_t)k;
+		f->bs[r->sp.n] += (uint64_t)k;
 		if (f->batching == B_CONTINUOUS && r->S > f->kv_peak_tokens)
 			f->kv_peak_tokens = r->S;
 	}
@@ -1597,6 +1864,8 @@ static void replica_event(fleet *f, replica *r, double now)
 		make_ready(f, r, now);
 		return;
 	case SPAN_RUN:
+		if (r->pend)
+			eager_settle(f, r);
 		span_done(f, r, now);
 		break;
 	case SPAN_SERVICE:
@@ -1664,15 +1933,33 @@ static void kick(fleet *f, replica *r, double now)
 		step(f, r, now);
 		break;
 	case SPAN_RUN: {
+		if (r->pend) {
+			if (now < r->sp.t0) {
+				if (!r->pre.len) {
+					eager_merge(f, r, now);
+					break;
+				}
+				/* requeued requests (a failed replica's) go first at
+				 * the boundary: its admissions again, in that order */
+				double kb = r->pv.k_end, tb = r->sp.t0;
+				eager_undo(f, r, now);
+				eager_cut(f, r, now, kb, tb);
+				break;
+			}
+			eager_settle(f, r);
+		}
 		if (f->batching != B_CONTINUOUS || r->cut || r->nrun >= f->max_batch)
 			break;
-		double x = now - r->t0 - r->tp;
+		double x = now - r->sp.t0 - r->sp.tp;
 		double tn = NAN; /* T(kb) when span_done_by_next computed it */
-		double kb = x < 0 ? 0 : span_done_by_next(r, x, &tn) + 1;
+		double kb = x < 0 ? 0 : span_done_by_next(&r->sp, x, &tn) + 1;
 		r->cut = 1;
-		if (kb < r->k_end) {
-			r->k_end = kb;
-			schedule(f, r, r->t0 + r->tp + (isnan(tn) ? span_T(r, kb) : tn));
+		if (kb < r->sp.k_end) {
+			double tb = r->sp.t0 + r->sp.tp + (isnan(tn) ? span_T(&r->sp, kb) : tn);
+			if (!f->eager || !eager_cut(f, r, now, kb, tb)) {
+				r->sp.k_end = kb;
+				schedule(f, r, tb);
+			}
 		}
 		break;
 	}
@@ -1792,7 +2079,8 @@ static void route(fleet *f, uint32_t id, int how, double now)
 	replica *r = &f->rep[choose(f)];
 	if (how == FRESH) {
 		purge(f, &r->q, r, now);
-		if (r->q.len >= f->qlimit) {
+		/* (requests of a pending start are still in the queue) */
+		if (r->q.len + (r->pend && now < r->sp.t0 ? r->pnq : 0) >= f->qlimit) {
 			drop(f, id, DROP_QUEUE_FULL);
 			return;
 		}
@@ -2059,6 +2347,12 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 		return aiw__err(c->sim, AIW_EINVAL, "%s: replica %d is not provisioned", c->prefix, id);
 	double now = aiw__now(c->sim);
 	replica *r = &f->rep[id];
+	if (r->pend) {
+		if (now < r->sp.t0)
+			eager_undo(f, r, now);
+		else
+			eager_settle(f, r);
+	}
 	uint32_t nhold = r->nrun + r->pre.len + r->q.len;
 	uint32_t *hold = nhold ? malloc((size_t)nhold * sizeof *hold) : NULL;
 	if (nhold && !hold)
@@ -2067,25 +2361,26 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 	if (r->span == SPAN_RUN) {
 		/* the state at now: decode iterations done, the prefill not yet
 		 * finished (its tokens were booked ahead: take them back) */
-		double x = now - r->t0 - r->tp;
+		double x = now - r->sp.t0 - r->sp.tp;
 		bool in_prefill = x < 0;
-		double done = in_prefill ? 0 : fmin(span_done_by(r, x), r->k_end);
+		double done = in_prefill ? 0 : fmin(span_done_by(&r->sp, x), r->sp.k_end);
 		r->it += done;
-		f->tokens_out += r->span_n * done;
-		f->flops += 2 * f->P * r->span_n * done;
-		f->bs[r->span_n] += (uint64_t)done;
+		f->tokens_out += r->sp.n * done;
+		f->flops += 2 * f->P * r->sp.n * done;
+		f->bs[r->sp.n] += (uint64_t)done;
 		if (in_prefill) {
-			double undone = (r->t0 + r->tp - now) / r->tp;
-			book_prefill(f, r, r->t0 + r->tp - now, -1);
-			f->tokens_out -= r->nfirst;
-			f->flops -= 2 * f->P * r->ptok * undone;
-			f->tokens_prefill -= r->ptok * undone;
+			double undone = (r->sp.t0 + r->sp.tp - now) / r->sp.tp;
+			book_prefill(f, r, r->sp.t0 + r->sp.tp - now, -1);
+			f->tokens_out -= r->sp.nfirst;
+			f->flops -= 2 * f->P * r->sp.ptok * undone;
+			f->tokens_prefill -= r->sp.ptok * undone;
 		}
 		for (uint32_t i = 0; i < r->nrun; i++) {
 			req *q = &f->rq[run_at(r, i)->id];
-			if (in_prefill && (uint32_t)(q->seq - r->seq0) < r->nfirst) {
+			/* admitted by this span: since seq0 */
+			if (in_prefill && (uint32_t)(q->seq - r->seq0) < (uint32_t)(f->seq - r->seq0)) {
 				q->gen--; /* its prefill token never came */
-				if (q->t_first == r->t0 + r->tp)
+				if (q->t_first == r->sp.t0 + r->sp.tp)
 					q->t_first = NAN; /* (its TTFT sample stays recorded) */
 			} else {
 				q->gen = q->output - (uint32_t)(run_at(r, i)->key - r->it);
@@ -2188,6 +2483,8 @@ static aiw_status inference_start(aiw_comp *c)
 	f->max_delay = aiw_p(c, P_MAX_QUEUE_DELAY);
 	f->timeout = aiw_pset(c, P_TIMEOUT) ? aiw_p(c, P_TIMEOUT) : INFINITY;
 	f->qlimit = aiw_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiw_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
+	f->eager = aiw__serving_eager && f->batching == B_CONTINUOUS && !f->service_mode &&
+	           f->router != RT_CENTRAL && !(f->timeout < INFINITY) && f->max_batch <= RUN_SORTED;
 	f->slo_ttft = aiw_pset(c, P_SLO_TTFT) ? aiw_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiw_pset(c, P_SLO_TPOT) ? aiw_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiw_pset(c, P_SLO_E2E) ? aiw_p(c, P_SLO_E2E) : INFINITY;
@@ -2304,11 +2601,12 @@ static double tokens_at(const fleet *f, double t)
 		const replica *r = &f->rep[i];
 		if (r->span != SPAN_RUN)
 			continue;
-		double x = t - r->t0 - r->tp;
+		const span *sp = span_at(r, t);
+		double x = t - sp->t0 - sp->tp;
 		if (x < 0)
-			tok -= r->nfirst;
+			tok -= sp->nfirst;
 		else
-			tok += r->span_n * fmin(span_done_by(r, x), r->k_end);
+			tok += sp->n * fmin(span_done_by(sp, x), sp->k_end);
 	}
 	return tok;
 }
@@ -2324,11 +2622,12 @@ static double flops_at(const fleet *f, double t)
 		const replica *r = &f->rep[i];
 		if (r->span != SPAN_RUN)
 			continue;
-		double x = t - r->t0 - r->tp;
+		const span *sp = span_at(r, t);
+		double x = t - sp->t0 - sp->tp;
 		if (x < 0)
-			fl -= 2 * f->P * r->ptok * (-x / r->tp);
+			fl -= 2 * f->P * sp->ptok * (-x / sp->tp);
 		else
-			fl += 2 * f->P * r->span_n * fmin(span_done_by(r, x), r->k_end);
+			fl += 2 * f->P * sp->n * fmin(span_done_by(sp, x), sp->k_end);
 	}
 	return fl;
 }
@@ -2364,7 +2663,11 @@ static void inference_sample(aiw_comp *c, double t)
 	if (!f)
 		return;
 	aiw_sim *sim = c->sim;
+	eager_settle_all(f, t);
 	bring_to(c, t);
+	double w_ahead = 0;
+	eager_waiting(f, t, &w_ahead);
+	double wsum = f->waiting.sum - w_ahead; /* as the boundary events would have it */
 	double dt = aiw_rec_dt(sim);
 	double tok = tokens_at(f, t), fl = flops_at(f, t);
 	double peak_gpu = f->F / f->g / aiw_p(c, P_MFU); /* FLOP/s of one GPU */
@@ -2375,7 +2678,7 @@ static void inference_sample(aiw_comp *c, double t)
 		aiw_rec_put(sim, f->id_arr, (double)(f->arrived - f->prev_arrived) / dt);
 		aiw_rec_put(sim, f->id_thr, (double)(f->completed - f->prev_completed) / dt);
 		aiw_rec_put(sim, f->id_good, (double)(f->met_all - f->prev_met) / dt);
-		aiw_rec_put(sim, f->id_qlen, (f->waiting.sum - f->prev_waiting) / dt);
+		aiw_rec_put(sim, f->id_qlen, (wsum - f->prev_waiting) / dt);
 		aiw_rec_put(sim, f->id_busy, (f->busy.sum - f->prev_busy) / f->g / dt);
 		aiw_rec_put(sim, f->id_reps, (f->paid.sum - f->prev_paid) / f->g / dt);
 		aiw_rec_put(sim, f->id_tok, (tok - f->prev_tokens) / dt);
@@ -2387,7 +2690,7 @@ static void inference_sample(aiw_comp *c, double t)
 	f->prev_arrived = f->arrived;
 	f->prev_completed = f->completed;
 	f->prev_met = f->met_all;
-	f->prev_waiting = f->waiting.sum;
+	f->prev_waiting = wsum;
 	f->prev_busy = f->busy.sum;
 	f->prev_paid = f->paid.sum;
 	f->prev_tokens = tok;
@@ -2425,6 +2728,7 @@ static void inference_finish(aiw_comp *c, double t)
 {
 	if (!F_(c))
 		return;
+	eager_settle_all(F_(c), t);
 	bring_to(c, t);
 	emit_metrics(c, t);
 	aiw_autoscale_finish(c, t);
@@ -2447,8 +2751,9 @@ static void emit_metrics(aiw_comp *c, double t)
 	M("requests_completed", (double)f->completed);
 	M("requests_dropped", (double)dropped);
 	M("requests_in_flight", (double)f->in_flight);
-	M("requests_waiting", (double)f->nwaiting);
-	M("requests_running", (double)f->nrunning);
+	uint64_t ahead = eager_waiting(f, t, NULL);
+	M("requests_waiting", (double)(f->nwaiting + ahead));
+	M("requests_running", (double)(f->nrunning - ahead));
 	M("requests_started", (double)f->started);
 	M("preemptions", (double)f->preemptions);
 
@@ -2623,8 +2928,9 @@ void aiw_serving_get_counts(const aiw_comp *c, aiw_serving_counts *out)
 	out->draining = f->nstate[AIW_REPLICA_DRAINING];
 	out->busy = f->nph[PH_PREFILL] + f->nph[PH_DECODE];
 	out->spot = f->nspot;
-	out->waiting = f->nwaiting;
-	out->running = f->nrunning;
+	uint64_t ahead = eager_waiting(f, aiw__now(c->sim), NULL);
+	out->waiting = f->nwaiting + ahead;
+	out->running = f->nrunning - ahead;
 	out->arrived = f->arrived;
 	out->completed = f->completed;
 	for (int i = 0; i < NDROP; i++)
@@ -2666,9 +2972,11 @@ void aiw_serving_integrals(aiw_comp *c, double *busy_gpu_s, double *paid_gpu_s,
 		double now = aiw__now(c->sim);
 		advance(f, now);
 		aiw_int_advance(&f->waiting, now);
+		double ahead = 0;
+		eager_waiting(f, now, &ahead);
 		b = f->busy.sum;
 		p = f->paid.sum;
-		w = f->waiting.sum;
+		w = f->waiting.sum - ahead;
 	}
 	if (busy_gpu_s)
 		*busy_gpu_s = b;
@@ -2713,6 +3021,7 @@ const aiw_hist *aiw_serving_hist(const aiw_comp *c, const char *which)
 	if (!c || !which || c->kind != &aiw_kind_inference || !c->state)
 		return NULL;
 	fleet *f = F_(c);
+	eager_settle_all(f, aiw__now(c->sim));
 	if (!strcmp(which, "ttft"))
 		return &f->ttft;
 	if (!strcmp(which, "tpot"))

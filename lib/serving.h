@@ -90,4 +90,9 @@ void aiw_serving_set_autoscale(aiw_comp *c, void *state);
  * reached a sample tick at its end). */
 const aiw_hist *aiw_serving_hist(const aiw_comp *c, const char *which);
 
+/* Whether inference components started from now on do their cuts eagerly
+ * (serving.c, "eager cuts"; default 1).  For tests, which compare both
+ * ways; not thread-safe to change while runs are going. */
+extern int aiw__serving_eager;
+
 #endif /* AIW_SERVING_H */

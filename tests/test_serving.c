@@ -814,6 +814,109 @@ START_TEST(trace_changed_during_run)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* eager cuts (serving.c): the same results as boundary events               */
+/* ------------------------------------------------------------------------ */
+/* Run text with eager cuts on or off (in `steps` calls of aiw_sim_run_until
+ * when steps > 1, so that runs stop with admissions pending). */
+static aiw_sim *run_cuts(const char *text, int eager, int steps)
+{
+	int saved = aiw__serving_eager;
+	aiw__serving_eager = eager;
+	aiw_sim *sim = load(11, text);
+	if (steps > 1) {
+		double d = NAN;
+		AIW_OK_OR_FAIL(sim, aiw_sim_get_double(sim, "sim.duration", &d));
+		for (int i = 1; i <= steps; i++)
+			AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, i < steps ? d * i / steps + 0.0123 : d));
+	} else {
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	}
+	aiw__serving_eager = saved;
+	return sim;
+}
+
+/* Every metric (sim.events aside) and every point of every curve of a and
+ * b equal, but for the rounding of sums taken in another order: relative
+ * 1e-9 (a request, a token or a bucket count apart is far more). */
+static void same_results(aiw_sim *a, aiw_sim *b, const char *what)
+{
+	size_t n = 0, nb = 0;
+	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
+	AIW_OK_OR_FAIL(b, aiw_sim_metric_count(b, &nb));
+	ck_assert_uint_eq(n, nb);
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
+		if (!strcmp(name, "sim.events") || !strncmp(name, "sim.wall", 8))
+			continue;
+		double x = aiw_test_metric(a, name), y = aiw_test_metric(b, name);
+		ck_assert_msg((isnan(x) && isnan(y)) || fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y)),
+		              "%s: %s eager %.17g, boundary events %.17g", what, name, x, y);
+	}
+	size_t nc = 0;
+	AIW_OK_OR_FAIL(a, aiw_sim_series_count(a, &nc));
+	for (size_t i = 0; i < nc; i++) {
+		const char *name;
+		AIW_OK_OR_FAIL(a, aiw_sim_series_name(a, i, &name));
+		static double ta[4096], va[4096], tb[4096], vb[4096];
+		size_t la = curve(a, name, ta, va, 4096), lb = curve(b, name, tb, vb, 4096);
+		ck_assert_uint_eq(la, lb);
+		for (size_t j = 0; j < la; j++)
+			ck_assert_msg(ta[j] == tb[j] && ((isnan(va[j]) && isnan(vb[j])) ||
+			                                 fabs(va[j] - vb[j]) <= 1e-9 * fmax(fabs(va[j]),
+			                                                                    fabs(vb[j]))),
+			              "%s: %s[%zu] eager %.17g, boundary events %.17g", what, name, j,
+			              va[j], vb[j]);
+	}
+}
+
+START_TEST(eager_cuts_equal_boundary_events)
+{
+	static const char *const cases[][2] = {
+	    {"KV pressure (preempted requests re-admitted first) and spot reclaims (requeued "
+	     "ones too)",
+	     "[sim]\nduration = 2h\nsample_interval = 1min\n"
+	     "[inference kv]\ngpus_per_replica = 2\nmodel_params = 70e9\nreplicas = 6\n"
+	     "traffic = bursty\ncv = 3\nrate = 12/s\nmax_batch = 48\n"
+	     "prompt_tokens = lognormal(median=4000,sigma=1)\n"
+	     "output_tokens = lognormal(median=800,sigma=1)\n"
+	     "spot_fraction = 1\nspot_preemption_rate = 60/h\nspot_notice = 0\ncold_start = 20s\n"},
+	    {"queue limit 1: the requests of a pending start still count in the queue",
+	     "[sim]\nduration = 30min\nsample_interval = 1min\n"
+	     "[inference q]\ngpus_per_replica = 1\nmodel_params = 8e9\nlayers = 32\n"
+	     "replicas = 2\nrate = 150/s\nmax_batch = 64\nqueue_limit = 1\n"},
+	    {"spot reclaims without notice (failures before a pending start), p2c, queue limit",
+	     "[sim]\nduration = 2h\nsample_interval = 1min\n"
+	     "[inference s]\ngpus_per_replica = 1\nmodel_params = 8e9\nlayers = 32\n"
+	     "replicas = 8\nrate = 30/s\nrouter = p2c\nmax_batch = 32\nqueue_limit = 50\n"
+	     "spot_fraction = 1\nspot_preemption_rate = 20/h\nspot_notice = 0\ncold_start = 30s\n"},
+	    {"round robin, max_batch 3, queue limit 2; diurnal least loaded",
+	     "[sim]\nduration = 40min\nsample_interval = 30s\n"
+	     "[inference a]\ngpus_per_replica = 1\nmodel_params = 8e9\nlayers = 32\n"
+	     "replicas = 4\nrate = 40/s\nrouter = round_robin\nmax_batch = 3\nqueue_limit = 2\n"
+	     "[inference b]\ngpus_per_replica = 1\nmodel_params = 3e9\nlayers = 32\n"
+	     "replicas = 7\nrate = 60/s\ntraffic = diurnal\npeak_hour = 0.3\nmax_batch = 16\n"},
+	    {"HPA on the queue, scale-in drains",
+	     "[sim]\nduration = 1h\nsample_interval = 1min\n"
+	     "[inference h]\ngpus_per_replica = 1\nmodel_params = 8e9\nlayers = 32\n"
+	     "replicas = 3\nrate = 25/s\ntraffic = diurnal\npeak_hour = 0.5\nmax_batch = 8\n"
+	     "autoscaler = hpa\nmetric = queue\nmax_replicas = 9\ncold_start = 20s\n"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		for (int steps = 1; steps <= 7; steps += 6) {
+			aiw_sim *a = run_cuts(cases[i][1], 1, steps), *b = run_cuts(cases[i][1], 0, steps);
+			same_results(a, b, cases[i][0]);
+			/* and with fewer events: a cut that admits is no event */
+			double ea = aiw_test_metric(a, "sim.events"), eb = aiw_test_metric(b, "sim.events");
+			ck_assert_msg(ea < eb, "%s: %g events eager, %g with boundary events", cases[i][0],
+			              ea, eb);
+			aiw_sim_free(a);
+			aiw_sim_free(b);
+		}
+}
+END_TEST
+
 START_TEST(errors)
 {
 	expect_fail("[inference big]\ngpu = L4\ngpus_per_replica = 1\n", AIW_ERANGE, "do not fit");
@@ -857,6 +960,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, every_router_and_traffic);
 	tcase_add_test(tc, response_bytes_curve);
 	tcase_add_test(tc, trace_changed_during_run);
+	tcase_add_test(tc, eager_cuts_equal_boundary_events);
 	tcase_add_test(tc, errors);
 	suite_add_tcase(s, tc);
 	return s;
