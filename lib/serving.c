@@ -400,6 +400,10 @@ typedef struct fleet {
 	bool eager;        /* cuts admit at the arrival (eager_cut) */
 	/* model */
 	double g, P, Wb, kvpt, cap_tokens, F, BW, t_weights, gpr;
+	/* per span: a prefill of T tokens takes T pf_s (compute), a decode
+	 * iteration of n requests holding S tokens max(n pf_s, t_weights + S
+	 * kv_s) (products instead of divisions on every span start) */
+	double pf_s, kv_s;
 	uint32_t max_batch;
 	double max_delay, timeout, slo_ttft, slo_tpot, slo_e2e, resp_bytes;
 	uint64_t qlimit;
@@ -1455,7 +1459,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 	if (nadm) {
 		f->tokens_prefill += ptok;
 		f->flops += 2 * f->P * ptok;
-		double tc = 2 * f->P * ptok / f->F; /* both finite and > 0: no fmax call */
+		double tc = ptok * f->pf_s; /* both finite and > 0: no fmax call */
 		tp = tc > f->t_weights ? tc : f->t_weights;
 		double t1 = now + tp;
 		for (uint32_t i = 0; i < f->nadm; i++) {
@@ -1484,9 +1488,9 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 	r->sp.tp = tp;
 	r->sp.ptok = nadm ? ptok : 0;
 	r->sp.nfirst = nadm;
-	r->sp.sc = 2 * f->P * n / f->F;
-	r->sp.sa = (f->Wb + f->kvpt * r->S) / f->BW;
-	r->sp.sb = f->kvpt * n / f->BW;
+	r->sp.sc = n * f->pf_s;
+	r->sp.sa = f->t_weights + r->S * f->kv_s;
+	r->sp.sb = n * f->kv_s;
 	r->sp.js = span_js(&r->sp);
 	r->sp.k_end = k;
 	r->sp.n = r->nrun;
@@ -1566,7 +1570,7 @@ static void eager_admit(fleet *f, replica *r, double now)
  * end scheduled. */
 static void eager_span(fleet *f, replica *r)
 {
-	double ptok = r->sp.ptok, tc = 2 * f->P * ptok / f->F;
+	double ptok = r->sp.ptok, tc = ptok * f->pf_s;
 	double tp = tc > f->t_weights ? tc : f->t_weights;
 	double n = r->nrun;
 	double k = run_min(r) - r->it;
@@ -1575,9 +1579,9 @@ static void eager_span(fleet *f, replica *r)
 	k = kkv < k ? kk : k;
 	r->sp.tp = tp;
 	r->sp.nfirst = r->pn;
-	r->sp.sc = 2 * f->P * n / f->F;
-	r->sp.sa = (f->Wb + f->kvpt * r->S) / f->BW;
-	r->sp.sb = f->kvpt * n / f->BW;
+	r->sp.sc = n * f->pf_s;
+	r->sp.sa = f->t_weights + r->S * f->kv_s;
+	r->sp.sb = n * f->kv_s;
 	r->sp.js = span_js(&r->sp);
 	r->sp.k_end = k;
 	r->sp.n = r->nrun;
@@ -2469,6 +2473,8 @@ static aiw_status inference_start(aiw_comp *c)
 	f->F = f->g * peak * aiw_p(c, P_MFU);
 	f->BW = f->g * f->gpu.mem_bw * aiw_p(c, P_MEM_BW_EFF);
 	f->t_weights = f->Wb / f->BW;
+	f->pf_s = 2 * f->P / f->F;
+	f->kv_s = f->kvpt / f->BW;
 	double usable = f->g * f->gpu.mem_bytes * (1 - aiw_p(c, P_KV_MARGIN));
 	f->cap_tokens = floor((usable - f->Wb) / f->kvpt);
 	if (!f->service_mode && !(f->cap_tokens >= 2))
