@@ -18,6 +18,16 @@
  * The maximum of n iid draws is sampled in O(1) as Q(U^(1/n)): the upper
  * tail 1 - U^(1/n) is computed as -expm1(log(U)/n), without cancellation
  * even for n = 1e7, and fed to an upper-tail inverse CDF (gsl_cdf_*_Qinv).
+ *
+ * Token counts (aiw_count_table): round(X), at least 1, have the discrete
+ * law P(n) = F(n + 1/2) - F(n - 1/2) (n = 1: F(3/2)), each difference taken
+ * on the side of the median where it does not cancel (gsl_cdf_*_P below,
+ * gsl_cdf_*_Q above).  A table of it up to K - 1 feeds Walker's alias method
+ * (gsl_ran_discrete: one uniform, one lookup), and the counts from K on,
+ * lumped into index 0, are drawn by inversion of the upper tail, X =
+ * Q^-1(U Q(K - 1/2)) (K: where the tail's mass falls to a given bound).  The draws follow the same law as rounding draws of
+ * X, to the precision of the CDFs; a lognormal draw (a Gaussian and an
+ * exponential) costs about twice as much.
  */
 #include "internal.h"
 
@@ -442,4 +452,169 @@ double aiw_dist_sample_max(const aiw_dist *d, gsl_rng *r, double n)
 	double u = gsl_rng_uniform_pos(r);
 	double q = -expm1(log(u) / n);
 	return aiw_dist_quantile_upper(d, q);
+}
+
+/* ======================================================================== */
+/* distribution functions and count tables                                   */
+/* ======================================================================== */
+double aiw_dist_lower(const aiw_dist *d, double x)
+{
+	if (isnan(x))
+		return NAN;
+	switch (d->kind) {
+	case AIW_D_CONST: return x > d->a ? 1 : 0;
+	case AIW_D_EXP: return x > 0 ? gsl_cdf_exponential_P(x, d->a) : 0;
+	case AIW_D_NORMAL:
+		return d->b > 0 ? gsl_cdf_gaussian_P(x - d->a, d->b) : (x > d->a ? 1 : 0);
+	case AIW_D_LOGNORMAL:
+		if (!(x > 0))
+			return 0;
+		return d->b > 0 ? gsl_cdf_lognormal_P(x, d->a, d->b) : (log(x) > d->a ? 1 : 0);
+	case AIW_D_UNIFORM:
+		return d->b > d->a ? gsl_cdf_flat_P(x, d->a, d->b) : (x > d->a ? 1 : 0);
+	case AIW_D_GAMMA: return x > 0 ? gsl_cdf_gamma_P(x, d->a, d->b) : 0;
+	case AIW_D_PARETO: return x > d->a ? gsl_cdf_pareto_P(x, d->b, d->a) : 0;
+	case AIW_D_EMPIRICAL: {
+		size_t lo = 0, hi = d->n; /* the samples < x */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (d->data[mid] < x)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return (double)lo / (double)d->n;
+	}
+	}
+	return NAN;
+}
+
+double aiw_dist_upper(const aiw_dist *d, double x)
+{
+	if (isnan(x))
+		return NAN;
+	switch (d->kind) {
+	case AIW_D_CONST: return x < d->a ? 1 : 0;
+	case AIW_D_EXP: return x > 0 ? gsl_cdf_exponential_Q(x, d->a) : 1;
+	case AIW_D_NORMAL:
+		return d->b > 0 ? gsl_cdf_gaussian_Q(x - d->a, d->b) : (x < d->a ? 1 : 0);
+	case AIW_D_LOGNORMAL:
+		if (!(x > 0))
+			return 1;
+		return d->b > 0 ? gsl_cdf_lognormal_Q(x, d->a, d->b) : (log(x) < d->a ? 1 : 0);
+	case AIW_D_UNIFORM:
+		return d->b > d->a ? gsl_cdf_flat_Q(x, d->a, d->b) : (x < d->a ? 1 : 0);
+	case AIW_D_GAMMA: return x > 0 ? gsl_cdf_gamma_Q(x, d->a, d->b) : 1;
+	case AIW_D_PARETO: return x > d->a ? gsl_cdf_pareto_Q(x, d->b, d->a) : 1;
+	case AIW_D_EMPIRICAL: {
+		size_t lo = 0, hi = d->n; /* the samples <= x */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (d->data[mid] <= x)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return (double)(d->n - lo) / (double)d->n;
+	}
+	}
+	return NAN;
+}
+
+uint32_t aiw_round_count(double x)
+{
+	if (!(x >= 1))
+		return 1;
+	if (x > 1e9)
+		return 1000000000u;
+	/* llround(x) for 1 <= x <= 1e9: x + 0.5 is exact there, or rounds to
+	 * the next power of two that llround also gives */
+	return (uint32_t)(x + 0.5);
+}
+
+struct aiw_count_table {
+	gsl_ran_discrete_t *g;
+	aiw_dist *d;     /* a copy, for the tail */
+	size_t k;        /* counts 1 .. k - 1 tabulated; index 0: the tail, >= k */
+	double qtail;    /* P(X >= k - 1/2) */
+	double *p;       /* the law, as tabulated (index 0: qtail) */
+};
+
+aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
+                               aiw_count_table **out)
+{
+	*out = NULL;
+	if (!(tail > 0 && tail < 1))
+		return AIW_EINVAL;
+	/* laws with closed-form distribution functions (not gamma: its
+	 * incomplete gamma function can run out of iterations) */
+	if (d->kind == AIW_D_CONST || d->kind == AIW_D_EMPIRICAL || d->kind == AIW_D_GAMMA)
+		return AIW_OK;
+	double x = aiw_dist_quantile_upper(d, tail);
+	if (!(x < (double)kmax)) /* (NaN too) */
+		return AIW_OK;
+	size_t k = x > 1 ? (size_t)ceil(x + 0.5) + 1 : 2;
+	if (k > kmax)
+		return AIW_OK;
+	aiw_count_table *t = calloc(1, sizeof *t);
+	if (!t || !(t->p = malloc(k * sizeof *t->p)) || !(t->d = aiw_dist_clone(d))) {
+		aiw_count_table_free(t);
+		return AIW_ENOMEM;
+	}
+	t->k = k;
+	t->qtail = aiw_dist_upper(d, (double)k - 0.5);
+	t->p[0] = t->qtail;
+	/* each boundary's P and Q once, the difference on the side of the
+	 * median where it does not cancel */
+	double lo_a = aiw_dist_lower(d, 1.5), up_a = aiw_dist_upper(d, 1.5);
+	t->p[1] = lo_a;
+	for (size_t n = 2; n < k; n++) {
+		double b = (double)n + 0.5, lo_b = aiw_dist_lower(d, b), up_b = aiw_dist_upper(d, b);
+		double m = up_a > 0.5 ? lo_b - lo_a : up_a - up_b;
+		t->p[n] = m > 0 ? m : 0;
+		lo_a = lo_b;
+		up_a = up_b;
+	}
+	double sum = 0;
+	for (size_t n = 0; n < k; n++)
+		sum += t->p[n];
+	if (!(sum > 0.5 && sum < 1.5) || !(t->g = gsl_ran_discrete_preproc(k, t->p))) {
+		/* a law the CDFs do not resolve here (e.g. under- or overflow):
+		 * no table; memory, if that was it, shows again at the draws */
+		aiw_count_table_free(t);
+		return AIW_OK;
+	}
+	*out = t;
+	return AIW_OK;
+}
+
+uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r)
+{
+	size_t n = gsl_ran_discrete(r, t->g);
+	if (AIW_LIKELY(n))
+		return (uint32_t)n;
+	/* the tail, X >= k - 1/2: Q(X) is uniform on (0, qtail] */
+	uint32_t c = aiw_round_count(aiw_dist_quantile_upper(t->d, t->qtail * gsl_rng_uniform_pos(r)));
+	return c >= t->k ? c : (uint32_t)t->k; /* (the boundary's rounding) */
+}
+
+size_t aiw_count_table_k(const aiw_count_table *t)
+{
+	return t->k;
+}
+
+double aiw_count_table_prob(const aiw_count_table *t, uint32_t n)
+{
+	return n >= t->k ? t->qtail : t->p[n];
+}
+
+void aiw_count_table_free(aiw_count_table *t)
+{
+	if (!t)
+		return;
+	if (t->g)
+		gsl_ran_discrete_free(t->g);
+	aiw_dist_free(t->d);
+	free(t->p);
+	free(t);
 }

@@ -200,6 +200,26 @@ double aiw_dist_quantile_upper(const aiw_dist *d, double q);
 double aiw_dist_min(const aiw_dist *d);
 /* One draw of max of n iid draws, in O(1): Q_upper(-expm1(log(U)/n)). */
 double aiw_dist_sample_max(const aiw_dist *d, gsl_rng *r, double n);
+/* P(X < x) and P(X > x) (each computed directly, accurate in its tail). */
+double aiw_dist_lower(const aiw_dist *d, double x);
+double aiw_dist_upper(const aiw_dist *d, double x);
+
+/* Counts (tokens): x rounded half up, at least 1 and at most 1e9 (NaN: 1). */
+uint32_t aiw_round_count(double x);
+/* aiw_round_count(X) for X of a distribution, drawn in O(1) by Walker's
+ * alias method (gsl_ran_discrete) over the counts 1 .. K - 1, whose
+ * probabilities are differences of the distribution function, and the
+ * counts >= K by inversion of the upper tail (K: about the smallest with
+ * P(X >= K - 1/2) <= tail, 0 < tail < 1).  *out = NULL (no table: draw and
+ * round) for const, empirical and gamma, and when K would exceed kmax. */
+typedef struct aiw_count_table aiw_count_table;
+aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
+                               aiw_count_table **out);
+uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r);
+/* K, and P(count = n) as tabulated (n >= K: the tail's mass). */
+size_t aiw_count_table_k(const aiw_count_table *t);
+double aiw_count_table_prob(const aiw_count_table *t, uint32_t n);
+void aiw_count_table_free(aiw_count_table *t);
 
 /* ======================================================================== */
 /* param.c: typed parameter registry                                         */

@@ -303,6 +303,10 @@ _Static_assert(sizeof INFERENCE_PARAMS / sizeof *INFERENCE_PARAMS == P_NPARAMS,
 #define NIL UINT32_MAX
 #define MAX_IN_FLIGHT (1u << 24)
 #define MAX_SLOTS 1000000u
+/* Request sizes are drawn by table (aiw_count_table, the counts beyond the
+ * 1 - 1e-4 quantile by inversion) when the table fits in this many entries
+ * (16 bytes each). */
+#define SIZE_TABLE_MAX 65536u
 
 /* Power phases of a replica.  A roofline span (prefill of the admitted
  * prompts, then decode iterations) is accounted as DECODE throughout, its
@@ -443,6 +447,7 @@ typedef struct fleet {
 	/* traffic */
 	aiw_traffic *tr;
 	double next_p, next_o;
+	aiw_count_table *tok_p, *tok_o; /* prompt and output sizes (NULL: draw and round) */
 	gsl_rng *rng_size, *rng_route, *rng_life;
 	/* statistics */
 	aiw_hist ttft, ttft_win, tpot, e2e, wait;
@@ -2114,15 +2119,9 @@ static void reroute_central(fleet *f, double now)
 /* ======================================================================== */
 /* arrivals                                                                  */
 /* ======================================================================== */
-static uint32_t tokens_of(double x)
+static inline uint32_t tokens_of(double x)
 {
-	if (!(x >= 1))
-		return 1;
-	if (x > 1e9)
-		return 1000000000u;
-	/* llround(x) for 1 <= x <= 1e9: x + 0.5 is exact there, or rounds to
-	 * the next power of two that llround also gives */
-	return (uint32_t)(x + 0.5);
+	return aiw_round_count(x);
 }
 
 /* A draw of d, the two common forms by the cheaper route: lognormals
@@ -2164,8 +2163,14 @@ static bool arrive(fleet *f, double now)
 		prompt = isnan(p) ? 0 : tokens_of(p);
 		output = isnan(o) ? 0 : tokens_of(o);
 	} else {
-		prompt = tokens_of(isnan(p) ? draw(aiw_pd(c, P_PROMPT_TOKENS), f->rng_size) : p);
-		output = tokens_of(isnan(o) ? draw(aiw_pd(c, P_OUTPUT_TOKENS), f->rng_size) : o);
+		/* sizes from the trace, or drawn: by table (dist.c), or drawn
+		 * and rounded */
+		prompt = !isnan(p) ? tokens_of(p)
+		         : f->tok_p ? aiw_count_draw(f->tok_p, f->rng_size)
+		                    : tokens_of(draw(aiw_pd(c, P_PROMPT_TOKENS), f->rng_size));
+		output = !isnan(o) ? tokens_of(o)
+		         : f->tok_o ? aiw_count_draw(f->tok_o, f->rng_size)
+		                    : tokens_of(draw(aiw_pd(c, P_OUTPUT_TOKENS), f->rng_size));
 	}
 	if (!f->service_mode && (double)prompt + output > f->cap_tokens) {
 		f->dropped[DROP_KV_TOO_LARGE]++;
@@ -2536,6 +2541,11 @@ static aiw_status inference_start(aiw_comp *c)
 	gsl_rng_set(f->rng_size, gsl_rng_get(c->rng));
 	gsl_rng_set(f->rng_route, gsl_rng_get(c->rng));
 	gsl_rng_set(f->rng_life, gsl_rng_get(c->rng));
+	/* request sizes by table (a trace brings its own) */
+	if (!f->service_mode && tc.kind != AIW_TRAFFIC_TRACE &&
+	    (aiw_count_table_new(aiw_pd(c, P_PROMPT_TOKENS), SIZE_TABLE_MAX, 1e-4, &f->tok_p) != AIW_OK ||
+	     aiw_count_table_new(aiw_pd(c, P_OUTPUT_TOKENS), SIZE_TABLE_MAX, 1e-4, &f->tok_o) != AIW_OK))
+		return aiw__err(sim, AIW_ENOMEM, "out of memory");
 
 	/* statistics */
 	aiw_hist *hs[5] = {&f->ttft, &f->ttft_win, &f->tpot, &f->e2e, &f->wait};
@@ -2894,6 +2904,8 @@ static void inference_destroy(aiw_comp *c)
 	free(f->bs);
 	free(f->adm);
 	aiw_traffic_free(f->tr);
+	aiw_count_table_free(f->tok_p);
+	aiw_count_table_free(f->tok_o);
 	if (f->rng_size)
 		gsl_rng_free(f->rng_size);
 	if (f->rng_route)

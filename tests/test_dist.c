@@ -3,6 +3,7 @@
 #include "internal.h"
 #include "testutil.h"
 
+#include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sf_psi.h>
@@ -241,6 +242,142 @@ static void check_max(const char *spec, double n, double exact, double exact_err
 	aiw_dist_free(d);
 }
 
+/* Count tables (aiw_count_table): n draws of round(X), at least 1, against
+ * the law computed here from GSL's distribution functions, P(1) = F(1.5),
+ * P(n) = F(n + 1/2) - F(n - 1/2): a chi-square test over cells of at least
+ * 50 expected draws (consecutive counts, the last cell all the rest), at the
+ * 1 - 1e-6 quantile of its law (a false alarm once in a million seeds; the
+ * seed is fixed).  tail: the mass left to inversion (0.3 runs it often). */
+static void check_counts(const char *spec, double tail, size_t n, double (*cdf)(double, const aiw_dist *))
+{
+	aiw_dist *d;
+	char e[256];
+	ck_assert_msg(aiw_dist_parse(spec, AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK, "%s: %s", spec, e);
+	aiw_count_table *t;
+	ck_assert_int_eq(aiw_count_table_new(d, 65536, tail, &t), AIW_OK);
+	ck_assert_msg(t != NULL, "%s: no table", spec);
+	size_t k = aiw_count_table_k(t);
+	/* the table is the law, and the tail beyond K at most `tail` */
+	double sum = aiw_count_table_prob(t, (uint32_t)k);
+	ck_assert_msg(sum <= tail, "%s: tail %g > %g", spec, sum, tail);
+	for (uint32_t c = 1; c < k; c++) {
+		double p = c == 1 ? cdf(1.5, d) : cdf(c + 0.5, d) - cdf(c - 0.5, d);
+		ck_assert_msg(fabs(aiw_count_table_prob(t, c) - p) <= 1e-14, "%s: P(%u) = %.17g, want %.17g",
+		              spec, c, aiw_count_table_prob(t, c), p);
+		sum += aiw_count_table_prob(t, c);
+	}
+	ck_assert_msg(fabs(sum - 1) <= 1e-12, "%s: the table sums to %.17g", spec, sum);
+
+	enum { CMAX = 200000 };
+	static double obs[CMAX + 1];
+	memset(obs, 0, sizeof obs);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 4242);
+	size_t beyond = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t c = aiw_count_draw(t, r);
+		ck_assert(c >= 1 && c <= 1000000000u);
+		beyond += c >= k;
+		obs[c < CMAX ? c : CMAX]++;
+	}
+	double chi2 = 0, ec = 0, oc = 0, erest = 1, orest = (double)n;
+	int cells = 0;
+	for (uint32_t c = 1; c < CMAX; c++) {
+		double p = c == 1 ? cdf(1.5, d) : cdf(c + 0.5, d) - cdf(c - 0.5, d);
+		ec += p * (double)n;
+		oc += obs[c];
+		erest -= p;
+		orest -= obs[c];
+		if (ec >= 50 && erest * (double)n >= 50) {
+			chi2 += (oc - ec) * (oc - ec) / ec;
+			cells++;
+			ec = oc = 0;
+		} else if (erest * (double)n < 50) {
+			break;
+		}
+	}
+	/* the last cell: the open one and all the rest */
+	double el = ec + erest * (double)n, ol = oc + orest;
+	chi2 += (ol - el) * (ol - el) / el;
+	cells++;
+	double crit = gsl_cdf_chisq_Qinv(1e-6, cells - 1);
+	ck_assert_msg(chi2 <= crit, "%s (tail %g): chi-square %.1f over %d cells, critical %.1f", spec,
+	              tail, chi2, cells, crit);
+	/* the tail was drawn as often as its mass says (binomial, 5 sigma) */
+	double pt = aiw_count_table_prob(t, (uint32_t)k);
+	ck_assert_msg(fabs((double)beyond - pt * (double)n) <= 5 * sqrt(pt * (1 - pt) * (double)n) + 1,
+	              "%s: %zu draws >= K = %zu, expected %.1f", spec, beyond, k, pt * (double)n);
+	gsl_rng_free(r);
+	aiw_count_table_free(t);
+	aiw_dist_free(d);
+}
+
+static double cdf_of(double x, const aiw_dist *d)
+{
+	return aiw_dist_lower(d, x);
+}
+
+static double cdf_lognormal(double x, const aiw_dist *d)
+{
+	return x > 0 ? gsl_cdf_lognormal_P(x, d->a, d->b) : 0;
+}
+
+START_TEST(count_tables)
+{
+	/* the lognormal request sizes, against GSL's lognormal CDF itself */
+	check_counts("lognormal(median=1024,sigma=0.8)", 1e-4, 400000, cdf_lognormal);
+	check_counts("lognormal(median=256,sigma=0.7)", 1e-4, 400000, cdf_lognormal);
+	/* the tail by inversion, a third of the draws */
+	check_counts("lognormal(median=40,sigma=1)", 0.3, 400000, cdf_lognormal);
+	/* the other closed forms (aiw_dist_lower against GSL checked below) */
+	check_counts("exp(40)", 1e-4, 300000, cdf_of);
+	check_counts("exp(40)", 0.3, 300000, cdf_of);
+	check_counts("normal(5,3)", 1e-4, 300000, cdf_of); /* a third below 1.5: count 1 */
+	check_counts("uniform(0.2,30.7)", 1e-4, 300000, cdf_of);
+	check_counts("pareto(3,2.5)", 1e-4, 300000, cdf_of);
+
+	/* aiw_dist_lower / upper: GSL's P and Q, and the degenerate cases */
+	static const char *const specs[] = {"exp(40)", "normal(5,3)", "lognormal(2,0.5)",
+	                                    "uniform(0.2,30.7)", "pareto(3,2.5)", "gamma(2,3)"};
+	const double xs[] = {-1, 0, 0.5, 2.9, 3, 7.3, 30, 1e3};
+	for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
+		aiw_dist *d;
+		char e[128];
+		ck_assert_int_eq(aiw_dist_parse(specs[i], AIW_PT_REAL, "", &d, e, sizeof e), AIW_OK);
+		for (size_t j = 0; j < sizeof xs / sizeof *xs; j++) {
+			double lo = aiw_dist_lower(d, xs[j]), up = aiw_dist_upper(d, xs[j]);
+			ck_assert_msg(lo >= 0 && up >= 0 && fabs(lo + up - 1) <= 1e-12, "%s at %g: %g + %g",
+			              specs[i], xs[j], lo, up);
+		}
+		aiw_dist_free(d);
+	}
+	aiw_dist *d;
+	char e[128];
+	ck_assert_int_eq(aiw_dist_parse("exp(40)", AIW_PT_REAL, "", &d, e, sizeof e), AIW_OK);
+	ck_assert(aiw_dist_lower(d, 10) == gsl_cdf_exponential_P(10, 40));
+	ck_assert(aiw_dist_upper(d, 100) == gsl_cdf_exponential_Q(100, 40));
+	aiw_dist_free(d);
+
+	/* no table: const, empirical, gamma, a table too large, a bad tail */
+	static const char *const none[] = {"const(7)", "gamma(2,3)", "lognormal(median=1e6,sigma=1)"};
+	for (size_t i = 0; i < sizeof none / sizeof *none; i++) {
+		ck_assert_int_eq(aiw_dist_parse(none[i], AIW_PT_REAL, "", &d, e, sizeof e), AIW_OK);
+		aiw_count_table *t = (aiw_count_table *)1;
+		ck_assert_int_eq(aiw_count_table_new(d, 65536, 1e-4, &t), AIW_OK);
+		ck_assert_msg(t == NULL, "%s: a table", none[i]);
+		ck_assert_int_eq(aiw_count_table_new(d, 65536, 0, &t), AIW_EINVAL);
+		aiw_dist_free(d);
+	}
+	/* the rounding rule */
+	ck_assert_uint_eq(aiw_round_count(NAN), 1);
+	ck_assert_uint_eq(aiw_round_count(-3), 1);
+	ck_assert_uint_eq(aiw_round_count(1.49), 1);
+	ck_assert_uint_eq(aiw_round_count(1.5), 2);
+	ck_assert_uint_eq(aiw_round_count(2.5), 3);
+	ck_assert_uint_eq(aiw_round_count(4e9), 1000000000u);
+}
+END_TEST
+
 START_TEST(sample_max)
 {
 	/* E[max of N standard normals]: 2.508 (1e2), 3.241 (1e3), 3.852 (1e4),
@@ -270,6 +407,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, parse_forms);
 	tcase_add_test(tc, empirical_file);
 	tcase_add_test(tc, sample_max);
+	tcase_add_test(tc, count_tables);
 	tcase_add_test(tc, rng_is_gsl_mt19937);
 	suite_add_tcase(s, tc);
 	return s;
