@@ -588,14 +588,28 @@ aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
 	return AIW_OK;
 }
 
+/* gsl_ran_discrete(r, t->g), the same value for the same generator state,
+ * with the library's inline uniform (rng.h) instead of GSL's call through
+ * the generator's type, and a select instead of GSL's two branches.  GSL's
+ * tables follow Knuth's convention, F[c] = (c + f_c) / K, compared with u
+ * itself; its early return on F[c] = 1 (c = K - 1, f_c = 1) gives what
+ * the comparison gives, u < 1. */
 uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r)
 {
-	size_t n = gsl_ran_discrete(r, t->g);
+	const gsl_ran_discrete_t *g = t->g;
+	double u = aiw_rng_uniform(r);
+	size_t c = (size_t)(u * (double)g->K);
+	size_t n = u < g->F[c] ? c : g->A[c];
 	if (AIW_LIKELY(n))
 		return (uint32_t)n;
 	/* the tail, X >= k - 1/2: Q(X) is uniform on (0, qtail] */
-	uint32_t c = aiw_round_count(aiw_dist_quantile_upper(t->d, t->qtail * gsl_rng_uniform_pos(r)));
-	return c >= t->k ? c : (uint32_t)t->k; /* (the boundary's rounding) */
+	uint32_t x = aiw_round_count(aiw_dist_quantile_upper(t->d, t->qtail * aiw_rng_uniform_pos(r)));
+	return x >= t->k ? x : (uint32_t)t->k; /* (the boundary's rounding) */
+}
+
+const gsl_ran_discrete_t *aiw_count_table_alias(const aiw_count_table *t)
+{
+	return t->g;
 }
 
 size_t aiw_count_table_k(const aiw_count_table *t)

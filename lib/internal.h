@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_randist.h>
 
 #include "rng.h"
 
@@ -216,7 +217,9 @@ typedef struct aiw_count_table aiw_count_table;
 aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
                                aiw_count_table **out);
 uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r);
-/* K, and P(count = n) as tabulated (n >= K: the tail's mass). */
+/* The alias table (GSL's), K, and P(count = n) as tabulated (n >= K: the
+ * tail's mass). */
+const gsl_ran_discrete_t *aiw_count_table_alias(const aiw_count_table *t);
 size_t aiw_count_table_k(const aiw_count_table *t);
 double aiw_count_table_prob(const aiw_count_table *t, uint32_t n);
 void aiw_count_table_free(aiw_count_table *t);

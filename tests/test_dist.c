@@ -271,8 +271,18 @@ static void check_counts(const char *spec, double tail, size_t n, double (*cdf)(
 	enum { CMAX = 200000 };
 	static double obs[CMAX + 1];
 	memset(obs, 0, sizeof obs);
-	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	/* the draw is GSL's gsl_ran_discrete on the same generator states (the
+	 * library's generator: aiw_count_draw's inline path) */
+	gsl_rng *r = aiw_rng_alloc(), *r2 = aiw_rng_alloc();
 	gsl_rng_set(r, 4242);
+	gsl_rng_set(r2, 4242);
+	for (int i = 0; i < 100000; i++) {
+		uint32_t c = aiw_count_draw(t, r);
+		size_t g = gsl_ran_discrete(r2, aiw_count_table_alias(t));
+		ck_assert_msg(g == 0 ? c >= k : c == g, "%s: draw %d: %u, GSL %zu", spec, i, c, g);
+		if (g == 0) /* the tail's inversion: one more uniform */
+			gsl_rng_uniform_pos(r2);
+	}
 	size_t beyond = 0;
 	for (size_t i = 0; i < n; i++) {
 		uint32_t c = aiw_count_draw(t, r);
@@ -308,6 +318,7 @@ static void check_counts(const char *spec, double tail, size_t n, double (*cdf)(
 	ck_assert_msg(fabs((double)beyond - pt * (double)n) <= 5 * sqrt(pt * (1 - pt) * (double)n) + 1,
 	              "%s: %zu draws >= K = %zu, expected %.1f", spec, beyond, k, pt * (double)n);
 	gsl_rng_free(r);
+	gsl_rng_free(r2);
 	aiw_count_table_free(t);
 	aiw_dist_free(d);
 }
