@@ -532,8 +532,15 @@ uint32_t aiw_round_count(double x)
 	return (uint32_t)(x + 0.5);
 }
 
+/* An entry of the alias table: GSL's F[c] and A[c] side by side (one cache
+ * line per draw instead of two). */
+typedef struct alias_entry {
+	double f;
+	uint32_t a, pad;
+} alias_entry;
+
 struct aiw_count_table {
-	gsl_ran_discrete_t *g;
+	alias_entry *e;  /* K entries, from GSL's preprocessing */
 	aiw_dist *d;     /* a copy, for the tail */
 	size_t k;        /* counts 1 .. k - 1 tabulated; index 0: the tail, >= k */
 	double qtail;    /* P(X >= k - 1/2) */
@@ -578,38 +585,43 @@ aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
 	double sum = 0;
 	for (size_t n = 0; n < k; n++)
 		sum += t->p[n];
-	if (!(sum > 0.5 && sum < 1.5) || !(t->g = gsl_ran_discrete_preproc(k, t->p))) {
+	gsl_ran_discrete_t *g;
+	if (!(sum > 0.5 && sum < 1.5) || !(g = gsl_ran_discrete_preproc(k, t->p))) {
 		/* a law the CDFs do not resolve here (e.g. under- or overflow):
 		 * no table; memory, if that was it, shows again at the draws */
 		aiw_count_table_free(t);
 		return AIW_OK;
 	}
+	t->e = malloc(k * sizeof *t->e);
+	if (!t->e) {
+		gsl_ran_discrete_free(g);
+		aiw_count_table_free(t);
+		return AIW_ENOMEM;
+	}
+	for (size_t c = 0; c < k; c++)
+		t->e[c] = (alias_entry){g->F[c], (uint32_t)g->A[c], 0};
+	gsl_ran_discrete_free(g);
 	*out = t;
 	return AIW_OK;
 }
 
-/* gsl_ran_discrete(r, t->g), the same value for the same generator state,
- * with the library's inline uniform (rng.h) instead of GSL's call through
- * the generator's type, and a select instead of GSL's two branches.  GSL's
- * tables follow Knuth's convention, F[c] = (c + f_c) / K, compared with u
- * itself; its early return on F[c] = 1 (c = K - 1, f_c = 1) gives what
- * the comparison gives, u < 1. */
+/* gsl_ran_discrete(r, g) for GSL's table g of the law, the same value for
+ * the same generator state, with the library's inline uniform (rng.h)
+ * instead of GSL's call through the generator's type, g's two arrays side
+ * by side, and a select instead of GSL's two branches.  GSL's tables
+ * follow Knuth's convention, F[c] = (c + f_c) / K, compared with u itself;
+ * its early return on F[c] = 1 (c = K - 1, f_c = 1) gives what the
+ * comparison gives, u < 1. */
 uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r)
 {
-	const gsl_ran_discrete_t *g = t->g;
 	double u = aiw_rng_uniform(r);
-	size_t c = (size_t)(u * (double)g->K);
-	size_t n = u < g->F[c] ? c : g->A[c];
+	const alias_entry *e = &t->e[(size_t)(u * (double)t->k)];
+	size_t n = u < e->f ? (size_t)(e - t->e) : e->a;
 	if (AIW_LIKELY(n))
 		return (uint32_t)n;
 	/* the tail, X >= k - 1/2: Q(X) is uniform on (0, qtail] */
 	uint32_t x = aiw_round_count(aiw_dist_quantile_upper(t->d, t->qtail * aiw_rng_uniform_pos(r)));
 	return x >= t->k ? x : (uint32_t)t->k; /* (the boundary's rounding) */
-}
-
-const gsl_ran_discrete_t *aiw_count_table_alias(const aiw_count_table *t)
-{
-	return t->g;
 }
 
 size_t aiw_count_table_k(const aiw_count_table *t)
@@ -626,8 +638,7 @@ void aiw_count_table_free(aiw_count_table *t)
 {
 	if (!t)
 		return;
-	if (t->g)
-		gsl_ran_discrete_free(t->g);
+	free(t->e);
 	aiw_dist_free(t->d);
 	free(t->p);
 	free(t);

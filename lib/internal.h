@@ -16,7 +16,6 @@
 #include <stdint.h>
 
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_randist.h>
 
 #include "rng.h"
 
@@ -217,9 +216,8 @@ typedef struct aiw_count_table aiw_count_table;
 aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
                                aiw_count_table **out);
 uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r);
-/* The alias table (GSL's), K, and P(count = n) as tabulated (n >= K: the
- * tail's mass). */
-const gsl_ran_discrete_t *aiw_count_table_alias(const aiw_count_table *t);
+/* K, and P(count = n) as tabulated (n = 0 or n >= K: the tail's mass; the
+ * table is GSL's gsl_ran_discrete_preproc of P(0 .. K - 1)). */
 size_t aiw_count_table_k(const aiw_count_table *t);
 double aiw_count_table_prob(const aiw_count_table *t, uint32_t n);
 void aiw_count_table_free(aiw_count_table *t);
