@@ -43,36 +43,40 @@
  * the next change of the batch (departure, KV exhaustion), whose times form
  * an arithmetic series summed (and inverted) in closed form.  An arrival
  * for a busy replica cuts its span at the next iteration boundary, where it
- * is admitted.  The pending span ends of all replicas sit in a winner tree,
- * and the next arrival beside it, behind one engine event, the master (cuts
- * move an entry instead of cancelling one).  A request costs three
- * scheduled events (its arrival, the boundary where it is admitted, the one
- * where it leaves), about three tree updates and four histogram adds.  The
+ * is admitted; with continuous batching the cut does that boundary's work
+ * at the arrival (eager cuts, below), so that the boundary is no event.
+ * The pending span ends of all replicas sit in a winner tree, and the next
+ * arrival beside it, behind one engine event, the master (cuts move an
+ * entry instead of cancelling one).  A request costs two scheduled events
+ * (its arrival and the span end where it leaves; three when its admission
+ * stays an event), about two tree updates and four histogram adds.  The
  * master runs every one of them that comes before all other pending events
  * of the sim in place (aiw_engine_run_inline: counted as scheduled, same
  * order, same bits), so that under load the engine sees little more than
  * the sample ticks.  Equal times: span ends run before the arrival.
- * bench/inference_day's load (callgrind, --days 0.01 --peak-hour 18) takes
- * 2,715 instructions per request: 4,130 before the tree kept slot ids,
- * 3,657 before span ends ran in place and the small-bottom push was
- * inlined (engine.c), 3,107 before arrivals joined the master, 2,811
- * before the changes below.  Time follows mispredicted branches more than
- * instructions (the working set fits in L2: 30 replicas run as fast per
- * request as 300): the tree recomputes its whole path with selects (more
- * instructions than stopping early, less time), the histograms find a
- * bucket from the bits of the value (stats.h), the master decides span end
- * or arrival with one branch, the running requests are a sorted array
- * whose insertion point a branchless binary search finds (a heap past
- * RUN_SORTED entries), and the generator is the library's MT19937 (rng.h),
- * whose refill does not branch on random bits as GSL's does.  Callgrind's
- * branch model counts 11.8 mispredictions per request, 16.7 before the
- * last three.  Together about 0.63x the time per request of the start of
- * this work (alternating runs of bench/inference_day).
+ * bench/inference_day's load (callgrind, --days 0.002 --peak-hour 0.5)
+ * takes 2,367 instructions per request: 4,130 before the tree kept slot
+ * ids, 3,657 before span ends ran in place and the small-bottom push was
+ * inlined (engine.c), 3,107 before arrivals joined the master, 2,811 before
+ * the changes below, 2,679 before eager cuts, 2,492 before request sizes
+ * were drawn by table (dist.c, aiw_count_table).  Time follows mispredicted
+ * branches and cache misses more than instructions: the tree recomputes
+ * its whole path with selects (more instructions than stopping early, less
+ * time), the histograms find a bucket from the bits of the value
+ * (stats.h), the master decides span end or arrival with one branch, the
+ * running requests are a sorted array whose insertion point a branchless
+ * binary search finds (a heap past RUN_SORTED entries), and the generator
+ * is the library's MT19937 (rng.h), whose refill does not branch on random
+ * bits as GSL's does.  Callgrind's branch model counts 8.7 mispredictions
+ * and 23 first-level cache misses per request (16.7 mispredictions before
+ * the last three changes, 11.3 before eager cuts).
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
  * Memory is O(replicas + requests in flight): requests are pooled (48 B),
- * latencies go to fixed-size histograms (stats.c).
+ * latencies go to fixed-size histograms (stats.c), and the request-size
+ * tables take 16 bytes per count up to the 1 - 1e-4 quantile (at most
+ * SIZE_TABLE_MAX entries, 1 MB; 0.4 MB for the default sizes).
  *
  * Routing: round_robin, least_loaded (fewest outstanding requests, O(1)
  * with count buckets; ties in turn), p2c (power of two choices, Mitzenmacher
@@ -382,7 +386,6 @@ typedef struct replica {
 	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
 	double free_since;
 	uint32_t ready_pos, idle_pos;
-	uint32_t bprev, bnext; /* least-loaded bucket links */
 	uint32_t rack0, rack1; /* racks of its GPUs (see slot_racks) */
 } replica;
 
@@ -426,6 +429,12 @@ typedef struct fleet {
 	uint32_t *ready, nready;
 	uint32_t *idle, nidle;
 	uint32_t *bhead, *btail, nb, bmin;
+	/* least-loaded bucket links by slot (capslots long): apart from the
+	 * replicas, so that moving one touches its neighbours' links, not
+	 * their whole state */
+	struct blink {
+		uint32_t prev, next;
+	} *bl;
 	uint32_t rr;
 	uint32_t nstate[4];
 	uint32_t nph[NPH], nspot;
@@ -906,12 +915,12 @@ static inline void bucket_insert(fleet *f, uint32_t id)
 		oom(f);
 		return;
 	}
-	r->bnext = NIL;
-	r->bprev = f->btail[k];
+	f->bl[id].next = NIL;
+	f->bl[id].prev = f->btail[k];
 	if (f->btail[k] == NIL)
 		f->bhead[k] = id;
 	else
-		f->rep[f->btail[k]].bnext = id;
+		f->bl[f->btail[k]].next = id;
 	f->btail[k] = id;
 	r->inb = 1;
 	if (k < f->bmin)
@@ -922,14 +931,15 @@ static inline void bucket_remove(fleet *f, uint32_t id)
 {
 	replica *r = &f->rep[id];
 	uint32_t k = r->outstanding;
-	if (r->bprev == NIL)
-		f->bhead[k] = r->bnext;
+	struct blink *b = &f->bl[id];
+	if (b->prev == NIL)
+		f->bhead[k] = b->next;
 	else
-		f->rep[r->bprev].bnext = r->bnext;
-	if (r->bnext == NIL)
-		f->btail[k] = r->bprev;
+		f->bl[b->prev].next = b->next;
+	if (b->next == NIL)
+		f->btail[k] = b->prev;
 	else
-		f->rep[r->bnext].bprev = r->bprev;
+		f->bl[b->next].prev = b->prev;
 	r->inb = 0;
 	/* bmin may now point at an empty bucket: least_loaded() moves it up */
 }
@@ -2218,6 +2228,10 @@ static int slot_new(fleet *f)
 		if (!p)
 			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
 		f->rep = p;
+		struct blink *bl = realloc(f->bl, (size_t)n * sizeof *bl);
+		if (!bl)
+			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+		f->bl = bl;
 		uint32_t *a = realloc(f->ready, (size_t)n * sizeof *a);
 		if (!a)
 			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
@@ -2897,6 +2911,7 @@ static void inference_destroy(aiw_comp *c)
 	free(f->freeh);
 	free(f->bhead);
 	free(f->btail);
+	free(f->bl);
 	free(f->racks);
 	free(f->at);
 	free(f->ak);
