@@ -355,39 +355,52 @@ typedef struct span {
 	uint32_t n, nfirst;
 } span;
 
+/* Laid out by use: the first cache line holds what every event of the
+ * replica reads (its kind of span, the running set, the iteration clock and
+ * most of the current span), the second what an eager cut writes and its
+ * settling reads, the rest what admissions, failures and samples use. */
 typedef struct replica {
-	uint8_t state, phase, span, spot;
+	/* line 1 */
+	_Alignas(64) uint8_t state;
+	uint8_t span;
 	uint8_t cut;      /* span already cut at a boundary for an admission */
-	uint8_t in_idle;  /* in the central idle set */
+	uint8_t pend;     /* an eager cut's admissions are pending (see below) */
+	uint8_t resched;  /* scheduled while handling its own span end */
+	uint8_t rheap;
 	uint8_t inb;      /* in a least-loaded bucket */
+	uint8_t phase;
+	uint32_t nrun, rh;
+	rent *run;        /* running requests by key: sorted from rh, or a heap (run_push) */
+	double it;        /* decode iterations done: the clock of the roofline keys */
+	double S;         /* KV context tokens of the running requests */
+	span sp;          /* the current span (roofline), into line 2 */
+	/* line 2: an eager cut (see eager_cut): sp starts at sp.t0, later than
+	 * the arrival that cut pv, the span before it, after pv.k_end
+	 * iterations; its admissions are pending until the clock reaches sp.t0
+	 * (ph .. pt, pn requests linked by next, in admission order) */
 	uint32_t outstanding;
 	queue q;          /* routed here, waiting */
-	queue pre;        /* preempted / requeued: admitted before q */
-	rent *run;        /* running requests by key: sorted from rh, or a heap (run_push) */
-	uint32_t nrun, caprun, rh;
-	uint8_t rheap;
-	double S;         /* KV context tokens of the running requests */
-	double resv;      /* dynamic / none: tokens reserved (prompt + output) */
-	double it;        /* decode iterations done: the clock of the roofline keys */
-	span sp;          /* the current span (roofline) */
-	double ev_t;
-	uint32_t seq0;    /* the first request admitted by the current span */
-	/* an eager cut (see eager_cut): sp starts at sp.t0, later than the
-	 * arrival that cut pv, the span before it, after pv.k_end iterations;
-	 * its admissions are pending until the clock reaches sp.t0 (ph .. pt,
-	 * pn requests linked by next, in admission order) */
-	uint8_t pend;
 	uint32_t ph, pt, pn;
-	uint32_t pnq;       /* of them, taken from q (the queue limit counts them) */
-	uint32_t seq0_pv;
+	uint32_t pnq;     /* of them, taken from q (the queue limit counts them) */
 	span pv;
 	double it_pv, S_pv; /* it and S before the cut */
-	uint8_t resched;  /* scheduled while handling its own span end */
+	uint32_t seq0;    /* the first request admitted by the current span */
+	uint32_t seq0_pv;
+	double ev_t;
+	/* the rest */
+	queue pre;        /* preempted / requeued: admitted before q */
+	uint32_t caprun;
+	double resv;      /* dynamic / none: tokens reserved (prompt + output) */
 	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
 	double free_since;
 	uint32_t ready_pos, idle_pos;
 	uint32_t rack0, rack1; /* racks of its GPUs (see slot_racks) */
+	uint8_t spot;
+	uint8_t in_idle;  /* in the central idle set */
 } replica;
+_Static_assert(offsetof(replica, sp) + offsetof(span, sa) < 64 + 64 &&
+               offsetof(replica, pv) < 3 * 64 && sizeof(replica) % 64 == 0,
+               "replica's layout by cache line");
 
 typedef struct rack {
 	aiw_integral p;
@@ -2224,9 +2237,13 @@ static int slot_new(fleet *f)
 		                MAX_SLOTS);
 	if (f->nslots == f->capslots) {
 		uint32_t n = f->capslots ? 2 * f->capslots : 16;
-		replica *p = realloc(f->rep, (size_t)n * sizeof *p);
+		/* aligned to a cache line, as replica is (its layout is by line) */
+		replica *p = aligned_alloc(_Alignof(replica), (size_t)n * sizeof *p);
 		if (!p)
 			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+		if (f->nslots)
+			memcpy(p, f->rep, (size_t)f->nslots * sizeof *p);
+		free(f->rep);
 		f->rep = p;
 		struct blink *bl = realloc(f->bl, (size_t)n * sizeof *bl);
 		if (!bl)
