@@ -386,7 +386,8 @@ typedef struct replica {
 	double it_pv, S_pv; /* it and S before the cut */
 	uint32_t seq0;    /* the first request admitted by the current span */
 	uint32_t seq0_pv;
-	double ev_t;
+	uint32_t rack0, rack1; /* racks of its GPUs (see slot_racks) */
+	double ev_t;      /* (line 4 ends here) */
 	/* the rest */
 	queue pre;        /* preempted / requeued: admitted before q */
 	uint32_t caprun;
@@ -394,12 +395,12 @@ typedef struct replica {
 	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
 	double free_since;
 	uint32_t ready_pos, idle_pos;
-	uint32_t rack0, rack1; /* racks of its GPUs (see slot_racks) */
 	uint8_t spot;
 	uint8_t in_idle;  /* in the central idle set */
 } replica;
 _Static_assert(offsetof(replica, sp) + offsetof(span, sa) < 64 + 64 &&
-               offsetof(replica, pv) < 3 * 64 && sizeof(replica) % 64 == 0,
+               offsetof(replica, pv) < 3 * 64 && offsetof(replica, ev_t) == 4 * 64 - 8 &&
+               sizeof(replica) % 64 == 0,
                "replica's layout by cache line");
 
 typedef struct rack {
@@ -1673,6 +1674,8 @@ static void eager_settle(fleet *f, replica *r)
 		if (S1 > f->kv_peak_tokens)
 			f->kv_peak_tokens = S1;
 	}
+	/* take's queue waits and start_span's first tokens, in one pass (each
+	 * histogram gets its values in the boundary's order) */
 	double t0 = r->sp.t0, t1 = t0 + r->sp.tp;
 	for (uint32_t id = r->ph; id != NIL; id = f->rq[id].next) {
 		req *q = &f->rq[id];
@@ -1681,6 +1684,10 @@ static void eager_settle(fleet *f, replica *r)
 			f->started++;
 			aiw__hist_add(&f->wait, t0 - q->t_arr);
 		}
+		if (isnan(q->t_first)) {
+			q->t_first = t1;
+			aiw__hist_add(&f->ttft_win, t1 - q->t_arr);
+		}
 	}
 	if (r->sp.n > f->batch_peak)
 		f->batch_peak = r->sp.n;
@@ -1688,13 +1695,6 @@ static void eager_settle(fleet *f, replica *r)
 		f->kv_peak_tokens = r->S;
 	f->tokens_prefill += r->sp.ptok;
 	f->flops += 2 * f->P * r->sp.ptok;
-	for (uint32_t id = r->ph; id != NIL; id = f->rq[id].next) {
-		req *q = &f->rq[id];
-		if (isnan(q->t_first)) {
-			q->t_first = t1;
-			aiw__hist_add(&f->ttft_win, t1 - q->t_arr);
-		}
-	}
 	f->tokens_out += r->pn;
 	if (r->sp.tp > 0)
 		book_prefill(f, r, r->sp.tp, +1);
