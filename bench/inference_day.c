@@ -29,42 +29,44 @@
  * --mode memory or --mode stream runs one of the two (default: both).
  *
  * Measured with the default command (bench/.libs/inference_day, both modes,
- * 1 and 7 days) on the shared 2-core machine: in memory 4.28 MB for the
- * day, 5.60 MB for the week (+30.9%: goal missed by design; net of the
- * curves 4.06 -> 4.06 MB, +0.0%); streamed with series_keep 60, 4.07 MB
- * and 4.07 MB (+0.0%: goal met), 1,440 and 10,080 ticks x 19 curves
+ * 1 and 7 days) on the shared 2-core machine: in memory 4.83 MB for the
+ * day, 6.18 MB for the week (+28.1%: goal missed by design; net of the
+ * curves 4.61 -> 4.65 MB, +0.8%); streamed with series_keep 60, 4.73 MB
+ * and 4.73 MB (+0.0%: goal met), 1,440 and 10,080 ticks x 19 curves
  * through the callback, whose integrated site IT energy equals
- * site.energy_kwh to the 9 digits printed (31054.534 kWh for the week).
- * CPU time 38.8 / 254 s (in memory) and 40.0 / 272 s (streamed) for the
- * day / week, while another job shared the machine.
+ * site.energy_kwh to the 9 digits printed (31054.5933 kWh for the week).
+ * CPU time 40.9 / 252 s (in memory) and 32.8 / 276 s (streamed) for the
+ * day / week.  (The request-size tables take 0.5 MB of it.)
  *
- * Time (the goal of 30 s is not reached yet): this machine's speed varies
- * by 20-40% from hour to hour, so builds are compared in alternating runs
- * (--no-week --mode memory).  Session 3: four pairs, the build that work
- * started from (3273ba1) against its result (757c751): 52.8 / 32.6 s,
- * 58.3 / 47.6 s, 60.9 / 45.9 s, 61.9 / 40.3 s: 0.71x on average.
- * Session 4: eleven pairs, 757c751 against the current build: 45.9 / 42.8,
- * 51.3 / 42.5, 45.0 / 35.0, 36.3 / 33.0, 40.9 / 37.4, 38.5 / 39.8,
- * 44.7 / 31.2, 50.1 / 42.5, 45.0 / 42.5, 41.9 / 46.0, 50.0 / 38.9 s:
- * 0.70-1.10x, 0.89x on average; 31.2 s at best.  In all about 0.63x the
- * time of 3273ba1.  What it took, in order of effect:
- * latency histograms whose bucket is a shift of the value's bits
- * (lib/stats.h; -10%), the library's own MT19937 (lib/rng.h: GSL's
- * sequence without GSL's branch on a random bit in every refill, which
- * the predictor misses half the time; about -10%), arrivals run by the
- * master event instead of being engine events (-8% instructions), the
- * master choosing span end or arrival with one branch, departures out of a
- * sorted array of running requests (a heap past 64), the agenda tree's
- * path recomputed with selects (fewer mispredicted branches), floor() by
- * conversion.  Instructions per request (callgrind, --days 0.01
- * --peak-hour 18): 4,130 (agenda without slot ids), 3,657 (3273ba1), 2,811
- * (757c751), 2,715 now; callgrind's branch model counts 16.7 then 11.8
- * mispredictions per request for the last two.
- * What is left is spread thin: the random draws (thinning, two lognormal
- * sizes) about a fifth of the time, the agenda tree a tenth, then the span
- * ends' bookkeeping.  It is not memory: with 30 replicas and a tenth of the
- * rate (a working set ten times smaller) a request takes as long as with
- * 300.
+ * Time (the goal of 30 s is reached in this machine's faster hours only):
+ * its speed varies by 20-40% from hour to hour, so builds are compared in
+ * alternating runs (--no-week --mode memory).  Session 3: four pairs, the
+ * build that work started from (3273ba1) against its result (757c751):
+ * 52.8 / 32.6 s, 58.3 / 47.6 s, 60.9 / 45.9 s, 61.9 / 40.3 s: 0.71x on
+ * average.  Session 4: eleven pairs, 757c751 against its result: 0.70-1.10x,
+ * 0.89x on average; 31.2 s at best.  Session 6: b50b742 against its result
+ * (see README for the pairs): 29.6 s at best, 0.72-1.11x per pair.  What
+ * it took, in order of effect: eager cuts (lib/serving.c: an arrival that
+ * cuts a busy replica's span admits at once; 2.0 events per request
+ * instead of 2.9), latency histograms whose bucket is a shift of the
+ * value's bits (lib/stats.h; -10%), the library's own MT19937 (lib/rng.h:
+ * GSL's sequence without GSL's branch on a random bit in every refill,
+ * which the predictor misses half the time; about -10%), arrivals run by
+ * the master event instead of being engine events (-8% instructions),
+ * request sizes drawn by table (lib/dist.c, Walker's alias method over the
+ * law's CDF: -5% instructions), the master choosing span end or arrival
+ * with one branch, departures out of a sorted array of running requests (a
+ * heap past 64), the agenda tree's path recomputed with selects (fewer
+ * mispredicted branches), floor() by conversion, the replicas laid out by
+ * cache line.  Callgrind (--days 0.002 --peak-hour 0.5), per request:
+ * 4,130 instructions (agenda without slot ids), 3,657 (3273ba1), 2,811
+ * (757c751), 2,679 (b50b742: 11.3 mispredicted branches, 18.4 first-level
+ * cache misses), 2,342 now (7.0 and 21.2: the size tables cost a miss per
+ * draw, where the Gaussian's were in cache; an estimate of cycles, Ir + 15
+ * mispredictions + 10 L1 misses + 100 L2 misses, goes from 3,040 to 2,670).
+ * What is left is spread thin: the agenda tree an eighth of the
+ * instructions (two updates per request), the master loop a tenth, then
+ * admissions, departures, arrivals (thinning), the histograms.
  *
  * --peak-hour H moves the peak (default 14): with --days 0.0416667 and
  * --peak-hour 18 the run is one hour whose rate falls from the mean
