@@ -1482,14 +1482,43 @@ static void preempt_one(fleet *f, replica *r, double now)
 /* Start a span at now: the prefill of what was just admitted (tp seconds,
  * none if nothing was), then decode iterations until the first departure or
  * until the KV cache is full. */
+/* The prefill of ptok > 0 prompt tokens: compute-bound, or one read of the
+ * weights. */
+static inline double prefill_time(const fleet *f, double ptok)
+{
+	double tc = ptok * f->pf_s; /* both finite and > 0: no fmax call */
+	return tc > f->t_weights ? tc : f->t_weights;
+}
+
+/* The decode part of r's span (sp) from its running set: the iterations to
+ * the first departure (continuous batching: or to a full KV cache; 0 is a
+ * boundary right after the prefill, where the preemption happens), and the
+ * terms of their times. */
+static void span_decode(fleet *f, replica *r)
+{
+	double n = r->nrun;
+	double k = run_min(r) - r->it;
+	if (f->batching == B_CONTINUOUS) {
+		double kkv = floor_nonneg((f->cap_tokens - r->S) / n);
+		double kk = kkv > 0 ? kkv : 0;
+		k = kkv < k ? kk : k; /* selects: which bound comes first varies */
+	}
+	r->sp.sc = n * f->pf_s;
+	r->sp.sa = f->t_weights + r->S * f->kv_s;
+	r->sp.sb = n * f->kv_s;
+	r->sp.js = span_js(&r->sp);
+	r->sp.k_end = k;
+	r->sp.n = r->nrun;
+	r->cut = 0;
+}
+
 static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double ptok)
 {
 	double tp = 0;
 	if (nadm) {
 		f->tokens_prefill += ptok;
 		f->flops += 2 * f->P * ptok;
-		double tc = ptok * f->pf_s; /* both finite and > 0: no fmax call */
-		tp = tc > f->t_weights ? tc : f->t_weights;
+		tp = prefill_time(f, ptok);
 		double t1 = now + tp;
 		for (uint32_t i = 0; i < f->nadm; i++) {
 			req *q = &f->rq[f->adm[i]];
@@ -1504,31 +1533,16 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 		while (r->nrun > 1 && r->S + r->nrun > f->cap_tokens)
 			preempt_one(f, r, now);
 	}
-	double n = r->nrun;
-	double k = run_min(r) - r->it; /* decode iterations to the first departure */
-	if (f->batching == B_CONTINUOUS) {
-		/* and to a full KV cache (0: a boundary right after the prefill,
-		 * where the preemption happens) */
-		double kkv = floor_nonneg((f->cap_tokens - r->S) / n);
-		double kk = kkv > 0 ? kkv : 0;
-		k = kkv < k ? kk : k; /* selects: which bound comes first varies */
-	}
 	r->sp.t0 = now;
 	r->sp.tp = tp;
 	r->sp.ptok = nadm ? ptok : 0;
 	r->sp.nfirst = nadm;
-	r->sp.sc = n * f->pf_s;
-	r->sp.sa = f->t_weights + r->S * f->kv_s;
-	r->sp.sb = n * f->kv_s;
-	r->sp.js = span_js(&r->sp);
-	r->sp.k_end = k;
-	r->sp.n = r->nrun;
-	r->cut = 0;
+	span_decode(f, r);
 	r->span = SPAN_RUN;
 	set_phase(f, r, PH_DECODE, now);
 	if (tp > 0)
 		book_prefill(f, r, tp, +1);
-	schedule(f, r, now + tp + span_T(&r->sp, k));
+	schedule(f, r, now + tp + span_T(&r->sp, r->sp.k_end));
 }
 
 /* ---- eager cuts ----
@@ -1599,23 +1613,10 @@ static void eager_admit(fleet *f, replica *r, double now)
  * end scheduled. */
 static void eager_span(fleet *f, replica *r)
 {
-	double ptok = r->sp.ptok, tc = ptok * f->pf_s;
-	double tp = tc > f->t_weights ? tc : f->t_weights;
-	double n = r->nrun;
-	double k = run_min(r) - r->it;
-	double kkv = floor_nonneg((f->cap_tokens - r->S) / n);
-	double kk = kkv > 0 ? kkv : 0;
-	k = kkv < k ? kk : k;
-	r->sp.tp = tp;
+	r->sp.tp = prefill_time(f, r->sp.ptok);
 	r->sp.nfirst = r->pn;
-	r->sp.sc = n * f->pf_s;
-	r->sp.sa = f->t_weights + r->S * f->kv_s;
-	r->sp.sb = n * f->kv_s;
-	r->sp.js = span_js(&r->sp);
-	r->sp.k_end = k;
-	r->sp.n = r->nrun;
-	r->cut = 0;
-	schedule(f, r, r->sp.t0 + tp + span_T(&r->sp, k));
+	span_decode(f, r);
+	schedule(f, r, r->sp.t0 + r->sp.tp + span_T(&r->sp, r->sp.k_end));
 }
 
 /* The cut of r's running span after kb iterations, at tb, done now (false:
