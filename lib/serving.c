@@ -377,10 +377,10 @@ typedef struct replica {
 	/* line 2: an eager cut (see eager_cut): sp starts at sp.t0, later than
 	 * the arrival that cut pv, the span before it, after pv.k_end
 	 * iterations; its admissions are pending until the clock reaches sp.t0
-	 * (ph .. pt, pn requests linked by next, in admission order) */
+	 * (pq: linked by next, in admission order) */
 	uint32_t outstanding;
 	queue q;          /* routed here, waiting */
-	uint32_t ph, pt, pn;
+	queue pq;
 	uint32_t pnq;     /* of them, taken from q (the queue limit counts them) */
 	span pv;
 	double it_pv, S_pv; /* it and S before the cut */
@@ -1598,13 +1598,7 @@ static void eager_admit(fleet *f, replica *r, double now)
 		r->sp.ptok += (double)q->prompt + q->gen;
 		r->S += (double)q->prompt + q->gen + 1;
 		q->gen++;
-		q->next = NIL;
-		if (r->pt == NIL)
-			r->ph = id;
-		else
-			f->rq[r->pt].next = id;
-		r->pt = id;
-		r->pn++;
+		q_push(f, &r->pq, id);
 		run_push(f, r, id, r->it + (q->output - q->gen));
 	}
 }
@@ -1614,7 +1608,7 @@ static void eager_admit(fleet *f, replica *r, double now)
 static void eager_span(fleet *f, replica *r)
 {
 	r->sp.tp = prefill_time(f, r->sp.ptok);
-	r->sp.nfirst = r->pn;
+	r->sp.nfirst = r->pq.len;
 	span_decode(f, r);
 	schedule(f, r, r->sp.t0 + r->sp.tp + span_T(&r->sp, r->sp.k_end));
 }
@@ -1640,8 +1634,8 @@ static bool eager_cut(fleet *f, replica *r, double now, double kb, double tb)
 		r->S = S1;
 	}
 	r->pend = 1;
-	r->ph = r->pt = NIL;
-	r->pn = r->pnq = 0;
+	q_init(&r->pq);
+	r->pnq = 0;
 	r->seq0 = f->seq;
 	r->sp.t0 = tb;
 	r->sp.ptok = 0;
@@ -1654,9 +1648,9 @@ static bool eager_cut(fleet *f, replica *r, double now, double kb, double tb)
  * fits (and what waited before it did). */
 static void eager_merge(fleet *f, replica *r, double now)
 {
-	uint32_t pn = r->pn;
+	uint32_t pn = r->pq.len;
 	eager_admit(f, r, now);
-	if (r->pn != pn)
+	if (r->pq.len != pn)
 		eager_span(f, r);
 }
 
@@ -1678,7 +1672,7 @@ static void eager_settle(fleet *f, replica *r)
 	/* take's queue waits and start_span's first tokens, in one pass (each
 	 * histogram gets its values in the boundary's order) */
 	double t0 = r->sp.t0, t1 = t0 + r->sp.tp;
-	for (uint32_t id = r->ph; id != NIL; id = f->rq[id].next) {
+	for (uint32_t id = r->pq.head; id != NIL; id = f->rq[id].next) {
 		req *q = &f->rq[id];
 		if (!q->started) {
 			q->started = 1;
@@ -1696,7 +1690,7 @@ static void eager_settle(fleet *f, replica *r)
 		f->kv_peak_tokens = r->S;
 	f->tokens_prefill += r->sp.ptok;
 	f->flops += 2 * f->P * r->sp.ptok;
-	f->tokens_out += r->pn;
+	f->tokens_out += r->pq.len;
 	if (r->sp.tp > 0)
 		book_prefill(f, r, r->sp.tp, +1);
 }
@@ -1721,8 +1715,8 @@ static uint64_t eager_waiting(const fleet *f, double t, double *ahead)
 	for (uint32_t i = 0; f->eager && i < f->nslots; i++) {
 		const replica *r = &f->rep[i];
 		if (r->pend && t < r->sp.t0) {
-			n += r->pn;
-			w += r->pn * (r->sp.t0 - t);
+			n += r->pq.len;
+			w += r->pq.len * (r->sp.t0 - t);
 		}
 	}
 	if (ahead)
@@ -1737,7 +1731,7 @@ static void eager_undo(fleet *f, replica *r, double now)
 {
 	double t0 = r->sp.t0;
 	uint32_t last = NIL;
-	for (uint32_t id = r->ph; id != NIL;) { /* reverse the list */
+	for (uint32_t id = r->pq.head; id != NIL;) { /* reverse the list */
 		uint32_t nx = f->rq[id].next;
 		f->rq[id].next = last;
 		last = id;
