@@ -532,21 +532,6 @@ uint32_t aiw_round_count(double x)
 	return (uint32_t)(x + 0.5);
 }
 
-/* An entry of the alias table: GSL's F[c] and A[c] side by side (one cache
- * line per draw instead of two). */
-typedef struct alias_entry {
-	double f;
-	uint32_t a, pad;
-} alias_entry;
-
-struct aiw_count_table {
-	alias_entry *e;  /* K entries, from GSL's preprocessing */
-	aiw_dist *d;     /* a copy, for the tail */
-	size_t k;        /* counts 1 .. k - 1 tabulated; index 0: the tail, >= k */
-	double qtail;    /* P(X >= k - 1/2) */
-	double *p;       /* the law, as tabulated (index 0: qtail) */
-};
-
 aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
                                aiw_count_table **out)
 {
@@ -561,7 +546,7 @@ aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
 	if (!(x < (double)kmax)) /* (NaN too) */
 		return AIW_OK;
 	size_t k = x > 1 ? (size_t)ceil(x + 0.5) + 1 : 2;
-	if (k > kmax)
+	if (k > kmax || k > AIW_COUNT_KMAX)
 		return AIW_OK;
 	aiw_count_table *t = calloc(1, sizeof *t);
 	if (!t || !(t->p = malloc(k * sizeof *t->p)) || !(t->d = aiw_dist_clone(d))) {
@@ -598,28 +583,31 @@ aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
 		aiw_count_table_free(t);
 		return AIW_ENOMEM;
 	}
-	for (size_t c = 0; c < k; c++)
-		t->e[c] = (alias_entry){g->F[c], (uint32_t)g->A[c], 0};
+	for (size_t c = 0; c < k; c++) {
+		double f = g->F[c] < 1 ? g->F[c] : 1; /* (GSL's is at most 1) */
+		uint64_t th = f > 0 ? (uint64_t)ceil(f * 4294967296.0) : 0;
+		t->e[c] = th << AIW_COUNT_ABITS | (uint64_t)g->A[c];
+	}
 	gsl_ran_discrete_free(g);
 	*out = t;
 	return AIW_OK;
 }
 
 /* gsl_ran_discrete(r, g) for GSL's table g of the law, the same value for
- * the same generator state, with the library's inline uniform (rng.h)
- * instead of GSL's call through the generator's type, g's two arrays side
- * by side, and a select instead of GSL's two branches.  GSL's tables
- * follow Knuth's convention, F[c] = (c + f_c) / K, compared with u itself;
- * its early return on F[c] = 1 (c = K - 1, f_c = 1) gives what the
- * comparison gives, u < 1. */
+ * the same generator state (aiw_count_pick on the generator's word; GSL's
+ * tables follow Knuth's convention, F[c] = (c + f_c) / K, compared with u
+ * itself, and its early return on F[c] = 1 gives what the comparison
+ * gives), then the tail's inversion.  Other generators than the library's
+ * MT19937 draw u as GSL does and use its first 32 bits. */
 uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r)
 {
-	double u = aiw_rng_uniform(r);
-	const alias_entry *e = &t->e[(size_t)(u * (double)t->k)];
-	size_t n = u < e->f ? (size_t)(e - t->e) : e->a;
-	if (AIW_LIKELY(n))
-		return (uint32_t)n;
-	/* the tail, X >= k - 1/2: Q(X) is uniform on (0, qtail] */
+	uint32_t n = aiw_count_pick(t, aiw_rng_u32(r));
+	return AIW_LIKELY(n) ? n : aiw_count_tail(t, r);
+}
+
+/* The tail, X >= k - 1/2: Q(X) is uniform on (0, qtail]. */
+uint32_t aiw_count_tail(const aiw_count_table *t, gsl_rng *r)
+{
 	uint32_t x = aiw_round_count(aiw_dist_quantile_upper(t->d, t->qtail * aiw_rng_uniform_pos(r)));
 	return x >= t->k ? x : (uint32_t)t->k; /* (the boundary's rounding) */
 }

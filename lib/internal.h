@@ -211,11 +211,43 @@ uint32_t aiw_round_count(double x);
  * probabilities are differences of the distribution function, and the
  * counts >= K by inversion of the upper tail (K: about the smallest with
  * P(X >= K - 1/2) <= tail, 0 < tail < 1).  *out = NULL (no table: draw and
- * round) for const, empirical and gamma, and when K would exceed kmax. */
+ * round) for const, empirical and gamma, and when K would exceed kmax (or
+ * AIW_COUNT_KMAX). */
 typedef struct aiw_count_table aiw_count_table;
 aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
                                aiw_count_table **out);
 uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r);
+/* The draw in two steps, for callers that draw ahead and prefetch: the
+ * table's entry for a 32-bit uniform word x (aiw_count_slot: the column
+ * floor(x K / 2^32)), then the count it gives (aiw_count_pick; 0: the
+ * tail, drawn by aiw_count_tail with more uniforms).  With x an MT19937
+ * word, pick and tail are gsl_ran_discrete on GSL's table and the same
+ * word, then the tail's inversion: the same count for the same state. */
+#define AIW_COUNT_ABITS 20
+#define AIW_COUNT_KMAX ((size_t)1 << AIW_COUNT_ABITS)
+struct aiw_count_table {
+	/* column c: GSL's F[c] as the integer threshold T = ceil(F[c] 2^32),
+	 * u < F[c] being x < T for u = x / 2^32 (exact: x K < 2^52), packed
+	 * with GSL's alias A[c] as T << AIW_COUNT_ABITS | A[c]; 8 bytes a
+	 * column (GSL's two arrays take 16) */
+	uint64_t *e;
+	uint64_t k;   /* counts 1 .. k - 1 tabulated; column 0's own: the tail */
+	double qtail; /* P(X >= k - 1/2) */
+	aiw_dist *d;  /* a copy, for the tail */
+	double *p;    /* the law, as tabulated (index 0: qtail) */
+};
+static inline const uint64_t *aiw_count_slot(const aiw_count_table *t, uint32_t x)
+{
+	return &t->e[((uint64_t)x * t->k) >> 32];
+}
+static inline uint32_t aiw_count_pick(const aiw_count_table *t, uint32_t x)
+{
+	const uint64_t *s = aiw_count_slot(t, x);
+	uint64_t e = *s;
+	return x < (e >> AIW_COUNT_ABITS) ? (uint32_t)(s - t->e)
+	                                  : (uint32_t)(e & (AIW_COUNT_KMAX - 1));
+}
+uint32_t aiw_count_tail(const aiw_count_table *t, gsl_rng *r);
 /* K, and P(count = n) as tabulated (n = 0 or n >= K: the tail's mass; the
  * table is GSL's gsl_ran_discrete_preproc of P(0 .. K - 1)). */
 size_t aiw_count_table_k(const aiw_count_table *t);

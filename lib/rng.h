@@ -47,6 +47,16 @@ static inline uint32_t aiw__mt_get(aiw_mt_state *s)
 	return k;
 }
 
+/* A uniform 32-bit word: the generator's own for aiw_rng_mt19937 (the word
+ * gsl_rng_get and gsl_rng_uniform take), else gsl_rng_uniform's first 32
+ * bits. */
+static inline uint32_t aiw_rng_u32(gsl_rng *r)
+{
+	if (__builtin_expect(r->type == aiw_rng_mt19937, 1))
+		return aiw__mt_get((aiw_mt_state *)r->state);
+	return (uint32_t)(gsl_rng_uniform(r) * 4294967296.0);
+}
+
 /* gsl_rng_uniform(r), the same value, inline for aiw_rng_mt19937. */
 static inline double aiw_rng_uniform(gsl_rng *r)
 {

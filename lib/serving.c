@@ -75,8 +75,8 @@
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
  * Memory is O(replicas + requests in flight): requests are pooled (48 B),
  * latencies go to fixed-size histograms (stats.c), and the request-size
- * tables take 16 bytes per count up to the 1 - 1e-4 quantile (at most
- * SIZE_TABLE_MAX entries, 1 MB; 0.4 MB for the default sizes).
+ * tables take 8 bytes per count up to the 1 - 1e-2 quantile (at most
+ * SIZE_TABLE_MAX entries, 0.5 MB; 63 KB for the default sizes).
  *
  * Routing: round_robin, least_loaded (fewest outstanding requests, O(1)
  * with count buckets; ties in turn), p2c (power of two choices, Mitzenmacher
@@ -308,9 +308,14 @@ _Static_assert(sizeof INFERENCE_PARAMS / sizeof *INFERENCE_PARAMS == P_NPARAMS,
 #define MAX_IN_FLIGHT (1u << 24)
 #define MAX_SLOTS 1000000u
 /* Request sizes are drawn by table (aiw_count_table, the counts beyond the
- * 1 - 1e-4 quantile by inversion) when the table fits in this many entries
- * (16 bytes each). */
+ * 1 - SIZE_TABLE_TAIL quantile by inversion) when the table fits in this
+ * many entries (8 bytes each).  The draws pick a uniformly random column,
+ * so the table's size, not the law's shape, sets its cache footprint: at
+ * 1 - 1e-2 the default sizes take 53 + 10 KB (6,580 and 1,300 counts;
+ * 20,070 and 3,450 at 1 - 1e-4), and one draw in a hundred inverts the
+ * tail (about 300 instructions: 3 a draw). */
 #define SIZE_TABLE_MAX 65536u
+#define SIZE_TABLE_TAIL 1e-2
 
 /* Power phases of a replica.  A roofline span (prefill of the admitted
  * prompts, then decode iterations) is accounted as DECODE throughout, its
@@ -471,6 +476,7 @@ typedef struct fleet {
 	aiw_traffic *tr;
 	double next_p, next_o;
 	aiw_count_table *tok_p, *tok_o; /* prompt and output sizes (NULL: draw and round) */
+	uint32_t xp, xo; /* the next arrival's words for tok_p, tok_o (sizes_ahead) */
 	gsl_rng *rng_size, *rng_route, *rng_life;
 	/* statistics */
 	aiw_hist ttft, ttft_win, tpot, e2e, wait;
@@ -2154,6 +2160,31 @@ static inline double draw(const aiw_dist *d, gsl_rng *r)
 	return aiw_dist_sample(d, r);
 }
 
+/* The next arrival's sizes by table: their uniform words drawn now, one
+ * arrival ahead (from the size stream, which nothing else draws from; a
+ * tail's inversion draws its uniform when its arrival comes, after both
+ * words), and the columns they pick fetched meanwhile, so that the arrival
+ * finds them in the first-level cache (a table's columns are read at
+ * random). */
+static inline void sizes_ahead(fleet *f)
+{
+	if (f->tok_p) {
+		f->xp = aiw_rng_u32(f->rng_size);
+		__builtin_prefetch(aiw_count_slot(f->tok_p, f->xp));
+	}
+	if (f->tok_o) {
+		f->xo = aiw_rng_u32(f->rng_size);
+		__builtin_prefetch(aiw_count_slot(f->tok_o, f->xo));
+	}
+}
+
+/* A size from its table and its word drawn ahead. */
+static inline uint32_t size_by_table(const fleet *f, const aiw_count_table *t, uint32_t x)
+{
+	uint32_t n = aiw_count_pick(t, x);
+	return AIW_LIKELY(n) ? n : aiw_count_tail(t, f->rng_size);
+}
+
 /* The arrival due at now (run by the master event); false when the run
  * fails here (the trace could not be read, too many requests in flight). */
 static bool arrive(fleet *f, double now)
@@ -2184,11 +2215,12 @@ static bool arrive(fleet *f, double now)
 		/* sizes from the trace, or drawn: by table (dist.c), or drawn
 		 * and rounded */
 		prompt = !isnan(p) ? tokens_of(p)
-		         : f->tok_p ? aiw_count_draw(f->tok_p, f->rng_size)
+		         : f->tok_p ? size_by_table(f, f->tok_p, f->xp)
 		                    : tokens_of(draw(aiw_pd(c, P_PROMPT_TOKENS), f->rng_size));
 		output = !isnan(o) ? tokens_of(o)
-		         : f->tok_o ? aiw_count_draw(f->tok_o, f->rng_size)
+		         : f->tok_o ? size_by_table(f, f->tok_o, f->xo)
 		                    : tokens_of(draw(aiw_pd(c, P_OUTPUT_TOKENS), f->rng_size));
+		sizes_ahead(f);
 	}
 	if (!f->service_mode && (double)prompt + output > f->cap_tokens) {
 		f->dropped[DROP_KV_TOO_LARGE]++;
@@ -2569,8 +2601,8 @@ static aiw_status inference_start(aiw_comp *c)
 	gsl_rng_set(f->rng_life, gsl_rng_get(c->rng));
 	/* request sizes by table (a trace brings its own) */
 	if (!f->service_mode && tc.kind != AIW_TRAFFIC_TRACE &&
-	    (aiw_count_table_new(aiw_pd(c, P_PROMPT_TOKENS), SIZE_TABLE_MAX, 1e-4, &f->tok_p) != AIW_OK ||
-	     aiw_count_table_new(aiw_pd(c, P_OUTPUT_TOKENS), SIZE_TABLE_MAX, 1e-4, &f->tok_o) != AIW_OK))
+	    (aiw_count_table_new(aiw_pd(c, P_PROMPT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->tok_p) != AIW_OK ||
+	     aiw_count_table_new(aiw_pd(c, P_OUTPUT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->tok_o) != AIW_OK))
 		return aiw__err(sim, AIW_ENOMEM, "out of memory");
 
 	/* statistics */
@@ -2625,6 +2657,7 @@ static aiw_status inference_start(aiw_comp *c)
 
 	/* the first arrival */
 	double t = aiw_traffic_next(f->tr, c->rng, 0, &f->next_p, &f->next_o);
+	sizes_ahead(f);
 	if (isnan(t))
 		return aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
 	f->arr_t = isfinite(t) ? t : INFINITY;
