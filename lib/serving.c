@@ -73,7 +73,7 @@
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
- * Memory is O(replicas + requests in flight): requests are pooled (48 B),
+ * Memory is O(replicas + requests in flight): requests are pooled (32 B),
  * latencies go to fixed-size histograms (stats.c), and the request-size
  * tables take 8 bytes per count up to the 1 - 1e-2 quantile (at most
  * SIZE_TABLE_MAX entries, 0.5 MB; 63 KB for the default sizes).
@@ -327,16 +327,23 @@ enum { DROP_TIMEOUT, DROP_QUEUE_FULL, DROP_KV_TOO_LARGE, NDROP };
 static const char *const DROP_NAMES[NDROP] = {"timeout", "queue_full", "kv_too_large"};
 
 /* One request: 48 bytes, pooled, freed when it ends. */
+/* 32 bytes, two to a cache line (the pool is aligned to one, see
+ * req_alloc): the requests in flight are most of the model's memory, and a
+ * request is read at random times (admission, first token, completion). */
 typedef struct req {
 	double t_arr;
-	double t_first; /* time of the first token; NAN before */
-	double key;     /* service mode, before admission: its sampled service time */
-	uint32_t prompt, output, gen; /* gen: tokens streamed (or due by the span's prefill end) */
-	uint32_t next;                /* queue link or free list */
-	uint32_t seq;                 /* admission order, modulo 2^32 (preemption victim) */
-	uint8_t started;              /* admitted at least once (queue wait recorded) */
-	uint8_t from_pre;             /* pending admission taken from the preempted list */
+	union {
+		double t_first; /* roofline: time of the first token; NAN before */
+		double key;     /* service mode, before admission: its sampled service time */
+	};
+	/* prompt <= 1e9 (aiw_round_count) < 2^30 */
+	uint32_t prompt : 30;
+	uint32_t started : 1;  /* admitted at least once (queue wait recorded) */
+	uint32_t from_pre : 1; /* pending admission taken from the preempted list */
+	uint32_t output, gen;  /* gen: tokens streamed (or due by the span's prefill end) */
+	uint32_t next;         /* queue link or free list */
 } req;
+_Static_assert(sizeof(req) == 32, "two requests to a cache line");
 
 typedef struct queue {
 	uint32_t head, tail;
@@ -348,6 +355,7 @@ typedef struct queue {
 typedef struct rent {
 	double key;
 	uint32_t id;
+	uint32_t seq; /* admission order, modulo 2^32 (preemption victim) */
 } rent;
 
 /* A roofline span: prefill of tp seconds from t0 (first tokens of nfirst
@@ -517,9 +525,13 @@ static uint32_t req_alloc(fleet *f)
 		uint32_t n = f->nrq ? 2 * f->nrq : 1024;
 		if (n > MAX_IN_FLIGHT)
 			n = MAX_IN_FLIGHT;
-		req *p = realloc(f->rq, (size_t)n * sizeof *p);
+		/* aligned to a cache line: no request straddles two */
+		req *p = aligned_alloc(64, (size_t)n * sizeof *p);
 		if (!p)
 			return NIL;
+		if (f->nrq)
+			memcpy(p, f->rq, (size_t)f->nrq * sizeof *p);
+		free(f->rq);
 		f->rq = p;
 		for (uint32_t i = n; i-- > f->nrq;) {
 			p[i].next = f->free_head;
@@ -624,7 +636,7 @@ static inline double run_min(const replica *r) { return r->run[r->rh].key; }
 /* Entry i, 0 <= i < nrun, in no particular order. */
 static inline rent *run_at(const replica *r, uint32_t i) { return &r->run[r->rh + i]; }
 
-static inline void run_push(fleet *f, replica *r, uint32_t id, double key)
+static inline void run_push(fleet *f, replica *r, uint32_t id, double key, uint32_t seq)
 {
 	rent *h = r->run;
 	if (r->rheap || r->nrun >= RUN_SORTED) {
@@ -648,7 +660,7 @@ static inline void run_push(fleet *f, replica *r, uint32_t id, double key)
 		r->caprun = n;
 	}
 	if (r->rheap) {
-		h[r->nrun] = (rent){key, id};
+		h[r->nrun] = (rent){key, id, seq};
 		run_up(h, r->nrun++);
 		return;
 	}
@@ -667,7 +679,7 @@ static inline void run_push(fleet *f, replica *r, uint32_t id, double key)
 	}
 	rent *end = h + r->rh + r->nrun++;
 	memmove(b + 1, b, (size_t)(end - b) * sizeof *b);
-	*b = (rent){key, id};
+	*b = (rent){key, id, seq};
 }
 
 /* Insertion sort of a heap back into a sorted array (at most RUN_SORTED / 2
@@ -1370,9 +1382,9 @@ static void take(fleet *f, replica *r, queue *from, double now, double *prefill_
 		f->started++;
 		aiw__hist_add(&f->wait, now - q->t_arr);
 	}
-	q->seq = f->seq++;
+	uint32_t seq = f->seq++;
 	if (f->service_mode) {
-		run_push(f, r, id, now + q->key);
+		run_push(f, r, id, now + q->key, seq);
 		return;
 	}
 	*prefill_tokens += (double)q->prompt + q->gen;
@@ -1383,7 +1395,7 @@ static void take(fleet *f, replica *r, queue *from, double now, double *prefill_
 	f->adm[f->nadm++] = id;
 	/* it leaves after output - gen more decode iterations (0: right after
 	 * the prefill); it is preempted at the earliest after that prefill */
-	run_push(f, r, id, r->it + (q->output - q->gen));
+	run_push(f, r, id, r->it + (q->output - q->gen), seq);
 }
 
 /* Whether a free replica starts a batch now (dynamic) or at all (none). */
@@ -1471,7 +1483,7 @@ static void preempt_one(fleet *f, replica *r, double now)
 {
 	uint32_t best = 0, age = UINT32_MAX; /* the youngest: seq counts modulo 2^32 */
 	for (uint32_t i = 0; i < r->nrun; i++) {
-		uint32_t a = f->seq - f->rq[run_at(r, i)->id].seq;
+		uint32_t a = f->seq - run_at(r, i)->seq;
 		if (a < age)
 			age = a, best = i;
 	}
@@ -1598,14 +1610,14 @@ static void eager_admit(fleet *f, replica *r, double now)
 		waiting_add(f, now, -1);
 		f->waiting.sum += t0 - now;
 		f->nrunning++;
-		q->seq = f->seq++;
+		uint32_t seq = f->seq++;
 		q->from_pre = from == &r->pre;
 		r->pnq += !q->from_pre;
 		r->sp.ptok += (double)q->prompt + q->gen;
 		r->S += (double)q->prompt + q->gen + 1;
 		q->gen++;
 		q_push(f, &r->pq, id);
-		run_push(f, r, id, r->it + (q->output - q->gen));
+		run_push(f, r, id, r->it + (q->output - q->gen), seq);
 	}
 }
 
@@ -1743,20 +1755,17 @@ static void eager_undo(fleet *f, replica *r, double now)
 		last = id;
 		id = nx;
 	}
-	/* the running set without them (marked meanwhile by bit 1 of
-	 * started), the others in their order */
-	for (uint32_t id = last; id != NIL; id = f->rq[id].next)
-		f->rq[id].started |= 2;
+	/* the running set without them (the requests it admitted since the
+	 * cut: seq0 on), the others in their order */
 	rent *h = r->run + r->rh;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < r->nrun; i++)
-		if (!(f->rq[h[i].id].started & 2))
+		if ((uint32_t)(h[i].seq - r->seq0) >= (uint32_t)(f->seq - r->seq0))
 			h[m++] = h[i];
 	r->nrun = m;
 	for (uint32_t id = last; id != NIL;) {
 		req *q = &f->rq[id];
 		uint32_t nx = q->next;
-		q->started &= 1;
 		q->gen--;
 		q_push_front(f, q->from_pre ? &r->pre : &r->q, id);
 		f->nrunning--;
@@ -2242,8 +2251,10 @@ static bool arrive(fleet *f, double now)
 	}
 	req *q = &f->rq[id];
 	q->t_arr = now;
-	q->t_first = NAN;
-	q->key = svc > 0 ? svc : 0;
+	if (f->service_mode)
+		q->key = svc > 0 ? svc : 0;
+	else
+		q->t_first = NAN;
 	q->prompt = prompt;
 	q->output = output;
 	q->gen = 0;
@@ -2445,7 +2456,7 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 		for (uint32_t i = 0; i < r->nrun; i++) {
 			req *q = &f->rq[run_at(r, i)->id];
 			/* admitted by this span: since seq0 */
-			if (in_prefill && (uint32_t)(q->seq - r->seq0) < (uint32_t)(f->seq - r->seq0)) {
+			if (in_prefill && (uint32_t)(run_at(r, i)->seq - r->seq0) < (uint32_t)(f->seq - r->seq0)) {
 				q->gen--; /* its prefill token never came */
 				if (q->t_first == r->sp.t0 + r->sp.tp)
 					q->t_first = NAN; /* (its TTFT sample stays recorded) */
