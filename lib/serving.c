@@ -368,42 +368,44 @@ typedef struct span {
 	uint32_t n, nfirst;
 } span;
 
-/* Laid out by use: the first cache line holds what every event of the
- * replica reads (its kind of span, the running set, the iteration clock and
- * most of the current span), the second what an eager cut writes and its
- * settling reads, the rest what admissions, failures and samples use. */
+/* Laid out by use: the first four cache lines hold all that an arrival
+ * (routing, an eager cut, its admissions, the next span) and a span end
+ * (departures, admissions, the next span) read or write; the fifth what
+ * the lifecycle, dynamic batching and the central router use.  A replica's
+ * lines are mostly out of the first-level cache when its next event comes
+ * (300 replicas take 94 KB), so each line an event touches is a miss. */
 typedef struct replica {
-	/* line 1 */
+	/* line 1: what every event reads first */
 	_Alignas(64) uint8_t state;
 	uint8_t span;
-	uint8_t cut;      /* span already cut at a boundary for an admission */
-	uint8_t pend;     /* an eager cut's admissions are pending (see below) */
-	uint8_t resched;  /* scheduled while handling its own span end */
-	uint8_t rheap;
-	uint8_t inb;      /* in a least-loaded bucket */
-	uint8_t phase;
+	uint8_t pnq;         /* of pq, taken from q (the queue limit counts them;
+	                        eager cuts only: at most max_batch <= 64) */
+	uint8_t cut : 1;     /* span already cut at a boundary for an admission */
+	uint8_t pend : 1;    /* an eager cut's admissions are pending (see below) */
+	uint8_t resched : 1; /* scheduled while handling its own span end */
+	uint8_t rheap : 1;
+	uint8_t inb : 1;     /* in a least-loaded bucket */
+	uint8_t phase : 3;   /* PH_* */
 	uint32_t nrun, rh;
+	uint32_t outstanding;
 	rent *run;        /* running requests by key: sorted from rh, or a heap (run_push) */
 	double it;        /* decode iterations done: the clock of the roofline keys */
 	double S;         /* KV context tokens of the running requests */
 	span sp;          /* the current span (roofline), into line 2 */
-	/* line 2: an eager cut (see eager_cut): sp starts at sp.t0, later than
-	 * the arrival that cut pv, the span before it, after pv.k_end
-	 * iterations; its admissions are pending until the clock reaches sp.t0
-	 * (pq: linked by next, in admission order) */
-	uint32_t outstanding;
 	queue q;          /* routed here, waiting */
-	queue pq;
-	uint32_t pnq;     /* of them, taken from q (the queue limit counts them) */
-	span pv;
-	double it_pv, S_pv; /* it and S before the cut */
-	uint32_t seq0;    /* the first request admitted by the current span */
-	uint32_t seq0_pv;
-	uint32_t rack0, rack1; /* racks of its GPUs (see slot_racks) */
-	double ev_t;      /* (line 4 ends here) */
-	/* the rest */
 	queue pre;        /* preempted / requeued: admitted before q */
 	uint32_t caprun;
+	/* an eager cut (see eager_cut): sp starts at sp.t0, later than the
+	 * arrival that cut pv, the span before it, after pv.k_end iterations;
+	 * its admissions are pending until the clock reaches sp.t0 (pq: linked
+	 * by next, in admission order) */
+	queue pq;
+	uint32_t seq0;    /* the first request admitted by the current span */
+	uint32_t seq0_pv;
+	span pv;
+	double it_pv, S_pv; /* it and S before the cut */
+	uint32_t rack0, rack1; /* racks of its GPUs (see slot_racks) */
+	/* line 5: the rest */
 	double resv;      /* dynamic / none: tokens reserved (prompt + output) */
 	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
 	double free_since;
@@ -412,8 +414,8 @@ typedef struct replica {
 	uint8_t in_idle;  /* in the central idle set */
 } replica;
 _Static_assert(offsetof(replica, sp) + offsetof(span, sa) < 64 + 64 &&
-               offsetof(replica, pv) < 3 * 64 && offsetof(replica, ev_t) == 4 * 64 - 8 &&
-               sizeof(replica) % 64 == 0,
+               offsetof(replica, rack1) + sizeof(uint32_t) <= 4 * 64 &&
+               offsetof(replica, resv) >= 4 * 64 && sizeof(replica) % 64 == 0,
                "replica's layout by cache line");
 
 typedef struct rack {
@@ -1191,7 +1193,6 @@ static void ag_sync(fleet *f)
 
 static void schedule(fleet *f, replica *r, double t)
 {
-	r->ev_t = t;
 	r->resched = 1;
 	ag_set(f, (uint32_t)(r - f->rep), tbits(t));
 	ag_sync(f);
@@ -1870,7 +1871,7 @@ static void step(fleet *f, replica *r, double now)
 	double t = run_min(r);
 	r->span = SPAN_SERVICE;
 	set_phase(f, r, PH_DECODE, now);
-	if (!ag_pending(f, r) || r->ev_t != t)
+	if (f->ak[(uint32_t)(r - f->rep)] != tbits(t)) /* (none pending: NONE) */
 		schedule(f, r, t);
 }
 
