@@ -473,6 +473,8 @@ typedef struct fleet {
 	uint32_t *at;     /* winner tree of slot ids: node n in 1 .. np - 1, leaf of slot i at np + i */
 	uint64_t *ak;     /* pending span end of each slot (its time's IEEE bits, or NONE) */
 	uint32_t np;      /* leaves: a power of two >= slots */
+	uint32_t at_id;   /* the root's winner and its key (at[1], ak[at[1]]), kept */
+	uint64_t at_key;  /* beside the fleet's other hot fields by ag_set */
 	uint64_t master;
 	double master_t;
 	bool in_master;
@@ -1096,6 +1098,8 @@ static void ag_set(fleet *f, uint32_t i, uint64_t k)
 		id = sw ? sid : id;
 		t[n >> 1] = id;
 	}
+	f->at_id = id;
+	f->at_key = key;
 }
 
 /* Room for slots [0, n): rebuild with more leaves. */
@@ -1127,14 +1131,16 @@ static bool ag_grow(fleet *f, uint32_t n)
 	f->at = t;
 	f->ak = ak;
 	f->np = np;
+	f->at_id = t[1];
+	f->at_key = ak[t[1]];
 	return true;
 }
 
 /* The earliest pending key and its slot. */
 static inline uint64_t ag_top(const fleet *f, uint32_t *slot)
 {
-	*slot = f->at[1];
-	return f->ak[*slot];
+	*slot = f->at_id;
+	return f->at_key;
 }
 
 static inline bool ag_pending(const fleet *f, const replica *r)
@@ -1959,8 +1965,14 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 			replica_event(f, r, now);
 			if (!r->resched)
 				ag_remove(f, r);
-		} else if (!arrive(f, now)) {
-			break;
+		} else {
+			/* the first span end is most often the next event after
+			 * this arrival: its replica's first line comes in
+			 * meanwhile (it is out of the cache more often than not) */
+			if (k != NONE)
+				__builtin_prefetch(&f->rep[s], 1);
+			if (!arrive(f, now))
+				break;
 		}
 	}
 	f->in_master = false;
@@ -2522,6 +2534,7 @@ static aiw_status inference_start(aiw_comp *c)
 	f->spot_factor = 1;
 	f->master_t = INFINITY;
 	f->arr_t = INFINITY;
+	f->at_key = NONE;
 	const aiw_gpu_spec *gs = NULL;
 	aiw_status gst = aiw_hw_gpu_get(sim, aiw_ps(c, P_GPU), &gs);
 	if (gst != AIW_OK) { /* named as training.c names it */
