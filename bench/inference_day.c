@@ -29,14 +29,14 @@
  * --mode memory or --mode stream runs one of the two (default: both).
  *
  * Measured with the default command (bench/.libs/inference_day, both modes,
- * 1 and 7 days) on the shared 2-core machine: in memory 4.83 MB for the
- * day, 6.18 MB for the week (+28.1%: goal missed by design; net of the
- * curves 4.61 -> 4.65 MB, +0.8%); streamed with series_keep 60, 4.73 MB
- * and 4.73 MB (+0.0%: goal met), 1,440 and 10,080 ticks x 19 curves
+ * 1 and 7 days) on the shared 2-core machine: in memory 4.27 MB for the
+ * day, 5.72 MB for the week (+33.9%: goal missed by design; net of the
+ * curves 4.05 -> 4.18 MB, +3.2%); streamed with series_keep 60, 4.22 MB
+ * and 4.22 MB (+0.1%: goal met), 1,440 and 10,080 ticks x 19 curves
  * through the callback, whose integrated site IT energy equals
- * site.energy_kwh to the 9 digits printed (31054.5933 kWh for the week).
- * CPU time 40.9 / 252 s (in memory) and 32.8 / 276 s (streamed) for the
- * day / week.  (The request-size tables take 0.5 MB of it.)
+ * site.energy_kwh to the 9 digits printed (31054.4619 kWh for the week).
+ * Wall time 28.8 / 194.5 s (in memory) and 32.3 / 200.4 s (streamed) for
+ * the day / week.  (The request-size tables take 63 KB of it.)
  *
  * Time (the goal of 30 s is reached in this machine's faster hours only):
  * its speed varies by 20-40% from hour to hour, so builds are compared in
@@ -45,8 +45,10 @@
  * 52.8 / 32.6 s, 58.3 / 47.6 s, 60.9 / 45.9 s, 61.9 / 40.3 s: 0.71x on
  * average.  Session 4: eleven pairs, 757c751 against its result: 0.70-1.10x,
  * 0.89x on average; 31.2 s at best.  Session 6: b50b742 against its result
- * (see README for the pairs): 29.6 s at best, 0.72-1.11x per pair.  What
- * it took, in order of effect: eager cuts (lib/serving.c: an arrival that
+ * (see README for the pairs): 29.6 s at best, 0.72-1.11x per pair.
+ * Session 7: 3933ddb against builds with its changes, 19 pairs: 0.96x on
+ * average, 0.67-1.23x per pair (not significant at this noise), 25.6 s at
+ * best, 27.0 s at best for 3933ddb.  What it took, in order of effect: eager cuts (lib/serving.c: an arrival that
  * cuts a busy replica's span admits at once; 2.0 events per request
  * instead of 2.9), latency histograms whose bucket is a shift of the
  * value's bits (lib/stats.h; -10%), the library's own MT19937 (lib/rng.h:
@@ -61,9 +63,12 @@
  * cache line.  Callgrind (--days 0.002 --peak-hour 0.5), per request:
  * 4,130 instructions (agenda without slot ids), 3,657 (3273ba1), 2,811
  * (757c751), 2,679 (b50b742: 11.3 mispredicted branches, 18.4 first-level
- * cache misses), 2,342 now (7.0 and 21.2: the size tables cost a miss per
- * draw, where the Gaussian's were in cache; an estimate of cycles, Ir + 15
- * mispredictions + 10 L1 misses + 100 L2 misses, goes from 3,040 to 2,670).
+ * cache misses), 2,342 (3933ddb: 7.0 and 21.2: the size tables cost a miss
+ * per draw, where the Gaussian's were in cache), 2,308 now (6.7 and 18.2:
+ * tables of 63 KB instead of 376 KB, requests in 32 bytes instead of 48, a
+ * replica's hot state in four lines instead of five).  With a 512 KB
+ * second-level cache (callgrind --LL=524288,16,64, a neighbour sharing
+ * it), 2.74 misses there per request for 3933ddb, 0.53 now.
  * What is left is spread thin: the agenda tree an eighth of the
  * instructions (two updates per request), the master loop a tenth, then
  * admissions, departures, arrivals (thinning), the histograms.

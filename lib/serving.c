@@ -55,7 +55,7 @@
  * order, same bits), so that under load the engine sees little more than
  * the sample ticks.  Equal times: span ends run before the arrival.
  * bench/inference_day's load (callgrind, --days 0.002 --peak-hour 0.5)
- * takes 2,367 instructions per request: 4,130 before the tree kept slot
+ * takes 2,308 instructions per request: 4,130 before the tree kept slot
  * ids, 3,657 before span ends ran in place and the small-bottom push was
  * inlined (engine.c), 3,107 before arrivals joined the master, 2,811 before
  * the changes below, 2,679 before eager cuts, 2,492 before request sizes
@@ -67,9 +67,11 @@
  * running requests are a sorted array whose insertion point a branchless
  * binary search finds (a heap past RUN_SORTED entries), and the generator
  * is the library's MT19937 (rng.h), whose refill does not branch on random
- * bits as GSL's does.  Callgrind's branch model counts 8.7 mispredictions
- * and 23 first-level cache misses per request (16.7 mispredictions before
- * the last three changes, 11.3 before eager cuts).
+ * bits as GSL's does.  Callgrind's branch model counts 6.7 mispredictions
+ * and 18.2 first-level cache misses per request (16.7 mispredictions before
+ * the last three changes, 11.3 before eager cuts; 21.2 misses before the
+ * size tables shrank, requests took 32 bytes and the replicas' hot state
+ * four lines).
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
