@@ -48,7 +48,8 @@
  * (see README for the pairs): 29.6 s at best, 0.72-1.11x per pair.
  * Session 7: 3933ddb against builds with its changes, 19 pairs: 0.96x on
  * average, 0.67-1.23x per pair (not significant at this noise), 25.6 s at
- * best, 27.0 s at best for 3933ddb.  What it took, in order of effect: eager cuts (lib/serving.c: an arrival that
+ * best, 27.0 s at best for 3933ddb (bench/compare_day.sh runs such pairs;
+ * bench/profile_day.sh gives the callgrind figures below).  What it took, in order of effect: eager cuts (lib/serving.c: an arrival that
  * cuts a busy replica's span admits at once; 2.0 events per request
  * instead of 2.9), latency histograms whose bucket is a shift of the
  * value's bits (lib/stats.h; -10%), the library's own MT19937 (lib/rng.h:
@@ -68,7 +69,7 @@
  * tables of 63 KB instead of 376 KB, requests in 32 bytes instead of 48, a
  * replica's hot state in four lines instead of five).  With a 512 KB
  * second-level cache (callgrind --LL=524288,16,64, a neighbour sharing
- * it), 2.74 misses there per request for 3933ddb, 0.53 now.
+ * it), 2.75 misses there per request for 3933ddb, 0.54 now.
  * What is left is spread thin: the agenda tree an eighth of the
  * instructions (two updates per request), the master loop a tenth, then
  * admissions, departures, arrivals (thinning), the histograms.
