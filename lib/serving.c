@@ -2173,14 +2173,14 @@ static inline uint32_t tokens_of(double x)
 }
 
 /* A draw of d, the two common forms by the cheaper route: lognormals
- * through the ziggurat normal (no log per draw), exponentials by inversion
- * with log instead of GSL's log1p. */
+ * through the ziggurat normal (no log per draw), exponentials through the
+ * exponential ziggurat (lib/rng.h; tables built by inference_start). */
 static inline double draw(const aiw_dist *d, gsl_rng *r)
 {
 	if (d->kind == AIW_D_LOGNORMAL)
 		return exp(d->a + d->b * gsl_ran_gaussian_ziggurat(r, 1.0));
 	if (d->kind == AIW_D_EXP)
-		return -d->a * log(aiw_rng_uniform_pos(r));
+		return d->a * aiw_rng_exponential(r);
 	return aiw_dist_sample(d, r);
 }
 
@@ -2523,6 +2523,7 @@ static void emit_metrics(aiw_comp *c, double t);
 
 static aiw_status inference_start(aiw_comp *c)
 {
+	aiw_rng_exp_init();
 	aiw_sim *sim = c->sim;
 	fleet *f = calloc(1, sizeof *f);
 	if (!f)

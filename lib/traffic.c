@@ -338,7 +338,7 @@ static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
 	double wr = tr->rate * tr->w[dw]; /* rate = wr (1 + a sin(.)) this day */
 	for (;;) {
 		/* envelope mass to the next candidate, spent bin by bin */
-		double e = -log(aiw_rng_uniform_pos(r));
+		double e = aiw_rng_exponential(r);
 		for (;;) {
 			double l = wr * env[j].hi, end = (j + 1) * ENV_W;
 			double room = l * (end - s);
@@ -842,6 +842,7 @@ aiw_status aiw_traffic_new(aiw_traffic **out, const aiw_traffic_conf *conf, char
 	aiw_status st = validate(conf, px, err, errlen);
 	if (st != AIW_OK)
 		return st;
+	aiw_rng_exp_init();
 	aiw_traffic *tr = calloc(1, sizeof *tr);
 	if (!tr || !(tr->prefix = dup_str(px))) {
 		free(tr);
@@ -999,7 +1000,7 @@ double aiw_traffic_next(aiw_traffic *tr, gsl_rng *r, double now, double *prompt_
 	switch (tr->kind) {
 	case AIW_TRAFFIC_POISSON:
 		/* exponential by inversion: -log U, U uniform on (0, 1) */
-		t = tr->rate > 0.0 ? from - log(aiw_rng_uniform_pos(r)) * tr->inv_rate : INFINITY;
+		t = tr->rate > 0.0 ? from + aiw_rng_exponential(r) * tr->inv_rate : INFINITY;
 		break;
 	case AIW_TRAFFIC_DIURNAL:
 		t = tr->rate > 0.0 ? next_diurnal(tr, r, from) : INFINITY;

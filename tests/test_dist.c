@@ -7,7 +7,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sf_psi.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -417,6 +419,122 @@ START_TEST(sample_max)
 }
 END_TEST
 
+/* aiw_rng_exponential (the ziggurat, lib/rng.h) against Exp(1), with
+ * critical values at a significance of 1e-3 each: the chi-square over
+ * 1,024 bins of equal probability (fine enough to see one of the 256
+ * layers drawn too often or too rarely: each layer has 1/256 of the mass
+ * once its wedge is added), Kolmogorov-Smirnov over the sorted draws, the
+ * mean and the variance within 3.3 standard errors (their laws are
+ * normal at this n), the tail beyond r = 7.697 (the base layer's tail
+ * branch: expected n e^-r) and beyond 12 within 3.3 Poisson standard
+ * deviations; the same stream for the same seed; any GSL type works. */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void check_exp_law(gsl_rng *g, size_t n)
+{
+	enum { NB = 1024 };
+	static uint64_t bins[NB];
+	memset(bins, 0, sizeof bins);
+	double *x = malloc(n * sizeof *x);
+	ck_assert(x);
+	double sum = 0, sum2 = 0;
+	uint64_t tail_r = 0, tail_12 = 0;
+	for (size_t i = 0; i < n; i++) {
+		double e = aiw_rng_exponential(g);
+		ck_assert(e > 0 && isfinite(e));
+		x[i] = e;
+		sum += e;
+		sum2 += e * e;
+		tail_r += e > 7.697117470131487;
+		tail_12 += e > 12;
+		/* bin of equal probability: floor(NB (1 - e^-x)) */
+		size_t b = (size_t)(NB * -expm1(-e));
+		bins[b < NB ? b : NB - 1]++;
+	}
+	double chi = 0, ex = (double)n / NB;
+	for (int b = 0; b < NB; b++)
+		chi += (bins[b] - ex) * (bins[b] - ex) / ex;
+	ck_assert_msg(chi < gsl_cdf_chisq_Qinv(1e-3, NB - 1), "chi-square %g over %d bins", chi, NB);
+	qsort(x, n, sizeof *x, cmp_double);
+	double d = 0;
+	for (size_t i = 0; i < n; i++) {
+		double F = -expm1(-x[i]);
+		double a = (double)(i + 1) / n - F, b = F - (double)i / n;
+		d = fmax(d, fmax(a, b));
+	}
+	/* P(sqrt(n) D > 1.949) = 1e-3 (Kolmogorov's limit law) */
+	ck_assert_msg(sqrt((double)n) * d < 1.949, "KS sqrt(n) D = %g", sqrt((double)n) * d);
+	double m = sum / n, v = sum2 / n - m * m;
+	/* Exp(1): mean 1 (sd 1), variance 1 (sd of the sample variance
+	 * sqrt((mu4 - 1) / n) = sqrt(8 / n)) */
+	ck_assert_msg(fabs(m - 1) < 3.3 / sqrt((double)n), "mean %g", m);
+	ck_assert_msg(fabs(v - 1) < 3.3 * sqrt(8.0 / n), "variance %g", v);
+	/* beyond r, x - r is Exp(1) again (the tail branch): its mean */
+	double tsum = 0;
+	for (size_t i = n - tail_r; i < n; i++)
+		tsum += x[i] - 7.697117470131487;
+	ck_assert_msg(tail_r > 100 && fabs(tsum / tail_r - 1) < 3.3 / sqrt((double)tail_r),
+	              "mean excess beyond r %g over %lu", tsum / tail_r, (unsigned long)tail_r);
+	double er = n * exp(-7.697117470131487), e12 = n * exp(-12.0);
+	ck_assert_msg(fabs(tail_r - er) < 3.3 * sqrt(er), "tail beyond r: %lu for %g",
+	              (unsigned long)tail_r, er);
+	ck_assert_msg(fabs(tail_12 - e12) < 3.3 * sqrt(e12) + 1, "tail beyond 12: %lu for %g",
+	              (unsigned long)tail_12, e12);
+	free(x);
+}
+
+START_TEST(exponential_ziggurat)
+{
+	aiw_rng_exp_init();
+	aiw_rng_exp_init(); /* idempotent */
+	/* the tables: every layer of area v = (r + 1) e^-r (the base: q f(r);
+	 * layer i: x_i (f(x_(i-1)) - f(x_i)), the top one up to f = 1), the
+	 * x_i decreasing, and each fast count the points below x_(i-1) */
+	const double r = 7.697117470131487, v = 3.949659822581572e-3, M = 16777216.0;
+	ck_assert(fabs((r + 1) * exp(-r) - v) < 1e-12 * v);
+	ck_assert(fabs(aiw__zwe[0] * M * exp(-r) - v) < 1e-12 * v);
+	ck_assert(aiw__zfe[0] == 1.0 && aiw__zke[1] == 0);
+	for (int i = 1; i < 256; i++) {
+		double xi = aiw__zwe[i] * M, top = i == 1 ? 1.0 : exp(-aiw__zwe[i - 1] * M);
+		ck_assert_msg(fabs(xi * (top - exp(-xi)) - v) < 1e-9 * v, "layer %d area %.15g", i,
+		              xi * (top - exp(-xi)));
+		ck_assert(aiw__zfe[i] == exp(-xi));
+		if (i > 1) {
+			ck_assert(aiw__zwe[i] > aiw__zwe[i - 1]);
+			double inner = aiw__zwe[i - 1] * M;
+			uint32_t k = aiw__zke[i];
+			ck_assert((k == 0 || (k - 0.5) * aiw__zwe[i] < inner) &&
+			          (k + 0.5) * aiw__zwe[i] >= inner);
+		}
+	}
+	ck_assert(fabs(aiw__zwe[255] * M - r) < 1e-15 * r);
+	gsl_rng *g = aiw_rng_alloc();
+	ck_assert(g);
+	gsl_rng_set(g, 20261130);
+	check_exp_law(g, 4000000);
+	/* the same seed, the same stream */
+	gsl_rng *a = aiw_rng_alloc(), *b = aiw_rng_alloc();
+	ck_assert(a && b);
+	gsl_rng_set(a, 7);
+	gsl_rng_set(b, 7);
+	for (int i = 0; i < 100000; i++)
+		ck_assert(aiw_rng_exponential(a) == aiw_rng_exponential(b));
+	gsl_rng_free(a);
+	gsl_rng_free(b);
+	/* another GSL type: the words through gsl_rng_uniform */
+	gsl_rng *t = gsl_rng_alloc(gsl_rng_taus2);
+	ck_assert(t);
+	gsl_rng_set(t, 3);
+	check_exp_law(t, 1000000);
+	gsl_rng_free(t);
+	gsl_rng_free(g);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("dist");
@@ -428,6 +546,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, sample_max);
 	tcase_add_test(tc, count_tables);
 	tcase_add_test(tc, rng_is_gsl_mt19937);
+	tcase_add_test(tc, exponential_ziggurat);
 	suite_add_tcase(s, tc);
 	return s;
 }
