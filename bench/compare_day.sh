@@ -14,8 +14,11 @@
 # done (e.g. a worktree of another commit).  Each run is the in-memory day
 # without the week: inference_day --no-week --mode memory.  A short slice
 # at the peak for quicker looks: DAYS 0.02, PEAK_HOUR 0.5.
+# Whole runs one after the other vary by 0.7-1.3x per pair here: for
+# changes under 10%, bench/interleave_day (both builds in one process, in
+# turns of a fraction of a second) resolves about 1%.
 set -eu
-[ $# -ge 2 ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,20p' "$0"; exit 2; }
 a=$(cd "$1" && pwd)
 b=$(cd "$2" && pwd)
 pairs=${3:-6}

@@ -94,6 +94,7 @@
 #include <unistd.h>
 
 #include "aiworkload.h"
+#include "inference_day_scenario.h"
 
 static double now_s(void)
 {
@@ -145,15 +146,7 @@ static void on_sample(aiw_sim *sim, double t, const double *v, size_t n, void *p
 static int run(double days, double rate, int streamed, double *curve_bytes)
 {
 	char text[2048];
-	snprintf(text, sizeof text,
-	         "[sim]\nseed = 1\nduration = %gd\nsample_interval = 1min\n"
-	         "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 1\n"
-	         "model_params = 8e9\nlayers = 32\nkv_heads = 8\nhead_dim = 128\n"
-	         "weight_bits = 16\nreplicas = 300\nrouter = least_loaded\n"
-	         "traffic = diurnal\nrate = %g/s\npeak_to_trough = 10\npeak_hour = %g\n"
-	         "batching = continuous\nmax_batch = 64\n"
-	         "slo_ttft = 500ms\nslo_tpot = 50ms\n",
-	         days, rate, peak_hour);
+	inference_day_scenario(text, sizeof text, days, rate, peak_hour);
 	aiw_sim *sim;
 	if (aiw_sim_create(&sim, 1) != AIW_OK)
 		return 1;

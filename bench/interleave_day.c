@@ -1,0 +1,148 @@
+/*
+ * bench/interleave_day - two builds of the library on bench/inference_day's
+ * scenario, compared in the same process: both are loaded (dlopen, each its
+ * own copy), each runs the same day, and they advance in turns, a chunk of
+ * simulated time at a time (which goes first alternates), each chunk timed
+ * by the thread's CPU clock.
+ *
+ * Why: on a shared machine whose speed drifts by 20-40% from one minute to
+ * the next, whole runs one after the other (bench/compare_day.sh) need tens
+ * of pairs to see a 5% change.  Chunks of a fraction of a second put both
+ * builds under the same conditions: an A/A comparison (one build against
+ * itself) gives 1.000 +- 0.005 here, so changes of about 1% show.  The
+ * price: each chunk starts with the caches holding the other build's
+ * state (about 1 MB, which both pay alike, a few tenths of a percent per
+ * chunk at the default size).
+ *
+ * usage: bench/interleave_day LIB_A LIB_B [DAYS [CHUNK_S [PEAK_HOUR [RATE]]]]
+ *   LIB_A, LIB_B  paths of two builds' libaiworkload.so (BUILD/.libs/...)
+ *   DAYS          simulated days (default 0.05: 1.2 h, at the peak
+ *                 with the default PEAK_HOUR 0.6: 7.8 million requests)
+ *   CHUNK_S       simulated seconds per turn (default 30: about 55,000
+ *                 requests at the peak, 15-20 ms of CPU)
+ *   PEAK_HOUR     the diurnal peak (default 0.6)
+ *   RATE          mean requests/s (default 1000)
+ * Prints each build's CPU time and requests, B/A over the whole run, and
+ * the geometric mean of the chunks' B/A with its two-standard-error
+ * interval (chunks under 4 ms of CPU are left out of it).
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "inference_day_scenario.h"
+
+typedef struct aiw_sim aiw_sim;
+
+/* the public functions used, as in include/aiworkload.h (aiw_status is an
+ * int-sized enum) */
+typedef struct lib {
+	void *h;
+	int (*create)(aiw_sim **, uint64_t);
+	int (*load)(aiw_sim *, const char *, const char *);
+	int (*until)(aiw_sim *, double);
+	int (*metric)(aiw_sim *, const char *, double *);
+	const char *(*errmsg)(const aiw_sim *);
+	void (*destroy)(aiw_sim *);
+	aiw_sim *sim;
+} lib;
+
+static double cpu_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static int open_lib(lib *l, const char *path, const char *text)
+{
+	l->h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!l->h) {
+		fprintf(stderr, "interleave_day: %s\n", dlerror());
+		return 1;
+	}
+	*(void **)&l->create = dlsym(l->h, "aiw_sim_create");
+	*(void **)&l->load = dlsym(l->h, "aiw_sim_load_string");
+	*(void **)&l->until = dlsym(l->h, "aiw_sim_run_until");
+	*(void **)&l->metric = dlsym(l->h, "aiw_sim_metric");
+	*(void **)&l->errmsg = dlsym(l->h, "aiw_sim_errmsg");
+	*(void **)&l->destroy = dlsym(l->h, "aiw_sim_free");
+	if (!l->create || !l->load || !l->until || !l->metric || !l->errmsg || !l->destroy) {
+		fprintf(stderr, "interleave_day: %s: not a libaiworkload\n", path);
+		return 1;
+	}
+	if (l->create(&l->sim, 1) != 0) {
+		fprintf(stderr, "interleave_day: %s: aiw_sim_create failed\n", path);
+		return 1;
+	}
+	if (l->load(l->sim, text, "interleave_day") != 0) {
+		fprintf(stderr, "interleave_day: %s: %s\n", path, l->errmsg(l->sim));
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 3 || argc > 7) {
+		fprintf(stderr, "usage: interleave_day LIB_A LIB_B [DAYS [CHUNK_S [PEAK_HOUR "
+		                "[RATE]]]]\n");
+		return 2;
+	}
+	double days = argc > 3 ? atof(argv[3]) : 0.05, chunk = argc > 4 ? atof(argv[4]) : 30;
+	double peak = argc > 5 ? atof(argv[5]) : 0.6, rate = argc > 6 ? atof(argv[6]) : 1000;
+	if (!(days > 0) || !(chunk > 0) || !(peak >= 0 && peak < 24) || !(rate > 0)) {
+		fprintf(stderr, "interleave_day: DAYS, CHUNK_S and RATE > 0, PEAK_HOUR in [0, 24)\n");
+		return 2;
+	}
+	char text[2048];
+	inference_day_scenario(text, sizeof text, days, rate, peak);
+	lib l[2] = {{0}};
+	for (int k = 0; k < 2; k++)
+		if (open_lib(&l[k], argv[1 + k], text))
+			return 1;
+	double end = days * 86400, tot[2] = {0, 0}, s = 0, ss = 0;
+	long n = 0, turn = 0;
+	for (double t = 0; t < end; turn++) {
+		t = fmin(end, t + chunk);
+		double d[2];
+		for (int j = 0; j < 2; j++) {
+			int k = (int)((turn + j) & 1);
+			double c0 = cpu_s();
+			if (l[k].until(l[k].sim, t) != 0) {
+				fprintf(stderr, "interleave_day: %s: %s\n", argv[1 + k],
+				        l[k].errmsg(l[k].sim));
+				return 1;
+			}
+			d[k] = cpu_s() - c0;
+			tot[k] += d[k];
+		}
+		if (d[0] > 0.004 && d[1] > 0.004) {
+			double x = log(d[1] / d[0]);
+			s += x;
+			ss += x * x;
+			n++;
+		}
+	}
+	double req[2];
+	for (int k = 0; k < 2; k++) {
+		req[k] = NAN;
+		l[k].metric(l[k].sim, "inference.chat.requests_arrived", &req[k]);
+		printf("%s: %.3f s CPU, %.0f requests, %.0f ns a request\n", k ? "B" : "A", tot[k],
+		       req[k], tot[k] / req[k] * 1e9);
+	}
+	printf("B/A %.4f over the run", tot[1] / tot[0]);
+	if (n > 1) {
+		double m = s / n, sd = sqrt(fmax(0, (ss - n * m * m) / (n - 1))), se = sd / sqrt(n);
+		printf("; per chunk %.4f (%.4f-%.4f at two standard errors, %ld chunks)", exp(m),
+		       exp(m - 2 * se), exp(m + 2 * se), n);
+	}
+	printf("\n");
+	for (int k = 0; k < 2; k++)
+		l[k].destroy(l[k].sim);
+	return 0;
+}
