@@ -54,8 +54,27 @@ static void hist_clear_counters(aiw_hist *h)
 	h->under_min = INFINITY;
 	h->under_max = -INFINITY;
 	h->over_min = INFINITY;
-	h->lo = h->nbuckets; /* empty touched range: lo >= hi */
-	h->hi = 0;
+}
+
+/* Index of the bucket [b_i, b_{i+1}) holding x, for b_0 <= x < b_n. */
+static inline uint32_t hist_index(const aiw_hist *h, double x)
+{
+	uint64_t bits;
+	memcpy(&bits, &x, sizeof bits);
+	return (uint32_t)((bits >> h->shift) - h->base);
+}
+
+/* The buckets [*lo, *hi) that may hold counts (*lo >= *hi: none): those
+ * between the buckets of the smallest and the largest sample, which the
+ * hot path's add keeps (min, max) without tracking the range itself. */
+static void hist_span(const aiw_hist *h, uint32_t *lo, uint32_t *hi)
+{
+	*lo = 0;
+	*hi = 0;
+	if (!h->counts || h->n <= h->n_zero + h->n_under + h->n_over)
+		return;
+	*lo = h->min >= h->min_value ? hist_index(h, h->min) : 0;
+	*hi = h->max < h->top ? hist_index(h, h->max) + 1 : h->nbuckets;
 }
 
 aiw_status aiw_hist_init(aiw_hist *h, double min_value, double max_value, double rel_err,
@@ -155,17 +174,11 @@ void aiw_hist_reset(aiw_hist *h)
 {
 	if (!h || !h->counts)
 		return;
-	if (h->lo < h->hi)
-		memset(h->counts + h->lo, 0, (size_t)(h->hi - h->lo) * sizeof *h->counts);
+	uint32_t lo, hi;
+	hist_span(h, &lo, &hi);
+	if (lo < hi)
+		memset(h->counts + lo, 0, (size_t)(hi - lo) * sizeof *h->counts);
 	hist_clear_counters(h);
-}
-
-/* Index of the bucket [b_i, b_{i+1}) holding x, for b_0 <= x < b_n. */
-static inline uint32_t hist_index(const aiw_hist *h, double x)
-{
-	uint64_t bits;
-	memcpy(&bits, &x, sizeof bits);
-	return (uint32_t)((bits >> h->shift) - h->base);
 }
 
 /* Neumaier's compensated summation (Neumaier 1974). */
@@ -215,10 +228,6 @@ aiw_status aiw_hist_add_n(aiw_hist *h, double x, uint64_t count)
 	} else {
 		uint32_t i = hist_index(h, x);
 		h->counts[i] += count;
-		if (i < h->lo)
-			h->lo = i;
-		if (i + 1 > h->hi)
-			h->hi = i + 1;
 	}
 	return AIW_OK;
 }
@@ -240,14 +249,10 @@ aiw_status aiw_hist_merge(aiw_hist *h, const aiw_hist *src)
 	if (h->min_value != src->min_value || h->max_value != src->max_value ||
 	    h->rel_err != src->rel_err || h->nbuckets != src->nbuckets)
 		return AIW_EINVAL;
-	for (uint32_t i = src->lo; i < src->hi; i++)
+	uint32_t lo, hi;
+	hist_span(src, &lo, &hi);
+	for (uint32_t i = lo; i < hi; i++)
 		h->counts[i] += src->counts[i];
-	if (src->lo < src->hi) {
-		if (src->lo < h->lo)
-			h->lo = src->lo;
-		if (src->hi > h->hi)
-			h->hi = src->hi;
-	}
 	h->n += src->n;
 	h->n_zero += src->n_zero;
 	h->n_under += src->n_under;
@@ -347,7 +352,9 @@ double aiw_hist_quantile(const aiw_hist *h, double q)
 	cum += h->n_under;
 	if (k <= cum)
 		return under_value(h);
-	for (uint32_t i = h->lo; i < h->hi; i++) {
+	uint32_t lo, hi;
+	hist_span(h, &lo, &hi);
+	for (uint32_t i = lo; i < hi; i++) {
 		cum += h->counts[i];
 		if (k <= cum)
 			return bucket_value(h, i);
@@ -364,7 +371,9 @@ uint64_t aiw_hist_count_le(const aiw_hist *h, double x)
 	uint64_t cum = h->n_zero;
 	if (h->n_under && under_value(h) <= x)
 		cum += h->n_under;
-	for (uint32_t i = h->lo; i < h->hi; i++) {
+	uint32_t lo, hi;
+	hist_span(h, &lo, &hi);
+	for (uint32_t i = lo; i < hi; i++) {
 		if (h->counts[i] == 0)
 			continue;
 		if (bucket_value(h, i) > x)
@@ -406,11 +415,13 @@ bool aiw_hist_next_bucket(const aiw_hist *h, aiw_hist_iter *it, double *lo, doub
 			l = h->over_min;
 			u = h->max;
 		} else {
-			if (k - 2 < h->lo) {
-				*it = (size_t)h->lo + 1; /* skip untouched buckets */
+			uint32_t blo, bhi;
+			hist_span(h, &blo, &bhi);
+			if (k - 2 < blo) {
+				*it = (size_t)blo + 1; /* skip untouched buckets */
 				continue;
 			}
-			if (k - 2 >= h->hi) {
+			if (k - 2 >= bhi) {
 				*it = nb + 1;
 				continue;
 			}

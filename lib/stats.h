@@ -57,8 +57,8 @@ typedef struct aiw_hist {
 	uint64_t base;               /* bits(min_value) >> shift: bucket 0 */
 	uint32_t shift;              /* 52 - k */
 	uint32_t nbuckets;
-	uint32_t lo, hi;       /* touched bucket index range [lo, hi) (lo > hi: none) */
-	uint64_t *counts;      /* nbuckets counts */
+	uint64_t *counts;      /* nbuckets counts (the touched ones lie between the
+	                          buckets of min and max: stats.c, hist_span) */
 	uint64_t n;            /* accepted samples (zero + under + buckets + over) */
 	uint64_t n_zero, n_under, n_over;
 	uint64_t n_nan;        /* NaN values ignored */
@@ -109,21 +109,15 @@ static inline void aiw__hist_add(aiw_hist *h, double x)
 		uint32_t i = (uint32_t)((bits >> h->shift) - h->base);
 		h->n++;
 		/* Neumaier's compensated summation (Neumaier 1974), as stats.c */
-		double t = h->sum + x;
-		if (fabs(h->sum) >= fabs(x))
-			h->sum_c += (h->sum - t) + x;
-		else
-			h->sum_c += (x - t) + h->sum;
+		/* (the larger magnitude first, by selects: the same operations) */
+		double s = h->sum, t = s + x;
+		bool sb = fabs(s) >= fabs(x);
+		double big = sb ? s : x, small = sb ? x : s;
+		h->sum_c += (big - t) + small;
 		h->sum = t;
-		if (x < h->min)
-			h->min = x;
-		if (x > h->max)
-			h->max = x;
+		h->min = x < h->min ? x : h->min;
+		h->max = x > h->max ? x : h->max;
 		h->counts[i]++;
-		if (i < h->lo)
-			h->lo = i;
-		if (i >= h->hi)
-			h->hi = i + 1;
 		return;
 	}
 	(void)aiw_hist_add_n(h, x, 1);

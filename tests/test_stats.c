@@ -299,8 +299,14 @@ START_TEST(edges)
 	ck_assert(isnan(aiw_hist_quantile(&h, -0.1)));
 	ck_assert(isnan(aiw_hist_quantile(&h, 1.5)));
 	ck_assert(isnan(aiw_hist_quantile(&h, NAN)));
-	/* a single sample is its own quantile within rel_err */
+	/* a single sample is its own quantile within rel_err; the reset
+	 * clears every bucket (the touched ones are found from min and max,
+	 * here beyond both ends of the bucketed range) */
+	aiw_hist_add(&h, 2e-6);
+	aiw_hist_add(&h, 9e6);
 	aiw_hist_reset(&h);
+	for (uint32_t i = 0; i < h.nbuckets; i++)
+		ck_assert_uint_eq(h.counts[i], 0);
 	aiw_hist_add(&h, 0.123);
 	ck_assert(aiw_hist_quantile(&h, 0.5) == 0.123); /* clamped to the exact extremes */
 	aiw_hist_free(&h);
