@@ -475,6 +475,7 @@ typedef struct fleet {
 	uint32_t *at;     /* winner tree of slot ids: node n in 1 .. np - 1, leaf of slot i at np + i */
 	uint64_t *ak;     /* pending span end of each slot (its time's IEEE bits, or NONE) */
 	uint32_t np;      /* leaves: a power of two >= slots */
+	uint32_t depth;   /* log2 np (np <= 2^20: MAX_SLOTS) */
 	uint32_t at_id;   /* the root's winner and its key (at[1], ak[at[1]]), kept */
 	uint64_t at_key;  /* beside the fleet's other hot fields by ag_set */
 	uint64_t master;
@@ -1091,15 +1092,43 @@ static void ag_set(fleet *f, uint32_t i, uint64_t k)
 	const uint64_t *ak = f->ak;
 	f->ak[i] = k;
 	uint64_t key = k;
-	uint32_t id = i;
-	for (uint32_t n = f->np + i; n > 1; n >>= 1) {
-		uint32_t sid = t[n ^ 1];
-		uint64_t sk = ak[sid];
-		bool sw = sk < key + (n & 1);
-		key = sw ? sk : key;
-		id = sw ? sid : id;
-		t[n >> 1] = id;
+	uint32_t id = i, n = f->np + i;
+	/* the levels unrolled, entered at the tree's depth (a jump the
+	 * predictor always takes the same way): no loop test per level */
+#define AG_LEVEL                                                                 \
+	do {                                                                     \
+		uint32_t sid = t[n ^ 1];                                         \
+		uint64_t sk = ak[sid];                                           \
+		bool sw = sk < key + (n & 1);                                    \
+		key = sw ? sk : key;                                             \
+		id = sw ? sid : id;                                              \
+		n >>= 1;                                                         \
+		t[n] = id;                                                       \
+	} while (0)
+	switch (f->depth) {
+	case 20: AG_LEVEL; /* fall through */
+	case 19: AG_LEVEL; /* fall through */
+	case 18: AG_LEVEL; /* fall through */
+	case 17: AG_LEVEL; /* fall through */
+	case 16: AG_LEVEL; /* fall through */
+	case 15: AG_LEVEL; /* fall through */
+	case 14: AG_LEVEL; /* fall through */
+	case 13: AG_LEVEL; /* fall through */
+	case 12: AG_LEVEL; /* fall through */
+	case 11: AG_LEVEL; /* fall through */
+	case 10: AG_LEVEL; /* fall through */
+	case 9: AG_LEVEL; /* fall through */
+	case 8: AG_LEVEL; /* fall through */
+	case 7: AG_LEVEL; /* fall through */
+	case 6: AG_LEVEL; /* fall through */
+	case 5: AG_LEVEL; /* fall through */
+	case 4: AG_LEVEL; /* fall through */
+	case 3: AG_LEVEL; /* fall through */
+	case 2: AG_LEVEL; /* fall through */
+	case 1: AG_LEVEL; /* fall through */
+	default: break;
 	}
+#undef AG_LEVEL
 	f->at_id = id;
 	f->at_key = key;
 }
@@ -1133,6 +1162,7 @@ static bool ag_grow(fleet *f, uint32_t n)
 	f->at = t;
 	f->ak = ak;
 	f->np = np;
+	f->depth = (uint32_t)__builtin_ctz(np);
 	f->at_id = t[1];
 	f->at_key = ak[t[1]];
 	return true;
@@ -1473,11 +1503,9 @@ static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
 		}
 	}
 	if (k) {
-		if (r->nrun > f->batch_peak)
-			f->batch_peak = r->nrun;
+		f->batch_peak = r->nrun > f->batch_peak ? r->nrun : f->batch_peak;
 		double kv = f->batching == B_CONTINUOUS ? r->S : r->resv;
-		if (kv > f->kv_peak_tokens)
-			f->kv_peak_tokens = kv;
+		f->kv_peak_tokens = kv > f->kv_peak_tokens ? kv : f->kv_peak_tokens;
 		if (r->in_idle)
 			idle_remove(f, (uint32_t)(r - f->rep));
 	}
@@ -1693,8 +1721,7 @@ static void eager_settle(fleet *f, replica *r)
 		f->flops += 2 * f->P * n * k;
 		f->bs[r->pv.n] += (uint64_t)k;
 		double S1 = r->S_pv + n * k;
-		if (S1 > f->kv_peak_tokens)
-			f->kv_peak_tokens = S1;
+		f->kv_peak_tokens = S1 > f->kv_peak_tokens ? S1 : f->kv_peak_tokens;
 	}
 	/* take's queue waits and start_span's first tokens, in one pass (each
 	 * histogram gets its values in the boundary's order) */
@@ -1711,10 +1738,9 @@ static void eager_settle(fleet *f, replica *r)
 			aiw__hist_add(&f->ttft_win, t1 - q->t_arr);
 		}
 	}
-	if (r->sp.n > f->batch_peak)
-		f->batch_peak = r->sp.n;
-	if (r->S > f->kv_peak_tokens)
-		f->kv_peak_tokens = r->S;
+	/* (selects: the peaks' updates, rare, as stores without branches) */
+	f->batch_peak = r->sp.n > f->batch_peak ? r->sp.n : f->batch_peak;
+	f->kv_peak_tokens = r->S > f->kv_peak_tokens ? r->S : f->kv_peak_tokens;
 	f->tokens_prefill += r->sp.ptok;
 	f->flops += 2 * f->P * r->sp.ptok;
 	f->tokens_out += r->pq.len;
@@ -1893,8 +1919,8 @@ static void span_done(fleet *f, replica *r, double now)
 		f->tokens_out += n * k;
 		f->flops += 2 * f->P * n * k;
 		f->bs[r->sp.n] += (uint64_t)k;
-		if (f->batching == B_CONTINUOUS && r->S > f->kv_peak_tokens)
-			f->kv_peak_tokens = r->S;
+		if (f->batching == B_CONTINUOUS)
+			f->kv_peak_tokens = r->S > f->kv_peak_tokens ? r->S : f->kv_peak_tokens;
 	}
 	while (r->nrun && run_min(r) <= r->it)
 		complete(f, r, run_pop(r).id, now);
