@@ -29,15 +29,14 @@
  * --mode memory or --mode stream runs one of the two (default: both).
  *
  * Measured with the default command (bench/.libs/inference_day, both modes,
- * 1 and 7 days) on the shared 2-core machine: in memory 4.27 MB for the
- * day, 5.72 MB for the week (+33.9%: goal missed by design; net of the
- * curves 4.05 -> 4.18 MB, +3.2%); streamed with series_keep 60, 4.22 MB
- * and 4.22 MB (+0.1%: goal met), 1,440 and 10,080 ticks x 19 curves
+ * 1 and 7 days) on the shared 2-core machine (2026-11-30): in memory 4.11 MB
+ * for the day, 5.48 MB for the week (+33.5%: goal missed by design; net of
+ * the curves 3.89 -> 3.94 MB, +1.5%); streamed with series_keep 60, 3.98 MB
+ * and 3.98 MB (+0.0%: goal met), 1,440 and 10,080 ticks x 19 curves
  * through the callback, whose integrated site IT energy equals
- * site.energy_kwh to the 9 digits printed (31054.4619 kWh for the week).
- * Wall time 28.8 / 194.5 s (in memory) and 32.3 / 200.4 s (streamed) for
+ * site.energy_kwh to the 9 digits printed (31054.5069 kWh for the week).
+ * Wall time 30.8 / 224.2 s (in memory) and 23.6 / 206.2 s (streamed) for
  * the day / week.  (The request-size tables take 63 KB of it.)
- *
  * Time (the goal of 30 s is reached in this machine's faster hours only):
  * its speed varies by 20-40% from hour to hour, so builds are compared in
  * alternating runs (--no-week --mode memory).  Session 3: four pairs, the
@@ -49,7 +48,13 @@
  * Session 7: 3933ddb against builds with its changes, 19 pairs: 0.96x on
  * average, 0.67-1.23x per pair (not significant at this noise), 25.6 s at
  * best, 27.0 s at best for 3933ddb (bench/compare_day.sh runs such pairs;
- * bench/profile_day.sh gives the callgrind figures below).  What it took, in order of effect: eager cuts (lib/serving.c: an arrival that
+ * bench/profile_day.sh gives the callgrind figures below).  Session 8:
+ * 23.6-34.1 s for the day; the session's changes (exponential draws by
+ * ziggurat, histogram adds by selects, the agenda's update unrolled, the
+ * iterations done by a linear bound) take 4.9% less CPU for the whole day
+ * than e995a1d, measured with both builds in one process in turns of 60
+ * simulated seconds (bench/interleave_day: resolves about 2%, where whole
+ * runs in turn vary 0.77-1.17x per pair).  What it took, in order of effect: eager cuts (lib/serving.c: an arrival that
  * cuts a busy replica's span admits at once; 2.0 events per request
  * instead of 2.9), latency histograms whose bucket is a shift of the
  * value's bits (lib/stats.h; -10%), the library's own MT19937 (lib/rng.h:
@@ -67,7 +72,8 @@
  * cache misses), 2,342 (3933ddb: 7.0 and 21.2: the size tables cost a miss
  * per draw, where the Gaussian's were in cache), 2,308 now (6.7 and 18.2:
  * tables of 63 KB instead of 376 KB, requests in 32 bytes instead of 48, a
- * replica's hot state in four lines instead of five).  With a 512 KB
+ * replica's hot state in four lines instead of five), 2,198 (e995a1d's
+ * successor: 4.8 and 20.6; the ziggurat's tables are read at random).  With a 512 KB
  * second-level cache (callgrind --LL=524288,16,64, a neighbour sharing
  * it), 2.75 misses there per request for 3933ddb, 0.54 now.
  * What is left is spread thin: the agenda tree an eighth of the
