@@ -51,7 +51,7 @@
  * bench/profile_day.sh gives the callgrind figures below).  Session 8:
  * 23.6-34.1 s for the day; the session's changes (exponential draws by
  * ziggurat, histogram adds by selects, the agenda's update unrolled, the
- * iterations done by a linear bound) take 4.9% less CPU for the whole day
+ * iterations done by a linear bound) take 5.8% less CPU for the whole day
  * than e995a1d, measured with both builds in one process in turns of 60
  * simulated seconds (bench/interleave_day: resolves about 2%, where whole
  * runs in turn vary 0.77-1.17x per pair).  What it took, in order of effect: eager cuts (lib/serving.c: an arrival that
