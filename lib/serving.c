@@ -1284,10 +1284,11 @@ static double span_done_by_next(const span *r, double x, double *t_next)
 	} else {
 		double x2 = x - (isinf(js) ? 0 : r->sc * js), a2 = r->sa + r->sb * js;
 		double m;
-		/* x2 / a2 bounds m from above (the iterations only lengthen) and
-		 * is off by sb m^2 / (2 a2) iterations: taken when that is under
-		 * one (the loops below then take a step at most), else the root
-		 * of the quadratic (a square root more on the chain) */
+		/* x2 / a2 bounds m from above (the iterations only lengthen:
+		 * T(m) >= m a2) and is off by about sb m^2 / (2 a2) iterations:
+		 * taken when that is under half a one (the loops below then
+		 * take a step at most), else the root of the quadratic (a
+		 * square root more on the chain); the loops make k exact */
 		m = floor_nonneg(x2 / a2);
 		if (r->sb > 0 && r->sb * m * m > a2) {
 			double p = a2 - 0.5 * r->sb;
