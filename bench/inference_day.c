@@ -51,10 +51,12 @@
  * bench/profile_day.sh gives the callgrind figures below).  Session 8:
  * 23.6-34.1 s for the day; the session's changes (exponential draws by
  * ziggurat, histogram adds by selects, the agenda's update unrolled, the
- * iterations done by a linear bound) take 5.8% less CPU for the whole day
- * than e995a1d, measured with both builds in one process in turns of 60
- * simulated seconds (bench/interleave_day: resolves about 2%, where whole
- * runs in turn vary 0.77-1.17x per pair).  What it took, in order of effect: eager cuts (lib/serving.c: an arrival that
+ * iterations done by a linear bound, two span functions inlined) take 8.0%
+ * less CPU for the whole day than e995a1d, measured with both builds in one
+ * process in turns of 60 simulated seconds (bench/interleave_day, each
+ * load order in turn: 0.912 and 0.927; it resolves about 2%, where whole
+ * runs in turn vary 0.77-1.17x per pair).
+ * What it took, in order of effect: eager cuts (lib/serving.c: an arrival that
  * cuts a busy replica's span admits at once; 2.0 events per request
  * instead of 2.9), latency histograms whose bucket is a shift of the
  * value's bits (lib/stats.h; -10%), the library's own MT19937 (lib/rng.h:
@@ -72,8 +74,8 @@
  * cache misses), 2,342 (3933ddb: 7.0 and 21.2: the size tables cost a miss
  * per draw, where the Gaussian's were in cache), 2,308 now (6.7 and 18.2:
  * tables of 63 KB instead of 376 KB, requests in 32 bytes instead of 48, a
- * replica's hot state in four lines instead of five), 2,198 (e995a1d's
- * successor: 4.8 and 20.6; the ziggurat's tables are read at random).  With a 512 KB
+ * replica's hot state in four lines instead of five), 2,182 (session 8:
+ * 4.8 and 19.2; the ziggurat's tables are read at random).  With a 512 KB
  * second-level cache (callgrind --LL=524288,16,64, a neighbour sharing
  * it), 2.75 misses there per request for 3933ddb, 0.54 now.
  * What is left is spread thin: the agenda tree an eighth of the
