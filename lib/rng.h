@@ -84,8 +84,9 @@ static inline double aiw_rng_uniform_pos(gsl_rng *r)
  * base one with the tail beyond r = 7.697...  One 32-bit word: its low 8
  * bits pick the layer, its high 24 bits the point x = (u + 1/2) x_i / 2^24
  * inside it (separate bits, against the correlation of layer and point of
- * the paper's code; the midpoint so that x > 0); 97.8% of draws end there,
- * about a tenth of -log(U)'s time.  The rest take the wedge test against
+ * the paper's code; the midpoint so that x > 0); 97.8% of draws end there.
+ * A draw takes 5 ns against 12 for -log(U) here, 4.4 of either being the
+ * word itself (a loop of 5e7 draws).  The rest take the wedge test against
  * exp(-x) or the tail r - log(U), with further words.  The law is Exp(1)
  * on that grid of points (2^24 a layer; -log(U) for U = k / 2^32 has
  * 2^32 points in all): tests/test_dist.c checks it.  The tables are built
