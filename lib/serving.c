@@ -482,6 +482,10 @@ typedef struct fleet {
 	double master_t;
 	bool in_master;
 	double arr_t;     /* the next arrival (+inf: none), run by the master */
+	/* arrivals drawn ahead (aiw_traffic_next_n: all but a trace's), the
+	 * next at abuf[ai]; an = 0: drawn one at a time */
+	uint32_t ai, an;
+	double *abuf;
 	/* integrals */
 	aiw_integral energy, busy, paid, cost, waiting;
 	double energy_adj; /* prefill energy booked ahead (J) */
@@ -2242,6 +2246,15 @@ static inline uint32_t size_by_table(const fleet *f, const aiw_count_table *t, u
 	return AIW_LIKELY(n) ? n : aiw_count_tail(t, f->rng_size);
 }
 
+/* Arrivals drawn ahead, from now on (the traffic draws from the component's
+ * stream only, so they are the times it would give one at a time). */
+#define ABUF 64
+static void arrivals_ahead(fleet *f, double now)
+{
+	f->an = (uint32_t)aiw_traffic_next_n(f->tr, f->c->rng, now, f->abuf, ABUF);
+	f->ai = 0;
+}
+
 /* The arrival due at now (run by the master event); false when the run
  * fails here (the trace could not be read, too many requests in flight). */
 static bool arrive(fleet *f, double now)
@@ -2250,7 +2263,14 @@ static bool arrive(fleet *f, double now)
 	aiw_sim *sim = f->sim;
 	double p = f->next_p, o = f->next_o;
 	/* the next arrival first: its sizes come with it from a trace */
-	double nt = aiw_traffic_next(f->tr, c->rng, now, &f->next_p, &f->next_o);
+	double nt;
+	if (f->an) {
+		if (AIW_UNLIKELY(f->ai == f->an))
+			arrivals_ahead(f, now);
+		nt = f->abuf[f->ai++];
+	} else {
+		nt = aiw_traffic_next(f->tr, c->rng, now, &f->next_p, &f->next_o);
+	}
 	f->arr_t = INFINITY;
 	if (isnan(nt)) {
 		aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
@@ -2717,7 +2737,16 @@ static aiw_status inference_start(aiw_comp *c)
 		return st;
 
 	/* the first arrival */
-	double t = aiw_traffic_next(f->tr, c->rng, 0, &f->next_p, &f->next_o);
+	double t;
+	f->next_p = f->next_o = NAN;
+	f->abuf = malloc(ABUF * sizeof *f->abuf);
+	if (!f->abuf)
+		return aiw__err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
+	arrivals_ahead(f, 0);
+	if (f->an)
+		t = f->abuf[f->ai++];
+	else
+		t = aiw_traffic_next(f->tr, c->rng, 0, &f->next_p, &f->next_o);
 	sizes_ahead(f);
 	if (isnan(t))
 		return aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
@@ -3024,6 +3053,7 @@ static void inference_destroy(aiw_comp *c)
 	free(f->rq);
 	free(f->bs);
 	free(f->adm);
+	free(f->abuf);
 	aiw_traffic_free(f->tr);
 	aiw_count_table_free(f->tok_p);
 	aiw_count_table_free(f->tok_o);

@@ -309,32 +309,21 @@ static bool env_build(aiw_traffic *tr)
 	return true;
 }
 
-/* Next diurnal arrival after `from` (rate > 0): candidates of the binned
- * envelope, each kept with probability rate / envelope. */
-static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
-{
-	const struct env_bin *env = tr->env;
+/* Where the diurnal process stands: day number, second of the day, day of
+ * the week and envelope bin. */
+struct dcur {
 	double day, s;
 	int dw, j;
-	if (tr->cur_ok && from == tr->last) {
-		day = tr->cur_day;
-		s = tr->cur_s;
-		dw = tr->cur_dw;
-		j = tr->cur_j;
-	} else {
-		day = floor(from / DAY_S);
-		s = from - day * DAY_S;
-		if (s < 0.0)
-			s = 0.0;
-		if (s >= DAY_S) {
-			day += 1.0;
-			s = 0.0;
-		}
-		dw = day_of_week(day);
-		j = (int)(s / ENV_W);
-		if (j >= ENV_BINS)
-			j = ENV_BINS - 1;
-	}
+};
+
+/* The next candidate kept from the cursor on (rate > 0): candidates of the
+ * binned envelope, each kept with probability rate / envelope.  Returns its
+ * time, the cursor moved there. */
+static inline double diurnal_step(const aiw_traffic *tr, gsl_rng *r, struct dcur *cur)
+{
+	const struct env_bin *env = tr->env;
+	double day = cur->day, s = cur->s;
+	int dw = cur->dw, j = cur->j;
 	double wr = tr->rate * tr->w[dw]; /* rate = wr (1 + a sin(.)) this day */
 	for (;;) {
 		/* envelope mass to the next candidate, spent bin by bin */
@@ -371,13 +360,41 @@ static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
 		if (u < env[j].lo || u < 1.0 + tr->a * sin(OMEGA * s + tr->phi))
 			break;
 	}
-	double t = day * DAY_S + s;
+	cur->day = day;
+	cur->s = s;
+	cur->dw = dw;
+	cur->j = j;
+	return day * DAY_S + s;
+}
+
+/* Next diurnal arrival after `from` (rate > 0), from the kept cursor when
+ * `from` is the previous arrival. */
+static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
+{
+	struct dcur c;
+	if (tr->cur_ok && from == tr->last) {
+		c = (struct dcur){tr->cur_day, tr->cur_s, tr->cur_dw, tr->cur_j};
+	} else {
+		c.day = floor(from / DAY_S);
+		c.s = from - c.day * DAY_S;
+		if (c.s < 0.0)
+			c.s = 0.0;
+		if (c.s >= DAY_S) {
+			c.day += 1.0;
+			c.s = 0.0;
+		}
+		c.dw = day_of_week(c.day);
+		c.j = (int)(c.s / ENV_W);
+		if (c.j >= ENV_BINS)
+			c.j = ENV_BINS - 1;
+	}
+	double t = diurnal_step(tr, r, &c);
 	if (t < from)
 		t = from;
-	tr->cur_day = day;
-	tr->cur_s = s;
-	tr->cur_dw = dw;
-	tr->cur_j = j;
+	tr->cur_day = c.day;
+	tr->cur_s = c.s;
+	tr->cur_dw = c.dw;
+	tr->cur_j = c.j;
 	tr->cur_ok = true; /* valid while tr->last = t */
 	return t;
 }
@@ -1034,6 +1051,38 @@ double aiw_traffic_next(aiw_traffic *tr, gsl_rng *r, double now, double *prompt_
 	if (output_tokens)
 		*output_tokens = o;
 	return t;
+}
+
+size_t aiw_traffic_next_n(aiw_traffic *tr, gsl_rng *r, double now, double *t, size_t n)
+{
+	if (tr->kind == AIW_TRAFFIC_TRACE || n == 0)
+		return 0;
+	if (tr->kind == AIW_TRAFFIC_DIURNAL && tr->rate > 0.0) {
+		/* the first as aiw_traffic_next, the rest from the cursor it
+		 * leaves (all finite) */
+		double prev = aiw_traffic_next(tr, r, now, NULL, NULL);
+		t[0] = prev;
+		struct dcur c = {tr->cur_day, tr->cur_s, tr->cur_dw, tr->cur_j};
+		for (size_t k = 1; k < n; k++) {
+			double x = diurnal_step(tr, r, &c);
+			prev = t[k] = x < prev ? prev : x;
+		}
+		tr->cur_day = c.day;
+		tr->cur_s = c.s;
+		tr->cur_dw = c.dw;
+		tr->cur_j = c.j;
+		tr->last = prev;
+		return n;
+	}
+	size_t k = 0;
+	while (k < n) {
+		double x = aiw_traffic_next(tr, r, now, NULL, NULL);
+		t[k++] = x;
+		if (!isfinite(x))
+			break;
+		now = x;
+	}
+	return k;
 }
 
 double aiw_traffic_rate(const aiw_traffic *tr, double t)

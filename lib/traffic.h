@@ -107,6 +107,13 @@ aiw_status aiw_traffic_reset(aiw_traffic *tr);
  * stream (a trace draws nothing from it and accepts NULL). */
 double aiw_traffic_next(aiw_traffic *tr, gsl_rng *r, double now, double *prompt_tokens,
                         double *output_tokens);
+/* The next n arrivals in one call, each drawn as aiw_traffic_next draws it
+ * at the one before (the first at `now`): the same times from the same
+ * stream, in a loop that keeps the process's state in registers.  Stops
+ * after a non-finite time (no more arrivals).  Returns how many it wrote
+ * to t, or 0 for a trace (whose rows carry sizes and may fail to read:
+ * call aiw_traffic_next). */
+size_t aiw_traffic_next_n(aiw_traffic *tr, gsl_rng *r, double now, double *t, size_t n);
 /* Expected arrival rate (1/s) at time t: the intensity for poisson and
  * diurnal, rate times the profile for bursty, and for a trace the
  * piecewise-constant rate of its arrival counts per profile bin. */

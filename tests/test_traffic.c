@@ -363,6 +363,78 @@ START_TEST(diurnal_continue_equals_restart)
 }
 END_TEST
 
+/* aiw_traffic_next_n gives, bit for bit, the times of aiw_traffic_next
+ * called at each arrival, for every kind that draws (batches of 1, 7 and 64
+ * in turn, over weeks, weekends and restarts at a later time), and leaves
+ * the process where one-at-a-time draws would (the next single draw
+ * agrees); a rate of 0 gives one +inf; a trace gives 0. */
+START_TEST(next_n_equals_one_at_a_time)
+{
+	aiw_traffic_conf cs[5];
+	cs[0] = diurnal(0.05, 10.0, 14.0);
+	cs[0].weekend_factor = 0.3;
+	cs[1] = diurnal(1000.0, 10.0, 0.6);
+	aiw_traffic_conf_default(&cs[2]);
+	cs[2].kind = AIW_TRAFFIC_POISSON;
+	cs[2].rate = 3.0;
+	cs[3] = diurnal(2.0, 4.0, 9.0);
+	cs[3].kind = AIW_TRAFFIC_BURSTY;
+	cs[3].cv = 3.0;
+	cs[3].modulate = true;
+	aiw_traffic_conf_default(&cs[4]);
+	cs[4].kind = AIW_TRAFFIC_BURSTY;
+	cs[4].rate = 5.0;
+	cs[4].cv = 0.5;
+	const size_t sizes[3] = {1, 7, 64};
+	for (int k = 0; k < 5; k++) {
+		aiw_traffic *a = make(&cs[k]), *b = make(&cs[k]);
+		gsl_rng *ra = rng(31 + k), *rb = rng(31 + k);
+		double ta = 0.0, tb = 0.0, buf[64];
+		int total = 0;
+		for (int round = 0; round < 3000; round++) {
+			if (round % 500 == 499) { /* restart later */
+				ta = tb = ta + 3600.0;
+			}
+			size_t n = sizes[round % 3];
+			size_t m = aiw_traffic_next_n(b, rb, tb, buf, n);
+			ck_assert_uint_eq(m, n);
+			for (size_t i = 0; i < m; i++, total++) {
+				ta = aiw_traffic_next(a, ra, ta, NULL, NULL);
+				ck_assert_msg(memcmp(&ta, &buf[i], sizeof ta) == 0,
+				              "kind %d, arrival %d: %.17g vs %.17g", k, total, ta, buf[i]);
+			}
+			tb = buf[m - 1];
+		}
+		double na = aiw_traffic_next(a, ra, ta, NULL, NULL);
+		double nb = aiw_traffic_next(b, rb, tb, NULL, NULL);
+		ck_assert_msg(memcmp(&na, &nb, sizeof na) == 0, "kind %d: next %.17g vs %.17g", k, na,
+		              nb);
+		gsl_rng_free(ra);
+		gsl_rng_free(rb);
+		aiw_traffic_free(a);
+		aiw_traffic_free(b);
+	}
+	/* a rate of 0: no arrivals */
+	aiw_traffic_conf z = diurnal(0.0, 10.0, 14.0);
+	aiw_traffic *tz = make(&z);
+	gsl_rng *rz = rng(1);
+	double buf[8];
+	ck_assert_uint_eq(aiw_traffic_next_n(tz, rz, 0.0, buf, 8), 1);
+	ck_assert(isinf(buf[0]) && buf[0] > 0);
+	ck_assert_uint_eq(aiw_traffic_next_n(tz, rz, 0.0, buf, 0), 0);
+	aiw_traffic_free(tz);
+	/* a trace: one row at a time (its sizes and read errors) */
+	aiw_traffic_conf t;
+	aiw_traffic_conf_default(&t);
+	t.kind = AIW_TRAFFIC_TRACE;
+	t.trace_path = TRACE_DIR "AzureLLMInferenceTrace_code.csv";
+	aiw_traffic *tt = make(&t);
+	ck_assert_uint_eq(aiw_traffic_next_n(tt, NULL, 0.0, buf, 8), 0);
+	aiw_traffic_free(tt);
+	gsl_rng_free(rz);
+}
+END_TEST
+
 /* ======================================================================== */
 /* bursty                                                                    */
 /* ======================================================================== */
@@ -943,6 +1015,7 @@ static Suite *traffic_suite(void)
 	tcase_add_test(tc, diurnal_minute_counts);
 	tcase_add_test(tc, diurnal_extreme_ratio_and_empty_weekend);
 	tcase_add_test(tc, diurnal_low_rate);
+	tcase_add_test(tc, next_n_equals_one_at_a_time);
 	tcase_add_test(tc, diurnal_continue_equals_restart);
 	tcase_add_loop_test(tc, gamma_renewal_moments, 0, 2);
 	tcase_add_test(tc, bursty_diurnal_hourly_counts);
