@@ -2255,6 +2255,18 @@ static void arrivals_ahead(fleet *f, double now)
 	f->ai = 0;
 }
 
+/* The arrival after the one at now: from the buffer, refilled when empty
+ * (a trace's one row at a time, its sizes to next_p, next_o). */
+static inline double next_arrival(fleet *f, double now)
+{
+	if (f->an) {
+		if (AIW_UNLIKELY(f->ai == f->an))
+			arrivals_ahead(f, now);
+		return f->abuf[f->ai++];
+	}
+	return aiw_traffic_next(f->tr, f->c->rng, now, &f->next_p, &f->next_o);
+}
+
 /* The arrival due at now (run by the master event); false when the run
  * fails here (the trace could not be read, too many requests in flight). */
 static bool arrive(fleet *f, double now)
@@ -2263,14 +2275,7 @@ static bool arrive(fleet *f, double now)
 	aiw_sim *sim = f->sim;
 	double p = f->next_p, o = f->next_o;
 	/* the next arrival first: its sizes come with it from a trace */
-	double nt;
-	if (f->an) {
-		if (AIW_UNLIKELY(f->ai == f->an))
-			arrivals_ahead(f, now);
-		nt = f->abuf[f->ai++];
-	} else {
-		nt = aiw_traffic_next(f->tr, c->rng, now, &f->next_p, &f->next_o);
-	}
+	double nt = next_arrival(f, now);
 	f->arr_t = INFINITY;
 	if (isnan(nt)) {
 		aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
@@ -2737,16 +2742,12 @@ static aiw_status inference_start(aiw_comp *c)
 		return st;
 
 	/* the first arrival */
-	double t;
 	f->next_p = f->next_o = NAN;
 	f->abuf = malloc(ABUF * sizeof *f->abuf);
 	if (!f->abuf)
 		return aiw__err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
 	arrivals_ahead(f, 0);
-	if (f->an)
-		t = f->abuf[f->ai++];
-	else
-		t = aiw_traffic_next(f->tr, c->rng, 0, &f->next_p, &f->next_o);
+	double t = next_arrival(f, 0);
 	sizes_ahead(f);
 	if (isnan(t))
 		return aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
