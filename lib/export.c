@@ -877,7 +877,7 @@ static double py(const panel *p, double v)
 static void tick_label(FILE *f, double v)
 {
 	if (fabs(v - nearbyint(v)) < 1e-9 * (fabs(v) + 1))
-		fprintf(f, "%.0f", v);
+		fprintf(f, "%.0f", nearbyint(v) + 0.0); /* + 0.0: -0 reads 0 */
 	else
 		fprintf(f, "%g", v);
 }

@@ -455,6 +455,9 @@ START_TEST(svg_well_formed)
 	ck_assert_uint_eq(count(s, "fill-opacity=\"0.85\""), 2);
 	ck_assert(count(s, ">load.a</text>") == 2 && count(s, ">load.b</text>") == 2);
 	ck_assert(strstr(s, "power (kW)") && strstr(s, "utilisation (%)") && strstr(s, "time (h)"));
+	/* the time axis starts at 0, which reads "0", never "-0" */
+	ck_assert_uint_eq(count(s, "class=\"xtick\">0</text>"), 3);
+	ck_assert_msg(!strstr(s, ">-0</text>"), "a tick label reads -0");
 	free(s);
 	/* default title names the components */
 	AIW_OK_OR_FAIL(sim, aiw_sim_write_svg(sim, path, NULL));
