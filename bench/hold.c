@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "aiworkload.h"
+#include "machine.h"
 
 #define TABLE (1u << 20)
 static double inc[TABLE];
@@ -142,5 +143,6 @@ int main(int argc, char **argv)
 		double me = holds / t_engine / 1e6, mh = holds / t_heap / 1e6;
 		printf("  %-9zu %14.2f %14.2f %8.2f%s\n", n, me, mh, me / mh, sink < 0 ? "!" : "");
 	}
+	print_machine();
 	return 0;
 }

@@ -126,6 +126,7 @@
 
 #include "aiworkload.h"
 #include "inference_day_scenario.h"
+#include "machine.h"
 
 static double now_s(void)
 {
@@ -331,5 +332,6 @@ int main(int argc, char **argv)
 		       "(series_keep %ld) %.2f -> %.2f MB (%+.1f%%); goal within 10%%\n",
 		       days, 7 * days, a1, a7, (a7 / a1 - 1) * 100, keep_points, b1, b7,
 		       (b7 / b1 - 1) * 100);
+	print_machine();
 	return bad;
 }

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "aiworkload.h"
+#include "machine.h"
 
 #ifndef AIW_SRCDIR
 #define AIW_SRCDIR "."
@@ -91,7 +92,7 @@ int main(int argc, char **argv)
 	       "events=%.0f mean_wait_s=%.4f (theory=%.4f)\n",
 	       done, wall, REPEAT, walls[REPEAT / 2], done / wall, events, wq, rho / (mu - lambda));
 	if (!simpy)
-		return 0;
+		goto out;
 
 	/* the same model in SimPy, timed by the script itself */
 	char cmd[4600];
@@ -99,7 +100,7 @@ int main(int argc, char **argv)
 	FILE *p = popen(cmd, "r");
 	if (!p) {
 		printf("simpy: cannot run %s\n", cmd);
-		return 0;
+		goto out;
 	}
 	char line[512];
 	double simpy_rate = NAN;
@@ -112,8 +113,10 @@ int main(int argc, char **argv)
 	int rc = pclose(p);
 	if (rc != 0 || !(simpy_rate > 0)) {
 		printf("simpy: not available (exit %d); no speed-up to report\n", rc);
-		return 0;
+		goto out;
 	}
 	printf("speedup %.1fx (goal >= 50x)\n", done / wall / simpy_rate);
+out:
+	print_machine();
 	return 0;
 }

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "aiworkload.h"
+#include "machine.h"
 
 static double clock_s(clockid_t id)
 {
@@ -146,5 +147,6 @@ int main(int argc, char **argv)
 		aiw_sim_free(sim);
 	}
 	printf("  ratio N=100,000 / N=1,000: %.3f (goal <= 1.2)\n", cpu[1] / cpu[0]);
+	print_machine();
 	return 0;
 }
