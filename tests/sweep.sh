@@ -110,12 +110,18 @@ launch="env --default-signal=INT"
 env --default-signal=INT true 2>/dev/null || { sig=TERM; launch=""; }
 pues=$(awk 'BEGIN { for (i = 1; i <= 40; i++) printf "%s%.2f", (i > 1 ? "," : ""), 1 + i / 100 }')
 # shellcheck disable=SC2086 # $launch and $sweep are word lists
-$launch $sweep "$tmp/mm1.ini" --set sim.duration=300000s --set sim.sample_interval=1000s \
+$launch $sweep "$tmp/mm1.ini" --set sim.duration=3000000s --set sim.sample_interval=10000s \
 	--set site.pue="$pues" --replications 2 --jobs 2 \
-	--metrics inference.q.queue_wait_mean_s --out "$tmp/int.csv" --no-progress \
+	--metrics inference.q.queue_wait_mean_s --out "$tmp/int.csv" --progress \
 	2>"$tmp/int.err" &
 pid=$!
-sleep 1
+# Signal once the progress bar shows a finished run (not after a fixed delay:
+# a fast machine finished all 80 runs within one second).
+i=0
+while ! { tr '\r' '\n' <"$tmp/int.err"; } 2>/dev/null | grep -q ' [1-9][0-9]*/80 runs' && [ $i -lt 600 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 kill -s $sig "$pid"
 wait "$pid"
 rc=$?
