@@ -289,7 +289,7 @@ static int measure(double days, double rate, int week, int streamed, double *m1,
 
 int main(int argc, char **argv)
 {
-	int week = 1, memory = 1, streamed = 1;
+	int week = 1, memory = 1, streamed = 1, print_only = 0;
 	double rate = 1000, days = 1;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--no-week"))
@@ -310,9 +310,12 @@ int main(int argc, char **argv)
 			days = atof(argv[++i]);
 		else if (!strcmp(argv[i], "--peak-hour") && i + 1 < argc)
 			peak_hour = atof(argv[++i]);
+		else if (!strcmp(argv[i], "--print-scenario"))
+			print_only = 1;
 		else {
 			fprintf(stderr, "usage: inference_day [--no-week] [--rate R] [--days D] "
-			                "[--peak-hour H] [--mode both|memory|stream] [--keep N]\n");
+			                "[--peak-hour H] [--mode both|memory|stream] [--keep N] "
+			                "[--print-scenario]\n");
 			return 2;
 		}
 	}
@@ -320,6 +323,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "inference_day: rate and days must be > 0, peak hour in [0, 24), "
 		                "keep >= 1\n");
 		return 2;
+	}
+	if (print_only) { /* the scenario as an INI file (bench/compare_metrics.sh) */
+		char text[2048];
+		inference_day_scenario(text, sizeof text, days, rate, peak_hour);
+		fputs(text, stdout);
+		return 0;
 	}
 	double a1 = NAN, a7 = NAN, b1 = NAN, b7 = NAN;
 	int bad = 0;
