@@ -9,7 +9,7 @@
  * that the random number generator is not what is measured; both sides read
  * the same table the same way.
  *
- * The engine is a ladder queue (lib/engine.c): O(1) amortised per hold, so
+ * The engine is a ladder queue (lib/core/engine.c): O(1) amortised per hold, so
  * its rate falls with n only through the cache.  Best of 3 in one session
  * on the 2 shared cores (M holds/s):
  *

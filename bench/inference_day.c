@@ -79,14 +79,14 @@
  * -fno-trapping-math -fno-math-errno (+3%).  The time does not follow the
  * instruction count here: 50-100 instructions a request fewer in the
  * agenda changed nothing measurable.
- * What it took, in order of effect: eager cuts (lib/serving.c: an arrival that
+ * What it took, in order of effect: eager cuts (lib/inference/serving.c: an arrival that
  * cuts a busy replica's span admits at once; 2.0 events per request
  * instead of 2.9), latency histograms whose bucket is a shift of the
- * value's bits (lib/stats.h; -10%), the library's own MT19937 (lib/rng.h:
+ * value's bits (lib/core/stats.h; -10%), the library's own MT19937 (lib/core/rng.h:
  * GSL's sequence without GSL's branch on a random bit in every refill,
  * which the predictor misses half the time; about -10%), arrivals run by
  * the master event instead of being engine events (-8% instructions),
- * request sizes drawn by table (lib/dist.c, Walker's alias method over the
+ * request sizes drawn by table (lib/core/dist.c, Walker's alias method over the
  * law's CDF: -5% instructions), the master choosing span end or arrival
  * with one branch, departures out of a sorted array of running requests (a
  * heap past 64), the agenda tree's path recomputed with selects (fewer
@@ -217,7 +217,7 @@ static int run(double days, double rate, int streamed, double *curve_bytes)
 	       metric(sim, "inference.chat.cost_per_mtok_usd"), ncurves, len,
 	       (double)ncurves * (double)len * 8 / 1e6);
 	/* the recorder allocates the run's ticks at once, or a ring of
-	 * keep_points (lib/series.c); len is what it holds */
+	 * keep_points (lib/core/series.c); len is what it holds */
 	*curve_bytes = ((double)ncurves + 1) * (double)len * 8;
 	if (streamed) {
 		double e = NAN;

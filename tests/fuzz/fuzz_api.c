@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "aiworkload.h"
-#include "limits.h"
+#include "core/limits.h"
 
 static const char *const VALUES[] = {
 	"0", "1", "-1", "2", "8", "32", "1024", "1e308", "-1e308", "nan", "inf", "1e-12",
@@ -20,7 +20,7 @@ static const char *const VALUES[] = {
 	"hierarchical", "poisson", "diurnal", "bursty", "continuous", "dynamic", "hpa",
 	"predictive", "H100-SXM", "L4", "MI300X", "nosuchgpu", "true", "false", "1e9",
 	"0:1kW,1h:2kW",
-	/* values the work and memory limits (lib/limits.c) must catch before a run */
+	/* values the work and memory limits (lib/core/limits.c) must catch before a run */
 	"1e-300", "1e9/s", "100000", "4096", "1e7", "const(1e-300)", "kpa", "schedule",
 	"0h:2, 8h:10", "1e-6", "exp(1e-300)"};
 #define NV (sizeof VALUES / sizeof *VALUES)

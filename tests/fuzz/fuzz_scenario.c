@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "aiworkload.h"
-#include "limits.h"
+#include "core/limits.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

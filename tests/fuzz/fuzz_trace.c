@@ -9,8 +9,8 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "internal.h"
-#include "traffic.h"
+#include "core/internal.h"
+#include "inference/traffic.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

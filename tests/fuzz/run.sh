@@ -14,8 +14,8 @@ mkdir -p "$out"
 flags="-g -O1 -std=gnu11 -D_POSIX_C_SOURCE=200809L -fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=undefined -I$top/include -I$top/lib"
 libs="$(pkg-config --libs gsl inih) -lm"
 objs=""
-for f in "$top"/lib/*.c; do
-	o="$out/$(basename "$f" .c).o"
+for f in $(find "$top/lib" -name "*.c" | sort); do
+	o="$out/$(echo "${f#"$top"/lib/}" | tr / _ | sed "s/\.c$//").o"
 	clang $flags $(pkg-config --cflags gsl inih) -c "$f" -o "$o"
 	objs="$objs $o"
 done

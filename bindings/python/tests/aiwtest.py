@@ -101,7 +101,7 @@ def ctype_name(t):
     return getattr(t, "__name__", repr(t))
 
 
-# Two racks whose peaks do not coincide (the C suite's tests/test_series.c):
+# Two racks whose peaks do not coincide (the C suite's tests/unit/test_series.c):
 # a 0-2h at 10 kW then 2 kW; b 0-1h 2 kW, 1-3h 8 kW, then 4 kW; 4 h every
 # 30 min.  Energy 24 + 22 = 46 kWh, site peak 18 kW.
 SCRIPTED = ("[sim]\nduration = 4h\nsample_interval = 30min\n"

@@ -112,7 +112,7 @@ class Curves(unittest.TestCase):
     def test_known_curve(self):
         t, v = self.sim.series("site.power_w")
         self.assertEqual(list(t), [1800.0 * (i + 1) for i in range(8)])
-        # by hand (tests/test_series.c): a 10 kW then 2 kW, b 2/8/4 kW
+        # by hand (tests/unit/test_series.c): a 10 kW then 2 kW, b 2/8/4 kW
         self.assertEqual(list(v), [12e3, 12e3, 18e3, 18e3, 10e3, 10e3, 6e3, 6e3])
         self.assertEqual(self.sim.series_unit("site.power_w"), "W")
         self.assertEqual(self.sim.series_length("site.power_w"), 8)

@@ -1,0 +1,986 @@
+/*
+ * sim.c - the simulation object: components, random streams, the run loop,
+ * scheduling for experiment drivers, summary metrics, status codes.
+ *
+ * Lifecycle: CONFIG (parameters may change) -> first run call starts every
+ * component -> RUNNING (run_until steps; runtime parameters may change) ->
+ * DONE at sim.duration.  aiw_sim_reset goes back to CONFIG at time 0.
+ *
+ * Random streams: each component owns a gsl_rng (MT19937) seeded from
+ * (seed, component prefix) through SplitMix64, so adding a component never
+ * changes the draws of another, and a result depends only on (scenario, seed).
+ */
+#include "core/internal.h"
+#include "core/limits.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_errno.h>
+
+#define ERRMSG_LEN 1024
+
+enum { ST_CONFIG, ST_RUNNING, ST_DONE };
+
+typedef struct metric {
+	char *name;
+	double value;
+} metric;
+
+struct aiw_sim {
+	uint64_t seed;
+	aiw_engine eng;
+	aiw_comp **comps;
+	size_t ncomps, capcomps;
+	aiw_recorder *rec;
+	metric *metrics;
+	size_t nmetrics, capmetrics;
+	size_t *mhash; /* open addressing: index+1 into metrics, 0 empty */
+	size_t mhcap;
+	int state;
+	bool in_run;
+	aiw_status fail;
+	double end, sample_interval;
+	aiw_progress_fn progress;
+	void *progress_payload;
+	aiw_sample_fn sample;
+	void *sample_payload;
+	double progress_every, progress_next;
+	const char *base_dir;
+	char errmsg[ERRMSG_LEN];
+};
+
+/* ------------------------------------------------------------------------ */
+/* status codes and version                                                  */
+/* ------------------------------------------------------------------------ */
+AIW_EXPORT const char *aiw_strerror(int status)
+{
+	switch (status) {
+#define XX(name, value, text) \
+	case value: return text;
+		AIW_STATUS_MAP(XX)
+#undef XX
+	}
+	return "unknown status code";
+}
+
+AIW_EXPORT const char *aiw_status_name(int status)
+{
+	switch (status) {
+#define XX(name, value, text) \
+	case value: return "AIW_" #name;
+		AIW_STATUS_MAP(XX)
+#undef XX
+	}
+	return "AIW_UNKNOWN_STATUS";
+}
+
+AIW_EXPORT unsigned aiw_version(void)
+{
+	return AIW_VERSION_NUMBER;
+}
+
+#define AIW_STR2(x) #x
+#define AIW_STR(x) AIW_STR2(x)
+AIW_EXPORT const char *aiw_version_string(void)
+{
+	return AIW_STR(AIW_VERSION_MAJOR) "." AIW_STR(AIW_VERSION_MINOR) "." AIW_STR(
+		AIW_VERSION_PATCH);
+}
+
+/* ------------------------------------------------------------------------ */
+/* errors                                                                    */
+/* ------------------------------------------------------------------------ */
+aiw_status aiw__verr(aiw_sim *sim, aiw_status code, const char *fmt, va_list ap)
+{
+	if (sim)
+		vsnprintf(sim->errmsg, sizeof sim->errmsg, fmt, ap);
+	return code;
+}
+
+aiw_status aiw__err(aiw_sim *sim, aiw_status code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	aiw__verr(sim, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+AIW_EXPORT const char *aiw_sim_errmsg(const aiw_sim *sim)
+{
+	return sim ? sim->errmsg : "aiw_sim_errmsg: sim is NULL";
+}
+
+void aiw__fail(aiw_sim *sim, aiw_status code)
+{
+	if (sim->fail == AIW_OK)
+		sim->fail = code;
+	sim->eng.inl_end = -INFINITY; /* nothing runs in place any more */
+}
+
+aiw_sample_fn aiw__sample_fn(const aiw_sim *sim, void **payload)
+{
+	*payload = sim->sample_payload;
+	return sim->sample;
+}
+
+/* ------------------------------------------------------------------------ */
+/* components                                                                */
+/* ------------------------------------------------------------------------ */
+uint64_t aiw__stream_seed(uint64_t seed, const char *text)
+{
+	/* FNV-1a of the text, mixed with the seed through SplitMix64 */
+	uint64_t h = 1469598103934665603ull;
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	uint64_t z = seed + 0x9e3779b97f4a7c15ull * (h | 1);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static void comp_free(aiw_comp *c)
+{
+	if (!c)
+		return;
+	if (c->kind->destroy && c->state)
+		c->kind->destroy(c);
+	for (size_t i = 0; i < c->kind->nparams; i++)
+		aiw_value_free(&c->v[i]);
+	free(c->v);
+	if (c->rng)
+		gsl_rng_free(c->rng);
+	free(c->name);
+	free(c->prefix);
+	free(c->origin);
+	free(c);
+}
+
+static bool valid_name(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-'))
+			return false;
+	return true;
+}
+
+static aiw_status comp_new(aiw_sim *sim, const aiw_kind *k, const char *name, aiw_comp **out)
+{
+	aiw_comp *c = calloc(1, sizeof *c);
+	if (!c)
+		return aiw__err(sim, AIW_ENOMEM, "out of memory creating %s %s", k->name, name);
+	c->kind = k;
+	c->sim = sim;
+	c->name = strdup(name);
+	size_t pl = strlen(k->name) + strlen(name) + 2;
+	c->prefix = malloc(pl);
+	c->v = calloc(k->nparams ? k->nparams : 1, sizeof *c->v);
+	if (!c->name || !c->prefix || !c->v) {
+		comp_free(c);
+		return aiw__err(sim, AIW_ENOMEM, "out of memory creating %s %s", k->name, name);
+	}
+	if (k->singleton)
+		snprintf(c->prefix, pl, "%s", k->name);
+	else
+		snprintf(c->prefix, pl, "%s.%s", k->name, name);
+	for (size_t i = 0; i < k->nparams; i++) {
+		const aiw_param_def *d = &k->params[i];
+		c->v[i].d = NAN;
+		if (!d->def)
+			continue;
+		char e[256];
+		aiw_status st = aiw_value_parse(d, d->def, "", &c->v[i], e, sizeof e);
+		if (st != AIW_OK) { /* a library bug: the default does not parse */
+			aiw__err(sim, st, "default of %s.%s: %s", c->prefix, d->key, e);
+			comp_free(c);
+			return st;
+		}
+	}
+	*out = c;
+	return AIW_OK;
+}
+
+static aiw_status comp_append(aiw_sim *sim, aiw_comp *c)
+{
+	if (sim->ncomps == sim->capcomps) {
+		size_t n = sim->capcomps ? 2 * sim->capcomps : 8;
+		aiw_comp **p = realloc(sim->comps, n * sizeof *p);
+		if (!p)
+			return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		sim->comps = p;
+		sim->capcomps = n;
+	}
+	c->order = sim->ncomps;
+	sim->comps[sim->ncomps++] = c;
+	return AIW_OK;
+}
+
+#define MAX_COMPONENTS 4096
+
+aiw_status aiw__comp_get(aiw_sim *sim, const char *kind, const char *name, bool create,
+                         aiw_comp **out)
+{
+	const aiw_kind *k = aiw_kind_find(kind);
+	if (!k) {
+		const char *best = NULL;
+		size_t bd = SIZE_MAX;
+		for (size_t i = 0; aiw_kinds[i]; i++) {
+			size_t d = aiw_edit_distance(aiw_kinds[i]->name, kind);
+			if (d < bd)
+				bd = d, best = aiw_kinds[i]->name;
+		}
+		if (best && bd <= 2)
+			return aiw__err(sim, AIW_EUNKNOWN, "unknown component kind '%s'; did you mean '%s'?",
+			                kind, best);
+		return aiw__err(sim, AIW_EUNKNOWN,
+		                "unknown component kind '%s' (known: sim, site, gpu, training, "
+		                "inference, load)",
+		                kind);
+	}
+	if (k->singleton)
+		name = "";
+	else if (!name || !valid_name(name))
+		return aiw__err(sim, AIW_EINVAL,
+		                "component name '%s' for %s: use 1-64 letters, digits, '_' or '-'",
+		                name ? name : "(null)", kind);
+	for (size_t i = 0; i < sim->ncomps; i++)
+		if (sim->comps[i]->kind == k && strcmp(sim->comps[i]->name, name) == 0) {
+			*out = sim->comps[i];
+			return AIW_OK;
+		}
+	if (!create)
+		return aiw__err(sim, AIW_EUNKNOWN, "no component %s %s", kind, name);
+	if (sim->state != ST_CONFIG)
+		return aiw__err(sim, AIW_ESTATE,
+		                "cannot add %s %s during a run; call aiw_sim_reset first", kind, name);
+	if (sim->ncomps >= MAX_COMPONENTS)
+		return aiw__err(sim, AIW_ELIMIT, "more than %d components", MAX_COMPONENTS);
+	aiw_comp *c;
+	aiw_status st = comp_new(sim, k, name, &c);
+	if (st != AIW_OK)
+		return st;
+	if ((st = comp_append(sim, c)) != AIW_OK) {
+		comp_free(c);
+		return st;
+	}
+	*out = c;
+	return AIW_OK;
+}
+
+size_t aiw__ncomps(const aiw_sim *sim) { return sim->ncomps; }
+aiw_comp *aiw__comp_at(const aiw_sim *sim, size_t i) { return i < sim->ncomps ? sim->comps[i] : NULL; }
+aiw_comp *aiw__simcomp(const aiw_sim *sim) { return sim->comps[0]; }
+aiw_comp *aiw__site(const aiw_sim *sim) { return sim->comps[1]; }
+aiw_engine *aiw__engine(aiw_sim *sim) { return &sim->eng; }
+double aiw__now(const aiw_sim *sim) { return sim->eng.now; }
+double aiw__end(const aiw_sim *sim) { return sim->end; }
+aiw_recorder *aiw__recorder(aiw_sim *sim) { return sim->rec; }
+const char *aiw__base_dir(const aiw_sim *sim) { return sim->base_dir ? sim->base_dir : ""; }
+
+void aiw__set_base_dir(aiw_sim *sim, const char *dir);
+void aiw__set_base_dir(aiw_sim *sim, const char *dir) { sim->base_dir = dir; }
+
+uint64_t aiw__at(aiw_sim *sim, double t, aiw_evfn fn, void *ctx, uint64_t arg)
+{
+	if (t < sim->eng.now)
+		t = sim->eng.now;
+	uint64_t h = aiw_engine_push(&sim->eng, t, fn, ctx, arg);
+	if (!h) {
+		aiw_status st = sim->eng.n >= AIW_ENGINE_MAX_PENDING || sim->eng.seq >= AIW_ENGINE_SEQ_LIMIT
+		                        ? AIW_ELIMIT
+		                        : AIW_ENOMEM;
+		aiw__err(sim, st, "cannot schedule: %zu events pending (limit %u), %llu scheduled (limit 2^40)",
+		         sim->eng.n, AIW_ENGINE_MAX_PENDING, (unsigned long long)sim->eng.seq);
+		aiw__fail(sim, st);
+	}
+	return h;
+}
+
+bool aiw__cancel(aiw_sim *sim, uint64_t handle)
+{
+	return aiw_engine_cancel(&sim->eng, handle);
+}
+
+/* ------------------------------------------------------------------------ */
+/* create / free / reset                                                     */
+/* ------------------------------------------------------------------------ */
+static pthread_once_t gsl_handler_once = PTHREAD_ONCE_INIT;
+
+static void gsl_handler_setup(void)
+{
+	gsl_error_handler_t *prev = gsl_set_error_handler_off();
+	if (prev)
+		gsl_set_error_handler(prev);
+}
+
+AIW_EXPORT aiw_status aiw_sim_create(aiw_sim **out, uint64_t seed)
+{
+	if (!out)
+		return AIW_EINVAL;
+	*out = NULL;
+	/* GSL's default handler aborts; the library validates its inputs so GSL
+	 * never reports errors, and, as a second line, turns the handler off
+	 * unless the application installed its own (a process-wide setting,
+	 * done once per process so that threads creating simulations do not
+	 * race on GSL's global) */
+	pthread_once(&gsl_handler_once, gsl_handler_setup);
+	aiw_sim *sim = calloc(1, sizeof *sim);
+	if (!sim)
+		return AIW_ENOMEM;
+	sim->seed = seed;
+	aiw_engine_init(&sim->eng);
+	sim->rec = aiw_rec_new();
+	aiw_comp *c;
+	if (!sim->rec || aiw__comp_get(sim, "sim", "", true, &c) != AIW_OK ||
+	    aiw__comp_get(sim, "site", "", true, &c) != AIW_OK) {
+		aiw_sim_free(sim);
+		return AIW_ENOMEM;
+	}
+	char buf[32];
+	snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
+	aiw_comp *sc = sim->comps[0];
+	size_t i = aiw_kind_param_index(sc->kind, "seed");
+	char e[128];
+	if (i != SIZE_MAX)
+		aiw_value_parse(&sc->kind->params[i], buf, "", &sc->v[i], e, sizeof e);
+	*out = sim;
+	return AIW_OK;
+}
+
+static void clear_metrics(aiw_sim *sim)
+{
+	for (size_t i = 0; i < sim->nmetrics; i++)
+		free(sim->metrics[i].name);
+	sim->nmetrics = 0;
+	if (sim->mhash)
+		memset(sim->mhash, 0, sim->mhcap * sizeof *sim->mhash);
+}
+
+static void stop_components(aiw_sim *sim)
+{
+	for (size_t i = 0; i < sim->ncomps; i++) {
+		aiw_comp *c = sim->comps[i];
+		if (c->kind->destroy && c->state)
+			c->kind->destroy(c);
+		c->state = NULL;
+		if (c->rng)
+			gsl_rng_free(c->rng);
+		c->rng = NULL;
+		c->energy_j = c->busy_gpu_s = c->paid_gpu_s = c->cost_usd = c->gpus = 0;
+		c->prev_energy_j = c->prev_busy_gpu_s = c->prev_paid_gpu_s = c->prev_cost_usd = 0;
+		c->tick_power_w = c->tick_util = c->tick_cost_rate = c->tick_gpus = 0;
+		c->series_base = -1;
+		c->accounted = false;
+	}
+}
+
+AIW_EXPORT void aiw_sim_free(aiw_sim *sim)
+{
+	if (!sim)
+		return;
+	stop_components(sim);
+	for (size_t i = 0; i < sim->ncomps; i++)
+		comp_free(sim->comps[i]);
+	free(sim->comps);
+	aiw_engine_free(&sim->eng);
+	aiw_rec_free(sim->rec);
+	clear_metrics(sim);
+	free(sim->metrics);
+	free(sim->mhash);
+	free(sim);
+}
+
+AIW_EXPORT aiw_status aiw_sim_reset(aiw_sim *sim)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (sim->in_run)
+		return aiw__err(sim, AIW_ESTATE, "aiw_sim_reset: called from inside a run");
+	stop_components(sim);
+	aiw_engine_clear(&sim->eng);
+	aiw_rec_clear(sim->rec);
+	clear_metrics(sim);
+	sim->state = ST_CONFIG;
+	sim->fail = AIW_OK;
+	sim->errmsg[0] = 0;
+	return AIW_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* parameters                                                                */
+/* ------------------------------------------------------------------------ */
+/* Split "kind.name.key" / "kind.key" and find (component, index). */
+static aiw_status resolve(aiw_sim *sim, const char *full, bool create, aiw_comp **oc,
+                          size_t *oi)
+{
+	if (!full || !*full)
+		return aiw__err(sim, AIW_EINVAL, "parameter name is empty");
+	if (strlen(full) > 200)
+		return aiw__err(sim, AIW_EINVAL, "parameter name longer than 200 characters");
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", full);
+	char *d1 = strchr(buf, '.');
+	if (!d1)
+		return aiw__err(sim, AIW_EUNKNOWN,
+		                "unknown parameter '%s' (names look like site.pue or "
+		                "training.NAME.gpus)",
+		                full);
+	*d1 = 0;
+	const aiw_kind *k = aiw_kind_find(buf);
+	const char *name = "", *key;
+	if (k && !k->singleton) {
+		char *d2 = strchr(d1 + 1, '.');
+		if (!d2)
+			return aiw__err(sim, AIW_EUNKNOWN,
+			                "unknown parameter '%s': %s parameters are named %s.NAME.key",
+			                full, buf, buf);
+		*d2 = 0;
+		name = d1 + 1;
+		key = d2 + 1;
+	} else {
+		key = d1 + 1;
+	}
+	if (!k)
+		return aiw__comp_get(sim, buf, name, false, oc); /* reports the kind */
+	size_t i = aiw_kind_param_index(k, key);
+	if (i == SIZE_MAX) {
+		const char *s = aiw_kind_suggest(k, key);
+		if (s)
+			return aiw__err(sim, AIW_EUNKNOWN, "unknown parameter '%s'; did you mean '%s'?",
+			                full, s);
+		return aiw__err(sim, AIW_EUNKNOWN,
+		                "unknown parameter '%s' (see aiworkload params %s)", full, k->name);
+	}
+	aiw_status st = aiw__comp_get(sim, k->name, name, create, oc);
+	if (st != AIW_OK)
+		return st;
+	*oi = i;
+	return AIW_OK;
+}
+
+static aiw_status set_value(aiw_sim *sim, aiw_comp *c, size_t i, const char *text)
+{
+	const aiw_param_def *d = &c->kind->params[i];
+	if (sim->state != ST_CONFIG && !(d->flags & AIW_PF_RUNTIME))
+		return aiw__err(sim, AIW_ESTATE,
+		                "%s.%s cannot change during a run (it is fixed at start); call "
+		                "aiw_sim_reset first",
+		                c->prefix, d->key);
+	char e[512];
+	aiw_value old = {0};
+	aiw_status st = aiw_value_copy(&old, &c->v[i]);
+	if (st != AIW_OK)
+		return aiw__err(sim, st, "out of memory");
+	st = aiw_value_parse(d, text, aiw__base_dir(sim), &c->v[i], e, sizeof e);
+	if (st != AIW_OK) {
+		aiw_value_free(&old);
+		return aiw__err(sim, st, "%s.%s = %s: %s", c->prefix, d->key, text, e);
+	}
+	if (sim->state == ST_RUNNING && c->kind->param_changed && c->state) {
+		st = c->kind->param_changed(c, i);
+		if (st != AIW_OK) { /* the model refused: restore the old value */
+			aiw_value_free(&c->v[i]);
+			c->v[i] = old;
+			return st;
+		}
+	}
+	aiw_value_free(&old);
+	return AIW_OK;
+}
+
+/* Undo the creation of the newest component (a set that failed on it). */
+static void drop_new(aiw_sim *sim, size_t before)
+{
+	while (sim->ncomps > before)
+		comp_free(sim->comps[--sim->ncomps]);
+}
+
+AIW_EXPORT aiw_status aiw_sim_set(aiw_sim *sim, const char *name, const char *value)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!value)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_set: value for '%s' is NULL",
+		                name ? name : "(null)");
+	aiw_comp *c;
+	size_t i, before = sim->ncomps;
+	aiw_status st = resolve(sim, name, true, &c, &i);
+	if (st != AIW_OK)
+		return st;
+	st = set_value(sim, c, i, value);
+	if (st != AIW_OK)
+		drop_new(sim, before);
+	return st;
+}
+
+AIW_EXPORT aiw_status aiw_sim_set_double(aiw_sim *sim, const char *name, double value)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!isfinite(value))
+		return aiw__err(sim, AIW_ERANGE, "%s = %g: not a finite number", name ? name : "(null)",
+		                value);
+	aiw_comp *c;
+	size_t i, before = sim->ncomps;
+	aiw_status st = resolve(sim, name, true, &c, &i);
+	if (st != AIW_OK)
+		return st;
+	aiw_ptype t = c->kind->params[i].type;
+	if (t == AIW_PT_STRING || t == AIW_PT_ENUM || t == AIW_PT_DIST) {
+		drop_new(sim, before);
+		return aiw__err(sim, AIW_EINVAL, "%s is of type %s: set it with aiw_sim_set", name,
+		                aiw_ptype_name(t));
+	}
+	char buf[64];
+	snprintf(buf, sizeof buf, "%.17g", value);
+	st = set_value(sim, c, i, buf);
+	if (st != AIW_OK)
+		drop_new(sim, before);
+	return st;
+}
+
+AIW_EXPORT aiw_status aiw_sim_get(aiw_sim *sim, const char *name, char *buf, size_t len)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!buf || !len)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_get: buf is NULL or len is 0");
+	aiw_comp *c;
+	size_t i;
+	aiw_status st = resolve(sim, name, false, &c, &i);
+	if (st != AIW_OK)
+		return st;
+	char tmp[4200];
+	aiw_value_format(&c->kind->params[i], &c->v[i], tmp, sizeof tmp);
+	if (strlen(tmp) >= len) {
+		memcpy(buf, tmp, len - 1);
+		buf[len - 1] = 0;
+		return aiw__err(sim, AIW_EBUFFER, "aiw_sim_get: %s needs %zu bytes, buffer has %zu",
+		                name, strlen(tmp) + 1, len);
+	}
+	memcpy(buf, tmp, strlen(tmp) + 1);
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_get_double(aiw_sim *sim, const char *name, double *out)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!out)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_get_double: out is NULL");
+	aiw_comp *c;
+	size_t i;
+	aiw_status st = resolve(sim, name, false, &c, &i);
+	if (st != AIW_OK)
+		return st;
+	aiw_ptype t = c->kind->params[i].type;
+	if (t == AIW_PT_STRING)
+		return aiw__err(sim, AIW_EINVAL, "%s is text: read it with aiw_sim_get", name);
+	*out = c->v[i].d; /* enum index, distribution mean, NAN for auto/unset */
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_add_component(aiw_sim *sim, const char *kind, const char *name)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!kind)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_add_component: kind is NULL");
+	aiw_comp *c;
+	return aiw__comp_get(sim, kind, name, true, &c);
+}
+
+/* ------------------------------------------------------------------------ */
+/* metrics                                                                   */
+/* ------------------------------------------------------------------------ */
+static size_t hash_str(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static bool rehash(aiw_sim *sim, size_t cap)
+{
+	size_t *h = calloc(cap, sizeof *h);
+	if (!h)
+		return false;
+	for (size_t i = 0; i < sim->nmetrics; i++) {
+		size_t j = hash_str(sim->metrics[i].name) & (cap - 1);
+		while (h[j])
+			j = (j + 1) & (cap - 1);
+		h[j] = i + 1;
+	}
+	free(sim->mhash);
+	sim->mhash = h;
+	sim->mhcap = cap;
+	return true;
+}
+
+static metric *metric_find(const aiw_sim *sim, const char *name)
+{
+	if (!sim->mhcap)
+		return NULL;
+	size_t j = hash_str(name) & (sim->mhcap - 1);
+	while (sim->mhash[j]) {
+		metric *m = &sim->metrics[sim->mhash[j] - 1];
+		if (strcmp(m->name, name) == 0)
+			return m;
+		j = (j + 1) & (sim->mhcap - 1);
+	}
+	return NULL;
+}
+
+aiw_status aiw__metric(aiw_sim *sim, const char *prefix, const char *key, double value)
+{
+	char name[256];
+	snprintf(name, sizeof name, "%s.%s", prefix, key);
+	metric *m = metric_find(sim, name);
+	if (m) {
+		m->value = value;
+		return AIW_OK;
+	}
+	if (sim->nmetrics == sim->capmetrics) {
+		size_t n = sim->capmetrics ? 2 * sim->capmetrics : 64;
+		metric *p = realloc(sim->metrics, n * sizeof *p);
+		if (!p)
+			return AIW_ENOMEM;
+		sim->metrics = p;
+		sim->capmetrics = n;
+	}
+	if (2 * (sim->nmetrics + 1) > sim->mhcap && !rehash(sim, sim->mhcap ? 2 * sim->mhcap : 128))
+		return AIW_ENOMEM;
+	char *s = strdup(name);
+	if (!s)
+		return AIW_ENOMEM;
+	sim->metrics[sim->nmetrics] = (metric){s, value};
+	size_t j = hash_str(s) & (sim->mhcap - 1);
+	while (sim->mhash[j])
+		j = (j + 1) & (sim->mhcap - 1);
+	sim->mhash[j] = ++sim->nmetrics;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_metric(aiw_sim *sim, const char *name, double *out)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!name || !out)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_metric: name and out must not be NULL");
+	metric *m = metric_find(sim, name);
+	if (!m) {
+		const char *best = NULL;
+		size_t bd = SIZE_MAX;
+		for (size_t i = 0; i < sim->nmetrics; i++) {
+			size_t d = aiw_edit_distance(sim->metrics[i].name, name);
+			if (d < bd)
+				bd = d, best = sim->metrics[i].name;
+		}
+		if (best && bd <= 3)
+			return aiw__err(sim, AIW_EUNKNOWN, "no metric '%s'; did you mean '%s'?", name, best);
+		return aiw__err(sim, AIW_EUNKNOWN, "no metric '%s'%s", name,
+		                sim->nmetrics ? "" : " (metrics exist after a run call)");
+	}
+	*out = m->value;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_metric_count(aiw_sim *sim, size_t *out)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!out)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_metric_count: out is NULL");
+	*out = sim->nmetrics;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_metric_name(aiw_sim *sim, size_t i, const char **out)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!out)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_metric_name: out is NULL");
+	if (i >= sim->nmetrics)
+		return aiw__err(sim, AIW_ERANGE, "metric index %zu: there are %zu metrics", i,
+		                sim->nmetrics);
+	*out = sim->metrics[i].name;
+	return AIW_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* running                                                                   */
+/* ------------------------------------------------------------------------ */
+static aiw_status start(aiw_sim *sim)
+{
+	aiw_comp *sc = sim->comps[0];
+	size_t iseed = aiw_kind_param_index(sc->kind, "seed");
+	size_t idur = aiw_kind_param_index(sc->kind, "duration");
+	size_t isi = aiw_kind_param_index(sc->kind, "sample_interval");
+	size_t ikeep = aiw_kind_param_index(sc->kind, "series_keep");
+	/* doubles hold integers exactly only up to 2^53: read big seeds as text */
+	sim->seed = sc->v[iseed].d < 9007199254740992.0 ? (uint64_t)sc->v[iseed].d
+	                                                : strtoull(sc->v[iseed].s, NULL, 10);
+	sim->end = sc->v[idur].d;
+	double si = sc->v[isi].d;
+	sim->sample_interval = si;
+	double samples = sim->end / si;
+	if (samples > 5e7)
+		return aiw__err(sim, AIW_ELIMIT,
+		                "%s%ssim.duration / sim.sample_interval = %.3g samples per curve; the "
+		                "limit is 5e7 (raise sample_interval)",
+		                sc->origin ? sc->origin : "", sc->origin ? ": " : "", samples);
+	/* up-front work and memory estimates (limits.c): refuse what would not end */
+	aiw_status lst = aiw_limits_check(sim);
+	if (lst != AIW_OK)
+		return lst;
+	/* events a driver scheduled before the run stay pending */
+	aiw_rec_clear(sim->rec);
+	clear_metrics(sim);
+	sim->fail = AIW_OK;
+	for (size_t i = 0; i < sim->ncomps; i++) {
+		aiw_comp *c = sim->comps[i];
+		c->rng = aiw_rng_alloc();
+		if (!c->rng) {
+			stop_components(sim);
+			return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		}
+		gsl_rng_set(c->rng, (unsigned long)aiw__stream_seed(sim->seed, c->prefix));
+	}
+	aiw_status st = aiw_rec_begin(sim, si, (size_t)sc->v[ikeep].d);
+	if (st != AIW_OK) {
+		stop_components(sim);
+		aiw_rec_clear(sim->rec);
+		return st;
+	}
+	sim->state = ST_RUNNING;
+	for (size_t i = 0; i < sim->ncomps; i++) {
+		aiw_comp *c = sim->comps[i];
+		if (c->kind->start && (st = c->kind->start(c)) != AIW_OK) {
+			/* named by the scenario line that declared the component, as
+			 * the errors found while loading are */
+			if (c->origin && strncmp(sim->errmsg, c->origin, strlen(c->origin)) != 0) {
+				char msg[sizeof sim->errmsg];
+				snprintf(msg, sizeof msg, "%s", sim->errmsg);
+				aiw__err(sim, st, "%s: %s", c->origin, msg);
+			}
+			/* a failed start leaves nothing behind, driver events included */
+			stop_components(sim);
+			aiw_engine_clear(&sim->eng);
+			aiw_rec_clear(sim->rec);
+			sim->state = ST_CONFIG;
+			return st;
+		}
+	}
+	sim->progress_next = sim->progress_every > 0 ? sim->progress_every : si;
+	return sim->fail;
+}
+
+static void finish_all(aiw_sim *sim)
+{
+	double t = sim->eng.now;
+	/* site last: it sums what the components published */
+	for (size_t i = 0; i < sim->ncomps; i++) {
+		aiw_comp *c = sim->comps[i];
+		if (c->kind->finish && i != 1)
+			c->kind->finish(c, t);
+	}
+	if (sim->ncomps > 1 && sim->comps[1]->kind->finish)
+		sim->comps[1]->kind->finish(sim->comps[1], t);
+	aiw__metric(sim, "sim", "time_s", t);
+	aiw__metric(sim, "sim", "events", (double)sim->eng.seq);
+}
+
+static aiw_status run_to(aiw_sim *sim, double t_end)
+{
+	if (sim->in_run)
+		return aiw__err(sim, AIW_ESTATE, "run called from inside a run (an event callback)");
+	aiw_status st = AIW_OK;
+	if (sim->fail != AIW_OK)
+		return aiw__err(sim, sim->fail,
+		                "the run failed earlier (%s); call aiw_sim_reset to start again",
+		                aiw_status_name(sim->fail));
+	if (sim->state == ST_CONFIG && (st = start(sim)) != AIW_OK)
+		return st;
+	if (t_end > sim->end)
+		t_end = sim->end;
+	if (sim->state == ST_DONE || t_end < sim->eng.now)
+		return AIW_OK;
+	sim->in_run = true;
+	aiw_engine *e = &sim->eng;
+	/* events may run in place up to t_end, while no report is due */
+	e->inl_end = t_end;
+	e->inl_before = sim->progress ? sim->progress_next : INFINITY;
+	while (e->n && aiw_engine_peek(e) <= t_end) {
+		aiw_evfn fn;
+		void *ctx;
+		uint64_t arg;
+		aiw_engine_pop(e, &fn, &ctx, &arg);
+		fn(sim, ctx, arg);
+		if (AIW_UNLIKELY(sim->fail != AIW_OK))
+			break;
+		if (AIW_UNLIKELY(sim->progress) && e->now >= sim->progress_next) {
+			double every = sim->progress_every > 0 ? sim->progress_every : sim->sample_interval;
+			while (sim->progress_next <= e->now)
+				sim->progress_next += every;
+			e->inl_before = sim->progress_next;
+			if (sim->progress(sim, e->now, sim->end, sim->progress_payload)) {
+				st = aiw__err(sim, AIW_ESTOPPED, "run stopped by the progress callback at t = %g s",
+				              e->now);
+				break;
+			}
+		}
+	}
+	sim->in_run = false;
+	e->inl_end = -INFINITY;
+	if (sim->fail != AIW_OK)
+		return sim->fail;
+	if (st == AIW_OK)
+		e->now = t_end;
+	finish_all(sim);
+	if (st == AIW_OK && t_end >= sim->end)
+		sim->state = ST_DONE;
+	return st;
+}
+
+AIW_EXPORT aiw_status aiw_sim_run(aiw_sim *sim)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	return run_to(sim, INFINITY);
+}
+
+AIW_EXPORT aiw_status aiw_sim_run_until(aiw_sim *sim, double t)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (isnan(t) || t < 0)
+		return aiw__err(sim, AIW_ERANGE, "aiw_sim_run_until: t = %g s must be >= 0", t);
+	if (sim->state != ST_CONFIG && t < sim->eng.now)
+		return aiw__err(sim, AIW_ERANGE,
+		                "aiw_sim_run_until: t = %g s is before the current time %g s", t,
+		                sim->eng.now);
+	return run_to(sim, t);
+}
+
+AIW_EXPORT aiw_status aiw_sim_now(const aiw_sim *sim, double *out)
+{
+	if (!sim || !out)
+		return AIW_EINVAL;
+	*out = sim->eng.now;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_set_sample_callback(aiw_sim *sim, aiw_sample_fn fn, void *payload)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	/* read at every tick (series.c), so a change, even from inside the
+	 * callback, takes effect at the next tick */
+	sim->sample = fn;
+	sim->sample_payload = fn ? payload : NULL;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_set_progress(aiw_sim *sim, aiw_progress_fn fn, void *payload,
+                                           double every)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!(every >= 0) || !isfinite(every))
+		return aiw__err(sim, AIW_ERANGE, "aiw_sim_set_progress: every = %g s must be >= 0",
+		                every);
+	sim->progress = fn;
+	sim->progress_payload = payload;
+	sim->progress_every = every;
+	if (every > 0)
+		sim->progress_next = sim->eng.now + every;
+	sim->eng.inl_before = fn ? sim->progress_next : INFINITY; /* (a callback may set it) */
+	return AIW_OK;
+}
+
+/* user events: ctx = payload, arg = the callback */
+static void user_event(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiw_event_fn fn = (aiw_event_fn)(uintptr_t)arg;
+	fn(sim, sim->eng.now, ctx);
+}
+
+AIW_EXPORT aiw_status aiw_sim_schedule(aiw_sim *sim, double t, aiw_event_fn fn, void *payload,
+                                       uint64_t *out_handle)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!fn)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_schedule: fn is NULL");
+	if (!(t >= sim->eng.now) || !isfinite(t))
+		return aiw__err(sim, AIW_ERANGE,
+		                "aiw_sim_schedule: t = %g s must be finite and >= now = %g s", t,
+		                sim->eng.now);
+	if (aiw_engine_pending(&sim->eng) >= AIW_ENGINE_MAX_PENDING)
+		return aiw__err(sim, AIW_ELIMIT, "aiw_sim_schedule: %u events already pending",
+		                AIW_ENGINE_MAX_PENDING);
+	uint64_t h = aiw_engine_push(&sim->eng, t, user_event, payload, (uint64_t)(uintptr_t)fn);
+	if (!h)
+		return aiw__err(sim, sim->eng.seq >= AIW_ENGINE_SEQ_LIMIT ? AIW_ELIMIT : AIW_ENOMEM,
+		                "aiw_sim_schedule: cannot schedule (%zu pending, %llu scheduled)",
+		                sim->eng.n, (unsigned long long)sim->eng.seq);
+	if (out_handle)
+		*out_handle = h;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_cancel(aiw_sim *sim, uint64_t handle)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!aiw_engine_cancel(&sim->eng, handle))
+		return aiw__err(sim, AIW_EUNKNOWN,
+		                "aiw_sim_cancel: handle %llu is not pending (already ran or cancelled)",
+		                (unsigned long long)handle);
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_pending(const aiw_sim *sim, size_t *out)
+{
+	if (!sim || !out)
+		return AIW_EINVAL;
+	*out = aiw_engine_pending(&sim->eng);
+	return AIW_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the sim kind: run-wide parameters                                         */
+/* ------------------------------------------------------------------------ */
+static const aiw_param_def SIM_PARAMS[] = {
+	{"seed", "sim.seed", AIW_PT_INT, "1", "", 0, 18446744073709551615.0, NULL, 0,
+	 "seed of every random stream (a result depends only on scenario and seed)", 0},
+	{"duration", "sim.duration", AIW_PT_DURATION, "24h", "s", 0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
+	 "simulated time span of a run", 0},
+	{"sample_interval", "sim.sample_interval", AIW_PT_DURATION, "1min", "s", 1e-6, 3.2e9, NULL,
+	 0, "interval of the recorded curves (each point averages one interval)", 0},
+	{"series_keep", "sim.series_keep", AIW_PT_INT, "all", "", 0, 5e7, NULL, AIW_PF_ALL,
+	 "points each curve keeps in memory: all (or 0) keeps every point; N keeps the most "
+	 "recent N, older points are streamed out (to the sample callback) and dropped",
+	 0},
+};
+
+const aiw_kind aiw_kind_sim = {
+	.name = "sim",
+	.params = SIM_PARAMS,
+	.nparams = sizeof SIM_PARAMS / sizeof *SIM_PARAMS,
+	.singleton = true,
+};
+
+extern const aiw_kind aiw_kind_gpu, aiw_kind_load;
+const aiw_kind *const aiw_kinds[] = {&aiw_kind_sim,      &aiw_kind_site,      &aiw_kind_gpu,
+                                     &aiw_kind_training, &aiw_kind_inference, &aiw_kind_load,
+                                     NULL};

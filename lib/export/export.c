@@ -1,0 +1,1261 @@
+/*
+ * export.c - writers: CSV of the curves, JSON of the summary metrics,
+ * Prometheus text exposition of the final metrics, the curves as
+ * `promtool test rules` input series, and an SVG chart of the run.
+ * CSV and JSON numbers are written with %.17g so that a reader gets the
+ * same doubles.
+ *
+ * Prometheus names follow the naming guide (prometheus.io/docs/practices/
+ * naming): base units spelled out (seconds, watts, joules, bytes), snake
+ * case, no abbreviated units, and the names operators already use for the
+ * common series (gpu_utilization, power_watts, inference_replicas,
+ * inference_request_duration_seconds).  Every summary metric is also
+ * exported under a generic name aiworkload_<kind>_<key>{kind,component}.
+ */
+#include "core/internal.h"
+#include "inference/serving.h"
+#include "core/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static FILE *open_out(aiw_sim *sim, const char *path, const char *fn)
+{
+	if (!path) {
+		aiw__err(sim, AIW_EINVAL, "%s: path is NULL", fn);
+		return NULL;
+	}
+	FILE *f = fopen(path, "w");
+	if (!f)
+		aiw__err(sim, AIW_EIO, "%s: cannot write '%s': %s", fn, path, strerror(errno));
+	return f;
+}
+
+static aiw_status close_out(aiw_sim *sim, FILE *f, const char *path)
+{
+	bool bad = ferror(f) != 0;
+	if (fclose(f) != 0 || bad)
+		return aiw__err(sim, AIW_EIO, "error writing '%s'", path);
+	return AIW_OK;
+}
+
+static void put_num(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "%.17g", x);
+	else
+		fputs("", f); /* empty field (CSV) */
+}
+
+AIW_EXPORT aiw_status aiw_sim_write_csv(aiw_sim *sim, const char *path)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	FILE *f = open_out(sim, path, "aiw_sim_write_csv");
+	if (!f)
+		return aiw_sim_errmsg(sim)[0] && !path ? AIW_EINVAL : AIW_EIO;
+	aiw_recorder *r = aiw__recorder(sim);
+	size_t ns = aiw_rec_count(r), len = aiw_rec_length(r);
+	fputs("time_s", f);
+	for (size_t i = 0; i < ns; i++) {
+		const char *u = aiw_rec_unit(r, i);
+		fprintf(f, ",%s [%s]", aiw_rec_name(r, i), *u ? u : "1");
+	}
+	fputc('\n', f);
+	const double *t = aiw_rec_times(r);
+	for (size_t k = 0; k < len; k++) {
+		put_num(f, t[k]);
+		for (size_t i = 0; i < ns; i++) {
+			fputc(',', f);
+			put_num(f, aiw_rec_values(r, i)[k]);
+		}
+		fputc('\n', f);
+	}
+	return close_out(sim, f, path);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_num(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "%.17g", x);
+	else
+		fputs("null", f);
+}
+
+AIW_EXPORT aiw_status aiw_sim_write_json(aiw_sim *sim, const char *path)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	FILE *f = open_out(sim, path, "aiw_sim_write_json");
+	if (!f)
+		return path ? AIW_EIO : AIW_EINVAL;
+	size_t n = 0;
+	aiw_sim_metric_count(sim, &n);
+	double now = 0;
+	aiw_sim_now(sim, &now);
+	char seed[32] = "";
+	aiw_sim_get(sim, "sim.seed", seed, sizeof seed);
+	fprintf(f, "{\n  \"library\": \"libaiworkload\",\n  \"version\": ");
+	json_str(f, aiw_version_string());
+	fprintf(f, ",\n  \"seed\": %s,\n  \"time_s\": ", seed[0] ? seed : "0");
+	json_num(f, now);
+	fprintf(f, ",\n  \"parameters\": {");
+	size_t first = 1;
+	for (size_t i = 0; i < aiw__ncomps(sim); i++) {
+		aiw_comp *c = aiw__comp_at(sim, i);
+		for (size_t j = 0; j < c->kind->nparams; j++) {
+			char buf[4200];
+			aiw_value_format(&c->kind->params[j], &c->v[j], buf, sizeof buf);
+			fprintf(f, "%s\n    ", first ? "" : ",");
+			first = 0;
+			char name[400];
+			snprintf(name, sizeof name, "%s.%s", c->prefix, c->kind->params[j].key);
+			json_str(f, name);
+			fputs(": ", f);
+			json_str(f, buf);
+		}
+	}
+	fprintf(f, "\n  },\n  \"metrics\": {");
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		double v;
+		aiw_sim_metric_name(sim, i, &name);
+		aiw_sim_metric(sim, name, &v);
+		fprintf(f, "%s\n    ", i ? "," : "");
+		json_str(f, name);
+		fputs(": ", f);
+		json_num(f, v);
+	}
+	fprintf(f, "\n  }\n}\n");
+	return close_out(sim, f, path);
+}
+
+/* ======================================================================== */
+/* Names: "training.pretrain.step_time_mean_s" -> kind, component, key, and  */
+/* the key in Prometheus form with base units ("step_time_mean_seconds").   */
+/* ======================================================================== */
+typedef struct split_name {
+	char kind[64];
+	char comp[80];
+	char key[192];
+} split_name;
+
+static void split_full(const char *full, split_name *p)
+{
+	p->kind[0] = p->comp[0] = p->key[0] = 0;
+	const char *d1 = strchr(full, '.');
+	if (!d1) {
+		snprintf(p->key, sizeof p->key, "%s", full);
+		return;
+	}
+	snprintf(p->kind, sizeof p->kind, "%.*s", (int)(d1 - full), full);
+	const aiw_kind *k = aiw_kind_find(p->kind);
+	const char *d2 = strchr(d1 + 1, '.');
+	if (k && !k->singleton && d2) {
+		snprintf(p->comp, sizeof p->comp, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
+		snprintf(p->key, sizeof p->key, "%s", d2 + 1);
+	} else {
+		snprintf(p->key, sizeof p->key, "%s", d1 + 1);
+	}
+}
+
+/* Abbreviated units in metric keys and their Prometheus base units. */
+static const struct unit_word {
+	const char *abbr, *base, *per; /* base after a number, per after "per" */
+	double scale;                  /* value in base units = value x scale */
+} UNIT_WORDS[] = {
+	{"s", "seconds", "second", 1},        {"ms", "seconds", "second", 1e-3},
+	{"us", "seconds", "second", 1e-6},    {"min", "seconds", "second", 60},
+	{"h", "seconds", "second", 3600},     {"hours", "seconds", "second", 3600},
+	{"days", "seconds", "second", 86400}, {"w", "watts", "watt", 1},
+	{"kw", "watts", "watt", 1e3},         {"j", "joules", "joule", 1},
+	{"wh", "joules", "joule", 3600},      {"kwh", "joules", "joule", 3.6e6},
+	{"mwh", "joules", "joule", 3.6e9},    {"b", "bytes", "byte", 1},
+	{"kb", "bytes", "byte", 1e3},         {"mb", "bytes", "byte", 1e6},
+	{"gb", "bytes", "byte", 1e9},         {"tb", "bytes", "byte", 1e12},
+};
+
+/* Prometheus form of a metric key into out; returns the factor that turns
+ * the library's value into the exported one. */
+static double prom_key(const char *key, char *out, size_t len)
+{
+	char buf[256];
+	size_t n = 0;
+	for (const char *s = key; *s && n + 1 < sizeof buf; s++) {
+		char c = *s;
+		if (c >= 'A' && c <= 'Z')
+			c = (char)(c - 'A' + 'a');
+		buf[n++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) ? c : '_';
+	}
+	buf[n] = 0;
+	double scale = 1.0;
+	size_t o = 0;
+	bool per = false;
+	out[0] = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(buf, "_", &save); tok; tok = strtok_r(NULL, "_", &save)) {
+		const char *rep = tok;
+		for (size_t i = 0; i < sizeof UNIT_WORDS / sizeof *UNIT_WORDS; i++)
+			if (strcmp(tok, UNIT_WORDS[i].abbr) == 0) {
+				rep = per ? UNIT_WORDS[i].per : UNIT_WORDS[i].base;
+				scale = per ? scale / UNIT_WORDS[i].scale : scale * UNIT_WORDS[i].scale;
+				break;
+			}
+		per = strcmp(tok, "per") == 0;
+		int w = snprintf(out + o, len - o, "%s%s", o ? "_" : "", rep);
+		if (w < 0 || (size_t)w >= len - o)
+			break;
+		o += (size_t)w;
+	}
+	/* suffixes the exposition format reserves for counters and histograms */
+	static const char *const reserved[] = {"_total", "_count", "_sum", "_bucket"};
+	for (size_t i = 0; i < 4; i++) {
+		size_t rl = strlen(reserved[i]);
+		if (o >= rl && strcmp(out + o - rl, reserved[i]) == 0 && o + 7 < len) {
+			strcat(out, "_value");
+			break;
+		}
+	}
+	return scale;
+}
+
+/* Operator names of curves, by component kind and curve key.  A curve is
+ * exported as a gauge, or (rate curves) integrated into the counter
+ * operators scrape; some names exist only in the promtool input, where the
+ * simulator's series stands in for a recording rule's output. */
+enum { AL_GAUGE, AL_COUNTER_OF_RATE };
+static const struct alias {
+	const char *kind;  /* NULL: any component kind (not site or sim) */
+	const char *key;
+	const char *name;
+	const char *extra; /* extra label, or NULL */
+	int mode;
+	bool promtest_only; /* not in the final exposition */
+	bool comp_only;     /* only the component label, as `sum by (component)` leaves */
+	const char *help;
+} ALIASES[] = {
+	{"site", "power_w", "site_power_watts", NULL, AL_GAUGE, false, false,
+	 "IT power of the whole site (W)"},
+	{"site", "facility_power_w", "site_facility_power_watts", NULL, AL_GAUGE, false, false,
+	 "facility power of the site: IT power x PUE (W)"},
+	{"site", "utilization", "site_gpu_utilization", NULL, AL_GAUGE, false, false,
+	 "busy GPU-seconds / provisioned GPU-seconds over the whole site (0-1)"},
+	{"inference", "replicas", "inference_replicas", NULL, AL_GAUGE, false, false,
+	 "provisioned replicas of an inference fleet (loading ones included)"},
+	{"inference", "busy_replicas", "inference_busy_replicas", NULL, AL_GAUGE, false, false,
+	 "replicas of an inference fleet serving at least one request"},
+	{"inference", "queue_length", "inference_queue_length", NULL, AL_GAUGE, false, false,
+	 "requests of an inference fleet waiting to be served"},
+	{"inference", "arrival_rate", "inference_requests_arrived_total", NULL, AL_COUNTER_OF_RATE,
+	 true, false, NULL},
+	{"inference", "throughput", "inference_requests_total", "outcome=\"completed\"",
+	 AL_COUNTER_OF_RATE, true, false, NULL},
+	{"inference", "drop_rate", "inference_requests_total", "outcome=\"dropped\"",
+	 AL_COUNTER_OF_RATE, true, false, NULL},
+	{"inference", "tokens_per_s", "inference_output_tokens_total", NULL, AL_COUNTER_OF_RATE,
+	 true, false, NULL},
+	{"inference", "ttft_p99_s", "component:inference_time_to_first_token_seconds:p99", NULL,
+	 AL_GAUGE, true, true, NULL},
+	{"training", "tokens", "training_progress_tokens", NULL, AL_GAUGE, true, false, NULL},
+	{"training", "step_time_s", "training_step_time_seconds", NULL, AL_GAUGE, false, false,
+	 "mean duration of the training steps that ended in the sample interval (s)"},
+	{NULL, "power_w", "power_watts", NULL, AL_GAUGE, false, false,
+	 "IT power of a component: GPUs and node overhead (W)"},
+	{NULL, "utilization", "gpu_utilization", NULL, AL_GAUGE, false, false,
+	 "busy GPU-seconds / provisioned GPU-seconds of a component (0-1)"},
+};
+
+/* Operator names of final summary metrics (counters and ratios). */
+static const struct metric_alias {
+	const char *kind, *key, *name, *extra, *type, *help;
+} METRIC_ALIASES[] = {
+	{"inference", "requests_completed", "inference_requests_total", "outcome=\"completed\"",
+	 "counter", "requests of an inference fleet that ended, by outcome"},
+	{"inference", "requests_dropped", "inference_requests_total", "outcome=\"dropped\"",
+	 "counter", "requests of an inference fleet that ended, by outcome"},
+	{"inference", "requests_arrived", "inference_requests_arrived_total", NULL, "counter",
+	 "requests that arrived at an inference fleet"},
+	{"inference", "requests_in_flight", "inference_requests_in_flight", NULL, "gauge",
+	 "requests of an inference fleet queued or running at the end of the run"},
+	{"inference", "tokens_out", "inference_output_tokens_total", NULL, "counter",
+	 "output tokens an inference fleet generated"},
+	{"inference", "preemptions", "inference_preemptions_total", NULL, "counter",
+	 "requests preempted out of a batch (KV cache full or replica lost)"},
+	{"inference", "slo_attainment", "inference_slo_attainment_ratio", NULL, "gauge",
+	 "fraction of ended requests that met every latency objective"},
+	{"training", "tokens", "training_progress_tokens", NULL, "gauge",
+	 "tokens in the model's current state (rolled back when a failure loses work)"},
+	{"training", "steps", "training_progress_steps", NULL, "gauge",
+	 "steps in the model's current state (rolled back when a failure loses work)"},
+	{"training", "failures", "training_failures_total", NULL, "counter",
+	 "failures that interrupted a training job"},
+	{"training", "checkpoints", "training_checkpoints_total", NULL, "counter",
+	 "checkpoints a training job completed"},
+	{"training", "goodput", "training_goodput_ratio", NULL, "gauge",
+	 "useful compute time / wall time of a training job"},
+};
+
+static const struct alias *alias_of(const split_name *p)
+{
+	bool comp = p->comp[0] != 0;
+	for (size_t i = 0; i < sizeof ALIASES / sizeof *ALIASES; i++) {
+		const struct alias *a = &ALIASES[i];
+		if (strcmp(a->key, p->key) != 0)
+			continue;
+		if (a->kind ? strcmp(a->kind, p->kind) == 0 : comp)
+			return a;
+	}
+	return NULL;
+}
+
+static void prom_labels(const split_name *p, bool comp_only, const char *extra, char *labels,
+                        size_t llen)
+{
+	int o = 0;
+	labels[0] = 0;
+	if (p->comp[0] && comp_only)
+		o = snprintf(labels, llen, "component=\"%s\"", p->comp);
+	else if (p->comp[0])
+		o = snprintf(labels, llen, "kind=\"%s\",component=\"%s\"", p->kind, p->comp);
+	if (extra && o >= 0 && (size_t)o < llen)
+		snprintf(labels + o, llen - (size_t)o, "%s%s", o ? "," : "", extra);
+}
+
+/* Generic name aiworkload_<kind>_<key in base units> and labels of a curve
+ * or metric; returns the value factor. */
+static double prom_generic(const char *full, char *name, size_t nlen, char *labels, size_t llen)
+{
+	split_name p;
+	split_full(full, &p);
+	prom_labels(&p, false, NULL, labels, llen);
+	char key[256];
+	double scale = prom_key(p.key, key, sizeof key);
+	if (p.kind[0])
+		snprintf(name, nlen, "aiworkload_%s_%s", p.kind, key);
+	else
+		snprintf(name, nlen, "aiworkload_%s", key);
+	return scale;
+}
+
+static void prom_num(FILE *f, double x)
+{
+	if (isnan(x))
+		fputs("NaN", f);
+	else if (isinf(x))
+		fputs(x > 0 ? "+Inf" : "-Inf", f);
+	else
+		fprintf(f, "%.17g", x);
+}
+
+/* ======================================================================== */
+/* Prometheus text exposition (format 0.0.4)                                 */
+/* ======================================================================== */
+typedef struct pentry {
+	char *family, *labels, *help;
+	const char *type;
+	const char *suffix; /* sample name = family + suffix (histograms) */
+	double value;
+	size_t order;
+} pentry;
+
+typedef struct pset {
+	pentry *e;
+	size_t n, cap;
+	bool oom;
+} pset;
+
+static void pset_add_sfx(pset *s, const char *family, const char *suffix, const char *labels,
+                         const char *type, const char *help, double value);
+
+static void pset_add(pset *s, const char *family, const char *labels, const char *type,
+                     const char *help, double value)
+{
+	pset_add_sfx(s, family, "", labels, type, help, value);
+}
+
+static void pset_add_sfx(pset *s, const char *family, const char *suffix, const char *labels,
+                         const char *type, const char *help, double value)
+{
+	if (s->oom)
+		return;
+	if (s->n == s->cap) {
+		size_t n = s->cap ? 2 * s->cap : 64;
+		pentry *p = realloc(s->e, n * sizeof *p);
+		if (!p) {
+			s->oom = true;
+			return;
+		}
+		s->e = p;
+		s->cap = n;
+	}
+	pentry *e = &s->e[s->n];
+	e->family = strdup(family);
+	e->labels = strdup(labels);
+	e->help = strdup(help);
+	e->type = type;
+	e->suffix = suffix;
+	e->value = value;
+	e->order = s->n;
+	if (!e->family || !e->labels || !e->help) {
+		free(e->family);
+		free(e->labels);
+		free(e->help);
+		s->oom = true;
+		return;
+	}
+	s->n++;
+}
+
+static void pset_free(pset *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->e[i].family);
+		free(s->e[i].labels);
+		free(s->e[i].help);
+	}
+	free(s->e);
+}
+
+static int pentry_cmp(const void *a, const void *b)
+{
+	const pentry *x = a, *y = b;
+	int c = strcmp(x->family, y->family);
+	if (c)
+		return c;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static void help_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '\\')
+			fputs("\\\\", f);
+		else if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s, f);
+	}
+}
+
+/* Latency histograms exported with `le` buckets: the bounds operators use
+ * for request latencies (s), from 5 ms to 2 min. */
+static const double LE_BOUNDS[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                   1,     2.5,  5,     10,   30,  60,   120};
+
+/* The inference fleet's latency histograms come from serving.c
+ * (aiw_serving_hist, NULL for other components). */
+#define AIW_HAVE_HIST_HOOK() 1
+
+static const struct hist_family {
+	const char *which, *name, *help;
+} HIST_FAMILIES[] = {
+	{"e2e", "inference_request_duration_seconds",
+	 "end-to-end latency of the completed requests of an inference fleet (s)"},
+	{"ttft", "inference_time_to_first_token_seconds",
+	 "time to first token of the requests of an inference fleet (s)"},
+	{"tpot", "inference_time_per_output_token_seconds",
+	 "time per output token after the first, per request of an inference fleet (s)"},
+	{"queue_wait", "inference_request_queue_time_seconds",
+	 "time the requests of an inference fleet waited before service (s)"},
+};
+
+static const char *const LE_TEXT[] = {"0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5",
+                                      "1",     "2.5",  "5",     "10",   "30",   "60",  "120"};
+
+/* Cumulative `le` buckets from the log-bucketed histogram: exact for every
+ * sample farther than its relative error (1%) from a bound. */
+static void prom_histograms(pset *s, aiw_comp *c)
+{
+	if (!AIW_HAVE_HIST_HOOK() || strcmp(c->kind->name, "inference") != 0)
+		return;
+	char labels[256], help[256];
+	for (size_t k = 0; k < sizeof HIST_FAMILIES / sizeof *HIST_FAMILIES; k++) {
+		const aiw_hist *h = aiw_serving_hist(c, HIST_FAMILIES[k].which);
+		if (!h)
+			continue;
+		snprintf(help, sizeof help, "%s", HIST_FAMILIES[k].help);
+		for (size_t b = 0; b <= sizeof LE_BOUNDS / sizeof *LE_BOUNDS; b++) {
+			bool inf = b == sizeof LE_BOUNDS / sizeof *LE_BOUNDS;
+			snprintf(labels, sizeof labels, "component=\"%s\",le=\"%s\"", c->name,
+			         inf ? "+Inf" : LE_TEXT[b]);
+			double n = inf ? (double)aiw_hist_count(h) : (double)aiw_hist_count_le(h, LE_BOUNDS[b]);
+			pset_add_sfx(s, HIST_FAMILIES[k].name, "_bucket", labels, "histogram", help, n);
+		}
+		snprintf(labels, sizeof labels, "component=\"%s\"", c->name);
+		pset_add_sfx(s, HIST_FAMILIES[k].name, "_sum", labels, "histogram", help,
+		             aiw_hist_sum(h));
+		pset_add_sfx(s, HIST_FAMILIES[k].name, "_count", labels, "histogram", help,
+		             (double)aiw_hist_count(h));
+	}
+}
+
+AIW_EXPORT aiw_status aiw_sim_write_prometheus(aiw_sim *sim, const char *path)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	FILE *f = open_out(sim, path, "aiw_sim_write_prometheus");
+	if (!f)
+		return path ? AIW_EIO : AIW_EINVAL;
+	pset s = {0};
+	char name[320], labels[256], fam_help[512];
+	/* every summary metric under its generic name, and the operator name
+	 * for the counters and ratios operators watch */
+	size_t nm = 0;
+	aiw_sim_metric_count(sim, &nm);
+	for (size_t i = 0; i < nm; i++) {
+		const char *m;
+		double v;
+		if (aiw_sim_metric_name(sim, i, &m) != AIW_OK || aiw_sim_metric(sim, m, &v) != AIW_OK)
+			continue;
+		double scale = prom_generic(m, name, sizeof name, labels, sizeof labels);
+		split_name p;
+		split_full(m, &p);
+		snprintf(fam_help, sizeof fam_help,
+		         "libaiworkload summary metric %s%s%s at the end of the run%s", p.kind,
+		         p.comp[0] ? ".NAME." : ".", p.key, scale != 1.0 ? " (in base units)" : "");
+		pset_add(&s, name, labels, "gauge", fam_help, v * scale);
+		for (size_t k = 0; k < sizeof METRIC_ALIASES / sizeof *METRIC_ALIASES; k++) {
+			const struct metric_alias *a = &METRIC_ALIASES[k];
+			if (strcmp(a->kind, p.kind) || strcmp(a->key, p.key) || !p.comp[0])
+				continue;
+			prom_labels(&p, false, a->extra, labels, sizeof labels);
+			pset_add(&s, a->name, labels, a->type, a->help, v);
+		}
+	}
+	/* the last point of the standard curves, under the operators' names */
+	aiw_recorder *r = aiw__recorder(sim);
+	size_t ns = aiw_rec_count(r), len = aiw_rec_length(r);
+	for (size_t i = 0; len && i < ns; i++) {
+		split_name p;
+		split_full(aiw_rec_name(r, i), &p);
+		const struct alias *a = alias_of(&p);
+		if (!a || a->promtest_only || a->mode != AL_GAUGE)
+			continue;
+		prom_labels(&p, a->comp_only, a->extra, labels, sizeof labels);
+		snprintf(fam_help, sizeof fam_help, "%s, over the last sample interval of the run",
+		         a->help);
+		pset_add(&s, a->name, labels, "gauge", fam_help, aiw_rec_values(r, i)[len - 1]);
+	}
+	/* latency histograms of the inference fleets */
+	for (size_t i = 0; i < aiw__ncomps(sim); i++)
+		prom_histograms(&s, aiw__comp_at(sim, i));
+	if (s.oom) {
+		pset_free(&s);
+		fclose(f);
+		return aiw__err(sim, AIW_ENOMEM, "aiw_sim_write_prometheus: out of memory");
+	}
+	if (s.n)
+		qsort(s.e, s.n, sizeof *s.e, pentry_cmp);
+	char seed[32] = "";
+	aiw_sim_get(sim, "sim.seed", seed, sizeof seed);
+	fprintf(f, "# HELP aiworkload_info libaiworkload run: library version and seed\n"
+	           "# TYPE aiworkload_info gauge\n"
+	           "aiworkload_info{version=\"%s\",seed=\"%s\"} 1\n",
+	        aiw_version_string(), seed);
+	for (size_t i = 0; i < s.n; i++) {
+		pentry *e = &s.e[i];
+		if (i == 0 || strcmp(e->family, s.e[i - 1].family) != 0) {
+			fprintf(f, "# HELP %s ", e->family);
+			help_text(f, e->help);
+			fprintf(f, "\n# TYPE %s %s\n", e->family, e->type);
+		}
+		fputs(e->family, f);
+		fputs(e->suffix, f);
+		if (e->labels[0])
+			fprintf(f, "{%s}", e->labels);
+		fputc(' ', f);
+		prom_num(f, e->value);
+		fputc('\n', f);
+	}
+	pset_free(&s);
+	return close_out(sim, f, path);
+}
+
+/* ======================================================================== */
+/* promtool test rules input: every curve as an input series               */
+/* ======================================================================== */
+/* Prometheus duration text of a sample interval ("60s", "100ms"). */
+static bool prom_duration(double s, char *buf, size_t len)
+{
+	double ms = s * 1e3;
+	if (!(ms >= 1) || fabs(ms - nearbyint(ms)) > 1e-6 * ms || ms > 9e15)
+		return false;
+	long long v = (long long)nearbyint(ms);
+	if (v % 1000 == 0)
+		snprintf(buf, len, "%llds", v / 1000);
+	else
+		snprintf(buf, len, "%lldms", v);
+	return true;
+}
+
+/* A run of `run` copies of the value text `cur`, in promtool's notation:
+ * "axN" is N+1 copies of a, but "_xN" is N blanks. */
+static void promtest_run(FILE *f, const char *cur, size_t run)
+{
+	if (run == 1)
+		fprintf(f, " %s", cur);
+	else if (cur[0] == '_')
+		fprintf(f, " _x%zu", run);
+	else if (run == 2)
+		fprintf(f, " %s %s", cur, cur);
+	else
+		fprintf(f, " %sx%zu", cur, run - 1);
+}
+
+static void promtest_values(FILE *f, const double *v, size_t n, double scale, uint64_t skip)
+{
+	/* index 0 (time 0) has no point: a curve's first point ends one interval
+	 * in; then blanks for the points a bounded sim.series_keep dropped, so
+	 * that sample k is still the point at time k x interval */
+	fputs("'_", f);
+	if (skip)
+		fprintf(f, " _x%llu", (unsigned long long)skip);
+	char cur[40] = "", nxt[40];
+	size_t run = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(v[i]))
+			memcpy(nxt, "_", 2);
+		else
+			snprintf(nxt, sizeof nxt, "%.10g", v[i] * scale);
+		if (run && strcmp(cur, nxt) == 0) {
+			run++;
+			continue;
+		}
+		if (run)
+			promtest_run(f, cur, run);
+		memcpy(cur, nxt, sizeof cur);
+		run = 1;
+	}
+	if (run)
+		promtest_run(f, cur, run);
+	fputs("'\n", f);
+}
+
+AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
+                                             const char *rule_files)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!path)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_write_promtest: path is NULL");
+	aiw_recorder *r = aiw__recorder(sim);
+	size_t ns = aiw_rec_count(r), len = aiw_rec_length(r);
+	if (len == 0)
+		return aiw__err(sim, AIW_ESTATE, "aiw_sim_write_promtest: no curves yet (run first)");
+	double si = NAN;
+	aiw_sim_get_double(sim, "sim.sample_interval", &si);
+	char dur[48];
+	if (!prom_duration(si, dur, sizeof dur))
+		return aiw__err(sim, AIW_ERANGE,
+		                "aiw_sim_write_promtest: sim.sample_interval = %g s is not a whole "
+		                "number of milliseconds (promtool's resolution)",
+		                si);
+	if (rule_files && strpbrk(rule_files, "'\n\r"))
+		return aiw__err(sim, AIW_EINVAL,
+		                "aiw_sim_write_promtest: rule file names may not contain a single "
+		                "quote or a line break");
+	FILE *f = open_out(sim, path, "aiw_sim_write_promtest");
+	if (!f)
+		return AIW_EIO;
+	char seed[32] = "";
+	aiw_sim_get(sim, "sim.seed", seed, sizeof seed);
+	double now = 0;
+	aiw_sim_now(sim, &now);
+	fprintf(f,
+	        "# The curves of a libaiworkload %s run (seed %s, %.17g s simulated) as\n"
+	        "# `promtool test rules` input series, one sample per %s: the point that\n"
+	        "# averages the interval ending at time t is the sample at t.  Add\n"
+	        "# alert_rule_test or promql_expr_test entries to the test below.\n",
+	        aiw_version_string(), seed[0] ? seed : "0", now, dur);
+	uint64_t dropped = aiw_rec_dropped(r);
+	double t0 = aiw_rec_window_start(r);
+	if (dropped)
+		fprintf(f,
+		        "# sim.series_keep kept the last %zu points of each curve: the %llu samples\n"
+		        "# up to %.17g s were streamed out and are blank here, and the counters\n"
+		        "# count from %.17g s.\n",
+		        len, (unsigned long long)dropped, t0, t0);
+	fputs("rule_files:", f);
+	bool any = false;
+	if (rule_files) {
+		const char *p = rule_files;
+		while (*p) {
+			const char *c = strchr(p, ',');
+			size_t l = c ? (size_t)(c - p) : strlen(p);
+			while (l && (*p == ' ' || *p == '\t'))
+				p++, l--;
+			while (l && (p[l - 1] == ' ' || p[l - 1] == '\t'))
+				l--;
+			if (l) {
+				fprintf(f, "\n  - '%.*s'", (int)l, p);
+				any = true;
+			}
+			if (!c)
+				break;
+			p = c + 1;
+		}
+	}
+	fprintf(f, "%s\nevaluation_interval: %s\ntests:\n  - interval: %s\n    input_series:\n",
+	        any ? "" : " []", dur, dur);
+	char name[320], labels[256];
+	double *acc = malloc(len * sizeof *acc);
+	if (!acc) {
+		fclose(f);
+		return aiw__err(sim, AIW_ENOMEM, "aiw_sim_write_promtest: out of memory");
+	}
+	const double *t = aiw_rec_times(r);
+	for (size_t i = 0; i < ns; i++) {
+		split_name p;
+		split_full(aiw_rec_name(r, i), &p);
+		const struct alias *a = alias_of(&p);
+		const double *v = aiw_rec_values(r, i);
+		double scale = 1.0;
+		if (a) {
+			snprintf(name, sizeof name, "%s", a->name);
+			prom_labels(&p, a->comp_only, a->extra, labels, sizeof labels);
+			if (a->mode == AL_COUNTER_OF_RATE) {
+				/* a rate curve is count / interval: summing rate x interval gives
+				 * back the counts, the counter operators scrape */
+				double sum = 0;
+				for (size_t k = 0; k < len; k++) {
+					double dt = t[k] - (k ? t[k - 1] : t0);
+					if (isfinite(v[k]))
+						sum += v[k] * dt;
+					acc[k] = sum;
+				}
+				v = acc;
+			}
+		} else {
+			scale = prom_generic(aiw_rec_name(r, i), name, sizeof name, labels, sizeof labels);
+		}
+		fprintf(f, "      - series: '%s%s%s%s'\n        values: ", name, labels[0] ? "{" : "",
+		        labels, labels[0] ? "}" : "");
+		promtest_values(f, v, len, scale, dropped);
+	}
+	free(acc);
+	return close_out(sim, f, path);
+}
+
+/* ======================================================================== */
+/* SVG chart: site power (IT, facility), power by component stacked,        */
+/* utilisation, replicas.  Curves longer than the plot is wide are drawn    */
+/* per pixel column: lines through each column's minimum and maximum (so    */
+/* dips and peaks stay visible), stacked areas from each column's mean (so  */
+/* the area still integrates to the energy).                                */
+/* ======================================================================== */
+enum { SVG_W = 1000, SVG_LEFT = 90, SVG_PLOT_W = 660, SVG_PANEL_H = 190, SVG_GAP = 78,
+       SVG_TOP = 78, SVG_LEGEND_X = SVG_LEFT + SVG_PLOT_W + 24, SVG_LEGEND_MAX = 10 };
+
+static const char *const PALETTE[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
+                                      "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f"};
+#define NPALETTE (sizeof PALETTE / sizeof *PALETTE)
+
+static void xml_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&apos;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n')
+				fputc(*s, f);
+		}
+	}
+}
+
+/* A "nice" step (1, 2, 2.5, 5 x 10^k) giving about `ticks` intervals. */
+static double nice_step(double span, int ticks)
+{
+	if (!(span > 0) || !isfinite(span))
+		return 1;
+	double raw = span / ticks, mag = pow(10, floor(log10(raw))), n = raw / mag;
+	return (n <= 1 ? 1 : n <= 2 ? 2 : n <= 2.5 ? 2.5 : n <= 5 ? 5 : 10) * mag;
+}
+
+typedef struct axis {
+	double lo, hi;  /* data range shown */
+	double step;    /* tick step, data units */
+	double div;     /* display = data / div */
+	const char *unit;
+} axis;
+
+/* The time axis from start (0, or where the kept points of a bounded
+ * sim.series_keep begin) to end; its unit follows the span shown. */
+static void time_axis(double start, double end, axis *a)
+{
+	static const double mins[] = {1, 2, 5, 10, 15, 20, 30, 60};
+	static const double hours[] = {1, 2, 3, 4, 6, 8, 12, 24};
+	static const double days[] = {1, 2, 5, 7, 10, 14, 15, 30, 60, 90, 180, 365};
+	a->lo = start > 0 && start < end ? start : 0;
+	a->hi = end > a->lo ? end : a->lo + 1;
+	const double *c = NULL;
+	size_t nc = 0;
+	double w = a->hi - a->lo;
+	if (w <= 180) {
+		a->div = 1, a->unit = "s";
+	} else if (w <= 3 * 3600.0) {
+		a->div = 60, a->unit = "min", c = mins, nc = sizeof mins / sizeof *mins;
+	} else if (w <= 4 * 86400.0) {
+		a->div = 3600, a->unit = "h", c = hours, nc = sizeof hours / sizeof *hours;
+	} else {
+		a->div = 86400, a->unit = "days", c = days, nc = sizeof days / sizeof *days;
+	}
+	double span = w / a->div;
+	a->step = nice_step(span, 8);
+	for (size_t i = 0; i < nc; i++)
+		if (span / c[i] <= 10) {
+			a->step = c[i];
+			break;
+		}
+	a->step *= a->div;
+}
+
+static void value_axis(double max, bool power, axis *a)
+{
+	if (!(max > 0) || !isfinite(max))
+		max = 1;
+	a->lo = 0;
+	a->div = 1;
+	a->unit = "";
+	if (power) {
+		static const struct { double d; const char *u; } P[] = {
+			{1e9, "GW"}, {1e6, "MW"}, {1e3, "kW"}, {1, "W"}};
+		for (size_t i = 0; i < 4; i++)
+			if (max >= P[i].d || i == 3) {
+				a->div = P[i].d, a->unit = P[i].u;
+				break;
+			}
+	}
+	a->step = nice_step(max / a->div, 5) * a->div;
+	a->hi = ceil(max / a->step * (1 - 1e-12)) * a->step;
+	if (a->hi < max)
+		a->hi += a->step;
+}
+
+typedef struct panel {
+	double y0;      /* top of the plot area */
+	axis x, y;
+	FILE *f;
+} panel;
+
+static double px(const panel *p, double t)
+{
+	return SVG_LEFT + (t - p->x.lo) / (p->x.hi - p->x.lo) * SVG_PLOT_W;
+}
+
+static double py(const panel *p, double v)
+{
+	double u = (v - p->y.lo) / (p->y.hi - p->y.lo);
+	if (u < 0)
+		u = 0;
+	if (u > 1.02)
+		u = 1.02;
+	return p->y0 + SVG_PANEL_H - u * SVG_PANEL_H;
+}
+
+static void tick_label(FILE *f, double v)
+{
+	if (fabs(v - nearbyint(v)) < 1e-9 * (fabs(v) + 1))
+		fprintf(f, "%.0f", nearbyint(v) + 0.0); /* + 0.0: -0 reads 0 */
+	else
+		fprintf(f, "%g", v);
+}
+
+static void panel_frame(panel *p, const char *title, const char *ylabel, bool percent)
+{
+	FILE *f = p->f;
+	fprintf(f, "<g class=\"panel\">\n<text x=\"%d\" y=\"%.1f\" class=\"ptitle\">", SVG_LEFT,
+	        p->y0 - 10);
+	xml_text(f, title);
+	fputs("</text>\n", f);
+	/* grid and y ticks */
+	for (double v = p->y.lo; v <= p->y.hi * (1 + 1e-9); v += p->y.step) {
+		double y = py(p, v);
+		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>\n",
+		        SVG_LEFT, y, SVG_LEFT + SVG_PLOT_W, y);
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"ytick\">", SVG_LEFT - 6, y + 4);
+		tick_label(f, percent ? v * 100 : v / p->y.div);
+		fputs("</text>\n", f);
+	}
+	/* x ticks, at multiples of the step */
+	for (double t = ceil(p->x.lo / p->x.step - 1e-9) * p->x.step; t <= p->x.hi * (1 + 1e-9);
+	     t += p->x.step) {
+		double x = px(p, t);
+		fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" class=\"grid\"/>\n", x,
+		        p->y0, x, p->y0 + SVG_PANEL_H);
+		fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" class=\"xtick\">", x, p->y0 + SVG_PANEL_H + 16);
+		tick_label(f, t / p->x.div);
+		fputs("</text>\n", f);
+	}
+	fprintf(f,
+	        "<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"%d\" class=\"frame\"/>\n"
+	        "<text x=\"%.1f\" y=\"%.1f\" class=\"xlabel\">time (%s)</text>\n"
+	        "<text transform=\"translate(%d,%.1f) rotate(-90)\" class=\"ylabel\">",
+	        SVG_LEFT, p->y0, SVG_PLOT_W, SVG_PANEL_H, SVG_LEFT + SVG_PLOT_W / 2.0,
+	        p->y0 + SVG_PANEL_H + 34, p->x.unit, SVG_LEFT - 58, p->y0 + SVG_PANEL_H / 2.0);
+	xml_text(f, ylabel);
+	if (percent)
+		fputs(" (%)", f);
+	else if (p->y.unit[0])
+		fprintf(f, " (%s)", p->y.unit);
+	fputs("</text>\n", f);
+}
+
+static void legend_entry(panel *p, int k, int total, const char *color, const char *label,
+                         bool dashed, bool area)
+{
+	FILE *f = p->f;
+	if (k > SVG_LEGEND_MAX)
+		return;
+	double y = p->y0 + 8 + 17.0 * k;
+	if (k == SVG_LEGEND_MAX) {
+		fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"legend\">and %d more</text>\n",
+		        SVG_LEGEND_X + 26, y + 4, total - SVG_LEGEND_MAX);
+		return;
+	}
+	if (area)
+		fprintf(f, "<rect x=\"%d\" y=\"%.1f\" width=\"18\" height=\"10\" fill=\"%s\"/>\n",
+		        SVG_LEGEND_X, y - 5, color);
+	else
+		fprintf(f,
+		        "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"%s\" "
+		        "stroke-width=\"2\"%s/>\n",
+		        SVG_LEGEND_X, y, SVG_LEGEND_X + 18, y, color,
+		        dashed ? " stroke-dasharray=\"5,3\"" : "");
+	fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"legend\">", SVG_LEGEND_X + 26, y + 4);
+	xml_text(f, label);
+	fputs("</text>\n", f);
+}
+
+/* A line through the points; with more points than pixel columns, a band
+ * from each column's minimum to its maximum (so that a one-sample spike or
+ * dip stays visible) under a line through the column means. */
+static void draw_line(panel *p, const double *t, const double *v, size_t n, double mul,
+                      const char *color, bool dashed)
+{
+	FILE *f = p->f;
+	const char *dash = dashed ? " stroke-dasharray=\"5,3\"" : "";
+	bool pen = false;
+	if (n <= 2 * (size_t)SVG_PLOT_W) {
+		fprintf(f, "<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s d=\"", color, dash);
+		for (size_t i = 0; i < n; i++) {
+			if (!isfinite(v[i])) {
+				pen = false;
+				continue;
+			}
+			fprintf(f, "%c%.1f %.1f", pen ? 'L' : 'M', px(p, t[i]), py(p, v[i] * mul));
+			pen = true;
+		}
+		fputs("\"/>\n", f);
+		return;
+	}
+	double x[SVG_PLOT_W], lo[SVG_PLOT_W], hi[SVG_PLOT_W], mean[SVG_PLOT_W];
+	for (size_t c = 0; c < SVG_PLOT_W; c++) {
+		size_t i0 = n * c / SVG_PLOT_W, i1 = n * (c + 1) / SVG_PLOT_W, k = 0;
+		double a = INFINITY, b = -INFINITY, sum = 0;
+		for (size_t i = i0; i < i1; i++) {
+			if (!isfinite(v[i]))
+				continue;
+			a = fmin(a, v[i]);
+			b = fmax(b, v[i]);
+			sum += v[i];
+			k++;
+		}
+		x[c] = px(p, 0.5 * (t[i0] + t[i1 - 1]));
+		lo[c] = k ? py(p, a * mul) : NAN;
+		hi[c] = k ? py(p, b * mul) : NAN;
+		mean[c] = k ? py(p, sum / (double)k * mul) : NAN;
+	}
+	/* the band: one closed subpath per run of columns with data */
+	fprintf(f, "<path class=\"band\" fill=\"%s\" fill-opacity=\"0.22\" stroke=\"none\" d=\"",
+	        color);
+	for (size_t c = 0; c < SVG_PLOT_W;) {
+		if (isnan(lo[c])) {
+			c++;
+			continue;
+		}
+		size_t e = c;
+		while (e < SVG_PLOT_W && !isnan(lo[e]))
+			e++;
+		for (size_t j = c; j < e; j++)
+			fprintf(f, "%c%.1f %.1f", j == c ? 'M' : 'L', x[j], hi[j]);
+		for (size_t j = e; j-- > c;)
+			fprintf(f, "L%.1f %.1f", x[j], lo[j]);
+		fputc('Z', f);
+		c = e;
+	}
+	fprintf(f, "\"/>\n<path fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\"%s d=\"", color,
+	        dash);
+	for (size_t c = 0; c < SVG_PLOT_W; c++) {
+		if (isnan(mean[c])) {
+			pen = false;
+			continue;
+		}
+		fprintf(f, "%c%.1f %.1f", pen ? 'L' : 'M', x[c], mean[c]);
+		pen = true;
+	}
+	fputs("\"/>\n", f);
+}
+
+typedef struct svg_comp {
+	const char *label; /* prefix "training.pretrain" */
+	int power, util, replicas;
+	bool training;
+} svg_comp;
+
+static int svg_comp_cmp(const void *a, const void *b)
+{
+	const svg_comp *x = a, *y = b;
+	if (x->training != y->training)
+		return x->training ? -1 : 1;
+	return x->power < y->power ? -1 : x->power > y->power;
+}
+
+AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const char *title)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!path)
+		return aiw__err(sim, AIW_EINVAL, "aiw_sim_write_svg: path is NULL");
+	aiw_recorder *r = aiw__recorder(sim);
+	size_t len = aiw_rec_length(r);
+	int it = aiw_rec_find(r, "site.power_w"), fac = aiw_rec_find(r, "site.facility_power_w");
+	int sutil = aiw_rec_find(r, "site.utilization");
+	if (len == 0 || it < 0)
+		return aiw__err(sim, AIW_ESTATE, "aiw_sim_write_svg: no curves yet (run first)");
+	size_t nc = aiw__ncomps(sim), ncomp = 0, nrep = 0;
+	svg_comp *comps = calloc(nc ? nc : 1, sizeof *comps);
+	double *stack = NULL, *tm = NULL;
+	size_t m = len > 2 * SVG_PLOT_W ? SVG_PLOT_W : len;
+	stack = calloc((m + 1) * 2, sizeof *stack);
+	tm = calloc(m + 1, sizeof *tm);
+	if (!comps || !stack || !tm) {
+		free(comps);
+		free(stack);
+		free(tm);
+		return aiw__err(sim, AIW_ENOMEM, "aiw_sim_write_svg: out of memory");
+	}
+	for (size_t i = 0; i < nc; i++) {
+		aiw_comp *c = aiw__comp_at(sim, i);
+		if (!c->accounted || c->series_base < 0)
+			continue;
+		char n[256];
+		snprintf(n, sizeof n, "%s.replicas", c->prefix);
+		svg_comp *s = &comps[ncomp++];
+		s->label = c->prefix;
+		s->power = c->series_base;
+		s->util = c->series_base + 1;
+		s->replicas = aiw_rec_find(r, n);
+		s->training = strcmp(c->kind->name, "training") == 0;
+		nrep += s->replicas >= 0;
+	}
+	qsort(comps, ncomp, sizeof *comps, svg_comp_cmp);
+	FILE *f = open_out(sim, path, "aiw_sim_write_svg");
+	if (!f) {
+		free(comps);
+		free(stack);
+		free(tm);
+		return AIW_EIO;
+	}
+	const double *t = aiw_rec_times(r);
+	double end = t[len - 1], start = aiw_rec_window_start(r);
+	int npanels = 1 + (ncomp > 0) + (ncomp > 0 || sutil >= 0) + (nrep > 0);
+	int height = SVG_TOP + npanels * (SVG_PANEL_H + SVG_GAP) + 10;
+	fprintf(f,
+	        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" font-family=\"DejaVu Sans, Helvetica, Arial, sans-serif\" "
+	        "font-size=\"12\">\n<title>",
+	        SVG_W, height, SVG_W, height);
+	char seed[32] = "", def_title[512];
+	aiw_sim_get(sim, "sim.seed", seed, sizeof seed);
+	if (!title || !*title) {
+		size_t o = (size_t)snprintf(def_title, sizeof def_title, "libaiworkload run:");
+		for (size_t i = 0; i < ncomp && o < sizeof def_title; i++)
+			o += (size_t)snprintf(def_title + o, sizeof def_title - o, "%s %s", i ? "," : "",
+			                      comps[i].label);
+		if (ncomp == 0)
+			snprintf(def_title + o, sizeof def_title - o, " site");
+		title = def_title;
+	}
+	xml_text(f, title);
+	fputs("</title>\n<style>\n"
+	      ".title{font-size:18px;font-weight:bold}\n.sub{font-size:12px;fill:#444}\n"
+	      ".ptitle{font-size:14px;font-weight:bold}\n"
+	      ".grid{stroke:#e4e4e4;stroke-width:1}\n.frame{fill:none;stroke:#555;stroke-width:1}\n"
+	      ".ytick{text-anchor:end;fill:#333}\n.xtick{text-anchor:middle;fill:#333}\n"
+	      ".xlabel{text-anchor:middle;fill:#222}\n.ylabel{text-anchor:middle;fill:#222}\n"
+	      ".legend{fill:#222}\n</style>\n"
+	      "<rect width=\"100%\" height=\"100%\" fill=\"#ffffff\"/>\n",
+	      f);
+	fprintf(f, "<text x=\"%d\" y=\"28\" class=\"title\">", SVG_LEFT);
+	xml_text(f, title);
+	double peak = NAN, div = NAN;
+	aiw_sim_metric(sim, "site.power_peak_w", &peak);
+	aiw_sim_metric(sim, "site.diversity_factor", &div);
+	axis ta, whole;
+	time_axis(start, end, &ta);
+	time_axis(0, end, &whole);
+	fprintf(f, "</text>\n<text x=\"%d\" y=\"48\" class=\"sub\">libaiworkload %s, seed %s, %g %s "
+	           "simulated, one point per %g s",
+	        SVG_LEFT, aiw_version_string(), seed, end / whole.div, whole.unit,
+	        len > 1 ? t[1] - t[0] : t[0] - start);
+	if (start > 0)
+		fprintf(f, ", the last %zu points (sim.series_keep; from %g %s)", len,
+		        start / ta.div, ta.unit);
+	if (isfinite(peak)) {
+		axis pa;
+		value_axis(peak, true, &pa);
+		fprintf(f, ", IT peak %.4g %s", peak / pa.div, pa.unit);
+	}
+	if (isfinite(div))
+		fprintf(f, ", diversity factor %.3f", div);
+	fputs("</text>\n", f);
+
+	panel p = {.f = f, .x = ta};
+	int k = 0;
+	/* 1: site power */
+	{
+		const double *vi = aiw_rec_values(r, (size_t)it);
+		const double *vf = fac >= 0 ? aiw_rec_values(r, (size_t)fac) : NULL;
+		double mx = 0;
+		for (size_t i = 0; i < len; i++) {
+			if (vi[i] > mx)
+				mx = vi[i];
+			if (vf && vf[i] > mx)
+				mx = vf[i];
+		}
+		value_axis(mx, true, &p.y);
+		p.y0 = SVG_TOP + 20 + k++ * (SVG_PANEL_H + SVG_GAP);
+		panel_frame(&p, "Site power: IT and facility (IT x PUE)", "power", false);
+		if (vf)
+			draw_line(&p, t, vf, len, 1, "#888888", true);
+		draw_line(&p, t, vi, len, 1, "#222222", false);
+		legend_entry(&p, 0, 2, "#222222", "IT power", false, false);
+		if (vf)
+			legend_entry(&p, 1, 2, "#888888", "facility power", true, false);
+		fputs("</g>\n", f);
+	}
+	/* 2: power by component, stacked (training at the bottom) */
+	if (ncomp > 0) {
+		/* column means: stack[j] lower, stack[m+1+j] upper */
+		double mx = 0;
+		double *lo = stack, *hi = stack + m + 1;
+		for (size_t j = 0; j < m; j++)
+			lo[j] = 0;
+		for (size_t j = 0; j < m; j++)
+			tm[j] = t[len * (j + 1) / m - 1];
+		/* first pass for the maximum of the total */
+		for (size_t j = 0; j < m; j++) {
+			size_t i0 = len * j / m, i1 = len * (j + 1) / m;
+			double sum = 0;
+			for (size_t c = 0; c < ncomp; c++) {
+				const double *v = aiw_rec_values(r, (size_t)comps[c].power);
+				double a = 0;
+				for (size_t i = i0; i < i1; i++)
+					a += isfinite(v[i]) ? v[i] : 0;
+				sum += a / (double)(i1 - i0);
+			}
+			if (sum > mx)
+				mx = sum;
+		}
+		value_axis(mx, true, &p.y);
+		p.y0 = SVG_TOP + 20 + k++ * (SVG_PANEL_H + SVG_GAP);
+		panel_frame(&p, "IT power by component (stacked)", "power", false);
+		for (size_t c = 0; c < ncomp; c++) {
+			const double *v = aiw_rec_values(r, (size_t)comps[c].power);
+			for (size_t j = 0; j < m; j++) {
+				size_t i0 = len * j / m, i1 = len * (j + 1) / m;
+				double a = 0;
+				for (size_t i = i0; i < i1; i++)
+					a += isfinite(v[i]) ? v[i] : 0;
+				hi[j] = lo[j] + a / (double)(i1 - i0);
+			}
+			const char *col = PALETTE[c % NPALETTE];
+			fprintf(f, "<path fill=\"%s\" fill-opacity=\"0.85\" stroke=\"%s\" "
+			           "stroke-width=\"0.5\" d=\"M%.1f %.1f",
+			        col, col, px(&p, start), py(&p, lo[0]));
+			fprintf(f, "L%.1f %.1f", px(&p, start), py(&p, hi[0]));
+			for (size_t j = 0; j < m; j++)
+				fprintf(f, "L%.1f %.1f", px(&p, tm[j]), py(&p, hi[j]));
+			for (size_t j = m; j-- > 0;)
+				fprintf(f, "L%.1f %.1f", px(&p, tm[j]), py(&p, lo[j]));
+			fputs("Z\"/>\n", f);
+			legend_entry(&p, (int)c, (int)ncomp, col, comps[c].label, false, true);
+			memcpy(lo, hi, m * sizeof *lo);
+		}
+		fputs("</g>\n", f);
+	}
+	/* 3: utilisation */
+	if (ncomp > 0 || sutil >= 0) {
+		p.y = (axis){.lo = 0, .hi = 1, .step = 0.2, .div = 1, .unit = ""};
+		p.y0 = SVG_TOP + 20 + k++ * (SVG_PANEL_H + SVG_GAP);
+		panel_frame(&p, "GPU utilisation (busy / provisioned GPU-seconds)", "utilisation",
+		            true);
+		int e = 0, total = (int)ncomp + (sutil >= 0);
+		for (size_t c = 0; c < ncomp; c++) {
+			const char *col = PALETTE[c % NPALETTE];
+			draw_line(&p, t, aiw_rec_values(r, (size_t)comps[c].util), len, 1, col, false);
+			legend_entry(&p, e++, total, col, comps[c].label, false, false);
+		}
+		if (sutil >= 0) {
+			draw_line(&p, t, aiw_rec_values(r, (size_t)sutil), len, 1, "#222222", true);
+			legend_entry(&p, e++, total, "#222222", "site", true, false);
+		}
+		fputs("</g>\n", f);
+	}
+	/* 4: replicas */
+	if (nrep > 0) {
+		double mx = 0;
+		for (size_t c = 0; c < ncomp; c++) {
+			if (comps[c].replicas < 0)
+				continue;
+			const double *v = aiw_rec_values(r, (size_t)comps[c].replicas);
+			for (size_t i = 0; i < len; i++)
+				if (v[i] > mx)
+					mx = v[i];
+		}
+		value_axis(mx, false, &p.y);
+		if (p.y.step < 1) {
+			p.y.step = 1;
+			p.y.hi = ceil(p.y.hi);
+		}
+		p.y0 = SVG_TOP + 20 + k++ * (SVG_PANEL_H + SVG_GAP);
+		panel_frame(&p, "Inference replicas", "replicas", false);
+		int e = 0;
+		for (size_t c = 0; c < ncomp; c++) {
+			if (comps[c].replicas < 0)
+				continue;
+			const char *col = PALETTE[c % NPALETTE];
+			draw_line(&p, t, aiw_rec_values(r, (size_t)comps[c].replicas), len, 1, col, false);
+			legend_entry(&p, e++, (int)nrep, col, comps[c].label, false, false);
+		}
+		fputs("</g>\n", f);
+	}
+	fputs("</svg>\n", f);
+	free(comps);
+	free(stack);
+	free(tm);
+	return close_out(sim, f, path);
+}

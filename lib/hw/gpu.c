@@ -1,0 +1,818 @@
+/*
+ * hw.c - hardware catalog: accelerators and interconnect links.
+ *
+ * Built-in values come from vendor datasheets (dense, i.e. without 2:4
+ * sparsity, which datasheets headline); power levels by phase, prices and
+ * latencies that no datasheet gives are marked "estimate" with their basis.
+ * Users add or override GPUs with [gpu NAME] scenario sections (the
+ * aiw_kind_gpu component below); the public aiw_catalog_* functions list
+ * the built-ins only, since they have no simulation to look in.
+ *
+ * Link latencies are NCCL's own per-step latencies for the ring algorithm
+ * with the Simple protocol used for large messages (NCCL
+ * src/graph/tuning.cc, hwLat: NVLink 3.4 us, PCIe 5.7 us, network 9.6 us).
+ */
+#include "hw/hw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-step latencies (s), NCCL tuning.cc hwLat[.][RING][SIMPLE]. */
+#define LAT_NVLINK 3.4e-6
+#define LAT_PCIE 5.7e-6
+#define LAT_NET 9.6e-6
+
+/* ======================================================================== */
+/* built-in links                                                            */
+/* ======================================================================== */
+/* Bandwidths are data rates per direction: NVLink per GPU (all links), PCIe
+ * per x16 slot after 128b/130b encoding, NICs at their line rate. */
+static const aiw_link_spec LINKS[] = {
+	/* A100: 12 NVLink3 links x 25 GB/s per direction = 600 GB/s bidirectional */
+	{"NVLink3", LAT_NVLINK, 300e9},
+	/* H100/H200: 18 NVLink4 links x 25 GB/s = 900 GB/s bidirectional */
+	{"NVLink4", LAT_NVLINK, 450e9},
+	/* B200: 18 NVLink5 links x 50 GB/s = 1.8 TB/s bidirectional */
+	{"NVLink5", LAT_NVLINK, 900e9},
+	/* PCIe 4.0 x16: 16 GT/s x 16 lanes x 128/130 / 8 = 31.5 GB/s */
+	{"PCIe4", LAT_PCIE, 31.5e9},
+	/* PCIe 5.0 x16: 32 GT/s x 16 x 128/130 / 8 = 63 GB/s */
+	{"PCIe5", LAT_PCIE, 63e9},
+	/* InfiniBand 4x HDR 200 Gb/s, NDR 400 Gb/s, XDR 800 Gb/s (IBTA roadmap) */
+	{"IB-HDR", LAT_NET, 200e9 / 8},
+	{"IB-NDR", LAT_NET, 400e9 / 8},
+	{"IB-XDR", LAT_NET, 800e9 / 8},
+	/* RoCEv2 Ethernet; NCCL models every network with the same latency */
+	{"RoCE-100G", LAT_NET, 100e9 / 8},
+	{"RoCE-200G", LAT_NET, 200e9 / 8},
+	{"RoCE-400G", LAT_NET, 400e9 / 8},
+};
+#define NLINKS (sizeof LINKS / sizeof *LINKS)
+
+/* ======================================================================== */
+/* built-in GPUs                                                             */
+/* ======================================================================== */
+/* Power phases that no datasheet gives (estimates, stated once here):
+ *  - compute_w = prefill_w = TDP: dense GEMMs run at the power cap
+ *    (DESIGN.md: training compute near TDP; H100 prefill 700 W);
+ *  - decode_w ~ 0.54 TDP: H100's 380 W decode over 700 W (DESIGN.md),
+ *    decode being memory-bound on every part;
+ *  - comm_w ~ 0.5 TDP: collectives keep a few SMs and the HBM busy;
+ *  - loading_w ~ idle + 0.05 TDP: weights stream in over PCIe, SMs idle.
+ * On-demand prices are indicative 2024-25 list prices per GPU-hour; they
+ * vary by provider and over time by a factor of several. */
+static const aiw_gpu_spec GPUS[] = {
+	{
+		/* NVIDIA H100 Tensor Core GPU datasheet (SXM5): BF16 1,979 TFLOP/s
+		 * with sparsity = 989 dense, FP8 3,958 sparse, 80 GB HBM3 at
+		 * 3.35 TB/s, up to 700 W, NVLink 900 GB/s. */
+		.name = "H100-SXM",
+		.bf16_flops = 989e12,
+		.fp8_flops = 1979e12,
+		.mem_bytes = 80e9,
+		.mem_bw = 3.35e12,
+		.tdp_w = 700,
+		.idle_w = 75,      /* DESIGN.md (measured idle ~75 W) */
+		.compute_w = 700,  /* estimate: at the power cap */
+		.comm_w = 350,     /* estimate */
+		.prefill_w = 700,  /* DESIGN.md */
+		.decode_w = 380,   /* DESIGN.md */
+		.loading_w = 110,  /* estimate */
+		.price_usd = 30000, /* DESIGN.md (~$30k, 2023-24 street price) */
+		.ondemand_usd_per_h = 3.0, /* indicative: neocloud 8x H100 SXM ~$3/GPU-h */
+		.nvlink_bw = 450e9, /* NVLink4, 900 GB/s bidirectional */
+		.nvlink_latency_s = LAT_NVLINK,
+		.nic_bw = 50e9, /* DGX H100: one ConnectX-7 400 Gb/s per GPU */
+		.nic_latency_s = LAT_NET,
+	},
+	{
+		/* NVIDIA H200 Tensor Core GPU datasheet (SXM): same Hopper compute
+		 * as H100, 141 GB HBM3e at 4.8 TB/s, up to 700 W, NVLink 900 GB/s. */
+		.name = "H200",
+		.bf16_flops = 989e12,
+		.fp8_flops = 1979e12,
+		.mem_bytes = 141e9,
+		.mem_bw = 4.8e12,
+		.tdp_w = 700,
+		.idle_w = 75, /* estimate: H100 board */
+		.compute_w = 700,
+		.comm_w = 350,
+		.prefill_w = 700,
+		.decode_w = 380,
+		.loading_w = 110,
+		.price_usd = 35000, /* estimate: 2024 press reports of $30-40k */
+		.ondemand_usd_per_h = 3.8, /* indicative */
+		.nvlink_bw = 450e9,
+		.nvlink_latency_s = LAT_NVLINK,
+		.nic_bw = 50e9, /* DGX H200: ConnectX-7 400 Gb/s per GPU */
+		.nic_latency_s = LAT_NET,
+	},
+	{
+		/* NVIDIA HGX B200 specifications divided by its 8 GPUs: BF16 36 PF
+		 * and FP8 72 PF sparse -> 2.25 / 4.5 PF dense, 1.44 TB HBM3e
+		 * (180 GB each) at 64 TB/s (8 TB/s each), 1,000 W per GPU,
+		 * NVLink5 1.8 TB/s. */
+		.name = "B200",
+		.bf16_flops = 2250e12,
+		.fp8_flops = 4500e12,
+		.mem_bytes = 180e9,
+		.mem_bw = 8e12,
+		.tdp_w = 1000,
+		.idle_w = 120, /* estimate: ~0.12 TDP like Hopper boards */
+		.compute_w = 1000,
+		.comm_w = 500,
+		.prefill_w = 1000,
+		.decode_w = 540,
+		.loading_w = 170,
+		.price_usd = 35000, /* NVIDIA CEO, CNBC March 2024: $30,000-40,000 */
+		.ondemand_usd_per_h = 5.0, /* indicative */
+		.nvlink_bw = 900e9,
+		.nvlink_latency_s = LAT_NVLINK,
+		.nic_bw = 50e9, /* DGX B200: ConnectX-7 400 Gb/s per GPU */
+		.nic_latency_s = LAT_NET,
+	},
+	{
+		/* NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): BF16 312
+		 * TFLOP/s dense, no FP8, 80 GB HBM2e at 2,039 GB/s, 400 W,
+		 * NVLink 600 GB/s. */
+		.name = "A100-80GB",
+		.bf16_flops = 312e12,
+		.fp8_flops = 0,
+		.mem_bytes = 80e9,
+		.mem_bw = 2.039e12,
+		.tdp_w = 400,
+		.idle_w = 55, /* estimate: typical nvidia-smi idle reading */
+		.compute_w = 400,
+		.comm_w = 200,
+		.prefill_w = 400,
+		.decode_w = 220,
+		.loading_w = 75,
+		.price_usd = 15000, /* estimate: 2022-23 street price */
+		.ondemand_usd_per_h = 1.8, /* indicative: neocloud A100 SXM 80GB */
+		.nvlink_bw = 300e9, /* NVLink3 */
+		.nvlink_latency_s = LAT_NVLINK,
+		.nic_bw = 25e9, /* DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU */
+		.nic_latency_s = LAT_NET,
+	},
+	{
+		/* NVIDIA L40S datasheet: BF16 362 TFLOP/s dense (733 sparse), FP8
+		 * 733 dense, 48 GB GDDR6 at 864 GB/s, 350 W, PCIe 4.0 x16, no
+		 * NVLink. */
+		.name = "L40S",
+		.bf16_flops = 362e12,
+		.fp8_flops = 733e12,
+		.mem_bytes = 48e9,
+		.mem_bw = 864e9,
+		.tdp_w = 350,
+		.idle_w = 35, /* estimate */
+		.compute_w = 350,
+		.comm_w = 175,
+		.prefill_w = 350,
+		.decode_w = 190,
+		.loading_w = 53,
+		.price_usd = 15000, /* DESIGN.md */
+		.ondemand_usd_per_h = 1.861, /* AWS g6e.xlarge (1 L40S), us-east-1 */
+		.nvlink_bw = 31.5e9, /* PCIe 4.0 x16 */
+		.nvlink_latency_s = LAT_PCIE,
+		.nic_bw = 12.5e9, /* estimate: 100 GbE per GPU in PCIe servers */
+		.nic_latency_s = LAT_NET,
+	},
+	{
+		/* NVIDIA L4 datasheet: BF16 121 TFLOP/s dense (242 sparse), FP8
+		 * 242.5 dense, 24 GB GDDR6 at 300 GB/s, 72 W, PCIe 4.0 x16. */
+		.name = "L4",
+		.bf16_flops = 121e12,
+		.fp8_flops = 242.5e12,
+		.mem_bytes = 24e9,
+		.mem_bw = 300e9,
+		.tdp_w = 72,
+		.idle_w = 16, /* estimate */
+		.compute_w = 72,
+		.comm_w = 36,
+		.prefill_w = 72,
+		.decode_w = 40,
+		.loading_w = 20,
+		.price_usd = 5000, /* DESIGN.md */
+		.ondemand_usd_per_h = 0.805, /* AWS g6.xlarge (1 L4), us-east-1 */
+		.nvlink_bw = 31.5e9, /* PCIe 4.0 x16 */
+		.nvlink_latency_s = LAT_PCIE,
+		.nic_bw = 12.5e9, /* estimate */
+		.nic_latency_s = LAT_NET,
+	},
+	{
+		/* AMD Instinct MI300X datasheet: FP16/BF16 1,307.4 TFLOP/s dense,
+		 * FP8 2,614.9 dense, 192 GB HBM3 at 5.3 TB/s, 750 W; 7 Infinity
+		 * Fabric links, 896 GB/s aggregate bidirectional. */
+		.name = "MI300X",
+		.bf16_flops = 1307.4e12,
+		.fp8_flops = 2614.9e12,
+		.mem_bytes = 192e9,
+		.mem_bw = 5.3e12,
+		.tdp_w = 750,
+		.idle_w = 130, /* estimate: MI300X boards idle high */
+		.compute_w = 750,
+		.comm_w = 375,
+		.prefill_w = 750,
+		.decode_w = 410,
+		.loading_w = 170,
+		.price_usd = 15000, /* estimate: 2024 analyst reports of $10-15k */
+		.ondemand_usd_per_h = 1.85, /* indicative: 2025 list prices $1.7-1.9 */
+		.nvlink_bw = 448e9, /* Infinity Fabric: 7 x 64 GB/s per direction */
+		.nvlink_latency_s = LAT_NVLINK, /* RCCL keeps NCCL's model */
+		.nic_bw = 50e9, /* 400 Gb/s NIC per GPU in 8-GPU platforms */
+		.nic_latency_s = LAT_NET,
+	},
+	{
+		/* Intel Gaudi 2 (HL-225H; Intel Gaudi 3 white paper comparison
+		 * table): BF16 432 TFLOP/s, FP8 865, 96 GB HBM2E at 2.45 TB/s,
+		 * 600 W; 24 x 100 GbE RoCE on chip, 21 for scale-up, 3 scale-out. */
+		.name = "Gaudi2",
+		.bf16_flops = 432e12,
+		.fp8_flops = 865e12,
+		.mem_bytes = 96e9,
+		.mem_bw = 2.45e12,
+		.tdp_w = 600,
+		.idle_w = 90, /* estimate */
+		.compute_w = 600,
+		.comm_w = 300,
+		.prefill_w = 600,
+		.decode_w = 325,
+		.loading_w = 120,
+		.price_usd = 8125, /* Intel, Computex 2024: 8-accelerator kit $65,000 */
+		.ondemand_usd_per_h = 1.30, /* Intel Developer Cloud, 8x at $10.42/h (2024) */
+		.nvlink_bw = 21 * 100e9 / 8,  /* 21 x 100 GbE = 262.5 GB/s */
+		.nvlink_latency_s = LAT_NET,  /* scale-up is RoCE too */
+		.nic_bw = 3 * 100e9 / 8,      /* 3 x 100 GbE */
+		.nic_latency_s = LAT_NET,
+	},
+	{
+		/* Intel Gaudi 3 white paper (HL-325L OAM): BF16 and FP8 1,835
+		 * TFLOP/s, 128 GB HBM2E at 3.7 TB/s, 900 W; 24 x 200 GbE RoCE, 21
+		 * for scale-up, 3 scale-out. */
+		.name = "Gaudi3",
+		.bf16_flops = 1835e12,
+		.fp8_flops = 1835e12,
+		.mem_bytes = 128e9,
+		.mem_bw = 3.7e12,
+		.tdp_w = 900,
+		.idle_w = 130, /* estimate */
+		.compute_w = 900,
+		.comm_w = 450,
+		.prefill_w = 900,
+		.decode_w = 490,
+		.loading_w = 175,
+		.price_usd = 15625, /* Intel, Computex 2024: 8-accelerator kit $125,000 */
+		.ondemand_usd_per_h = 0, /* no public per-GPU list price found */
+		.nvlink_bw = 21 * 200e9 / 8,
+		.nvlink_latency_s = LAT_NET,
+		.nic_bw = 3 * 200e9 / 8,
+		.nic_latency_s = LAT_NET,
+	},
+};
+#define NGPUS (sizeof GPUS / sizeof *GPUS)
+
+size_t aiw_hw_gpu_builtin_count(void) { return NGPUS; }
+const aiw_gpu_spec *aiw_hw_gpu_builtin(size_t i) { return i < NGPUS ? &GPUS[i] : NULL; }
+size_t aiw_hw_link_builtin_count(void) { return NLINKS; }
+const aiw_link_spec *aiw_hw_link_builtin(size_t i) { return i < NLINKS ? &LINKS[i] : NULL; }
+
+bool aiw_hw_ieq(const char *a, const char *b)
+{
+	for (;; a++, b++) {
+		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
+		if (x >= 'A' && x <= 'Z')
+			x = (unsigned char)(x - 'A' + 'a');
+		if (y >= 'A' && y <= 'Z')
+			y = (unsigned char)(y - 'A' + 'a');
+		if (x != y)
+			return false;
+		if (!x)
+			return true;
+	}
+}
+
+static const aiw_gpu_spec *builtin_gpu(const char *name)
+{
+	for (size_t i = 0; i < NGPUS; i++)
+		if (aiw_hw_ieq(GPUS[i].name, name))
+			return &GPUS[i];
+	return NULL;
+}
+
+static const aiw_link_spec *builtin_link(const char *name)
+{
+	for (size_t i = 0; i < NLINKS; i++)
+		if (aiw_hw_ieq(LINKS[i].name, name))
+			return &LINKS[i];
+	return NULL;
+}
+
+/* ======================================================================== */
+/* the fields: one table feeds the [gpu] parameters, the catalog lookups and */
+/* the validation (X(key, type, unit, min, max, flags, fallback, doc))        */
+/* ======================================================================== */
+/* What an unset field becomes when there is no base GPU. */
+enum { FB_REQUIRED, FB_ZERO, FB_SCALE_TDP, FB_INTRA_BW, FB_INTRA_LAT, FB_INTER_BW, FB_INTER_LAT };
+
+#define XP AIW_PF_EXCL_MIN
+#define GPU_FIELDS(X)                                                                          \
+	X(bf16_flops, FLOPS, "FLOP/s", 0, 1e18, XP, FB_REQUIRED,                                \
+	  "dense BF16 tensor throughput (datasheet figure without sparsity)")                 \
+	X(fp8_flops, FLOPS, "FLOP/s", 0, 1e18, 0, FB_ZERO, "dense FP8 tensor throughput; 0: no FP8") \
+	X(mem_bytes, SIZE, "B", 0, 1e14, XP, FB_REQUIRED, "device memory")                       \
+	X(mem_bw, BANDWIDTH, "B/s", 0, 1e15, XP, FB_REQUIRED, "device memory bandwidth")         \
+	X(tdp_w, POWER, "W", 0, 1e5, XP, FB_REQUIRED, "board power limit")                        \
+	X(idle_w, POWER, "W", 0, 1e5, 0, FB_SCALE_TDP,                                          \
+	  "power when idle (default without base: tdp_w x 75/700, H100's ratio)")              \
+	X(compute_w, POWER, "W", 0, 1e5, 0, FB_SCALE_TDP,                                       \
+	  "power during training compute (default without base: tdp_w)")                       \
+	X(comm_w, POWER, "W", 0, 1e5, 0, FB_SCALE_TDP,                                          \
+	  "power during exposed communication (default without base: tdp_w / 2)")              \
+	X(prefill_w, POWER, "W", 0, 1e5, 0, FB_SCALE_TDP,                                       \
+	  "power during inference prefill (default without base: tdp_w)")                      \
+	X(decode_w, POWER, "W", 0, 1e5, 0, FB_SCALE_TDP,                                        \
+	  "power during inference decode (default without base: tdp_w x 380/700)")             \
+	X(loading_w, POWER, "W", 0, 1e5, 0, FB_SCALE_TDP,                                       \
+	  "power while loading weights (default without base: tdp_w x 110/700)")               \
+	X(price_usd, MONEY, "USD", 0, 1e8, 0, FB_ZERO, "purchase price per GPU; 0: unknown")     \
+	X(ondemand_usd_per_h, MONEY, "USD/h", 0, 1e4, 0, FB_ZERO,                               \
+	  "cloud on-demand price per GPU-hour; 0: unknown")                                     \
+	X(nvlink_bw, BANDWIDTH, "B/s", 0, 1e14, XP, FB_INTRA_BW,                                \
+	  "scale-up bandwidth per GPU per direction, half the bidirectional datasheet figure "  \
+	  "(default without base: PCIe 5.0 x16, 63 GB/s)")                                       \
+	X(nvlink_latency_s, DURATION, "s", 0, 1, 0, FB_INTRA_LAT,                               \
+	  "scale-up per-step latency (default without base: 5.7 us, NCCL's PCIe figure)")      \
+	X(nic_bw, BANDWIDTH, "B/s", 0, 1e14, XP, FB_INTER_BW,                                   \
+	  "scale-out network bandwidth per GPU per direction (default without base: "         \
+	  "InfiniBand NDR, 50 GB/s)")                                                            \
+	X(nic_latency_s, DURATION, "s", 0, 1, 0, FB_INTER_LAT,                                  \
+	  "scale-out per-step latency (default without base: 9.6 us, NCCL's network figure)")
+
+enum {
+	P_BASE,
+#define X(k, t, u, lo, hi, fl, fb, doc) P_##k,
+	GPU_FIELDS(X)
+#undef X
+	P_NPARAMS
+};
+#define NFIELDS (P_NPARAMS - 1)
+
+static const aiw_param_def GPU_PARAMS[P_NPARAMS] = {
+	[P_BASE] = {.key = "base",
+	            .full = "gpu.NAME.base",
+	            .type = AIW_PT_STRING,
+	            .unit = "",
+	            .flags = AIW_PF_NONE,
+	            .doc = "built-in GPU whose values fill the unset fields (e.g. H100-SXM); "
+	                   "default: the built-in of the same name, if any"},
+#define X(k, t, u, lo, hi, fl, fb, doc_)                                                      \
+	[P_##k] = {.key = #k,                                                                   \
+	           .full = "gpu.NAME." #k,                                                      \
+	           .type = AIW_PT_##t,                                                          \
+	           .unit = u,                                                                   \
+	           .min = lo,                                                                   \
+	           .max = hi,                                                                   \
+	           .flags = (fl) | AIW_PF_NONE,                                                 \
+	           .doc = doc_},
+	GPU_FIELDS(X)
+#undef X
+};
+
+typedef struct gpu_field {
+	const char *key, *unit, *doc;
+	size_t off;
+	int fallback;
+	bool positive; /* must be > 0 (else >= 0) */
+} gpu_field;
+
+static const gpu_field FIELDS[NFIELDS] = {
+#define X(k, t, u, lo, hi, fl, fb, doc_) {#k, u, doc_, offsetof(aiw_gpu_spec, k), fb, (fl) == XP},
+	GPU_FIELDS(X)
+#undef X
+};
+
+static inline double *fieldp(aiw_gpu_spec *g, size_t i)
+{
+	return (double *)(void *)((char *)g + FIELDS[i].off);
+}
+static inline double fieldv(const aiw_gpu_spec *g, size_t i)
+{
+	return *(const double *)(const void *)((const char *)g + FIELDS[i].off);
+}
+
+static size_t field_index(const char *key)
+{
+	for (size_t i = 0; i < NFIELDS; i++)
+		if (aiw_hw_ieq(FIELDS[i].key, key))
+			return i;
+	return SIZE_MAX;
+}
+
+/* ======================================================================== */
+/* suggestions: the closest names by edit distance, or names containing the  */
+/* query ("h100" -> H100-SXM), best first                                    */
+/* ======================================================================== */
+typedef struct suggest {
+	char q[64];
+	size_t qlen;
+	const char *best[3];
+	size_t dist[3];
+} suggest;
+
+static void lower_copy(char *dst, size_t cap, const char *src)
+{
+	size_t i = 0;
+	for (; src[i] && i + 1 < cap; i++) {
+		unsigned char ch = (unsigned char)src[i];
+		dst[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch - 'A' + 'a' : ch);
+	}
+	dst[i] = '\0';
+}
+
+static void suggest_init(suggest *s, const char *query)
+{
+	memset(s, 0, sizeof *s);
+	lower_copy(s->q, sizeof s->q, query);
+	s->qlen = strlen(s->q);
+}
+
+static void suggest_add(suggest *s, const char *name)
+{
+	char n[64];
+	lower_copy(n, sizeof n, name);
+	size_t d = aiw_edit_distance(s->q, n);
+	size_t limit = s->qlen / 3 > 2 ? s->qlen / 3 : 2;
+	bool contains = s->qlen >= 2 && strstr(n, s->q) != NULL;
+	if (d == SIZE_MAX || (d > limit && !contains))
+		return;
+	if (contains)
+		d = 0; /* "h100" means H100-SXM before H200 */
+	for (size_t k = 0; k < 3; k++) {
+		if (!s->best[k] || d < s->dist[k]) {
+			for (size_t j = 2; j > k; j--) {
+				s->best[j] = s->best[j - 1];
+				s->dist[j] = s->dist[j - 1];
+			}
+			s->best[k] = name;
+			s->dist[k] = d;
+			return;
+		}
+	}
+}
+
+/* "; did you mean A, B?" or "; known: <all>" into buf. */
+static void suggest_text(const suggest *s, char *buf, size_t len, const char *all)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	if (!s->best[0]) {
+		snprintf(buf, len, "; known: %s", all);
+		return;
+	}
+	n += (size_t)snprintf(buf, len, "; did you mean ");
+	for (size_t k = 0; k < 3 && s->best[k] && n < len; k++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? ", " : "", s->best[k]);
+	if (n < len)
+		snprintf(buf + n, len - n, "?");
+}
+
+static void gpu_names(char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NGPUS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", GPUS[i].name);
+}
+
+static void link_names(char *buf, size_t len)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < NLINKS && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", LINKS[i].name);
+}
+
+/* ======================================================================== */
+/* validation                                                                */
+/* ======================================================================== */
+static const char *const ORIGIN_TEXT[] = {"", " (inherited)", " (default)"};
+
+static aiw_status check(aiw_sim *sim, const char *prefix, const aiw_gpu_spec *g,
+                        const unsigned char *origin)
+{
+#define ORG(i) (origin ? ORIGIN_TEXT[origin[i]] : "")
+	for (size_t i = 0; i < NFIELDS; i++) {
+		double v = fieldv(g, i);
+		if (!isfinite(v) || v < 0 || (FIELDS[i].positive && v == 0))
+			return aiw__err(sim, AIW_ERANGE, "%s.%s = %g %s%s must be %s", prefix,
+			                FIELDS[i].key, v, FIELDS[i].unit, ORG(i),
+			                FIELDS[i].positive ? "finite and > 0" : "finite and >= 0");
+	}
+	/* every phase draws at least the idle power and at most the TDP */
+	static const size_t PHASES[] = {P_compute_w - 1, P_comm_w - 1, P_prefill_w - 1,
+	                                P_decode_w - 1, P_loading_w - 1};
+	const size_t idle = P_idle_w - 1, tdp = P_tdp_w - 1;
+	for (size_t k = 0; k < sizeof PHASES / sizeof *PHASES; k++) {
+		size_t i = PHASES[k];
+		double v = fieldv(g, i);
+		if (v > g->tdp_w)
+			return aiw__err(sim, AIW_ERANGE, "%s.%s = %g W%s must not exceed tdp_w = %g W%s",
+			                prefix, FIELDS[i].key, v, ORG(i), g->tdp_w, ORG(tdp));
+		if (v < g->idle_w)
+			return aiw__err(sim, AIW_ERANGE, "%s.%s = %g W%s must be at least idle_w = %g W%s",
+			                prefix, FIELDS[i].key, v, ORG(i), g->idle_w, ORG(idle));
+	}
+	/* busy phases must differ from idle, or utilisation would not show in power */
+	if (g->idle_w >= g->compute_w)
+		return aiw__err(sim, AIW_ERANGE, "%s.idle_w = %g W%s must be below compute_w = %g W%s",
+		                prefix, g->idle_w, ORG(idle), g->compute_w, ORG(P_compute_w - 1));
+	if (g->idle_w >= g->prefill_w)
+		return aiw__err(sim, AIW_ERANGE, "%s.idle_w = %g W%s must be below prefill_w = %g W%s",
+		                prefix, g->idle_w, ORG(idle), g->prefill_w, ORG(P_prefill_w - 1));
+	return AIW_OK;
+#undef ORG
+}
+
+aiw_status aiw_hw_gpu_check(aiw_sim *sim, const char *prefix, const aiw_gpu_spec *g)
+{
+	if (!g)
+		return aiw__err(sim, AIW_EINVAL, "aiw_hw_gpu_check: spec is NULL");
+	return check(sim, prefix ? prefix : "gpu", g, NULL);
+}
+
+/* ======================================================================== */
+/* user GPUs: [gpu NAME] components                                          */
+/* ======================================================================== */
+/* Build c's spec into out: set fields, then base's, then the fallbacks. */
+static aiw_status build(aiw_comp *c, aiw_gpu_spec *out)
+{
+	aiw_sim *sim = c->sim;
+	const aiw_gpu_spec *base = NULL;
+	const char *base_from = NULL;
+	if (aiw_pset(c, P_BASE) && aiw_ps(c, P_BASE) && aiw_ps(c, P_BASE)[0]) {
+		base_from = aiw_ps(c, P_BASE);
+		base = builtin_gpu(base_from);
+		if (!base) {
+			suggest s;
+			char all[256], hint[320];
+			suggest_init(&s, base_from);
+			for (size_t i = 0; i < NGPUS; i++)
+				suggest_add(&s, GPUS[i].name);
+			gpu_names(all, sizeof all);
+			suggest_text(&s, hint, sizeof hint, all);
+			return aiw__err(sim, AIW_EUNKNOWN, "%s.base = \"%s\" is not a built-in GPU%s",
+			                c->prefix, base_from, hint);
+		}
+	} else {
+		base = builtin_gpu(c->name); /* [gpu H100-SXM] overrides the built-in */
+	}
+
+	const aiw_gpu_spec *h100 = &GPUS[0];
+	unsigned char origin[NFIELDS];
+	memset(out, 0, sizeof *out);
+	out->name = c->name;
+	for (size_t i = 0; i < NFIELDS; i++) {
+		double *f = fieldp(out, i);
+		if (aiw_pset(c, i + 1)) {
+			*f = aiw_p(c, i + 1);
+			origin[i] = 0;
+			continue;
+		}
+		origin[i] = base ? 1 : 2;
+		if (base) {
+			*f = fieldv(base, i);
+			continue;
+		}
+		switch (FIELDS[i].fallback) {
+		case FB_REQUIRED:
+			return aiw__err(sim, AIW_ESCENARIO,
+			                "%s.%s is not set: give it, or a base GPU to inherit from "
+			                "(%s.base = H100-SXM)",
+			                c->prefix, FIELDS[i].key, c->prefix);
+		case FB_ZERO: *f = 0; break;
+		/* tdp_w precedes every power field in the table, so it is known */
+		case FB_SCALE_TDP: *f = fieldv(h100, i) / h100->tdp_w * out->tdp_w; break;
+		case FB_INTRA_BW: *f = builtin_link("PCIe5")->bw; break;
+		case FB_INTRA_LAT: *f = builtin_link("PCIe5")->alpha_s; break;
+		case FB_INTER_BW: *f = builtin_link("IB-NDR")->bw; break;
+		case FB_INTER_LAT: *f = builtin_link("IB-NDR")->alpha_s; break;
+		}
+	}
+	return check(sim, c->prefix, out, origin);
+}
+
+/* (Re)build the spec of a [gpu] component into its state. */
+static aiw_status user_spec(aiw_comp *c, const aiw_gpu_spec **out)
+{
+	if (!c->state) {
+		c->state = calloc(1, sizeof(aiw_gpu_spec));
+		if (!c->state)
+			return aiw__err(c->sim, AIW_ENOMEM, "out of memory");
+	}
+	aiw_gpu_spec tmp;
+	aiw_status st = build(c, &tmp);
+	if (st != AIW_OK)
+		return st;
+	*(aiw_gpu_spec *)c->state = tmp;
+	*out = c->state;
+	return AIW_OK;
+}
+
+static aiw_status gpu_start(aiw_comp *c)
+{
+	/* validate every [gpu] section at run start, used or not */
+	const aiw_gpu_spec *g;
+	return user_spec(c, &g);
+}
+
+static void gpu_destroy(aiw_comp *c)
+{
+	free(c->state);
+	c->state = NULL;
+}
+
+const aiw_kind aiw_kind_gpu = {
+	.name = "gpu",
+	.params = GPU_PARAMS,
+	.nparams = P_NPARAMS,
+	.singleton = false,
+	.state_size = sizeof(aiw_gpu_spec),
+	.start = gpu_start,
+	.destroy = gpu_destroy,
+};
+
+/* ======================================================================== */
+/* lookups for the models                                                    */
+/* ======================================================================== */
+aiw_status aiw_hw_gpu_get(aiw_sim *sim, const char *name, const aiw_gpu_spec **out)
+{
+	if (!out)
+		return aiw__err(sim, AIW_EINVAL, "aiw_hw_gpu_get: out is NULL");
+	*out = NULL;
+	if (!name || !name[0])
+		return aiw__err(sim, AIW_EINVAL, "GPU name is empty");
+	size_t n = sim ? aiw__ncomps(sim) : 0;
+	for (size_t i = 0; i < n; i++) {
+		aiw_comp *c = aiw__comp_at(sim, i);
+		if (c && c->kind == &aiw_kind_gpu && aiw_hw_ieq(c->name, name))
+			return user_spec(c, out);
+	}
+	const aiw_gpu_spec *g = builtin_gpu(name);
+	if (g) {
+		*out = g;
+		return AIW_OK;
+	}
+	suggest s;
+	char all[256], hint[320];
+	suggest_init(&s, name);
+	for (size_t i = 0; i < n; i++) {
+		aiw_comp *c = aiw__comp_at(sim, i);
+		if (c && c->kind == &aiw_kind_gpu)
+			suggest_add(&s, c->name);
+	}
+	for (size_t i = 0; i < NGPUS; i++)
+		suggest_add(&s, GPUS[i].name);
+	gpu_names(all, sizeof all);
+	suggest_text(&s, hint, sizeof hint, all);
+	return aiw__err(sim, AIW_EUNKNOWN,
+	                "unknown GPU \"%s\"%s (add your own with a [gpu NAME] section)", name,
+	                hint);
+}
+
+const aiw_gpu_spec *aiw_hw_gpu(aiw_sim *sim, const char *name)
+{
+	const aiw_gpu_spec *g = NULL;
+	return aiw_hw_gpu_get(sim, name, &g) == AIW_OK ? g : NULL;
+}
+
+const aiw_link_spec *aiw_hw_link(aiw_sim *sim, const char *name)
+{
+	if (!name || !name[0]) {
+		aiw__err(sim, AIW_EINVAL, "link name is empty");
+		return NULL;
+	}
+	const aiw_link_spec *l = builtin_link(name);
+	if (l)
+		return l;
+	suggest s;
+	char all[256], hint[320];
+	suggest_init(&s, name);
+	for (size_t i = 0; i < NLINKS; i++)
+		suggest_add(&s, LINKS[i].name);
+	link_names(all, sizeof all);
+	suggest_text(&s, hint, sizeof hint, all);
+	aiw__err(sim, AIW_EUNKNOWN, "unknown link \"%s\"%s", name, hint);
+	return NULL;
+}
+
+void aiw_hw_gpu_links(const aiw_gpu_spec *g, aiw_link_spec *intra, aiw_link_spec *inter)
+{
+	if (intra)
+		*intra = (aiw_link_spec){"scale-up", g->nvlink_latency_s, g->nvlink_bw};
+	if (inter)
+		*inter = (aiw_link_spec){"scale-out", g->nic_latency_s, g->nic_bw};
+}
+
+/* ======================================================================== */
+/* public catalog (built-ins only: there is no simulation here)             */
+/* ======================================================================== */
+AIW_EXPORT aiw_status aiw_catalog_gpu_count(size_t *out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	*out = NGPUS;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_catalog_gpu_name(size_t i, const char **out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	if (i >= NGPUS)
+		return AIW_ERANGE;
+	*out = GPUS[i].name;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_catalog_gpu_value(const char *gpu, const char *field, double *out)
+{
+	if (!gpu || !field || !out)
+		return AIW_EINVAL;
+	const aiw_gpu_spec *g = builtin_gpu(gpu);
+	size_t i = field_index(field);
+	if (!g || i == SIZE_MAX)
+		return AIW_EUNKNOWN;
+	*out = fieldv(g, i);
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_catalog_gpu_field(size_t i, const char **name, const char **unit,
+                                            const char **doc)
+{
+	if (i >= NFIELDS)
+		return AIW_ERANGE;
+	if (name)
+		*name = FIELDS[i].key;
+	if (unit)
+		*unit = FIELDS[i].unit;
+	if (doc)
+		*doc = FIELDS[i].doc;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_catalog_link_count(size_t *out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	*out = NLINKS;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_catalog_link_name(size_t i, const char **out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	if (i >= NLINKS)
+		return AIW_ERANGE;
+	*out = LINKS[i].name;
+	return AIW_OK;
+}
+
+static const struct {
+	const char *key, *unit, *doc;
+} LINK_FIELDS[] = {
+	{"alpha_s", "s", "per-message (per ring step) latency"},
+	{"bw", "B/s", "bandwidth per direction"},
+};
+
+AIW_EXPORT aiw_status aiw_catalog_link_value(const char *link, const char *field, double *out)
+{
+	if (!link || !field || !out)
+		return AIW_EINVAL;
+	const aiw_link_spec *l = builtin_link(link);
+	if (!l)
+		return AIW_EUNKNOWN;
+	if (aiw_hw_ieq(field, "alpha_s"))
+		*out = l->alpha_s;
+	else if (aiw_hw_ieq(field, "bw"))
+		*out = l->bw;
+	else
+		return AIW_EUNKNOWN;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_catalog_link_field(size_t i, const char **name, const char **unit,
+                                             const char **doc)
+{
+	if (i >= sizeof LINK_FIELDS / sizeof *LINK_FIELDS)
+		return AIW_ERANGE;
+	if (name)
+		*name = LINK_FIELDS[i].key;
+	if (unit)
+		*unit = LINK_FIELDS[i].unit;
+	if (doc)
+		*doc = LINK_FIELDS[i].doc;
+	return AIW_OK;
+}

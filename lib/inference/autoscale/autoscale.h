@@ -1,0 +1,384 @@
+/*
+ * autoscale.h - autoscaling of an inference fleet (autoscale.c): the
+ * parameters the inference kind includes in its table, the hooks serving.c
+ * calls, and the pure decision functions of the policies (unit-tested on
+ * scripted metrics).
+ *
+ * Policies (inference.NAME.autoscaler):
+ *   none        the fleet keeps `replicas` (spot preemptions are replaced)
+ *   hpa         the Kubernetes HorizontalPodAutoscaler (autoscaling/v2 with
+ *               the default behavior), its arithmetic reproduced exactly
+ *   kpa         the Knative Pod Autoscaler: stable and panic windows on
+ *               concurrency (or requests per second), scale to zero
+ *   predictive  the replicas the forecast rate needs one cold start ahead,
+ *               with the HPA's recommendation as a reactive floor
+ *   schedule    replicas by time of day from a table
+ *
+ * Every policy sets the fleet's desired replica count (the Deployment's
+ * spec.replicas); a controller reconciles the fleet to it at once: new
+ * replicas load for a cold start (`cold_start` of the inference kind),
+ * removed ones drain.  Spot capacity (a share of the replicas at a
+ * discount, preempted as a Poisson process with a notice) is managed by the
+ * same controller for every policy.
+ */
+#ifndef AIW_AUTOSCALE_H
+#define AIW_AUTOSCALE_H
+
+#include "core/internal.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* ======================================================================== */
+/* parameters (included in the inference kind's table at index `first`)     */
+/* ======================================================================== */
+/* Indices relative to `first`, in the order of AIW_AUTOSCALE_PARAM_DEFS. */
+enum {
+	AIW_AS_AUTOSCALER,
+	AIW_AS_MIN_REPLICAS,
+	AIW_AS_MAX_REPLICAS,
+	AIW_AS_METRIC,
+	AIW_AS_TARGET_UTILIZATION,
+	AIW_AS_TARGET_VALUE,
+	AIW_AS_METRIC_INTERVAL,
+	AIW_AS_HPA_SYNC_PERIOD,
+	AIW_AS_HPA_TOLERANCE,
+	AIW_AS_HPA_UPSCALE_STAB,
+	AIW_AS_HPA_DOWNSCALE_STAB,
+	AIW_AS_HPA_UP_PODS,
+	AIW_AS_HPA_UP_PERCENT,
+	AIW_AS_HPA_UP_SELECT,
+	AIW_AS_HPA_DOWN_PODS,
+	AIW_AS_HPA_DOWN_PERCENT,
+	AIW_AS_HPA_DOWN_SELECT,
+	AIW_AS_HPA_POLICY_PERIOD,
+	AIW_AS_KPA_TARGET_UTILIZATION,
+	AIW_AS_KPA_STABLE_WINDOW,
+	AIW_AS_KPA_PANIC_WINDOW,
+	AIW_AS_KPA_PANIC_THRESHOLD,
+	AIW_AS_KPA_MAX_UP_RATE,
+	AIW_AS_KPA_MAX_DOWN_RATE,
+	AIW_AS_KPA_ZERO_GRACE,
+	AIW_AS_KPA_TICK,
+	AIW_AS_KPA_DOWN_DELAY,
+	AIW_AS_PRED_SOURCE,
+	AIW_AS_PRED_SMOOTHING,
+	AIW_AS_PRED_BIN,
+	AIW_AS_PRED_LEAD,
+	AIW_AS_PRED_CAPACITY,
+	AIW_AS_PRED_HEADROOM,
+	AIW_AS_SCHEDULE,
+	AIW_AS_SPOT_FRACTION,
+	AIW_AS_SPOT_DISCOUNT,
+	AIW_AS_SPOT_RATE,
+	AIW_AS_SPOT_NOTICE,
+	AIW_AS_SPOT_ACQ_FAILURE,
+	AIW_AS_SPOT_MAX_FAILED,
+	AIW_AS_SPOT_RETRY,
+	AIW_AS_COMPARE_FIXED,
+	AIW_AUTOSCALE_NPARAMS
+};
+
+enum { AIW_AS_NONE, AIW_AS_HPA, AIW_AS_KPA, AIW_AS_PREDICTIVE, AIW_AS_SCHEDULE_POLICY };
+enum { AIW_AS_M_UTILIZATION, AIW_AS_M_CONCURRENCY, AIW_AS_M_QUEUE, AIW_AS_M_RPS };
+enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
+
+#define AIW_AS_P_(KIND, key) KIND ".NAME." key
+/* The entries, in the order of the enum above; KIND is a string literal. */
+#define AIW_AUTOSCALE_PARAM_DEFS(KIND)                                                         \
+	{"autoscaler", AIW_AS_P_(KIND, "autoscaler"), AIW_PT_ENUM, "none", "", 0, 4,             \
+	 "none|hpa|kpa|predictive|schedule", 0,                                                   \
+	 "replica policy: none (fixed `replicas`), hpa (Kubernetes HPA), kpa (Knative), "        \
+	 "predictive (forecast one cold start ahead), schedule (by time of day)",                \
+	 0},                                                                                      \
+	{"min_replicas", AIW_AS_P_(KIND, "min_replicas"), AIW_PT_INT, "1", "1", 0, 100000, NULL, \
+	 AIW_PF_RUNTIME, "fewest replicas the autoscaler keeps (0: scale to zero, kpa only)", 0}, \
+	{"max_replicas", AIW_AS_P_(KIND, "max_replicas"), AIW_PT_INT, "100", "1", 1, 100000,     \
+	 NULL, AIW_PF_RUNTIME, "most replicas the autoscaler provisions", 0},                     \
+	{"metric", AIW_AS_P_(KIND, "metric"), AIW_PT_ENUM, "utilization", "", 0, 3,               \
+	 "utilization|concurrency|queue|rps", 0,                                                  \
+	 "what the autoscaler measures per ready replica: busy fraction, requests in flight, "   \
+	 "requests queued, or arrivals per second (kpa: concurrency unless rps)",                 \
+	 0},                                                                                      \
+	{"target_utilization", AIW_AS_P_(KIND, "target_utilization"), AIW_PT_REAL, "0.8", "1",   \
+	 0, 1, NULL, AIW_PF_RUNTIME | AIW_PF_EXCL_MIN,                                            \
+	 "target busy fraction per replica (metric = utilization; whole percent as Kubernetes; " \
+	 "its default 80 %)",                                                                     \
+	 0},                                                                                      \
+	{"target_value", AIW_AS_P_(KIND, "target_value"), AIW_PT_REAL, "100", "1", 0, 1e9, NULL, \
+	 AIW_PF_RUNTIME | AIW_PF_EXCL_MIN,                                                        \
+	 "target per replica for metric = concurrency, queue (requests) or rps (1/s); Knative's " \
+	 "default concurrency target is 100",                                                     \
+	 0},                                                                                      \
+	{"metric_interval", AIW_AS_P_(KIND, "metric_interval"), AIW_PT_DURATION, "1s", "s", 0,   \
+	 3600, NULL, AIW_PF_EXCL_MIN,                                                             \
+	 "sampling interval of requests in flight (metric = concurrency, kpa windows)", 0},      \
+	{"hpa_sync_period", AIW_AS_P_(KIND, "hpa_sync_period"), AIW_PT_DURATION, "15s", "s", 0,  \
+	 86400, NULL, AIW_PF_EXCL_MIN,                                                            \
+	 "HPA (and predictive) control loop period; the metric is averaged over it", 0},         \
+	{"hpa_tolerance", AIW_AS_P_(KIND, "hpa_tolerance"), AIW_PT_REAL, "0.1", "1", 0, 10, NULL, \
+	 AIW_PF_RUNTIME, "no change while |metric / target - 1| <= tolerance", 0},              \
+	{"hpa_upscale_stabilization", AIW_AS_P_(KIND, "hpa_upscale_stabilization"),               \
+	 AIW_PT_DURATION, "0s", "s", 0, 3600, NULL, 0,                                            \
+	 "scaleUp.stabilizationWindowSeconds: the lowest recommendation in it wins", 0},         \
+	{"hpa_downscale_stabilization", AIW_AS_P_(KIND, "hpa_downscale_stabilization"),           \
+	 AIW_PT_DURATION, "300s", "s", 0, 3600, NULL, 0,                                          \
+	 "scaleDown.stabilizationWindowSeconds: the highest recommendation in it wins", 0},      \
+	{"hpa_scale_up_pods", AIW_AS_P_(KIND, "hpa_scale_up_pods"), AIW_PT_INT, "4", "1", 0,     \
+	 1e6, NULL, AIW_PF_NONE, "scale-up policy: add at most this many per policy period "     \
+	 "(none: no such policy)", 0},                                                            \
+	{"hpa_scale_up_percent", AIW_AS_P_(KIND, "hpa_scale_up_percent"), AIW_PT_REAL, "100",    \
+	 "%", 0, 1e6, NULL, AIW_PF_NONE,                                                          \
+	 "scale-up policy: add at most this percentage per policy period (none: no such "       \
+	 "policy)",                                                                               \
+	 0},                                                                                      \
+	{"hpa_scale_up_select", AIW_AS_P_(KIND, "hpa_scale_up_select"), AIW_PT_ENUM, "max", "",  \
+	 0, 2, "max|min|disabled", 0,                                                             \
+	 "selectPolicy of the scale-up policies: the larger change, the smaller, or none", 0},  \
+	{"hpa_scale_down_pods", AIW_AS_P_(KIND, "hpa_scale_down_pods"), AIW_PT_INT, NULL, "1", 0, \
+	 1e6, NULL, AIW_PF_NONE, "scale-down policy: remove at most this many per policy "       \
+	 "period (none: no such policy)", 0},                                                     \
+	{"hpa_scale_down_percent", AIW_AS_P_(KIND, "hpa_scale_down_percent"), AIW_PT_REAL, "100", \
+	 "%", 0, 100, NULL, AIW_PF_NONE,                                                          \
+	 "scale-down policy: remove at most this percentage per policy period (none: no such "  \
+	 "policy)",                                                                               \
+	 0},                                                                                      \
+	{"hpa_scale_down_select", AIW_AS_P_(KIND, "hpa_scale_down_select"), AIW_PT_ENUM, "max",  \
+	 "", 0, 2, "max|min|disabled", 0,                                                         \
+	 "selectPolicy of the scale-down policies: the larger change, the smaller, or none", 0}, \
+	{"hpa_policy_period", AIW_AS_P_(KIND, "hpa_policy_period"), AIW_PT_DURATION, "15s", "s", \
+	 0, 1800, NULL, AIW_PF_EXCL_MIN, "periodSeconds of every scaling policy", 0},            \
+	{"kpa_target_utilization", AIW_AS_P_(KIND, "kpa_target_utilization"), AIW_PT_REAL, "0.7", \
+	 "1", 0, 1, NULL, AIW_PF_RUNTIME | AIW_PF_EXCL_MIN,                                       \
+	 "kpa: share of target_value aimed at (Knative's target utilization, 70 %)", 0},        \
+	{"kpa_stable_window", AIW_AS_P_(KIND, "kpa_stable_window"), AIW_PT_DURATION, "60s", "s",  \
+	 6, 3600, NULL, 0, "kpa: averaging window of the stable mode", 0},                        \
+	{"kpa_panic_window", AIW_AS_P_(KIND, "kpa_panic_window"), AIW_PT_DURATION, "6s", "s", 0, \
+	 3600, NULL, AIW_PF_EXCL_MIN,                                                             \
+	 "kpa: averaging window of the panic mode (Knative: 10 % of the stable window)", 0},     \
+	{"kpa_panic_threshold", AIW_AS_P_(KIND, "kpa_panic_threshold"), AIW_PT_REAL, "2", "1",   \
+	 1, 100, NULL, AIW_PF_EXCL_MIN,                                                           \
+	 "kpa: panic when the panic-window demand reaches this multiple of the ready "           \
+	 "capacity (200 %)",                                                                      \
+	 0},                                                                                      \
+	{"kpa_max_scale_up_rate", AIW_AS_P_(KIND, "kpa_max_scale_up_rate"), AIW_PT_REAL, "1000", \
+	 "1", 1, 1e9, NULL, AIW_PF_EXCL_MIN, "kpa: at most this many times the ready replicas",  \
+	 0},                                                                                      \
+	{"kpa_max_scale_down_rate", AIW_AS_P_(KIND, "kpa_max_scale_down_rate"), AIW_PT_REAL, "2", \
+	 "1", 1, 1e9, NULL, AIW_PF_EXCL_MIN,                                                      \
+	 "kpa: at least the ready replicas divided by this", 0},                                 \
+	{"kpa_scale_to_zero_grace", AIW_AS_P_(KIND, "kpa_scale_to_zero_grace"), AIW_PT_DURATION, \
+	 "30s", "s", 0, 86400, NULL, 0,                                                           \
+	 "kpa: the last replica goes only after zero demand for this long", 0},                  \
+	{"kpa_tick", AIW_AS_P_(KIND, "kpa_tick"), AIW_PT_DURATION, "2s", "s", 0, 3600, NULL,     \
+	 AIW_PF_EXCL_MIN, "kpa: decision interval (Knative's tick)", 0},                         \
+	{"kpa_scale_down_delay", AIW_AS_P_(KIND, "kpa_scale_down_delay"), AIW_PT_DURATION, "0s", \
+	 "s", 0, 3600, NULL, 0,                                                                   \
+	 "kpa: a decision holds for this long against lower ones (Knative's scale-down-delay)",  \
+	 0},                                                                                      \
+	{"predictive_source", AIW_AS_P_(KIND, "predictive_source"), AIW_PT_ENUM, "profile", "",  \
+	 0, 1, "profile|history", 0,                                                              \
+	 "predictive: forecast from the configured traffic profile, or learned from the "       \
+	 "previous days at the same time of day",                                                 \
+	 0},                                                                                      \
+	{"predictive_smoothing", AIW_AS_P_(KIND, "predictive_smoothing"), AIW_PT_REAL, "0.5",    \
+	 "1", 0, 1, NULL, AIW_PF_EXCL_MIN,                                                        \
+	 "predictive history: weight of the latest day in the smoothed daily profile", 0},       \
+	{"predictive_bin", AIW_AS_P_(KIND, "predictive_bin"), AIW_PT_DURATION, "5min", "s", 1,   \
+	 86400, NULL, 0, "predictive history: width of a time-of-day bin", 0},                   \
+	{"predictive_lead", AIW_AS_P_(KIND, "predictive_lead"), AIW_PT_DURATION, "auto", "s", 0, \
+	 86400, NULL, AIW_PF_AUTO,                                                                \
+	 "predictive: how far ahead to provision (auto: the 99th percentile of cold_start plus " \
+	 "one sync period)",                                                                      \
+	 0},                                                                                      \
+	{"predictive_capacity", AIW_AS_P_(KIND, "predictive_capacity"), AIW_PT_RATE, NULL, "1/s", \
+	 0, 1e9, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,                                             \
+	 "predictive: requests per second one replica serves at the target (none: learned "     \
+	 "from the run)",                                                                         \
+	 0},                                                                                      \
+	{"predictive_headroom", AIW_AS_P_(KIND, "predictive_headroom"), AIW_PT_REAL, "2", "1", 0, \
+	 100, NULL, 0,                                                                            \
+	 "predictive: standard deviations of the Poisson arrival count over the lead added to "  \
+	 "the forecast rate (0: the mean)",                                                       \
+	 0},                                                                                      \
+	{"schedule", AIW_AS_P_(KIND, "schedule"), AIW_PT_STRING, NULL, "", 0, 0, NULL,            \
+	 AIW_PF_NONE, "schedule: replicas from a time of day on, \"0h:2, 8h:10, 20h:4\"", 0},    \
+	{"spot_fraction", AIW_AS_P_(KIND, "spot_fraction"), AIW_PT_REAL, "0", "1", 0, 1, NULL, 0, \
+	 "share of the replicas provisioned on spot capacity", 0},                                \
+	{"spot_discount", AIW_AS_P_(KIND, "spot_discount"), AIW_PT_REAL, "0.6", "1", 0, 1, NULL, \
+	 AIW_PF_RUNTIME, "price reduction of a spot GPU against on-demand (0.6: pays 40 %)", 0}, \
+	{"spot_preemption_rate", AIW_AS_P_(KIND, "spot_preemption_rate"), AIW_PT_RATE, "0.05/h", \
+	 "1/s", 0, 1, NULL, 0, "preemptions per spot replica per unit time (Poisson)", 0},       \
+	{"spot_notice", AIW_AS_P_(KIND, "spot_notice"), AIW_PT_DURATION, "2min", "s", 0, 3600,   \
+	 NULL, 0,                                                                                 \
+	 "warning before a preempted replica is reclaimed; it drains meanwhile (AWS 2 min, "     \
+	 "GCP 30 s)",                                                                             \
+	 0},                                                                                      \
+	{"spot_acquire_failure", AIW_AS_P_(KIND, "spot_acquire_failure"), AIW_PT_REAL, "0", "1", \
+	 0, 1, NULL, 0, "probability that an attempt to acquire a spot replica fails", 0},       \
+	{"spot_max_failed_acquisitions", AIW_AS_P_(KIND, "spot_max_failed_acquisitions"),         \
+	 AIW_PT_INT, "3", "1", 1, 1e6, NULL, 0,                                                   \
+	 "consecutive failed spot acquisitions after which a replica is provisioned on-demand",  \
+	 0},                                                                                      \
+	{"spot_retry_interval", AIW_AS_P_(KIND, "spot_retry_interval"), AIW_PT_DURATION, "30s",  \
+	 "s", 0, 86400, NULL, AIW_PF_EXCL_MIN, "wait before retrying a failed spot acquisition", \
+	 0},                                                                                      \
+	{"compare_fixed", AIW_AS_P_(KIND, "compare_fixed"), AIW_PT_INT, NULL, "1", 1, 100000,    \
+	 NULL, AIW_PF_NONE | AIW_PF_AUTO,                                                         \
+	 "also simulate this fleet fixed at N on-demand replicas, same traffic and seed, for "   \
+	 "the fixed_* and *_saved metrics (auto: this run's peak; none: no comparison)",         \
+	 0}
+
+/* ======================================================================== */
+/* hooks called by serving.c                                                 */
+/* ======================================================================== */
+/* After the initial replicas are in place: validate the autoscaling
+ * parameters, build the state (kept by serving.c, see
+ * aiw_serving_set_autoscale), register the curves, schedule the first
+ * events.  Does nothing when the fleet needs no controller (autoscaler =
+ * none, no spot, no comparison).  Errors name the parameter. */
+aiw_status aiw_autoscale_start(aiw_comp *c, size_t first);
+/* The sample tick at t: the replica curves. */
+void aiw_autoscale_sample(aiw_comp *c, double t);
+/* The end of a run call at t, after the fleet's metrics: the autoscaling,
+ * spot and comparison metrics. */
+void aiw_autoscale_finish(aiw_comp *c, double t);
+/* Free the state (before the fleet's). */
+void aiw_autoscale_destroy(aiw_comp *c);
+/* True if the controller runs for c: it then owns the replica count, and
+ * the fleet forwards its parameter changes to aiw_autoscale_param_changed
+ * (`replicas` sets the desired count). */
+bool aiw_autoscale_active(const aiw_comp *c);
+aiw_status aiw_autoscale_param_changed(aiw_comp *c, size_t idx);
+/* For tests: the desired replica count now (-1 without a controller), and
+ * whether the kpa is in panic mode. */
+int32_t aiw_autoscale_desired(const aiw_comp *c);
+bool aiw_autoscale_panicking(const aiw_comp *c);
+/* For tests: the predictive policy's forecast rate (1/s) at time t, NAN
+ * when it has none (other policies, or no history for that time yet). */
+double aiw_autoscale_forecast(const aiw_comp *c, double t);
+
+/* ======================================================================== */
+/* Kubernetes HPA (pkg/controller/podautoscaler: replica_calculator.go and   */
+/* horizontal.go of autoscaling/v2), as pure functions                       */
+/* ======================================================================== */
+/* One metric evaluation (replica_calculator.go).  Pods with a metric have
+ * the same value (the fleet measures one average); quantities are the
+ * integers Kubernetes computes with: utilisation in whole percent of the
+ * request (resource metrics), other metrics in milli-units (Quantity). */
+typedef struct aiw_hpa_calc_in {
+	int32_t current;  /* spec.replicas */
+	int32_t ready;    /* ready pods with a metric sample */
+	int32_t unready;  /* pods not ready yet (loading, pending): no sample */
+	int32_t missing;  /* ready pods without a sample */
+	double value;     /* the metric of each ready pod: utilisation (fraction of
+	                   * the request) or the value (requests, 1/s) */
+	double target;    /* target utilisation (fraction) or target value */
+	double tolerance; /* 0.1 */
+	bool resource;    /* a resource utilisation metric (else a pods metric) */
+} aiw_hpa_calc_in;
+
+/* The recommendation, or -1 when no pod has a metric (the HPA then does
+ * not scale).  As Kubernetes: ratio = usage / target; without unready pods
+ * on a scale-up and without missing pods, the current count if |ratio - 1|
+ * <= tolerance, else ceil(ratio * ready); otherwise missing pods count as
+ * using the target (pods metric) or max(100 %, target) (resource) on a
+ * scale-down and 0 on a scale-up, unready pods as 0 on a scale-up (they
+ * are set aside on a scale-down), the ratio is recomputed, and a change
+ * within tolerance or of the other direction is dropped. */
+int32_t aiw_hpa_calc(const aiw_hpa_calc_in *in);
+
+enum { AIW_HPA_SELECT_MAX, AIW_HPA_SELECT_MIN, AIW_HPA_SELECT_DISABLED };
+
+/* behavior: the scaling rules (defaults: up 100 % or 4 pods per 15 s, the
+ * larger; down 100 % per 15 s; down stabilisation 300 s). */
+typedef struct aiw_hpa_rules {
+	int32_t min_replicas, max_replicas;
+	double up_window, down_window; /* stabilizationWindowSeconds (s) */
+	double up_pods, up_percent;    /* policies; < 0: none */
+	double down_pods, down_percent;
+	double period;                 /* periodSeconds of every policy (s) */
+	int up_select, down_select;    /* AIW_HPA_SELECT_* */
+} aiw_hpa_rules;
+
+typedef struct aiw_hpa_sample {
+	double t;
+	int32_t v; /* recommendation, or replica change of a scale event */
+} aiw_hpa_sample;
+
+/* The controller's memory: recommendations and scale events, each reusing
+ * its outdated entries as Kubernetes does (bounded by window / sync). */
+typedef struct aiw_hpa_state {
+	aiw_hpa_sample *recs, *ups, *downs;
+	size_t nrecs, nups, ndowns, caprecs, capups, capdowns;
+} aiw_hpa_state;
+
+void aiw_hpa_state_init(aiw_hpa_state *s);
+void aiw_hpa_state_free(aiw_hpa_state *s);
+
+/* One sync of the controller at time now (reconcileAutoscaler): current =
+ * spec.replicas, recommendation = aiw_hpa_calc's result (-1: no metric).
+ * current 0 with min_replicas > 0 disables autoscaling (returns 0);
+ * current above max or below min goes to the bound; otherwise the
+ * recommendation is stabilised (the lowest in the up window, the highest
+ * in the down window, both including itself) and limited by the policies
+ * (replicas changed within the last period counted from the scale events;
+ * the percentage rounds up on scale-up and down on scale-down).  A change
+ * is recorded as a scale event.  Returns the new spec.replicas, or a
+ * negative aiw_status on ENOMEM. */
+int32_t aiw_hpa_sync(const aiw_hpa_rules *r, aiw_hpa_state *s, double now, int32_t current,
+                     int32_t recommendation);
+
+/* The stabilisation step alone (stabilizeRecommendationWithBehaviors):
+ * records the recommendation and returns the stabilised value. */
+int32_t aiw_hpa_stabilize(const aiw_hpa_rules *r, aiw_hpa_state *s, double now,
+                          int32_t current, int32_t recommendation, bool *enomem);
+
+/* ======================================================================== */
+/* Knative KPA (pkg/autoscaler/scaling/autoscaler.go, Scale)                  */
+/* ======================================================================== */
+typedef struct aiw_kpa_conf {
+	double target;          /* TargetValue per pod: target x target utilisation */
+	double panic_threshold; /* 2.0 */
+	double max_up_rate;     /* 1000 */
+	double max_down_rate;   /* 2 */
+	double stable_window;   /* 60 s */
+} aiw_kpa_conf;
+
+typedef struct aiw_kpa_state {
+	double panic_time;      /* last time over the threshold; NAN: not panicking */
+	int32_t max_panic_pods;
+} aiw_kpa_state;
+
+void aiw_kpa_state_init(aiw_kpa_state *s);
+/* One decision at time now from the stable- and panic-window averages of
+ * the total demand (requests in flight, or per second): dspc =
+ * ceil(stable / target), dppc = ceil(panic / target), both kept in
+ * [floor(ready / max_down_rate), ceil(ready x max_up_rate)] with ready =
+ * max(1, ready pods).  Panic starts (or is extended) when dppc / ready >=
+ * panic_threshold and ends when below it more than stable_window after the
+ * last time above; in panic the count never decreases and is the larger of
+ * the two.  Returns the desired pod count (before min/max). */
+int32_t aiw_kpa_decide(const aiw_kpa_conf *k, aiw_kpa_state *s, double now, uint32_t ready,
+                       double stable, double panic);
+
+/* ======================================================================== */
+/* schedule tables                                                           */
+/* ======================================================================== */
+typedef struct aiw_sched_entry {
+	double tod;      /* time of day (s), [0, 86400) */
+	int32_t replicas;
+} aiw_sched_entry;
+
+/* Parse "0h:2, 8h:10, 20h:4" (times with units, increasing, within a day;
+ * replicas >= 0).  *out (malloc'ed, *n entries) is owned by the caller. */
+aiw_status aiw_sched_parse(const char *text, aiw_sched_entry **out, size_t *n, char *err,
+                           size_t errlen);
+/* Replicas at time t (t = 0 is midnight): the last entry at or before the
+ * time of day, wrapping to the last entry of the day before. */
+int32_t aiw_sched_at(const aiw_sched_entry *e, size_t n, double t);
+/* The first time > t at which the table's value may change. */
+double aiw_sched_next(const aiw_sched_entry *e, size_t n, double t);
+
+#endif /* AIW_AUTOSCALE_H */

@@ -1,0 +1,52 @@
+/*
+ * cost.h - pricing shared by the workload kinds (training, inference).
+ *
+ * Every workload kind includes AIW_COST_PARAM_DEFS in its parameter table
+ * (at index `first`) and, in its start hook, calls aiw_cost_pricing() to get
+ * the cost of one provisioned GPU-second and the per-node power overhead.
+ * A model then accumulates c->cost_usd += gpus_paid * dt * usd_per_gpu_s
+ * (exact, piecewise-constant) and adds node overhead to its power.
+ * Energy is priced by the site (facility energy x electricity price).
+ */
+#ifndef AIW_COST_H
+#define AIW_COST_H
+
+#include "hw/hw.h"
+#include "core/internal.h"
+
+#define AIW_PRICING_CHOICES "capex|ondemand"
+enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
+
+/* The entries, in this order; KIND is a string literal ("training"). */
+#define AIW_COST_PARAM_DEFS(KIND)                                                             \
+	{"pricing", KIND ".NAME.pricing", AIW_PT_ENUM, "capex", "", 0, 1, AIW_PRICING_CHOICES, 0, \
+	 "capex: purchase price amortised over lifetime; ondemand: hourly rental", 0},           \
+	{"gpu_price", KIND ".NAME.gpu_price", AIW_PT_MONEY, NULL, "USD", 0, 1e8, NULL,            \
+	 AIW_PF_NONE | AIW_PF_EXCL_MIN, "purchase price per GPU (none: the catalog's)", 0},       \
+	{"lifetime", KIND ".NAME.lifetime", AIW_PT_DURATION, "4y", "s", 0, 3.2e9, NULL,           \
+	 AIW_PF_EXCL_MIN, "amortisation period of the purchase price (capex)", 0},               \
+	{"ondemand_price", KIND ".NAME.ondemand_price", AIW_PT_MONEY, NULL, "USD/h", 0, 1e5,     \
+	 NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,                                                    \
+	 "rental price per GPU-hour (none: the catalog's)", 0},                                  \
+	{"node_overhead", KIND ".NAME.node_overhead", AIW_PT_POWER, "1.5kW", "W", 0, 1e6, NULL,  \
+	 0, "power of a node beyond its GPUs: CPUs, NICs, fans, switches", 0}
+#define AIW_COST_NPARAMS 5
+
+typedef struct aiw_pricing {
+	double usd_per_gpu_s;  /* cost of one provisioned GPU for one second */
+	double node_overhead_w; /* power per node beyond the GPUs (W) */
+} aiw_pricing;
+
+/* Resolve the pricing of component c whose cost entries start at index
+ * `first`, for GPU g.  Errors (no price known) are recorded on c->sim. */
+aiw_status aiw_cost_pricing(const aiw_comp *c, size_t first, const aiw_gpu_spec *g,
+                            aiw_pricing *out);
+
+/* What the site charges for it_energy_j joules of IT energy: facility energy
+ * (x site.pue) at site.electricity_price.  The site publishes it per
+ * component as <prefix>.energy_cost_usd; a model uses it for its own
+ * summaries (cost per million tokens, per step) so they agree with the
+ * site's <prefix>.cost_usd = c->cost_usd + energy cost. */
+double aiw_cost_energy_usd(const aiw_sim *sim, double it_energy_j);
+
+#endif

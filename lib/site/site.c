@@ -1,0 +1,340 @@
+/*
+ * site.c - the site ([site]): sums the components' power into site curves, tracks
+ * peaks and gives the electrical diversity factor and the cost of a run.
+ * (the scripted `load` kind is load.c, the training-share diversity sweep
+ * diversity.c).
+ *
+ * Diversity factor ("facteur de foisonnement") = sum of the individual peaks
+ * / peak of the sum, at component level (each component's IT power) and at
+ * rack level (each rack the models report through aiw_site_rack_power; a
+ * component that reports no rack counts as one rack).  Peaks are taken on
+ * the sampled curves (interval averages), so the sample interval is the
+ * resolution of every peak.  Facility power = IT power x PUE; recommended
+ * provisioning = facility peak x (1 + margin).
+ *
+ * Costs: hardware (each model's exact c->cost_usd: capex amortised or
+ * rented GPU-seconds, see cost.c), energy = facility energy x electricity
+ * price (from the exact energy integrals, so it is exact even when a run
+ * stops between two sample ticks), and optionally provisioned capacity at a
+ * price per kW-month.  Idle cost = the hardware cost of paid GPU-seconds
+ * that did no work: per interval, d(cost) x (1 - d(busy) / d(paid)).
+ *
+ * Memory: O(components + racks), never per-rack curves.
+ */
+#include "site/cost.h"
+#include "hw/hw.h"
+#include "core/internal.h"
+#include "site/power.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SECONDS_PER_MONTH 2629800.0 /* 365.25 / 12 days */
+
+double aiw_power_fan(double idle, double busy, double u, int curve)
+{
+	if (!(u > 0))
+		u = 0;
+	else if (u > 1)
+		u = 1;
+	double f = curve == AIW_POWER_FAN ? 2 * u - pow(u, 1.4) : u;
+	return idle + (busy - idle) * f;
+}
+
+enum {
+	P_PUE,
+	P_PRICE,
+	P_GPUS_PER_RACK,
+	P_MARGIN,
+	P_CAP_PRICE,
+	P_CAPACITY,
+	P_NPARAMS
+};
+
+static const aiw_param_def SITE_PARAMS[] = {
+	[P_PUE] = {"pue", "site.pue", AIW_PT_REAL, "1.3", "1", 1, 5, NULL, 0,
+	           "power usage effectiveness: facility power / IT power", 0},
+	[P_PRICE] = {"electricity_price", "site.electricity_price", AIW_PT_MONEY, "0.08", "USD/kWh",
+	             0, 100, NULL, AIW_PF_EXCL_MIN,
+	             "price of electricity per kWh of facility energy", 0},
+	[P_GPUS_PER_RACK] = {"gpus_per_rack", "site.gpus_per_rack", AIW_PT_INT, "32", "1", 1, 1024,
+	                     NULL, 0, "GPUs per rack, for rack-level peaks", 0},
+	[P_MARGIN] = {"provisioning_margin", "site.provisioning_margin", AIW_PT_REAL, "0.1", "1", 0,
+	              10, NULL, 0, "margin over the aggregate peak for recommended provisioning",
+	              0},
+	[P_CAP_PRICE] = {"capacity_price", "site.capacity_price", AIW_PT_MONEY, NULL,
+	                 "USD/kW-month", 0, 1e6, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                 "price of provisioned facility power per kW and month (none: not charged)",
+	                 0},
+	[P_CAPACITY] = {"capacity", "site.capacity", AIW_PT_POWER, NULL, "W", 0, 1e12, NULL,
+	                AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                "contracted facility power (none: the recommended provisioning of the run)",
+	                0},
+};
+
+/* per component: peaks, rack peaks, cost bookkeeping */
+typedef struct rackset {
+	double *peak;
+	size_t n;     /* capacity of peak[] */
+	size_t used;  /* highest rack index reported + 1 */
+} rackset;
+
+typedef struct compacc {
+	double peak;                                       /* of the sampled IT power */
+	double last_e, last_busy, last_paid, last_cost;    /* at the last site update */
+	double idle_cost;                                  /* USD */
+	int id_cost;                                       /* <prefix>.cost_usd */
+	rackset racks;
+} compacc;
+
+typedef struct site {
+	int id_it, id_fac, id_util, id_cost_rate, id_cost;
+	double peak_it;
+	compacc *comp; /* indexed by creation order */
+	size_t ncomp;
+} site;
+
+double aiw_site_pue(const aiw_sim *sim)
+{
+	return aiw_p(aiw__site(sim), P_PUE);
+}
+
+double aiw_site_price_per_j(const aiw_sim *sim)
+{
+	return aiw_p(aiw__site(sim), P_PRICE) / 3.6e6;
+}
+
+double aiw_site_gpus_per_rack(const aiw_sim *sim)
+{
+	return aiw_p(aiw__site(sim), P_GPUS_PER_RACK);
+}
+
+static rackset *racks_of(aiw_sim *sim, aiw_comp *c, size_t need)
+{
+	site *s = aiw__site(sim)->state;
+	if (!s || !s->comp || c->order >= s->ncomp)
+		return NULL;
+	rackset *r = &s->comp[c->order].racks;
+	if (need > r->n) {
+		size_t n = r->n ? r->n : 16;
+		while (n < need)
+			n *= 2;
+		double *p = realloc(r->peak, n * sizeof *p);
+		if (!p) {
+			aiw__err(sim, AIW_ENOMEM, "out of memory tracking rack peaks");
+			aiw__fail(sim, AIW_ENOMEM);
+			return NULL;
+		}
+		for (size_t i = r->n; i < n; i++)
+			p[i] = 0;
+		r->peak = p;
+		r->n = n;
+	}
+	if (need > r->used)
+		r->used = need;
+	return r;
+}
+
+void aiw_site_rack_power(aiw_sim *sim, aiw_comp *c, size_t rack, double avg_w)
+{
+	rackset *r = racks_of(sim, c, rack + 1);
+	if (r && avg_w > r->peak[rack])
+		r->peak[rack] = avg_w;
+}
+
+void aiw_site_racks_uniform(aiw_sim *sim, aiw_comp *c, size_t nracks, double avg_w_each)
+{
+	if (!nracks)
+		return;
+	rackset *r = racks_of(sim, c, nracks);
+	if (!r)
+		return;
+	for (size_t i = 0; i < nracks; i++)
+		if (avg_w_each > r->peak[i])
+			r->peak[i] = avg_w_each;
+}
+
+static aiw_status site_start(aiw_comp *c)
+{
+	aiw_sim *sim = c->sim;
+	site *s = calloc(1, sizeof *s);
+	if (!s)
+		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+	c->state = s;
+	s->ncomp = aiw__ncomps(sim);
+	s->comp = calloc(s->ncomp, sizeof *s->comp);
+	if (!s->comp)
+		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+	s->id_it = aiw_rec_add(sim, "site.power_w", "W");
+	s->id_fac = aiw_rec_add(sim, "site.facility_power_w", "W");
+	s->id_util = aiw_rec_add(sim, "site.utilization", "1");
+	s->id_cost_rate = aiw_rec_add(sim, "site.cost_rate_usd_per_h", "USD/h");
+	s->id_cost = aiw_rec_add(sim, "site.cost_usd", "USD");
+	if (s->id_it < 0 || s->id_fac < 0 || s->id_util < 0 || s->id_cost_rate < 0 ||
+	    s->id_cost < 0)
+		return AIW_ENOMEM;
+	for (size_t i = 0; i < s->ncomp; i++) {
+		aiw_comp *k = aiw__comp_at(sim, i);
+		s->comp[i].id_cost = -1;
+		if (!k->accounted)
+			continue;
+		char n[256];
+		snprintf(n, sizeof n, "%s.cost_usd", k->prefix);
+		if ((s->comp[i].id_cost = aiw_rec_add(sim, n, "USD")) < 0)
+			return AIW_ENOMEM;
+	}
+	return AIW_OK;
+}
+
+/* Contracted capacity charge per second (USD/s), 0 when not charged or when
+ * the capacity is only known at the end (derived from the run's peak). */
+static double capacity_rate(const aiw_comp *c)
+{
+	if (!aiw_pset(c, P_CAP_PRICE) || !aiw_pset(c, P_CAPACITY))
+		return 0;
+	return aiw_p(c, P_CAPACITY) / 1000.0 * aiw_p(c, P_CAP_PRICE) / SECONDS_PER_MONTH;
+}
+
+/* Bring the idle-cost bookkeeping up to the components' current integrals. */
+static void site_catch_up(site *s, aiw_sim *sim)
+{
+	for (size_t i = 0; i < s->ncomp; i++) {
+		aiw_comp *k = aiw__comp_at(sim, i);
+		if (!k->accounted)
+			continue;
+		compacc *a = &s->comp[i];
+		/* idle cost = hardware cost x idle share of the paid GPU-seconds,
+		 * from the cumulative integrals, so it does not depend on how a
+		 * run is stepped (exact for a constant price per GPU-second) */
+		double idle = k->paid_gpu_s > 0 ? 1 - k->busy_gpu_s / k->paid_gpu_s : 0;
+		a->idle_cost = k->cost_usd * (idle > 0 ? (idle < 1 ? idle : 1) : 0);
+		a->last_e = k->energy_j;
+		a->last_busy = k->busy_gpu_s;
+		a->last_paid = k->paid_gpu_s;
+		a->last_cost = k->cost_usd;
+	}
+}
+
+static void site_sample(aiw_comp *c, double t)
+{
+	site *s = c->state;
+	aiw_sim *sim = c->sim;
+	double pue = aiw_p(c, P_PUE), price_j = aiw_p(c, P_PRICE) / 3.6e6;
+	double it = 0, busy = 0, paid = 0, rate = 0, cum = 0;
+	for (size_t i = 0; i < s->ncomp; i++) {
+		aiw_comp *k = aiw__comp_at(sim, i);
+		if (!k->accounted)
+			continue;
+		compacc *a = &s->comp[i];
+		it += k->tick_power_w;
+		busy += k->tick_util * k->tick_gpus;
+		paid += k->tick_gpus;
+		rate += k->tick_cost_rate;
+		if (k->tick_power_w > a->peak)
+			a->peak = k->tick_power_w;
+		double kc = k->cost_usd + k->energy_j * pue * price_j;
+		aiw_rec_put(sim, a->id_cost, kc);
+		cum += kc;
+	}
+	site_catch_up(s, sim);
+	if (it > s->peak_it)
+		s->peak_it = it;
+	double cap = capacity_rate(c);
+	aiw_rec_put(sim, s->id_it, it);
+	aiw_rec_put(sim, s->id_fac, it * pue);
+	aiw_rec_put(sim, s->id_util, paid > 0 ? busy / paid : 0);
+	aiw_rec_put(sim, s->id_cost_rate, rate + (it * pue * price_j + cap) * 3600.0);
+	aiw_rec_put(sim, s->id_cost, cum + cap * t);
+}
+
+static void site_finish(aiw_comp *c, double t)
+{
+	site *s = c->state;
+	aiw_sim *sim = c->sim;
+	if (!s)
+		return;
+	site_catch_up(s, sim);
+	double pue = aiw_p(c, P_PUE), price_j = aiw_p(c, P_PRICE) / 3.6e6;
+	double sum_peaks = 0, sum_rack_peaks = 0, racks = 0, energy = 0, hw = 0, idle = 0;
+	double busy = 0, paid = 0;
+	for (size_t i = 0; i < s->ncomp; i++) {
+		aiw_comp *k = aiw__comp_at(sim, i);
+		if (!k->accounted)
+			continue;
+		compacc *a = &s->comp[i];
+		sum_peaks += a->peak;
+		if (a->racks.used) {
+			for (size_t r = 0; r < a->racks.used; r++)
+				sum_rack_peaks += a->racks.peak[r];
+			racks += (double)a->racks.used;
+		} else {
+			sum_rack_peaks += a->peak; /* one rack */
+			racks += 1;
+		}
+		double ecost = k->energy_j * pue * price_j;
+		energy += k->energy_j;
+		hw += k->cost_usd;
+		idle += a->idle_cost;
+		busy += k->busy_gpu_s;
+		paid += k->paid_gpu_s;
+		aiw__metric(sim, k->prefix, "power_peak_w", a->peak);
+		aiw__metric(sim, k->prefix, "energy_cost_usd", ecost);
+		aiw__metric(sim, k->prefix, "hardware_cost_usd", k->cost_usd);
+		aiw__metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost);
+		aiw__metric(sim, k->prefix, "idle_cost_usd", a->idle_cost);
+	}
+	double peak_fac = s->peak_it * pue;
+	double recommended = peak_fac * (1 + aiw_p(c, P_MARGIN));
+	double energy_cost = energy * pue * price_j;
+	double capacity = aiw_pset(c, P_CAPACITY) ? aiw_p(c, P_CAPACITY) : recommended;
+	double cap_cost = aiw_pset(c, P_CAP_PRICE)
+	                          ? capacity / 1000.0 * aiw_p(c, P_CAP_PRICE) * t / SECONDS_PER_MONTH
+	                          : 0;
+	double total = hw + energy_cost + cap_cost;
+	aiw__metric(sim, "site", "power_peak_w", s->peak_it);
+	aiw__metric(sim, "site", "facility_power_peak_w", peak_fac);
+	aiw__metric(sim, "site", "power_mean_w", t > 0 ? energy / t : NAN);
+	aiw__metric(sim, "site", "load_factor", s->peak_it > 0 && t > 0 ? energy / t / s->peak_it : NAN);
+	aiw__metric(sim, "site", "sum_of_peaks_w", sum_peaks);
+	aiw__metric(sim, "site", "diversity_factor", s->peak_it > 0 ? sum_peaks / s->peak_it : NAN);
+	aiw__metric(sim, "site", "sum_of_rack_peaks_w", sum_rack_peaks);
+	aiw__metric(sim, "site", "rack_diversity_factor",
+	            s->peak_it > 0 ? sum_rack_peaks / s->peak_it : NAN);
+	aiw__metric(sim, "site", "racks", racks);
+	aiw__metric(sim, "site", "provisioned_power_w", recommended);
+	if (aiw_pset(c, P_CAPACITY))
+		aiw__metric(sim, "site", "capacity_headroom_w", capacity - peak_fac);
+	aiw__metric(sim, "site", "energy_kwh", energy / 3.6e6);
+	aiw__metric(sim, "site", "facility_energy_kwh", energy * pue / 3.6e6);
+	aiw__metric(sim, "site", "energy_cost_usd", energy_cost);
+	aiw__metric(sim, "site", "hardware_cost_usd", hw);
+	aiw__metric(sim, "site", "capacity_cost_usd", cap_cost);
+	aiw__metric(sim, "site", "cost_usd", total);
+	aiw__metric(sim, "site", "idle_cost_usd", idle);
+	aiw__metric(sim, "site", "gpu_hours", paid / 3600.0);
+	aiw__metric(sim, "site", "busy_gpu_hours", busy / 3600.0);
+	aiw__metric(sim, "site", "utilization", paid > 0 ? busy / paid : NAN);
+	aiw__metric(sim, "site", "cost_per_gpu_hour_usd", paid > 0 ? total / (paid / 3600.0) : NAN);
+}
+
+static void site_destroy(aiw_comp *c)
+{
+	site *s = c->state;
+	for (size_t i = 0; s->comp && i < s->ncomp; i++)
+		free(s->comp[i].racks.peak);
+	free(s->comp);
+	free(s);
+	c->state = NULL;
+}
+
+const aiw_kind aiw_kind_site = {
+	.name = "site",
+	.params = SITE_PARAMS,
+	.nparams = P_NPARAMS,
+	.singleton = true,
+	.start = site_start,
+	.sample = site_sample,
+	.finish = site_finish,
+	.destroy = site_destroy,
+};

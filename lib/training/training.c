@@ -1,0 +1,957 @@
+/*
+ * training.c - a synchronous data-parallel training job ([training NAME]):
+ * steps that wait for the slowest GPU, all-reduce, failures, checkpoints.
+ *
+ * One step (DESIGN.md "Training"): every GPU computes for t_c x M_i, where
+ *   t_c = 6 params tokens_per_step / (gpus peak_flops mfu)   (or step_compute)
+ * and M_i is the per-GPU, per-step jitter multiplier; the step waits for
+ * the slowest, then the exposed part of the gradient all-reduce:
+ *   step = t_c max_i M_i + max(0, t_comm - overlap t_c).
+ * The maximum over the gpus - slow_gpus iid GPUs is one draw of the maximum
+ * (aiw_dist_sample_max: Q(1 - U^(1/n)), O(1) in n); the slow_gpus
+ * persistent stragglers are a second class whose maximum (times
+ * slow_factor) is drawn the same way, and the step takes the larger: exact
+ * for the max over classes, one event and O(1) work per step for any N.
+ * t_comm is the collective model of collective.c (Thakur, Rabenseifner &
+ * Gropp 2005); a degraded link slows the ring it sits on (slowest link).
+ *
+ * Failures: the job's GPUs fail as a Poisson process of rate gpus / MTBF,
+ * running through every phase; a failure loses everything since the last
+ * completed checkpoint (a checkpoint being written is lost too), then the
+ * job restarts after restart_time (+ replace_time when no hot spare is
+ * free; a used spare returns after repair_time).  Checkpoints are blocking
+ * writes of checkpoint_time, taken at the first step boundary once
+ * checkpoint_interval of training has passed since the last checkpoint or
+ * restart; `auto` is Daly's optimum (Daly, FGCS 22, 2006):
+ *   tau = sqrt(2 d M) [1 + sqrt(d / 2M) / 3 + (d / 2M) / 9] - d,  d < 2M
+ *   tau = M otherwise,  M = MTBF / gpus, d = checkpoint_time.
+ *
+ * Power by phase, per GPU from the catalog: compute_w while computing,
+ * idle_w while waiting at the barrier for the slowest GPU, during
+ * checkpoint writes and restarts (a documented level: the GPU sits in a
+ * spinning collective or an idle process), comm_w during the exposed
+ * all-reduce; plus node_overhead per node and idle_w for each hot spare.
+ * Within a step the power steps down as GPUs finish their compute: the
+ * slowest GPU of each class ends at its sampled time and the others of the
+ * class at t_c x min(E[M], its max) (their expected compute time; the
+ * conditional mean E[M | M <= max] differs from E[M] by a term that
+ * vanishes as the class grows, and is exact for const jitter).  The
+ * resulting piecewise-constant power is integrated exactly, so
+ * c->energy_j is the exact integral of the power the model defines, at any
+ * time, including mid-step.
+ *
+ * Memory is O(1) in gpus and in steps: no per-GPU or per-step storage (step
+ * time quantiles come from a fixed-size log-bucketed histogram, stats.h).
+ */
+#include "site/cost.h"
+#include "hw/hw.h"
+#include "core/internal.h"
+#include "core/stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+
+enum {
+	P_GPU,
+	P_GPUS,
+	P_GPN,
+	P_MODEL_PARAMS,
+	P_TOKENS,
+	P_MFU,
+	P_STEP_COMPUTE,
+	P_GRAD_BYTES,
+	P_ALLREDUCE,
+	P_OVERLAP,
+	P_JITTER,
+	P_SLOW_GPUS,
+	P_SLOW_FACTOR,
+	P_DEG_LINKS,
+	P_DEG_FACTOR,
+	P_MTBF,
+	P_RESTART,
+	P_REPLACE,
+	P_REPAIR,
+	P_SPARES,
+	P_CKPT_INTERVAL,
+	P_CKPT_TIME,
+	P_CKPT_BYTES,
+	P_STORAGE_BW,
+	P_START,
+	P_MAX_STEPS,
+	P_MAX_TOKENS,
+	P_COST,
+	P_NPARAMS = P_COST + AIW_COST_NPARAMS
+};
+
+#define RT AIW_PF_RUNTIME
+#define MAX_GPUS 1e7
+
+static const aiw_param_def TRAINING_PARAMS[P_NPARAMS] = {
+	[P_GPU] = {"gpu", "training.NAME.gpu", AIW_PT_STRING, "H100-SXM", "", 0, 0, NULL, 0,
+	           "accelerator: a catalog name or the NAME of a [gpu NAME] section", 0},
+	[P_GPUS] = {"gpus", "training.NAME.gpus", AIW_PT_INT, "1024", "1", 1, MAX_GPUS, NULL, 0,
+	            "GPUs in the data-parallel job (one rank each)", 0},
+	[P_GPN] = {"gpus_per_node", "training.NAME.gpus_per_node", AIW_PT_INT, "8", "1", 1, 1024,
+	           NULL, 0, "GPUs per node (scale-up domain) for the all-reduce and node power", 0},
+	[P_MODEL_PARAMS] = {"model_params", "training.NAME.model_params", AIW_PT_REAL, "70e9", "1",
+	                    0, 1e15, NULL, AIW_PF_EXCL_MIN,
+	                    "model parameters (6 x params x tokens FLOP per step)", 0},
+	[P_TOKENS] = {"tokens_per_step", "training.NAME.tokens_per_step", AIW_PT_REAL, "4e6", "1", 0,
+	              1e12, NULL, AIW_PF_EXCL_MIN, "global batch in tokens", 0},
+	[P_MFU] = {"mfu", "training.NAME.mfu", AIW_PT_REAL, "0.45", "1", 0, 1, NULL, AIW_PF_EXCL_MIN,
+	           "model FLOP utilisation of the compute phase (ignored with step_compute)", 0},
+	[P_STEP_COMPUTE] = {"step_compute", "training.NAME.step_compute", AIW_PT_DURATION, NULL, "s",
+	                    0, 1e7, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                    "per-GPU compute time of one step without jitter (none: from mfu)", 0},
+	[P_GRAD_BYTES] = {"grad_bytes_per_param", "training.NAME.grad_bytes_per_param",
+	                  AIW_PT_REAL, "2", "B", 0, 64, NULL, 0,
+	                  "bytes all-reduced per parameter per step (2: bf16 gradients)", 0},
+	[P_ALLREDUCE] = {"allreduce", "training.NAME.allreduce", AIW_PT_ENUM, "hierarchical", "", 0,
+	                 2, AIW_AR_CHOICES, 0,
+	                 "all-reduce algorithm: flat ring, binomial tree, or NVLink+NIC rings", 0},
+	[P_OVERLAP] = {"overlap", "training.NAME.overlap", AIW_PT_REAL, "0.5", "1", 0, 1, NULL, RT,
+	               "fraction of the compute time the all-reduce runs behind: exposed = "
+	               "max(0, t_comm - overlap x t_compute)",
+	               0},
+	[P_JITTER] = {"jitter", "training.NAME.jitter", AIW_PT_DIST, "const(1)", "1", -INFINITY, 1e6,
+	              NULL, RT,
+	              "per-GPU per-step compute time multiplier, e.g. lognormal(0,0.03) (median "
+	              "1); const(1): none; values below 0 count as 0",
+	              AIW_PT_REAL},
+	[P_SLOW_GPUS] = {"slow_gpus", "training.NAME.slow_gpus", AIW_PT_INT, "0", "1", 0, MAX_GPUS,
+	                 NULL, RT, "persistently slow GPUs (at most gpus)", 0},
+	[P_SLOW_FACTOR] = {"slow_factor", "training.NAME.slow_factor", AIW_PT_REAL, "1.5", "1", 1,
+	                   1000, NULL, RT, "compute time multiplier of each slow GPU", 0},
+	[P_DEG_LINKS] = {"degraded_links", "training.NAME.degraded_links", AIW_PT_INT, "0", "1", 0,
+	                 MAX_GPUS, NULL, RT,
+	                 "links at degraded_link_factor of their bandwidth (a ring runs at its "
+	                 "slowest link: one or more act as one)",
+	                 0},
+	[P_DEG_FACTOR] = {"degraded_link_factor", "training.NAME.degraded_link_factor", AIW_PT_REAL,
+	                  "0.5", "1", 0, 1, NULL, RT | AIW_PF_EXCL_MIN,
+	                  "bandwidth of a degraded link relative to nominal", 0},
+	[P_MTBF] = {"gpu_mtbf", "training.NAME.gpu_mtbf", AIW_PT_DURATION, NULL, "s", 0, 1e15, NULL,
+	            AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	            "mean time between failures of one GPU (with its share of node, network and "
+	            "software); none: no failures",
+	            0},
+	[P_RESTART] = {"restart_time", "training.NAME.restart_time", AIW_PT_DIST, "const(10min)",
+	               "s", 0, 3.2e9, NULL, 0,
+	               "downtime from a failure to the first step after it (detect, reschedule, "
+	               "reload the checkpoint)",
+	               AIW_PT_DURATION},
+	[P_REPLACE] = {"replace_time", "training.NAME.replace_time", AIW_PT_DIST, "const(0)", "s", 0,
+	               3.2e9, NULL, 0,
+	               "extra downtime when a failure finds no free hot spare (waiting for a "
+	               "replacement GPU)",
+	               AIW_PT_DURATION},
+	[P_REPAIR] = {"repair_time", "training.NAME.repair_time", AIW_PT_DIST, "const(72h)", "s", 0,
+	              3.2e9, NULL, 0, "time until a failed GPU returns to the hot-spare pool",
+	              AIW_PT_DURATION},
+	[P_SPARES] = {"hot_spares", "training.NAME.hot_spares", AIW_PT_INT, "0", "1", 0, MAX_GPUS,
+	              NULL, 0, "spare GPUs kept powered (idle) and paid, swapped in on a failure",
+	              0},
+	[P_CKPT_INTERVAL] = {"checkpoint_interval", "training.NAME.checkpoint_interval",
+	                     AIW_PT_DURATION, "auto", "s", 0, 3.2e9, NULL,
+	                     AIW_PF_AUTO | AIW_PF_NONE | RT,
+	                     "training time between checkpoints; auto: Daly's optimum (none "
+	                     "without failures); none: never",
+	                     0},
+	[P_CKPT_TIME] = {"checkpoint_time", "training.NAME.checkpoint_time", AIW_PT_DURATION, "auto",
+	                 "s", 0, 1e7, NULL, AIW_PF_AUTO,
+	                 "blocking write time of one checkpoint; auto: model_params x "
+	                 "checkpoint_bytes_per_param / storage_bw",
+	                 0},
+	[P_CKPT_BYTES] = {"checkpoint_bytes_per_param", "training.NAME.checkpoint_bytes_per_param",
+	                  AIW_PT_REAL, "14", "B", 0, 1000, NULL, AIW_PF_EXCL_MIN,
+	                  "checkpoint bytes per parameter (14: bf16 weights, fp32 master, Adam "
+	                  "moments)",
+	                  0},
+	[P_STORAGE_BW] = {"storage_bw", "training.NAME.storage_bw", AIW_PT_BANDWIDTH, "100GB/s",
+	                  "B/s", 0, 1e15, NULL, AIW_PF_EXCL_MIN,
+	                  "aggregate checkpoint write bandwidth of the storage system", 0},
+	[P_START] = {"start", "training.NAME.start", AIW_PT_DURATION, "0", "s", 0, 3.2e9, NULL, 0,
+	             "time the job starts (its GPUs are provisioned from then on)", 0},
+	[P_MAX_STEPS] = {"max_steps", "training.NAME.max_steps", AIW_PT_INT, NULL, "1", 0, 1e15,
+	                 NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN | RT,
+	                 "stop (and release the GPUs) after this many steps (none: run to the end)",
+	                 0},
+	[P_MAX_TOKENS] = {"max_tokens", "training.NAME.max_tokens", AIW_PT_REAL, NULL, "1", 0, 1e18,
+	                  NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN | RT,
+	                  "stop after the step that reaches this many tokens (none: no limit)", 0},
+	AIW_COST_PARAM_DEFS("training"),
+};
+
+/* ------------------------------------------------------------------------ */
+/* configuration derived from the parameters                                 */
+/* ------------------------------------------------------------------------ */
+typedef struct tcfg {
+	aiw_gpu_spec g;
+	aiw_link_spec intra, inter;
+	aiw_pricing price;
+	int algo;
+	double N, gpn, nodes, spares, nodes_spare;
+	double n_fast, n_slow, slow_factor;
+	double mu;          /* E[M], clamped at 0 */
+	double t_c;         /* nominal per-GPU compute time of a step (s) */
+	double grad_bytes;  /* S, bytes all-reduced per step */
+	double t_comm;      /* all-reduce time, degraded links included (s) */
+	double e;           /* exposed communication (s) */
+	double e0;          /* exposed communication without degraded links (s) */
+	double ew_node;     /* inter-node bytes per node per all-reduce */
+	double tau;         /* checkpoint interval (s); INFINITY: never */
+	double w;           /* checkpoint write time (s) */
+	double fail_rate;   /* cluster failures per second (0: none) */
+	double steps_budget;/* INFINITY: none */
+	double tokens_per_step;
+	double overlap;
+	double fixed_w;     /* node overhead + idle spares (W) */
+} tcfg;
+
+static double daly_tau(double d, double M)
+{
+	if (!(d < 2 * M))
+		return M;
+	double r = d / (2 * M);
+	return sqrt(2 * d * M) * (1 + sqrt(r) / 3 + r / 9) - d;
+}
+
+/* Inter-node bytes leaving one node in one all-reduce of S bytes over p
+ * ranks, n = ceil(p / g) nodes: a flat ring crosses each node boundary on
+ * one hop, which carries 2 (p-1)/p S; the hierarchical rings (one per rail)
+ * and the tree's inter-node levels move 2 (n-1)/n S per node (exact for the
+ * rings when g divides p; the binomial tree's node-crossing edges form a
+ * tree over the nodes). */
+static double ew_bytes_per_node(int algo, double S, double p, double g)
+{
+	double n = ceil(p / g);
+	if (n <= 1)
+		return 0;
+	if (algo == AIW_AR_RING)
+		return 2 * (p - 1) / p * S;
+	return 2 * (n - 1) / n * S;
+}
+
+static double comm_time(const tcfg *k, double p, bool degraded, double deg_factor)
+{
+	return aiw_allreduce(k->algo, k->grad_bytes, p, k->gpn, &k->intra, &k->inter,
+	                     degraded ? deg_factor : 1.0);
+}
+
+/* Read and cross-check every parameter of c into *k.  Messages name the
+ * parameter, its value and the allowed range. */
+static aiw_status derive(aiw_comp *c, tcfg *k)
+{
+	aiw_sim *sim = c->sim;
+	memset(k, 0, sizeof *k);
+	const aiw_gpu_spec *gs = NULL;
+	aiw_status st = aiw_hw_gpu_get(sim, aiw_ps(c, P_GPU), &gs);
+	if (st != AIW_OK) {
+		char msg[700];
+		snprintf(msg, sizeof msg, "%s", aiw_sim_errmsg(sim));
+		return aiw__err(sim, st, "%s.gpu = %s: %s", c->prefix, aiw_ps(c, P_GPU), msg);
+	}
+	k->g = *gs;
+	aiw_hw_gpu_links(&k->g, &k->intra, &k->inter);
+	if ((st = aiw_cost_pricing(c, P_COST, &k->g, &k->price)) != AIW_OK)
+		return st;
+	k->algo = (int)aiw_p(c, P_ALLREDUCE);
+	k->N = aiw_p(c, P_GPUS);
+	k->gpn = aiw_p(c, P_GPN);
+	k->nodes = ceil(k->N / k->gpn);
+	k->spares = aiw_p(c, P_SPARES);
+	k->nodes_spare = ceil(k->spares / k->gpn);
+	k->n_slow = aiw_p(c, P_SLOW_GPUS);
+	if (k->n_slow > k->N)
+		return aiw__err(sim, AIW_ERANGE,
+		                "%s.slow_gpus = %g exceeds %s.gpus = %g (allowed 0 to gpus)", c->prefix,
+		                k->n_slow, c->prefix, k->N);
+	k->n_fast = k->N - k->n_slow;
+	k->slow_factor = aiw_p(c, P_SLOW_FACTOR);
+	const aiw_dist *jit = aiw_pd(c, P_JITTER);
+	double mu = aiw_dist_mean(jit);
+	if (!(mu > 0))
+		return aiw__err(sim, AIW_ERANGE,
+		                "%s.jitter = %s has mean %g: a compute time multiplier needs a mean > 0 "
+		                "(e.g. lognormal(0,0.03))",
+		                c->prefix, aiw_ps(c, P_JITTER), mu);
+	k->mu = mu;
+	k->tokens_per_step = aiw_p(c, P_TOKENS);
+	double params = aiw_p(c, P_MODEL_PARAMS);
+	if (aiw_pset(c, P_STEP_COMPUTE)) {
+		k->t_c = aiw_p(c, P_STEP_COMPUTE);
+	} else {
+		if (!(k->g.bf16_flops > 0))
+			return aiw__err(sim, AIW_ERANGE,
+			                "%s.gpu = %s has no bf16_flops: set %s.step_compute instead of mfu",
+			                c->prefix, k->g.name, c->prefix);
+		k->t_c = 6 * params * k->tokens_per_step / (k->N * k->g.bf16_flops * aiw_p(c, P_MFU));
+	}
+	if (!(k->t_c > 0 && isfinite(k->t_c)))
+		return aiw__err(sim, AIW_ERANGE, "%s: step compute time %g s is not a positive finite time",
+		                c->prefix, k->t_c);
+	k->grad_bytes = params * aiw_p(c, P_GRAD_BYTES);
+	k->overlap = aiw_p(c, P_OVERLAP);
+	bool degraded = aiw_p(c, P_DEG_LINKS) > 0;
+	k->t_comm = comm_time(k, k->N, degraded, aiw_p(c, P_DEG_FACTOR));
+	double t_comm0 = comm_time(k, k->N, false, 1);
+	k->e = fmax(0, k->t_comm - k->overlap * k->t_c);
+	k->e0 = fmax(0, t_comm0 - k->overlap * k->t_c);
+	k->ew_node = ew_bytes_per_node(k->algo, k->grad_bytes, k->N, k->gpn);
+	/* checkpoints */
+	if (aiw_pset(c, P_CKPT_TIME) && !c->v[P_CKPT_TIME].is_auto)
+		k->w = aiw_p(c, P_CKPT_TIME);
+	else
+		k->w = params * aiw_p(c, P_CKPT_BYTES) / aiw_p(c, P_STORAGE_BW);
+	if (!isfinite(k->w) || k->w > 1e7)
+		return aiw__err(sim, AIW_ERANGE,
+		                "%s: checkpoint_time = %g s (model_params x checkpoint_bytes_per_param "
+		                "/ storage_bw) is above 1e7 s: raise storage_bw",
+		                c->prefix, k->w);
+	k->fail_rate = aiw_pset(c, P_MTBF) ? k->N / aiw_p(c, P_MTBF) : 0;
+	if (!aiw_pset(c, P_CKPT_INTERVAL))
+		k->tau = INFINITY;
+	else if (c->v[P_CKPT_INTERVAL].is_auto)
+		k->tau = k->fail_rate > 0 ? daly_tau(k->w, 1 / k->fail_rate) : INFINITY;
+	else
+		k->tau = aiw_p(c, P_CKPT_INTERVAL);
+	k->steps_budget = INFINITY;
+	if (aiw_pset(c, P_MAX_STEPS))
+		k->steps_budget = aiw_p(c, P_MAX_STEPS);
+	if (aiw_pset(c, P_MAX_TOKENS))
+		k->steps_budget = fmin(k->steps_budget, ceil(aiw_p(c, P_MAX_TOKENS) / k->tokens_per_step));
+	k->fixed_w = (k->nodes + k->nodes_spare) * k->price.node_overhead_w + k->spares * k->g.idle_w;
+	return AIW_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* phases: piecewise-constant power and busy GPUs, integrated exactly        */
+/* ------------------------------------------------------------------------ */
+enum { S_WAIT, S_STEP, S_CKPT, S_RESTART, S_DONE };
+
+#define MAX_PIECES 6
+typedef struct phase {
+	double t0, dur;
+	int n;
+	double end[MAX_PIECES];   /* end of piece i, relative to t0 */
+	double power[MAX_PIECES]; /* GPU power (W) */
+	double busy[MAX_PIECES];  /* GPUs computing */
+	double energy, busy_s;    /* integrals over the whole phase */
+	double bytes, comm_len;   /* east-west bytes per node, over the last comm_len */
+	/* step only */
+	double t_max;             /* compute of the slowest GPU */
+	double e;                 /* exposed communication */
+	double base;              /* step without jitter, slow GPUs or degraded links */
+} phase;
+
+typedef struct training {
+	tcfg k;
+	gsl_rng *frng; /* failures, restarts, repairs: a stream of their own */
+	int state;
+	phase ph;
+	uint64_t ev_phase, ev_fail;
+	double t_start, t_done;
+	/* integrals of finished phases */
+	double e_done, busy_done, bytes_done;
+	/* persisted progress: committed at checkpoints, pending since */
+	double c_steps, c_compute, c_wait, c_comm;
+	double p_steps, p_compute, p_wait, p_comm;
+	double last_commit, next_ckpt;
+	/* totals */
+	double steps_exec, steps_lost, step_sum, base_sum;
+	double ckpt_s, lost_s, restart_s;
+	double failures, checkpoints;
+	double spares_free;
+	aiw_hist hist;
+	/* curves */
+	int id_step, id_tokens, id_ew;
+	double tick_steps, tick_step_sum, prev_e, prev_bytes;
+	double racks, rack_peak;
+} training;
+
+static void piece_add(phase *ph, double end, double power, double busy)
+{
+	ph->end[ph->n] = end;
+	ph->power[ph->n] = power;
+	ph->busy[ph->n] = busy;
+	ph->n++;
+}
+
+/* integrals of ph over [t0, t0 + x] */
+static void phase_partial(const phase *ph, double x, double *e, double *b, double *by)
+{
+	*e = *b = *by = 0;
+	if (!(x > 0))
+		return;
+	if (x >= ph->dur) {
+		*e = ph->energy;
+		*b = ph->busy_s;
+		*by = ph->bytes;
+		return;
+	}
+	double t0 = 0;
+	for (int i = 0; i < ph->n && t0 < x; i++) {
+		double t1 = fmin(ph->end[i], x);
+		if (t1 > t0) {
+			*e += ph->power[i] * (t1 - t0);
+			*b += ph->busy[i] * (t1 - t0);
+		}
+		t0 = ph->end[i];
+	}
+	if (ph->bytes > 0 && ph->comm_len > 0) {
+		double f = (x - (ph->dur - ph->comm_len)) / ph->comm_len;
+		*by = ph->bytes * fmin(1, fmax(0, f));
+	}
+}
+
+static void phase_close(phase *ph)
+{
+	ph->dur = ph->n ? ph->end[ph->n - 1] : 0;
+	ph->energy = ph->busy_s = 0;
+	double t0 = 0;
+	for (int i = 0; i < ph->n; i++) {
+		ph->energy += ph->power[i] * (ph->end[i] - t0);
+		ph->busy_s += ph->busy[i] * (ph->end[i] - t0);
+		t0 = ph->end[i];
+	}
+}
+
+static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg);
+static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg);
+static void ev_restart_end(aiw_sim *sim, void *ctx, uint64_t arg);
+static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg);
+
+static inline double clamp0(double x)
+{
+	return x > 0 ? x : 0;
+}
+
+/* Draw one step and schedule its end. */
+static void begin_step(aiw_comp *c, training *T, double t)
+{
+	const tcfg *k = &T->k;
+	const aiw_dist *jit = aiw_pd(c, P_JITTER);
+	double N = k->N, tc = k->t_c, mu = k->mu;
+	/* class maxima of the multiplier (slow class includes slow_factor) */
+	double mf = -INFINITY, ms = -INFINITY;
+	if (k->n_fast > 0)
+		mf = clamp0(aiw_dist_sample_max(jit, c->rng, k->n_fast));
+	if (k->n_slow > 0)
+		ms = k->slow_factor * clamp0(aiw_dist_sample_max(jit, c->rng, k->n_slow));
+	double m = fmax(fmax(mf, ms), 1e-6); /* a step takes at least 1e-6 t_c */
+	/* compute end of each group: the class maxima and the rest of each class
+	 * at its expected compute time (capped by its class maximum) */
+	double gt[4], gn[4];
+	int ng = 0;
+	if (k->n_fast >= 2)
+		gt[ng] = tc * fmin(mu, mf), gn[ng++] = k->n_fast - 1;
+	if (k->n_fast >= 1)
+		gt[ng] = tc * mf, gn[ng++] = 1;
+	if (k->n_slow >= 2)
+		gt[ng] = tc * fmin(k->slow_factor * mu, ms), gn[ng++] = k->n_slow - 1;
+	if (k->n_slow >= 1)
+		gt[ng] = tc * ms, gn[ng++] = 1;
+	for (int i = 1; i < ng; i++) /* insertion sort by end time */
+		for (int j = i; j > 0 && gt[j] < gt[j - 1]; j--) {
+			double a = gt[j], b = gn[j];
+			gt[j] = gt[j - 1], gn[j] = gn[j - 1];
+			gt[j - 1] = a, gn[j - 1] = b;
+		}
+	phase *ph = &T->ph;
+	ph->t0 = t;
+	ph->n = 0;
+	double idle = N * k->g.idle_w, dw = k->g.compute_w - k->g.idle_w;
+	double running = N, tmax = tc * m;
+	for (int i = 0; i < ng; i++) {
+		if (gt[i] > 0)
+			piece_add(ph, fmin(gt[i], tmax), idle + dw * running, running);
+		running -= gn[i];
+	}
+	if (ph->n == 0 || ph->end[ph->n - 1] < tmax) /* the 1e-6 floor */
+		piece_add(ph, tmax, idle, 0);
+	if (k->e > 0)
+		piece_add(ph, tmax + k->e, N * k->g.comm_w, 0);
+	phase_close(ph);
+	ph->t_max = tmax;
+	ph->e = k->e;
+	ph->base = tc + k->e0;
+	ph->bytes = k->ew_node;
+	ph->comm_len = fmin(k->t_comm, ph->dur);
+	T->state = S_STEP;
+	T->ev_phase = aiw__at(c->sim, t + ph->dur, ev_step_end, c, 0);
+}
+
+static void begin_flat(aiw_comp *c, training *T, double t, double dur, int state, aiw_evfn fn)
+{
+	phase *ph = &T->ph;
+	ph->t0 = t;
+	ph->n = 0;
+	piece_add(ph, dur, T->k.N * T->k.g.idle_w, 0);
+	phase_close(ph);
+	ph->bytes = ph->comm_len = 0;
+	T->state = state;
+	T->ev_phase = aiw__at(c->sim, t + dur, fn, c, 0);
+}
+
+/* Add the current phase's integrals up to t to the finished totals. */
+static void close_phase_at(training *T, double t)
+{
+	double e, b, by;
+	phase_partial(&T->ph, t - T->ph.t0, &e, &b, &by);
+	T->e_done += e;
+	T->busy_done += b;
+	T->bytes_done += by;
+}
+
+static void finish_job(aiw_comp *c, training *T, double t)
+{
+	T->state = S_DONE;
+	T->t_done = t;
+	if (T->ev_fail)
+		aiw__cancel(c->sim, T->ev_fail);
+	T->ev_fail = T->ev_phase = 0;
+	c->gpus = 0;
+}
+
+static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiw_comp *c = ctx;
+	training *T = c->state;
+	phase *ph = &T->ph;
+	double t = aiw__now(sim);
+	T->ev_phase = 0;
+	T->e_done += ph->energy;
+	T->busy_done += ph->busy_s;
+	T->bytes_done += ph->bytes;
+	T->steps_exec++;
+	T->step_sum += ph->dur;
+	T->base_sum += ph->base;
+	T->tick_steps++;
+	T->tick_step_sum += ph->dur;
+	aiw_hist_add(&T->hist, ph->dur);
+	double tc = T->k.t_c;
+	T->p_steps++;
+	T->p_compute += fmin(ph->t_max, tc);
+	T->p_wait += fmax(0, ph->t_max - tc);
+	T->p_comm += ph->e;
+	if (T->c_steps + T->p_steps >= T->k.steps_budget)
+		finish_job(c, T, t);
+	else if (t >= T->next_ckpt)
+		begin_flat(c, T, t, T->k.w, S_CKPT, ev_ckpt_end);
+	else
+		begin_step(c, T, t);
+}
+
+static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiw_comp *c = ctx;
+	training *T = c->state;
+	double t = aiw__now(sim);
+	T->ev_phase = 0;
+	T->e_done += T->ph.energy;
+	T->checkpoints++;
+	T->ckpt_s += T->ph.dur;
+	T->c_steps += T->p_steps;
+	T->c_compute += T->p_compute;
+	T->c_wait += T->p_wait;
+	T->c_comm += T->p_comm;
+	T->p_steps = T->p_compute = T->p_wait = T->p_comm = 0;
+	T->last_commit = t;
+	T->next_ckpt = t + T->k.tau;
+	begin_step(c, T, t);
+}
+
+static void ev_restart_end(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiw_comp *c = ctx;
+	training *T = c->state;
+	double t = aiw__now(sim);
+	T->ev_phase = 0;
+	T->e_done += T->ph.energy;
+	T->restart_s += T->ph.dur;
+	T->last_commit = t;
+	T->next_ckpt = t + T->k.tau;
+	begin_step(c, T, t);
+}
+
+static void ev_repair(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiw_comp *c = ctx;
+	training *T = c->state;
+	T->spares_free++;
+}
+
+static void schedule_failure(aiw_comp *c, training *T, double t)
+{
+	T->ev_fail = 0;
+	if (T->k.fail_rate > 0)
+		T->ev_fail = aiw__at(c->sim, t + gsl_ran_exponential(T->frng, 1 / T->k.fail_rate),
+		                     ev_failure, c, 0);
+}
+
+static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiw_comp *c = ctx;
+	training *T = c->state;
+	double t = aiw__now(sim);
+	T->ev_fail = 0;
+	if (T->state == S_DONE || T->state == S_WAIT)
+		return;
+	T->failures++;
+	if (T->ev_phase)
+		aiw__cancel(sim, T->ev_phase);
+	T->ev_phase = 0;
+	close_phase_at(T, t);
+	if (T->state == S_RESTART) {
+		T->restart_s += t - T->ph.t0;
+	} else {
+		/* everything since the last completed checkpoint is lost */
+		T->lost_s += t - T->last_commit;
+		T->steps_lost += T->p_steps;
+		T->p_steps = T->p_compute = T->p_wait = T->p_comm = 0;
+	}
+	double down = clamp0(aiw_dist_sample(aiw_pd(c, P_RESTART), T->frng));
+	if (T->spares_free >= 1) {
+		T->spares_free--;
+		double rep = clamp0(aiw_dist_sample(aiw_pd(c, P_REPAIR), T->frng));
+		aiw__at(sim, t + rep, ev_repair, c, 0);
+	} else {
+		down += clamp0(aiw_dist_sample(aiw_pd(c, P_REPLACE), T->frng));
+	}
+	begin_flat(c, T, t, down, S_RESTART, ev_restart_end);
+	schedule_failure(c, T, t);
+}
+
+static void ev_start(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiw_comp *c = ctx;
+	training *T = c->state;
+	double t = aiw__now(sim);
+	c->gpus = T->k.N + T->k.spares;
+	T->last_commit = t;
+	T->next_ckpt = t + T->k.tau;
+	if (T->k.steps_budget < 1) {
+		finish_job(c, T, t);
+		return;
+	}
+	begin_step(c, T, t);
+	schedule_failure(c, T, t);
+}
+
+/* ------------------------------------------------------------------------ */
+/* the kind's hooks                                                          */
+/* ------------------------------------------------------------------------ */
+static aiw_status training_start(aiw_comp *c)
+{
+	aiw_sim *sim = c->sim;
+	training *T = calloc(1, sizeof *T);
+	if (!T)
+		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+	c->state = T;
+	aiw_status st = derive(c, &T->k);
+	if (st != AIW_OK)
+		return st;
+	char e[256];
+	if ((st = aiw_hist_init(&T->hist, AIW_HIST_MIN_S, AIW_HIST_MAX_S, 1e-3, e, sizeof e)) !=
+	    AIW_OK)
+		return aiw__err(sim, st, "%s: %s", c->prefix, e);
+	/* failures get their own stream, seeded from this component's, so the
+	 * failure times do not change with the jitter model */
+	T->frng = aiw_rng_alloc();
+	if (!T->frng)
+		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+	uint64_t s = gsl_rng_get(c->rng);
+	gsl_rng_set(T->frng, (unsigned long)aiw__stream_seed(s, "failures"));
+	char n[300];
+	snprintf(n, sizeof n, "%s.step_time_s", c->prefix);
+	T->id_step = aiw_rec_add(sim, n, "s");
+	snprintf(n, sizeof n, "%s.tokens", c->prefix);
+	T->id_tokens = aiw_rec_add(sim, n, "1");
+	snprintf(n, sizeof n, "%s.east_west_bytes_per_s_per_node", c->prefix);
+	T->id_ew = aiw_rec_add(sim, n, "B/s");
+	if (T->id_step < 0 || T->id_tokens < 0 || T->id_ew < 0)
+		return T->id_step < 0 ? T->id_step : T->id_tokens < 0 ? T->id_tokens : T->id_ew;
+	T->racks = ceil((T->k.N + T->k.spares) / aiw_site_gpus_per_rack(sim));
+	T->spares_free = T->k.spares;
+	T->state = S_WAIT;
+	T->t_start = aiw_p(c, P_START);
+	T->t_done = INFINITY;
+	if (!aiw__at(sim, T->t_start, ev_start, c, 0))
+		return AIW_ENOMEM;
+	return AIW_OK;
+}
+
+/* Seconds the job has been provisioned up to t. */
+static double active_s(const training *T, double t)
+{
+	return clamp0(fmin(t, T->t_done) - T->t_start);
+}
+
+static void account(aiw_comp *c, double t)
+{
+	training *T = c->state;
+	double e = 0, b = 0, by = 0;
+	if (T->state == S_STEP || T->state == S_CKPT || T->state == S_RESTART)
+		phase_partial(&T->ph, t - T->ph.t0, &e, &b, &by);
+	double act = active_s(T, t);
+	c->energy_j = T->e_done + e + T->k.fixed_w * act;
+	c->busy_gpu_s = T->busy_done + b;
+	c->paid_gpu_s = (T->k.N + T->k.spares) * act;
+	c->cost_usd = c->paid_gpu_s * T->k.price.usd_per_gpu_s;
+}
+
+static double bytes_at(const training *T, double t)
+{
+	double e, b, by = 0;
+	if (T->state == S_STEP)
+		phase_partial(&T->ph, t - T->ph.t0, &e, &b, &by);
+	return T->bytes_done + by;
+}
+
+static void training_sample(aiw_comp *c, double t)
+{
+	training *T = c->state;
+	aiw_sim *sim = c->sim;
+	account(c, t);
+	double dt = aiw_rec_dt(sim);
+	aiw_rec_put(sim, T->id_step, T->tick_steps > 0 ? T->tick_step_sum / T->tick_steps : NAN);
+	T->tick_steps = T->tick_step_sum = 0;
+	aiw_rec_put(sim, T->id_tokens, (T->c_steps + T->p_steps) * T->k.tokens_per_step);
+	double by = bytes_at(T, t);
+	aiw_rec_put(sim, T->id_ew, dt > 0 ? (by - T->prev_bytes) / dt : 0);
+	T->prev_bytes = by;
+	if (dt > 0) {
+		/* every rack gets the same average, so the site's running maxima
+		 * change only when it beats the largest reported so far: calling
+		 * only then is exact and keeps a tick O(1) in the number of racks */
+		double p = (c->energy_j - T->prev_e) / dt / T->racks;
+		if (T->racks > 0 && p > T->rack_peak) {
+			aiw_site_racks_uniform(sim, c, (size_t)T->racks, p);
+			T->rack_peak = p;
+		}
+	}
+	T->prev_e = c->energy_j;
+}
+
+static double site_param(aiw_sim *sim, const char *key)
+{
+	aiw_comp *s = aiw__site(sim);
+	size_t i = aiw_kind_param_index(s->kind, key);
+	return i == SIZE_MAX ? 0 : aiw_p(s, i);
+}
+
+static void training_finish(aiw_comp *c, double t)
+{
+	training *T = c->state;
+	if (!T)
+		return;
+	aiw_sim *sim = c->sim;
+	const tcfg *k = &T->k;
+	account(c, t);
+	/* the phase in progress, without changing the state (finish may be
+	 * called again later) */
+	double steps = T->c_steps + T->p_steps;
+	double compute = T->c_compute + T->p_compute, wait = T->c_wait + T->p_wait;
+	double comm = T->c_comm + T->p_comm;
+	double ckpt = T->ckpt_s, restart = T->restart_s;
+	if (T->state == S_STEP || T->state == S_CKPT || T->state == S_RESTART) {
+		const phase *ph = &T->ph;
+		double x = fmin(clamp0(t - ph->t0), ph->dur);
+		if (T->state == S_STEP) {
+			double cpt = fmin(ph->t_max, k->t_c);
+			compute += fmin(x, cpt);
+			wait += fmin(clamp0(x - cpt), clamp0(ph->t_max - cpt));
+			comm += clamp0(x - ph->t_max);
+		} else if (T->state == S_CKPT) {
+			ckpt += x;
+		} else {
+			restart += x;
+		}
+	}
+	double wall = active_s(T, t);
+	double tokens = steps * k->tokens_per_step;
+	double useful = steps * k->t_c;
+	double pue = site_param(sim, "pue"), price = site_param(sim, "electricity_price");
+	double energy_cost = c->energy_j / 3.6e6 * pue * price;
+	double cost = c->cost_usd + energy_cost;
+	double mean = T->steps_exec > 0 ? T->step_sum / T->steps_exec : NAN;
+	const char *p = c->prefix;
+#define M(key, v) aiw__metric(sim, p, key, v)
+	M("steps", steps);
+	M("tokens", tokens);
+	M("steps_lost", T->steps_lost);
+	M("step_time_mean_s", mean);
+	M("step_time_p50_s", aiw_hist_quantile(&T->hist, 0.5));
+	M("step_time_p99_s", aiw_hist_quantile(&T->hist, 0.99));
+	M("step_compute_s", k->t_c);
+	M("goodput", wall > 0 ? useful / wall : NAN);
+	M("ettr", wall > 0 ? (compute + wait + comm) / wall : NAN);
+	M("straggler_slowdown", T->steps_exec > 0 ? T->step_sum / T->base_sum : NAN);
+	M("wall_s", wall);
+	M("compute_s", compute);
+	M("exposed_comm_s", comm);
+	M("straggler_wait_s", wait);
+	M("checkpoint_s", ckpt);
+	M("lost_s", T->lost_s);
+	M("restart_s", restart);
+	M("failures", T->failures);
+	M("checkpoints", T->checkpoints);
+	M("checkpoint_interval_s", k->tau);
+	M("checkpoint_time_s", k->w);
+	M("mfu_achieved",
+	  wall > 0 && k->g.bf16_flops > 0
+	          ? 6 * aiw_p(c, P_MODEL_PARAMS) * tokens / (k->N * k->g.bf16_flops * wall)
+	          : NAN);
+	M("allreduce_s", k->t_comm);
+	M("allreduce_busbw_bytes_per_s",
+	  k->t_comm > 0 ? k->grad_bytes / k->t_comm * aiw_busbw_factor(k->N) : NAN);
+	M("east_west_bytes", bytes_at(T, t) * k->nodes);
+	M("energy_kwh", c->energy_j / 3.6e6);
+	M("hardware_cost_usd", c->cost_usd);
+	M("energy_cost_usd", energy_cost);
+	M("cost_usd", cost);
+	M("cost_per_mtok_usd", tokens > 0 ? cost / (tokens / 1e6) : NAN);
+#undef M
+}
+
+static aiw_status training_param_changed(aiw_comp *c, size_t idx)
+{
+	training *T = c->state;
+	tcfg k;
+	aiw_status st = derive(c, &k);
+	if (st != AIW_OK)
+		return st;
+	/* takes effect from the next step; the step in progress keeps its draws */
+	T->k = k;
+	if (idx == P_CKPT_INTERVAL)
+		T->next_ckpt = T->last_commit + k.tau;
+	return AIW_OK;
+}
+
+static void training_destroy(aiw_comp *c)
+{
+	training *T = c->state;
+	aiw_hist_free(&T->hist);
+	if (T->frng)
+		gsl_rng_free(T->frng);
+	free(T);
+	c->state = NULL;
+}
+
+const aiw_kind aiw_kind_training = {
+	.name = "training",
+	.params = TRAINING_PARAMS,
+	.nparams = P_NPARAMS,
+	.start = training_start,
+	.sample = training_sample,
+	.finish = training_finish,
+	.param_changed = training_param_changed,
+	.destroy = training_destroy,
+};
+
+/* ------------------------------------------------------------------------ */
+/* scaling study                                                             */
+/* ------------------------------------------------------------------------ */
+#define QUAD_K 16384
+
+/* E[max(X, Y)], X the max of nf multipliers, Y slow_factor x the max of ns,
+ * by the midpoint rule on K points of each quantile function:
+ * E[max of n] = int_0^1 Q(1 - v^(1/n)) dv, and for two independent classes
+ * the K x K grid of pairs is summed in O(K) over the sorted quantiles. */
+static aiw_status expected_max(const aiw_dist *d, double nf, double ns, double sf, double *out)
+{
+	if (d->kind == AIW_D_CONST) {
+		double a = clamp0(d->a), m = -INFINITY;
+		if (nf > 0)
+			m = a;
+		if (ns > 0)
+			m = fmax(m, sf * a);
+		*out = fmax(m, 1e-6);
+		return AIW_OK;
+	}
+	double *x = malloc(2 * QUAD_K * sizeof *x);
+	if (!x)
+		return AIW_ENOMEM;
+	double *y = x + QUAD_K;
+	for (size_t i = 0; i < QUAD_K; i++) {
+		double v = ((double)i + 0.5) / QUAD_K;
+		x[i] = nf > 0 ? clamp0(aiw_dist_quantile_upper(d, -expm1(log(v) / nf))) : -INFINITY;
+		y[i] = ns > 0 ? sf * clamp0(aiw_dist_quantile_upper(d, -expm1(log(v) / ns)))
+		              : -INFINITY;
+	}
+	double s = 0;
+	if (ns <= 0 || nf <= 0) {
+		const double *z = ns > 0 ? y : x;
+		for (size_t i = 0; i < QUAD_K; i++)
+			s += z[i];
+		s /= QUAD_K;
+	} else {
+		/* both sorted ascending; suffix sums of y */
+		double suffix = 0;
+		for (size_t j = 0; j < QUAD_K; j++)
+			suffix += y[j];
+		size_t j = 0;
+		for (size_t i = 0; i < QUAD_K; i++) {
+			while (j < QUAD_K && y[j] <= x[i])
+				suffix -= y[j++];
+			s += x[i] * (double)j + suffix;
+		}
+		s /= (double)QUAD_K * QUAD_K;
+	}
+	free(x);
+	*out = fmax(s, 1e-6);
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_training_scaling(aiw_sim *sim, const char *component,
+                                           const double *gpu_counts, size_t n, int weak,
+                                           double *step_time_s, double *efficiency)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!component || !gpu_counts || !step_time_s)
+		return aiw__err(sim, AIW_EINVAL,
+		                "aiw_training_scaling: component, gpu_counts and step_time_s must not "
+		                "be NULL");
+	if (n == 0)
+		return aiw__err(sim, AIW_EINVAL, "aiw_training_scaling: n is 0");
+	const char *name = component;
+	if (strncmp(name, "training.", 9) == 0)
+		name += 9;
+	for (size_t i = 0; i < n; i++) {
+		double p = gpu_counts[i];
+		if (!(isfinite(p) && p >= 1 && p <= MAX_GPUS && floor(p) == p))
+			return aiw__err(sim, AIW_ERANGE,
+			                "aiw_training_scaling: gpu_counts[%zu] = %g is not an integer in "
+			                "1 to %g",
+			                i, p, MAX_GPUS);
+	}
+	aiw_comp *c;
+	aiw_status st = aiw__comp_get(sim, "training", name, false, &c);
+	if (st != AIW_OK)
+		return st;
+	tcfg k;
+	if ((st = derive(c, &k)) != AIW_OK)
+		return st;
+	const aiw_dist *jit = aiw_pd(c, P_JITTER);
+	bool degraded = aiw_p(c, P_DEG_LINKS) > 0;
+	double deg = aiw_p(c, P_DEG_FACTOR);
+	for (size_t i = 0; i < n; i++) {
+		double p = gpu_counts[i];
+		/* weak: fixed per-GPU batch, so fixed per-GPU compute; strong:
+		 * fixed global batch split over p */
+		double tc = weak ? k.t_c : k.t_c * k.N / p;
+		double ns = fmin(k.n_slow, p), nf = p - ns;
+		double em;
+		if ((st = expected_max(jit, nf, ns, k.slow_factor, &em)) != AIW_OK)
+			return aiw__err(sim, st, "out of memory");
+		double e = fmax(0, comm_time(&k, p, degraded && p > 1, deg) - k.overlap * tc);
+		step_time_s[i] = tc * em + e;
+		if (efficiency)
+			efficiency[i] = isfinite(k.mu) ? tc * k.mu / step_time_s[i] : NAN;
+	}
+	return AIW_OK;
+}

@@ -1,0 +1,274 @@
+/* test_cost.c - cost accounting: capex and on-demand hardware cost, energy
+ * at facility energy x price, provisioned capacity, idle cost, cumulative
+ * cost curves, exactness when a run stops between ticks, and bad prices. */
+#include "site/cost.h"
+#include "core/internal.h"
+#include "../testutil.h"
+
+#include <string.h>
+
+static aiw_sim *load_text(const char *text)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "test.ini"));
+	return sim;
+}
+
+static double param(aiw_sim *sim, const char *name)
+{
+	double v;
+	AIW_OK_OR_FAIL(sim, aiw_sim_get_double(sim, name, &v));
+	return v;
+}
+
+static double curve_last(aiw_sim *sim, const char *name)
+{
+	size_t n;
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_length(sim, name, &n));
+	double *v = malloc(n * sizeof *v);
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, name, NULL, v, n, &n));
+	double x = v[n - 1];
+	free(v);
+	return x;
+}
+
+static double curve_integral(aiw_sim *sim, const char *name)
+{
+	size_t n;
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_length(sim, name, &n));
+	double *t = malloc(n * sizeof *t), *v = malloc(n * sizeof *v);
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, name, t, v, n, &n));
+	double s = 0, prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		s += v[i] * (t[i] - prev);
+		prev = t[i];
+	}
+	free(t);
+	free(v);
+	return s;
+}
+
+/* 8 GPUs drawing 10 kW, busy in [0, 1h) and [3h, 10h), idle in [1h, 3h);
+ * samples every 47 min (nothing aligns) */
+#define JOB                                                                                  \
+	"[sim]\nduration = 10h\nsample_interval = 47min\n"                                   \
+	"[site]\npue = 1.2\nelectricity_price = 0.1\n"                                       \
+	"[load job]\nprofile = 0:10kW, 1h:0W, 3h:10kW\ngpus = 8\n"
+
+START_TEST(capex_exact)
+{
+	aiw_sim *sim = load_text(JOB "gpu_price = 30000\nlifetime = 4y\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double rate = 30000 / param(sim, "load.job.lifetime"); /* USD per GPU-second */
+	double hw = 8 * 36000 * rate, idle = 8 * 7200 * rate;
+	double energy = 80 * 1.2 * 0.1; /* 80 kWh IT x PUE x price */
+	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), hw, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "load.job.hardware_cost_usd"), hw, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.energy_cost_usd"), energy, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "load.job.energy_cost_usd"), energy, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.cost_usd"), hw + energy, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "load.job.cost_usd"), hw + energy, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), idle, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "load.job.idle_cost_usd"), idle, 1e-12);
+	ck_assert(aiw_test_metric(sim, "site.capacity_cost_usd") == 0);
+	ck_assert_rel(aiw_test_metric(sim, "site.utilization"), 0.8, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.gpu_hours"), 80, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.busy_gpu_hours"), 64, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.cost_per_gpu_hour_usd"), (hw + energy) / 80, 1e-12);
+	/* curves: the cumulative cost ends at the metric, the cost rate
+	 * integrates to it */
+	ck_assert_rel(curve_last(sim, "site.cost_usd"), hw + energy, 1e-12);
+	ck_assert_rel(curve_last(sim, "load.job.cost_usd"), hw + energy, 1e-12);
+	ck_assert_rel(curve_integral(sim, "site.cost_rate_usd_per_h") / 3600, hw + energy, 1e-9);
+	ck_assert_rel(curve_integral(sim, "load.job.cost_rate_usd_per_h") / 3600, hw, 1e-9);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(ondemand_exact)
+{
+	aiw_sim *sim = load_text(JOB "pricing = ondemand\nondemand_price = 2.5\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	/* 8 GPUs x 10 h x 2.5 USD/h; idle 8 x 2 h */
+	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), 200, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), 40, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.cost_usd"), 200 + 9.6, 1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(catalog_prices)
+{
+	double h100_h, h100_price;
+	ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "ondemand_usd_per_h", &h100_h), AIW_OK);
+	ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "price_usd", &h100_price), AIW_OK);
+	ck_assert(h100_h > 0 && h100_price > 0);
+	aiw_sim *sim = load_text(JOB "gpu = H100-SXM\npricing = ondemand\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), 80 * h100_h, 1e-12);
+	aiw_sim_free(sim);
+	sim = load_text(JOB "gpu = h100-sxm\nlifetime = 5y\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"),
+	              8 * 36000 * h100_price / param(sim, "load.job.lifetime"), 1e-12);
+	aiw_sim_free(sim);
+	/* no gpu type and no price: the GPUs are free */
+	sim = load_text(JOB);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert(aiw_test_metric(sim, "site.hardware_cost_usd") == 0);
+	ck_assert(aiw_test_metric(sim, "site.idle_cost_usd") == 0);
+	ck_assert_rel(aiw_test_metric(sim, "site.cost_usd"), 9.6, 1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(stop_between_ticks)
+{
+	/* stopped at 5000 s (inside the second 47-min interval): every cost is
+	 * the exact integral up to 5000 s, not up to the last tick */
+	aiw_sim *sim = load_text(JOB "pricing = ondemand\nondemand_price = 3.6\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 5000));
+	double rate = 3.6 / 3600;
+	/* IT energy: 10 kW for 1 h */
+	ck_assert_rel(aiw_test_metric(sim, "site.energy_cost_usd"), 10 * 1.2 * 0.1, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), 8 * 5000 * rate, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), 8 * 1400 * rate, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.utilization"), 3600.0 / 5000, 1e-12);
+	/* twice at the same time: idempotent */
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 5000));
+	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), 8 * 1400 * rate, 1e-12);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 12345));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), 8 * 10 * 3.6, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), 8 * 2 * 3.6, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.energy_cost_usd"), 9.6, 1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(capacity_charge)
+{
+	const double month = 365.25 / 12 * 86400;
+	/* derived from the run: 10 kW IT peak x PUE 1.2 x (1 + 0.1) = 13.2 kW at
+	 * 12 USD per kW-month over 10 h */
+	aiw_sim *sim = load_text(JOB "[site]\ncapacity_price = 12\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double cap = 13.2 * 12 * 36000 / month;
+	ck_assert_rel(aiw_test_metric(sim, "site.provisioned_power_w"), 13200, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.capacity_cost_usd"), cap, 1e-12);
+	ck_assert_rel(aiw_test_metric(sim, "site.cost_usd"), 9.6 + cap, 1e-12);
+	aiw_sim_free(sim);
+	/* contracted 20 kW: accrues linearly, so the cumulative curve carries it */
+	sim = load_text(JOB "[site]\ncapacity_price = 12\ncapacity = 20kW\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	cap = 20 * 12 * 36000 / month;
+	ck_assert_rel(aiw_test_metric(sim, "site.capacity_cost_usd"), cap, 1e-12);
+	ck_assert_rel(curve_last(sim, "site.cost_usd"), 9.6 + cap, 1e-12);
+	ck_assert_rel(curve_integral(sim, "site.cost_rate_usd_per_h") / 3600, 9.6 + cap, 1e-9);
+	ck_assert_rel(aiw_test_metric(sim, "site.capacity_headroom_w"), 20000 - 12000, 1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(energy_price_helper)
+{
+	aiw_sim *sim = load_text("[site]\npue = 1.4\nelectricity_price = 0.2\n");
+	/* 1 kWh of IT energy: 1.4 kWh of facility energy at 0.2 USD */
+	ck_assert_rel(aiw_cost_energy_usd(sim, 3.6e6), 0.28, 1e-15);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(bad_prices)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	struct {
+		const char *name, *value, *msg;
+	} cases[] = {
+		{"site.electricity_price", "0", "outside the range"},
+		{"site.electricity_price", "-0.08", "outside the range"},
+		{"site.pue", "0.99", "0.99 is outside the range [1, 5]"},
+		{"site.capacity_price", "0", "outside the range"},
+		{"site.capacity", "-1kW", "outside the range"},
+		{"load.x.gpu_price", "0", "outside the range"},
+		{"load.x.gpu_price", "-30000", "outside the range"},
+		{"load.x.ondemand_price", "0", "outside the range"},
+		{"load.x.lifetime", "0s", "outside the range"},
+		{"load.x.pricing", "lease", "is not one of capex|ondemand"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		aiw_status st = aiw_sim_set(sim, cases[i].name, cases[i].value);
+		ck_assert_msg(st == AIW_ERANGE || st == AIW_EPARSE, "%s = %s: %s", cases[i].name,
+		              cases[i].value, aiw_status_name(st));
+		ck_assert_msg(strstr(aiw_sim_errmsg(sim), cases[i].name) &&
+		                      strstr(aiw_sim_errmsg(sim), cases[i].msg),
+		              "%s = %s: '%s'", cases[i].name, cases[i].value, aiw_sim_errmsg(sim));
+	}
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(unknown_gpu)
+{
+	aiw_sim *sim = load_text(JOB "gpu = H100\n");
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_EUNKNOWN);
+	const char *m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strstr(m, "load.job.gpu") && strstr(m, "did you mean") && strstr(m, "H100-SXM"),
+	              "%s", m);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(missing_price)
+{
+	/* a GPU the catalog has no price for: the model is told which parameter
+	 * to set */
+	aiw_sim *sim = load_text("[load x]\ngpus = 1\n");
+	aiw_comp *c;
+	AIW_OK_OR_FAIL(sim, aiw__comp_get(sim, "load", "x", false, &c));
+	size_t first = aiw_kind_param_index(c->kind, "pricing");
+	ck_assert(first != SIZE_MAX);
+	aiw_gpu_spec g = {.name = "NOPRICE"};
+	aiw_pricing p;
+	ck_assert_int_eq(aiw_cost_pricing(c, first, &g, &p), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "load.x.gpu_price") &&
+	                      strstr(aiw_sim_errmsg(sim), "NOPRICE"),
+	              "%s", aiw_sim_errmsg(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "load.x.pricing", "ondemand"));
+	ck_assert_int_eq(aiw_cost_pricing(c, first, &g, &p), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "load.x.ondemand_price"), "%s",
+	              aiw_sim_errmsg(sim));
+	g.ondemand_usd_per_h = 7.2;
+	AIW_OK_OR_FAIL(sim, aiw_cost_pricing(c, first, &g, &p));
+	ck_assert_rel(p.usd_per_gpu_s, 0.002, 1e-15);
+	ck_assert_rel(p.node_overhead_w, 1500, 1e-15);
+	aiw_sim_free(sim);
+	/* through a run: ondemand pricing named, no gpu type, no rental price */
+	sim = load_text(JOB "pricing = ondemand\ngpu_price = 1000\n");
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "load.job.ondemand_price"), "%s",
+	              aiw_sim_errmsg(sim));
+	aiw_sim_free(sim);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("cost");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, capex_exact);
+	tcase_add_test(tc, ondemand_exact);
+	tcase_add_test(tc, catalog_prices);
+	tcase_add_test(tc, stop_between_ticks);
+	tcase_add_test(tc, capacity_charge);
+	tcase_add_test(tc, energy_price_helper);
+	tcase_add_test(tc, bad_prices);
+	tcase_add_test(tc, unknown_gpu);
+	tcase_add_test(tc, missing_price);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+AIW_TEST_MAIN(make_suite)
