@@ -56,8 +56,8 @@ static const aiw_link_spec LINKS[] = {
 /* ======================================================================== */
 /* Power phases that no datasheet gives (estimates, stated once here):
  *  - compute_w = prefill_w = TDP: dense GEMMs run at the power cap
- *    (DESIGN.md: training compute near TDP; H100 prefill 700 W);
- *  - decode_w ~ 0.54 TDP: H100's 380 W decode over 700 W (DESIGN.md),
+ *    (aiworkload(7) HARDWARE CATALOG: training compute near TDP; H100 prefill 700 W);
+ *  - decode_w ~ 0.54 TDP: H100's 380 W decode over 700 W (aiworkload(7) HARDWARE CATALOG),
  *    decode being memory-bound on every part;
  *  - comm_w ~ 0.5 TDP: collectives keep a few SMs and the HBM busy;
  *  - loading_w ~ idle + 0.05 TDP: weights stream in over PCIe, SMs idle.
@@ -74,13 +74,13 @@ static const aiw_gpu_spec GPUS[] = {
 		.mem_bytes = 80e9,
 		.mem_bw = 3.35e12,
 		.tdp_w = 700,
-		.idle_w = 75,      /* DESIGN.md (measured idle ~75 W) */
+		.idle_w = 75,      /* aiworkload(7) HARDWARE CATALOG (measured idle ~75 W) */
 		.compute_w = 700,  /* estimate: at the power cap */
 		.comm_w = 350,     /* estimate */
-		.prefill_w = 700,  /* DESIGN.md */
-		.decode_w = 380,   /* DESIGN.md */
+		.prefill_w = 700,  /* aiworkload(7) HARDWARE CATALOG */
+		.decode_w = 380,   /* aiworkload(7) HARDWARE CATALOG */
 		.loading_w = 110,  /* estimate */
-		.price_usd = 30000, /* DESIGN.md (~$30k, 2023-24 street price) */
+		.price_usd = 30000, /* aiworkload(7) HARDWARE CATALOG (~$30k, 2023-24 street price) */
 		.ondemand_usd_per_h = 3.0, /* indicative: neocloud 8x H100 SXM ~$3/GPU-h */
 		.nvlink_bw = 450e9, /* NVLink4, 900 GB/s bidirectional */
 		.nvlink_latency_s = LAT_NVLINK,
@@ -172,7 +172,7 @@ static const aiw_gpu_spec GPUS[] = {
 		.prefill_w = 350,
 		.decode_w = 190,
 		.loading_w = 53,
-		.price_usd = 15000, /* DESIGN.md */
+		.price_usd = 15000, /* aiworkload(7) HARDWARE CATALOG */
 		.ondemand_usd_per_h = 1.861, /* AWS g6e.xlarge (1 L40S), us-east-1 */
 		.nvlink_bw = 31.5e9, /* PCIe 4.0 x16 */
 		.nvlink_latency_s = LAT_PCIE,
@@ -194,7 +194,7 @@ static const aiw_gpu_spec GPUS[] = {
 		.prefill_w = 72,
 		.decode_w = 40,
 		.loading_w = 20,
-		.price_usd = 5000, /* DESIGN.md */
+		.price_usd = 5000, /* aiworkload(7) HARDWARE CATALOG */
 		.ondemand_usd_per_h = 0.805, /* AWS g6.xlarge (1 L4), us-east-1 */
 		.nvlink_bw = 31.5e9, /* PCIe 4.0 x16 */
 		.nvlink_latency_s = LAT_PCIE,

@@ -14,7 +14,7 @@
 /* ------------------------------------------------------------------------ */
 /* The training-share sweep: "ask for the training/inference ratio first".   */
 /* ------------------------------------------------------------------------ */
-/* The default mixed site (parameter names of DESIGN.md): a synchronous 70B
+/* The default mixed site (parameter names as in aiworkload(7)): a synchronous 70B
  * pre-training job and a 70B chat fleet on H100s, one diurnal day sampled
  * every 5 minutes.  The inference rate is that of the base fleet (1/s for
  * 8 two-GPU replicas: a busy fraction near 0.55, P99 TTFT under 0.5 s with

@@ -2,7 +2,7 @@
  * training.c - a synchronous data-parallel training job ([training NAME]):
  * steps that wait for the slowest GPU, all-reduce, failures, checkpoints.
  *
- * One step (DESIGN.md "Training"): every GPU computes for t_c x M_i, where
+ * One step (aiworkload(7) "Training"): every GPU computes for t_c x M_i, where
  *   t_c = 6 params tokens_per_step / (gpus peak_flops mfu)   (or step_compute)
  * and M_i is the per-GPU, per-step jitter multiplier; the step waits for
  * the slowest, then the exposed part of the gradient all-reduce:

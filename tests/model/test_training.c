@@ -103,7 +103,7 @@ static double normal_max_moment(double N, int k)
 /* ------------------------------------------------------------------------ */
 START_TEST(max_normal_mean)
 {
-	/* the integration itself against DESIGN.md's published figures (3
+	/* the integration itself against the published figures of aiworkload(7) "Training" (3
 	 * decimals: +-5e-4) */
 	ck_assert(fabs(normal_max_moment(1e3, 1) - 3.241) <= 5e-4);
 	ck_assert(fabs(normal_max_moment(1e5, 1) - 4.384) <= 5e-4);

@@ -80,7 +80,7 @@ END_TEST
 
 START_TEST(design_figures)
 {
-	/* DESIGN.md "Hardware catalog" and "Power, site, cost" */
+	/* aiworkload(7) HARDWARE CATALOG: the catalog and its power levels */
 	ck_assert_double_eq(gv("H100-SXM", "bf16_flops"), 989e12);
 	ck_assert_double_eq(gv("H100-SXM", "mem_bytes"), 80e9);
 	ck_assert_double_eq(gv("H100-SXM", "mem_bw"), 3.35e12);

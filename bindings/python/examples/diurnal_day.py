@@ -48,7 +48,7 @@ def peak_rate(a):
 
 
 def rate_at(a, hour):
-    """The diurnal profile of DESIGN.md: mean (1 + k sin(2 pi (h - peak + 6) / 24))."""
+    """The diurnal profile of aiworkload(7): mean (1 + k sin(2 pi (h - peak + 6) / 24))."""
     r = 10.0
     k = (r - 1) / (r + 1)
     return a.rate * (1 + k * math.sin(2 * math.pi * (hour - 14 + 6) / 24.0))

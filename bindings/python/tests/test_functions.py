@@ -9,7 +9,7 @@ import aiworkload as aiw
 
 
 class Sizing(unittest.TestCase):
-    # closed forms from DESIGN.md; tolerances: the C computes the same
+    # closed forms of aiworkload(7); tolerances: the C computes the same
     # products in double precision, a few ulps at most
 
     def test_training_memory(self):
