@@ -64,7 +64,7 @@
  * process in turns of 60 simulated seconds (bench/interleave_day, each
  * load order in turn: 0.912 and 0.927; it resolves about 2%, where whole
  * runs in turn vary 0.77-1.17x per pair).  Session 9: arrivals drawn 64 at
- * a time (aiw_traffic_next_n), 2.8% less CPU for the day than 175b037
+ * a time (aiwi_traffic_next_n), 2.8% less CPU for the day than 175b037
  * (0.975 and 0.970); 26.1-37.0 s for the day.  Measured and dropped:
  * latency values buffered and added to their histograms 64 at a time
  * (+3%: the adds fill the gaps of the event path's misses, in bulk they

@@ -26,7 +26,7 @@
 		              #a, a_, #b, b_, d_, (double)(tol));                     \
 	} while (0)
 
-static inline double aiw_test_metric(aiw_sim *sim, const char *name)
+static inline double aiwi_test_metric(aiw_sim *sim, const char *name)
 {
 	double v = NAN;
 	aiw_status st = aiw_sim_metric(sim, name, &v);
@@ -36,7 +36,7 @@ static inline double aiw_test_metric(aiw_sim *sim, const char *name)
 
 /* A new temporary file, open for writing; its name goes to path (len bytes,
  * in $TMPDIR when set, else /tmp).  The caller closes it and unlinks path. */
-static inline FILE *aiw_test_tmpfile(char *path, size_t len)
+static inline FILE *aiwi_test_tmpfile(char *path, size_t len)
 {
 	const char *dir = getenv("TMPDIR");
 	snprintf(path, len, "%s/aiw-test-XXXXXX", dir && *dir ? dir : "/tmp");

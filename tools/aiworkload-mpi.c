@@ -99,7 +99,7 @@ static void *compute(void *arg)
 	return NULL;
 }
 
-static int run_master(aiw_sweep *sw, const aiw_cli_sweep_opts *o, int nranks, size_t R,
+static int run_master(aiw_sweep *sw, const cli_sweep_opts *o, int nranks, size_t R,
                       size_t ntasks, size_t nmetrics)
 {
 	master m = {.sw = sw, .R = R, .ntasks = ntasks, .nmetrics = nmetrics,
@@ -107,11 +107,11 @@ static int run_master(aiw_sweep *sw, const aiw_cli_sweep_opts *o, int nranks, si
 	pthread_mutex_init(&m.mu, NULL);
 	double *buf = malloc((nmetrics + 2) * sizeof *buf);
 	if (!buf) {
-		fprintf(stderr, "%s sweep: out of memory\n", aiw_cli_sweep_prog);
+		fprintf(stderr, "%s sweep: out of memory\n", cli_sweep_prog);
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
-	aiw_cli_bar *bar = aiw_cli_sweep_want_bar(o) ? aiw_cli_bar_new() : NULL;
-	aiw_cli_sweep_catch_signals(sw);
+	cli_bar *bar = cli_sweep_want_bar(o) ? cli_bar_new() : NULL;
+	cli_sweep_catch_signals(sw);
 	pthread_t th;
 	bool threaded = pthread_create(&th, NULL, compute, &m) == 0;
 	if (!threaded)
@@ -146,13 +146,13 @@ static int run_master(aiw_sweep *sw, const aiw_cli_sweep_opts *o, int nranks, si
 			continue;
 		}
 		pthread_mutex_lock(&m.mu);
-		if (aiw_cli_sweep_signalled()) /* the handler stopped the local task */
+		if (cli_sweep_signalled()) /* the handler stopped the local task */
 			m.stopping = m.interrupted = true;
 		size_t done = m.done;
 		bool finished = m.local_done && workers == 0;
 		pthread_mutex_unlock(&m.mu);
 		if (bar)
-			aiw_cli_bar_draw(bar, done, ntasks);
+			cli_bar_draw(bar, done, ntasks);
 		if (finished)
 			break;
 		struct timespec ts = {0, 500000}; /* 0.5 ms: no busy wait */
@@ -160,12 +160,12 @@ static int run_master(aiw_sweep *sw, const aiw_cli_sweep_opts *o, int nranks, si
 	}
 	if (threaded)
 		pthread_join(th, NULL);
-	if (aiw_cli_sweep_release_signals())
+	if (cli_sweep_release_signals())
 		m.interrupted = true;
-	aiw_cli_bar_free(bar);
+	cli_bar_free(bar);
 	free(buf);
 	aiw_status st = m.err_st != AIW_OK ? m.err_st : m.done < ntasks ? AIW_ESTOPPED : AIW_OK;
-	int rc = aiw_cli_sweep_finish(sw, o, st, m.errmsg, m.interrupted);
+	int rc = cli_sweep_finish(sw, o, st, m.errmsg, m.interrupted);
 	pthread_mutex_destroy(&m.mu);
 	return rc;
 }
@@ -175,7 +175,7 @@ static void run_worker(aiw_sweep *sw, size_t R, size_t nmetrics)
 	double *buf = malloc((nmetrics + 2) * sizeof *buf);
 	if (!buf)
 		MPI_Abort(MPI_COMM_WORLD, 1);
-	aiw_cli_sweep_catch_signals(sw);
+	cli_sweep_catch_signals(sw);
 	buf[0] = -1;
 	buf[1] = 0;
 	for (size_t i = 0; i < nmetrics; i++)
@@ -196,7 +196,7 @@ static void run_worker(aiw_sweep *sw, size_t R, size_t nmetrics)
 		buf[0] = (double)t;
 		buf[1] = (double)st;
 	}
-	aiw_cli_sweep_release_signals();
+	cli_sweep_release_signals();
 	free(buf);
 }
 
@@ -205,7 +205,7 @@ static void usage(FILE *f)
 	fprintf(f, "usage: mpirun -np N aiworkload-mpi sweep SCENARIO.ini [options]\n"
 	           "The options of `aiworkload sweep` (--jobs is ignored: one run at a time per\n"
 	           "rank, rank 0 computing in a second thread).\n\n");
-	aiw_cli_sweep_usage(f);
+	cli_sweep_usage(f);
 }
 
 int main(int argc, char **argv)
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 	}
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-	aiw_cli_sweep_prog = "aiworkload-mpi";
+	cli_sweep_prog = "aiworkload-mpi";
 	bool quiet = rank != 0;
 	int rc = 0;
 	if (argc < 2 || strcmp(argv[1], "sweep") != 0) {
@@ -238,14 +238,14 @@ int main(int argc, char **argv)
 	 * MPI also runs it correctly when it reports less */
 	(void)provided;
 
-	aiw_cli_sweep_opts o;
+	cli_sweep_opts o;
 	aiw_sweep *sw = NULL;
-	rc = aiw_cli_sweep_parse(argc - 1, argv + 1, &o, quiet);
+	rc = cli_sweep_parse(argc - 1, argv + 1, &o, quiet);
 	if (rc == 0 && o.help) {
 		if (!quiet)
 			usage(stdout);
 	} else if (rc == 0) {
-		rc = aiw_cli_sweep_build(&o, &sw, quiet);
+		rc = cli_sweep_build(&o, &sw, quiet);
 	}
 	/* every rank must agree before any message exchange */
 	int worst = rc;
@@ -254,7 +254,7 @@ int main(int argc, char **argv)
 		if (rc == 0 && worst != 0 && !quiet)
 			fprintf(stderr, "aiworkload-mpi: another rank could not prepare the sweep\n");
 		aiw_sweep_free(sw);
-		aiw_cli_sweep_opts_free(&o);
+		cli_sweep_opts_free(&o);
 		MPI_Finalize();
 		return rc ? rc : worst;
 	}
@@ -269,7 +269,7 @@ int main(int argc, char **argv)
 	}
 	MPI_Bcast(&rc, 1, MPI_INT, 0, MPI_COMM_WORLD);
 	aiw_sweep_free(sw);
-	aiw_cli_sweep_opts_free(&o);
+	cli_sweep_opts_free(&o);
 	MPI_Finalize();
 	return rc;
 }

@@ -1654,7 +1654,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(cmd, "sweep") == 0) /* tools/sweep_cli.c */
-		return aiw_cli_sweep(argc - 1, argv + 1);
+		return cli_sweep(argc - 1, argv + 1);
 	for (int i = 2; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage_text(stdout);

@@ -19,13 +19,13 @@
 #define EXIT_USAGE 2
 #define EXIT_FAIL 1
 
-const char *aiw_cli_sweep_prog = "aiworkload";
+const char *cli_sweep_prog = "aiworkload";
 
 static void errorf(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s sweep: ", aiw_cli_sweep_prog);
+	fprintf(stderr, "%s sweep: ", cli_sweep_prog);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
@@ -37,14 +37,14 @@ static int usage_error(bool quiet, const char *fmt, ...)
 		return EXIT_USAGE;
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s sweep: ", aiw_cli_sweep_prog);
+	fprintf(stderr, "%s sweep: ", cli_sweep_prog);
 	vfprintf(stderr, fmt, ap);
-	fprintf(stderr, "\nTry '%s sweep --help'.\n", aiw_cli_sweep_prog);
+	fprintf(stderr, "\nTry '%s sweep --help'.\n", cli_sweep_prog);
 	va_end(ap);
 	return EXIT_USAGE;
 }
 
-int aiw_cli_sweep_exit_code(aiw_status st)
+int cli_sweep_exit_code(aiw_status st)
 {
 	switch (st) {
 	case AIW_OK:
@@ -63,7 +63,7 @@ int aiw_cli_sweep_exit_code(aiw_status st)
 	}
 }
 
-void aiw_cli_sweep_usage(FILE *f)
+void cli_sweep_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: %s sweep SCENARIO.ini [options]\n"
@@ -95,7 +95,7 @@ void aiw_cli_sweep_usage(FILE *f)
 	        "Results do not depend on --jobs.  Ctrl-C stops, keeping the finished points.\n"
 	        "Exit status: 0 success, 2 bad usage or invalid values, 1 other failure,\n"
 	        "130 interrupted.\n",
-	        aiw_cli_sweep_prog);
+	        cli_sweep_prog);
 }
 
 /* Option with a value: "--opt VALUE" or "--opt=VALUE". */
@@ -133,13 +133,13 @@ static bool parse_ull(const char *s, unsigned long long max, unsigned long long 
 	return true;
 }
 
-void aiw_cli_sweep_opts_free(aiw_cli_sweep_opts *o)
+void cli_sweep_opts_free(cli_sweep_opts *o)
 {
 	free(o->axes);
 	o->axes = NULL;
 }
 
-int aiw_cli_sweep_parse(int argc, char **argv, aiw_cli_sweep_opts *o, bool quiet)
+int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 {
 	memset(o, 0, sizeof *o);
 	o->replications = 1;
@@ -219,7 +219,7 @@ int aiw_cli_sweep_parse(int argc, char **argv, aiw_cli_sweep_opts *o, bool quiet
 	return 0;
 }
 
-int aiw_cli_sweep_build(const aiw_cli_sweep_opts *o, aiw_sweep **out, bool quiet)
+int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet)
 {
 	*out = NULL;
 	aiw_sweep *sw;
@@ -227,7 +227,7 @@ int aiw_cli_sweep_build(const aiw_cli_sweep_opts *o, aiw_sweep **out, bool quiet
 	if (st != AIW_OK) {
 		if (!quiet)
 			errorf("%s: %s", o->scenario, aiw_strerror(st));
-		return aiw_cli_sweep_exit_code(st);
+		return cli_sweep_exit_code(st);
 	}
 	for (size_t i = 0; i < o->naxes && st == AIW_OK; i++) {
 		char *name = strdup(o->axes[i]);
@@ -262,7 +262,7 @@ int aiw_cli_sweep_build(const aiw_cli_sweep_opts *o, aiw_sweep **out, bool quiet
 			errorf("%s", aiw_sweep_errmsg(sw)[0] ? aiw_sweep_errmsg(sw) : aiw_strerror(st));
 		aiw_sweep_free(sw);
 		/* an unreadable scenario or point file is the user's input: usage */
-		return st == AIW_EIO ? EXIT_USAGE : aiw_cli_sweep_exit_code(st);
+		return st == AIW_EIO ? EXIT_USAGE : cli_sweep_exit_code(st);
 	}
 	*out = sw;
 	return 0;
@@ -271,7 +271,7 @@ int aiw_cli_sweep_build(const aiw_cli_sweep_opts *o, aiw_sweep **out, bool quiet
 /* ======================================================================== */
 /* progress bar                                                              */
 /* ======================================================================== */
-struct aiw_cli_bar {
+struct cli_bar {
 	struct timespec start, last;
 	bool drawn;
 };
@@ -281,15 +281,15 @@ static double elapsed(const struct timespec *a, const struct timespec *b)
 	return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
 }
 
-aiw_cli_bar *aiw_cli_bar_new(void)
+cli_bar *cli_bar_new(void)
 {
-	aiw_cli_bar *b = calloc(1, sizeof *b);
+	cli_bar *b = calloc(1, sizeof *b);
 	if (b)
 		clock_gettime(CLOCK_MONOTONIC, &b->start);
 	return b;
 }
 
-void aiw_cli_bar_draw(aiw_cli_bar *b, size_t done, size_t total)
+void cli_bar_draw(cli_bar *b, size_t done, size_t total)
 {
 	if (!b)
 		return;
@@ -314,7 +314,7 @@ void aiw_cli_bar_draw(aiw_cli_bar *b, size_t done, size_t total)
 	fflush(stderr);
 }
 
-void aiw_cli_bar_free(aiw_cli_bar *b)
+void cli_bar_free(cli_bar *b)
 {
 	if (b && b->drawn) {
 		fprintf(stderr, "\r%75s\r", "");
@@ -323,14 +323,14 @@ void aiw_cli_bar_free(aiw_cli_bar *b)
 	free(b);
 }
 
-int aiw_cli_bar_cb(const aiw_sweep *sw, size_t done, size_t total, void *payload)
+int cli_bar_cb(const aiw_sweep *sw, size_t done, size_t total, void *payload)
 {
 	(void)sw;
-	aiw_cli_bar_draw(payload, done, total);
+	cli_bar_draw(payload, done, total);
 	return 0;
 }
 
-bool aiw_cli_sweep_want_bar(const aiw_cli_sweep_opts *o)
+bool cli_sweep_want_bar(const cli_sweep_opts *o)
 {
 	return o->progress == 1 || (o->progress == -1 && isatty(2));
 }
@@ -350,7 +350,7 @@ static void on_signal(int sig)
 		aiw_sweep_stop(g_sweep); /* async-signal-safe */
 }
 
-void aiw_cli_sweep_catch_signals(aiw_sweep *sw)
+void cli_sweep_catch_signals(aiw_sweep *sw)
 {
 	g_sweep = sw;
 	g_caught = 0;
@@ -369,12 +369,12 @@ void aiw_cli_sweep_catch_signals(aiw_sweep *sw)
 		sigaction(SIGTERM, &sa, NULL);
 }
 
-bool aiw_cli_sweep_signalled(void)
+bool cli_sweep_signalled(void)
 {
 	return g_caught != 0;
 }
 
-bool aiw_cli_sweep_release_signals(void)
+bool cli_sweep_release_signals(void)
 {
 	sigaction(SIGINT, &g_old_int, NULL);
 	sigaction(SIGTERM, &g_old_term, NULL);
@@ -425,13 +425,13 @@ static aiw_status write_stdout(aiw_sweep *sw)
 	return AIW_OK;
 }
 
-int aiw_cli_sweep_finish(aiw_sweep *sw, const aiw_cli_sweep_opts *o, aiw_status st,
+int cli_sweep_finish(aiw_sweep *sw, const cli_sweep_opts *o, aiw_status st,
                          const char *errmsg, bool interrupted)
 {
 	int rc = 0;
 	if (st != AIW_OK && st != AIW_ESTOPPED) {
 		errorf("%s", errmsg && *errmsg ? errmsg : aiw_strerror(st));
-		rc = aiw_cli_sweep_exit_code(st);
+		rc = cli_sweep_exit_code(st);
 	}
 	aiw_status ws = o->out ? aiw_sweep_write_csv(sw, o->out) : write_stdout(sw);
 	if (ws != AIW_OK && o->out)
@@ -458,30 +458,30 @@ int aiw_cli_sweep_finish(aiw_sweep *sw, const aiw_cli_sweep_opts *o, aiw_status 
 }
 
 /* ======================================================================== */
-int aiw_cli_sweep(int argc, char **argv)
+int cli_sweep(int argc, char **argv)
 {
-	aiw_cli_sweep_opts o;
-	int rc = aiw_cli_sweep_parse(argc, argv, &o, false);
+	cli_sweep_opts o;
+	int rc = cli_sweep_parse(argc, argv, &o, false);
 	if (rc != 0 || o.help) {
 		if (rc == 0)
-			aiw_cli_sweep_usage(stdout);
-		aiw_cli_sweep_opts_free(&o);
+			cli_sweep_usage(stdout);
+		cli_sweep_opts_free(&o);
 		return rc;
 	}
 	aiw_sweep *sw;
-	if ((rc = aiw_cli_sweep_build(&o, &sw, false)) != 0) {
-		aiw_cli_sweep_opts_free(&o);
+	if ((rc = cli_sweep_build(&o, &sw, false)) != 0) {
+		cli_sweep_opts_free(&o);
 		return rc;
 	}
-	aiw_cli_bar *bar = aiw_cli_sweep_want_bar(&o) ? aiw_cli_bar_new() : NULL;
+	cli_bar *bar = cli_sweep_want_bar(&o) ? cli_bar_new() : NULL;
 	if (bar)
-		aiw_sweep_set_progress(sw, aiw_cli_bar_cb, bar);
-	aiw_cli_sweep_catch_signals(sw);
+		aiw_sweep_set_progress(sw, cli_bar_cb, bar);
+	cli_sweep_catch_signals(sw);
 	aiw_status st = aiw_sweep_run(sw);
-	bool interrupted = aiw_cli_sweep_release_signals();
-	aiw_cli_bar_free(bar);
-	rc = aiw_cli_sweep_finish(sw, &o, st, aiw_sweep_errmsg(sw), interrupted);
+	bool interrupted = cli_sweep_release_signals();
+	cli_bar_free(bar);
+	rc = cli_sweep_finish(sw, &o, st, aiw_sweep_errmsg(sw), interrupted);
 	aiw_sweep_free(sw);
-	aiw_cli_sweep_opts_free(&o);
+	cli_sweep_opts_free(&o);
 	return rc;
 }

@@ -1,7 +1,7 @@
 /*
  * sweep_cli.h - `aiworkload sweep`: the command-line front end of the
  * library's experiment sweeps (aiw_sweep_*), shared by tools/aiworkload.c
- * (through aiw_cli_sweep) and tools/aiworkload-mpi.c (through the pieces
+ * (through cli_sweep) and tools/aiworkload-mpi.c (through the pieces
  * below, so that both parse the same options and write the same files).
  */
 #ifndef AIW_SWEEP_CLI_H
@@ -15,16 +15,16 @@
 
 /* `aiworkload sweep SCENARIO [options]`: argv[0] is the command word
  * ("sweep"), the options follow, so the dispatcher calls
- * aiw_cli_sweep(argc - 1, argv + 1).  Returns the exit status: 0 success,
+ * cli_sweep(argc - 1, argv + 1).  Returns the exit status: 0 success,
  * 2 bad usage or invalid scenario/values, 1 other failure, 130 interrupted
  * (SIGINT/SIGTERM; the finished rows are written). */
-int aiw_cli_sweep(int argc, char **argv);
+int cli_sweep(int argc, char **argv);
 
 /* Exit statuses beyond 0/1/2. */
 #define AIW_CLI_EXIT_INTERRUPTED 130
 
 /* Parsed command line. */
-typedef struct aiw_cli_sweep_opts {
+typedef struct cli_sweep_opts {
 	const char *scenario;
 	const char **axes;      /* "NAME=V1,V2,..." in command-line order */
 	size_t naxes;
@@ -38,44 +38,44 @@ typedef struct aiw_cli_sweep_opts {
 	unsigned long long seed; /* --seed N */
 	int progress;           /* --progress 1, --no-progress 0, -1: when stderr is a tty */
 	bool help;
-} aiw_cli_sweep_opts;
+} cli_sweep_opts;
 
 /* Name used in messages ("aiworkload", "aiworkload-mpi"). */
-extern const char *aiw_cli_sweep_prog;
+extern const char *cli_sweep_prog;
 
-void aiw_cli_sweep_usage(FILE *f);
+void cli_sweep_usage(FILE *f);
 /* Parse argv[1..argc-1] (argv[0] is "sweep").  Returns 0 or an exit status;
  * quiet: print nothing (MPI ranks other than 0). */
-int aiw_cli_sweep_parse(int argc, char **argv, aiw_cli_sweep_opts *o, bool quiet);
-void aiw_cli_sweep_opts_free(aiw_cli_sweep_opts *o);
+int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet);
+void cli_sweep_opts_free(cli_sweep_opts *o);
 /* Create, configure and prepare the sweep.  Returns 0 or an exit status. */
-int aiw_cli_sweep_build(const aiw_cli_sweep_opts *o, aiw_sweep **out, bool quiet);
+int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet);
 /* Exit status of a library status. */
-int aiw_cli_sweep_exit_code(aiw_status st);
+int cli_sweep_exit_code(aiw_status st);
 
 /* Progress bar on standard error (runs done / total, ETA). */
-typedef struct aiw_cli_bar aiw_cli_bar;
-aiw_cli_bar *aiw_cli_bar_new(void);
-void aiw_cli_bar_draw(aiw_cli_bar *b, size_t done, size_t total);
-void aiw_cli_bar_free(aiw_cli_bar *b); /* clears the line */
+typedef struct cli_bar cli_bar;
+cli_bar *cli_bar_new(void);
+void cli_bar_draw(cli_bar *b, size_t done, size_t total);
+void cli_bar_free(cli_bar *b); /* clears the line */
 /* aiw_sweep_progress_fn drawing the bar given as payload. */
-int aiw_cli_bar_cb(const aiw_sweep *sw, size_t done, size_t total, void *payload);
+int cli_bar_cb(const aiw_sweep *sw, size_t done, size_t total, void *payload);
 /* Whether to draw a bar for these options. */
-bool aiw_cli_sweep_want_bar(const aiw_cli_sweep_opts *o);
+bool cli_sweep_want_bar(const cli_sweep_opts *o);
 
 /* SIGINT and SIGTERM call aiw_sweep_stop(sw) once (a second signal
- * terminates as usual) until aiw_cli_sweep_release_signals(); returns
+ * terminates as usual) until cli_sweep_release_signals(); returns
  * whether a signal arrived. */
-void aiw_cli_sweep_catch_signals(aiw_sweep *sw);
-bool aiw_cli_sweep_release_signals(void);
-/* Whether a signal arrived since aiw_cli_sweep_catch_signals (no release). */
-bool aiw_cli_sweep_signalled(void);
+void cli_sweep_catch_signals(aiw_sweep *sw);
+bool cli_sweep_release_signals(void);
+/* Whether a signal arrived since cli_sweep_catch_signals (no release). */
+bool cli_sweep_signalled(void);
 
 /* Write the results (--out, or standard output) and --replications-out of
  * a sweep that ended with status st (AIW_OK, AIW_ESTOPPED or an error with
  * message errmsg); the finished points are written in every case.  Returns
  * the exit status. */
-int aiw_cli_sweep_finish(aiw_sweep *sw, const aiw_cli_sweep_opts *o, aiw_status st,
+int cli_sweep_finish(aiw_sweep *sw, const cli_sweep_opts *o, aiw_status st,
                          const char *errmsg, bool interrupted);
 
 #endif /* AIW_SWEEP_CLI_H */

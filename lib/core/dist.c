@@ -19,7 +19,7 @@
  * tail 1 - U^(1/n) is computed as -expm1(log(U)/n), without cancellation
  * even for n = 1e7, and fed to an upper-tail inverse CDF (gsl_cdf_*_Qinv).
  *
- * Token counts (aiw_count_table): round(X), at least 1, have the discrete
+ * Token counts (aiwi_count_table): round(X), at least 1, have the discrete
  * law P(n) = F(n + 1/2) - F(n - 1/2) (n = 1: F(3/2)), each difference taken
  * on the side of the median where it does not cancel (gsl_cdf_*_P below,
  * gsl_cdf_*_Q above).  A table of it up to K - 1 feeds Walker's alias method
@@ -48,7 +48,7 @@
 
 static const struct {
 	const char *name;
-	aiw_dist_kind kind;
+	aiwi_dist_kind kind;
 	int nargs;
 	const char *usage;
 } FORMS[] = {
@@ -64,7 +64,7 @@ static const struct {
 };
 #define NFORMS (sizeof FORMS / sizeof *FORMS)
 
-void aiw_dist_free(aiw_dist *d)
+void aiwi_dist_free(aiwi_dist *d)
 {
 	if (!d)
 		return;
@@ -73,9 +73,9 @@ void aiw_dist_free(aiw_dist *d)
 	free(d);
 }
 
-aiw_dist *aiw_dist_clone(const aiw_dist *d)
+aiwi_dist *aiwi_dist_clone(const aiwi_dist *d)
 {
-	aiw_dist *c = malloc(sizeof *c);
+	aiwi_dist *c = malloc(sizeof *c);
 	if (!c)
 		return NULL;
 	*c = *d;
@@ -87,13 +87,13 @@ aiw_dist *aiw_dist_clone(const aiw_dist *d)
 			memcpy(c->data, d->data, d->n * sizeof *c->data);
 	}
 	if (!c->spec || (d->n && !c->data)) {
-		aiw_dist_free(c);
+		aiwi_dist_free(c);
 		return NULL;
 	}
 	return c;
 }
 
-static aiw_status load_empirical(aiw_dist *d, const char *file, const char *base_dir, char *err,
+static aiw_status load_empirical(aiwi_dist *d, const char *file, const char *base_dir, char *err,
                                  size_t len)
 {
 	char path[4096];
@@ -103,7 +103,7 @@ static aiw_status load_empirical(aiw_dist *d, const char *file, const char *base
 		snprintf(path, sizeof path, "%s", file);
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return aiw__buferr(err, len, AIW_EIO, "empirical(%s): cannot open '%s'", file, path);
+		return aiwi_buferr(err, len, AIW_EIO, "empirical(%s): cannot open '%s'", file, path);
 	size_t cap = 1024, n = 0, line = 0;
 	double *x = malloc(cap * sizeof *x);
 	char buf[1024];
@@ -112,7 +112,7 @@ static aiw_status load_empirical(aiw_dist *d, const char *file, const char *base
 		line++;
 		size_t bl = strlen(buf);
 		if (bl == sizeof buf - 1 && buf[bl - 1] != '\n') {
-			st = aiw__buferr(err, len, AIW_EPARSE, "%s:%zu: line too long", path, line);
+			st = aiwi_buferr(err, len, AIW_EPARSE, "%s:%zu: line too long", path, line);
 			break;
 		}
 		char *p = buf;
@@ -125,12 +125,12 @@ static aiw_status load_empirical(aiw_dist *d, const char *file, const char *base
 		if (end == p || !isfinite(v)) {
 			if (n == 0 && line == 1) /* a header line */
 				continue;
-			st = aiw__buferr(err, len, AIW_EPARSE, "%s:%zu: not a number: '%.40s'", path,
+			st = aiwi_buferr(err, len, AIW_EPARSE, "%s:%zu: not a number: '%.40s'", path,
 			                 line, p);
 			break;
 		}
 		if (n == EMPIRICAL_MAX_SAMPLES) {
-			st = aiw__buferr(err, len, AIW_ELIMIT, "%s:%zu: more than %u samples", path,
+			st = aiwi_buferr(err, len, AIW_ELIMIT, "%s:%zu: more than %u samples", path,
 			                 line, EMPIRICAL_MAX_SAMPLES);
 			break;
 		}
@@ -148,7 +148,7 @@ static aiw_status load_empirical(aiw_dist *d, const char *file, const char *base
 	}
 	fclose(f);
 	if (st == AIW_OK && n == 0)
-		st = aiw__buferr(err, len, AIW_EPARSE, "%s: no samples", path);
+		st = aiwi_buferr(err, len, AIW_EPARSE, "%s: no samples", path);
 	if (st != AIW_OK) {
 		free(x);
 		return st;
@@ -159,11 +159,11 @@ static aiw_status load_empirical(aiw_dist *d, const char *file, const char *base
 	return AIW_OK;
 }
 
-aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir, aiw_dist **out,
+aiw_status aiwi_dist_parse(const char *text, int unit_type, const char *base_dir, aiwi_dist **out,
                           char *err, size_t len)
 {
 	if (!text || !out)
-		return aiw__buferr(err, len, AIW_EINVAL, "no distribution given");
+		return aiwi_buferr(err, len, AIW_EINVAL, "no distribution given");
 	const char *p = text;
 	while (isspace((unsigned char)*p))
 		p++;
@@ -175,8 +175,8 @@ aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir,
 		/* a bare number is a constant */
 		double x;
 		char e2[8];
-		if (aiw_parse_units((aiw_ptype)unit_type, p, &x, e2, sizeof e2) == AIW_OK) {
-			aiw_dist *d = calloc(1, sizeof *d);
+		if (aiwi_parse_units((aiwi_ptype)unit_type, p, &x, e2, sizeof e2) == AIW_OK) {
+			aiwi_dist *d = calloc(1, sizeof *d);
 			if (!d || !(d->spec = strdup(p))) {
 				free(d);
 				return AIW_ENOMEM;
@@ -186,7 +186,7 @@ aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir,
 			*out = d;
 			return AIW_OK;
 		}
-		return aiw__buferr(err, len, AIW_EPARSE,
+		return aiwi_buferr(err, len, AIW_EPARSE,
 		                   "'%s' is not a distribution (expected a number or one of const(x), "
 		                   "exp(mean), normal(mean,sd), lognormal(mu,sigma), "
 		                   "lognormal(median=m,sigma=s), uniform(a,b), gamma(k,theta), "
@@ -201,7 +201,7 @@ aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir,
 		if (strlen(FORMS[f].name) == nl && strncasecmp(FORMS[f].name, p, nl) == 0)
 			break;
 	if (f == NFORMS)
-		return aiw__buferr(err, len, AIW_EPARSE,
+		return aiwi_buferr(err, len, AIW_EPARSE,
 		                   "unknown distribution '%.*s' (known: const, exp, normal, lognormal, "
 		                   "uniform, gamma, pareto, empirical)",
 		                   (int)nl, p);
@@ -209,10 +209,10 @@ aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir,
 	char inner[1024];
 	size_t il = (size_t)(p + tl - 1 - (open + 1));
 	if (il >= sizeof inner)
-		return aiw__buferr(err, len, AIW_EPARSE, "distribution arguments too long");
+		return aiwi_buferr(err, len, AIW_EPARSE, "distribution arguments too long");
 	memcpy(inner, open + 1, il);
 	inner[il] = 0;
-	aiw_dist *d = calloc(1, sizeof *d);
+	aiwi_dist *d = calloc(1, sizeof *d);
 	if (!d)
 		return AIW_ENOMEM;
 	d->kind = FORMS[f].kind;
@@ -225,7 +225,7 @@ aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir,
 		while (sl && isspace((unsigned char)s[sl - 1]))
 			s[--sl] = 0;
 		if (!*s)
-			st = aiw__buferr(err, len, AIW_EPARSE, "usage: %s", FORMS[f].usage);
+			st = aiwi_buferr(err, len, AIW_EPARSE, "usage: %s", FORMS[f].usage);
 		else
 			st = load_empirical(d, s, base_dir, err, len);
 		goto finish;
@@ -254,7 +254,7 @@ aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir,
 		args[na++] = tok;
 	}
 	if (na != FORMS[f].nargs) {
-		st = aiw__buferr(err, len, AIW_EPARSE, "'%s': %s takes %d argument%s (usage: %s)",
+		st = aiwi_buferr(err, len, AIW_EPARSE, "'%s': %s takes %d argument%s (usage: %s)",
 		                 text, FORMS[f].name, FORMS[f].nargs, FORMS[f].nargs > 1 ? "s" : "",
 		                 FORMS[f].usage);
 		goto finish;
@@ -271,7 +271,7 @@ aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir,
 			else if (!strcmp(keys[0], "mean"))
 				lognormal_form = 2, shape = false;
 			else if (strcmp(keys[0], "mu")) {
-				st = aiw__buferr(err, len, AIW_EPARSE,
+				st = aiwi_buferr(err, len, AIW_EPARSE,
 				                 "'%s': lognormal's first argument is mu=, median= or "
 				                 "mean=, not '%s='",
 				                 text, keys[0]);
@@ -279,10 +279,10 @@ aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir,
 			}
 		}
 		char e2[256];
-		st = aiw_parse_units(shape ? AIW_PT_REAL : (aiw_ptype)unit_type, args[i], &v[i], e2,
+		st = aiwi_parse_units(shape ? AIW_PT_REAL : (aiwi_ptype)unit_type, args[i], &v[i], e2,
 		                     sizeof e2);
 		if (st != AIW_OK) {
-			aiw__buferr(err, len, st, "'%s': argument %d: %s", text, i + 1, e2);
+			aiwi_buferr(err, len, st, "'%s': argument %d: %s", text, i + 1, e2);
 			goto finish;
 		}
 	}
@@ -292,45 +292,45 @@ aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir,
 		break;
 	case AIW_D_EXP:
 		if (!(v[0] > 0))
-			st = aiw__buferr(err, len, AIW_ERANGE, "'%s': exp mean must be > 0", text);
+			st = aiwi_buferr(err, len, AIW_ERANGE, "'%s': exp mean must be > 0", text);
 		d->a = v[0];
 		break;
 	case AIW_D_NORMAL:
 		if (!(v[1] >= 0))
-			st = aiw__buferr(err, len, AIW_ERANGE, "'%s': normal sd must be >= 0", text);
+			st = aiwi_buferr(err, len, AIW_ERANGE, "'%s': normal sd must be >= 0", text);
 		d->a = v[0], d->b = v[1];
 		break;
 	case AIW_D_LOGNORMAL:
 		if (!(v[1] >= 0) || v[1] > 20)
-			st = aiw__buferr(err, len, AIW_ERANGE, "'%s': lognormal sigma must be in [0, 20]",
+			st = aiwi_buferr(err, len, AIW_ERANGE, "'%s': lognormal sigma must be in [0, 20]",
 			                 text);
 		if (lognormal_form && !(v[0] > 0))
-			st = aiw__buferr(err, len, AIW_ERANGE, "'%s': lognormal %s must be > 0", text,
+			st = aiwi_buferr(err, len, AIW_ERANGE, "'%s': lognormal %s must be > 0", text,
 			                 lognormal_form == 1 ? "median" : "mean");
 		d->b = v[1];
 		d->a = lognormal_form == 0 ? v[0]
 		       : lognormal_form == 1 ? log(v[0])
 		                             : log(v[0]) - 0.5 * v[1] * v[1];
 		if (st == AIW_OK && fabs(d->a) > 700)
-			st = aiw__buferr(err, len, AIW_ERANGE,
+			st = aiwi_buferr(err, len, AIW_ERANGE,
 			                 "'%s': mu = %g makes exp(mu) overflow; for a median of %g "
 			                 "write lognormal(median=%g,sigma=%g)",
 			                 text, d->a, v[0], v[0], v[1]);
 		break;
 	case AIW_D_UNIFORM:
 		if (!(v[0] <= v[1]))
-			st = aiw__buferr(err, len, AIW_ERANGE, "'%s': uniform needs a <= b", text);
+			st = aiwi_buferr(err, len, AIW_ERANGE, "'%s': uniform needs a <= b", text);
 		d->a = v[0], d->b = v[1];
 		break;
 	case AIW_D_GAMMA:
 		if (!(v[0] > 0) || !(v[1] > 0))
-			st = aiw__buferr(err, len, AIW_ERANGE, "'%s': gamma needs k > 0 and theta > 0",
+			st = aiwi_buferr(err, len, AIW_ERANGE, "'%s': gamma needs k > 0 and theta > 0",
 			                 text);
 		d->a = v[0], d->b = v[1];
 		break;
 	case AIW_D_PARETO:
 		if (!(v[0] > 0) || !(v[1] > 0))
-			st = aiw__buferr(err, len, AIW_ERANGE, "'%s': pareto needs xm > 0 and alpha > 0",
+			st = aiwi_buferr(err, len, AIW_ERANGE, "'%s': pareto needs xm > 0 and alpha > 0",
 			                 text);
 		d->a = v[0], d->b = v[1];
 		break;
@@ -341,7 +341,7 @@ finish:
 	if (st == AIW_OK && !(d->spec = malloc(tl + 1)))
 		st = AIW_ENOMEM;
 	if (st != AIW_OK) {
-		aiw_dist_free(d);
+		aiwi_dist_free(d);
 		return st;
 	}
 	memcpy(d->spec, p, tl);
@@ -350,7 +350,7 @@ finish:
 	return AIW_OK;
 }
 
-double aiw_dist_sample(const aiw_dist *d, gsl_rng *r)
+double aiwi_dist_sample(const aiwi_dist *d, gsl_rng *r)
 {
 	switch (d->kind) {
 	case AIW_D_CONST: return d->a;
@@ -365,7 +365,7 @@ double aiw_dist_sample(const aiw_dist *d, gsl_rng *r)
 	return NAN;
 }
 
-double aiw_dist_mean(const aiw_dist *d)
+double aiwi_dist_mean(const aiwi_dist *d)
 {
 	switch (d->kind) {
 	case AIW_D_CONST: return d->a;
@@ -380,7 +380,7 @@ double aiw_dist_mean(const aiw_dist *d)
 	return NAN;
 }
 
-double aiw_dist_variance(const aiw_dist *d)
+double aiwi_dist_variance(const aiwi_dist *d)
 {
 	switch (d->kind) {
 	case AIW_D_CONST: return 0;
@@ -403,7 +403,7 @@ double aiw_dist_variance(const aiw_dist *d)
 	return NAN;
 }
 
-double aiw_dist_min(const aiw_dist *d)
+double aiwi_dist_min(const aiwi_dist *d)
 {
 	switch (d->kind) {
 	case AIW_D_CONST: return d->a;
@@ -415,7 +415,7 @@ double aiw_dist_min(const aiw_dist *d)
 	}
 }
 
-double aiw_dist_quantile_upper(const aiw_dist *d, double q)
+double aiwi_dist_quantile_upper(const aiwi_dist *d, double q)
 {
 	if (!(q > 0))
 		q = 0x1p-1074;
@@ -442,22 +442,22 @@ double aiw_dist_quantile_upper(const aiw_dist *d, double q)
 	return NAN;
 }
 
-double aiw_dist_sample_max(const aiw_dist *d, gsl_rng *r, double n)
+double aiwi_dist_sample_max(const aiwi_dist *d, gsl_rng *r, double n)
 {
 	if (n <= 1)
-		return n == 1 ? aiw_dist_sample(d, r) : -INFINITY;
+		return n == 1 ? aiwi_dist_sample(d, r) : -INFINITY;
 	if (d->kind == AIW_D_CONST)
 		return d->a;
 	/* P(max > x) = 1 - F(x)^n; with U uniform, F(x) = U^(1/n), tail q below */
 	double u = gsl_rng_uniform_pos(r);
 	double q = -expm1(log(u) / n);
-	return aiw_dist_quantile_upper(d, q);
+	return aiwi_dist_quantile_upper(d, q);
 }
 
 /* ======================================================================== */
 /* distribution functions and count tables                                   */
 /* ======================================================================== */
-double aiw_dist_lower(const aiw_dist *d, double x)
+double aiwi_dist_lower(const aiwi_dist *d, double x)
 {
 	if (isnan(x))
 		return NAN;
@@ -489,7 +489,7 @@ double aiw_dist_lower(const aiw_dist *d, double x)
 	return NAN;
 }
 
-double aiw_dist_upper(const aiw_dist *d, double x)
+double aiwi_dist_upper(const aiwi_dist *d, double x)
 {
 	if (isnan(x))
 		return NAN;
@@ -521,7 +521,7 @@ double aiw_dist_upper(const aiw_dist *d, double x)
 	return NAN;
 }
 
-uint32_t aiw_round_count(double x)
+uint32_t aiwi_round_count(double x)
 {
 	if (!(x >= 1))
 		return 1;
@@ -532,8 +532,8 @@ uint32_t aiw_round_count(double x)
 	return (uint32_t)(x + 0.5);
 }
 
-aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
-                               aiw_count_table **out)
+aiw_status aiwi_count_table_new(const aiwi_dist *d, size_t kmax, double tail,
+                               aiwi_count_table **out)
 {
 	*out = NULL;
 	if (!(tail > 0 && tail < 1))
@@ -542,26 +542,26 @@ aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
 	 * incomplete gamma function can run out of iterations) */
 	if (d->kind == AIW_D_CONST || d->kind == AIW_D_EMPIRICAL || d->kind == AIW_D_GAMMA)
 		return AIW_OK;
-	double x = aiw_dist_quantile_upper(d, tail);
+	double x = aiwi_dist_quantile_upper(d, tail);
 	if (!(x < (double)kmax)) /* (NaN too) */
 		return AIW_OK;
 	size_t k = x > 1 ? (size_t)ceil(x + 0.5) + 1 : 2;
 	if (k > kmax || k > AIW_COUNT_KMAX)
 		return AIW_OK;
-	aiw_count_table *t = calloc(1, sizeof *t);
-	if (!t || !(t->p = malloc(k * sizeof *t->p)) || !(t->d = aiw_dist_clone(d))) {
-		aiw_count_table_free(t);
+	aiwi_count_table *t = calloc(1, sizeof *t);
+	if (!t || !(t->p = malloc(k * sizeof *t->p)) || !(t->d = aiwi_dist_clone(d))) {
+		aiwi_count_table_free(t);
 		return AIW_ENOMEM;
 	}
 	t->k = k;
-	t->qtail = aiw_dist_upper(d, (double)k - 0.5);
+	t->qtail = aiwi_dist_upper(d, (double)k - 0.5);
 	t->p[0] = t->qtail;
 	/* each boundary's P and Q once, the difference on the side of the
 	 * median where it does not cancel */
-	double lo_a = aiw_dist_lower(d, 1.5), up_a = aiw_dist_upper(d, 1.5);
+	double lo_a = aiwi_dist_lower(d, 1.5), up_a = aiwi_dist_upper(d, 1.5);
 	t->p[1] = lo_a;
 	for (size_t n = 2; n < k; n++) {
-		double b = (double)n + 0.5, lo_b = aiw_dist_lower(d, b), up_b = aiw_dist_upper(d, b);
+		double b = (double)n + 0.5, lo_b = aiwi_dist_lower(d, b), up_b = aiwi_dist_upper(d, b);
 		double m = up_a > 0.5 ? lo_b - lo_a : up_a - up_b;
 		t->p[n] = m > 0 ? m : 0;
 		lo_a = lo_b;
@@ -574,13 +574,13 @@ aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
 	if (!(sum > 0.5 && sum < 1.5) || !(g = gsl_ran_discrete_preproc(k, t->p))) {
 		/* a law the CDFs do not resolve here (e.g. under- or overflow):
 		 * no table; memory, if that was it, shows again at the draws */
-		aiw_count_table_free(t);
+		aiwi_count_table_free(t);
 		return AIW_OK;
 	}
 	t->e = malloc(k * sizeof *t->e);
 	if (!t->e) {
 		gsl_ran_discrete_free(g);
-		aiw_count_table_free(t);
+		aiwi_count_table_free(t);
 		return AIW_ENOMEM;
 	}
 	for (size_t c = 0; c < k; c++) {
@@ -594,40 +594,40 @@ aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
 }
 
 /* gsl_ran_discrete(r, g) for GSL's table g of the law, the same value for
- * the same generator state (aiw_count_pick on the generator's word; GSL's
+ * the same generator state (aiwi_count_pick on the generator's word; GSL's
  * tables follow Knuth's convention, F[c] = (c + f_c) / K, compared with u
  * itself, and its early return on F[c] = 1 gives what the comparison
  * gives), then the tail's inversion.  Other generators than the library's
  * MT19937 draw u as GSL does and use its first 32 bits. */
-uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r)
+uint32_t aiwi_count_draw(const aiwi_count_table *t, gsl_rng *r)
 {
-	uint32_t n = aiw_count_pick(t, aiw_rng_u32(r));
-	return AIW_LIKELY(n) ? n : aiw_count_tail(t, r);
+	uint32_t n = aiwi_count_pick(t, aiwi_rng_u32(r));
+	return AIW_LIKELY(n) ? n : aiwi_count_tail(t, r);
 }
 
 /* The tail, X >= k - 1/2: Q(X) is uniform on (0, qtail]. */
-uint32_t aiw_count_tail(const aiw_count_table *t, gsl_rng *r)
+uint32_t aiwi_count_tail(const aiwi_count_table *t, gsl_rng *r)
 {
-	uint32_t x = aiw_round_count(aiw_dist_quantile_upper(t->d, t->qtail * aiw_rng_uniform_pos(r)));
+	uint32_t x = aiwi_round_count(aiwi_dist_quantile_upper(t->d, t->qtail * aiwi_rng_uniform_pos(r)));
 	return x >= t->k ? x : (uint32_t)t->k; /* (the boundary's rounding) */
 }
 
-size_t aiw_count_table_k(const aiw_count_table *t)
+size_t aiwi_count_table_k(const aiwi_count_table *t)
 {
 	return t->k;
 }
 
-double aiw_count_table_prob(const aiw_count_table *t, uint32_t n)
+double aiwi_count_table_prob(const aiwi_count_table *t, uint32_t n)
 {
 	return n >= t->k ? t->qtail : t->p[n];
 }
 
-void aiw_count_table_free(aiw_count_table *t)
+void aiwi_count_table_free(aiwi_count_table *t)
 {
 	if (!t)
 		return;
 	free(t->e);
-	aiw_dist_free(t->d);
+	aiwi_dist_free(t->d);
 	free(t->p);
 	free(t);
 }

@@ -105,17 +105,17 @@
  * one chain (at 10^6 pending the walk was 70% of the time) */
 #define LISTS 4u
 
-static inline uint32_t slot_of(const aiw_heap_entry *x)
+static inline uint32_t slot_of(const aiwi_heap_entry *x)
 {
 	return (uint32_t)(x->seqslot & SLOT_MASK);
 }
 
-static inline bool live(const aiw_ev_slot *s)
+static inline bool live(const aiwi_ev_slot *s)
 {
 	return s->gen & 1u;
 }
 
-void aiw_engine_init(aiw_engine *e)
+void aiwi_engine_init(aiwi_engine *e)
 {
 	memset(e, 0, sizeof *e);
 	e->free_head = NIL;
@@ -126,23 +126,23 @@ void aiw_engine_init(aiw_engine *e)
 	e->inl_before = INFINITY;
 }
 
-void aiw_engine_free(aiw_engine *e)
+void aiwi_engine_free(aiwi_engine *e)
 {
 	free(e->bot_alloc);
 	free(e->slots);
 	for (size_t r = 0; r < AIW_ENGINE_RUNGS; r++)
 		free(e->rung[r].head);
-	aiw_engine_init(e);
+	aiwi_engine_init(e);
 }
 
 /* A slot whose entry has left the structure goes back to the free list. */
-static inline void release(aiw_engine *e, uint32_t slot)
+static inline void release(aiwi_engine *e, uint32_t slot)
 {
 	e->slots[slot].link = e->free_head;
 	e->free_head = slot;
 }
 
-void aiw_engine_clear(aiw_engine *e)
+void aiwi_engine_clear(aiwi_engine *e)
 {
 	/* Every slot becomes free; generations move on so old handles stay
 	 * stale.  The rung arrays are kept for the next run. */
@@ -168,12 +168,12 @@ void aiw_engine_clear(aiw_engine *e)
 }
 
 /* ---- the bottom: a 4-ary heap ---- */
-static inline bool lt(const aiw_heap_entry *a, const aiw_heap_entry *b)
+static inline bool lt(const aiwi_heap_entry *a, const aiwi_heap_entry *b)
 {
 	return a->tbits < b->tbits || (a->tbits == b->tbits && a->seqslot < b->seqslot);
 }
 
-static void sift_up(aiw_heap_entry *h, size_t i, aiw_heap_entry x)
+static void sift_up(aiwi_heap_entry *h, size_t i, aiwi_heap_entry x)
 {
 	while (i > 0) {
 		size_t p = (i - 1) / D;
@@ -187,16 +187,16 @@ static void sift_up(aiw_heap_entry *h, size_t i, aiw_heap_entry x)
 
 /* branch-free "b before a" for the child selection: which child is
  * smallest is a coin toss, so branches there mispredict half the time */
-static inline size_t pick(const aiw_heap_entry *h, size_t ia, size_t ib)
+static inline size_t pick(const aiwi_heap_entry *h, size_t ia, size_t ib)
 {
-	const aiw_heap_entry *a = &h[ia], *b = &h[ib];
+	const aiwi_heap_entry *a = &h[ia], *b = &h[ib];
 	unsigned lt = (unsigned)(b->tbits < a->tbits) |
 	              ((unsigned)(b->tbits == a->tbits) & (unsigned)(b->seqslot < a->seqslot));
 	size_t mask = (size_t)0 - (size_t)lt;
 	return (ib & mask) | (ia & ~mask);
 }
 
-static void sift_down(aiw_heap_entry *h, size_t n, size_t i, aiw_heap_entry x)
+static void sift_down(aiwi_heap_entry *h, size_t n, size_t i, aiwi_heap_entry x)
 {
 	/* Floyd: move the hole to a leaf along the smallest children, then
 	 * sift x up from there (x, the last entry, usually belongs low) */
@@ -228,7 +228,7 @@ static void sift_down(aiw_heap_entry *h, size_t n, size_t i, aiw_heap_entry x)
 	h[i] = x;
 }
 
-static void heapify(aiw_heap_entry *h, size_t n)
+static void heapify(aiwi_heap_entry *h, size_t n)
 {
 	if (n < 2)
 		return;
@@ -237,23 +237,23 @@ static void heapify(aiw_heap_entry *h, size_t n)
 }
 
 /* Remove bot[bhead], the earliest entry of the bottom. */
-static inline void bot_pop(aiw_engine *e)
+static inline void bot_pop(aiwi_engine *e)
 {
 	if (AIW_LIKELY(!e->bheap)) {
 		e->bhead++;
 		return;
 	}
-	aiw_heap_entry last = e->bot[--e->bend];
+	aiwi_heap_entry last = e->bot[--e->bend];
 	if (e->bend > 0)
 		sift_down(e->bot, e->bend, 0, last);
 }
 
 /* Sort the few entries of a gathered bucket (insertion sort: k is at most
  * SPAWN here, and usually 1 to 4). */
-static void sort_small(aiw_heap_entry *h, size_t k)
+static void sort_small(aiwi_heap_entry *h, size_t k)
 {
 	for (size_t i = 1; i < k; i++) {
-		aiw_heap_entry x = h[i];
+		aiwi_heap_entry x = h[i];
 		size_t j = i;
 		for (; j > 0 && lt(&x, &h[j - 1]); j--)
 			h[j] = h[j - 1];
@@ -262,7 +262,7 @@ static void sort_small(aiw_heap_entry *h, size_t k)
 }
 
 /* ---- memory ---- */
-static bool grow(aiw_engine *e)
+static bool grow(aiwi_engine *e)
 {
 	/* slots 1 .. ncap - 1 hold events; slot 0 is the end of every list */
 	size_t ncap = e->cap ? e->cap * 2 : 256;
@@ -273,13 +273,13 @@ static bool grow(aiw_engine *e)
 	/* bottom: 64-byte aligned with 3 spare entries in front, so that the
 	 * children 4i+1..4i+4 of node i start on a cache line; room for every
 	 * event, so that falling back to the heap never needs memory */
-	size_t bytes = (ncap + 4) * sizeof(aiw_heap_entry);
+	size_t bytes = (ncap + 4) * sizeof(aiwi_heap_entry);
 	bytes = (bytes + 63) & ~(size_t)63;
 	void *ba = aligned_alloc(64, bytes);
 	if (!ba)
 		return false;
-	aiw_heap_entry *b = (aiw_heap_entry *)ba + 3;
-	aiw_ev_slot *s = realloc(e->slots, ncap * sizeof *s);
+	aiwi_heap_entry *b = (aiwi_heap_entry *)ba + 3;
+	aiwi_ev_slot *s = realloc(e->slots, ncap * sizeof *s);
 	if (!s) {
 		free(ba);
 		return false;
@@ -308,23 +308,23 @@ static bool grow(aiw_engine *e)
 /* ---- the rungs ---- */
 /* The bucket of t in rung r, as a double (negative: before the rung), and
  * the one function that both spreads and routes, so the two always agree. */
-static inline double where(const aiw_rung *r, double t)
+static inline double where(const aiwi_rung *r, double t)
 {
 	return (t - r->base) * r->inv_w;
 }
 
-static inline uint32_t bucket(const aiw_rung *r, double d)
+static inline uint32_t bucket(const aiwi_rung *r, double d)
 {
 	return d < (double)(r->nb - 1u) ? (uint32_t)d : r->nb - 1u;
 }
 
 /* the list of bucket b that takes the entry with this seqslot */
-static inline uint32_t *list_of(aiw_rung *r, uint32_t b, uint64_t seqslot)
+static inline uint32_t *list_of(aiwi_rung *r, uint32_t b, uint64_t seqslot)
 {
 	return &r->head[(size_t)b * LISTS + ((seqslot >> AIW_ENGINE_SLOT_BITS) & (LISTS - 1u))];
 }
 
-static inline bool bucket_empty(const aiw_rung *r, uint32_t b)
+static inline bool bucket_empty(const aiwi_rung *r, uint32_t b)
 {
 	uint32_t any = 0;
 	for (uint32_t j = 0; j < LISTS; j++)
@@ -332,7 +332,7 @@ static inline bool bucket_empty(const aiw_rung *r, uint32_t b)
 	return any == NIL;
 }
 
-static inline void link_into(aiw_engine *e, uint32_t *head, uint32_t slot)
+static inline void link_into(aiwi_engine *e, uint32_t *head, uint32_t slot)
 {
 	e->slots[slot].link = *head;
 	*head = slot;
@@ -341,12 +341,12 @@ static inline void link_into(aiw_engine *e, uint32_t *head, uint32_t slot)
 /* Spread the k entries x[0..k) (times lo..hi as bits) over a new
  * deepest rung.  false (nothing changed) when they cannot be split: equal
  * times, a width that would underflow, no memory, or the rung limit. */
-static bool spawn(aiw_engine *e, const aiw_heap_entry *x, size_t k, uint64_t lo_bits,
+static bool spawn(aiwi_engine *e, const aiwi_heap_entry *x, size_t k, uint64_t lo_bits,
                   uint64_t hi_bits)
 {
 	if (e->nrungs >= AIW_ENGINE_RUNGS || lo_bits == hi_bits)
 		return false;
-	double lo = aiw_engine_time_of(lo_bits), hi = aiw_engine_time_of(hi_bits);
+	double lo = aiwi_engine_time_of(lo_bits), hi = aiwi_engine_time_of(hi_bits);
 	double inv_w = BUCKETS_PER_EVENT * (double)k / (hi - lo);
 	if (!isfinite(inv_w))
 		return false;
@@ -355,7 +355,7 @@ static bool spawn(aiw_engine *e, const aiw_heap_entry *x, size_t k, uint64_t lo_
 	if (!(dmax < BUCKETS_PER_EVENT * (double)k + 8.0))
 		return false;
 	uint32_t nb = (uint32_t)dmax + 1u;
-	aiw_rung *r = &e->rung[e->nrungs];
+	aiwi_rung *r = &e->rung[e->nrungs];
 	if (r->cap < nb) {
 		/* grown geometrically, kept between epochs: O(peak pending) */
 		uint32_t ncap = r->cap ? r->cap : 64u;
@@ -373,7 +373,7 @@ static bool spawn(aiw_engine *e, const aiw_heap_entry *x, size_t k, uint64_t lo_
 	r->nb = nb;
 	r->cur = 0;
 	for (size_t i = 0; i < k; i++) {
-		double t = aiw_engine_time_of(x[i].tbits);
+		double t = aiwi_engine_time_of(x[i].tbits);
 		link_into(e, list_of(r, bucket(r, where(r, t)), x[i].seqslot), slot_of(&x[i]));
 	}
 	e->nrungs++;
@@ -385,7 +385,7 @@ static bool spawn(aiw_engine *e, const aiw_heap_entry *x, size_t k, uint64_t lo_
  * from LISTS independent chains; a finished list keeps loading slot 0, whose
  * entry is written but not counted (no branch: which list ends first is a
  * coin toss). */
-static size_t gather(aiw_engine *e, uint32_t *head)
+static size_t gather(aiwi_engine *e, uint32_t *head)
 {
 	size_t k = 0;
 	uint32_t at[LISTS], any = 0;
@@ -394,14 +394,14 @@ static size_t gather(aiw_engine *e, uint32_t *head)
 		any |= at[j];
 		head[j] = NIL;
 	}
-	aiw_ev_slot *slots = e->slots;
-	aiw_heap_entry *bot = e->bot;
+	aiwi_ev_slot *slots = e->slots;
+	aiwi_heap_entry *bot = e->bot;
 	while (any != NIL) {
 		any = 0;
 		AIW_UNROLL
 		for (uint32_t j = 0; j < LISTS; j++) {
 			uint32_t i = at[j];
-			const aiw_ev_slot *s = &slots[i];
+			const aiwi_ev_slot *s = &slots[i];
 			at[j] = s->link;
 			any |= s->link;
 			if (AIW_UNLIKELY(!live(s))) { /* (slot 0 reads as live) */
@@ -418,7 +418,7 @@ static size_t gather(aiw_engine *e, uint32_t *head)
 }
 
 /* The smallest and largest time bits of bot[0..k). */
-static void span_of(const aiw_engine *e, size_t k, uint64_t *lo, uint64_t *hi)
+static void span_of(const aiwi_engine *e, size_t k, uint64_t *lo, uint64_t *hi)
 {
 	uint64_t mn = UINT64_MAX, mx = 0;
 	for (size_t i = 0; i < k; i++) {
@@ -430,7 +430,7 @@ static void span_of(const aiw_engine *e, size_t k, uint64_t *lo, uint64_t *hi)
 	*hi = mx;
 }
 
-void aiw_engine_settle(aiw_engine *e)
+void aiwi_engine_settle(aiwi_engine *e)
 {
 	for (;;) {
 		/* cancelled entries at the top of the bottom heap */
@@ -465,7 +465,7 @@ void aiw_engine_settle(aiw_engine *e)
 			span_of(e, k, &lo, &hi);
 			e->top_lo = (int64_t)hi;
 		} else {
-			aiw_rung *r = &e->rung[e->nrungs - 1];
+			aiwi_rung *r = &e->rung[e->nrungs - 1];
 			while (r->cur < r->nb && bucket_empty(r, r->cur))
 				r->cur++;
 			if (r->cur == r->nb) {
@@ -498,7 +498,7 @@ void aiw_engine_settle(aiw_engine *e)
 
 /* Rebuild without the cancelled entries: every live event goes back to the
  * top list (O(n + buckets)); the next settle spreads it again. */
-static void compact(aiw_engine *e)
+static void compact(aiwi_engine *e)
 {
 	uint32_t head = NIL;
 	size_t k = 0;
@@ -515,7 +515,7 @@ static void compact(aiw_engine *e)
 	for (size_t i = e->bhead; i < e->bend; i++)
 		KEEP(slot_of(&e->bot[i]));
 	for (uint32_t r = 0; r < e->nrungs; r++) {
-		aiw_rung *g = &e->rung[r];
+		aiwi_rung *g = &e->rung[r];
 		for (size_t b = (size_t)g->cur * LISTS; b < (size_t)g->nb * LISTS; b++)
 			for (uint32_t i = g->head[b]; i != NIL;) {
 				uint32_t next = e->slots[i].link;
@@ -541,7 +541,7 @@ static void compact(aiw_engine *e)
 }
 
 /* An event in the current bucket: into the bottom. */
-static AIW_NOINLINE uint64_t push_bottom(aiw_engine *e, aiw_heap_entry x, uint64_t handle)
+static AIW_NOINLINE uint64_t push_bottom(aiwi_engine *e, aiwi_heap_entry x, uint64_t handle)
 {
 	size_t size = e->bend - e->bhead;
 	if (!e->bheap && size >= SORTED_MAX) {
@@ -584,7 +584,7 @@ static AIW_NOINLINE uint64_t push_bottom(aiw_engine *e, aiw_heap_entry x, uint64
 }
 
 /* Put up to 256 never-used slots on the free list. */
-static bool fresh(aiw_engine *e)
+static bool fresh(aiwi_engine *e)
 {
 	uint32_t end = e->nslots - e->nfresh > 256u ? e->nfresh + 256u : e->nslots;
 	for (uint32_t i = end; i-- > e->nfresh;) {
@@ -598,7 +598,7 @@ static bool fresh(aiw_engine *e)
 /* No free slot (drop cancelled entries, or grow), or the sequence limit.
  * The slow paths are reached by tail calls, so that the common push needs
  * no more than one saved register. */
-static AIW_NOINLINE uint64_t push_slow(aiw_engine *e, double t, aiw_evfn fn, void *ctx,
+static AIW_NOINLINE uint64_t push_slow(aiwi_engine *e, double t, aiwi_evfn fn, void *ctx,
                                        uint64_t arg)
 {
 	if (e->seq >= AIW_ENGINE_SEQ_LIMIT)
@@ -607,15 +607,15 @@ static AIW_NOINLINE uint64_t push_slow(aiw_engine *e, double t, aiw_evfn fn, voi
 		compact(e);
 	if (e->free_head == NIL && !fresh(e) && !(grow(e) && fresh(e)))
 		return 0;
-	return aiw_engine_push(e, t, fn, ctx, arg);
+	return aiwi_engine_push(e, t, fn, ctx, arg);
 }
 
-uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64_t arg)
+uint64_t aiwi_engine_push(aiwi_engine *e, double t, aiwi_evfn fn, void *ctx, uint64_t arg)
 {
 	if (AIW_UNLIKELY(e->free_head == NIL || e->seq >= AIW_ENGINE_SEQ_LIMIT))
 		return push_slow(e, t, fn, ctx, arg);
 	uint32_t slot = e->free_head;
-	aiw_ev_slot *s = &e->slots[slot];
+	aiwi_ev_slot *s = &e->slots[slot];
 	e->free_head = s->link;
 	t += 0.0; /* -0.0 -> +0.0: the bit order needs non-negative zero */
 	uint64_t tb;
@@ -635,7 +635,7 @@ uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64
 	}
 	/* the coarsest rung that has not yet reached t takes it */
 	for (uint32_t r = 0; r < e->nrungs; r++) {
-		aiw_rung *g = &e->rung[r];
+		aiwi_rung *g = &e->rung[r];
 		double d = where(g, t);
 		if (d >= (double)g->cur) {
 			link_into(e, list_of(g, bucket(g, d), s->key.seqslot), slot);
@@ -647,7 +647,7 @@ uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64
 	 * it by insertion, from the back where a new event usually belongs */
 	size_t size = e->bend - e->bhead;
 	if (AIW_LIKELY(!e->bheap && size < SORTED_MAX && e->bend <= e->cap && size < e->bot_split)) {
-		aiw_heap_entry x = s->key;
+		aiwi_heap_entry x = s->key;
 		size_t i = e->bend++;
 		for (; i > e->bhead && lt(&x, &e->bot[i - 1]); i--)
 			e->bot[i] = e->bot[i - 1];
@@ -657,12 +657,12 @@ uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64
 	return push_bottom(e, s->key, h);
 }
 
-bool aiw_engine_cancel(aiw_engine *e, uint64_t handle)
+bool aiwi_engine_cancel(aiwi_engine *e, uint64_t handle)
 {
 	uint64_t lo = handle & 0xffffffffu;
 	if (lo <= 1 || lo > e->nfresh) /* (slot 0 is no event) */
 		return false;
-	aiw_ev_slot *s = &e->slots[lo - 1u];
+	aiwi_ev_slot *s = &e->slots[lo - 1u];
 	if (!live(s) || s->gen != (uint32_t)(handle >> 32))
 		return false;
 	s->gen++;
@@ -673,32 +673,32 @@ bool aiw_engine_cancel(aiw_engine *e, uint64_t handle)
 }
 
 /* The bottom is empty or cancelled entries may sit at its front. */
-static AIW_NOINLINE bool pop_slow(aiw_engine *e, aiw_evfn *fn, void **ctx, uint64_t *arg)
+static AIW_NOINLINE bool pop_slow(aiwi_engine *e, aiwi_evfn *fn, void **ctx, uint64_t *arg)
 {
-	aiw_engine_settle(e);
+	aiwi_engine_settle(e);
 	if (e->bhead == e->bend)
 		return false;
 	/* bot[bhead] is live now, and ndead only falls: no second settle */
-	return aiw_engine_pop(e, fn, ctx, arg);
+	return aiwi_engine_pop(e, fn, ctx, arg);
 }
 
-bool aiw_engine_pop(aiw_engine *e, aiw_evfn *fn, void **ctx, uint64_t *arg)
+bool aiwi_engine_pop(aiwi_engine *e, aiwi_evfn *fn, void **ctx, uint64_t *arg)
 {
 	if (AIW_UNLIKELY(e->bhead == e->bend || e->ndead)) {
 		/* (with cancelled entries pending, bot[bhead] may still be live) */
 		if (e->bhead == e->bend || !live(&e->slots[slot_of(&e->bot[e->bhead])]))
 			return pop_slow(e, fn, ctx, arg);
 	}
-	aiw_heap_entry top = e->bot[e->bhead];
+	aiwi_heap_entry top = e->bot[e->bhead];
 	uint32_t slot = slot_of(&top);
-	aiw_ev_slot *s = &e->slots[slot];
+	aiwi_ev_slot *s = &e->slots[slot];
 	*fn = s->fn;
 	*ctx = s->ctx;
 	*arg = s->arg;
 	s->gen++;
 	release(e, slot);
 	e->n--;
-	e->now = aiw_engine_time_of(top.tbits);
+	e->now = aiwi_engine_time_of(top.tbits);
 	bot_pop(e);
 	return true;
 }

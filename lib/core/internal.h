@@ -33,95 +33,95 @@
 #define AIW_INLINE inline
 #endif
 
-typedef struct aiw_comp aiw_comp;
-typedef struct aiw_dist aiw_dist;
+typedef struct aiwi_comp aiwi_comp;
+typedef struct aiwi_dist aiwi_dist;
 
 /* ======================================================================== */
 /* errors (sim.c)                                                            */
 /* ======================================================================== */
 /* Record a message on sim (may be NULL) and return code. */
-aiw_status aiw__err(aiw_sim *sim, aiw_status code, const char *fmt, ...) AIW_PRINTF(3, 4);
-aiw_status aiw__verr(aiw_sim *sim, aiw_status code, const char *fmt, va_list ap);
+aiw_status aiwi_err(aiw_sim *sim, aiw_status code, const char *fmt, ...) AIW_PRINTF(3, 4);
+aiw_status aiwi_verr(aiw_sim *sim, aiw_status code, const char *fmt, va_list ap);
 /* Write into a caller buffer (may be NULL), return code. */
-aiw_status aiw__buferr(char *buf, size_t len, aiw_status code, const char *fmt, ...)
+aiw_status aiwi_buferr(char *buf, size_t len, aiw_status code, const char *fmt, ...)
 	AIW_PRINTF(4, 5);
 
 /* ======================================================================== */
 /* engine.c: pending-event set, a ladder queue keyed by (time, sequence)    */
 /* ======================================================================== */
-typedef void (*aiw_evfn)(aiw_sim *sim, void *ctx, uint64_t arg);
+typedef void (*aiwi_evfn)(aiw_sim *sim, void *ctx, uint64_t arg);
 
 /* An entry of the bottom heap is 16 bytes so that the four children of a
  * node fill one 64-byte cache line: the time's IEEE bits (times are >= 0, so
  * their bit patterns order like the values) and (sequence << 24 | slot). */
-typedef struct aiw_heap_entry {
+typedef struct aiwi_heap_entry {
 	uint64_t tbits;
 	uint64_t seqslot;
-} aiw_heap_entry;
+} aiwi_heap_entry;
 
 /* One pending event.  The key is kept here too, so that the unsorted tiers
  * (the top list and the rungs' buckets) are just lists threaded through
  * `link', which is the free list when the slot is free. */
-typedef struct aiw_ev_slot {
-	aiw_heap_entry key;
-	aiw_evfn fn;
+typedef struct aiwi_ev_slot {
+	aiwi_heap_entry key;
+	aiwi_evfn fn;
 	void *ctx;
 	uint64_t arg;
 	uint32_t gen;  /* odd while pending; even once run or cancelled */
 	uint32_t link; /* next slot in the same list (bucket, top or free) */
-} aiw_ev_slot;
+} aiwi_ev_slot;
 
 /* A rung: nb equal-width buckets from base; bucket b holds the events whose
  * (t - base) * inv_w, clamped to nb - 1, is b.  Buckets below cur are spent. */
-typedef struct aiw_rung {
+typedef struct aiwi_rung {
 	double base, inv_w;
 	uint32_t nb, cur, cap;
 	uint32_t *head;
-} aiw_rung;
+} aiwi_rung;
 
 #define AIW_ENGINE_RUNGS 8
 
-typedef struct aiw_engine {
+typedef struct aiwi_engine {
 	/* the bottom, bot[bhead..bend): sorted ascending while small (a pop is
 	 * bhead++), else a 4-ary heap with bhead = 0 (bheap) */
-	aiw_heap_entry *bot;
+	aiwi_heap_entry *bot;
 	void *bot_alloc;      /* (the allocation starts 3 entries before bot) */
 	size_t bhead, bend;
 	size_t bot_split;     /* spread the bottom over a rung past this size */
 	bool bheap;
 	size_t n, cap;        /* entries held, live and cancelled; slots allocated */
 	size_t ndead;         /* cancelled entries not yet removed */
-	aiw_ev_slot *slots;
+	aiwi_ev_slot *slots;
 	uint32_t nslots, free_head;
 	uint32_t nfresh;      /* slots nfresh .. nslots - 1 never used (untouched) */
 	uint32_t top_head;    /* the top: unsorted list of events after top_lo */
 	uint32_t nrungs;
 	size_t ntop;
 	int64_t top_lo;       /* time bits; -1: every new event goes to the top */
-	aiw_rung rung[AIW_ENGINE_RUNGS];
+	aiwi_rung rung[AIW_ENGINE_RUNGS];
 	uint64_t seq;
 	double now;
-	/* kept by sim.c for aiw_engine_run_inline: the end of the current run
+	/* kept by sim.c for aiwi_engine_run_inline: the end of the current run
 	 * (-inf outside a run and after a failure), and the time before which
 	 * the clock must be for no progress report to be due (+inf: none) */
 	double inl_end, inl_before;
-} aiw_engine;
+} aiwi_engine;
 
 #define AIW_ENGINE_SLOT_BITS 24
 #define AIW_ENGINE_SEQ_LIMIT (UINT64_C(1) << (64 - AIW_ENGINE_SLOT_BITS))
 #define AIW_ENGINE_MAX_PENDING ((1u << AIW_ENGINE_SLOT_BITS) - 1u) /* 16,777,215 */
-void aiw_engine_init(aiw_engine *e);
-void aiw_engine_clear(aiw_engine *e);   /* drop pending events, time back to 0 */
-void aiw_engine_free(aiw_engine *e);
+void aiwi_engine_init(aiwi_engine *e);
+void aiwi_engine_clear(aiwi_engine *e);   /* drop pending events, time back to 0 */
+void aiwi_engine_free(aiwi_engine *e);
 /* Schedule at absolute time t (caller guarantees now <= t, finite).
  * Returns a handle (never 0) or 0 when memory or the pending limit
  * (AIW_ENGINE_MAX_PENDING) or the sequence limit (2^40 events) is reached. */
-uint64_t aiw_engine_push(aiw_engine *e, double t, aiw_evfn fn, void *ctx, uint64_t arg);
+uint64_t aiwi_engine_push(aiwi_engine *e, double t, aiwi_evfn fn, void *ctx, uint64_t arg);
 /* true if the handle was pending and is now cancelled.  O(1): the entry is
  * marked and dropped when it is reached; everything is compacted when
  * cancelled entries outnumber live ones, so memory stays O(pending). */
-bool aiw_engine_cancel(aiw_engine *e, uint64_t handle);
-static inline double aiw_engine_time_of(uint64_t tbits)
+bool aiwi_engine_cancel(aiwi_engine *e, uint64_t handle);
+static inline double aiwi_engine_time_of(uint64_t tbits)
 {
 	double t;
 	__builtin_memcpy(&t, &tbits, sizeof t);
@@ -129,13 +129,13 @@ static inline double aiw_engine_time_of(uint64_t tbits)
 }
 /* Bring the earliest live event to bot[bhead] (drops cancelled entries
  * there, refills an empty bottom from the rungs or the top). */
-void aiw_engine_settle(aiw_engine *e);
+void aiwi_engine_settle(aiwi_engine *e);
 /* Time of the earliest pending (not cancelled) event, or +inf. */
-static inline double aiw_engine_peek(aiw_engine *e)
+static inline double aiwi_engine_peek(aiwi_engine *e)
 {
 	if (AIW_UNLIKELY(e->bhead == e->bend || e->ndead))
-		aiw_engine_settle(e);
-	return e->bhead != e->bend ? aiw_engine_time_of(e->bot[e->bhead].tbits) : __builtin_inf();
+		aiwi_engine_settle(e);
+	return e->bhead != e->bend ? aiwi_engine_time_of(e->bot[e->bhead].tbits) : __builtin_inf();
 }
 /* An event that would be scheduled now, from inside a callback, at t runs
  * in place when the engine would pop it right after the current callback
@@ -146,29 +146,29 @@ static inline double aiw_engine_peek(aiw_engine *e)
  * event counts as scheduled (sim.events is the scheduled count, and later
  * events get the sequence numbers a push would have left), so a run is the
  * same, bit for bit, minus a push and a pop; the caller runs the event. */
-static inline bool aiw_engine_run_inline(aiw_engine *e, double t)
+static inline bool aiwi_engine_run_inline(aiwi_engine *e, double t)
 {
 	if (!(t >= e->now && t <= e->inl_end && e->now < e->inl_before) ||
 	    e->seq >= AIW_ENGINE_SEQ_LIMIT)
 		return false;
-	if (e->n && !(t < aiw_engine_peek(e)))
+	if (e->n && !(t < aiwi_engine_peek(e)))
 		return false;
 	e->seq++;
 	e->now = t + 0.0; /* as a pop gives it back: -0 -> +0 */
 	return true;
 }
 /* Events pending and not cancelled. */
-static inline size_t aiw_engine_pending(const aiw_engine *e)
+static inline size_t aiwi_engine_pending(const aiwi_engine *e)
 {
 	return e->n - e->ndead;
 }
 /* Pop the earliest event, advance now, and return its callback fields. */
-bool aiw_engine_pop(aiw_engine *e, aiw_evfn *fn, void **ctx, uint64_t *arg);
+bool aiwi_engine_pop(aiwi_engine *e, aiwi_evfn *fn, void **ctx, uint64_t *arg);
 
 /* ======================================================================== */
 /* dist.c: distribution specs -> GSL samplers                                */
 /* ======================================================================== */
-typedef enum aiw_dist_kind {
+typedef enum aiwi_dist_kind {
 	AIW_D_CONST,
 	AIW_D_EXP,
 	AIW_D_NORMAL,
@@ -177,10 +177,10 @@ typedef enum aiw_dist_kind {
 	AIW_D_GAMMA,
 	AIW_D_PARETO,
 	AIW_D_EMPIRICAL
-} aiw_dist_kind;
+} aiwi_dist_kind;
 
-struct aiw_dist {
-	aiw_dist_kind kind;
+struct aiwi_dist {
+	aiwi_dist_kind kind;
 	double a, b;       /* parameters in GSL's convention (see dist.c) */
 	double *data;      /* empirical: sorted samples */
 	size_t n;
@@ -189,47 +189,47 @@ struct aiw_dist {
 
 /* Parse "lognormal(median=1024,sigma=0.8)" etc. into a new dist, or fail
  * with a message in errbuf.  Scale arguments parse with the units of
- * unit_type (an aiw_ptype: "uniform(10s,30s)"); shape arguments are plain
+ * unit_type (an aiwi_ptype: "uniform(10s,30s)"); shape arguments are plain
  * numbers.  base_dir resolves a relative empirical(file). */
-aiw_status aiw_dist_parse(const char *text, int unit_type, const char *base_dir, aiw_dist **out,
+aiw_status aiwi_dist_parse(const char *text, int unit_type, const char *base_dir, aiwi_dist **out,
                           char *errbuf, size_t errlen);
-aiw_dist *aiw_dist_clone(const aiw_dist *d);
-void aiw_dist_free(aiw_dist *d);
-double aiw_dist_sample(const aiw_dist *d, gsl_rng *r);
-double aiw_dist_mean(const aiw_dist *d);
-double aiw_dist_variance(const aiw_dist *d);
+aiwi_dist *aiwi_dist_clone(const aiwi_dist *d);
+void aiwi_dist_free(aiwi_dist *d);
+double aiwi_dist_sample(const aiwi_dist *d, gsl_rng *r);
+double aiwi_dist_mean(const aiwi_dist *d);
+double aiwi_dist_variance(const aiwi_dist *d);
 /* Q(q): the x with P(X > x) = q (upper-tail quantile), accurate for tiny q. */
-double aiw_dist_quantile_upper(const aiw_dist *d, double q);
+double aiwi_dist_quantile_upper(const aiwi_dist *d, double q);
 /* Lower support bound (min possible value). */
-double aiw_dist_min(const aiw_dist *d);
+double aiwi_dist_min(const aiwi_dist *d);
 /* One draw of max of n iid draws, in O(1): Q_upper(-expm1(log(U)/n)). */
-double aiw_dist_sample_max(const aiw_dist *d, gsl_rng *r, double n);
+double aiwi_dist_sample_max(const aiwi_dist *d, gsl_rng *r, double n);
 /* P(X < x) and P(X > x) (each computed directly, accurate in its tail). */
-double aiw_dist_lower(const aiw_dist *d, double x);
-double aiw_dist_upper(const aiw_dist *d, double x);
+double aiwi_dist_lower(const aiwi_dist *d, double x);
+double aiwi_dist_upper(const aiwi_dist *d, double x);
 
 /* Counts (tokens): x rounded half up, at least 1 and at most 1e9 (NaN: 1). */
-uint32_t aiw_round_count(double x);
-/* aiw_round_count(X) for X of a distribution, drawn in O(1) by Walker's
+uint32_t aiwi_round_count(double x);
+/* aiwi_round_count(X) for X of a distribution, drawn in O(1) by Walker's
  * alias method (gsl_ran_discrete) over the counts 1 .. K - 1, whose
  * probabilities are differences of the distribution function, and the
  * counts >= K by inversion of the upper tail (K: about the smallest with
  * P(X >= K - 1/2) <= tail, 0 < tail < 1).  *out = NULL (no table: draw and
  * round) for const, empirical and gamma, and when K would exceed kmax (or
  * AIW_COUNT_KMAX). */
-typedef struct aiw_count_table aiw_count_table;
-aiw_status aiw_count_table_new(const aiw_dist *d, size_t kmax, double tail,
-                               aiw_count_table **out);
-uint32_t aiw_count_draw(const aiw_count_table *t, gsl_rng *r);
+typedef struct aiwi_count_table aiwi_count_table;
+aiw_status aiwi_count_table_new(const aiwi_dist *d, size_t kmax, double tail,
+                               aiwi_count_table **out);
+uint32_t aiwi_count_draw(const aiwi_count_table *t, gsl_rng *r);
 /* The draw in two steps, for callers that draw ahead and prefetch: the
- * table's entry for a 32-bit uniform word x (aiw_count_slot: the column
- * floor(x K / 2^32)), then the count it gives (aiw_count_pick; 0: the
- * tail, drawn by aiw_count_tail with more uniforms).  With x an MT19937
+ * table's entry for a 32-bit uniform word x (aiwi_count_slot: the column
+ * floor(x K / 2^32)), then the count it gives (aiwi_count_pick; 0: the
+ * tail, drawn by aiwi_count_tail with more uniforms).  With x an MT19937
  * word, pick and tail are gsl_ran_discrete on GSL's table and the same
  * word, then the tail's inversion: the same count for the same state. */
 #define AIW_COUNT_ABITS 20
 #define AIW_COUNT_KMAX ((size_t)1 << AIW_COUNT_ABITS)
-struct aiw_count_table {
+struct aiwi_count_table {
 	/* column c: GSL's F[c] as the integer threshold T = ceil(F[c] 2^32),
 	 * u < F[c] being x < T for u = x / 2^32 (exact: x K < 2^52), packed
 	 * with GSL's alias A[c] as T << AIW_COUNT_ABITS | A[c]; 8 bytes a
@@ -237,31 +237,31 @@ struct aiw_count_table {
 	uint64_t *e;
 	uint64_t k;   /* counts 1 .. k - 1 tabulated; column 0's own: the tail */
 	double qtail; /* P(X >= k - 1/2) */
-	aiw_dist *d;  /* a copy, for the tail */
+	aiwi_dist *d;  /* a copy, for the tail */
 	double *p;    /* the law, as tabulated (index 0: qtail) */
 };
-static inline const uint64_t *aiw_count_slot(const aiw_count_table *t, uint32_t x)
+static inline const uint64_t *aiwi_count_slot(const aiwi_count_table *t, uint32_t x)
 {
 	return &t->e[((uint64_t)x * t->k) >> 32];
 }
-static inline uint32_t aiw_count_pick(const aiw_count_table *t, uint32_t x)
+static inline uint32_t aiwi_count_pick(const aiwi_count_table *t, uint32_t x)
 {
-	const uint64_t *s = aiw_count_slot(t, x);
+	const uint64_t *s = aiwi_count_slot(t, x);
 	uint64_t e = *s;
 	return x < (e >> AIW_COUNT_ABITS) ? (uint32_t)(s - t->e)
 	                                  : (uint32_t)(e & (AIW_COUNT_KMAX - 1));
 }
-uint32_t aiw_count_tail(const aiw_count_table *t, gsl_rng *r);
+uint32_t aiwi_count_tail(const aiwi_count_table *t, gsl_rng *r);
 /* K, and P(count = n) as tabulated (n = 0 or n >= K: the tail's mass; the
  * table is GSL's gsl_ran_discrete_preproc of P(0 .. K - 1)). */
-size_t aiw_count_table_k(const aiw_count_table *t);
-double aiw_count_table_prob(const aiw_count_table *t, uint32_t n);
-void aiw_count_table_free(aiw_count_table *t);
+size_t aiwi_count_table_k(const aiwi_count_table *t);
+double aiwi_count_table_prob(const aiwi_count_table *t, uint32_t n);
+void aiwi_count_table_free(aiwi_count_table *t);
 
 /* ======================================================================== */
 /* param.c: typed parameter registry                                         */
 /* ======================================================================== */
-typedef enum aiw_ptype {
+typedef enum aiwi_ptype {
 	AIW_PT_INT,
 	AIW_PT_REAL,
 	AIW_PT_DURATION,
@@ -276,7 +276,7 @@ typedef enum aiw_ptype {
 	AIW_PT_STRING,
 	AIW_PT_DIST,
 	AIW_PT_BOOL
-} aiw_ptype;
+} aiwi_ptype;
 
 enum {
 	AIW_PF_RUNTIME = 1u << 0, /* may change during a run (param_changed hook) */
@@ -289,53 +289,53 @@ enum {
 	                              (stored as 0), and 0 formats as "all" */
 };
 
-typedef struct aiw_param_def {
+typedef struct aiwi_param_def {
 	const char *key;     /* name within the component: "max_batch" */
 	const char *full;    /* registry name: "inference.NAME.max_batch" */
-	aiw_ptype type;
+	aiwi_ptype type;
 	const char *def;     /* default as text; NULL means unset */
 	const char *unit;    /* "s", "1/s", "B", "W", "USD", ... ("" if none) */
 	double min, max;     /* numeric range, inclusive unless AIW_PF_EXCL_MIN */
 	const char *choices; /* enum: "ring|tree|hierarchical" */
 	unsigned flags;
 	const char *doc;     /* one line */
-	int dist_units;      /* for AIW_PT_DIST: aiw_ptype of scale arguments */
-} aiw_param_def;
+	int dist_units;      /* for AIW_PT_DIST: aiwi_ptype of scale arguments */
+} aiwi_param_def;
 
-typedef struct aiw_value {
+typedef struct aiwi_value {
 	double d;       /* numeric value in SI units; enum index; NAN for auto */
 	char *s;        /* text as given (strings, enums, canonical text) */
-	aiw_dist *dist; /* for AIW_PT_DIST */
+	aiwi_dist *dist; /* for AIW_PT_DIST */
 	bool set;       /* false: unset (no default, or "none") */
 	bool is_auto;
-} aiw_value;
+} aiwi_value;
 
 /* A component kind: its parameter table and model hooks. */
-typedef struct aiw_kind {
+typedef struct aiwi_kind {
 	const char *name;             /* "training" */
-	const aiw_param_def *params;
+	const aiwi_param_def *params;
 	size_t nparams;
 	bool singleton;               /* sim, site: addressed as "site.pue" */
 	size_t state_size;            /* unused by the core; for kinds' use */
 	/* run start: cross-check parameters, build state, schedule first events */
-	aiw_status (*start)(aiw_comp *c);
+	aiw_status (*start)(aiwi_comp *c);
 	/* sample tick at time t: bring integrals up to t and report (see below) */
-	void (*sample)(aiw_comp *c, double t);
+	void (*sample)(aiwi_comp *c, double t);
 	/* end of a run call at time t: bring integrals to t, publish metrics */
-	void (*finish)(aiw_comp *c, double t);
+	void (*finish)(aiwi_comp *c, double t);
 	/* a runtime parameter changed while running */
-	aiw_status (*param_changed)(aiw_comp *c, size_t idx);
+	aiw_status (*param_changed)(aiwi_comp *c, size_t idx);
 	/* free the model state (c->state); the core frees the rest */
-	void (*destroy)(aiw_comp *c);
-} aiw_kind;
+	void (*destroy)(aiwi_comp *c);
+} aiwi_kind;
 
-struct aiw_comp {
-	const aiw_kind *kind;
+struct aiwi_comp {
+	const aiwi_kind *kind;
 	aiw_sim *sim;
 	char *name;     /* "pretrain" ("" for singletons) */
 	char *prefix;   /* "training.pretrain" or "site" */
 	char *origin;   /* "FILE:LINE" of the scenario section that declared it first, or NULL */
-	aiw_value *v;   /* one per kind->params entry */
+	aiwi_value *v;   /* one per kind->params entry */
 	gsl_rng *rng;   /* this component's stream: seed + prefix */
 	void *state;    /* model state, built by start() */
 	size_t order;   /* creation order */
@@ -355,100 +355,100 @@ struct aiw_comp {
 };
 
 /* Kinds known to the library (NULL-terminated). */
-extern const aiw_kind *const aiw_kinds[];
-const aiw_kind *aiw_kind_find(const char *name);
-extern const aiw_kind aiw_kind_sim, aiw_kind_site, aiw_kind_training, aiw_kind_inference;
+extern const aiwi_kind *const aiwi_kinds[];
+const aiwi_kind *aiwi_kind_find(const char *name);
+extern const aiwi_kind aiwi_kind_sim, aiwi_kind_site, aiwi_kind_training, aiwi_kind_inference;
 
 /* Parse text into v according to def; errbuf gets "expects ..." text. */
-aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const char *base_dir,
-                           aiw_value *v, char *errbuf, size_t errlen);
-void aiw_value_free(aiw_value *v);
-aiw_status aiw_value_copy(aiw_value *dst, const aiw_value *src);
+aiw_status aiwi_value_parse(const aiwi_param_def *def, const char *text, const char *base_dir,
+                           aiwi_value *v, char *errbuf, size_t errlen);
+void aiwi_value_free(aiwi_value *v);
+aiw_status aiwi_value_copy(aiwi_value *dst, const aiwi_value *src);
 /* Canonical text of a value into buf. */
-void aiw_value_format(const aiw_param_def *def, const aiw_value *v, char *buf, size_t len);
-const char *aiw_ptype_name(aiw_ptype t);
+void aiwi_value_format(const aiwi_param_def *def, const aiwi_value *v, char *buf, size_t len);
+const char *aiwi_ptype_name(aiwi_ptype t);
 /* The shortest decimal text that reads back to exactly x. */
-void aiw_format_double(double x, char *buf, size_t len);
+void aiwi_format_double(double x, char *buf, size_t len);
 /* Parse a number with units of the given type ("90d", "3.35TB/s"). */
-aiw_status aiw_parse_units(aiw_ptype t, const char *text, double *out, char *errbuf,
+aiw_status aiwi_parse_units(aiwi_ptype t, const char *text, double *out, char *errbuf,
                            size_t errlen);
-size_t aiw_kind_param_index(const aiw_kind *k, const char *key); /* SIZE_MAX if none */
+size_t aiwi_kind_param_index(const aiwi_kind *k, const char *key); /* SIZE_MAX if none */
 /* The closest key of kind k to a misspelt key (edit distance), or NULL. */
-const char *aiw_kind_suggest(const aiw_kind *k, const char *key);
-size_t aiw_edit_distance(const char *a, const char *b);
+const char *aiwi_kind_suggest(const aiwi_kind *k, const char *key);
+size_t aiwi_edit_distance(const char *a, const char *b);
 
 /* Shorthands for models reading their parameters by index. */
-static inline double aiw_p(const aiw_comp *c, size_t i) { return c->v[i].d; }
-static inline const aiw_dist *aiw_pd(const aiw_comp *c, size_t i) { return c->v[i].dist; }
-static inline const char *aiw_ps(const aiw_comp *c, size_t i) { return c->v[i].s; }
-static inline bool aiw_pset(const aiw_comp *c, size_t i) { return c->v[i].set; }
+static inline double aiwi_p(const aiwi_comp *c, size_t i) { return c->v[i].d; }
+static inline const aiwi_dist *aiwi_pd(const aiwi_comp *c, size_t i) { return c->v[i].dist; }
+static inline const char *aiwi_ps(const aiwi_comp *c, size_t i) { return c->v[i].s; }
+static inline bool aiwi_pset(const aiwi_comp *c, size_t i) { return c->v[i].set; }
 
 /* ======================================================================== */
 /* sim.c: components, run loop, metrics                                      */
 /* ======================================================================== */
 /* Find or create a component.  kind NULL searches by prefix only. */
-aiw_status aiw__comp_get(aiw_sim *sim, const char *kind, const char *name, bool create,
-                         aiw_comp **out);
-size_t aiw__ncomps(const aiw_sim *sim);
-aiw_comp *aiw__comp_at(const aiw_sim *sim, size_t i);
-aiw_comp *aiw__site(const aiw_sim *sim);
-aiw_comp *aiw__simcomp(const aiw_sim *sim);
-aiw_engine *aiw__engine(aiw_sim *sim);
-double aiw__now(const aiw_sim *sim);
-double aiw__end(const aiw_sim *sim);   /* sim.duration */
+aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool create,
+                         aiwi_comp **out);
+size_t aiwi_ncomps(const aiw_sim *sim);
+aiwi_comp *aiwi_comp_at(const aiw_sim *sim, size_t i);
+aiwi_comp *aiwi_site(const aiw_sim *sim);
+aiwi_comp *aiwi_simcomp(const aiw_sim *sim);
+aiwi_engine *aiwi_sim_engine(aiw_sim *sim);
+double aiwi_now(const aiw_sim *sim);
+double aiwi_end(const aiw_sim *sim);   /* sim.duration */
 /* Schedule an internal event; returns handle (0 on ENOMEM, recorded). */
-uint64_t aiw__at(aiw_sim *sim, double t, aiw_evfn fn, void *ctx, uint64_t arg);
-bool aiw__cancel(aiw_sim *sim, uint64_t handle);
+uint64_t aiwi_at(aiw_sim *sim, double t, aiwi_evfn fn, void *ctx, uint64_t arg);
+bool aiwi_cancel(aiw_sim *sim, uint64_t handle);
 /* Publish a summary metric "prefix.key" (replaces an existing value). */
-aiw_status aiw__metric(aiw_sim *sim, const char *prefix, const char *key, double value);
+aiw_status aiwi_metric(aiw_sim *sim, const char *prefix, const char *key, double value);
 /* Derive a component stream seed from (sim seed, text). */
-uint64_t aiw__stream_seed(uint64_t seed, const char *text);
+uint64_t aiwi_stream_seed(uint64_t seed, const char *text);
 /* Directory of the scenario file being loaded ("" otherwise). */
-const char *aiw__base_dir(const aiw_sim *sim);
+const char *aiwi_base_dir(const aiw_sim *sim);
 /* Mark a fatal model error during a run: the run call returns it. */
-void aiw__fail(aiw_sim *sim, aiw_status code);
+void aiwi_fail(aiw_sim *sim, aiw_status code);
 /* The sample callback (aiw_sim_set_sample_callback) and its payload, or
  * NULL when none is set. */
-aiw_sample_fn aiw__sample_fn(const aiw_sim *sim, void **payload);
+aiw_sample_fn aiwi_sample_fn(const aiw_sim *sim, void **payload);
 
 /* ======================================================================== */
 /* series.c: recorder of fixed-interval curves                               */
 /* ======================================================================== */
 /* Register a curve; returns its id (>= 0) or a negative status. */
-int aiw_rec_add(aiw_sim *sim, const char *name, const char *unit);
+int aiwi_rec_add(aiw_sim *sim, const char *name, const char *unit);
 /* Give the value of curve id for the tick being recorded (gauges; interval
  * averages are computed by the model from its own integrals). */
-void aiw_rec_put(aiw_sim *sim, int id, double value);
+void aiwi_rec_put(aiw_sim *sim, int id, double value);
 /* Interval length of the current tick (s) and its start. */
-double aiw_rec_dt(const aiw_sim *sim);
+double aiwi_rec_dt(const aiw_sim *sim);
 
-typedef struct aiw_recorder aiw_recorder;
-aiw_recorder *aiw_rec_new(void);
-void aiw_rec_free(aiw_recorder *r);
-void aiw_rec_clear(aiw_recorder *r);
+typedef struct aiwi_recorder aiwi_recorder;
+aiwi_recorder *aiwi_rec_new(void);
+void aiwi_rec_free(aiwi_recorder *r);
+void aiwi_rec_clear(aiwi_recorder *r);
 /* Called by sim.c: start of a run (keep: sim.series_keep, 0 keeps every
  * point, else a ring of at most keep points), one tick, series access. */
-aiw_status aiw_rec_begin(aiw_sim *sim, double interval, size_t keep);
-void aiw_rec_tick(aiw_sim *sim, double t);
-size_t aiw_rec_count(const aiw_recorder *r);
-const char *aiw_rec_name(const aiw_recorder *r, size_t i);
-const char *aiw_rec_unit(const aiw_recorder *r, size_t i);
-int aiw_rec_find(const aiw_recorder *r, const char *name);
+aiw_status aiwi_rec_begin(aiw_sim *sim, double interval, size_t keep);
+void aiwi_rec_tick(aiw_sim *sim, double t);
+size_t aiwi_rec_count(const aiwi_recorder *r);
+const char *aiwi_rec_name(const aiwi_recorder *r, size_t i);
+const char *aiwi_rec_unit(const aiwi_recorder *r, size_t i);
+int aiwi_rec_find(const aiwi_recorder *r, const char *name);
 /* Points kept per curve (<= series_keep when that is set). */
-size_t aiw_rec_length(const aiw_recorder *r);
+size_t aiwi_rec_length(const aiwi_recorder *r);
 /* Points allocated per curve (what the memory of the curves is). */
-size_t aiw_rec_capacity(const aiw_recorder *r);
+size_t aiwi_rec_capacity(const aiwi_recorder *r);
 /* Points recorded and no longer kept (streamed out of the ring). */
-uint64_t aiw_rec_dropped(const aiw_recorder *r);
+uint64_t aiwi_rec_dropped(const aiwi_recorder *r);
 /* Start of the interval the oldest kept point averages: 0 unless points
  * were dropped. */
-double aiw_rec_window_start(const aiw_recorder *r);
+double aiwi_rec_window_start(const aiwi_recorder *r);
 /* The kept times and the values of curve i, oldest first, length
- * aiw_rec_length.  Not const: a ring that wrapped is rotated in place, so
+ * aiwi_rec_length.  Not const: a ring that wrapped is rotated in place, so
  * the pointers are valid until the next tick. */
-const double *aiw_rec_times(aiw_recorder *r);
-const double *aiw_rec_values(aiw_recorder *r, size_t i);
-aiw_recorder *aiw__recorder(aiw_sim *sim);
+const double *aiwi_rec_times(aiwi_recorder *r);
+const double *aiwi_rec_values(aiwi_recorder *r, size_t i);
+aiwi_recorder *aiwi_sim_recorder(aiw_sim *sim);
 
 /* ======================================================================== */
 /* power.c: rack-level peaks.  From a component's sample hook, once per tick, */
@@ -456,29 +456,29 @@ aiw_recorder *aiw__recorder(aiw_sim *sim);
 /* by site.gpus_per_rack in the component's own GPU order).  The site keeps  */
 /* a running maximum per rack: O(racks) memory over any run length.          */
 /* ======================================================================== */
-void aiw_site_rack_power(aiw_sim *sim, aiw_comp *c, size_t rack, double avg_w);
+void aiwi_site_rack_power(aiw_sim *sim, aiwi_comp *c, size_t rack, double avg_w);
 /* Same for nracks identical racks (a synchronous training job). */
-void aiw_site_racks_uniform(aiw_sim *sim, aiw_comp *c, size_t nracks, double avg_w_each);
+void aiwi_site_racks_uniform(aiw_sim *sim, aiwi_comp *c, size_t nracks, double avg_w_each);
 /* site.gpus_per_rack */
-double aiw_site_gpus_per_rack(const aiw_sim *sim);
+double aiwi_site_gpus_per_rack(const aiw_sim *sim);
 
 /* ======================================================================== */
 /* integrals of piecewise-constant quantities (exact energy and busy time)   */
 /* ======================================================================== */
-typedef struct aiw_integral {
+typedef struct aiwi_integral {
 	double t;     /* time of last update */
 	double value; /* current level */
 	double sum;   /* integral from 0 to t */
-} aiw_integral;
+} aiwi_integral;
 
-static inline void aiw_int_init(aiw_integral *x, double t, double value)
+static inline void aiwi_int_init(aiwi_integral *x, double t, double value)
 {
 	x->t = t;
 	x->value = value;
 	x->sum = 0.0;
 }
 /* Advance the integral to time t at the current level. */
-static inline void aiw_int_advance(aiw_integral *x, double t)
+static inline void aiwi_int_advance(aiwi_integral *x, double t)
 {
 	if (t > x->t) {
 		x->sum += x->value * (t - x->t);
@@ -486,16 +486,16 @@ static inline void aiw_int_advance(aiw_integral *x, double t)
 	}
 }
 /* Change the level at time t. */
-static inline void aiw_int_set(aiw_integral *x, double t, double value)
+static inline void aiwi_int_set(aiwi_integral *x, double t, double value)
 {
-	aiw_int_advance(x, t);
+	aiwi_int_advance(x, t);
 	x->value = value;
 }
 
 /* ======================================================================== */
 /* scenario.c                                                                */
 /* ======================================================================== */
-aiw_status aiw__load(aiw_sim *sim, const char *text, size_t len, const char *origin,
+aiw_status aiwi_load(aiw_sim *sim, const char *text, size_t len, const char *origin,
                      const char *base_dir);
 
 #endif /* AIW_INTERNAL_H */

@@ -4,7 +4,7 @@
  * Work items, each an expected count over the run [0, D], D = sim.duration:
  *  - inference: requests = integral of the arrival rate over [0, D]
  *    (rate x D for poisson and bursty, the diurnal/weekly profile's
- *    integral, rows x replays for a trace: aiw_traffic_integral), twice
+ *    integral, rows x replays for a trace: aiwi_traffic_integral), twice
  *    with compare_fixed (a second fleet replays the same traffic);
  *    autoscaler ticks = D / period for each periodic control event (HPA
  *    sync, KPA tick, metric scrape, predictive bins); spot preemptions =
@@ -46,44 +46,44 @@
 /* ------------------------------------------------------------------------ */
 /* reading parameters generically                                            */
 /* ------------------------------------------------------------------------ */
-static const aiw_value *pv(const aiw_comp *c, const char *key)
+static const aiwi_value *pv(const aiwi_comp *c, const char *key)
 {
-	size_t i = aiw_kind_param_index(c->kind, key);
+	size_t i = aiwi_kind_param_index(c->kind, key);
 	return i == SIZE_MAX ? NULL : &c->v[i];
 }
 
 /* Numeric value, or def when the parameter is missing, unset or auto. */
-static double pnum(const aiw_comp *c, const char *key, double def)
+static double pnum(const aiwi_comp *c, const char *key, double def)
 {
-	const aiw_value *v = pv(c, key);
+	const aiwi_value *v = pv(c, key);
 	if (!v || !v->set || v->is_auto || isnan(v->d))
 		return def;
 	return v->d;
 }
 
-static bool pisset(const aiw_comp *c, const char *key)
+static bool pisset(const aiwi_comp *c, const char *key)
 {
-	const aiw_value *v = pv(c, key);
+	const aiwi_value *v = pv(c, key);
 	return v && v->set && !v->is_auto;
 }
 
-static const char *pstr(const aiw_comp *c, const char *key)
+static const char *pstr(const aiwi_comp *c, const char *key)
 {
-	const aiw_value *v = pv(c, key);
+	const aiwi_value *v = pv(c, key);
 	return v && v->set && v->s ? v->s : NULL;
 }
 
-static const aiw_dist *pdist(const aiw_comp *c, const char *key)
+static const aiwi_dist *pdist(const aiwi_comp *c, const char *key)
 {
-	const aiw_value *v = pv(c, key);
+	const aiwi_value *v = pv(c, key);
 	return v && v->set ? v->dist : NULL;
 }
 
 /* Whether enum parameter key holds the choice `word` (by index in the
  * declared choices, so the spelling the user gave does not matter). */
-static bool penum_is(const aiw_comp *c, const char *key, const char *word)
+static bool penum_is(const aiwi_comp *c, const char *key, const char *word)
 {
-	size_t i = aiw_kind_param_index(c->kind, key);
+	size_t i = aiwi_kind_param_index(c->kind, key);
 	if (i == SIZE_MAX || !c->v[i].set)
 		return false;
 	const char *ch = c->kind->params[i].choices;
@@ -153,7 +153,7 @@ typedef struct item {
 } item;
 
 typedef struct est {
-	aiw_limits_est out;
+	aiwi_limits_est out;
 	item worst;        /* largest work item */
 	item big_mem;      /* largest memory item */
 	const char *origin; /* of the component whose items are being added */
@@ -213,10 +213,10 @@ static aiw_status trace_precheck(aiw_sim *sim, const char *path)
 		if (buf[i] == '\n') {
 			line++, len = 0;
 		} else if (buf[i] == 0) {
-			st = aiw__err(sim, AIW_EPARSE, "%s:%llu: NUL byte in the line: not a text CSV file",
+			st = aiwi_err(sim, AIW_EPARSE, "%s:%llu: NUL byte in the line: not a text CSV file",
 			              path, line);
 		} else if (++len > AIW_TRACE_MAX_LINE) {
-			st = aiw__err(sim, AIW_EPARSE, "%s:%llu: line longer than %d bytes", path, line,
+			st = aiwi_err(sim, AIW_EPARSE, "%s:%llu: line longer than %d bytes", path, line,
 			              AIW_TRACE_MAX_LINE);
 		}
 	}
@@ -225,13 +225,13 @@ static aiw_status trace_precheck(aiw_sim *sim, const char *path)
 }
 
 /* Expected requests of an inference fleet over [0, D]. */
-static void inference_work(est *E, aiw_comp *c)
+static void inference_work(est *E, aiwi_comp *c)
 {
 	aiw_sim *sim = c->sim;
 	double D = E->D;
 	char a[64], b[64], d[64];
-	aiw_traffic_conf tc;
-	aiw_traffic_conf_default(&tc);
+	aiwi_traffic_conf tc;
+	aiwi_traffic_conf_default(&tc);
 	static const char *const KINDS[] = {"poisson", "diurnal", "bursty", "trace"};
 	int kind = -1;
 	for (int k = 0; k < 4; k++)
@@ -239,7 +239,7 @@ static void inference_work(est *E, aiw_comp *c)
 			kind = k;
 	if (kind < 0)
 		return;
-	tc.kind = (aiw_traffic_kind)kind;
+	tc.kind = (aiwi_traffic_kind)kind;
 	tc.prefix = c->prefix;
 	tc.rate = pnum(c, "rate", 0);
 	tc.peak_to_trough = pnum(c, "peak_to_trough", 1);
@@ -248,7 +248,7 @@ static void inference_work(est *E, aiw_comp *c)
 	tc.cv = pnum(c, "cv", 1);
 	tc.modulate = pnum(c, "modulate", 0) != 0;
 	tc.trace_path = pstr(c, "trace_file");
-	tc.base_dir = aiw__base_dir(sim);
+	tc.base_dir = aiwi_base_dir(sim);
 	tc.time_scale = pnum(c, "trace_time_scale", 1);
 	tc.loop = pnum(c, "trace_loop", 0) != 0;
 	double mult = pisset(c, "compare_fixed") ? 2 : 1;
@@ -280,14 +280,14 @@ static void inference_work(est *E, aiw_comp *c)
 	if (tc.kind != AIW_TRAFFIC_TRACE && !(tc.rate > 0))
 		return;
 	char e[512];
-	aiw_traffic *tr = NULL;
-	if (aiw_traffic_new(&tr, &tc, e, sizeof e) != AIW_OK)
+	aiwi_traffic *tr = NULL;
+	if (aiwi_traffic_new(&tr, &tc, e, sizeof e) != AIW_OK)
 		return; /* invalid: the model's start says why */
-	double n = mult * aiw_traffic_integral(tr, 0, D);
+	double n = mult * aiwi_traffic_integral(tr, 0, D);
 	if (tc.kind == AIW_TRAFFIC_TRACE) {
-		aiw_trace_info ti;
+		aiwi_trace_info ti;
 		double rows = 0, per = 0;
-		if (aiw_traffic_trace_info(tr, &ti) == AIW_OK)
+		if (aiwi_traffic_trace_info(tr, &ti) == AIW_OK)
 			rows = (double)ti.rows, per = ti.period_s;
 		double reps = tc.loop && per > 0 ? D / per : 1;
 		FMT_ITEM(&it, n, "lower trace_time_scale or sim.duration, or unset trace_loop",
@@ -303,12 +303,12 @@ static void inference_work(est *E, aiw_comp *c)
 		         c->prefix, num(a, sizeof a, D > 0 ? n / mult / D : 0), dur(d, sizeof d, D),
 		         twice);
 	}
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 	add_work(E, &it);
 }
 
 /* Autoscaler ticks and spot preemptions; replica slots, for memory. */
-static double autoscaler_work(est *E, aiw_comp *c)
+static double autoscaler_work(est *E, aiwi_comp *c)
 {
 	double D = E->D;
 	char a[64], d[64], p[64];
@@ -362,7 +362,7 @@ static double autoscaler_work(est *E, aiw_comp *c)
 
 /* Expected step time (lower bound) of a training job, or NAN when the
  * parameters do not give one (the model's start reports why). */
-static double training_step(aiw_comp *c, double *t_c_out)
+static double training_step(aiwi_comp *c, double *t_c_out)
 {
 	aiw_sim *sim = c->sim;
 	const char *gname = pstr(c, "gpu");
@@ -370,9 +370,9 @@ static double training_step(aiw_comp *c, double *t_c_out)
 		return NAN;
 	char saved[1024];
 	snprintf(saved, sizeof saved, "%s", aiw_sim_errmsg(sim));
-	const aiw_gpu_spec *g = NULL;
-	aiw_status st = aiw_hw_gpu_get(sim, gname, &g);
-	aiw__err(sim, AIW_OK, "%s", saved); /* a lookup's message is not ours */
+	const aiwi_gpu_spec *g = NULL;
+	aiw_status st = aiwi_hw_gpu_get(sim, gname, &g);
+	aiwi_err(sim, AIW_OK, "%s", saved); /* a lookup's message is not ours */
 	if (st != AIW_OK || !g)
 		return NAN;
 	double N = pnum(c, "gpus", NAN), gpn = pnum(c, "gpus_per_node", 8);
@@ -382,25 +382,25 @@ static double training_step(aiw_comp *c, double *t_c_out)
 	                     : 6 * P * T / (N * g->bf16_flops * pnum(c, "mfu", NAN));
 	if (!(t_c > 0) || !isfinite(t_c))
 		return NAN;
-	const aiw_dist *jit = pdist(c, "jitter");
-	double mu = jit ? aiw_dist_mean(jit) : 1;
+	const aiwi_dist *jit = pdist(c, "jitter");
+	double mu = jit ? aiwi_dist_mean(jit) : 1;
 	if (!(mu > 0))
 		return NAN;
-	aiw_link_spec intra, inter;
-	aiw_hw_gpu_links(g, &intra, &inter);
+	aiwi_link_spec intra, inter;
+	aiwi_hw_gpu_links(g, &intra, &inter);
 	int algo = 0;
 	static const char *const ALGOS[] = {"ring", "tree", "hierarchical"};
 	for (int k = 0; k < 3; k++)
 		if (penum_is(c, "allreduce", ALGOS[k]))
-			algo = aiw_allreduce_algo(ALGOS[k]);
-	double comm = aiw_allreduce(algo, P * pnum(c, "grad_bytes_per_param", 2), N, gpn, &intra,
+			algo = aiwi_allreduce_algo(ALGOS[k]);
+	double comm = aiwi_allreduce(algo, P * pnum(c, "grad_bytes_per_param", 2), N, gpn, &intra,
 	                            &inter, 1);
 	double e = isfinite(comm) ? fmax(0, comm - pnum(c, "overlap", 0) * t_c) : 0;
 	*t_c_out = t_c;
 	return t_c * fmax(mu, 1e-6) + e;
 }
 
-static void training_work(est *E, aiw_comp *c)
+static void training_work(est *E, aiwi_comp *c)
 {
 	double start = pnum(c, "start", 0), span = fmax(0, E->D - start);
 	char a[64], d[64], p[64];
@@ -433,14 +433,14 @@ static void training_work(est *E, aiw_comp *c)
 	}
 }
 
-static void load_work(est *E, aiw_comp *c)
+static void load_work(est *E, aiwi_comp *c)
 {
 	double D = E->D, racks = pnum(c, "racks", 1);
 	char a[64], d[64], p[64], q[64];
 	item it = {0};
 	bool per_rack = true;
 	if (pisset(c, "on_time") && pisset(c, "off_time")) {
-		double cyc = aiw_dist_mean(pdist(c, "on_time")) + aiw_dist_mean(pdist(c, "off_time"));
+		double cyc = aiwi_dist_mean(pdist(c, "on_time")) + aiwi_dist_mean(pdist(c, "off_time"));
 		if (cyc > 0)
 			FMT_ITEM(&it, racks * 2 * D / cyc, "raise on_time and off_time, or lower racks",
 			         "%s: about @ on/off toggles (%s racks x 2 x %s / (E[on_time] + "
@@ -481,7 +481,7 @@ static void load_work(est *E, aiw_comp *c)
 
 /* Curves a component adds beyond the standard three and the site's cost
  * curve: an upper bound per kind (test_hostile.c checks it). */
-static double extra_curves(const aiw_comp *c)
+static double extra_curves(const aiwi_comp *c)
 {
 	if (strcmp(c->kind->name, "training") == 0)
 		return 3;
@@ -494,20 +494,20 @@ static void estimate(aiw_sim *sim, est *E)
 {
 	memset(E, 0, sizeof *E);
 	E->out.work_max = NAN;
-	aiw_comp *sc = aiw__simcomp(sim);
+	aiwi_comp *sc = aiwi_simcomp(sim);
 	E->D = pnum(sc, "duration", 0);
 	double si = pnum(sc, "sample_interval", 60);
 	double samples = si > 0 ? ceil(E->D / si) + 1 : 0;
 	E->out.samples = samples;
-	double gpr = pnum(aiw__site(sim), "gpus_per_rack", 32);
+	double gpr = pnum(aiwi_site(sim), "gpus_per_rack", 32);
 	double curves = 5, site_racks = 0;
 	double tick_units = 0; /* racks and replica slots a sample tick visits */
 	size_t pending0 = 0;
 	aiw_sim_pending(sim, &pending0);
 	E->out.pending = 1 + (double)pending0;
 	char a[64], b[64], d[64], g[64];
-	for (size_t i = 0; i < aiw__ncomps(sim); i++) {
-		aiw_comp *c = aiw__comp_at(sim, i);
+	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
 		E->origin = c->origin;
 		if (c->kind->sample && !c->kind->singleton)
 			curves += 4 + extra_curves(c);
@@ -591,17 +591,17 @@ static void estimate(aiw_sim *sim, est *E)
 	add_mem(E, &m);
 }
 
-aiw_status aiw_limits_estimate(aiw_sim *sim, aiw_limits_est *out)
+aiw_status aiwi_limits_estimate(aiw_sim *sim, aiwi_limits_est *out)
 {
 	if (!sim || !out)
 		return AIW_EINVAL;
 	est *E = malloc(sizeof *E);
 	if (!E)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	char saved[1024];
 	snprintf(saved, sizeof saved, "%s", aiw_sim_errmsg(sim));
 	estimate(sim, E);
-	aiw__err(sim, AIW_OK, "%s", saved); /* an estimate leaves no message */
+	aiwi_err(sim, AIW_OK, "%s", saved); /* an estimate leaves no message */
 	*out = E->out;
 	free(E);
 	return AIW_OK;
@@ -628,18 +628,18 @@ static aiw_status refuse(aiw_sim *sim, const item *it, double limit)
 	char l[64], msg[900];
 	item_text(msg, sizeof msg, it);
 	if (it->fix[0])
-		return aiw__err(sim, AIW_ELIMIT, "%s; the limit is %s (%s)", msg,
+		return aiwi_err(sim, AIW_ELIMIT, "%s; the limit is %s (%s)", msg,
 		                num(l, sizeof l, limit), it->fix);
-	return aiw__err(sim, AIW_ELIMIT, "%s; the limit is %s", msg, num(l, sizeof l, limit));
+	return aiwi_err(sim, AIW_ELIMIT, "%s; the limit is %s", msg, num(l, sizeof l, limit));
 }
 
-aiw_status aiw_limits_check(aiw_sim *sim)
+aiw_status aiwi_limits_check(aiw_sim *sim)
 {
 	if (!sim)
 		return AIW_EINVAL;
 	est *E = malloc(sizeof *E);
 	if (!E)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	estimate(sim, E);
 	aiw_status st = E->bad;
 	char a[64], b[64], l[64];
@@ -650,7 +650,7 @@ aiw_status aiw_limits_check(aiw_sim *sim)
 	} else if (!(E->out.work <= AIW_LIMIT_WORK)) {
 		char w[900];
 		item_text(w, sizeof w, &E->worst);
-		st = aiw__err(sim, AIW_ELIMIT,
+		st = aiwi_err(sim, AIW_ELIMIT,
 		              "the run: about %s work items in all (requests, steps and other model "
 		              "events; the largest: %s); the limit is %s (lower sim.duration or the "
 		              "rates)",
@@ -658,14 +658,14 @@ aiw_status aiw_limits_check(aiw_sim *sim)
 	} else if (!(E->out.memory_bytes <= AIW_LIMIT_MEMORY_BYTES)) {
 		char w[900];
 		item_text(w, sizeof w, &E->big_mem);
-		st = aiw__err(sim, AIW_ELIMIT,
+		st = aiwi_err(sim, AIW_ELIMIT,
 		              "the run: about %s bytes of memory (the largest part: %s); the limit is "
 		              "%s bytes%s%s%s",
 		              num(b, sizeof b, E->out.memory_bytes), w,
 		              num(l, sizeof l, AIW_LIMIT_MEMORY_BYTES), E->big_mem.fix[0] ? " (" : "",
 		              E->big_mem.fix, E->big_mem.fix[0] ? ")" : "");
 	} else if (!(E->out.pending <= AIW_LIMIT_PENDING)) {
-		st = aiw__err(sim, AIW_ELIMIT,
+		st = aiwi_err(sim, AIW_ELIMIT,
 		              "the run: about %s events pending at once (load racks, replica timers, "
 		              "repairs); the event set holds at most %u (lower load racks or "
 		              "hot_spares)",

@@ -4,7 +4,7 @@
  * A configuration can be valid parameter by parameter and still ask for
  * more than a machine can give: 1e9 requests per second for a year, a
  * training step of a nanosecond for a century, curves of 5e7 points times
- * forty.  Before the components start, sim.c calls aiw_limits_check, which
+ * forty.  Before the components start, sim.c calls aiwi_limits_check, which
  * estimates from the parameters alone (no simulation, no allocation beyond
  * a trace scan for looping traces) the work and the memory of the run and
  * refuses it with AIW_ELIMIT and a message naming the estimate, its
@@ -32,7 +32,7 @@
 /* Events pending at once (the engine's own limit, 2^24 - 1). */
 #define AIW_LIMIT_PENDING ((double)AIW_ENGINE_MAX_PENDING)
 
-typedef struct aiw_limits_est {
+typedef struct aiwi_limits_est {
 	double work;         /* expected work items of the run (sum) */
 	double work_max;     /* the largest single item */
 	double memory_bytes; /* estimated peak memory of the run */
@@ -41,12 +41,12 @@ typedef struct aiw_limits_est {
 	double points;       /* points each curve allocates: samples, or the ring of
 	                        sim.series_keep (the recorder's capacity) */
 	double curves;       /* curves recorded (an upper bound) */
-} aiw_limits_est;
+} aiwi_limits_est;
 
 /* Estimate the run of sim as configured (state CONFIG) into *out.  Never
  * fails on a configuration the models would reject: such parts count as
  * no work.  Returns AIW_OK, or AIW_EINVAL for NULL arguments. */
-aiw_status aiw_limits_estimate(aiw_sim *sim, aiw_limits_est *out);
+aiw_status aiwi_limits_estimate(aiw_sim *sim, aiwi_limits_est *out);
 
 /* The same estimate, checked: AIW_ELIMIT with a message naming the largest
  * work item when it is above AIW_LIMIT_WORK, else the total work, the
@@ -56,6 +56,6 @@ aiw_status aiw_limits_estimate(aiw_sim *sim, aiw_limits_est *out);
  * AIW_TRACE_MAX_LINE gives AIW_EPARSE with the trace reader's message
  * ("path:LINE: NUL byte in the line: not a text CSV file"): the reader
  * would read such a line, a sparse file's gigabyte of NULs, to its end. */
-aiw_status aiw_limits_check(aiw_sim *sim);
+aiw_status aiwi_limits_check(aiw_sim *sim);
 
 #endif /* AIW_LIMITS_H */

@@ -71,12 +71,12 @@ static const char *const UNIT_HINT[] = {
 	"one of the listed choices", "text", "a distribution such as exp(1), lognormal(0,0.5)",
 	"true or false"};
 
-const char *aiw_ptype_name(aiw_ptype t)
+const char *aiwi_ptype_name(aiwi_ptype t)
 {
 	return (unsigned)t < sizeof TYPE_NAMES / sizeof *TYPE_NAMES ? TYPE_NAMES[t] : "?";
 }
 
-static const unit *units_of(aiw_ptype t)
+static const unit *units_of(aiwi_ptype t)
 {
 	switch (t) {
 	case AIW_PT_INT: return U_INT;
@@ -93,7 +93,7 @@ static const unit *units_of(aiw_ptype t)
 	}
 }
 
-aiw_status aiw__buferr(char *buf, size_t len, aiw_status code, const char *fmt, ...)
+aiw_status aiwi_buferr(char *buf, size_t len, aiw_status code, const char *fmt, ...)
 {
 	if (buf && len) {
 		va_list ap;
@@ -111,12 +111,12 @@ static const char *skip_ws(const char *p)
 	return p;
 }
 
-aiw_status aiw_parse_units(aiw_ptype t, const char *text, double *out, char *errbuf,
+aiw_status aiwi_parse_units(aiwi_ptype t, const char *text, double *out, char *errbuf,
                            size_t errlen)
 {
 	const unit *us = units_of(t);
 	if (!text || !us)
-		return aiw__buferr(errbuf, errlen, AIW_EINVAL, "no value");
+		return aiwi_buferr(errbuf, errlen, AIW_EINVAL, "no value");
 	const char *p = skip_ws(text);
 	bool dollar = false;
 	if (t == AIW_PT_MONEY && *p == '$') {
@@ -127,20 +127,20 @@ aiw_status aiw_parse_units(aiw_ptype t, const char *text, double *out, char *err
 	 * not ("inf" and "-inf" are both not a number, alike) */
 	const char *q = (*p == '-' || *p == '+') ? p + 1 : p;
 	if (!(isdigit((unsigned char)*q) || *q == '.'))
-		return aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not %s", text,
+		return aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not %s", text,
 		                   UNIT_HINT[t]);
 	if ((p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ||
 	    ((p[0] == '-' || p[0] == '+') && p[1] == '0' && (p[2] == 'x' || p[2] == 'X')))
-		return aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not %s", text,
+		return aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not %s", text,
 		                   UNIT_HINT[t]);
 	char *end;
 	errno = 0;
 	double x = strtod(p, &end);
 	if (end == p)
-		return aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not %s", text,
+		return aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not %s", text,
 		                   UNIT_HINT[t]);
 	if (errno == ERANGE && fabs(x) > 1.0)
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE, "'%s' overflows a double", text);
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE, "'%s' overflows a double", text);
 	const char *sfx = skip_ws(end);
 	size_t n = strlen(sfx);
 	while (n && isspace((unsigned char)sfx[n - 1]))
@@ -163,14 +163,14 @@ aiw_status aiw_parse_units(aiw_ptype t, const char *text, double *out, char *err
 				break;
 			k += (size_t)w;
 		}
-		return aiw__buferr(errbuf, errlen, AIW_EPARSE,
+		return aiwi_buferr(errbuf, errlen, AIW_EPARSE,
 		                   "'%s': unknown unit '%.*s' (expected %s; units: %s)", text,
 		                   (int)n, sfx, UNIT_HINT[t], accepted);
 	}
 	(void)dollar;
 	x *= mul;
 	if (!isfinite(x))
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE, "'%s' is not a finite number", text);
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE, "'%s' is not a finite number", text);
 	*out = x;
 	return AIW_OK;
 }
@@ -179,22 +179,22 @@ AIW_EXPORT aiw_status aiw_parse_value(const char *kind, const char *text, double
                                       char *errbuf, size_t errlen)
 {
 	if (!kind || !text || !out)
-		return aiw__buferr(errbuf, errlen, AIW_EINVAL,
+		return aiwi_buferr(errbuf, errlen, AIW_EINVAL,
 		                   "aiw_parse_value: kind, text and out must not be NULL");
 	for (size_t t = 0; t < sizeof TYPE_NAMES / sizeof *TYPE_NAMES; t++)
 		if (strcmp(TYPE_NAMES[t], kind) == 0) {
-			if (!units_of((aiw_ptype)t))
+			if (!units_of((aiwi_ptype)t))
 				break;
 			double x;
-			aiw_status st = aiw_parse_units((aiw_ptype)t, text, &x, errbuf, errlen);
+			aiw_status st = aiwi_parse_units((aiwi_ptype)t, text, &x, errbuf, errlen);
 			if (st == AIW_OK && t == AIW_PT_INT && x != floor(x))
-				return aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer",
+				return aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer",
 				                   text);
 			if (st == AIW_OK)
 				*out = x;
 			return st;
 		}
-	return aiw__buferr(errbuf, errlen, AIW_EUNKNOWN,
+	return aiwi_buferr(errbuf, errlen, AIW_EUNKNOWN,
 	                   "unknown value kind '%s' (expected int, real, duration, rate, size, "
 	                   "bandwidth, power, energy, money or flops)",
 	                   kind);
@@ -203,25 +203,25 @@ AIW_EXPORT aiw_status aiw_parse_value(const char *kind, const char *text, double
 /* ------------------------------------------------------------------------ */
 /* values                                                                    */
 /* ------------------------------------------------------------------------ */
-void aiw_value_free(aiw_value *v)
+void aiwi_value_free(aiwi_value *v)
 {
 	free(v->s);
-	aiw_dist_free(v->dist);
+	aiwi_dist_free(v->dist);
 	memset(v, 0, sizeof *v);
 }
 
-aiw_status aiw_value_copy(aiw_value *dst, const aiw_value *src)
+aiw_status aiwi_value_copy(aiwi_value *dst, const aiwi_value *src)
 {
-	aiw_value n = *src;
+	aiwi_value n = *src;
 	n.s = NULL;
 	n.dist = NULL;
 	if (src->s && !(n.s = strdup(src->s)))
 		return AIW_ENOMEM;
-	if (src->dist && !(n.dist = aiw_dist_clone(src->dist))) {
+	if (src->dist && !(n.dist = aiwi_dist_clone(src->dist))) {
 		free(n.s);
 		return AIW_ENOMEM;
 	}
-	aiw_value_free(dst);
+	aiwi_value_free(dst);
 	*dst = n;
 	return AIW_OK;
 }
@@ -232,10 +232,10 @@ static void fmt_bound(double x, char *buf, size_t len)
 {
 	snprintf(buf, len, "%.6g", x);
 	if (strtod(buf, NULL) != x)
-		aiw_format_double(x, buf, len);
+		aiwi_format_double(x, buf, len);
 }
 
-static void fmt_range(const aiw_param_def *d, char *buf, size_t len)
+static void fmt_range(const aiwi_param_def *d, char *buf, size_t len)
 {
 	char lo[32], hi[32];
 	fmt_bound(d->min, lo, sizeof lo);
@@ -276,14 +276,14 @@ static char *trimmed_dup(const char *text)
 	return s;
 }
 
-aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const char *base_dir,
-                           aiw_value *v, char *errbuf, size_t errlen)
+aiw_status aiwi_value_parse(const aiwi_param_def *def, const char *text, const char *base_dir,
+                           aiwi_value *v, char *errbuf, size_t errlen)
 {
 	if (!text)
-		return aiw__buferr(errbuf, errlen, AIW_EINVAL, "no value given");
+		return aiwi_buferr(errbuf, errlen, AIW_EINVAL, "no value given");
 	if (strlen(text) > 4096)
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE, "value longer than 4096 characters");
-	aiw_value n = {0};
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE, "value longer than 4096 characters");
+	aiwi_value n = {0};
 	char *t = trimmed_dup(text);
 	if (!t)
 		return AIW_ENOMEM;
@@ -308,12 +308,12 @@ aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const cha
 	switch (def->type) {
 	case AIW_PT_ENUM:
 		if (!enum_index(def->choices, t, &n.d))
-			st = aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not one of %s", t,
+			st = aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not one of %s", t,
 			                 def->choices);
 		break;
 	case AIW_PT_STRING:
 		if (!*t && !(def->flags & AIW_PF_NONE))
-			st = aiw__buferr(errbuf, errlen, AIW_EPARSE, "empty text");
+			st = aiwi_buferr(errbuf, errlen, AIW_EPARSE, "empty text");
 		n.d = 0;
 		break;
 	case AIW_PT_BOOL:
@@ -324,42 +324,42 @@ aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const cha
 		         !strcasecmp(t, "off") || !strcmp(t, "0"))
 			n.d = 0;
 		else
-			st = aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not true or false", t);
+			st = aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not true or false", t);
 		break;
 	case AIW_PT_DIST:
-		st = aiw_dist_parse(t, def->dist_units, base_dir, &n.dist, errbuf, errlen);
+		st = aiwi_dist_parse(t, def->dist_units, base_dir, &n.dist, errbuf, errlen);
 		if (st == AIW_OK) {
-			n.d = aiw_dist_mean(n.dist);
-			double lo = aiw_dist_min(n.dist);
+			n.d = aiwi_dist_mean(n.dist);
+			double lo = aiwi_dist_min(n.dist);
 			if (lo < def->min) {
 				char r[96]; /* "[" lo ", " hi "]": up to 2 x 31 + 5 */
 				fmt_range(def, r, sizeof r);
-				st = aiw__buferr(errbuf, errlen, AIW_ERANGE,
+				st = aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 				                 "'%s' can take values down to %g; allowed %s %s", t,
 				                 lo, r, def->unit);
 			} else if (!(n.d <= def->max)) {
 				char r[96]; /* "[" lo ", " hi "]": up to 2 x 31 + 5 */
 				fmt_range(def, r, sizeof r);
-				st = aiw__buferr(errbuf, errlen, AIW_ERANGE,
+				st = aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 				                 "'%s' has mean %g; allowed %s %s", t, n.d, r,
 				                 def->unit);
 			}
 		}
 		break;
 	default:
-		st = aiw_parse_units(def->type, t, &n.d, errbuf, errlen);
+		st = aiwi_parse_units(def->type, t, &n.d, errbuf, errlen);
 		if (st == AIW_EPARSE && (def->flags & AIW_PF_ALL))
-			st = aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not all or %s", t,
+			st = aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not all or %s", t,
 			                 UNIT_HINT[def->type]);
 		if (st == AIW_OK && def->type == AIW_PT_INT && n.d != floor(n.d))
-			st = aiw__buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer", t);
+			st = aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer", t);
 		if (st == AIW_OK &&
 		    (n.d < def->min || n.d > def->max ||
 		     ((def->flags & AIW_PF_EXCL_MIN) && n.d <= def->min))) {
 			char r[96]; /* "[" lo ", " hi "]": up to 2 x 31 + 5 */
 			fmt_range(def, r, sizeof r);
 			bool unitless = !*def->unit || !strcmp(def->unit, "1");
-			st = aiw__buferr(errbuf, errlen, AIW_ERANGE, "%s is outside the range %s%s%s",
+			st = aiwi_buferr(errbuf, errlen, AIW_ERANGE, "%s is outside the range %s%s%s",
 			                 t, r, unitless ? "" : " ", unitless ? "" : def->unit);
 		}
 		break;
@@ -367,7 +367,7 @@ aiw_status aiw_value_parse(const aiw_param_def *def, const char *text, const cha
 done:
 	if (st != AIW_OK) {
 		free(t);
-		aiw_dist_free(n.dist);
+		aiwi_dist_free(n.dist);
 		return st;
 	}
 	if (def->type == AIW_PT_STRING && (def->flags & AIW_PF_PATH) && base_dir && *base_dir &&
@@ -383,12 +383,12 @@ done:
 		t = joined;
 	}
 	n.s = t;
-	aiw_value_free(v);
+	aiwi_value_free(v);
 	*v = n;
 	return AIW_OK;
 }
 
-void aiw_format_double(double x, char *buf, size_t len)
+void aiwi_format_double(double x, char *buf, size_t len)
 {
 	/* the shortest of %.15g..%.17g that reads back to the same double */
 	for (int prec = 15; prec <= 17; prec++) {
@@ -414,7 +414,7 @@ static void enum_text(const char *choices, double idx, char *buf, size_t len)
 	snprintf(buf, len, "%.*s", (int)n, p);
 }
 
-void aiw_value_format(const aiw_param_def *def, const aiw_value *v, char *buf, size_t len)
+void aiwi_value_format(const aiwi_param_def *def, const aiwi_value *v, char *buf, size_t len)
 {
 	if (!len)
 		return;
@@ -437,13 +437,13 @@ void aiw_value_format(const aiw_param_def *def, const aiw_value *v, char *buf, s
 	else if (def->type == AIW_PT_INT)
 		snprintf(buf, len, "%.0f", v->d);
 	else
-		aiw_format_double(v->d, buf, len);
+		aiwi_format_double(v->d, buf, len);
 }
 
 /* ------------------------------------------------------------------------ */
 /* the registry                                                              */
 /* ------------------------------------------------------------------------ */
-size_t aiw_kind_param_index(const aiw_kind *k, const char *key)
+size_t aiwi_kind_param_index(const aiwi_kind *k, const char *key)
 {
 	for (size_t i = 0; i < k->nparams; i++)
 		if (strcmp(k->params[i].key, key) == 0)
@@ -451,7 +451,7 @@ size_t aiw_kind_param_index(const aiw_kind *k, const char *key)
 	return SIZE_MAX;
 }
 
-size_t aiw_edit_distance(const char *a, const char *b)
+size_t aiwi_edit_distance(const char *a, const char *b)
 {
 	/* Damerau-Levenshtein (optimal string alignment), short strings only */
 	size_t n = strlen(a), m = strlen(b);
@@ -476,12 +476,12 @@ size_t aiw_edit_distance(const char *a, const char *b)
 	return d[n][m];
 }
 
-const char *aiw_kind_suggest(const aiw_kind *k, const char *key)
+const char *aiwi_kind_suggest(const aiwi_kind *k, const char *key)
 {
 	const char *best = NULL;
 	size_t bd = SIZE_MAX;
 	for (size_t i = 0; i < k->nparams; i++) {
-		size_t dd = aiw_edit_distance(k->params[i].key, key);
+		size_t dd = aiwi_edit_distance(k->params[i].key, key);
 		if (dd < bd) {
 			bd = dd;
 			best = k->params[i].key;
@@ -491,20 +491,20 @@ const char *aiw_kind_suggest(const aiw_kind *k, const char *key)
 	return (best && bd <= (len < 6 ? 2 : 3)) ? best : NULL;
 }
 
-const aiw_kind *aiw_kind_find(const char *name)
+const aiwi_kind *aiwi_kind_find(const char *name)
 {
-	for (size_t i = 0; aiw_kinds[i]; i++)
-		if (strcmp(aiw_kinds[i]->name, name) == 0)
-			return aiw_kinds[i];
+	for (size_t i = 0; aiwi_kinds[i]; i++)
+		if (strcmp(aiwi_kinds[i]->name, name) == 0)
+			return aiwi_kinds[i];
 	return NULL;
 }
 
-static const aiw_param_def *param_at(size_t i)
+static const aiwi_param_def *param_at(size_t i)
 {
-	for (size_t k = 0; aiw_kinds[k]; k++) {
-		if (i < aiw_kinds[k]->nparams)
-			return &aiw_kinds[k]->params[i];
-		i -= aiw_kinds[k]->nparams;
+	for (size_t k = 0; aiwi_kinds[k]; k++) {
+		if (i < aiwi_kinds[k]->nparams)
+			return &aiwi_kinds[k]->params[i];
+		i -= aiwi_kinds[k]->nparams;
 	}
 	return NULL;
 }
@@ -514,8 +514,8 @@ AIW_EXPORT aiw_status aiw_param_count(size_t *out)
 	if (!out)
 		return AIW_EINVAL;
 	size_t n = 0;
-	for (size_t k = 0; aiw_kinds[k]; k++)
-		n += aiw_kinds[k]->nparams;
+	for (size_t k = 0; aiwi_kinds[k]; k++)
+		n += aiwi_kinds[k]->nparams;
 	*out = n;
 	return AIW_OK;
 }
@@ -524,13 +524,13 @@ AIW_EXPORT aiw_status aiw_param_info(size_t i, const char **name, const char **t
                                      const char **def, const char **unit, double *min,
                                      double *max, const char **choices, const char **doc)
 {
-	const aiw_param_def *d = param_at(i);
+	const aiwi_param_def *d = param_at(i);
 	if (!d)
 		return AIW_ERANGE;
 	if (name)
 		*name = d->full;
 	if (type)
-		*type = aiw_ptype_name(d->type);
+		*type = aiwi_ptype_name(d->type);
 	if (def)
 		*def = d->def ? d->def : "";
 	if (unit)
@@ -552,8 +552,8 @@ AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out)
 		return AIW_EINVAL;
 	/* accept both "training.NAME.gpus" and "training.pretrain.gpus" */
 	size_t base = 0;
-	for (size_t k = 0; aiw_kinds[k]; k++) {
-		const aiw_kind *kd = aiw_kinds[k];
+	for (size_t k = 0; aiwi_kinds[k]; k++) {
+		const aiwi_kind *kd = aiwi_kinds[k];
 		size_t kl = strlen(kd->name);
 		if (strncmp(name, kd->name, kl) == 0 && name[kl] == '.') {
 			const char *key = name + kl + 1;
@@ -561,7 +561,7 @@ AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out)
 				const char *dot = strchr(key, '.');
 				key = dot ? dot + 1 : "";
 			}
-			size_t j = aiw_kind_param_index(kd, key);
+			size_t j = aiwi_kind_param_index(kd, key);
 			if (j != SIZE_MAX) {
 				*out = base + j;
 				return AIW_OK;

@@ -20,7 +20,7 @@ static inline uint32_t twist(uint32_t a, uint32_t b, uint32_t far)
 	return far ^ (y >> 1) ^ (-(y & 1u) & 0x9908b0dfu);
 }
 
-void aiw__mt_refill(aiw_mt_state *s)
+void aiwi_mt_refill(aiwi_mt_state *s)
 {
 	uint32_t *mt = s->mt;
 	int k;
@@ -32,13 +32,13 @@ void aiw__mt_refill(aiw_mt_state *s)
 	s->mti = 0;
 }
 
-static unsigned long int mt_get(void *vs) { return aiw__mt_get(vs); }
+static unsigned long int mt_get(void *vs) { return aiwi_mt_get(vs); }
 
-static double mt_get_double(void *vs) { return aiw__mt_get(vs) / 4294967296.0; }
+static double mt_get_double(void *vs) { return aiwi_mt_get(vs) / 4294967296.0; }
 
 static void mt_set(void *vs, unsigned long int seed)
 {
-	aiw_mt_state *s = vs;
+	aiwi_mt_state *s = vs;
 	if (seed == 0)
 		seed = 4357;
 	s->mt[0] = (uint32_t)seed;
@@ -47,12 +47,12 @@ static void mt_set(void *vs, unsigned long int seed)
 	s->mti = N;
 }
 
-static const gsl_rng_type mt_type = {"mt19937", 0xffffffffUL, 0, sizeof(aiw_mt_state), mt_set,
+static const gsl_rng_type mt_type = {"mt19937", 0xffffffffUL, 0, sizeof(aiwi_mt_state), mt_set,
                                      mt_get, mt_get_double};
 
-const gsl_rng_type *const aiw_rng_mt19937 = &mt_type;
+const gsl_rng_type *const aiwi_rng_mt19937 = &mt_type;
 
-gsl_rng *aiw_rng_alloc(void) { return gsl_rng_alloc(aiw_rng_mt19937); }
+gsl_rng *aiwi_rng_alloc(void) { return gsl_rng_alloc(aiwi_rng_mt19937); }
 
 /* ---- the exponential ziggurat (rng.h) ----
  * Layer i in 1 .. 255 is the rectangle [0, x_i] x [f(x_i), f(x_(i-1))] for
@@ -66,8 +66,8 @@ gsl_rng *aiw_rng_alloc(void) { return gsl_rng_alloc(aiw_rng_mt19937); }
 #define ZV 3.949659822581572e-3
 #define ZM 16777216.0 /* 2^24 */
 
-uint32_t aiw__zke[256];
-double aiw__zwe[256], aiw__zfe[256];
+uint32_t aiwi_zke[256];
+double aiwi_zwe[256], aiwi_zfe[256];
 
 /* The fast case's count for layer i: the points (u + 1/2) w, u < 2^24,
  * below x (all accepted without a test). */
@@ -85,34 +85,34 @@ static void zig_build(void)
 		x[i] = -log(ZV / x[i + 1] + exp(-x[i + 1]));
 	x[0] = ZV / exp(-ZR);
 	for (int i = 0; i < 256; i++) {
-		aiw__zwe[i] = x[i] / ZM;
-		aiw__zfe[i] = i == 0 ? 1.0 : exp(-x[i]);
+		aiwi_zwe[i] = x[i] / ZM;
+		aiwi_zfe[i] = i == 0 ? 1.0 : exp(-x[i]);
 	}
-	aiw__zke[0] = zcount(ZR, aiw__zwe[0]);
-	aiw__zke[1] = 0;
+	aiwi_zke[0] = zcount(ZR, aiwi_zwe[0]);
+	aiwi_zke[1] = 0;
 	for (int i = 2; i < 256; i++)
-		aiw__zke[i] = zcount(x[i - 1], aiw__zwe[i]);
+		aiwi_zke[i] = zcount(x[i - 1], aiwi_zwe[i]);
 }
 
 static pthread_once_t zig_once = PTHREAD_ONCE_INIT;
 
-void aiw_rng_exp_init(void) { pthread_once(&zig_once, zig_build); }
+void aiwi_rng_exp_init(void) { pthread_once(&zig_once, zig_build); }
 
-double aiw__zexp_slow(gsl_rng *r, uint32_t i, uint32_t u)
+double aiwi_zexp_slow(gsl_rng *r, uint32_t i, uint32_t u)
 {
 	for (;;) {
 		if (i == 0) /* the tail: r + Exp(1) */
-			return ZR - log(aiw_rng_uniform_pos(r));
-		double x = (u + 0.5) * aiw__zwe[i];
+			return ZR - log(aiwi_rng_uniform_pos(r));
+		double x = (u + 0.5) * aiwi_zwe[i];
 		/* a uniform height in the layer's strip [f(x_i), f(x_(i-1))]
 		 * (layer 1: [f(x_1), 1]) against f(x) */
-		double lo = aiw__zfe[i], hi = aiw__zfe[i - 1]; /* zfe[0] = 1 */
-		if (lo + aiw_rng_uniform(r) * (hi - lo) < exp(-x))
+		double lo = aiwi_zfe[i], hi = aiwi_zfe[i - 1]; /* zfe[0] = 1 */
+		if (lo + aiwi_rng_uniform(r) * (hi - lo) < exp(-x))
 			return x;
-		uint32_t w = aiw_rng_u32(r);
+		uint32_t w = aiwi_rng_u32(r);
 		i = w & 255u;
 		u = w >> 8;
-		if (u < aiw__zke[i])
-			return (u + 0.5) * aiw__zwe[i];
+		if (u < aiwi_zke[i])
+			return (u + 0.5) * aiwi_zwe[i];
 	}
 }

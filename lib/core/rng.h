@@ -7,7 +7,7 @@
  * Why not GSL's own: its state refill picks the twist constant with a
  * branch on the low bit of a random word, mispredicted half the time, once
  * per word drawn; here a mask does it.  And the hot paths (arrivals,
- * request sizes) draw their uniforms through aiw_rng_uniform(_pos), inline
+ * request sizes) draw their uniforms through aiwi_rng_uniform(_pos), inline
  * for this type instead of two calls through GSL's function pointers.
  * Every GSL distribution takes this generator like any other
  * (gsl_rng_get through the type).
@@ -24,21 +24,21 @@
 typedef struct {
 	uint32_t mt[AIW_MT_N];
 	int mti;
-} aiw_mt_state;
+} aiwi_mt_state;
 
 /* "mt19937" */
-extern const gsl_rng_type *const aiw_rng_mt19937;
+extern const gsl_rng_type *const aiwi_rng_mt19937;
 
 /* A new generator of that type (gsl_rng_free frees it), or NULL. */
-gsl_rng *aiw_rng_alloc(void);
+gsl_rng *aiwi_rng_alloc(void);
 
-/* The next AIW_MT_N words (internal to aiw__mt_get). */
-void aiw__mt_refill(aiw_mt_state *s);
+/* The next AIW_MT_N words (internal to aiwi_mt_get). */
+void aiwi_mt_refill(aiwi_mt_state *s);
 
-static inline uint32_t aiw__mt_get(aiw_mt_state *s)
+static inline uint32_t aiwi_mt_get(aiwi_mt_state *s)
 {
 	if (__builtin_expect(s->mti >= AIW_MT_N, 0))
-		aiw__mt_refill(s);
+		aiwi_mt_refill(s);
 	uint32_t k = s->mt[s->mti++];
 	k ^= k >> 11;
 	k ^= (k << 7) & 0x9d2c5680u;
@@ -47,31 +47,31 @@ static inline uint32_t aiw__mt_get(aiw_mt_state *s)
 	return k;
 }
 
-/* A uniform 32-bit word: the generator's own for aiw_rng_mt19937 (the word
+/* A uniform 32-bit word: the generator's own for aiwi_rng_mt19937 (the word
  * gsl_rng_get and gsl_rng_uniform take), else gsl_rng_uniform's first 32
  * bits. */
-static inline uint32_t aiw_rng_u32(gsl_rng *r)
+static inline uint32_t aiwi_rng_u32(gsl_rng *r)
 {
-	if (__builtin_expect(r->type == aiw_rng_mt19937, 1))
-		return aiw__mt_get((aiw_mt_state *)r->state);
+	if (__builtin_expect(r->type == aiwi_rng_mt19937, 1))
+		return aiwi_mt_get((aiwi_mt_state *)r->state);
 	return (uint32_t)(gsl_rng_uniform(r) * 4294967296.0);
 }
 
-/* gsl_rng_uniform(r), the same value, inline for aiw_rng_mt19937. */
-static inline double aiw_rng_uniform(gsl_rng *r)
+/* gsl_rng_uniform(r), the same value, inline for aiwi_rng_mt19937. */
+static inline double aiwi_rng_uniform(gsl_rng *r)
 {
-	if (__builtin_expect(r->type == aiw_rng_mt19937, 1))
-		return aiw__mt_get((aiw_mt_state *)r->state) / 4294967296.0;
+	if (__builtin_expect(r->type == aiwi_rng_mt19937, 1))
+		return aiwi_mt_get((aiwi_mt_state *)r->state) / 4294967296.0;
 	return gsl_rng_uniform(r);
 }
 
 /* gsl_rng_uniform_pos(r): uniform on (0, 1), the same value. */
-static inline double aiw_rng_uniform_pos(gsl_rng *r)
+static inline double aiwi_rng_uniform_pos(gsl_rng *r)
 {
-	if (__builtin_expect(r->type == aiw_rng_mt19937, 1)) {
+	if (__builtin_expect(r->type == aiwi_rng_mt19937, 1)) {
 		uint32_t k;
 		do
-			k = aiw__mt_get((aiw_mt_state *)r->state);
+			k = aiwi_mt_get((aiwi_mt_state *)r->state);
 		while (k == 0);
 		return k / 4294967296.0;
 	}
@@ -90,23 +90,23 @@ static inline double aiw_rng_uniform_pos(gsl_rng *r)
  * exp(-x) or the tail r - log(U), with further words.  The law is Exp(1)
  * on that grid of points (2^24 a layer; -log(U) for U = k / 2^32 has
  * 2^32 points in all): tests/unit/test_dist.c checks it.  The tables are built
- * once per process (aiw_rng_exp_init, thread-safe). */
-extern uint32_t aiw__zke[256];
-extern double aiw__zwe[256], aiw__zfe[256];
+ * once per process (aiwi_rng_exp_init, thread-safe). */
+extern uint32_t aiwi_zke[256];
+extern double aiwi_zwe[256], aiwi_zfe[256];
 
 /* Build the tables (idempotent, thread-safe); before the first draw. */
-void aiw_rng_exp_init(void);
+void aiwi_rng_exp_init(void);
 
 /* The draws past the first word's fast case (rng.c). */
-double aiw__zexp_slow(gsl_rng *r, uint32_t i, uint32_t u);
+double aiwi_zexp_slow(gsl_rng *r, uint32_t i, uint32_t u);
 
-/* An Exp(1) variate (aiw_rng_exp_init called before). */
-static inline double aiw_rng_exponential(gsl_rng *r)
+/* An Exp(1) variate (aiwi_rng_exp_init called before). */
+static inline double aiwi_rng_exponential(gsl_rng *r)
 {
-	uint32_t w = aiw_rng_u32(r), i = w & 255u, u = w >> 8;
-	if (__builtin_expect(u < aiw__zke[i], 1))
-		return (u + 0.5) * aiw__zwe[i];
-	return aiw__zexp_slow(r, i, u);
+	uint32_t w = aiwi_rng_u32(r), i = w & 255u, u = w >> 8;
+	if (__builtin_expect(u < aiwi_zke[i], 1))
+		return (u + 0.5) * aiwi_zwe[i];
+	return aiwi_zexp_slow(r, i, u);
 }
 
 #endif

@@ -76,9 +76,9 @@ static int on_entry(void *user, const char *section, const char *key, const char
 		         line, key, value);
 		return 0;
 	}
-	const aiw_kind *k = aiw_kind_find(kind);
+	const aiwi_kind *k = aiwi_kind_find(kind);
 	if (!k) {
-		aiw__comp_get(L->sim, kind, name, false, &(aiw_comp *){NULL});
+		aiwi_comp_get(L->sim, kind, name, false, &(aiwi_comp *){NULL});
 		L->st = AIW_ESCENARIO;
 		snprintf(L->msg, sizeof L->msg, "%s:%d: section [%s]: %s", L->origin, line, section,
 		         aiw_sim_errmsg(L->sim));
@@ -96,9 +96,9 @@ static int on_entry(void *user, const char *section, const char *key, const char
 		         L->origin, line, section, kind);
 		return 0;
 	}
-	size_t i = aiw_kind_param_index(k, key);
+	size_t i = aiwi_kind_param_index(k, key);
 	if (i == SIZE_MAX) {
-		const char *s = aiw_kind_suggest(k, key);
+		const char *s = aiwi_kind_suggest(k, key);
 		L->st = AIW_ESCENARIO;
 		if (s)
 			snprintf(L->msg, sizeof L->msg,
@@ -158,10 +158,10 @@ static aiw_status create_sections(aiw_sim *sim, const char *text, size_t len, co
 					return AIW_ESCENARIO;
 				}
 				if (n >= 1) {
-					const aiw_kind *k = aiw_kind_find(kind);
-					aiw_comp *c;
+					const aiwi_kind *k = aiwi_kind_find(kind);
+					aiwi_comp *c;
 					if (!k) {
-						aiw__comp_get(sim, kind, name, false, &c);
+						aiwi_comp_get(sim, kind, name, false, &c);
 						snprintf(msg, msglen, "%s:%d: section [%s]: %s", origin, line,
 						         sec, aiw_sim_errmsg(sim));
 						return AIW_ESCENARIO;
@@ -177,7 +177,7 @@ static aiw_status create_sections(aiw_sim *sim, const char *text, size_t len, co
 						         line, sec, kind);
 						return AIW_ESCENARIO;
 					}
-					if (aiw__comp_get(sim, kind, k->singleton ? "" : name, true, &c) !=
+					if (aiwi_comp_get(sim, kind, k->singleton ? "" : name, true, &c) !=
 					    AIW_OK) {
 						snprintf(msg, msglen, "%s:%d: %s", origin, line,
 						         aiw_sim_errmsg(sim));
@@ -229,9 +229,9 @@ static aiw_status apply(aiw_sim *sim, const char *text, size_t len, const char *
 	return AIW_OK;
 }
 
-void aiw__set_base_dir(aiw_sim *sim, const char *dir);
+void aiwi_set_base_dir(aiw_sim *sim, const char *dir);
 
-aiw_status aiw__load(aiw_sim *sim, const char *text, size_t len, const char *origin,
+aiw_status aiwi_load(aiw_sim *sim, const char *text, size_t len, const char *origin,
                      const char *base_dir)
 {
 	if (!origin)
@@ -241,24 +241,24 @@ aiw_status aiw__load(aiw_sim *sim, const char *text, size_t len, const char *ori
 		int line = 1;
 		for (const char *q = text; q < nul; q++)
 			line += *q == '\n';
-		return aiw__err(sim, AIW_ESCENARIO, "%s:%d: NUL byte in scenario text", origin, line);
+		return aiwi_err(sim, AIW_ESCENARIO, "%s:%d: NUL byte in scenario text", origin, line);
 	}
 	char msg[1024] = "";
 	/* dry run on a scratch simulation: all or nothing */
 	aiw_sim *scratch;
 	aiw_status st = aiw_sim_create(&scratch, 1);
 	if (st != AIW_OK)
-		return aiw__err(sim, st, "out of memory");
-	aiw__set_base_dir(scratch, base_dir);
+		return aiwi_err(sim, st, "out of memory");
+	aiwi_set_base_dir(scratch, base_dir);
 	st = apply(scratch, text, len, origin, msg, sizeof msg);
 	aiw_sim_free(scratch);
 	if (st == AIW_OK) {
-		aiw__set_base_dir(sim, base_dir);
+		aiwi_set_base_dir(sim, base_dir);
 		st = apply(sim, text, len, origin, msg, sizeof msg);
-		aiw__set_base_dir(sim, NULL);
+		aiwi_set_base_dir(sim, NULL);
 	}
 	if (st != AIW_OK)
-		return aiw__err(sim, st, "%s", msg);
+		return aiwi_err(sim, st, "%s", msg);
 	return AIW_OK;
 }
 
@@ -267,12 +267,12 @@ AIW_EXPORT aiw_status aiw_sim_load_string(aiw_sim *sim, const char *text, const 
 	if (!sim)
 		return AIW_EINVAL;
 	if (!text)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_load_string: text is NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_load_string: text is NULL");
 	size_t len = strlen(text);
 	if (len > MAX_SCENARIO_BYTES)
-		return aiw__err(sim, AIW_ELIMIT, "scenario text of %zu bytes; the limit is %u", len,
+		return aiwi_err(sim, AIW_ELIMIT, "scenario text of %zu bytes; the limit is %u", len,
 		                MAX_SCENARIO_BYTES);
-	return aiw__load(sim, text, len, origin, "");
+	return aiwi_load(sim, text, len, origin, "");
 }
 
 AIW_EXPORT aiw_status aiw_sim_load_file(aiw_sim *sim, const char *path)
@@ -280,17 +280,17 @@ AIW_EXPORT aiw_status aiw_sim_load_file(aiw_sim *sim, const char *path)
 	if (!sim)
 		return AIW_EINVAL;
 	if (!path)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_load_file: path is NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_load_file: path is NULL");
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return aiw__err(sim, AIW_EIO, "%s: %s", path, strerror(errno));
+		return aiwi_err(sim, AIW_EIO, "%s: %s", path, strerror(errno));
 	/* A regular file too large is refused from its size, unread; a pipe or
 	 * a file growing meanwhile still meets the limit in the loop below. */
 	struct stat sb;
 	if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
 	    (uintmax_t)sb.st_size > MAX_SCENARIO_BYTES) {
 		fclose(f);
-		return aiw__err(sim, AIW_ELIMIT, "%s: %jd bytes, larger than the limit of %u bytes", path,
+		return aiwi_err(sim, AIW_ELIMIT, "%s: %jd bytes, larger than the limit of %u bytes", path,
 		                (intmax_t)sb.st_size, MAX_SCENARIO_BYTES);
 	}
 	size_t cap = 4096, len = 0;
@@ -299,13 +299,13 @@ AIW_EXPORT aiw_status aiw_sim_load_file(aiw_sim *sim, const char *path)
 	while (st == AIW_OK) {
 		if (len == cap) {
 			if (cap >= MAX_SCENARIO_BYTES) {
-				st = aiw__err(sim, AIW_ELIMIT, "%s: larger than %u bytes", path,
+				st = aiwi_err(sim, AIW_ELIMIT, "%s: larger than %u bytes", path,
 				              MAX_SCENARIO_BYTES);
 				break;
 			}
 			char *nb = realloc(buf, cap * 2);
 			if (!nb) {
-				st = aiw__err(sim, AIW_ENOMEM, "out of memory reading %s", path);
+				st = aiwi_err(sim, AIW_ENOMEM, "out of memory reading %s", path);
 				break;
 			}
 			buf = nb;
@@ -315,7 +315,7 @@ AIW_EXPORT aiw_status aiw_sim_load_file(aiw_sim *sim, const char *path)
 		len += n;
 		if (n == 0) {
 			if (ferror(f))
-				st = aiw__err(sim, AIW_EIO, "%s: read error", path);
+				st = aiwi_err(sim, AIW_EIO, "%s: read error", path);
 			break;
 		}
 	}
@@ -328,7 +328,7 @@ AIW_EXPORT aiw_status aiw_sim_load_file(aiw_sim *sim, const char *path)
 			*slash = 0;
 		else
 			snprintf(dir, sizeof dir, ".");
-		st = aiw__load(sim, buf, len, path, dir);
+		st = aiwi_load(sim, buf, len, path, dir);
 	}
 	free(buf);
 	return st;

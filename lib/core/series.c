@@ -14,7 +14,7 @@
  * memory is O(samples x curves).  With series_keep = N the capacity is
  * min(ticks, N) and the arrays are a ring: once full, each tick overwrites
  * the oldest point, so memory is O(N x curves) however long the run.
- * Readers (aiw_rec_times, aiw_rec_values: the copy-out and the writers)
+ * Readers (aiwi_rec_times, aiwi_rec_values: the copy-out and the writers)
  * first rotate the ring in place so that the oldest kept point is at index
  * 0.  The sample callback (aiw_sim_set_sample_callback) sees every tick's
  * values as they are recorded, so a consumer can stream whole curves out of
@@ -32,7 +32,7 @@ typedef struct series {
 	double *v;
 } series;
 
-struct aiw_recorder {
+struct aiwi_recorder {
 	series *s;
 	size_t ns, caps;
 	double *t;
@@ -48,12 +48,12 @@ struct aiw_recorder {
 	bool in_tick;
 };
 
-aiw_recorder *aiw_rec_new(void)
+aiwi_recorder *aiwi_rec_new(void)
 {
-	return calloc(1, sizeof(aiw_recorder));
+	return calloc(1, sizeof(aiwi_recorder));
 }
 
-void aiw_rec_clear(aiw_recorder *r)
+void aiwi_rec_clear(aiwi_recorder *r)
 {
 	for (size_t i = 0; i < r->ns; i++) {
 		free(r->s[i].name);
@@ -66,26 +66,26 @@ void aiw_rec_clear(aiw_recorder *r)
 	memset(r, 0, sizeof *r);
 }
 
-void aiw_rec_free(aiw_recorder *r)
+void aiwi_rec_free(aiwi_recorder *r)
 {
 	if (!r)
 		return;
-	aiw_rec_clear(r);
+	aiwi_rec_clear(r);
 	free(r);
 }
 
-int aiw_rec_add(aiw_sim *sim, const char *name, const char *unit)
+int aiwi_rec_add(aiw_sim *sim, const char *name, const char *unit)
 {
-	aiw_recorder *r = aiw__recorder(sim);
-	if (aiw_rec_find(r, name) >= 0)
-		return aiw__err(sim, AIW_EINVAL, "curve %s registered twice", name);
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
+	if (aiwi_rec_find(r, name) >= 0)
+		return aiwi_err(sim, AIW_EINVAL, "curve %s registered twice", name);
 	if (r->total)
-		return aiw__err(sim, AIW_ESTATE, "curve %s registered after recording began", name);
+		return aiwi_err(sim, AIW_ESTATE, "curve %s registered after recording began", name);
 	if (r->ns == r->caps) {
 		size_t n = r->caps ? 2 * r->caps : 32;
 		series *p = realloc(r->s, n * sizeof *p);
 		if (!p)
-			return aiw__err(sim, AIW_ENOMEM, "out of memory");
+			return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 		r->s = p;
 		r->caps = n;
 	}
@@ -96,36 +96,36 @@ int aiw_rec_add(aiw_sim *sim, const char *name, const char *unit)
 	if (!s->name || !s->unit) {
 		free(s->name);
 		free(s->unit);
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	}
 	return (int)r->ns++;
 }
 
-void aiw_rec_put(aiw_sim *sim, int id, double value)
+void aiwi_rec_put(aiw_sim *sim, int id, double value)
 {
-	aiw_recorder *r = aiw__recorder(sim);
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
 	if (id >= 0 && (size_t)id < r->ns && r->in_tick)
 		r->s[id].v[r->cur] = value;
 }
 
-double aiw_rec_dt(const aiw_sim *sim)
+double aiwi_rec_dt(const aiw_sim *sim)
 {
-	aiw_recorder *r = aiw__recorder((aiw_sim *)sim);
+	aiwi_recorder *r = aiwi_sim_recorder((aiw_sim *)sim);
 	return r->total ? r->cur_t - r->last_t : r->interval;
 }
 
 static void tick_event(aiw_sim *sim, void *ctx, uint64_t arg);
 
-static double tick_time(const aiw_recorder *r, double end)
+static double tick_time(const aiwi_recorder *r, double end)
 {
 	double t = (double)r->k * r->interval;
 	return t > end ? end : t;
 }
 
-aiw_status aiw_rec_begin(aiw_sim *sim, double interval, size_t keep)
+aiw_status aiwi_rec_begin(aiw_sim *sim, double interval, size_t keep)
 {
-	aiw_recorder *r = aiw__recorder(sim);
-	aiw_rec_clear(r);
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
+	aiwi_rec_clear(r);
 	r->interval = interval;
 	r->k = 1;
 	r->keep = keep;
@@ -134,29 +134,29 @@ aiw_status aiw_rec_begin(aiw_sim *sim, double interval, size_t keep)
 	 * take what they hold without doubling slack; longer runs, or runs
 	 * extended later, still grow by doubling.  A ring of keep points never
 	 * takes more than keep. */
-	double expect = ceil(aiw__end(sim) / interval);
+	double expect = ceil(aiwi_end(sim) / interval);
 	r->expect = expect >= 1 && expect <= 1048576 ? (size_t)expect : 0;
 	if (keep && (!r->expect || r->expect > keep) && keep <= 1048576)
 		r->expect = keep;
 	/* standard curves of the components that take part in the accounting */
-	for (size_t i = 0; i < aiw__ncomps(sim); i++) {
-		aiw_comp *c = aiw__comp_at(sim, i);
+	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
 		c->series_base = -1;
 		if (!c->kind->sample || c->kind->singleton)
 			continue;
 		char n[256];
 		snprintf(n, sizeof n, "%s.power_w", c->prefix);
-		int id = aiw_rec_add(sim, n, "W");
+		int id = aiwi_rec_add(sim, n, "W");
 		snprintf(n, sizeof n, "%s.utilization", c->prefix);
-		int id2 = aiw_rec_add(sim, n, "1");
+		int id2 = aiwi_rec_add(sim, n, "1");
 		snprintf(n, sizeof n, "%s.cost_rate_usd_per_h", c->prefix);
-		int id3 = aiw_rec_add(sim, n, "USD/h");
+		int id3 = aiwi_rec_add(sim, n, "USD/h");
 		if (id < 0 || id2 < 0 || id3 < 0)
 			return AIW_ENOMEM;
 		c->series_base = id;
 		c->accounted = true;
 	}
-	if (!aiw__at(sim, tick_time(r, aiw__end(sim)), tick_event, r, 0))
+	if (!aiwi_at(sim, tick_time(r, aiwi_end(sim)), tick_event, r, 0))
 		return AIW_ENOMEM;
 	return AIW_OK;
 }
@@ -180,7 +180,7 @@ static void rotate(double *a, size_t n, size_t k)
 
 /* Bring the oldest kept point to index 0 of every array.  The ring moves
  * only once it is full (len == cap), so the whole capacity rotates. */
-static void linearize(aiw_recorder *r)
+static void linearize(aiwi_recorder *r)
 {
 	if (!r->head)
 		return;
@@ -191,7 +191,7 @@ static void linearize(aiw_recorder *r)
 	r->head = 0;
 }
 
-static bool grow(aiw_recorder *r)
+static bool grow(aiwi_recorder *r)
 {
 	size_t n = r->cap ? 2 * r->cap : r->expect ? r->expect : 1024;
 	if (r->keep && n > r->keep)
@@ -216,12 +216,12 @@ static bool grow(aiw_recorder *r)
 	return true;
 }
 
-void aiw_rec_tick(aiw_sim *sim, double t)
+void aiwi_rec_tick(aiw_sim *sim, double t)
 {
-	aiw_recorder *r = aiw__recorder(sim);
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
 	if (r->len == r->cap && (!r->keep || r->cap < r->keep) && !grow(r)) {
-		aiw__err(sim, AIW_ENOMEM, "out of memory recording curves (%zu points)", r->len);
-		aiw__fail(sim, AIW_ENOMEM);
+		aiwi_err(sim, AIW_ENOMEM, "out of memory recording curves (%zu points)", r->len);
+		aiwi_fail(sim, AIW_ENOMEM);
 		return;
 	}
 	if (r->len < r->cap) {
@@ -238,10 +238,10 @@ void aiw_rec_tick(aiw_sim *sim, double t)
 		r->s[i].v[r->cur] = NAN;
 	r->in_tick = true;
 	double dt = t - r->last_t;
-	size_t nc = aiw__ncomps(sim);
-	aiw_comp *site = aiw__site(sim);
+	size_t nc = aiwi_ncomps(sim);
+	aiwi_comp *site = aiwi_site(sim);
 	for (size_t i = 0; i < nc; i++) {
-		aiw_comp *c = aiw__comp_at(sim, i);
+		aiwi_comp *c = aiwi_comp_at(sim, i);
 		if (c == site || !c->kind->sample)
 			continue;
 		c->kind->sample(c, t);
@@ -271,7 +271,7 @@ void aiw_rec_tick(aiw_sim *sim, double t)
 	 * (which may read or write anything of sim a callback may, including
 	 * the curves, rotating the ring: nothing of this tick is used after) */
 	void *payload;
-	aiw_sample_fn fn = aiw__sample_fn(sim, &payload);
+	aiw_sample_fn fn = aiwi_sample_fn(sim, &payload);
 	if (fn) {
 		for (size_t i = 0; i < r->ns; i++)
 			r->row[i] = r->s[i].v[r->cur];
@@ -281,43 +281,43 @@ void aiw_rec_tick(aiw_sim *sim, double t)
 
 static void tick_event(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_recorder *r = ctx;
-	double t = aiw__now(sim);
-	aiw_rec_tick(sim, t);
-	double end = aiw__end(sim);
+	aiwi_recorder *r = ctx;
+	double t = aiwi_now(sim);
+	aiwi_rec_tick(sim, t);
+	double end = aiwi_end(sim);
 	if (t >= end)
 		return;
 	r->k++;
-	aiw__at(sim, tick_time(r, end), tick_event, r, 0);
+	aiwi_at(sim, tick_time(r, end), tick_event, r, 0);
 }
 
-size_t aiw_rec_count(const aiw_recorder *r) { return r->ns; }
-const char *aiw_rec_name(const aiw_recorder *r, size_t i) { return i < r->ns ? r->s[i].name : NULL; }
-const char *aiw_rec_unit(const aiw_recorder *r, size_t i) { return i < r->ns ? r->s[i].unit : NULL; }
-size_t aiw_rec_length(const aiw_recorder *r) { return r->len; }
-size_t aiw_rec_capacity(const aiw_recorder *r) { return r->cap; }
-uint64_t aiw_rec_dropped(const aiw_recorder *r) { return r->total - r->len; }
+size_t aiwi_rec_count(const aiwi_recorder *r) { return r->ns; }
+const char *aiwi_rec_name(const aiwi_recorder *r, size_t i) { return i < r->ns ? r->s[i].name : NULL; }
+const char *aiwi_rec_unit(const aiwi_recorder *r, size_t i) { return i < r->ns ? r->s[i].unit : NULL; }
+size_t aiwi_rec_length(const aiwi_recorder *r) { return r->len; }
+size_t aiwi_rec_capacity(const aiwi_recorder *r) { return r->cap; }
+uint64_t aiwi_rec_dropped(const aiwi_recorder *r) { return r->total - r->len; }
 
-double aiw_rec_window_start(const aiw_recorder *r)
+double aiwi_rec_window_start(const aiwi_recorder *r)
 {
 	/* the tick before the oldest kept one: ticks are k x interval (only the
 	 * last can be shorter, and it is never followed by another) */
 	return r->total > r->len ? (double)(r->total - r->len) * r->interval : 0.0;
 }
 
-const double *aiw_rec_times(aiw_recorder *r)
+const double *aiwi_rec_times(aiwi_recorder *r)
 {
 	linearize(r);
 	return r->t;
 }
 
-const double *aiw_rec_values(aiw_recorder *r, size_t i)
+const double *aiwi_rec_values(aiwi_recorder *r, size_t i)
 {
 	linearize(r);
 	return i < r->ns ? r->s[i].v : NULL;
 }
 
-int aiw_rec_find(const aiw_recorder *r, const char *name)
+int aiwi_rec_find(const aiwi_recorder *r, const char *name)
 {
 	for (size_t i = 0; i < r->ns; i++)
 		if (strcmp(r->s[i].name, name) == 0)
@@ -331,21 +331,21 @@ int aiw_rec_find(const aiw_recorder *r, const char *name)
 static aiw_status find_series(aiw_sim *sim, const char *name, int *id)
 {
 	if (!name)
-		return aiw__err(sim, AIW_EINVAL, "curve name is NULL");
-	aiw_recorder *r = aiw__recorder(sim);
-	*id = aiw_rec_find(r, name);
+		return aiwi_err(sim, AIW_EINVAL, "curve name is NULL");
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
+	*id = aiwi_rec_find(r, name);
 	if (*id >= 0)
 		return AIW_OK;
 	const char *best = NULL;
 	size_t bd = SIZE_MAX;
 	for (size_t i = 0; i < r->ns; i++) {
-		size_t d = aiw_edit_distance(r->s[i].name, name);
+		size_t d = aiwi_edit_distance(r->s[i].name, name);
 		if (d < bd)
 			bd = d, best = r->s[i].name;
 	}
 	if (best && bd <= 3)
-		return aiw__err(sim, AIW_EUNKNOWN, "no curve '%s'; did you mean '%s'?", name, best);
-	return aiw__err(sim, AIW_EUNKNOWN, "no curve '%s'%s", name,
+		return aiwi_err(sim, AIW_EUNKNOWN, "no curve '%s'; did you mean '%s'?", name, best);
+	return aiwi_err(sim, AIW_EUNKNOWN, "no curve '%s'%s", name,
 	                r->ns ? "" : " (curves exist once a run has started)");
 }
 
@@ -354,8 +354,8 @@ AIW_EXPORT aiw_status aiw_sim_series_count(aiw_sim *sim, size_t *out)
 	if (!sim)
 		return AIW_EINVAL;
 	if (!out)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_series_count: out is NULL");
-	*out = aiw_rec_count(aiw__recorder(sim));
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_series_count: out is NULL");
+	*out = aiwi_rec_count(aiwi_sim_recorder(sim));
 	return AIW_OK;
 }
 
@@ -364,10 +364,10 @@ AIW_EXPORT aiw_status aiw_sim_series_name(aiw_sim *sim, size_t i, const char **o
 	if (!sim)
 		return AIW_EINVAL;
 	if (!out)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_series_name: out is NULL");
-	aiw_recorder *r = aiw__recorder(sim);
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_series_name: out is NULL");
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
 	if (i >= r->ns)
-		return aiw__err(sim, AIW_ERANGE, "curve index %zu: there are %zu curves", i, r->ns);
+		return aiwi_err(sim, AIW_ERANGE, "curve index %zu: there are %zu curves", i, r->ns);
 	*out = r->s[i].name;
 	return AIW_OK;
 }
@@ -377,11 +377,11 @@ AIW_EXPORT aiw_status aiw_sim_series_unit(aiw_sim *sim, const char *name, const 
 	if (!sim)
 		return AIW_EINVAL;
 	if (!out)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_series_unit: out is NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_series_unit: out is NULL");
 	int id;
 	aiw_status st = find_series(sim, name, &id);
 	if (st == AIW_OK)
-		*out = aiw__recorder(sim)->s[id].unit;
+		*out = aiwi_sim_recorder(sim)->s[id].unit;
 	return st;
 }
 
@@ -390,11 +390,11 @@ AIW_EXPORT aiw_status aiw_sim_series_length(aiw_sim *sim, const char *name, size
 	if (!sim)
 		return AIW_EINVAL;
 	if (!out)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_series_length: out is NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_series_length: out is NULL");
 	int id;
 	aiw_status st = find_series(sim, name, &id);
 	if (st == AIW_OK)
-		*out = aiw__recorder(sim)->len;
+		*out = aiwi_sim_recorder(sim)->len;
 	return st;
 }
 
@@ -407,18 +407,18 @@ AIW_EXPORT aiw_status aiw_sim_series_copy(aiw_sim *sim, const char *name, double
 	aiw_status st = find_series(sim, name, &id);
 	if (st != AIW_OK)
 		return st;
-	if ((t || v) && cap == 0 && aiw__recorder(sim)->len)
-		return aiw__err(sim, AIW_EBUFFER, "aiw_sim_series_copy: cap is 0");
-	aiw_recorder *r = aiw__recorder(sim);
+	if ((t || v) && cap == 0 && aiwi_sim_recorder(sim)->len)
+		return aiwi_err(sim, AIW_EBUFFER, "aiw_sim_series_copy: cap is 0");
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
 	size_t k = r->len < cap ? r->len : cap;
 	if (t && k) /* (nothing recorded yet: no buffer to copy from) */
-		memcpy(t, aiw_rec_times(r), k * sizeof *t);
+		memcpy(t, aiwi_rec_times(r), k * sizeof *t);
 	if (v && k)
-		memcpy(v, aiw_rec_values(r, (size_t)id), k * sizeof *v);
+		memcpy(v, aiwi_rec_values(r, (size_t)id), k * sizeof *v);
 	if (n)
 		*n = k;
 	if (k < r->len)
-		return aiw__err(sim, AIW_EBUFFER, "aiw_sim_series_copy: %s has %zu points, cap is %zu",
+		return aiwi_err(sim, AIW_EBUFFER, "aiw_sim_series_copy: %s has %zu points, cap is %zu",
 		                name, r->len, cap);
 	return AIW_OK;
 }

@@ -32,10 +32,10 @@ typedef struct metric {
 
 struct aiw_sim {
 	uint64_t seed;
-	aiw_engine eng;
-	aiw_comp **comps;
+	aiwi_engine eng;
+	aiwi_comp **comps;
 	size_t ncomps, capcomps;
-	aiw_recorder *rec;
+	aiwi_recorder *rec;
 	metric *metrics;
 	size_t nmetrics, capmetrics;
 	size_t *mhash; /* open addressing: index+1 into metrics, 0 empty */
@@ -94,18 +94,18 @@ AIW_EXPORT const char *aiw_version_string(void)
 /* ------------------------------------------------------------------------ */
 /* errors                                                                    */
 /* ------------------------------------------------------------------------ */
-aiw_status aiw__verr(aiw_sim *sim, aiw_status code, const char *fmt, va_list ap)
+aiw_status aiwi_verr(aiw_sim *sim, aiw_status code, const char *fmt, va_list ap)
 {
 	if (sim)
 		vsnprintf(sim->errmsg, sizeof sim->errmsg, fmt, ap);
 	return code;
 }
 
-aiw_status aiw__err(aiw_sim *sim, aiw_status code, const char *fmt, ...)
+aiw_status aiwi_err(aiw_sim *sim, aiw_status code, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	aiw__verr(sim, code, fmt, ap);
+	aiwi_verr(sim, code, fmt, ap);
 	va_end(ap);
 	return code;
 }
@@ -115,14 +115,14 @@ AIW_EXPORT const char *aiw_sim_errmsg(const aiw_sim *sim)
 	return sim ? sim->errmsg : "aiw_sim_errmsg: sim is NULL";
 }
 
-void aiw__fail(aiw_sim *sim, aiw_status code)
+void aiwi_fail(aiw_sim *sim, aiw_status code)
 {
 	if (sim->fail == AIW_OK)
 		sim->fail = code;
 	sim->eng.inl_end = -INFINITY; /* nothing runs in place any more */
 }
 
-aiw_sample_fn aiw__sample_fn(const aiw_sim *sim, void **payload)
+aiw_sample_fn aiwi_sample_fn(const aiw_sim *sim, void **payload)
 {
 	*payload = sim->sample_payload;
 	return sim->sample;
@@ -131,7 +131,7 @@ aiw_sample_fn aiw__sample_fn(const aiw_sim *sim, void **payload)
 /* ------------------------------------------------------------------------ */
 /* components                                                                */
 /* ------------------------------------------------------------------------ */
-uint64_t aiw__stream_seed(uint64_t seed, const char *text)
+uint64_t aiwi_stream_seed(uint64_t seed, const char *text)
 {
 	/* FNV-1a of the text, mixed with the seed through SplitMix64 */
 	uint64_t h = 1469598103934665603ull;
@@ -143,14 +143,14 @@ uint64_t aiw__stream_seed(uint64_t seed, const char *text)
 	return z ^ (z >> 31);
 }
 
-static void comp_free(aiw_comp *c)
+static void comp_free(aiwi_comp *c)
 {
 	if (!c)
 		return;
 	if (c->kind->destroy && c->state)
 		c->kind->destroy(c);
 	for (size_t i = 0; i < c->kind->nparams; i++)
-		aiw_value_free(&c->v[i]);
+		aiwi_value_free(&c->v[i]);
 	free(c->v);
 	if (c->rng)
 		gsl_rng_free(c->rng);
@@ -171,11 +171,11 @@ static bool valid_name(const char *s)
 	return true;
 }
 
-static aiw_status comp_new(aiw_sim *sim, const aiw_kind *k, const char *name, aiw_comp **out)
+static aiw_status comp_new(aiw_sim *sim, const aiwi_kind *k, const char *name, aiwi_comp **out)
 {
-	aiw_comp *c = calloc(1, sizeof *c);
+	aiwi_comp *c = calloc(1, sizeof *c);
 	if (!c)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory creating %s %s", k->name, name);
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory creating %s %s", k->name, name);
 	c->kind = k;
 	c->sim = sim;
 	c->name = strdup(name);
@@ -184,21 +184,21 @@ static aiw_status comp_new(aiw_sim *sim, const aiw_kind *k, const char *name, ai
 	c->v = calloc(k->nparams ? k->nparams : 1, sizeof *c->v);
 	if (!c->name || !c->prefix || !c->v) {
 		comp_free(c);
-		return aiw__err(sim, AIW_ENOMEM, "out of memory creating %s %s", k->name, name);
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory creating %s %s", k->name, name);
 	}
 	if (k->singleton)
 		snprintf(c->prefix, pl, "%s", k->name);
 	else
 		snprintf(c->prefix, pl, "%s.%s", k->name, name);
 	for (size_t i = 0; i < k->nparams; i++) {
-		const aiw_param_def *d = &k->params[i];
+		const aiwi_param_def *d = &k->params[i];
 		c->v[i].d = NAN;
 		if (!d->def)
 			continue;
 		char e[256];
-		aiw_status st = aiw_value_parse(d, d->def, "", &c->v[i], e, sizeof e);
+		aiw_status st = aiwi_value_parse(d, d->def, "", &c->v[i], e, sizeof e);
 		if (st != AIW_OK) { /* a library bug: the default does not parse */
-			aiw__err(sim, st, "default of %s.%s: %s", c->prefix, d->key, e);
+			aiwi_err(sim, st, "default of %s.%s: %s", c->prefix, d->key, e);
 			comp_free(c);
 			return st;
 		}
@@ -207,13 +207,13 @@ static aiw_status comp_new(aiw_sim *sim, const aiw_kind *k, const char *name, ai
 	return AIW_OK;
 }
 
-static aiw_status comp_append(aiw_sim *sim, aiw_comp *c)
+static aiw_status comp_append(aiw_sim *sim, aiwi_comp *c)
 {
 	if (sim->ncomps == sim->capcomps) {
 		size_t n = sim->capcomps ? 2 * sim->capcomps : 8;
-		aiw_comp **p = realloc(sim->comps, n * sizeof *p);
+		aiwi_comp **p = realloc(sim->comps, n * sizeof *p);
 		if (!p)
-			return aiw__err(sim, AIW_ENOMEM, "out of memory");
+			return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 		sim->comps = p;
 		sim->capcomps = n;
 	}
@@ -224,22 +224,22 @@ static aiw_status comp_append(aiw_sim *sim, aiw_comp *c)
 
 #define MAX_COMPONENTS 4096
 
-aiw_status aiw__comp_get(aiw_sim *sim, const char *kind, const char *name, bool create,
-                         aiw_comp **out)
+aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool create,
+                         aiwi_comp **out)
 {
-	const aiw_kind *k = aiw_kind_find(kind);
+	const aiwi_kind *k = aiwi_kind_find(kind);
 	if (!k) {
 		const char *best = NULL;
 		size_t bd = SIZE_MAX;
-		for (size_t i = 0; aiw_kinds[i]; i++) {
-			size_t d = aiw_edit_distance(aiw_kinds[i]->name, kind);
+		for (size_t i = 0; aiwi_kinds[i]; i++) {
+			size_t d = aiwi_edit_distance(aiwi_kinds[i]->name, kind);
 			if (d < bd)
-				bd = d, best = aiw_kinds[i]->name;
+				bd = d, best = aiwi_kinds[i]->name;
 		}
 		if (best && bd <= 2)
-			return aiw__err(sim, AIW_EUNKNOWN, "unknown component kind '%s'; did you mean '%s'?",
+			return aiwi_err(sim, AIW_EUNKNOWN, "unknown component kind '%s'; did you mean '%s'?",
 			                kind, best);
-		return aiw__err(sim, AIW_EUNKNOWN,
+		return aiwi_err(sim, AIW_EUNKNOWN,
 		                "unknown component kind '%s' (known: sim, site, gpu, training, "
 		                "inference, load)",
 		                kind);
@@ -247,7 +247,7 @@ aiw_status aiw__comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
 	if (k->singleton)
 		name = "";
 	else if (!name || !valid_name(name))
-		return aiw__err(sim, AIW_EINVAL,
+		return aiwi_err(sim, AIW_EINVAL,
 		                "component name '%s' for %s: use 1-64 letters, digits, '_' or '-'",
 		                name ? name : "(null)", kind);
 	for (size_t i = 0; i < sim->ncomps; i++)
@@ -256,13 +256,13 @@ aiw_status aiw__comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
 			return AIW_OK;
 		}
 	if (!create)
-		return aiw__err(sim, AIW_EUNKNOWN, "no component %s %s", kind, name);
+		return aiwi_err(sim, AIW_EUNKNOWN, "no component %s %s", kind, name);
 	if (sim->state != ST_CONFIG)
-		return aiw__err(sim, AIW_ESTATE,
+		return aiwi_err(sim, AIW_ESTATE,
 		                "cannot add %s %s during a run; call aiw_sim_reset first", kind, name);
 	if (sim->ncomps >= MAX_COMPONENTS)
-		return aiw__err(sim, AIW_ELIMIT, "more than %d components", MAX_COMPONENTS);
-	aiw_comp *c;
+		return aiwi_err(sim, AIW_ELIMIT, "more than %d components", MAX_COMPONENTS);
+	aiwi_comp *c;
 	aiw_status st = comp_new(sim, k, name, &c);
 	if (st != AIW_OK)
 		return st;
@@ -274,38 +274,38 @@ aiw_status aiw__comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
 	return AIW_OK;
 }
 
-size_t aiw__ncomps(const aiw_sim *sim) { return sim->ncomps; }
-aiw_comp *aiw__comp_at(const aiw_sim *sim, size_t i) { return i < sim->ncomps ? sim->comps[i] : NULL; }
-aiw_comp *aiw__simcomp(const aiw_sim *sim) { return sim->comps[0]; }
-aiw_comp *aiw__site(const aiw_sim *sim) { return sim->comps[1]; }
-aiw_engine *aiw__engine(aiw_sim *sim) { return &sim->eng; }
-double aiw__now(const aiw_sim *sim) { return sim->eng.now; }
-double aiw__end(const aiw_sim *sim) { return sim->end; }
-aiw_recorder *aiw__recorder(aiw_sim *sim) { return sim->rec; }
-const char *aiw__base_dir(const aiw_sim *sim) { return sim->base_dir ? sim->base_dir : ""; }
+size_t aiwi_ncomps(const aiw_sim *sim) { return sim->ncomps; }
+aiwi_comp *aiwi_comp_at(const aiw_sim *sim, size_t i) { return i < sim->ncomps ? sim->comps[i] : NULL; }
+aiwi_comp *aiwi_simcomp(const aiw_sim *sim) { return sim->comps[0]; }
+aiwi_comp *aiwi_site(const aiw_sim *sim) { return sim->comps[1]; }
+aiwi_engine *aiwi_sim_engine(aiw_sim *sim) { return &sim->eng; }
+double aiwi_now(const aiw_sim *sim) { return sim->eng.now; }
+double aiwi_end(const aiw_sim *sim) { return sim->end; }
+aiwi_recorder *aiwi_sim_recorder(aiw_sim *sim) { return sim->rec; }
+const char *aiwi_base_dir(const aiw_sim *sim) { return sim->base_dir ? sim->base_dir : ""; }
 
-void aiw__set_base_dir(aiw_sim *sim, const char *dir);
-void aiw__set_base_dir(aiw_sim *sim, const char *dir) { sim->base_dir = dir; }
+void aiwi_set_base_dir(aiw_sim *sim, const char *dir);
+void aiwi_set_base_dir(aiw_sim *sim, const char *dir) { sim->base_dir = dir; }
 
-uint64_t aiw__at(aiw_sim *sim, double t, aiw_evfn fn, void *ctx, uint64_t arg)
+uint64_t aiwi_at(aiw_sim *sim, double t, aiwi_evfn fn, void *ctx, uint64_t arg)
 {
 	if (t < sim->eng.now)
 		t = sim->eng.now;
-	uint64_t h = aiw_engine_push(&sim->eng, t, fn, ctx, arg);
+	uint64_t h = aiwi_engine_push(&sim->eng, t, fn, ctx, arg);
 	if (!h) {
 		aiw_status st = sim->eng.n >= AIW_ENGINE_MAX_PENDING || sim->eng.seq >= AIW_ENGINE_SEQ_LIMIT
 		                        ? AIW_ELIMIT
 		                        : AIW_ENOMEM;
-		aiw__err(sim, st, "cannot schedule: %zu events pending (limit %u), %llu scheduled (limit 2^40)",
+		aiwi_err(sim, st, "cannot schedule: %zu events pending (limit %u), %llu scheduled (limit 2^40)",
 		         sim->eng.n, AIW_ENGINE_MAX_PENDING, (unsigned long long)sim->eng.seq);
-		aiw__fail(sim, st);
+		aiwi_fail(sim, st);
 	}
 	return h;
 }
 
-bool aiw__cancel(aiw_sim *sim, uint64_t handle)
+bool aiwi_cancel(aiw_sim *sim, uint64_t handle)
 {
-	return aiw_engine_cancel(&sim->eng, handle);
+	return aiwi_engine_cancel(&sim->eng, handle);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -335,21 +335,21 @@ AIW_EXPORT aiw_status aiw_sim_create(aiw_sim **out, uint64_t seed)
 	if (!sim)
 		return AIW_ENOMEM;
 	sim->seed = seed;
-	aiw_engine_init(&sim->eng);
-	sim->rec = aiw_rec_new();
-	aiw_comp *c;
-	if (!sim->rec || aiw__comp_get(sim, "sim", "", true, &c) != AIW_OK ||
-	    aiw__comp_get(sim, "site", "", true, &c) != AIW_OK) {
+	aiwi_engine_init(&sim->eng);
+	sim->rec = aiwi_rec_new();
+	aiwi_comp *c;
+	if (!sim->rec || aiwi_comp_get(sim, "sim", "", true, &c) != AIW_OK ||
+	    aiwi_comp_get(sim, "site", "", true, &c) != AIW_OK) {
 		aiw_sim_free(sim);
 		return AIW_ENOMEM;
 	}
 	char buf[32];
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
-	aiw_comp *sc = sim->comps[0];
-	size_t i = aiw_kind_param_index(sc->kind, "seed");
+	aiwi_comp *sc = sim->comps[0];
+	size_t i = aiwi_kind_param_index(sc->kind, "seed");
 	char e[128];
 	if (i != SIZE_MAX)
-		aiw_value_parse(&sc->kind->params[i], buf, "", &sc->v[i], e, sizeof e);
+		aiwi_value_parse(&sc->kind->params[i], buf, "", &sc->v[i], e, sizeof e);
 	*out = sim;
 	return AIW_OK;
 }
@@ -366,7 +366,7 @@ static void clear_metrics(aiw_sim *sim)
 static void stop_components(aiw_sim *sim)
 {
 	for (size_t i = 0; i < sim->ncomps; i++) {
-		aiw_comp *c = sim->comps[i];
+		aiwi_comp *c = sim->comps[i];
 		if (c->kind->destroy && c->state)
 			c->kind->destroy(c);
 		c->state = NULL;
@@ -389,8 +389,8 @@ AIW_EXPORT void aiw_sim_free(aiw_sim *sim)
 	for (size_t i = 0; i < sim->ncomps; i++)
 		comp_free(sim->comps[i]);
 	free(sim->comps);
-	aiw_engine_free(&sim->eng);
-	aiw_rec_free(sim->rec);
+	aiwi_engine_free(&sim->eng);
+	aiwi_rec_free(sim->rec);
 	clear_metrics(sim);
 	free(sim->metrics);
 	free(sim->mhash);
@@ -402,10 +402,10 @@ AIW_EXPORT aiw_status aiw_sim_reset(aiw_sim *sim)
 	if (!sim)
 		return AIW_EINVAL;
 	if (sim->in_run)
-		return aiw__err(sim, AIW_ESTATE, "aiw_sim_reset: called from inside a run");
+		return aiwi_err(sim, AIW_ESTATE, "aiw_sim_reset: called from inside a run");
 	stop_components(sim);
-	aiw_engine_clear(&sim->eng);
-	aiw_rec_clear(sim->rec);
+	aiwi_engine_clear(&sim->eng);
+	aiwi_rec_clear(sim->rec);
 	clear_metrics(sim);
 	sim->state = ST_CONFIG;
 	sim->fail = AIW_OK;
@@ -417,28 +417,28 @@ AIW_EXPORT aiw_status aiw_sim_reset(aiw_sim *sim)
 /* parameters                                                                */
 /* ------------------------------------------------------------------------ */
 /* Split "kind.name.key" / "kind.key" and find (component, index). */
-static aiw_status resolve(aiw_sim *sim, const char *full, bool create, aiw_comp **oc,
+static aiw_status resolve(aiw_sim *sim, const char *full, bool create, aiwi_comp **oc,
                           size_t *oi)
 {
 	if (!full || !*full)
-		return aiw__err(sim, AIW_EINVAL, "parameter name is empty");
+		return aiwi_err(sim, AIW_EINVAL, "parameter name is empty");
 	if (strlen(full) > 200)
-		return aiw__err(sim, AIW_EINVAL, "parameter name longer than 200 characters");
+		return aiwi_err(sim, AIW_EINVAL, "parameter name longer than 200 characters");
 	char buf[256];
 	snprintf(buf, sizeof buf, "%s", full);
 	char *d1 = strchr(buf, '.');
 	if (!d1)
-		return aiw__err(sim, AIW_EUNKNOWN,
+		return aiwi_err(sim, AIW_EUNKNOWN,
 		                "unknown parameter '%s' (names look like site.pue or "
 		                "training.NAME.gpus)",
 		                full);
 	*d1 = 0;
-	const aiw_kind *k = aiw_kind_find(buf);
+	const aiwi_kind *k = aiwi_kind_find(buf);
 	const char *name = "", *key;
 	if (k && !k->singleton) {
 		char *d2 = strchr(d1 + 1, '.');
 		if (!d2)
-			return aiw__err(sim, AIW_EUNKNOWN,
+			return aiwi_err(sim, AIW_EUNKNOWN,
 			                "unknown parameter '%s': %s parameters are named %s.NAME.key",
 			                full, buf, buf);
 		*d2 = 0;
@@ -448,50 +448,50 @@ static aiw_status resolve(aiw_sim *sim, const char *full, bool create, aiw_comp 
 		key = d1 + 1;
 	}
 	if (!k)
-		return aiw__comp_get(sim, buf, name, false, oc); /* reports the kind */
-	size_t i = aiw_kind_param_index(k, key);
+		return aiwi_comp_get(sim, buf, name, false, oc); /* reports the kind */
+	size_t i = aiwi_kind_param_index(k, key);
 	if (i == SIZE_MAX) {
-		const char *s = aiw_kind_suggest(k, key);
+		const char *s = aiwi_kind_suggest(k, key);
 		if (s)
-			return aiw__err(sim, AIW_EUNKNOWN, "unknown parameter '%s'; did you mean '%s'?",
+			return aiwi_err(sim, AIW_EUNKNOWN, "unknown parameter '%s'; did you mean '%s'?",
 			                full, s);
-		return aiw__err(sim, AIW_EUNKNOWN,
+		return aiwi_err(sim, AIW_EUNKNOWN,
 		                "unknown parameter '%s' (see aiworkload params %s)", full, k->name);
 	}
-	aiw_status st = aiw__comp_get(sim, k->name, name, create, oc);
+	aiw_status st = aiwi_comp_get(sim, k->name, name, create, oc);
 	if (st != AIW_OK)
 		return st;
 	*oi = i;
 	return AIW_OK;
 }
 
-static aiw_status set_value(aiw_sim *sim, aiw_comp *c, size_t i, const char *text)
+static aiw_status set_value(aiw_sim *sim, aiwi_comp *c, size_t i, const char *text)
 {
-	const aiw_param_def *d = &c->kind->params[i];
+	const aiwi_param_def *d = &c->kind->params[i];
 	if (sim->state != ST_CONFIG && !(d->flags & AIW_PF_RUNTIME))
-		return aiw__err(sim, AIW_ESTATE,
+		return aiwi_err(sim, AIW_ESTATE,
 		                "%s.%s cannot change during a run (it is fixed at start); call "
 		                "aiw_sim_reset first",
 		                c->prefix, d->key);
 	char e[512];
-	aiw_value old = {0};
-	aiw_status st = aiw_value_copy(&old, &c->v[i]);
+	aiwi_value old = {0};
+	aiw_status st = aiwi_value_copy(&old, &c->v[i]);
 	if (st != AIW_OK)
-		return aiw__err(sim, st, "out of memory");
-	st = aiw_value_parse(d, text, aiw__base_dir(sim), &c->v[i], e, sizeof e);
+		return aiwi_err(sim, st, "out of memory");
+	st = aiwi_value_parse(d, text, aiwi_base_dir(sim), &c->v[i], e, sizeof e);
 	if (st != AIW_OK) {
-		aiw_value_free(&old);
-		return aiw__err(sim, st, "%s.%s = %s: %s", c->prefix, d->key, text, e);
+		aiwi_value_free(&old);
+		return aiwi_err(sim, st, "%s.%s = %s: %s", c->prefix, d->key, text, e);
 	}
 	if (sim->state == ST_RUNNING && c->kind->param_changed && c->state) {
 		st = c->kind->param_changed(c, i);
 		if (st != AIW_OK) { /* the model refused: restore the old value */
-			aiw_value_free(&c->v[i]);
+			aiwi_value_free(&c->v[i]);
 			c->v[i] = old;
 			return st;
 		}
 	}
-	aiw_value_free(&old);
+	aiwi_value_free(&old);
 	return AIW_OK;
 }
 
@@ -507,9 +507,9 @@ AIW_EXPORT aiw_status aiw_sim_set(aiw_sim *sim, const char *name, const char *va
 	if (!sim)
 		return AIW_EINVAL;
 	if (!value)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_set: value for '%s' is NULL",
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_set: value for '%s' is NULL",
 		                name ? name : "(null)");
-	aiw_comp *c;
+	aiwi_comp *c;
 	size_t i, before = sim->ncomps;
 	aiw_status st = resolve(sim, name, true, &c, &i);
 	if (st != AIW_OK)
@@ -525,18 +525,18 @@ AIW_EXPORT aiw_status aiw_sim_set_double(aiw_sim *sim, const char *name, double 
 	if (!sim)
 		return AIW_EINVAL;
 	if (!isfinite(value))
-		return aiw__err(sim, AIW_ERANGE, "%s = %g: not a finite number", name ? name : "(null)",
+		return aiwi_err(sim, AIW_ERANGE, "%s = %g: not a finite number", name ? name : "(null)",
 		                value);
-	aiw_comp *c;
+	aiwi_comp *c;
 	size_t i, before = sim->ncomps;
 	aiw_status st = resolve(sim, name, true, &c, &i);
 	if (st != AIW_OK)
 		return st;
-	aiw_ptype t = c->kind->params[i].type;
+	aiwi_ptype t = c->kind->params[i].type;
 	if (t == AIW_PT_STRING || t == AIW_PT_ENUM || t == AIW_PT_DIST) {
 		drop_new(sim, before);
-		return aiw__err(sim, AIW_EINVAL, "%s is of type %s: set it with aiw_sim_set", name,
-		                aiw_ptype_name(t));
+		return aiwi_err(sim, AIW_EINVAL, "%s is of type %s: set it with aiw_sim_set", name,
+		                aiwi_ptype_name(t));
 	}
 	char buf[64];
 	snprintf(buf, sizeof buf, "%.17g", value);
@@ -551,18 +551,18 @@ AIW_EXPORT aiw_status aiw_sim_get(aiw_sim *sim, const char *name, char *buf, siz
 	if (!sim)
 		return AIW_EINVAL;
 	if (!buf || !len)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_get: buf is NULL or len is 0");
-	aiw_comp *c;
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_get: buf is NULL or len is 0");
+	aiwi_comp *c;
 	size_t i;
 	aiw_status st = resolve(sim, name, false, &c, &i);
 	if (st != AIW_OK)
 		return st;
 	char tmp[4200];
-	aiw_value_format(&c->kind->params[i], &c->v[i], tmp, sizeof tmp);
+	aiwi_value_format(&c->kind->params[i], &c->v[i], tmp, sizeof tmp);
 	if (strlen(tmp) >= len) {
 		memcpy(buf, tmp, len - 1);
 		buf[len - 1] = 0;
-		return aiw__err(sim, AIW_EBUFFER, "aiw_sim_get: %s needs %zu bytes, buffer has %zu",
+		return aiwi_err(sim, AIW_EBUFFER, "aiw_sim_get: %s needs %zu bytes, buffer has %zu",
 		                name, strlen(tmp) + 1, len);
 	}
 	memcpy(buf, tmp, strlen(tmp) + 1);
@@ -574,15 +574,15 @@ AIW_EXPORT aiw_status aiw_sim_get_double(aiw_sim *sim, const char *name, double 
 	if (!sim)
 		return AIW_EINVAL;
 	if (!out)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_get_double: out is NULL");
-	aiw_comp *c;
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_get_double: out is NULL");
+	aiwi_comp *c;
 	size_t i;
 	aiw_status st = resolve(sim, name, false, &c, &i);
 	if (st != AIW_OK)
 		return st;
-	aiw_ptype t = c->kind->params[i].type;
+	aiwi_ptype t = c->kind->params[i].type;
 	if (t == AIW_PT_STRING)
-		return aiw__err(sim, AIW_EINVAL, "%s is text: read it with aiw_sim_get", name);
+		return aiwi_err(sim, AIW_EINVAL, "%s is text: read it with aiw_sim_get", name);
 	*out = c->v[i].d; /* enum index, distribution mean, NAN for auto/unset */
 	return AIW_OK;
 }
@@ -592,9 +592,9 @@ AIW_EXPORT aiw_status aiw_sim_add_component(aiw_sim *sim, const char *kind, cons
 	if (!sim)
 		return AIW_EINVAL;
 	if (!kind)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_add_component: kind is NULL");
-	aiw_comp *c;
-	return aiw__comp_get(sim, kind, name, true, &c);
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_add_component: kind is NULL");
+	aiwi_comp *c;
+	return aiwi_comp_get(sim, kind, name, true, &c);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -639,7 +639,7 @@ static metric *metric_find(const aiw_sim *sim, const char *name)
 	return NULL;
 }
 
-aiw_status aiw__metric(aiw_sim *sim, const char *prefix, const char *key, double value)
+aiw_status aiwi_metric(aiw_sim *sim, const char *prefix, const char *key, double value)
 {
 	char name[256];
 	snprintf(name, sizeof name, "%s.%s", prefix, key);
@@ -674,19 +674,19 @@ AIW_EXPORT aiw_status aiw_sim_metric(aiw_sim *sim, const char *name, double *out
 	if (!sim)
 		return AIW_EINVAL;
 	if (!name || !out)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_metric: name and out must not be NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_metric: name and out must not be NULL");
 	metric *m = metric_find(sim, name);
 	if (!m) {
 		const char *best = NULL;
 		size_t bd = SIZE_MAX;
 		for (size_t i = 0; i < sim->nmetrics; i++) {
-			size_t d = aiw_edit_distance(sim->metrics[i].name, name);
+			size_t d = aiwi_edit_distance(sim->metrics[i].name, name);
 			if (d < bd)
 				bd = d, best = sim->metrics[i].name;
 		}
 		if (best && bd <= 3)
-			return aiw__err(sim, AIW_EUNKNOWN, "no metric '%s'; did you mean '%s'?", name, best);
-		return aiw__err(sim, AIW_EUNKNOWN, "no metric '%s'%s", name,
+			return aiwi_err(sim, AIW_EUNKNOWN, "no metric '%s'; did you mean '%s'?", name, best);
+		return aiwi_err(sim, AIW_EUNKNOWN, "no metric '%s'%s", name,
 		                sim->nmetrics ? "" : " (metrics exist after a run call)");
 	}
 	*out = m->value;
@@ -698,7 +698,7 @@ AIW_EXPORT aiw_status aiw_sim_metric_count(aiw_sim *sim, size_t *out)
 	if (!sim)
 		return AIW_EINVAL;
 	if (!out)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_metric_count: out is NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_metric_count: out is NULL");
 	*out = sim->nmetrics;
 	return AIW_OK;
 }
@@ -708,9 +708,9 @@ AIW_EXPORT aiw_status aiw_sim_metric_name(aiw_sim *sim, size_t i, const char **o
 	if (!sim)
 		return AIW_EINVAL;
 	if (!out)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_metric_name: out is NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_metric_name: out is NULL");
 	if (i >= sim->nmetrics)
-		return aiw__err(sim, AIW_ERANGE, "metric index %zu: there are %zu metrics", i,
+		return aiwi_err(sim, AIW_ERANGE, "metric index %zu: there are %zu metrics", i,
 		                sim->nmetrics);
 	*out = sim->metrics[i].name;
 	return AIW_OK;
@@ -721,11 +721,11 @@ AIW_EXPORT aiw_status aiw_sim_metric_name(aiw_sim *sim, size_t i, const char **o
 /* ------------------------------------------------------------------------ */
 static aiw_status start(aiw_sim *sim)
 {
-	aiw_comp *sc = sim->comps[0];
-	size_t iseed = aiw_kind_param_index(sc->kind, "seed");
-	size_t idur = aiw_kind_param_index(sc->kind, "duration");
-	size_t isi = aiw_kind_param_index(sc->kind, "sample_interval");
-	size_t ikeep = aiw_kind_param_index(sc->kind, "series_keep");
+	aiwi_comp *sc = sim->comps[0];
+	size_t iseed = aiwi_kind_param_index(sc->kind, "seed");
+	size_t idur = aiwi_kind_param_index(sc->kind, "duration");
+	size_t isi = aiwi_kind_param_index(sc->kind, "sample_interval");
+	size_t ikeep = aiwi_kind_param_index(sc->kind, "series_keep");
 	/* doubles hold integers exactly only up to 2^53: read big seeds as text */
 	sim->seed = sc->v[iseed].d < 9007199254740992.0 ? (uint64_t)sc->v[iseed].d
 	                                                : strtoull(sc->v[iseed].s, NULL, 10);
@@ -734,48 +734,48 @@ static aiw_status start(aiw_sim *sim)
 	sim->sample_interval = si;
 	double samples = sim->end / si;
 	if (samples > 5e7)
-		return aiw__err(sim, AIW_ELIMIT,
+		return aiwi_err(sim, AIW_ELIMIT,
 		                "%s%ssim.duration / sim.sample_interval = %.3g samples per curve; the "
 		                "limit is 5e7 (raise sample_interval)",
 		                sc->origin ? sc->origin : "", sc->origin ? ": " : "", samples);
 	/* up-front work and memory estimates (limits.c): refuse what would not end */
-	aiw_status lst = aiw_limits_check(sim);
+	aiw_status lst = aiwi_limits_check(sim);
 	if (lst != AIW_OK)
 		return lst;
 	/* events a driver scheduled before the run stay pending */
-	aiw_rec_clear(sim->rec);
+	aiwi_rec_clear(sim->rec);
 	clear_metrics(sim);
 	sim->fail = AIW_OK;
 	for (size_t i = 0; i < sim->ncomps; i++) {
-		aiw_comp *c = sim->comps[i];
-		c->rng = aiw_rng_alloc();
+		aiwi_comp *c = sim->comps[i];
+		c->rng = aiwi_rng_alloc();
 		if (!c->rng) {
 			stop_components(sim);
-			return aiw__err(sim, AIW_ENOMEM, "out of memory");
+			return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 		}
-		gsl_rng_set(c->rng, (unsigned long)aiw__stream_seed(sim->seed, c->prefix));
+		gsl_rng_set(c->rng, (unsigned long)aiwi_stream_seed(sim->seed, c->prefix));
 	}
-	aiw_status st = aiw_rec_begin(sim, si, (size_t)sc->v[ikeep].d);
+	aiw_status st = aiwi_rec_begin(sim, si, (size_t)sc->v[ikeep].d);
 	if (st != AIW_OK) {
 		stop_components(sim);
-		aiw_rec_clear(sim->rec);
+		aiwi_rec_clear(sim->rec);
 		return st;
 	}
 	sim->state = ST_RUNNING;
 	for (size_t i = 0; i < sim->ncomps; i++) {
-		aiw_comp *c = sim->comps[i];
+		aiwi_comp *c = sim->comps[i];
 		if (c->kind->start && (st = c->kind->start(c)) != AIW_OK) {
 			/* named by the scenario line that declared the component, as
 			 * the errors found while loading are */
 			if (c->origin && strncmp(sim->errmsg, c->origin, strlen(c->origin)) != 0) {
 				char msg[sizeof sim->errmsg];
 				snprintf(msg, sizeof msg, "%s", sim->errmsg);
-				aiw__err(sim, st, "%s: %s", c->origin, msg);
+				aiwi_err(sim, st, "%s: %s", c->origin, msg);
 			}
 			/* a failed start leaves nothing behind, driver events included */
 			stop_components(sim);
-			aiw_engine_clear(&sim->eng);
-			aiw_rec_clear(sim->rec);
+			aiwi_engine_clear(&sim->eng);
+			aiwi_rec_clear(sim->rec);
 			sim->state = ST_CONFIG;
 			return st;
 		}
@@ -789,23 +789,23 @@ static void finish_all(aiw_sim *sim)
 	double t = sim->eng.now;
 	/* site last: it sums what the components published */
 	for (size_t i = 0; i < sim->ncomps; i++) {
-		aiw_comp *c = sim->comps[i];
+		aiwi_comp *c = sim->comps[i];
 		if (c->kind->finish && i != 1)
 			c->kind->finish(c, t);
 	}
 	if (sim->ncomps > 1 && sim->comps[1]->kind->finish)
 		sim->comps[1]->kind->finish(sim->comps[1], t);
-	aiw__metric(sim, "sim", "time_s", t);
-	aiw__metric(sim, "sim", "events", (double)sim->eng.seq);
+	aiwi_metric(sim, "sim", "time_s", t);
+	aiwi_metric(sim, "sim", "events", (double)sim->eng.seq);
 }
 
 static aiw_status run_to(aiw_sim *sim, double t_end)
 {
 	if (sim->in_run)
-		return aiw__err(sim, AIW_ESTATE, "run called from inside a run (an event callback)");
+		return aiwi_err(sim, AIW_ESTATE, "run called from inside a run (an event callback)");
 	aiw_status st = AIW_OK;
 	if (sim->fail != AIW_OK)
-		return aiw__err(sim, sim->fail,
+		return aiwi_err(sim, sim->fail,
 		                "the run failed earlier (%s); call aiw_sim_reset to start again",
 		                aiw_status_name(sim->fail));
 	if (sim->state == ST_CONFIG && (st = start(sim)) != AIW_OK)
@@ -815,15 +815,15 @@ static aiw_status run_to(aiw_sim *sim, double t_end)
 	if (sim->state == ST_DONE || t_end < sim->eng.now)
 		return AIW_OK;
 	sim->in_run = true;
-	aiw_engine *e = &sim->eng;
+	aiwi_engine *e = &sim->eng;
 	/* events may run in place up to t_end, while no report is due */
 	e->inl_end = t_end;
 	e->inl_before = sim->progress ? sim->progress_next : INFINITY;
-	while (e->n && aiw_engine_peek(e) <= t_end) {
-		aiw_evfn fn;
+	while (e->n && aiwi_engine_peek(e) <= t_end) {
+		aiwi_evfn fn;
 		void *ctx;
 		uint64_t arg;
-		aiw_engine_pop(e, &fn, &ctx, &arg);
+		aiwi_engine_pop(e, &fn, &ctx, &arg);
 		fn(sim, ctx, arg);
 		if (AIW_UNLIKELY(sim->fail != AIW_OK))
 			break;
@@ -833,7 +833,7 @@ static aiw_status run_to(aiw_sim *sim, double t_end)
 				sim->progress_next += every;
 			e->inl_before = sim->progress_next;
 			if (sim->progress(sim, e->now, sim->end, sim->progress_payload)) {
-				st = aiw__err(sim, AIW_ESTOPPED, "run stopped by the progress callback at t = %g s",
+				st = aiwi_err(sim, AIW_ESTOPPED, "run stopped by the progress callback at t = %g s",
 				              e->now);
 				break;
 			}
@@ -863,9 +863,9 @@ AIW_EXPORT aiw_status aiw_sim_run_until(aiw_sim *sim, double t)
 	if (!sim)
 		return AIW_EINVAL;
 	if (isnan(t) || t < 0)
-		return aiw__err(sim, AIW_ERANGE, "aiw_sim_run_until: t = %g s must be >= 0", t);
+		return aiwi_err(sim, AIW_ERANGE, "aiw_sim_run_until: t = %g s must be >= 0", t);
 	if (sim->state != ST_CONFIG && t < sim->eng.now)
-		return aiw__err(sim, AIW_ERANGE,
+		return aiwi_err(sim, AIW_ERANGE,
 		                "aiw_sim_run_until: t = %g s is before the current time %g s", t,
 		                sim->eng.now);
 	return run_to(sim, t);
@@ -896,7 +896,7 @@ AIW_EXPORT aiw_status aiw_sim_set_progress(aiw_sim *sim, aiw_progress_fn fn, voi
 	if (!sim)
 		return AIW_EINVAL;
 	if (!(every >= 0) || !isfinite(every))
-		return aiw__err(sim, AIW_ERANGE, "aiw_sim_set_progress: every = %g s must be >= 0",
+		return aiwi_err(sim, AIW_ERANGE, "aiw_sim_set_progress: every = %g s must be >= 0",
 		                every);
 	sim->progress = fn;
 	sim->progress_payload = payload;
@@ -920,17 +920,17 @@ AIW_EXPORT aiw_status aiw_sim_schedule(aiw_sim *sim, double t, aiw_event_fn fn, 
 	if (!sim)
 		return AIW_EINVAL;
 	if (!fn)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_schedule: fn is NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_schedule: fn is NULL");
 	if (!(t >= sim->eng.now) || !isfinite(t))
-		return aiw__err(sim, AIW_ERANGE,
+		return aiwi_err(sim, AIW_ERANGE,
 		                "aiw_sim_schedule: t = %g s must be finite and >= now = %g s", t,
 		                sim->eng.now);
-	if (aiw_engine_pending(&sim->eng) >= AIW_ENGINE_MAX_PENDING)
-		return aiw__err(sim, AIW_ELIMIT, "aiw_sim_schedule: %u events already pending",
+	if (aiwi_engine_pending(&sim->eng) >= AIW_ENGINE_MAX_PENDING)
+		return aiwi_err(sim, AIW_ELIMIT, "aiw_sim_schedule: %u events already pending",
 		                AIW_ENGINE_MAX_PENDING);
-	uint64_t h = aiw_engine_push(&sim->eng, t, user_event, payload, (uint64_t)(uintptr_t)fn);
+	uint64_t h = aiwi_engine_push(&sim->eng, t, user_event, payload, (uint64_t)(uintptr_t)fn);
 	if (!h)
-		return aiw__err(sim, sim->eng.seq >= AIW_ENGINE_SEQ_LIMIT ? AIW_ELIMIT : AIW_ENOMEM,
+		return aiwi_err(sim, sim->eng.seq >= AIW_ENGINE_SEQ_LIMIT ? AIW_ELIMIT : AIW_ENOMEM,
 		                "aiw_sim_schedule: cannot schedule (%zu pending, %llu scheduled)",
 		                sim->eng.n, (unsigned long long)sim->eng.seq);
 	if (out_handle)
@@ -942,8 +942,8 @@ AIW_EXPORT aiw_status aiw_sim_cancel(aiw_sim *sim, uint64_t handle)
 {
 	if (!sim)
 		return AIW_EINVAL;
-	if (!aiw_engine_cancel(&sim->eng, handle))
-		return aiw__err(sim, AIW_EUNKNOWN,
+	if (!aiwi_engine_cancel(&sim->eng, handle))
+		return aiwi_err(sim, AIW_EUNKNOWN,
 		                "aiw_sim_cancel: handle %llu is not pending (already ran or cancelled)",
 		                (unsigned long long)handle);
 	return AIW_OK;
@@ -953,14 +953,14 @@ AIW_EXPORT aiw_status aiw_sim_pending(const aiw_sim *sim, size_t *out)
 {
 	if (!sim || !out)
 		return AIW_EINVAL;
-	*out = aiw_engine_pending(&sim->eng);
+	*out = aiwi_engine_pending(&sim->eng);
 	return AIW_OK;
 }
 
 /* ------------------------------------------------------------------------ */
 /* the sim kind: run-wide parameters                                         */
 /* ------------------------------------------------------------------------ */
-static const aiw_param_def SIM_PARAMS[] = {
+static const aiwi_param_def SIM_PARAMS[] = {
 	{"seed", "sim.seed", AIW_PT_INT, "1", "", 0, 18446744073709551615.0, NULL, 0,
 	 "seed of every random stream (a result depends only on scenario and seed)", 0},
 	{"duration", "sim.duration", AIW_PT_DURATION, "24h", "s", 0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
@@ -973,14 +973,14 @@ static const aiw_param_def SIM_PARAMS[] = {
 	 0},
 };
 
-const aiw_kind aiw_kind_sim = {
+const aiwi_kind aiwi_kind_sim = {
 	.name = "sim",
 	.params = SIM_PARAMS,
 	.nparams = sizeof SIM_PARAMS / sizeof *SIM_PARAMS,
 	.singleton = true,
 };
 
-extern const aiw_kind aiw_kind_gpu, aiw_kind_load;
-const aiw_kind *const aiw_kinds[] = {&aiw_kind_sim,      &aiw_kind_site,      &aiw_kind_gpu,
-                                     &aiw_kind_training, &aiw_kind_inference, &aiw_kind_load,
+extern const aiwi_kind aiwi_kind_gpu, aiwi_kind_load;
+const aiwi_kind *const aiwi_kinds[] = {&aiwi_kind_sim,      &aiwi_kind_site,      &aiwi_kind_gpu,
+                                     &aiwi_kind_training, &aiwi_kind_inference, &aiwi_kind_load,
                                      NULL};

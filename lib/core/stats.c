@@ -29,12 +29,12 @@
 #include <gsl/gsl_rstat.h>
 
 /* ======================================================================== */
-/* aiw_hist                                                                  */
+/* aiwi_hist                                                                  */
 /* ======================================================================== */
 
 /* Bucket edge i of h (0 <= i <= nbuckets): the double whose bits start
  * bucket base + i; b_0 is min_value itself (the first bucket cut there). */
-static inline double hist_edge(const aiw_hist *h, uint32_t i)
+static inline double hist_edge(const aiwi_hist *h, uint32_t i)
 {
 	if (i == 0)
 		return h->min_value;
@@ -44,7 +44,7 @@ static inline double hist_edge(const aiw_hist *h, uint32_t i)
 	return v;
 }
 
-static void hist_clear_counters(aiw_hist *h)
+static void hist_clear_counters(aiwi_hist *h)
 {
 	h->n = h->n_zero = h->n_under = h->n_over = 0;
 	h->n_nan = h->n_rejected = 0;
@@ -57,7 +57,7 @@ static void hist_clear_counters(aiw_hist *h)
 }
 
 /* Index of the bucket [b_i, b_{i+1}) holding x, for b_0 <= x < b_n. */
-static inline uint32_t hist_index(const aiw_hist *h, double x)
+static inline uint32_t hist_index(const aiwi_hist *h, double x)
 {
 	uint64_t bits;
 	memcpy(&bits, &x, sizeof bits);
@@ -67,7 +67,7 @@ static inline uint32_t hist_index(const aiw_hist *h, double x)
 /* The buckets [*lo, *hi) that may hold counts (*lo >= *hi: none): those
  * between the buckets of the smallest and the largest sample, which the
  * hot path's add keeps (min, max) without tracking the range itself. */
-static void hist_span(const aiw_hist *h, uint32_t *lo, uint32_t *hi)
+static void hist_span(const aiwi_hist *h, uint32_t *lo, uint32_t *hi)
 {
 	*lo = 0;
 	*hi = 0;
@@ -77,29 +77,29 @@ static void hist_span(const aiw_hist *h, uint32_t *lo, uint32_t *hi)
 	*hi = h->max < h->top ? hist_index(h, h->max) + 1 : h->nbuckets;
 }
 
-aiw_status aiw_hist_init(aiw_hist *h, double min_value, double max_value, double rel_err,
+aiw_status aiwi_hist_init(aiwi_hist *h, double min_value, double max_value, double rel_err,
                          char *errbuf, size_t errlen)
 {
 	if (!h)
-		return aiw__buferr(errbuf, errlen, AIW_EINVAL, "histogram: NULL handle");
+		return aiwi_buferr(errbuf, errlen, AIW_EINVAL, "histogram: NULL handle");
 	memset(h, 0, sizeof *h);
 	if (!(isfinite(min_value) && min_value > 0.0))
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE,
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 		                   "histogram min_value = %g is out of range: expected a finite "
 		                   "value > 0",
 		                   min_value);
 	if (!(isfinite(max_value) && max_value > min_value))
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE,
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 		                   "histogram max_value = %g is out of range: expected a finite "
 		                   "value > min_value = %g",
 		                   max_value, min_value);
 	if (!(rel_err > 0.0 && rel_err <= 0.5))
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE,
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 		                   "histogram rel_err = %g is out of range: expected 0 < rel_err "
 		                   "<= 0.5",
 		                   rel_err);
 	if (min_value < DBL_MIN)
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE,
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 		                   "histogram min_value = %g is out of range: expected a normal "
 		                   "double >= %.17g (2^-1022)",
 		                   min_value, DBL_MIN);
@@ -117,20 +117,20 @@ aiw_status aiw_hist_init(aiw_hist *h, double min_value, double max_value, double
 	b1 >>= shift;
 	uint64_t nb64 = b1 - b0 + 1;
 	if (nb64 > AIW_HIST_MAX_BUCKETS)
-		return aiw__buferr(errbuf, errlen, AIW_ELIMIT,
+		return aiwi_buferr(errbuf, errlen, AIW_ELIMIT,
 		                   "histogram of [%g, %g) at rel_err = %g needs %llu buckets: at "
 		                   "most %u allowed (widen rel_err or narrow the range)",
 		                   min_value, max_value, rel_err, (unsigned long long)nb64,
 		                   AIW_HIST_MAX_BUCKETS);
 	if (((b1 + 1) << shift) >= UINT64_C(0x7ff0000000000000))
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE,
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 		                   "histogram max_value = %g is out of range: its last bucket "
 		                   "would end beyond the largest double",
 		                   max_value);
 	uint32_t nb = (uint32_t)nb64;
 	uint64_t *counts = calloc(nb, sizeof *counts);
 	if (!counts)
-		return aiw__buferr(errbuf, errlen, AIW_ENOMEM,
+		return aiwi_buferr(errbuf, errlen, AIW_ENOMEM,
 		                   "histogram: cannot allocate %u buckets", nb);
 	h->min_value = min_value;
 	h->max_value = max_value;
@@ -144,12 +144,12 @@ aiw_status aiw_hist_init(aiw_hist *h, double min_value, double max_value, double
 	return AIW_OK;
 }
 
-aiw_status aiw_hist_init_like(aiw_hist *h, const aiw_hist *src, bool copy_counts)
+aiw_status aiwi_hist_init_like(aiwi_hist *h, const aiwi_hist *src, bool copy_counts)
 {
 	if (!h || !src || !src->counts)
 		return AIW_EINVAL;
-	aiw_hist tmp;
-	aiw_status st = aiw_hist_init(&tmp, src->min_value, src->max_value, src->rel_err, NULL, 0);
+	aiwi_hist tmp;
+	aiw_status st = aiwi_hist_init(&tmp, src->min_value, src->max_value, src->rel_err, NULL, 0);
 	if (st != AIW_OK)
 		return st;
 	if (copy_counts) {
@@ -162,7 +162,7 @@ aiw_status aiw_hist_init_like(aiw_hist *h, const aiw_hist *src, bool copy_counts
 	return AIW_OK;
 }
 
-void aiw_hist_free(aiw_hist *h)
+void aiwi_hist_free(aiwi_hist *h)
 {
 	if (!h)
 		return;
@@ -170,7 +170,7 @@ void aiw_hist_free(aiw_hist *h)
 	memset(h, 0, sizeof *h);
 }
 
-void aiw_hist_reset(aiw_hist *h)
+void aiwi_hist_reset(aiwi_hist *h)
 {
 	if (!h || !h->counts)
 		return;
@@ -192,7 +192,7 @@ static inline void kahan_add(double *sum, double *c, double x)
 	*sum = t;
 }
 
-aiw_status aiw_hist_add_n(aiw_hist *h, double x, uint64_t count)
+aiw_status aiwi_hist_add_n(aiwi_hist *h, double x, uint64_t count)
 {
 	if (isnan(x)) {
 		h->n_nan += count;
@@ -232,17 +232,17 @@ aiw_status aiw_hist_add_n(aiw_hist *h, double x, uint64_t count)
 	return AIW_OK;
 }
 
-aiw_status aiw_hist_add(aiw_hist *h, double x)
+aiw_status aiwi_hist_add(aiwi_hist *h, double x)
 {
 	/* the common case inline (stats.h), the rest with its status */
 	if (AIW_LIKELY(x >= h->min_value && x < h->top)) {
-		aiw__hist_add(h, x);
+		aiwi_hist_add_fast(h, x);
 		return AIW_OK;
 	}
-	return aiw_hist_add_n(h, x, 1);
+	return aiwi_hist_add_n(h, x, 1);
 }
 
-aiw_status aiw_hist_merge(aiw_hist *h, const aiw_hist *src)
+aiw_status aiwi_hist_merge(aiwi_hist *h, const aiwi_hist *src)
 {
 	if (!h || !src || !h->counts || !src->counts)
 		return AIW_EINVAL;
@@ -274,22 +274,22 @@ aiw_status aiw_hist_merge(aiw_hist *h, const aiw_hist *src)
 	return AIW_OK;
 }
 
-double aiw_hist_mean(const aiw_hist *h)
+double aiwi_hist_mean(const aiwi_hist *h)
 {
 	return h->n ? (h->sum + h->sum_c) / (double)h->n : NAN;
 }
 
-double aiw_hist_sum(const aiw_hist *h)
+double aiwi_hist_sum(const aiwi_hist *h)
 {
 	return h->sum + h->sum_c;
 }
 
-double aiw_hist_min(const aiw_hist *h)
+double aiwi_hist_min(const aiwi_hist *h)
 {
 	return h->n ? h->min : NAN;
 }
 
-double aiw_hist_max(const aiw_hist *h)
+double aiwi_hist_max(const aiwi_hist *h)
 {
 	return h->n ? h->max : NAN;
 }
@@ -300,24 +300,24 @@ static inline double optimal_point(double lo, double hi)
 	return lo == hi ? lo : 2.0 * lo * hi / (lo + hi);
 }
 
-static inline double clamp_extremes(const aiw_hist *h, double v)
+static inline double clamp_extremes(const aiwi_hist *h, double v)
 {
 	return v < h->min ? h->min : v > h->max ? h->max : v;
 }
 
 /* Reported value of the samples of bucket i (clamped to the exact extremes,
  * which only brings it closer to the samples it stands for). */
-static inline double bucket_value(const aiw_hist *h, uint32_t i)
+static inline double bucket_value(const aiwi_hist *h, uint32_t i)
 {
 	return clamp_extremes(h, optimal_point(hist_edge(h, i), hist_edge(h, i + 1)));
 }
 
-static inline double under_value(const aiw_hist *h)
+static inline double under_value(const aiwi_hist *h)
 {
 	return clamp_extremes(h, optimal_point(h->under_min, h->under_max));
 }
 
-static inline double over_value(const aiw_hist *h)
+static inline double over_value(const aiwi_hist *h)
 {
 	return clamp_extremes(h, optimal_point(h->over_min, h->max));
 }
@@ -337,7 +337,7 @@ static uint64_t quantile_rank(double q, uint64_t n)
 	return (uint64_t)k;
 }
 
-double aiw_hist_quantile(const aiw_hist *h, double q)
+double aiwi_hist_quantile(const aiwi_hist *h, double q)
 {
 	if (!h || !h->counts || h->n == 0 || !(q >= 0.0 && q <= 1.0))
 		return NAN;
@@ -362,7 +362,7 @@ double aiw_hist_quantile(const aiw_hist *h, double q)
 	return over_value(h);
 }
 
-uint64_t aiw_hist_count_le(const aiw_hist *h, double x)
+uint64_t aiwi_hist_count_le(const aiwi_hist *h, double x)
 {
 	if (!h || !h->counts || !(x >= 0.0) || h->n == 0)
 		return 0;
@@ -385,14 +385,14 @@ uint64_t aiw_hist_count_le(const aiw_hist *h, double x)
 	return cum;
 }
 
-double aiw_hist_fraction_le(const aiw_hist *h, double x)
+double aiwi_hist_fraction_le(const aiwi_hist *h, double x)
 {
 	if (!h || h->n == 0)
 		return NAN;
-	return (double)aiw_hist_count_le(h, x) / (double)h->n;
+	return (double)aiwi_hist_count_le(h, x) / (double)h->n;
 }
 
-bool aiw_hist_next_bucket(const aiw_hist *h, aiw_hist_iter *it, double *lo, double *hi,
+bool aiwi_hist_next_bucket(const aiwi_hist *h, aiwi_hist_iter *it, double *lo, double *hi,
                           uint64_t *count)
 {
 	if (!h || !h->counts || !it)
@@ -443,14 +443,14 @@ bool aiw_hist_next_bucket(const aiw_hist *h, aiw_hist_iter *it, double *lo, doub
 	return false;
 }
 
-size_t aiw_hist_bytes(const aiw_hist *h)
+size_t aiwi_hist_bytes(const aiwi_hist *h)
 {
 	if (!h || !h->counts)
 		return 0;
 	return (size_t)h->nbuckets * sizeof *h->counts;
 }
 
-double aiw_hist_bound(const aiw_hist *h, uint32_t i)
+double aiwi_hist_bound(const aiwi_hist *h, uint32_t i)
 {
 	if (!h || !h->counts || i > h->nbuckets)
 		return NAN;
@@ -460,51 +460,51 @@ double aiw_hist_bound(const aiw_hist *h, uint32_t i)
 /* ------------------------------------------------------------------------ */
 /* windowed                                                                  */
 /* ------------------------------------------------------------------------ */
-aiw_status aiw_winhist_init(aiw_winhist *w, double min_value, double max_value, double rel_err,
+aiw_status aiwi_winhist_init(aiwi_winhist *w, double min_value, double max_value, double rel_err,
                             char *errbuf, size_t errlen)
 {
 	if (!w)
-		return aiw__buferr(errbuf, errlen, AIW_EINVAL, "histogram: NULL handle");
+		return aiwi_buferr(errbuf, errlen, AIW_EINVAL, "histogram: NULL handle");
 	memset(w, 0, sizeof *w);
-	aiw_status st = aiw_hist_init(&w->all, min_value, max_value, rel_err, errbuf, errlen);
+	aiw_status st = aiwi_hist_init(&w->all, min_value, max_value, rel_err, errbuf, errlen);
 	if (st == AIW_OK)
-		st = aiw_hist_init_like(&w->win, &w->all, false);
+		st = aiwi_hist_init_like(&w->win, &w->all, false);
 	if (st != AIW_OK)
-		aiw_winhist_free(w);
+		aiwi_winhist_free(w);
 	return st;
 }
 
-void aiw_winhist_free(aiw_winhist *w)
+void aiwi_winhist_free(aiwi_winhist *w)
 {
 	if (!w)
 		return;
-	aiw_hist_free(&w->all);
-	aiw_hist_free(&w->win);
+	aiwi_hist_free(&w->all);
+	aiwi_hist_free(&w->win);
 }
 
-aiw_status aiw_winhist_add(aiw_winhist *w, double x)
+aiw_status aiwi_winhist_add(aiwi_winhist *w, double x)
 {
-	aiw_hist_add(&w->win, x);
-	return aiw_hist_add(&w->all, x);
+	aiwi_hist_add(&w->win, x);
+	return aiwi_hist_add(&w->all, x);
 }
 
-double aiw_winhist_roll(aiw_winhist *w, double q)
+double aiwi_winhist_roll(aiwi_winhist *w, double q)
 {
-	double v = aiw_hist_quantile(&w->win, q);
-	aiw_hist_reset(&w->win);
+	double v = aiwi_hist_quantile(&w->win, q);
+	aiwi_hist_reset(&w->win);
 	return v;
 }
 
-void aiw_winhist_reset(aiw_winhist *w)
+void aiwi_winhist_reset(aiwi_winhist *w)
 {
-	aiw_hist_reset(&w->all);
-	aiw_hist_reset(&w->win);
+	aiwi_hist_reset(&w->all);
+	aiwi_hist_reset(&w->win);
 }
 
 /* ======================================================================== */
-/* aiw_rstat                                                                 */
+/* aiwi_rstat                                                                 */
 /* ======================================================================== */
-aiw_status aiw_rstat_init(aiw_rstat *s)
+aiw_status aiwi_rstat_init(aiwi_rstat *s)
 {
 	if (!s)
 		return AIW_EINVAL;
@@ -513,7 +513,7 @@ aiw_status aiw_rstat_init(aiw_rstat *s)
 	return s->ws ? AIW_OK : AIW_ENOMEM;
 }
 
-void aiw_rstat_free(aiw_rstat *s)
+void aiwi_rstat_free(aiwi_rstat *s)
 {
 	if (!s)
 		return;
@@ -522,7 +522,7 @@ void aiw_rstat_free(aiw_rstat *s)
 	s->ws = NULL;
 }
 
-void aiw_rstat_reset(aiw_rstat *s)
+void aiwi_rstat_reset(aiwi_rstat *s)
 {
 	if (s && s->ws)
 		gsl_rstat_reset(s->ws);
@@ -530,7 +530,7 @@ void aiw_rstat_reset(aiw_rstat *s)
 		s->n_nonfinite = 0;
 }
 
-aiw_status aiw_rstat_add(aiw_rstat *s, double x)
+aiw_status aiwi_rstat_add(aiwi_rstat *s, double x)
 {
 	if (!isfinite(x)) {
 		s->n_nonfinite++;
@@ -540,44 +540,44 @@ aiw_status aiw_rstat_add(aiw_rstat *s, double x)
 	return AIW_OK;
 }
 
-size_t aiw_rstat_n(const aiw_rstat *s)
+size_t aiwi_rstat_n(const aiwi_rstat *s)
 {
 	return s && s->ws ? gsl_rstat_n(s->ws) : 0;
 }
 
-double aiw_rstat_mean(const aiw_rstat *s)
+double aiwi_rstat_mean(const aiwi_rstat *s)
 {
-	return aiw_rstat_n(s) ? gsl_rstat_mean(s->ws) : NAN;
+	return aiwi_rstat_n(s) ? gsl_rstat_mean(s->ws) : NAN;
 }
 
-double aiw_rstat_variance(const aiw_rstat *s)
+double aiwi_rstat_variance(const aiwi_rstat *s)
 {
-	return aiw_rstat_n(s) >= 2 ? gsl_rstat_variance(s->ws) : NAN;
+	return aiwi_rstat_n(s) >= 2 ? gsl_rstat_variance(s->ws) : NAN;
 }
 
-double aiw_rstat_sd(const aiw_rstat *s)
+double aiwi_rstat_sd(const aiwi_rstat *s)
 {
-	return aiw_rstat_n(s) >= 2 ? gsl_rstat_sd(s->ws) : NAN;
+	return aiwi_rstat_n(s) >= 2 ? gsl_rstat_sd(s->ws) : NAN;
 }
 
-double aiw_rstat_min(const aiw_rstat *s)
+double aiwi_rstat_min(const aiwi_rstat *s)
 {
-	return aiw_rstat_n(s) ? gsl_rstat_min(s->ws) : NAN;
+	return aiwi_rstat_n(s) ? gsl_rstat_min(s->ws) : NAN;
 }
 
-double aiw_rstat_max(const aiw_rstat *s)
+double aiwi_rstat_max(const aiwi_rstat *s)
 {
-	return aiw_rstat_n(s) ? gsl_rstat_max(s->ws) : NAN;
+	return aiwi_rstat_n(s) ? gsl_rstat_max(s->ws) : NAN;
 }
 
-double aiw_rstat_median(const aiw_rstat *s)
+double aiwi_rstat_median(const aiwi_rstat *s)
 {
-	return aiw_rstat_n(s) ? gsl_rstat_median(s->ws) : NAN;
+	return aiwi_rstat_n(s) ? gsl_rstat_median(s->ws) : NAN;
 }
 
-double aiw_rstat_ci_halfwidth(const aiw_rstat *s, double level)
+double aiwi_rstat_ci_halfwidth(const aiwi_rstat *s, double level)
 {
-	size_t n = aiw_rstat_n(s);
+	size_t n = aiwi_rstat_n(s);
 	if (n < 2 || !(level > 0.0 && level < 1.0))
 		return NAN;
 	/* Student t quantile with n - 1 degrees of freedom (gsl_cdf_tdist_Pinv) */

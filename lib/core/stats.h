@@ -17,7 +17,7 @@
 #include <string.h>
 
 /* ======================================================================== */
-/* aiw_hist: log-linear histogram (HdrHistogram's layout, Tene; the        */
+/* aiwi_hist: log-linear histogram (HdrHistogram's layout, Tene; the        */
 /* relative-error quantile guarantee of DDSketch, Masson, Rim and Lee,      */
 /* VLDB 2019).                                                               */
 /*                                                                           */
@@ -50,7 +50,7 @@
 /* q = 0 and q = 1 return the exact min and max.  An empty histogram gives   */
 /* NAN.                                                                      */
 /* ======================================================================== */
-typedef struct aiw_hist {
+typedef struct aiwi_hist {
 	double min_value, max_value; /* requested range; buckets cover [b_0, b_n) */
 	double rel_err;              /* alpha: guaranteed relative error */
 	double top;                  /* b_n, the end of the bucketed range */
@@ -67,7 +67,7 @@ typedef struct aiw_hist {
 	double min, max;       /* exact extremes of accepted samples */
 	double under_min, under_max; /* extremes of the underflow bucket */
 	double over_min;       /* smallest value in the overflow bucket */
-} aiw_hist;
+} aiwi_hist;
 
 /* Default range for latencies (s) and the default relative error. */
 #define AIW_HIST_MIN_S 1e-6
@@ -79,28 +79,28 @@ typedef struct aiw_hist {
 /* Allocate the buckets for [min_value, max_value) with relative error
  * rel_err in (0, 0.5].  min_value > 0 and max_value > min_value, both
  * finite.  errbuf (may be NULL) names the bad argument.  On failure h is
- * left empty (aiw_hist_free is still safe). */
-aiw_status aiw_hist_init(aiw_hist *h, double min_value, double max_value, double rel_err,
+ * left empty (aiwi_hist_free is still safe). */
+aiw_status aiwi_hist_init(aiwi_hist *h, double min_value, double max_value, double rel_err,
                          char *errbuf, size_t errlen);
 /* Same range, relative error and (optionally) contents as src. */
-aiw_status aiw_hist_init_like(aiw_hist *h, const aiw_hist *src, bool copy_counts);
-void aiw_hist_free(aiw_hist *h);
+aiw_status aiwi_hist_init_like(aiwi_hist *h, const aiwi_hist *src, bool copy_counts);
+void aiwi_hist_free(aiwi_hist *h);
 /* Forget every sample; keeps the buckets (O(touched buckets)). */
-void aiw_hist_reset(aiw_hist *h);
+void aiwi_hist_reset(aiwi_hist *h);
 
 /* Add one sample in O(1).  AIW_OK when accepted; AIW_EINVAL for NaN
  * (ignored, counted in n_nan); AIW_ERANGE for negative or infinite values
  * (rejected, counted in n_rejected). */
-aiw_status aiw_hist_add(aiw_hist *h, double x);
+aiw_status aiwi_hist_add(aiwi_hist *h, double x);
 /* Add the same value count times (count 0 is a no-op). */
-aiw_status aiw_hist_add_n(aiw_hist *h, double x, uint64_t count);
+aiw_status aiwi_hist_add_n(aiwi_hist *h, double x, uint64_t count);
 
-/* aiw_hist_add for the library's hot paths (serving.c adds four latencies
+/* aiwi_hist_add for the library's hot paths (serving.c adds four latencies
  * per request): the common case, a value inside the bucketed range (NaN is
- * not), inline and updated as aiw_hist_add_n does it for count 1 (the same
+ * not), inline and updated as aiwi_hist_add_n does it for count 1 (the same
  * operations in the same order, so the same bits); anything else goes to
- * aiw_hist_add_n.  No status: the callers add latencies >= 0. */
-static inline void aiw__hist_add(aiw_hist *h, double x)
+ * aiwi_hist_add_n.  No status: the callers add latencies >= 0. */
+static inline void aiwi_hist_add_fast(aiwi_hist *h, double x)
 {
 	if (AIW_LIKELY(x >= h->min_value && x < h->top)) { /* b_0 = min_value */
 		/* x >= min_value >= 2^-1022: a normal double, log-linear bits */
@@ -120,89 +120,89 @@ static inline void aiw__hist_add(aiw_hist *h, double x)
 		h->counts[i]++;
 		return;
 	}
-	(void)aiw_hist_add_n(h, x, 1);
+	(void)aiwi_hist_add_n(h, x, 1);
 }
 /* Add every sample of src to h.  Both must have the same range and
  * relative error (AIW_EINVAL otherwise, h unchanged).  The result equals
  * adding all of src's samples to h, bucket for bucket. */
-aiw_status aiw_hist_merge(aiw_hist *h, const aiw_hist *src);
+aiw_status aiwi_hist_merge(aiwi_hist *h, const aiwi_hist *src);
 
-static inline uint64_t aiw_hist_count(const aiw_hist *h) { return h->n; }
+static inline uint64_t aiwi_hist_count(const aiwi_hist *h) { return h->n; }
 /* Exact mean of the accepted samples (compensated sum / n); NAN if empty. */
-double aiw_hist_mean(const aiw_hist *h);
+double aiwi_hist_mean(const aiwi_hist *h);
 /* Exact extremes; NAN if empty. */
-double aiw_hist_min(const aiw_hist *h);
-double aiw_hist_max(const aiw_hist *h);
+double aiwi_hist_min(const aiwi_hist *h);
+double aiwi_hist_max(const aiwi_hist *h);
 /* Exact sum of the accepted samples (0 if empty). */
-double aiw_hist_sum(const aiw_hist *h);
+double aiwi_hist_sum(const aiwi_hist *h);
 /* Nearest-rank quantile, q in [0, 1] (NAN for q outside or when empty). */
-double aiw_hist_quantile(const aiw_hist *h, double q);
+double aiwi_hist_quantile(const aiwi_hist *h, double q);
 /* Number of samples whose reported value is <= x (each sample counts as
- * its bucket's reported value, as aiw_hist_quantile does): exact for every
+ * its bucket's reported value, as aiwi_hist_quantile does): exact for every
  * sample farther than rel_err (relative) from x.  Monotone in x; x = +inf
  * gives the count, x < 0 or NaN gives 0.  For Prometheus `le` buckets. */
-uint64_t aiw_hist_count_le(const aiw_hist *h, double x);
-/* Fraction of samples <= x, as aiw_hist_count_le / count (NAN if empty). */
-double aiw_hist_fraction_le(const aiw_hist *h, double x);
+uint64_t aiwi_hist_count_le(const aiwi_hist *h, double x);
+/* Fraction of samples <= x, as aiwi_hist_count_le / count (NAN if empty). */
+double aiwi_hist_fraction_le(const aiwi_hist *h, double x);
 
 /* Iteration over the non-empty buckets in increasing order, including the
  * zero, underflow and overflow buckets.  Start with *it = 0; each call
  * fills [lo, hi) (zero bucket: lo = hi = 0; underflow: [under_min, under_max];
  * overflow: [over_min, max]) and the count, and returns false at the end. */
-typedef size_t aiw_hist_iter;
-bool aiw_hist_next_bucket(const aiw_hist *h, aiw_hist_iter *it, double *lo, double *hi,
+typedef size_t aiwi_hist_iter;
+bool aiwi_hist_next_bucket(const aiwi_hist *h, aiwi_hist_iter *it, double *lo, double *hi,
                           uint64_t *count);
 /* Heap bytes owned by h (fixed at init). */
-size_t aiw_hist_bytes(const aiw_hist *h);
+size_t aiwi_hist_bytes(const aiwi_hist *h);
 /* Boundary b_i of the bucketed range (i <= nbuckets), for exporters that
- * want `le` bounds on which aiw_hist_count_le is exact. */
-double aiw_hist_bound(const aiw_hist *h, uint32_t i);
+ * want `le` bounds on which aiwi_hist_count_le is exact. */
+double aiwi_hist_bound(const aiwi_hist *h, uint32_t i);
 
 /* ------------------------------------------------------------------------ */
 /* Windowed quantiles: a cumulative histogram plus one for the current       */
 /* window (e.g. the sample interval), reset at each window end.  Adding     */
 /* costs two O(1) updates; rolling costs O(buckets touched in the window). */
 /* ------------------------------------------------------------------------ */
-typedef struct aiw_winhist {
-	aiw_hist all; /* every sample since init/reset */
-	aiw_hist win; /* samples since the last roll */
-} aiw_winhist;
+typedef struct aiwi_winhist {
+	aiwi_hist all; /* every sample since init/reset */
+	aiwi_hist win; /* samples since the last roll */
+} aiwi_winhist;
 
-aiw_status aiw_winhist_init(aiw_winhist *w, double min_value, double max_value, double rel_err,
+aiw_status aiwi_winhist_init(aiwi_winhist *w, double min_value, double max_value, double rel_err,
                             char *errbuf, size_t errlen);
-void aiw_winhist_free(aiw_winhist *w);
-aiw_status aiw_winhist_add(aiw_winhist *w, double x);
+void aiwi_winhist_free(aiwi_winhist *w);
+aiw_status aiwi_winhist_add(aiwi_winhist *w, double x);
 /* Quantile q of the current window (NAN if the window is empty), then
  * start a new window.  Read other window figures from w->win first. */
-double aiw_winhist_roll(aiw_winhist *w, double q);
-void aiw_winhist_reset(aiw_winhist *w);
+double aiwi_winhist_roll(aiwi_winhist *w, double q);
+void aiwi_winhist_reset(aiwi_winhist *w);
 
 /* ======================================================================== */
-/* aiw_rstat: running mean, variance, min, max (and P^2 median) over        */
+/* aiwi_rstat: running mean, variance, min, max (and P^2 median) over        */
 /* gsl_rstat (Welford's update), with a Student-t confidence half-width.    */
 /* Non-finite values are ignored and counted.                               */
 /* ======================================================================== */
-typedef struct aiw_rstat {
+typedef struct aiwi_rstat {
 	void *ws;         /* gsl_rstat_workspace */
 	uint64_t n_nonfinite;
-} aiw_rstat;
+} aiwi_rstat;
 
 /* AIW_ENOMEM on allocation failure (GSL also reports it to its error
  * handler, which aiw_sim_create turns off unless the application set one). */
-aiw_status aiw_rstat_init(aiw_rstat *s);
-void aiw_rstat_free(aiw_rstat *s);
-void aiw_rstat_reset(aiw_rstat *s);
+aiw_status aiwi_rstat_init(aiwi_rstat *s);
+void aiwi_rstat_free(aiwi_rstat *s);
+void aiwi_rstat_reset(aiwi_rstat *s);
 /* AIW_OK, or AIW_EINVAL for a non-finite x (ignored, counted). */
-aiw_status aiw_rstat_add(aiw_rstat *s, double x);
-size_t aiw_rstat_n(const aiw_rstat *s);
-double aiw_rstat_mean(const aiw_rstat *s);     /* NAN if n = 0 */
-double aiw_rstat_variance(const aiw_rstat *s); /* unbiased (n - 1); NAN if n < 2 */
-double aiw_rstat_sd(const aiw_rstat *s);       /* NAN if n < 2 */
-double aiw_rstat_min(const aiw_rstat *s);      /* NAN if n = 0 */
-double aiw_rstat_max(const aiw_rstat *s);      /* NAN if n = 0 */
-double aiw_rstat_median(const aiw_rstat *s);   /* P^2 estimate; NAN if n = 0 */
+aiw_status aiwi_rstat_add(aiwi_rstat *s, double x);
+size_t aiwi_rstat_n(const aiwi_rstat *s);
+double aiwi_rstat_mean(const aiwi_rstat *s);     /* NAN if n = 0 */
+double aiwi_rstat_variance(const aiwi_rstat *s); /* unbiased (n - 1); NAN if n < 2 */
+double aiwi_rstat_sd(const aiwi_rstat *s);       /* NAN if n < 2 */
+double aiwi_rstat_min(const aiwi_rstat *s);      /* NAN if n = 0 */
+double aiwi_rstat_max(const aiwi_rstat *s);      /* NAN if n = 0 */
+double aiwi_rstat_median(const aiwi_rstat *s);   /* P^2 estimate; NAN if n = 0 */
 /* Half-width of the two-sided confidence interval of the mean at level
  * in (0, 1): t_{n-1, (1+level)/2} * sd / sqrt(n).  NAN if n < 2. */
-double aiw_rstat_ci_halfwidth(const aiw_rstat *s, double level);
+double aiwi_rstat_ci_halfwidth(const aiwi_rstat *s, double level);
 
 #endif /* AIW_STATS_H */

@@ -25,12 +25,12 @@
 static FILE *open_out(aiw_sim *sim, const char *path, const char *fn)
 {
 	if (!path) {
-		aiw__err(sim, AIW_EINVAL, "%s: path is NULL", fn);
+		aiwi_err(sim, AIW_EINVAL, "%s: path is NULL", fn);
 		return NULL;
 	}
 	FILE *f = fopen(path, "w");
 	if (!f)
-		aiw__err(sim, AIW_EIO, "%s: cannot write '%s': %s", fn, path, strerror(errno));
+		aiwi_err(sim, AIW_EIO, "%s: cannot write '%s': %s", fn, path, strerror(errno));
 	return f;
 }
 
@@ -38,7 +38,7 @@ static aiw_status close_out(aiw_sim *sim, FILE *f, const char *path)
 {
 	bool bad = ferror(f) != 0;
 	if (fclose(f) != 0 || bad)
-		return aiw__err(sim, AIW_EIO, "error writing '%s'", path);
+		return aiwi_err(sim, AIW_EIO, "error writing '%s'", path);
 	return AIW_OK;
 }
 
@@ -57,20 +57,20 @@ AIW_EXPORT aiw_status aiw_sim_write_csv(aiw_sim *sim, const char *path)
 	FILE *f = open_out(sim, path, "aiw_sim_write_csv");
 	if (!f)
 		return aiw_sim_errmsg(sim)[0] && !path ? AIW_EINVAL : AIW_EIO;
-	aiw_recorder *r = aiw__recorder(sim);
-	size_t ns = aiw_rec_count(r), len = aiw_rec_length(r);
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
+	size_t ns = aiwi_rec_count(r), len = aiwi_rec_length(r);
 	fputs("time_s", f);
 	for (size_t i = 0; i < ns; i++) {
-		const char *u = aiw_rec_unit(r, i);
-		fprintf(f, ",%s [%s]", aiw_rec_name(r, i), *u ? u : "1");
+		const char *u = aiwi_rec_unit(r, i);
+		fprintf(f, ",%s [%s]", aiwi_rec_name(r, i), *u ? u : "1");
 	}
 	fputc('\n', f);
-	const double *t = aiw_rec_times(r);
+	const double *t = aiwi_rec_times(r);
 	for (size_t k = 0; k < len; k++) {
 		put_num(f, t[k]);
 		for (size_t i = 0; i < ns; i++) {
 			fputc(',', f);
-			put_num(f, aiw_rec_values(r, i)[k]);
+			put_num(f, aiwi_rec_values(r, i)[k]);
 		}
 		fputc('\n', f);
 	}
@@ -119,11 +119,11 @@ AIW_EXPORT aiw_status aiw_sim_write_json(aiw_sim *sim, const char *path)
 	json_num(f, now);
 	fprintf(f, ",\n  \"parameters\": {");
 	size_t first = 1;
-	for (size_t i = 0; i < aiw__ncomps(sim); i++) {
-		aiw_comp *c = aiw__comp_at(sim, i);
+	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
 		for (size_t j = 0; j < c->kind->nparams; j++) {
 			char buf[4200];
-			aiw_value_format(&c->kind->params[j], &c->v[j], buf, sizeof buf);
+			aiwi_value_format(&c->kind->params[j], &c->v[j], buf, sizeof buf);
 			fprintf(f, "%s\n    ", first ? "" : ",");
 			first = 0;
 			char name[400];
@@ -167,7 +167,7 @@ static void split_full(const char *full, split_name *p)
 		return;
 	}
 	snprintf(p->kind, sizeof p->kind, "%.*s", (int)(d1 - full), full);
-	const aiw_kind *k = aiw_kind_find(p->kind);
+	const aiwi_kind *k = aiwi_kind_find(p->kind);
 	const char *d2 = strchr(d1 + 1, '.');
 	if (k && !k->singleton && d2) {
 		snprintf(p->comp, sizeof p->comp, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
@@ -461,7 +461,7 @@ static const double LE_BOUNDS[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
                                    1,     2.5,  5,     10,   30,  60,   120};
 
 /* The inference fleet's latency histograms come from serving.c
- * (aiw_serving_hist, NULL for other components). */
+ * (aiwi_serving_hist, NULL for other components). */
 #define AIW_HAVE_HIST_HOOK() 1
 
 static const struct hist_family {
@@ -482,13 +482,13 @@ static const char *const LE_TEXT[] = {"0.005", "0.01", "0.025", "0.05", "0.1", "
 
 /* Cumulative `le` buckets from the log-bucketed histogram: exact for every
  * sample farther than its relative error (1%) from a bound. */
-static void prom_histograms(pset *s, aiw_comp *c)
+static void prom_histograms(pset *s, aiwi_comp *c)
 {
 	if (!AIW_HAVE_HIST_HOOK() || strcmp(c->kind->name, "inference") != 0)
 		return;
 	char labels[256], help[256];
 	for (size_t k = 0; k < sizeof HIST_FAMILIES / sizeof *HIST_FAMILIES; k++) {
-		const aiw_hist *h = aiw_serving_hist(c, HIST_FAMILIES[k].which);
+		const aiwi_hist *h = aiwi_serving_hist(c, HIST_FAMILIES[k].which);
 		if (!h)
 			continue;
 		snprintf(help, sizeof help, "%s", HIST_FAMILIES[k].help);
@@ -496,14 +496,14 @@ static void prom_histograms(pset *s, aiw_comp *c)
 			bool inf = b == sizeof LE_BOUNDS / sizeof *LE_BOUNDS;
 			snprintf(labels, sizeof labels, "component=\"%s\",le=\"%s\"", c->name,
 			         inf ? "+Inf" : LE_TEXT[b]);
-			double n = inf ? (double)aiw_hist_count(h) : (double)aiw_hist_count_le(h, LE_BOUNDS[b]);
+			double n = inf ? (double)aiwi_hist_count(h) : (double)aiwi_hist_count_le(h, LE_BOUNDS[b]);
 			pset_add_sfx(s, HIST_FAMILIES[k].name, "_bucket", labels, "histogram", help, n);
 		}
 		snprintf(labels, sizeof labels, "component=\"%s\"", c->name);
 		pset_add_sfx(s, HIST_FAMILIES[k].name, "_sum", labels, "histogram", help,
-		             aiw_hist_sum(h));
+		             aiwi_hist_sum(h));
 		pset_add_sfx(s, HIST_FAMILIES[k].name, "_count", labels, "histogram", help,
-		             (double)aiw_hist_count(h));
+		             (double)aiwi_hist_count(h));
 	}
 }
 
@@ -541,26 +541,26 @@ AIW_EXPORT aiw_status aiw_sim_write_prometheus(aiw_sim *sim, const char *path)
 		}
 	}
 	/* the last point of the standard curves, under the operators' names */
-	aiw_recorder *r = aiw__recorder(sim);
-	size_t ns = aiw_rec_count(r), len = aiw_rec_length(r);
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
+	size_t ns = aiwi_rec_count(r), len = aiwi_rec_length(r);
 	for (size_t i = 0; len && i < ns; i++) {
 		split_name p;
-		split_full(aiw_rec_name(r, i), &p);
+		split_full(aiwi_rec_name(r, i), &p);
 		const struct alias *a = alias_of(&p);
 		if (!a || a->promtest_only || a->mode != AL_GAUGE)
 			continue;
 		prom_labels(&p, a->comp_only, a->extra, labels, sizeof labels);
 		snprintf(fam_help, sizeof fam_help, "%s, over the last sample interval of the run",
 		         a->help);
-		pset_add(&s, a->name, labels, "gauge", fam_help, aiw_rec_values(r, i)[len - 1]);
+		pset_add(&s, a->name, labels, "gauge", fam_help, aiwi_rec_values(r, i)[len - 1]);
 	}
 	/* latency histograms of the inference fleets */
-	for (size_t i = 0; i < aiw__ncomps(sim); i++)
-		prom_histograms(&s, aiw__comp_at(sim, i));
+	for (size_t i = 0; i < aiwi_ncomps(sim); i++)
+		prom_histograms(&s, aiwi_comp_at(sim, i));
 	if (s.oom) {
 		pset_free(&s);
 		fclose(f);
-		return aiw__err(sim, AIW_ENOMEM, "aiw_sim_write_prometheus: out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "aiw_sim_write_prometheus: out of memory");
 	}
 	if (s.n)
 		qsort(s.e, s.n, sizeof *s.e, pentry_cmp);
@@ -655,21 +655,21 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 	if (!sim)
 		return AIW_EINVAL;
 	if (!path)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_write_promtest: path is NULL");
-	aiw_recorder *r = aiw__recorder(sim);
-	size_t ns = aiw_rec_count(r), len = aiw_rec_length(r);
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_write_promtest: path is NULL");
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
+	size_t ns = aiwi_rec_count(r), len = aiwi_rec_length(r);
 	if (len == 0)
-		return aiw__err(sim, AIW_ESTATE, "aiw_sim_write_promtest: no curves yet (run first)");
+		return aiwi_err(sim, AIW_ESTATE, "aiw_sim_write_promtest: no curves yet (run first)");
 	double si = NAN;
 	aiw_sim_get_double(sim, "sim.sample_interval", &si);
 	char dur[48];
 	if (!prom_duration(si, dur, sizeof dur))
-		return aiw__err(sim, AIW_ERANGE,
+		return aiwi_err(sim, AIW_ERANGE,
 		                "aiw_sim_write_promtest: sim.sample_interval = %g s is not a whole "
 		                "number of milliseconds (promtool's resolution)",
 		                si);
 	if (rule_files && strpbrk(rule_files, "'\n\r"))
-		return aiw__err(sim, AIW_EINVAL,
+		return aiwi_err(sim, AIW_EINVAL,
 		                "aiw_sim_write_promtest: rule file names may not contain a single "
 		                "quote or a line break");
 	FILE *f = open_out(sim, path, "aiw_sim_write_promtest");
@@ -685,8 +685,8 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 	        "# averages the interval ending at time t is the sample at t.  Add\n"
 	        "# alert_rule_test or promql_expr_test entries to the test below.\n",
 	        aiw_version_string(), seed[0] ? seed : "0", now, dur);
-	uint64_t dropped = aiw_rec_dropped(r);
-	double t0 = aiw_rec_window_start(r);
+	uint64_t dropped = aiwi_rec_dropped(r);
+	double t0 = aiwi_rec_window_start(r);
 	if (dropped)
 		fprintf(f,
 		        "# sim.series_keep kept the last %zu points of each curve: the %llu samples\n"
@@ -719,14 +719,14 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 	double *acc = malloc(len * sizeof *acc);
 	if (!acc) {
 		fclose(f);
-		return aiw__err(sim, AIW_ENOMEM, "aiw_sim_write_promtest: out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "aiw_sim_write_promtest: out of memory");
 	}
-	const double *t = aiw_rec_times(r);
+	const double *t = aiwi_rec_times(r);
 	for (size_t i = 0; i < ns; i++) {
 		split_name p;
-		split_full(aiw_rec_name(r, i), &p);
+		split_full(aiwi_rec_name(r, i), &p);
 		const struct alias *a = alias_of(&p);
-		const double *v = aiw_rec_values(r, i);
+		const double *v = aiwi_rec_values(r, i);
 		double scale = 1.0;
 		if (a) {
 			snprintf(name, sizeof name, "%s", a->name);
@@ -744,7 +744,7 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 				v = acc;
 			}
 		} else {
-			scale = prom_generic(aiw_rec_name(r, i), name, sizeof name, labels, sizeof labels);
+			scale = prom_generic(aiwi_rec_name(r, i), name, sizeof name, labels, sizeof labels);
 		}
 		fprintf(f, "      - series: '%s%s%s%s'\n        values: ", name, labels[0] ? "{" : "",
 		        labels, labels[0] ? "}" : "");
@@ -1037,14 +1037,14 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 	if (!sim)
 		return AIW_EINVAL;
 	if (!path)
-		return aiw__err(sim, AIW_EINVAL, "aiw_sim_write_svg: path is NULL");
-	aiw_recorder *r = aiw__recorder(sim);
-	size_t len = aiw_rec_length(r);
-	int it = aiw_rec_find(r, "site.power_w"), fac = aiw_rec_find(r, "site.facility_power_w");
-	int sutil = aiw_rec_find(r, "site.utilization");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_write_svg: path is NULL");
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
+	size_t len = aiwi_rec_length(r);
+	int it = aiwi_rec_find(r, "site.power_w"), fac = aiwi_rec_find(r, "site.facility_power_w");
+	int sutil = aiwi_rec_find(r, "site.utilization");
 	if (len == 0 || it < 0)
-		return aiw__err(sim, AIW_ESTATE, "aiw_sim_write_svg: no curves yet (run first)");
-	size_t nc = aiw__ncomps(sim), ncomp = 0, nrep = 0;
+		return aiwi_err(sim, AIW_ESTATE, "aiw_sim_write_svg: no curves yet (run first)");
+	size_t nc = aiwi_ncomps(sim), ncomp = 0, nrep = 0;
 	svg_comp *comps = calloc(nc ? nc : 1, sizeof *comps);
 	double *stack = NULL, *tm = NULL;
 	size_t m = len > 2 * SVG_PLOT_W ? SVG_PLOT_W : len;
@@ -1054,10 +1054,10 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		free(comps);
 		free(stack);
 		free(tm);
-		return aiw__err(sim, AIW_ENOMEM, "aiw_sim_write_svg: out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "aiw_sim_write_svg: out of memory");
 	}
 	for (size_t i = 0; i < nc; i++) {
-		aiw_comp *c = aiw__comp_at(sim, i);
+		aiwi_comp *c = aiwi_comp_at(sim, i);
 		if (!c->accounted || c->series_base < 0)
 			continue;
 		char n[256];
@@ -1066,7 +1066,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		s->label = c->prefix;
 		s->power = c->series_base;
 		s->util = c->series_base + 1;
-		s->replicas = aiw_rec_find(r, n);
+		s->replicas = aiwi_rec_find(r, n);
 		s->training = strcmp(c->kind->name, "training") == 0;
 		nrep += s->replicas >= 0;
 	}
@@ -1078,8 +1078,8 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		free(tm);
 		return AIW_EIO;
 	}
-	const double *t = aiw_rec_times(r);
-	double end = t[len - 1], start = aiw_rec_window_start(r);
+	const double *t = aiwi_rec_times(r);
+	double end = t[len - 1], start = aiwi_rec_window_start(r);
 	int npanels = 1 + (ncomp > 0) + (ncomp > 0 || sutil >= 0) + (nrep > 0);
 	int height = SVG_TOP + npanels * (SVG_PANEL_H + SVG_GAP) + 10;
 	fprintf(f,
@@ -1137,8 +1137,8 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 	int k = 0;
 	/* 1: site power */
 	{
-		const double *vi = aiw_rec_values(r, (size_t)it);
-		const double *vf = fac >= 0 ? aiw_rec_values(r, (size_t)fac) : NULL;
+		const double *vi = aiwi_rec_values(r, (size_t)it);
+		const double *vf = fac >= 0 ? aiwi_rec_values(r, (size_t)fac) : NULL;
 		double mx = 0;
 		for (size_t i = 0; i < len; i++) {
 			if (vi[i] > mx)
@@ -1171,7 +1171,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 			size_t i0 = len * j / m, i1 = len * (j + 1) / m;
 			double sum = 0;
 			for (size_t c = 0; c < ncomp; c++) {
-				const double *v = aiw_rec_values(r, (size_t)comps[c].power);
+				const double *v = aiwi_rec_values(r, (size_t)comps[c].power);
 				double a = 0;
 				for (size_t i = i0; i < i1; i++)
 					a += isfinite(v[i]) ? v[i] : 0;
@@ -1184,7 +1184,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		p.y0 = SVG_TOP + 20 + k++ * (SVG_PANEL_H + SVG_GAP);
 		panel_frame(&p, "IT power by component (stacked)", "power", false);
 		for (size_t c = 0; c < ncomp; c++) {
-			const double *v = aiw_rec_values(r, (size_t)comps[c].power);
+			const double *v = aiwi_rec_values(r, (size_t)comps[c].power);
 			for (size_t j = 0; j < m; j++) {
 				size_t i0 = len * j / m, i1 = len * (j + 1) / m;
 				double a = 0;
@@ -1216,11 +1216,11 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		int e = 0, total = (int)ncomp + (sutil >= 0);
 		for (size_t c = 0; c < ncomp; c++) {
 			const char *col = PALETTE[c % NPALETTE];
-			draw_line(&p, t, aiw_rec_values(r, (size_t)comps[c].util), len, 1, col, false);
+			draw_line(&p, t, aiwi_rec_values(r, (size_t)comps[c].util), len, 1, col, false);
 			legend_entry(&p, e++, total, col, comps[c].label, false, false);
 		}
 		if (sutil >= 0) {
-			draw_line(&p, t, aiw_rec_values(r, (size_t)sutil), len, 1, "#222222", true);
+			draw_line(&p, t, aiwi_rec_values(r, (size_t)sutil), len, 1, "#222222", true);
 			legend_entry(&p, e++, total, "#222222", "site", true, false);
 		}
 		fputs("</g>\n", f);
@@ -1231,7 +1231,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		for (size_t c = 0; c < ncomp; c++) {
 			if (comps[c].replicas < 0)
 				continue;
-			const double *v = aiw_rec_values(r, (size_t)comps[c].replicas);
+			const double *v = aiwi_rec_values(r, (size_t)comps[c].replicas);
 			for (size_t i = 0; i < len; i++)
 				if (v[i] > mx)
 					mx = v[i];
@@ -1248,7 +1248,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 			if (comps[c].replicas < 0)
 				continue;
 			const char *col = PALETTE[c % NPALETTE];
-			draw_line(&p, t, aiw_rec_values(r, (size_t)comps[c].replicas), len, 1, col, false);
+			draw_line(&p, t, aiwi_rec_values(r, (size_t)comps[c].replicas), len, 1, col, false);
 			legend_entry(&p, e++, (int)nrep, col, comps[c].label, false, false);
 		}
 		fputs("</g>\n", f);

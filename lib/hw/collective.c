@@ -28,7 +28,7 @@
 
 #include <math.h>
 
-double aiw_ceil_log2(double p)
+double aiwi_ceil_log2(double p)
 {
 	/* doubling is exact for every p < 2^53, unlike log2() near powers of two */
 	double levels = 0, span = 1;
@@ -39,7 +39,7 @@ double aiw_ceil_log2(double p)
 	return levels;
 }
 
-double aiw_busbw_factor(double p)
+double aiwi_busbw_factor(double p)
 {
 	return p > 1 ? 2 * (p - 1) / p : 0;
 }
@@ -56,36 +56,36 @@ static double ring(double S, double p, double alpha, double bw, double f)
  * reduce and one of the broadcast, so only those two levels are slower. */
 static double tree(double S, double p, double alpha, double bw, double f)
 {
-	double L = aiw_ceil_log2(p);
+	double L = aiwi_ceil_log2(p);
 	if (L == 0)
 		return 0;
 	return 2 * L * alpha + 2 * (L - 1 + 1 / f) * S / bw;
 }
 
-double aiw_allreduce_ring(double S, double p, double alpha, double bw)
+double aiwi_allreduce_ring(double S, double p, double alpha, double bw)
 {
 	return ring(S, p, alpha, bw, 1);
 }
 
-double aiw_allreduce_tree(double S, double p, double alpha, double bw)
+double aiwi_allreduce_tree(double S, double p, double alpha, double bw)
 {
 	return tree(S, p, alpha, bw, 1);
 }
 
 static const char *const ALGOS[] = {"ring", "tree", "hierarchical"};
 
-int aiw_allreduce_algo(const char *name)
+int aiwi_allreduce_algo(const char *name)
 {
 	if (!name)
 		return -1;
 	for (int i = 0; i < (int)(sizeof ALGOS / sizeof *ALGOS); i++)
-		if (aiw_hw_ieq(name, ALGOS[i]))
+		if (aiwi_hw_ieq(name, ALGOS[i]))
 			return i;
 	return -1;
 }
 
-double aiw_allreduce(int algo, double S, double p, double g, const aiw_link_spec *intra,
-                     const aiw_link_spec *inter, double f)
+double aiwi_allreduce(int algo, double S, double p, double g, const aiwi_link_spec *intra,
+                     const aiwi_link_spec *inter, double f)
 {
 	if (p <= 1)
 		return 0;
@@ -132,7 +132,7 @@ AIW_EXPORT aiw_status aiw_allreduce_time(const char *algo, double bytes, double 
 {
 	if (!algo || !out)
 		return AIW_EINVAL;
-	int a = aiw_allreduce_algo(algo);
+	int a = aiwi_allreduce_algo(algo);
 	if (a < 0)
 		return AIW_EUNKNOWN;
 	if (!isfinite(bytes) || bytes < 0 || !count_ok(ranks) || !count_ok(gpus_per_node))
@@ -143,9 +143,9 @@ AIW_EXPORT aiw_status aiw_allreduce_time(const char *algo, double bytes, double 
 		return AIW_ERANGE;
 	if (!isfinite(slow_link_factor) || slow_link_factor <= 0 || slow_link_factor > 1)
 		return AIW_ERANGE;
-	aiw_link_spec intra = {"intra", alpha_intra, bw_intra};
-	aiw_link_spec inter = {"inter", alpha_inter, bw_inter};
-	*out = aiw_allreduce(a, bytes, ranks, gpus_per_node, &intra, &inter, slow_link_factor);
+	aiwi_link_spec intra = {"intra", alpha_intra, bw_intra};
+	aiwi_link_spec inter = {"inter", alpha_inter, bw_inter};
+	*out = aiwi_allreduce(a, bytes, ranks, gpus_per_node, &intra, &inter, slow_link_factor);
 	return AIW_OK;
 }
 
@@ -156,6 +156,6 @@ AIW_EXPORT aiw_status aiw_busbw(double bytes, double ranks, double seconds, doub
 	if (!isfinite(bytes) || bytes < 0 || !count_ok(ranks) || !isfinite(seconds) ||
 	    seconds <= 0)
 		return AIW_ERANGE;
-	*out = bytes / seconds * aiw_busbw_factor(ranks);
+	*out = bytes / seconds * aiwi_busbw_factor(ranks);
 	return AIW_OK;
 }

@@ -5,7 +5,7 @@
  * sparsity, which datasheets headline); power levels by phase, prices and
  * latencies that no datasheet gives are marked "estimate" with their basis.
  * Users add or override GPUs with [gpu NAME] scenario sections (the
- * aiw_kind_gpu component below); the public aiw_catalog_* functions list
+ * aiwi_kind_gpu component below); the public aiw_catalog_* functions list
  * the built-ins only, since they have no simulation to look in.
  *
  * Link latencies are NCCL's own per-step latencies for the ring algorithm
@@ -29,7 +29,7 @@
 /* ======================================================================== */
 /* Bandwidths are data rates per direction: NVLink per GPU (all links), PCIe
  * per x16 slot after 128b/130b encoding, NICs at their line rate. */
-static const aiw_link_spec LINKS[] = {
+static const aiwi_link_spec LINKS[] = {
 	/* A100: 12 NVLink3 links x 25 GB/s per direction = 600 GB/s bidirectional */
 	{"NVLink3", LAT_NVLINK, 300e9},
 	/* H100/H200: 18 NVLink4 links x 25 GB/s = 900 GB/s bidirectional */
@@ -63,7 +63,7 @@ static const aiw_link_spec LINKS[] = {
  *  - loading_w ~ idle + 0.05 TDP: weights stream in over PCIe, SMs idle.
  * On-demand prices are indicative 2024-25 list prices per GPU-hour; they
  * vary by provider and over time by a factor of several. */
-static const aiw_gpu_spec GPUS[] = {
+static const aiwi_gpu_spec GPUS[] = {
 	{
 		/* NVIDIA H100 Tensor Core GPU datasheet (SXM5): BF16 1,979 TFLOP/s
 		 * with sparsity = 989 dense, FP8 3,958 sparse, 80 GB HBM3 at
@@ -273,12 +273,12 @@ static const aiw_gpu_spec GPUS[] = {
 };
 #define NGPUS (sizeof GPUS / sizeof *GPUS)
 
-size_t aiw_hw_gpu_builtin_count(void) { return NGPUS; }
-const aiw_gpu_spec *aiw_hw_gpu_builtin(size_t i) { return i < NGPUS ? &GPUS[i] : NULL; }
-size_t aiw_hw_link_builtin_count(void) { return NLINKS; }
-const aiw_link_spec *aiw_hw_link_builtin(size_t i) { return i < NLINKS ? &LINKS[i] : NULL; }
+size_t aiwi_hw_gpu_builtin_count(void) { return NGPUS; }
+const aiwi_gpu_spec *aiwi_hw_gpu_builtin(size_t i) { return i < NGPUS ? &GPUS[i] : NULL; }
+size_t aiwi_hw_link_builtin_count(void) { return NLINKS; }
+const aiwi_link_spec *aiwi_hw_link_builtin(size_t i) { return i < NLINKS ? &LINKS[i] : NULL; }
 
-bool aiw_hw_ieq(const char *a, const char *b)
+bool aiwi_hw_ieq(const char *a, const char *b)
 {
 	for (;; a++, b++) {
 		unsigned char x = (unsigned char)*a, y = (unsigned char)*b;
@@ -293,18 +293,18 @@ bool aiw_hw_ieq(const char *a, const char *b)
 	}
 }
 
-static const aiw_gpu_spec *builtin_gpu(const char *name)
+static const aiwi_gpu_spec *builtin_gpu(const char *name)
 {
 	for (size_t i = 0; i < NGPUS; i++)
-		if (aiw_hw_ieq(GPUS[i].name, name))
+		if (aiwi_hw_ieq(GPUS[i].name, name))
 			return &GPUS[i];
 	return NULL;
 }
 
-static const aiw_link_spec *builtin_link(const char *name)
+static const aiwi_link_spec *builtin_link(const char *name)
 {
 	for (size_t i = 0; i < NLINKS; i++)
-		if (aiw_hw_ieq(LINKS[i].name, name))
+		if (aiwi_hw_ieq(LINKS[i].name, name))
 			return &LINKS[i];
 	return NULL;
 }
@@ -359,7 +359,7 @@ enum {
 };
 #define NFIELDS (P_NPARAMS - 1)
 
-static const aiw_param_def GPU_PARAMS[P_NPARAMS] = {
+static const aiwi_param_def GPU_PARAMS[P_NPARAMS] = {
 	[P_BASE] = {.key = "base",
 	            .full = "gpu.NAME.base",
 	            .type = AIW_PT_STRING,
@@ -388,16 +388,16 @@ typedef struct gpu_field {
 } gpu_field;
 
 static const gpu_field FIELDS[NFIELDS] = {
-#define X(k, t, u, lo, hi, fl, fb, doc_) {#k, u, doc_, offsetof(aiw_gpu_spec, k), fb, (fl) == XP},
+#define X(k, t, u, lo, hi, fl, fb, doc_) {#k, u, doc_, offsetof(aiwi_gpu_spec, k), fb, (fl) == XP},
 	GPU_FIELDS(X)
 #undef X
 };
 
-static inline double *fieldp(aiw_gpu_spec *g, size_t i)
+static inline double *fieldp(aiwi_gpu_spec *g, size_t i)
 {
 	return (double *)(void *)((char *)g + FIELDS[i].off);
 }
-static inline double fieldv(const aiw_gpu_spec *g, size_t i)
+static inline double fieldv(const aiwi_gpu_spec *g, size_t i)
 {
 	return *(const double *)(const void *)((const char *)g + FIELDS[i].off);
 }
@@ -405,7 +405,7 @@ static inline double fieldv(const aiw_gpu_spec *g, size_t i)
 static size_t field_index(const char *key)
 {
 	for (size_t i = 0; i < NFIELDS; i++)
-		if (aiw_hw_ieq(FIELDS[i].key, key))
+		if (aiwi_hw_ieq(FIELDS[i].key, key))
 			return i;
 	return SIZE_MAX;
 }
@@ -442,7 +442,7 @@ static void suggest_add(suggest *s, const char *name)
 {
 	char n[64];
 	lower_copy(n, sizeof n, name);
-	size_t d = aiw_edit_distance(s->q, n);
+	size_t d = aiwi_edit_distance(s->q, n);
 	size_t limit = s->qlen / 3 > 2 ? s->qlen / 3 : 2;
 	bool contains = s->qlen >= 2 && strstr(n, s->q) != NULL;
 	if (d == SIZE_MAX || (d > limit && !contains))
@@ -499,14 +499,14 @@ static void link_names(char *buf, size_t len)
 /* ======================================================================== */
 static const char *const ORIGIN_TEXT[] = {"", " (inherited)", " (default)"};
 
-static aiw_status check(aiw_sim *sim, const char *prefix, const aiw_gpu_spec *g,
+static aiw_status check(aiw_sim *sim, const char *prefix, const aiwi_gpu_spec *g,
                         const unsigned char *origin)
 {
 #define ORG(i) (origin ? ORIGIN_TEXT[origin[i]] : "")
 	for (size_t i = 0; i < NFIELDS; i++) {
 		double v = fieldv(g, i);
 		if (!isfinite(v) || v < 0 || (FIELDS[i].positive && v == 0))
-			return aiw__err(sim, AIW_ERANGE, "%s.%s = %g %s%s must be %s", prefix,
+			return aiwi_err(sim, AIW_ERANGE, "%s.%s = %g %s%s must be %s", prefix,
 			                FIELDS[i].key, v, FIELDS[i].unit, ORG(i),
 			                FIELDS[i].positive ? "finite and > 0" : "finite and >= 0");
 	}
@@ -518,27 +518,27 @@ static aiw_status check(aiw_sim *sim, const char *prefix, const aiw_gpu_spec *g,
 		size_t i = PHASES[k];
 		double v = fieldv(g, i);
 		if (v > g->tdp_w)
-			return aiw__err(sim, AIW_ERANGE, "%s.%s = %g W%s must not exceed tdp_w = %g W%s",
+			return aiwi_err(sim, AIW_ERANGE, "%s.%s = %g W%s must not exceed tdp_w = %g W%s",
 			                prefix, FIELDS[i].key, v, ORG(i), g->tdp_w, ORG(tdp));
 		if (v < g->idle_w)
-			return aiw__err(sim, AIW_ERANGE, "%s.%s = %g W%s must be at least idle_w = %g W%s",
+			return aiwi_err(sim, AIW_ERANGE, "%s.%s = %g W%s must be at least idle_w = %g W%s",
 			                prefix, FIELDS[i].key, v, ORG(i), g->idle_w, ORG(idle));
 	}
 	/* busy phases must differ from idle, or utilisation would not show in power */
 	if (g->idle_w >= g->compute_w)
-		return aiw__err(sim, AIW_ERANGE, "%s.idle_w = %g W%s must be below compute_w = %g W%s",
+		return aiwi_err(sim, AIW_ERANGE, "%s.idle_w = %g W%s must be below compute_w = %g W%s",
 		                prefix, g->idle_w, ORG(idle), g->compute_w, ORG(P_compute_w - 1));
 	if (g->idle_w >= g->prefill_w)
-		return aiw__err(sim, AIW_ERANGE, "%s.idle_w = %g W%s must be below prefill_w = %g W%s",
+		return aiwi_err(sim, AIW_ERANGE, "%s.idle_w = %g W%s must be below prefill_w = %g W%s",
 		                prefix, g->idle_w, ORG(idle), g->prefill_w, ORG(P_prefill_w - 1));
 	return AIW_OK;
 #undef ORG
 }
 
-aiw_status aiw_hw_gpu_check(aiw_sim *sim, const char *prefix, const aiw_gpu_spec *g)
+aiw_status aiwi_hw_gpu_check(aiw_sim *sim, const char *prefix, const aiwi_gpu_spec *g)
 {
 	if (!g)
-		return aiw__err(sim, AIW_EINVAL, "aiw_hw_gpu_check: spec is NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiwi_hw_gpu_check: spec is NULL");
 	return check(sim, prefix ? prefix : "gpu", g, NULL);
 }
 
@@ -546,13 +546,13 @@ aiw_status aiw_hw_gpu_check(aiw_sim *sim, const char *prefix, const aiw_gpu_spec
 /* user GPUs: [gpu NAME] components                                          */
 /* ======================================================================== */
 /* Build c's spec into out: set fields, then base's, then the fallbacks. */
-static aiw_status build(aiw_comp *c, aiw_gpu_spec *out)
+static aiw_status build(aiwi_comp *c, aiwi_gpu_spec *out)
 {
 	aiw_sim *sim = c->sim;
-	const aiw_gpu_spec *base = NULL;
+	const aiwi_gpu_spec *base = NULL;
 	const char *base_from = NULL;
-	if (aiw_pset(c, P_BASE) && aiw_ps(c, P_BASE) && aiw_ps(c, P_BASE)[0]) {
-		base_from = aiw_ps(c, P_BASE);
+	if (aiwi_pset(c, P_BASE) && aiwi_ps(c, P_BASE) && aiwi_ps(c, P_BASE)[0]) {
+		base_from = aiwi_ps(c, P_BASE);
 		base = builtin_gpu(base_from);
 		if (!base) {
 			suggest s;
@@ -562,21 +562,21 @@ static aiw_status build(aiw_comp *c, aiw_gpu_spec *out)
 				suggest_add(&s, GPUS[i].name);
 			gpu_names(all, sizeof all);
 			suggest_text(&s, hint, sizeof hint, all);
-			return aiw__err(sim, AIW_EUNKNOWN, "%s.base = \"%s\" is not a built-in GPU%s",
+			return aiwi_err(sim, AIW_EUNKNOWN, "%s.base = \"%s\" is not a built-in GPU%s",
 			                c->prefix, base_from, hint);
 		}
 	} else {
 		base = builtin_gpu(c->name); /* [gpu H100-SXM] overrides the built-in */
 	}
 
-	const aiw_gpu_spec *h100 = &GPUS[0];
+	const aiwi_gpu_spec *h100 = &GPUS[0];
 	unsigned char origin[NFIELDS];
 	memset(out, 0, sizeof *out);
 	out->name = c->name;
 	for (size_t i = 0; i < NFIELDS; i++) {
 		double *f = fieldp(out, i);
-		if (aiw_pset(c, i + 1)) {
-			*f = aiw_p(c, i + 1);
+		if (aiwi_pset(c, i + 1)) {
+			*f = aiwi_p(c, i + 1);
 			origin[i] = 0;
 			continue;
 		}
@@ -587,7 +587,7 @@ static aiw_status build(aiw_comp *c, aiw_gpu_spec *out)
 		}
 		switch (FIELDS[i].fallback) {
 		case FB_REQUIRED:
-			return aiw__err(sim, AIW_ESCENARIO,
+			return aiwi_err(sim, AIW_ESCENARIO,
 			                "%s.%s is not set: give it, or a base GPU to inherit from "
 			                "(%s.base = H100-SXM)",
 			                c->prefix, FIELDS[i].key, c->prefix);
@@ -604,41 +604,41 @@ static aiw_status build(aiw_comp *c, aiw_gpu_spec *out)
 }
 
 /* (Re)build the spec of a [gpu] component into its state. */
-static aiw_status user_spec(aiw_comp *c, const aiw_gpu_spec **out)
+static aiw_status user_spec(aiwi_comp *c, const aiwi_gpu_spec **out)
 {
 	if (!c->state) {
-		c->state = calloc(1, sizeof(aiw_gpu_spec));
+		c->state = calloc(1, sizeof(aiwi_gpu_spec));
 		if (!c->state)
-			return aiw__err(c->sim, AIW_ENOMEM, "out of memory");
+			return aiwi_err(c->sim, AIW_ENOMEM, "out of memory");
 	}
-	aiw_gpu_spec tmp;
+	aiwi_gpu_spec tmp;
 	aiw_status st = build(c, &tmp);
 	if (st != AIW_OK)
 		return st;
-	*(aiw_gpu_spec *)c->state = tmp;
+	*(aiwi_gpu_spec *)c->state = tmp;
 	*out = c->state;
 	return AIW_OK;
 }
 
-static aiw_status gpu_start(aiw_comp *c)
+static aiw_status gpu_start(aiwi_comp *c)
 {
 	/* validate every [gpu] section at run start, used or not */
-	const aiw_gpu_spec *g;
+	const aiwi_gpu_spec *g;
 	return user_spec(c, &g);
 }
 
-static void gpu_destroy(aiw_comp *c)
+static void gpu_destroy(aiwi_comp *c)
 {
 	free(c->state);
 	c->state = NULL;
 }
 
-const aiw_kind aiw_kind_gpu = {
+const aiwi_kind aiwi_kind_gpu = {
 	.name = "gpu",
 	.params = GPU_PARAMS,
 	.nparams = P_NPARAMS,
 	.singleton = false,
-	.state_size = sizeof(aiw_gpu_spec),
+	.state_size = sizeof(aiwi_gpu_spec),
 	.start = gpu_start,
 	.destroy = gpu_destroy,
 };
@@ -646,20 +646,20 @@ const aiw_kind aiw_kind_gpu = {
 /* ======================================================================== */
 /* lookups for the models                                                    */
 /* ======================================================================== */
-aiw_status aiw_hw_gpu_get(aiw_sim *sim, const char *name, const aiw_gpu_spec **out)
+aiw_status aiwi_hw_gpu_get(aiw_sim *sim, const char *name, const aiwi_gpu_spec **out)
 {
 	if (!out)
-		return aiw__err(sim, AIW_EINVAL, "aiw_hw_gpu_get: out is NULL");
+		return aiwi_err(sim, AIW_EINVAL, "aiwi_hw_gpu_get: out is NULL");
 	*out = NULL;
 	if (!name || !name[0])
-		return aiw__err(sim, AIW_EINVAL, "GPU name is empty");
-	size_t n = sim ? aiw__ncomps(sim) : 0;
+		return aiwi_err(sim, AIW_EINVAL, "GPU name is empty");
+	size_t n = sim ? aiwi_ncomps(sim) : 0;
 	for (size_t i = 0; i < n; i++) {
-		aiw_comp *c = aiw__comp_at(sim, i);
-		if (c && c->kind == &aiw_kind_gpu && aiw_hw_ieq(c->name, name))
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (c && c->kind == &aiwi_kind_gpu && aiwi_hw_ieq(c->name, name))
 			return user_spec(c, out);
 	}
-	const aiw_gpu_spec *g = builtin_gpu(name);
+	const aiwi_gpu_spec *g = builtin_gpu(name);
 	if (g) {
 		*out = g;
 		return AIW_OK;
@@ -668,32 +668,32 @@ aiw_status aiw_hw_gpu_get(aiw_sim *sim, const char *name, const aiw_gpu_spec **o
 	char all[256], hint[320];
 	suggest_init(&s, name);
 	for (size_t i = 0; i < n; i++) {
-		aiw_comp *c = aiw__comp_at(sim, i);
-		if (c && c->kind == &aiw_kind_gpu)
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (c && c->kind == &aiwi_kind_gpu)
 			suggest_add(&s, c->name);
 	}
 	for (size_t i = 0; i < NGPUS; i++)
 		suggest_add(&s, GPUS[i].name);
 	gpu_names(all, sizeof all);
 	suggest_text(&s, hint, sizeof hint, all);
-	return aiw__err(sim, AIW_EUNKNOWN,
+	return aiwi_err(sim, AIW_EUNKNOWN,
 	                "unknown GPU \"%s\"%s (add your own with a [gpu NAME] section)", name,
 	                hint);
 }
 
-const aiw_gpu_spec *aiw_hw_gpu(aiw_sim *sim, const char *name)
+const aiwi_gpu_spec *aiwi_hw_gpu(aiw_sim *sim, const char *name)
 {
-	const aiw_gpu_spec *g = NULL;
-	return aiw_hw_gpu_get(sim, name, &g) == AIW_OK ? g : NULL;
+	const aiwi_gpu_spec *g = NULL;
+	return aiwi_hw_gpu_get(sim, name, &g) == AIW_OK ? g : NULL;
 }
 
-const aiw_link_spec *aiw_hw_link(aiw_sim *sim, const char *name)
+const aiwi_link_spec *aiwi_hw_link(aiw_sim *sim, const char *name)
 {
 	if (!name || !name[0]) {
-		aiw__err(sim, AIW_EINVAL, "link name is empty");
+		aiwi_err(sim, AIW_EINVAL, "link name is empty");
 		return NULL;
 	}
-	const aiw_link_spec *l = builtin_link(name);
+	const aiwi_link_spec *l = builtin_link(name);
 	if (l)
 		return l;
 	suggest s;
@@ -703,16 +703,16 @@ const aiw_link_spec *aiw_hw_link(aiw_sim *sim, const char *name)
 		suggest_add(&s, LINKS[i].name);
 	link_names(all, sizeof all);
 	suggest_text(&s, hint, sizeof hint, all);
-	aiw__err(sim, AIW_EUNKNOWN, "unknown link \"%s\"%s", name, hint);
+	aiwi_err(sim, AIW_EUNKNOWN, "unknown link \"%s\"%s", name, hint);
 	return NULL;
 }
 
-void aiw_hw_gpu_links(const aiw_gpu_spec *g, aiw_link_spec *intra, aiw_link_spec *inter)
+void aiwi_hw_gpu_links(const aiwi_gpu_spec *g, aiwi_link_spec *intra, aiwi_link_spec *inter)
 {
 	if (intra)
-		*intra = (aiw_link_spec){"scale-up", g->nvlink_latency_s, g->nvlink_bw};
+		*intra = (aiwi_link_spec){"scale-up", g->nvlink_latency_s, g->nvlink_bw};
 	if (inter)
-		*inter = (aiw_link_spec){"scale-out", g->nic_latency_s, g->nic_bw};
+		*inter = (aiwi_link_spec){"scale-out", g->nic_latency_s, g->nic_bw};
 }
 
 /* ======================================================================== */
@@ -740,7 +740,7 @@ AIW_EXPORT aiw_status aiw_catalog_gpu_value(const char *gpu, const char *field, 
 {
 	if (!gpu || !field || !out)
 		return AIW_EINVAL;
-	const aiw_gpu_spec *g = builtin_gpu(gpu);
+	const aiwi_gpu_spec *g = builtin_gpu(gpu);
 	size_t i = field_index(field);
 	if (!g || i == SIZE_MAX)
 		return AIW_EUNKNOWN;
@@ -791,12 +791,12 @@ AIW_EXPORT aiw_status aiw_catalog_link_value(const char *link, const char *field
 {
 	if (!link || !field || !out)
 		return AIW_EINVAL;
-	const aiw_link_spec *l = builtin_link(link);
+	const aiwi_link_spec *l = builtin_link(link);
 	if (!l)
 		return AIW_EUNKNOWN;
-	if (aiw_hw_ieq(field, "alpha_s"))
+	if (aiwi_hw_ieq(field, "alpha_s"))
 		*out = l->alpha_s;
-	else if (aiw_hw_ieq(field, "bw"))
+	else if (aiwi_hw_ieq(field, "bw"))
 		*out = l->bw;
 	else
 		return AIW_EUNKNOWN;

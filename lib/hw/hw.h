@@ -14,7 +14,7 @@
 
 /* One accelerator model.  Power levels are board power per phase; the power
  * model picks the level of the phase a GPU is in. */
-typedef struct aiw_gpu_spec {
+typedef struct aiwi_gpu_spec {
 	const char *name;          /* "H100-SXM", or the NAME of a [gpu NAME] section */
 	double bf16_flops;         /* dense BF16 tensor throughput (FLOP/s) */
 	double fp8_flops;          /* dense FP8 tensor throughput (FLOP/s); 0: no FP8 */
@@ -33,18 +33,18 @@ typedef struct aiw_gpu_spec {
 	double nvlink_latency_s;   /* scale-up per-step latency, alpha (s) */
 	double nic_bw;             /* scale-out network per GPU per direction (B/s) */
 	double nic_latency_s;      /* scale-out per-step latency, alpha (s) */
-} aiw_gpu_spec;
+} aiwi_gpu_spec;
 
 /* One link type of the alpha-beta model: a message of m bytes takes
  * alpha_s + m / bw seconds. */
-typedef struct aiw_link_spec {
+typedef struct aiwi_link_spec {
 	const char *name; /* "NVLink4", "IB-NDR", "RoCE-400G", "PCIe5" */
 	double alpha_s;   /* per-message (per ring step) latency (s) */
 	double bw;        /* bandwidth per direction (B/s) */
-} aiw_link_spec;
+} aiwi_link_spec;
 
 /* The [gpu NAME] component kind (parameters: base and one per spec field). */
-extern const aiw_kind aiw_kind_gpu;
+extern const aiwi_kind aiwi_kind_gpu;
 
 /* Look a GPU up by name, case-insensitively: first the [gpu NAME] sections
  * of sim (sim may be NULL), then the built-in catalog.  A user GPU is built
@@ -54,33 +54,33 @@ extern const aiw_kind aiw_kind_gpu;
  * names as suggestions) and return AIW_EUNKNOWN / AIW_ERANGE /
  * AIW_ESCENARIO.  *out stays valid while sim lives (user GPUs) or forever
  * (built-ins); models should copy the struct in their start hook. */
-aiw_status aiw_hw_gpu_get(aiw_sim *sim, const char *name, const aiw_gpu_spec **out);
+aiw_status aiwi_hw_gpu_get(aiw_sim *sim, const char *name, const aiwi_gpu_spec **out);
 /* The same, returning NULL on error (message on sim). */
-const aiw_gpu_spec *aiw_hw_gpu(aiw_sim *sim, const char *name);
+const aiwi_gpu_spec *aiwi_hw_gpu(aiw_sim *sim, const char *name);
 /* Built-in link type by name, case-insensitive; NULL (message on sim) if unknown. */
-const aiw_link_spec *aiw_hw_link(aiw_sim *sim, const char *name);
+const aiwi_link_spec *aiwi_hw_link(aiw_sim *sim, const char *name);
 /* The scale-up (intra-node) and scale-out (inter-node) links of a GPU. */
-void aiw_hw_gpu_links(const aiw_gpu_spec *g, aiw_link_spec *intra, aiw_link_spec *inter);
+void aiwi_hw_gpu_links(const aiwi_gpu_spec *g, aiwi_link_spec *intra, aiwi_link_spec *inter);
 /* Check a spec's self-consistency (idle < compute <= tdp, ...); messages
  * name the parameter as "<prefix>.<field>" ("gpu.MYCHIP.idle_w"). */
-aiw_status aiw_hw_gpu_check(aiw_sim *sim, const char *prefix, const aiw_gpu_spec *g);
+aiw_status aiwi_hw_gpu_check(aiw_sim *sim, const char *prefix, const aiwi_gpu_spec *g);
 /* Built-in tables, for tests and listings. */
-size_t aiw_hw_gpu_builtin_count(void);
-const aiw_gpu_spec *aiw_hw_gpu_builtin(size_t i);
-size_t aiw_hw_link_builtin_count(void);
-const aiw_link_spec *aiw_hw_link_builtin(size_t i);
+size_t aiwi_hw_gpu_builtin_count(void);
+const aiwi_gpu_spec *aiwi_hw_gpu_builtin(size_t i);
+size_t aiwi_hw_link_builtin_count(void);
+const aiwi_link_spec *aiwi_hw_link_builtin(size_t i);
 /* Case-insensitive ASCII string equality (locale-independent). */
-bool aiw_hw_ieq(const char *a, const char *b);
+bool aiwi_hw_ieq(const char *a, const char *b);
 
 /* ------------------------------------------------------------------------ */
 /* collective.c: all-reduce cost (Thakur, Rabenseifner & Gropp 2005)         */
 /* ------------------------------------------------------------------------ */
 /* Algorithm index: the order of AIW_AR_CHOICES, so an enum parameter's
- * index (aiw_p(c, i)) can be passed straight to aiw_allreduce(). */
+ * index (aiwi_p(c, i)) can be passed straight to aiwi_allreduce(). */
 enum { AIW_AR_RING = 0, AIW_AR_TREE = 1, AIW_AR_HIERARCHICAL = 2 };
 #define AIW_AR_CHOICES "ring|tree|hierarchical"
 /* Index of an algorithm name (case-insensitive), or -1. */
-int aiw_allreduce_algo(const char *name);
+int aiwi_allreduce_algo(const char *name);
 
 /* Time (s) to all-reduce S bytes over p ranks with g GPUs per node.
  *  ring:  one flat ring; within a node (p <= g) on intra, otherwise every
@@ -99,14 +99,14 @@ int aiw_allreduce_algo(const char *name);
  * f = slow_link_factor in (0, 1]: bandwidth of the one degraded link
  * relative to nominal (1: none).  p = 1 gives 0.  Arguments are trusted
  * (the public aiw_allreduce_time() validates); invalid algo gives NAN. */
-double aiw_allreduce(int algo, double S, double p, double g, const aiw_link_spec *intra,
-                     const aiw_link_spec *inter, double slow_link_factor);
+double aiwi_allreduce(int algo, double S, double p, double g, const aiwi_link_spec *intra,
+                     const aiwi_link_spec *inter, double slow_link_factor);
 /* Closed forms on one link type, f = 1. */
-double aiw_allreduce_ring(double S, double p, double alpha, double bw);
-double aiw_allreduce_tree(double S, double p, double alpha, double bw);
+double aiwi_allreduce_ring(double S, double p, double alpha, double bw);
+double aiwi_allreduce_tree(double S, double p, double alpha, double bw);
 /* ceil(log2 p) for p >= 1 (0 for p <= 1), exact. */
-double aiw_ceil_log2(double p);
+double aiwi_ceil_log2(double p);
 /* nccl-tests bus-bandwidth factor for all-reduce: 2(p-1)/p. */
-double aiw_busbw_factor(double p);
+double aiwi_busbw_factor(double p);
 
 #endif /* AIW_HW_H */

@@ -54,7 +54,7 @@ AIW_EXPORT aiw_status aiw_size_training_preset(const char *preset, double *bytes
 	if (!preset || !bytes_per_param)
 		return AIW_EINVAL;
 	for (size_t i = 0; i < NPRESETS; i++)
-		if (aiw_hw_ieq(PRESETS[i].name, preset)) {
+		if (aiwi_hw_ieq(PRESETS[i].name, preset)) {
 			*bytes_per_param = PRESETS[i].bytes;
 			return AIW_OK;
 		}
@@ -105,11 +105,11 @@ AIW_EXPORT aiw_status aiw_size_activations(double layers, double seq_len, double
 		return AIW_ERANGE;
 	double s = seq_len, b = micro_batch, h = hidden, a = heads, t = tensor_parallel;
 	double per_layer;
-	if (aiw_hw_ieq(recompute, "none"))
+	if (aiwi_hw_ieq(recompute, "none"))
 		per_layer = s * b * h * (34 / t + 5 * a * s / (h * t));
-	else if (aiw_hw_ieq(recompute, "selective"))
+	else if (aiwi_hw_ieq(recompute, "selective"))
 		per_layer = s * b * h * 34 / t;
-	else if (aiw_hw_ieq(recompute, "full"))
+	else if (aiwi_hw_ieq(recompute, "full"))
 		per_layer = 2 * s * b * h;
 	else
 		return AIW_EUNKNOWN;
@@ -163,7 +163,7 @@ AIW_EXPORT aiw_status aiw_size_min_gpus(const char *gpu, double bytes, double he
 		return AIW_EINVAL;
 	if (!pos(bytes) || !nonneg(headroom) || headroom >= 1)
 		return AIW_ERANGE;
-	const aiw_gpu_spec *g = aiw_hw_gpu(NULL, gpu);
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, gpu);
 	if (!g)
 		return AIW_EUNKNOWN;
 	double usable = g->mem_bytes * (1 - headroom);
@@ -194,7 +194,7 @@ AIW_EXPORT aiw_status aiw_size_training_time(double flops, const char *gpu, doub
 		return AIW_EINVAL;
 	if (!pos(flops) || !count(gpus) || !pos(mfu) || mfu > 1)
 		return AIW_ERANGE;
-	const aiw_gpu_spec *g = aiw_hw_gpu(NULL, gpu);
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, gpu);
 	if (!g)
 		return AIW_EUNKNOWN;
 	return put(out, flops / (gpus * g->bf16_flops * mfu));

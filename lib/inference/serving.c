@@ -51,7 +51,7 @@
  * (its arrival and the span end where it leaves; three when its admission
  * stays an event), about two tree updates and four histogram adds.  The
  * master runs every one of them that comes before all other pending events
- * of the sim in place (aiw_engine_run_inline: counted as scheduled, same
+ * of the sim in place (aiwi_engine_run_inline: counted as scheduled, same
  * order, same bits), so that under load the engine sees little more than
  * the sample ticks.  Equal times: span ends run before the arrival.
  * bench/inference_day's load (callgrind, --days 0.002 --peak-hour 0.5)
@@ -59,7 +59,7 @@
  * ids, 3,657 before span ends ran in place and the small-bottom push was
  * inlined (engine.c), 3,107 before arrivals joined the master, 2,811 before
  * the changes below, 2,679 before eager cuts, 2,492 before request sizes
- * were drawn by table (dist.c, aiw_count_table).  Time follows mispredicted
+ * were drawn by table (dist.c, aiwi_count_table).  Time follows mispredicted
  * branches and cache misses more than instructions: the tree recomputes
  * its whole path with selects (more instructions than stopping early, less
  * time), the histograms find a bucket from the bits of the value
@@ -178,7 +178,7 @@ enum { B_NONE, B_DYNAMIC, B_CONTINUOUS };
 enum { RT_ROUND_ROBIN, RT_LEAST_LOADED, RT_P2C, RT_CENTRAL };
 
 #define IP(key) "inference.NAME." key
-static const aiw_param_def INFERENCE_PARAMS[] = {
+static const aiwi_param_def INFERENCE_PARAMS[] = {
 	[P_GPU] = {"gpu", IP("gpu"), AIW_PT_STRING, "H100-SXM", "", 0, 0, NULL, 0,
 	           "accelerator of every replica (catalog name or a [gpu NAME] section)", 0},
 	[P_GPUS_PER_REPLICA] = {"gpus_per_replica", IP("gpus_per_replica"), AIW_PT_INT, "4", "1", 1,
@@ -309,7 +309,7 @@ _Static_assert(sizeof INFERENCE_PARAMS / sizeof *INFERENCE_PARAMS == P_NPARAMS,
 #define NIL UINT32_MAX
 #define MAX_IN_FLIGHT (1u << 24)
 #define MAX_SLOTS 1000000u
-/* Request sizes are drawn by table (aiw_count_table, the counts beyond the
+/* Request sizes are drawn by table (aiwi_count_table, the counts beyond the
  * 1 - SIZE_TABLE_TAIL quantile by inversion) when the table fits in this
  * many entries (8 bytes each).  The draws pick a uniformly random column,
  * so the table's size, not the law's shape, sets its cache footprint: at
@@ -338,7 +338,7 @@ typedef struct req {
 		double t_first; /* roofline: time of the first token; NAN before */
 		double key;     /* service mode, before admission: its sampled service time */
 	};
-	/* prompt <= 1e9 (aiw_round_count) < 2^30 */
+	/* prompt <= 1e9 (aiwi_round_count) < 2^30 */
 	uint32_t prompt : 30;
 	uint32_t started : 1;  /* admitted at least once (queue wait recorded) */
 	uint32_t from_pre : 1; /* pending admission taken from the preempted list */
@@ -421,18 +421,18 @@ _Static_assert(offsetof(replica, sp) + offsetof(span, sa) < 64 + 64 &&
                "replica's layout by cache line");
 
 typedef struct rack {
-	aiw_integral p;
+	aiwi_integral p;
 	double prev;       /* reported energy at the previous sample */
 	double adj;        /* prefill energy booked ahead (J) */
 	uint32_t cnt[NPH]; /* GPUs of this rack per phase */
 } rack;
 
 typedef struct fleet {
-	aiw_comp *c;
+	aiwi_comp *c;
 	aiw_sim *sim;
-	aiw_engine *eng; /* the sim's, for at() */
-	aiw_gpu_spec gpu;
-	aiw_pricing price;
+	aiwi_engine *eng; /* the sim's, for at() */
+	aiwi_gpu_spec gpu;
+	aiwi_pricing price;
 	int batching, router;
 	bool service_mode;
 	bool eager;        /* cuts admit at the arrival (eager_cut) */
@@ -482,23 +482,23 @@ typedef struct fleet {
 	double master_t;
 	bool in_master;
 	double arr_t;     /* the next arrival (+inf: none), run by the master */
-	/* arrivals drawn ahead (aiw_traffic_next_n: all but a trace's), the
+	/* arrivals drawn ahead (aiwi_traffic_next_n: all but a trace's), the
 	 * next at abuf[ai]; an = 0: drawn one at a time */
 	uint32_t ai, an;
 	double *abuf;
 	/* integrals */
-	aiw_integral energy, busy, paid, cost, waiting;
+	aiwi_integral energy, busy, paid, cost, waiting;
 	double energy_adj; /* prefill energy booked ahead (J) */
 	rack *racks;
 	size_t nracks, racks_used; /* allocated; touched by a replica so far */
 	/* traffic */
-	aiw_traffic *tr;
+	aiwi_traffic *tr;
 	double next_p, next_o;
-	aiw_count_table *tok_p, *tok_o; /* prompt and output sizes (NULL: draw and round) */
+	aiwi_count_table *tok_p, *tok_o; /* prompt and output sizes (NULL: draw and round) */
 	uint32_t xp, xo; /* the next arrival's words for tok_p, tok_o (sizes_ahead) */
 	gsl_rng *rng_size, *rng_route, *rng_life;
 	/* statistics */
-	aiw_hist ttft, ttft_win, tpot, e2e, wait;
+	aiwi_hist ttft, ttft_win, tpot, e2e, wait;
 	uint64_t *bs; /* decode iterations by batch size */
 	uint32_t *adm, nadm; /* requests admitted at this instant (max_batch) */
 	uint64_t arrived, completed, dropped[NDROP], started, preemptions;
@@ -514,13 +514,13 @@ typedef struct fleet {
 	bool fail;
 } fleet;
 
-static inline fleet *F_(const aiw_comp *c) { return (fleet *)c->state; }
+static inline fleet *F_(const aiwi_comp *c) { return (fleet *)c->state; }
 
 static void oom(fleet *f)
 {
 	if (!f->fail) {
-		aiw__err(f->sim, AIW_ENOMEM, "%s: out of memory", f->c->prefix);
-		aiw__fail(f->sim, AIW_ENOMEM);
+		aiwi_err(f->sim, AIW_ENOMEM, "%s: out of memory", f->c->prefix);
+		aiwi_fail(f->sim, AIW_ENOMEM);
 		f->fail = true;
 	}
 }
@@ -791,10 +791,10 @@ static void levels(fleet *f)
 
 static void advance(fleet *f, double now)
 {
-	aiw_int_advance(&f->energy, now);
-	aiw_int_advance(&f->busy, now);
-	aiw_int_advance(&f->paid, now);
-	aiw_int_advance(&f->cost, now);
+	aiwi_int_advance(&f->energy, now);
+	aiwi_int_advance(&f->busy, now);
+	aiwi_int_advance(&f->paid, now);
+	aiwi_int_advance(&f->cost, now);
 }
 
 static bool ensure_racks(fleet *f, size_t need)
@@ -809,10 +809,10 @@ static bool ensure_racks(fleet *f, size_t need)
 	rack *p = realloc(f->racks, n * sizeof *p);
 	if (!p)
 		return false;
-	double now = aiw__now(f->sim);
+	double now = aiwi_now(f->sim);
 	for (size_t i = f->nracks; i < n; i++) {
 		memset(&p[i], 0, sizeof p[i]);
-		aiw_int_init(&p[i].p, now, 0); /* a new rack held nothing before */
+		aiwi_int_init(&p[i].p, now, 0); /* a new rack held nothing before */
 	}
 	f->racks = p;
 	f->nracks = n;
@@ -851,7 +851,7 @@ static void rack_move(fleet *f, uint32_t s, int a, int b, double now)
 	for (size_t k = r0; k <= r1; k++) {
 		uint32_t n = (uint32_t)slot_gpus_in(f, s, k);
 		rack *rk = &f->racks[k];
-		aiw_int_advance(&rk->p, now);
+		aiwi_int_advance(&rk->p, now);
 		rk->cnt[a] -= (uint32_t)n;
 		rk->cnt[b] += (uint32_t)n;
 		double w = 0;
@@ -914,7 +914,7 @@ static double prefill_pending(const fleet *f, const replica *r, double t)
 
 static void waiting_add(fleet *f, double now, int d)
 {
-	aiw_int_advance(&f->waiting, now);
+	aiwi_int_advance(&f->waiting, now);
 	f->nwaiting += d;
 	f->waiting.value = (double)f->nwaiting;
 }
@@ -1192,16 +1192,16 @@ static void ag_remove(fleet *f, replica *r)
 
 static void master_event(aiw_sim *sim, void *ctx, uint64_t arg);
 
-/* aiw__at for the master event: the engine's push without the call into
+/* aiwi_at for the master event: the engine's push without the call into
  * sim.c; a refused push (no memory, the limits: nothing changed) goes
- * through aiw__at again, which reports it (or succeeds, memory having come
+ * through aiwi_at again, which reports it (or succeeds, memory having come
  * back). */
-static inline uint64_t at(fleet *f, double t, aiw_evfn fn)
+static inline uint64_t at(fleet *f, double t, aiwi_evfn fn)
 {
 	if (t < f->eng->now)
 		t = f->eng->now;
-	uint64_t h = aiw_engine_push(f->eng, t, fn, f, 0);
-	return AIW_LIKELY(h) ? h : aiw__at(f->sim, t, fn, f, 0);
+	uint64_t h = aiwi_engine_push(f->eng, t, fn, f, 0);
+	return AIW_LIKELY(h) ? h : aiwi_at(f->sim, t, fn, f, 0);
 }
 
 /* The component's next own event: the agenda's earliest span end or the
@@ -1226,7 +1226,7 @@ static void ag_sync(fleet *f)
 	if (f->master && !(t < f->master_t))
 		return;
 	if (f->master)
-		aiw__cancel(f->sim, f->master);
+		aiwi_cancel(f->sim, f->master);
 	f->master_t = t;
 	f->master = at(f, t, master_event);
 	if (!f->master)
@@ -1335,15 +1335,15 @@ static void complete(fleet *f, replica *r, uint32_t id, double now)
 	if (f->service_mode) {
 		/* the response arrives whole: first token = completion, one
 		 * histogram serves both (see emit_metrics) */
-		aiw__hist_add(&f->ttft_win, e2e);
+		aiwi_hist_add_fast(&f->ttft_win, e2e);
 		ok_ttft = e2e <= f->slo_ttft;
 		f->tokens_out += q->output;
 	} else {
-		aiw__hist_add(&f->e2e, e2e);
+		aiwi_hist_add_fast(&f->e2e, e2e);
 		ok_ttft = q->t_first - q->t_arr <= f->slo_ttft;
 		if (q->output > 1) {
 			double tpot = (now - q->t_first) / (double)(q->output - 1);
-			aiw__hist_add(&f->tpot, tpot);
+			aiwi_hist_add_fast(&f->tpot, tpot);
 			ok_tpot = tpot <= f->slo_tpot;
 		}
 		r->S -= (double)q->prompt + q->output;
@@ -1430,7 +1430,7 @@ static void take(fleet *f, replica *r, queue *from, double now, double *prefill_
 	if (!q->started) {
 		q->started = 1;
 		f->started++;
-		aiw__hist_add(&f->wait, now - q->t_arr);
+		aiwi_hist_add_fast(&f->wait, now - q->t_arr);
 	}
 	uint32_t seq = f->seq++;
 	if (f->service_mode) {
@@ -1508,7 +1508,7 @@ static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
 			if (w > f->batch_wait_max)
 				f->batch_wait_max = w;
 			if (r->tmr) {
-				aiw__cancel(f->sim, r->tmr);
+				aiwi_cancel(f->sim, r->tmr);
 				r->tmr = 0;
 			}
 		}
@@ -1590,7 +1590,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 			req *q = &f->rq[f->adm[i]];
 			if (isnan(q->t_first)) {
 				q->t_first = t1;
-				aiw__hist_add(&f->ttft_win, t1 - q->t_arr);
+				aiwi_hist_add_fast(&f->ttft_win, t1 - q->t_arr);
 			}
 		}
 		f->tokens_out += nadm;
@@ -1637,7 +1637,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
  * exactly).  Results equal those of the boundary event but for the rounding
  * of floating-point sums taken in another order (tests/model/test_serving.c runs
  * every feature both ways). */
-int aiw__serving_eager = 1;
+int aiwi_serving_eager = 1;
 
 /* Admit at r's pending start sp.t0 what the boundary would (continuous
  * batching's admission, in the same order); the waiting integral counts
@@ -1742,11 +1742,11 @@ static void eager_settle(fleet *f, replica *r)
 		if (!q->started) {
 			q->started = 1;
 			f->started++;
-			aiw__hist_add(&f->wait, t0 - q->t_arr);
+			aiwi_hist_add_fast(&f->wait, t0 - q->t_arr);
 		}
 		if (isnan(q->t_first)) {
 			q->t_first = t1;
-			aiw__hist_add(&f->ttft_win, t1 - q->t_arr);
+			aiwi_hist_add_fast(&f->ttft_win, t1 - q->t_arr);
 		}
 	}
 	/* (selects: the peaks' updates, rare, as stores without branches) */
@@ -1865,7 +1865,7 @@ static void retire(fleet *f, replica *r, double now)
 	uint32_t id = (uint32_t)(r - f->rep);
 	ag_remove(f, r);
 	if (r->tmr) {
-		aiw__cancel(f->sim, r->tmr);
+		aiwi_cancel(f->sim, r->tmr);
 		r->tmr = 0;
 	}
 	if (r->state == AIW_REPLICA_READY)
@@ -1975,7 +1975,7 @@ static bool arrive(fleet *f, double now);
 static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 {
 	fleet *f = ctx;
-	double now = aiw__now(sim);
+	double now = aiwi_now(sim);
 	f->master = 0;
 	f->in_master = true;
 	uint64_t nowb = tbits(now);
@@ -1990,7 +1990,7 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		uint64_t tb = span ? k : ab;
 		if (tb > nowb) {
 			double t = btime(tb);
-			if (!(t < INFINITY) || !aiw_engine_run_inline(f->eng, t))
+			if (!(t < INFINITY) || !aiwi_engine_run_inline(f->eng, t))
 				break;
 			now = f->eng->now;
 			nowb = tbits(now);
@@ -2072,7 +2072,7 @@ static void central_dispatch(fleet *f, double now);
 static void timer_event(aiw_sim *sim, void *ctx, uint64_t arg)
 {
 	fleet *f = ctx;
-	double now = aiw__now(sim);
+	double now = aiwi_now(sim);
 	if (arg == NIL) {
 		f->cq_tmr = 0;
 		central_dispatch(f, now);
@@ -2092,9 +2092,9 @@ static void ensure_timer(fleet *f, replica *r, double now)
 	double t = f->rq[s->head].t_arr + f->max_delay;
 	if (s == &f->cq) {
 		if (!f->cq_tmr)
-			f->cq_tmr = aiw__at(f->sim, t, timer_event, f, NIL);
+			f->cq_tmr = aiwi_at(f->sim, t, timer_event, f, NIL);
 	} else if (!r->tmr) {
-		r->tmr = aiw__at(f->sim, t, timer_event, f, (uint64_t)(r - f->rep));
+		r->tmr = aiwi_at(f->sim, t, timer_event, f, (uint64_t)(r - f->rep));
 	}
 }
 
@@ -2206,19 +2206,19 @@ static void reroute_central(fleet *f, double now)
 /* ======================================================================== */
 static inline uint32_t tokens_of(double x)
 {
-	return aiw_round_count(x);
+	return aiwi_round_count(x);
 }
 
 /* A draw of d, the two common forms by the cheaper route: lognormals
  * through the ziggurat normal (no log per draw), exponentials through the
  * exponential ziggurat (lib/core/rng.h; tables built by inference_start). */
-static inline double draw(const aiw_dist *d, gsl_rng *r)
+static inline double draw(const aiwi_dist *d, gsl_rng *r)
 {
 	if (d->kind == AIW_D_LOGNORMAL)
 		return exp(d->a + d->b * gsl_ran_gaussian_ziggurat(r, 1.0));
 	if (d->kind == AIW_D_EXP)
-		return d->a * aiw_rng_exponential(r);
-	return aiw_dist_sample(d, r);
+		return d->a * aiwi_rng_exponential(r);
+	return aiwi_dist_sample(d, r);
 }
 
 /* The next arrival's sizes by table: their uniform words drawn now, one
@@ -2230,20 +2230,20 @@ static inline double draw(const aiw_dist *d, gsl_rng *r)
 static inline void sizes_ahead(fleet *f)
 {
 	if (f->tok_p) {
-		f->xp = aiw_rng_u32(f->rng_size);
-		__builtin_prefetch(aiw_count_slot(f->tok_p, f->xp));
+		f->xp = aiwi_rng_u32(f->rng_size);
+		__builtin_prefetch(aiwi_count_slot(f->tok_p, f->xp));
 	}
 	if (f->tok_o) {
-		f->xo = aiw_rng_u32(f->rng_size);
-		__builtin_prefetch(aiw_count_slot(f->tok_o, f->xo));
+		f->xo = aiwi_rng_u32(f->rng_size);
+		__builtin_prefetch(aiwi_count_slot(f->tok_o, f->xo));
 	}
 }
 
 /* A size from its table and its word drawn ahead. */
-static inline uint32_t size_by_table(const fleet *f, const aiw_count_table *t, uint32_t x)
+static inline uint32_t size_by_table(const fleet *f, const aiwi_count_table *t, uint32_t x)
 {
-	uint32_t n = aiw_count_pick(t, x);
-	return AIW_LIKELY(n) ? n : aiw_count_tail(t, f->rng_size);
+	uint32_t n = aiwi_count_pick(t, x);
+	return AIW_LIKELY(n) ? n : aiwi_count_tail(t, f->rng_size);
 }
 
 /* Arrivals drawn ahead, from now on (the traffic draws from the component's
@@ -2251,7 +2251,7 @@ static inline uint32_t size_by_table(const fleet *f, const aiw_count_table *t, u
 #define ABUF 64
 static void arrivals_ahead(fleet *f, double now)
 {
-	f->an = (uint32_t)aiw_traffic_next_n(f->tr, f->c->rng, now, f->abuf, ABUF);
+	f->an = (uint32_t)aiwi_traffic_next_n(f->tr, f->c->rng, now, f->abuf, ABUF);
 	f->ai = 0;
 }
 
@@ -2264,22 +2264,22 @@ static inline double next_arrival(fleet *f, double now)
 			arrivals_ahead(f, now);
 		return f->abuf[f->ai++];
 	}
-	return aiw_traffic_next(f->tr, f->c->rng, now, &f->next_p, &f->next_o);
+	return aiwi_traffic_next(f->tr, f->c->rng, now, &f->next_p, &f->next_o);
 }
 
 /* The arrival due at now (run by the master event); false when the run
  * fails here (the trace could not be read, too many requests in flight). */
 static bool arrive(fleet *f, double now)
 {
-	aiw_comp *c = f->c;
+	aiwi_comp *c = f->c;
 	aiw_sim *sim = f->sim;
 	double p = f->next_p, o = f->next_o;
 	/* the next arrival first: its sizes come with it from a trace */
 	double nt = next_arrival(f, now);
 	f->arr_t = INFINITY;
 	if (isnan(nt)) {
-		aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
-		aiw__fail(sim, AIW_EIO);
+		aiwi_err(sim, AIW_EIO, "%s: %s", c->prefix, aiwi_traffic_errmsg(f->tr));
+		aiwi_fail(sim, AIW_EIO);
 		return false;
 	}
 	if (isfinite(nt))
@@ -2290,7 +2290,7 @@ static bool arrive(fleet *f, double now)
 	if (f->service_mode) {
 		/* a queue: sizes only matter for the token counts, taken from a
 		 * trace when there is one and not drawn otherwise */
-		svc = draw(aiw_pd(c, P_SERVICE), f->rng_size);
+		svc = draw(aiwi_pd(c, P_SERVICE), f->rng_size);
 		prompt = isnan(p) ? 0 : tokens_of(p);
 		output = isnan(o) ? 0 : tokens_of(o);
 	} else {
@@ -2298,10 +2298,10 @@ static bool arrive(fleet *f, double now)
 		 * and rounded */
 		prompt = !isnan(p) ? tokens_of(p)
 		         : f->tok_p ? size_by_table(f, f->tok_p, f->xp)
-		                    : tokens_of(draw(aiw_pd(c, P_PROMPT_TOKENS), f->rng_size));
+		                    : tokens_of(draw(aiwi_pd(c, P_PROMPT_TOKENS), f->rng_size));
 		output = !isnan(o) ? tokens_of(o)
 		         : f->tok_o ? size_by_table(f, f->tok_o, f->xo)
-		                    : tokens_of(draw(aiw_pd(c, P_OUTPUT_TOKENS), f->rng_size));
+		                    : tokens_of(draw(aiwi_pd(c, P_OUTPUT_TOKENS), f->rng_size));
 		sizes_ahead(f);
 	}
 	if (!f->service_mode && (double)prompt + output > f->cap_tokens) {
@@ -2312,13 +2312,13 @@ static bool arrive(fleet *f, double now)
 	if (id == NIL) {
 		bool limit = f->nrq >= MAX_IN_FLIGHT;
 		if (limit)
-			aiw__err(sim, AIW_ELIMIT,
+			aiwi_err(sim, AIW_ELIMIT,
 			         "%s: more than %u requests in flight (the fleet is overloaded); set "
 			         "queue_limit or timeout, or add replicas",
 			         c->prefix, MAX_IN_FLIGHT);
 		else
-			aiw__err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
-		aiw__fail(sim, limit ? AIW_ELIMIT : AIW_ENOMEM);
+			aiwi_err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
+		aiwi_fail(sim, limit ? AIW_ELIMIT : AIW_ENOMEM);
 		f->arrived--; /* never entered the model: the run stops here */
 		return false;
 	}
@@ -2344,38 +2344,38 @@ static int slot_new(fleet *f)
 	if (f->nfree)
 		return (int)free_pop(f);
 	if (f->nslots >= MAX_SLOTS)
-		return aiw__err(f->sim, AIW_ELIMIT, "%s: more than %u replica slots", f->c->prefix,
+		return aiwi_err(f->sim, AIW_ELIMIT, "%s: more than %u replica slots", f->c->prefix,
 		                MAX_SLOTS);
 	if (f->nslots == f->capslots) {
 		uint32_t n = f->capslots ? 2 * f->capslots : 16;
 		/* aligned to a cache line, as replica is (its layout is by line) */
 		replica *p = aligned_alloc(_Alignof(replica), (size_t)n * sizeof *p);
 		if (!p)
-			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
 		if (f->nslots)
 			memcpy(p, f->rep, (size_t)f->nslots * sizeof *p);
 		free(f->rep);
 		f->rep = p;
 		struct blink *bl = realloc(f->bl, (size_t)n * sizeof *bl);
 		if (!bl)
-			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
 		f->bl = bl;
 		uint32_t *a = realloc(f->ready, (size_t)n * sizeof *a);
 		if (!a)
-			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
 		f->ready = a;
 		uint32_t *b = realloc(f->idle, (size_t)n * sizeof *b);
 		if (!b)
-			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
 		f->idle = b;
 		uint32_t *h = realloc(f->freeh, (size_t)n * sizeof *h);
 		if (!h)
-			return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
 		f->freeh = h;
 		f->capslots = n;
 	}
 	if (!ag_grow(f, f->nslots + 1))
-		return aiw__err(f->sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
 	replica *r = &f->rep[f->nslots];
 	memset(r, 0, sizeof *r);
 	double first = (double)f->nslots * f->g;
@@ -2405,19 +2405,19 @@ static void make_ready(fleet *f, replica *r, double now)
 		step(f, r, now);
 }
 
-int aiw_serving_add_replica(aiw_comp *c, double cold_start_s, bool spot)
+int aiwi_serving_add_replica(aiwi_comp *c, double cold_start_s, bool spot)
 {
-	if (!aiw_serving_active(c))
+	if (!aiwi_serving_active(c))
 		return AIW_ESTATE;
 	fleet *f = F_(c);
 	if (!(cold_start_s >= 0) || !isfinite(cold_start_s))
-		return aiw__err(c->sim, AIW_ERANGE, "%s: cold start %g s must be finite and >= 0",
+		return aiwi_err(c->sim, AIW_ERANGE, "%s: cold start %g s must be finite and >= 0",
 		                c->prefix, cold_start_s);
 	int s = slot_new(f);
 	if (s < 0)
 		return s;
 	replica *r = &f->rep[s];
-	double now = aiw__now(c->sim);
+	double now = aiwi_now(c->sim);
 	q_init(&r->q);
 	q_init(&r->pre);
 	run_clear(r);
@@ -2443,12 +2443,12 @@ static bool valid_id(const fleet *f, int id)
 	return id >= 0 && (uint32_t)id < f->nslots && f->rep[id].state != AIW_REPLICA_FREE;
 }
 
-int aiw_serving_remove_replica(aiw_comp *c, int id)
+int aiwi_serving_remove_replica(aiwi_comp *c, int id)
 {
-	if (!aiw_serving_active(c))
+	if (!aiwi_serving_active(c))
 		return AIW_ESTATE;
 	fleet *f = F_(c);
-	double now = aiw__now(c->sim);
+	double now = aiwi_now(c->sim);
 	if (id < 0) {
 		for (uint32_t i = f->nslots; i-- > 0;)
 			if (f->rep[i].state == AIW_REPLICA_LOADING) {
@@ -2460,10 +2460,10 @@ int aiw_serving_remove_replica(aiw_comp *c, int id)
 			id = (int)(ll != NIL ? ll : f->ready[0]);
 		}
 		if (id < 0)
-			return aiw__err(c->sim, AIW_ESTATE, "%s: no loading or ready replica to remove",
+			return aiwi_err(c->sim, AIW_ESTATE, "%s: no loading or ready replica to remove",
 			                c->prefix);
 	} else if (!valid_id(f, id) || f->rep[id].state == AIW_REPLICA_DRAINING) {
-		return aiw__err(c->sim, AIW_EINVAL, "%s: replica %d is not loading or ready",
+		return aiwi_err(c->sim, AIW_EINVAL, "%s: replica %d is not loading or ready",
 		                c->prefix, id);
 	}
 	replica *r = &f->rep[id];
@@ -2477,7 +2477,7 @@ int aiw_serving_remove_replica(aiw_comp *c, int id)
 	r->state = AIW_REPLICA_DRAINING;
 	f->nstate[AIW_REPLICA_DRAINING]++;
 	if (r->tmr) { /* a draining replica serves what it holds without waiting */
-		aiw__cancel(f->sim, r->tmr);
+		aiwi_cancel(f->sim, r->tmr);
 		r->tmr = 0;
 	}
 	if (r->span == SPAN_NONE) {
@@ -2489,14 +2489,14 @@ int aiw_serving_remove_replica(aiw_comp *c, int id)
 	return id;
 }
 
-aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
+aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 {
-	if (!aiw_serving_active(c))
+	if (!aiwi_serving_active(c))
 		return AIW_ESTATE;
 	fleet *f = F_(c);
 	if (!valid_id(f, id))
-		return aiw__err(c->sim, AIW_EINVAL, "%s: replica %d is not provisioned", c->prefix, id);
-	double now = aiw__now(c->sim);
+		return aiwi_err(c->sim, AIW_EINVAL, "%s: replica %d is not provisioned", c->prefix, id);
+	double now = aiwi_now(c->sim);
 	replica *r = &f->rep[id];
 	if (r->pend) {
 		if (now < r->sp.t0)
@@ -2507,7 +2507,7 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 	uint32_t nhold = r->nrun + r->pre.len + r->q.len;
 	uint32_t *hold = nhold ? malloc((size_t)nhold * sizeof *hold) : NULL;
 	if (nhold && !hold)
-		return aiw__err(c->sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(c->sim, AIW_ENOMEM, "out of memory");
 	uint32_t k = 0;
 	if (r->span == SPAN_RUN) {
 		/* the state at now: decode iterations done, the prefill not yet
@@ -2572,79 +2572,79 @@ aiw_status aiw_serving_fail_replica(aiw_comp *c, int id)
 /* ======================================================================== */
 /* the component                                                             */
 /* ======================================================================== */
-bool aiw_serving_active(const aiw_comp *c)
+bool aiwi_serving_active(const aiwi_comp *c)
 {
-	return c && c->kind == &aiw_kind_inference && c->state;
+	return c && c->kind == &aiwi_kind_inference && c->state;
 }
 
-static void emit_metrics(aiw_comp *c, double t);
+static void emit_metrics(aiwi_comp *c, double t);
 
-static aiw_status inference_start(aiw_comp *c)
+static aiw_status inference_start(aiwi_comp *c)
 {
-	aiw_rng_exp_init();
+	aiwi_rng_exp_init();
 	aiw_sim *sim = c->sim;
 	fleet *f = calloc(1, sizeof *f);
 	if (!f)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	c->state = f;
 	f->c = c;
 	f->sim = sim;
-	f->eng = aiw__engine(sim);
+	f->eng = aiwi_sim_engine(sim);
 	f->free_head = NIL;
 	q_init(&f->cq);
 	f->spot_factor = 1;
 	f->master_t = INFINITY;
 	f->arr_t = INFINITY;
 	f->at_key = NONE;
-	const aiw_gpu_spec *gs = NULL;
-	aiw_status gst = aiw_hw_gpu_get(sim, aiw_ps(c, P_GPU), &gs);
+	const aiwi_gpu_spec *gs = NULL;
+	aiw_status gst = aiwi_hw_gpu_get(sim, aiwi_ps(c, P_GPU), &gs);
 	if (gst != AIW_OK) { /* named as training.c names it */
 		char msg[700];
 		snprintf(msg, sizeof msg, "%s", aiw_sim_errmsg(sim));
-		return aiw__err(sim, gst, "%s.gpu = %s: %s", c->prefix, aiw_ps(c, P_GPU), msg);
+		return aiwi_err(sim, gst, "%s.gpu = %s: %s", c->prefix, aiwi_ps(c, P_GPU), msg);
 	}
 	f->gpu = *gs;
-	aiw_status st = aiw_cost_pricing(c, P_COST, &f->gpu, &f->price);
+	aiw_status st = aiwi_cost_pricing(c, P_COST, &f->gpu, &f->price);
 	if (st != AIW_OK)
 		return st;
-	f->batching = (int)aiw_p(c, P_BATCHING);
-	f->router = (int)aiw_p(c, P_ROUTER);
-	f->service_mode = aiw_pset(c, P_SERVICE);
-	f->g = aiw_p(c, P_GPUS_PER_REPLICA);
-	f->P = aiw_p(c, P_MODEL_PARAMS);
-	f->Wb = f->P * aiw_p(c, P_WEIGHT_BITS) / 8;
-	f->kvpt = aiw_pset(c, P_KV_BYTES_PER_TOKEN)
-	                  ? aiw_p(c, P_KV_BYTES_PER_TOKEN)
-	                  : 2 * aiw_p(c, P_LAYERS) * aiw_p(c, P_KV_HEADS) * aiw_p(c, P_HEAD_DIM) *
-	                            aiw_p(c, P_KV_BITS) / 8;
-	double peak = aiw_p(c, P_WEIGHT_BITS) <= 8 && f->gpu.fp8_flops > 0 ? f->gpu.fp8_flops
+	f->batching = (int)aiwi_p(c, P_BATCHING);
+	f->router = (int)aiwi_p(c, P_ROUTER);
+	f->service_mode = aiwi_pset(c, P_SERVICE);
+	f->g = aiwi_p(c, P_GPUS_PER_REPLICA);
+	f->P = aiwi_p(c, P_MODEL_PARAMS);
+	f->Wb = f->P * aiwi_p(c, P_WEIGHT_BITS) / 8;
+	f->kvpt = aiwi_pset(c, P_KV_BYTES_PER_TOKEN)
+	                  ? aiwi_p(c, P_KV_BYTES_PER_TOKEN)
+	                  : 2 * aiwi_p(c, P_LAYERS) * aiwi_p(c, P_KV_HEADS) * aiwi_p(c, P_HEAD_DIM) *
+	                            aiwi_p(c, P_KV_BITS) / 8;
+	double peak = aiwi_p(c, P_WEIGHT_BITS) <= 8 && f->gpu.fp8_flops > 0 ? f->gpu.fp8_flops
 	                                                                   : f->gpu.bf16_flops;
-	f->F = f->g * peak * aiw_p(c, P_MFU);
-	f->BW = f->g * f->gpu.mem_bw * aiw_p(c, P_MEM_BW_EFF);
+	f->F = f->g * peak * aiwi_p(c, P_MFU);
+	f->BW = f->g * f->gpu.mem_bw * aiwi_p(c, P_MEM_BW_EFF);
 	f->t_weights = f->Wb / f->BW;
 	f->pf_s = 2 * f->P / f->F;
 	f->kv_s = f->kvpt / f->BW;
-	double usable = f->g * f->gpu.mem_bytes * (1 - aiw_p(c, P_KV_MARGIN));
+	double usable = f->g * f->gpu.mem_bytes * (1 - aiwi_p(c, P_KV_MARGIN));
 	f->cap_tokens = floor((usable - f->Wb) / f->kvpt);
 	if (!f->service_mode && !(f->cap_tokens >= 2))
-		return aiw__err(sim, AIW_ERANGE,
+		return aiwi_err(sim, AIW_ERANGE,
 		                "%s: weights of %.4g GB (model_params %g at weight_bits %g) do not fit "
 		                "with room for a KV cache in gpus_per_replica = %g x %.4g GB (%s) less "
 		                "kv_margin %g; raise gpus_per_replica or lower weight_bits",
-		                c->prefix, f->Wb / 1e9, f->P, aiw_p(c, P_WEIGHT_BITS), f->g,
-		                f->gpu.mem_bytes / 1e9, f->gpu.name, aiw_p(c, P_KV_MARGIN));
-	f->gpr = aiw_site_gpus_per_rack(sim);
-	f->max_batch = (uint32_t)aiw_p(c, P_MAX_BATCH);
-	f->max_delay = aiw_p(c, P_MAX_QUEUE_DELAY);
-	f->timeout = aiw_pset(c, P_TIMEOUT) ? aiw_p(c, P_TIMEOUT) : INFINITY;
-	f->qlimit = aiw_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiw_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
-	f->eager = aiw__serving_eager && f->batching == B_CONTINUOUS && !f->service_mode &&
+		                c->prefix, f->Wb / 1e9, f->P, aiwi_p(c, P_WEIGHT_BITS), f->g,
+		                f->gpu.mem_bytes / 1e9, f->gpu.name, aiwi_p(c, P_KV_MARGIN));
+	f->gpr = aiwi_site_gpus_per_rack(sim);
+	f->max_batch = (uint32_t)aiwi_p(c, P_MAX_BATCH);
+	f->max_delay = aiwi_p(c, P_MAX_QUEUE_DELAY);
+	f->timeout = aiwi_pset(c, P_TIMEOUT) ? aiwi_p(c, P_TIMEOUT) : INFINITY;
+	f->qlimit = aiwi_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiwi_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
+	f->eager = aiwi_serving_eager && f->batching == B_CONTINUOUS && !f->service_mode &&
 	           f->router != RT_CENTRAL && !(f->timeout < INFINITY) && f->max_batch <= RUN_SORTED;
-	f->slo_ttft = aiw_pset(c, P_SLO_TTFT) ? aiw_p(c, P_SLO_TTFT) : INFINITY;
-	f->slo_tpot = aiw_pset(c, P_SLO_TPOT) ? aiw_p(c, P_SLO_TPOT) : INFINITY;
-	f->slo_e2e = aiw_pset(c, P_SLO_E2E) ? aiw_p(c, P_SLO_E2E) : INFINITY;
-	f->resp_bytes = aiw_p(c, P_RESPONSE_BYTES);
-	double ovh = f->price.node_overhead_w / aiw_p(c, P_GPUS_PER_NODE);
+	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
+	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
+	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;
+	f->resp_bytes = aiwi_p(c, P_RESPONSE_BYTES);
+	double ovh = f->price.node_overhead_w / aiwi_p(c, P_GPUS_PER_NODE);
 	f->w_tot[PH_OFF] = 0;
 	f->w_tot[PH_LOADING] = f->gpu.loading_w + ovh;
 	f->w_tot[PH_IDLE] = f->gpu.idle_w + ovh;
@@ -2653,54 +2653,54 @@ static aiw_status inference_start(aiw_comp *c)
 	f->w_pre_extra = f->gpu.prefill_w - f->gpu.decode_w;
 
 	/* traffic */
-	aiw_traffic_conf tc;
-	aiw_traffic_conf_default(&tc);
-	tc.kind = (aiw_traffic_kind)(int)aiw_p(c, P_TRAFFIC);
+	aiwi_traffic_conf tc;
+	aiwi_traffic_conf_default(&tc);
+	tc.kind = (aiwi_traffic_kind)(int)aiwi_p(c, P_TRAFFIC);
 	tc.prefix = c->prefix;
-	tc.rate = aiw_p(c, P_RATE);
-	tc.peak_to_trough = aiw_p(c, P_PEAK_TO_TROUGH);
-	tc.peak_hour = aiw_p(c, P_PEAK_HOUR);
-	tc.weekend_factor = aiw_p(c, P_WEEKEND_FACTOR);
-	tc.cv = aiw_p(c, P_CV);
-	tc.modulate = aiw_p(c, P_MODULATE) != 0;
-	tc.trace_path = aiw_ps(c, P_TRACE_FILE);
-	tc.base_dir = aiw__base_dir(sim);
-	tc.time_scale = aiw_p(c, P_TRACE_TIME_SCALE);
-	tc.loop = aiw_p(c, P_TRACE_LOOP) != 0;
-	if (tc.kind == AIW_TRAFFIC_TRACE && !aiw_pset(c, P_TRACE_FILE))
-		return aiw__err(sim, AIW_EINVAL,
+	tc.rate = aiwi_p(c, P_RATE);
+	tc.peak_to_trough = aiwi_p(c, P_PEAK_TO_TROUGH);
+	tc.peak_hour = aiwi_p(c, P_PEAK_HOUR);
+	tc.weekend_factor = aiwi_p(c, P_WEEKEND_FACTOR);
+	tc.cv = aiwi_p(c, P_CV);
+	tc.modulate = aiwi_p(c, P_MODULATE) != 0;
+	tc.trace_path = aiwi_ps(c, P_TRACE_FILE);
+	tc.base_dir = aiwi_base_dir(sim);
+	tc.time_scale = aiwi_p(c, P_TRACE_TIME_SCALE);
+	tc.loop = aiwi_p(c, P_TRACE_LOOP) != 0;
+	if (tc.kind == AIW_TRAFFIC_TRACE && !aiwi_pset(c, P_TRACE_FILE))
+		return aiwi_err(sim, AIW_EINVAL,
 		                "%s.trace_file is not set: traffic = trace needs a CSV file", c->prefix);
 	char e[512];
-	st = aiw_traffic_new(&f->tr, &tc, e, sizeof e);
+	st = aiwi_traffic_new(&f->tr, &tc, e, sizeof e);
 	if (st != AIW_OK)
-		return aiw__err(sim, st, "%s", e);
+		return aiwi_err(sim, st, "%s", e);
 
 	/* streams: arrivals use c->rng; sizes, routing and the replica lifecycle
 	 * have their own, so that changing one leaves the others' draws alone */
-	f->rng_size = aiw_rng_alloc();
-	f->rng_route = aiw_rng_alloc();
-	f->rng_life = aiw_rng_alloc();
+	f->rng_size = aiwi_rng_alloc();
+	f->rng_route = aiwi_rng_alloc();
+	f->rng_life = aiwi_rng_alloc();
 	if (!f->rng_size || !f->rng_route || !f->rng_life)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	gsl_rng_set(f->rng_size, gsl_rng_get(c->rng));
 	gsl_rng_set(f->rng_route, gsl_rng_get(c->rng));
 	gsl_rng_set(f->rng_life, gsl_rng_get(c->rng));
 	/* request sizes by table (a trace brings its own) */
 	if (!f->service_mode && tc.kind != AIW_TRAFFIC_TRACE &&
-	    (aiw_count_table_new(aiw_pd(c, P_PROMPT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->tok_p) != AIW_OK ||
-	     aiw_count_table_new(aiw_pd(c, P_OUTPUT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->tok_o) != AIW_OK))
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+	    (aiwi_count_table_new(aiwi_pd(c, P_PROMPT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->tok_p) != AIW_OK ||
+	     aiwi_count_table_new(aiwi_pd(c, P_OUTPUT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->tok_o) != AIW_OK))
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 
 	/* statistics */
-	aiw_hist *hs[5] = {&f->ttft, &f->ttft_win, &f->tpot, &f->e2e, &f->wait};
+	aiwi_hist *hs[5] = {&f->ttft, &f->ttft_win, &f->tpot, &f->e2e, &f->wait};
 	for (int i = 0; i < 5; i++)
-		if ((st = aiw_hist_init(hs[i], AIW_HIST_MIN_S, AIW_HIST_MAX_S, AIW_HIST_REL_ERR, e,
+		if ((st = aiwi_hist_init(hs[i], AIW_HIST_MIN_S, AIW_HIST_MAX_S, AIW_HIST_REL_ERR, e,
 		                        sizeof e)) != AIW_OK)
-			return aiw__err(sim, st, "%s: %s", c->prefix, e);
+			return aiwi_err(sim, st, "%s: %s", c->prefix, e);
 	f->bs = calloc((size_t)f->max_batch + 1, sizeof *f->bs);
 	f->adm = calloc((size_t)f->max_batch, sizeof *f->adm);
 	if (!f->bs || !f->adm)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 
 	/* curves */
 	struct {
@@ -2717,40 +2717,40 @@ static aiw_status inference_start(aiw_comp *c)
 	for (size_t i = 0; i < sizeof curves / sizeof *curves; i++) {
 		char n[256];
 		snprintf(n, sizeof n, "%s.%s", c->prefix, curves[i].key);
-		if ((*curves[i].id = aiw_rec_add(sim, n, curves[i].unit)) < 0)
+		if ((*curves[i].id = aiwi_rec_add(sim, n, curves[i].unit)) < 0)
 			return (aiw_status)*curves[i].id;
 	}
 
 	if (!ag_grow(f, 2))
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
-	aiw_int_init(&f->energy, 0, 0);
-	aiw_int_init(&f->busy, 0, 0);
-	aiw_int_init(&f->paid, 0, 0);
-	aiw_int_init(&f->cost, 0, 0);
-	aiw_int_init(&f->waiting, 0, 0);
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+	aiwi_int_init(&f->energy, 0, 0);
+	aiwi_int_init(&f->busy, 0, 0);
+	aiwi_int_init(&f->paid, 0, 0);
+	aiwi_int_init(&f->cost, 0, 0);
+	aiwi_int_init(&f->waiting, 0, 0);
 
 	/* the initial replicas, ready at t = 0 */
-	uint32_t nrep = (uint32_t)aiw_p(c, P_REPLICAS);
+	uint32_t nrep = (uint32_t)aiwi_p(c, P_REPLICAS);
 	for (uint32_t i = 0; i < nrep; i++) {
-		int s = aiw_serving_add_replica(c, 0, false);
+		int s = aiwi_serving_add_replica(c, 0, false);
 		if (s < 0)
 			return (aiw_status)s;
 	}
 	c->gpus = f->paid.value;
 	/* the autoscaler, if any, takes over the replica count from here */
-	if ((st = aiw_autoscale_start(c, P_AUTOSCALE)) != AIW_OK)
+	if ((st = aiwi_autoscale_start(c, P_AUTOSCALE)) != AIW_OK)
 		return st;
 
 	/* the first arrival */
 	f->next_p = f->next_o = NAN;
 	f->abuf = malloc(ABUF * sizeof *f->abuf);
 	if (!f->abuf)
-		return aiw__err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
+		return aiwi_err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
 	arrivals_ahead(f, 0);
 	double t = next_arrival(f, 0);
 	sizes_ahead(f);
 	if (isnan(t))
-		return aiw__err(sim, AIW_EIO, "%s: %s", c->prefix, aiw_traffic_errmsg(f->tr));
+		return aiwi_err(sim, AIW_EIO, "%s: %s", c->prefix, aiwi_traffic_errmsg(f->tr));
 	f->arr_t = isfinite(t) ? t : INFINITY;
 	ag_sync(f);
 	return f->fail ? AIW_ENOMEM : AIW_OK;
@@ -2810,12 +2810,12 @@ static double energy_at(const fleet *f, double t)
 	return e;
 }
 
-static void bring_to(aiw_comp *c, double t)
+static void bring_to(aiwi_comp *c, double t)
 {
 	fleet *f = F_(c);
 	purge_all(f, t);
 	advance(f, t);
-	aiw_int_advance(&f->waiting, t);
+	aiwi_int_advance(&f->waiting, t);
 	c->energy_j = energy_at(f, t);
 	c->busy_gpu_s = f->busy.sum;
 	c->paid_gpu_s = f->paid.sum;
@@ -2823,7 +2823,7 @@ static void bring_to(aiw_comp *c, double t)
 	c->gpus = f->paid.value;
 }
 
-static void inference_sample(aiw_comp *c, double t)
+static void inference_sample(aiwi_comp *c, double t)
 {
 	fleet *f = F_(c);
 	if (!f)
@@ -2834,25 +2834,25 @@ static void inference_sample(aiw_comp *c, double t)
 	double w_ahead = 0;
 	eager_waiting(f, t, &w_ahead);
 	double wsum = f->waiting.sum - w_ahead; /* as the boundary events would have it */
-	double dt = aiw_rec_dt(sim);
+	double dt = aiwi_rec_dt(sim);
 	double tok = tokens_at(f, t), fl = flops_at(f, t);
-	double peak_gpu = f->F / f->g / aiw_p(c, P_MFU); /* FLOP/s of one GPU */
-	double ttft99 = aiw_hist_quantile(&f->ttft_win, 0.99);
-	aiw_hist_merge(&f->ttft, &f->ttft_win);
-	aiw_hist_reset(&f->ttft_win);
+	double peak_gpu = f->F / f->g / aiwi_p(c, P_MFU); /* FLOP/s of one GPU */
+	double ttft99 = aiwi_hist_quantile(&f->ttft_win, 0.99);
+	aiwi_hist_merge(&f->ttft, &f->ttft_win);
+	aiwi_hist_reset(&f->ttft_win);
 	if (dt > 0) {
-		aiw_rec_put(sim, f->id_arr, (double)(f->arrived - f->prev_arrived) / dt);
-		aiw_rec_put(sim, f->id_thr, (double)(f->completed - f->prev_completed) / dt);
-		aiw_rec_put(sim, f->id_good, (double)(f->met_all - f->prev_met) / dt);
-		aiw_rec_put(sim, f->id_qlen, (wsum - f->prev_waiting) / dt);
-		aiw_rec_put(sim, f->id_busy, (f->busy.sum - f->prev_busy) / f->g / dt);
-		aiw_rec_put(sim, f->id_reps, (f->paid.sum - f->prev_paid) / f->g / dt);
-		aiw_rec_put(sim, f->id_tok, (tok - f->prev_tokens) / dt);
-		aiw_rec_put(sim, f->id_resp, (tok - f->prev_tokens) * f->resp_bytes / dt);
+		aiwi_rec_put(sim, f->id_arr, (double)(f->arrived - f->prev_arrived) / dt);
+		aiwi_rec_put(sim, f->id_thr, (double)(f->completed - f->prev_completed) / dt);
+		aiwi_rec_put(sim, f->id_good, (double)(f->met_all - f->prev_met) / dt);
+		aiwi_rec_put(sim, f->id_qlen, (wsum - f->prev_waiting) / dt);
+		aiwi_rec_put(sim, f->id_busy, (f->busy.sum - f->prev_busy) / f->g / dt);
+		aiwi_rec_put(sim, f->id_reps, (f->paid.sum - f->prev_paid) / f->g / dt);
+		aiwi_rec_put(sim, f->id_tok, (tok - f->prev_tokens) / dt);
+		aiwi_rec_put(sim, f->id_resp, (tok - f->prev_tokens) * f->resp_bytes / dt);
 		double dp = f->paid.sum - f->prev_paid;
-		aiw_rec_put(sim, f->id_cu, dp > 0 ? (fl - f->prev_flops) / (dp * peak_gpu) : 0);
+		aiwi_rec_put(sim, f->id_cu, dp > 0 ? (fl - f->prev_flops) / (dp * peak_gpu) : 0);
 	}
-	aiw_rec_put(sim, f->id_ttft99, ttft99);
+	aiwi_rec_put(sim, f->id_ttft99, ttft99);
 	f->prev_arrived = f->arrived;
 	f->prev_completed = f->completed;
 	f->prev_met = f->met_all;
@@ -2864,7 +2864,7 @@ static void inference_sample(aiw_comp *c, double t)
 	/* racks: the booked prefill energy still ahead of t is taken back per rack */
 	size_t nr = f->racks_used;
 	for (size_t k = 0; k < nr; k++)
-		aiw_int_advance(&f->racks[k].p, t);
+		aiwi_int_advance(&f->racks[k].p, t);
 	double *ahead = nr ? calloc(nr, sizeof *ahead) : NULL;
 	if (nr && !ahead) {
 		oom(f);
@@ -2883,29 +2883,29 @@ static void inference_sample(aiw_comp *c, double t)
 		rack *rk = &f->racks[k];
 		double e = rk->p.sum + rk->adj - ahead[k];
 		if (dt > 0)
-			aiw_site_rack_power(sim, c, k, (e - rk->prev) / dt);
+			aiwi_site_rack_power(sim, c, k, (e - rk->prev) / dt);
 		rk->prev = e;
 	}
 	free(ahead);
-	aiw_autoscale_sample(c, t);
+	aiwi_autoscale_sample(c, t);
 }
 
-static void inference_finish(aiw_comp *c, double t)
+static void inference_finish(aiwi_comp *c, double t)
 {
 	if (!F_(c))
 		return;
 	eager_settle_all(F_(c), t);
 	bring_to(c, t);
 	emit_metrics(c, t);
-	aiw_autoscale_finish(c, t);
+	aiwi_autoscale_finish(c, t);
 }
 
-static void emit_metrics(aiw_comp *c, double t)
+static void emit_metrics(aiwi_comp *c, double t)
 {
 	fleet *f = F_(c);
 	aiw_sim *sim = c->sim;
 	const char *px = c->prefix;
-#define M(key, v) aiw__metric(sim, px, key, (v))
+#define M(key, v) aiwi_metric(sim, px, key, (v))
 	uint64_t dropped = 0;
 	for (int i = 0; i < NDROP; i++) {
 		char k[64];
@@ -2924,29 +2924,29 @@ static void emit_metrics(aiw_comp *c, double t)
 	M("preemptions", (double)f->preemptions);
 
 	/* TTFT: the windows so far plus the open one */
-	aiw_hist all;
-	bool have_all = aiw_hist_init_like(&all, &f->ttft, true) == AIW_OK &&
-	                aiw_hist_merge(&all, &f->ttft_win) == AIW_OK;
+	aiwi_hist all;
+	bool have_all = aiwi_hist_init_like(&all, &f->ttft, true) == AIW_OK &&
+	                aiwi_hist_merge(&all, &f->ttft_win) == AIW_OK;
 	static const double qs[3] = {0.50, 0.95, 0.99};
 	static const char *const qn[3] = {"p50", "p95", "p99"};
-	const aiw_hist *ttft = have_all ? &all : &f->ttft;
-	const aiw_hist *hs[4] = {ttft, &f->tpot, f->service_mode ? ttft : &f->e2e, &f->wait};
+	const aiwi_hist *ttft = have_all ? &all : &f->ttft;
+	const aiwi_hist *hs[4] = {ttft, &f->tpot, f->service_mode ? ttft : &f->e2e, &f->wait};
 	static const char *const hn[4] = {"ttft", "tpot", "e2e", "queue_wait"};
 	for (int h = 0; h < 4; h++) {
 		char k[64];
 		for (int i = 0; i < 3; i++) {
 			snprintf(k, sizeof k, "%s_%s_s", hn[h], qn[i]);
-			M(k, aiw_hist_quantile(hs[h], qs[i]));
+			M(k, aiwi_hist_quantile(hs[h], qs[i]));
 		}
 		snprintf(k, sizeof k, "%s_mean_s", hn[h]);
-		M(k, aiw_hist_mean(hs[h]));
+		M(k, aiwi_hist_mean(hs[h]));
 		snprintf(k, sizeof k, "%s_max_s", hn[h]);
-		M(k, aiw_hist_max(hs[h]));
+		M(k, aiwi_hist_max(hs[h]));
 	}
 	if (have_all)
-		aiw_hist_free(&all);
-	M("queue_wait_count", (double)aiw_hist_count(&f->wait));
-	M("queue_wait_sum_s", aiw_hist_sum(&f->wait));
+		aiwi_hist_free(&all);
+	M("queue_wait_count", (double)aiwi_hist_count(&f->wait));
+	M("queue_wait_sum_s", aiwi_hist_sum(&f->wait));
 	double finished = (double)(f->completed + dropped);
 	M("slo_attainment", finished > 0 ? (double)f->met_all / finished : NAN);
 	M("slo_ttft_attainment", finished > 0 ? (double)f->met_ttft / finished : NAN);
@@ -2992,7 +2992,7 @@ static void emit_metrics(aiw_comp *c, double t)
 
 	M("utilization", c->paid_gpu_s > 0 ? c->busy_gpu_s / c->paid_gpu_s : NAN);
 	M("compute_utilization",
-	  c->paid_gpu_s > 0 ? flops_at(f, t) / (c->paid_gpu_s * f->F / f->g / aiw_p(c, P_MFU)) : NAN);
+	  c->paid_gpu_s > 0 ? flops_at(f, t) / (c->paid_gpu_s * f->F / f->g / aiwi_p(c, P_MFU)) : NAN);
 	M("gpu_hours", c->paid_gpu_s / 3600);
 	M("replicas_ready", (double)f->nstate[AIW_REPLICA_READY]);
 	M("replicas_loading", (double)f->nstate[AIW_REPLICA_LOADING]);
@@ -3000,32 +3000,32 @@ static void emit_metrics(aiw_comp *c, double t)
 	M("energy_kwh", c->energy_j / 3.6e6);
 	/* hardware + energy at the site's PUE and price, as the site's
 	 * <prefix>.cost_usd (published by power.c) */
-	double total = c->cost_usd + c->energy_j * aiw_site_pue(sim) * aiw_site_price_per_j(sim);
+	double total = c->cost_usd + c->energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim);
 	M("cost_per_mtok_usd", tok > 0 ? total / tok * 1e6 : NAN);
 	M("cost_per_request_usd", f->completed ? total / (double)f->completed : NAN);
 #undef M
 }
 
-static aiw_status inference_param_changed(aiw_comp *c, size_t idx)
+static aiw_status inference_param_changed(aiwi_comp *c, size_t idx)
 {
 	/* with an autoscaler, `replicas` is its desired count, and its own
 	 * parameters are its business */
-	if (aiw_autoscale_active(c))
-		return aiw_autoscale_param_changed(c, idx);
+	if (aiwi_autoscale_active(c))
+		return aiwi_autoscale_param_changed(c, idx);
 	if (idx != P_REPLICAS)
 		return AIW_OK;
 	fleet *f = F_(c);
-	uint32_t want = (uint32_t)aiw_p(c, P_REPLICAS);
+	uint32_t want = (uint32_t)aiwi_p(c, P_REPLICAS);
 	uint32_t have = f->nstate[AIW_REPLICA_READY] + f->nstate[AIW_REPLICA_LOADING];
 	while (have < want) {
-		double cs = draw(aiw_pd(c, P_COLD_START), f->rng_life);
-		int s = aiw_serving_add_replica(c, cs > 0 ? cs : 0, false);
+		double cs = draw(aiwi_pd(c, P_COLD_START), f->rng_life);
+		int s = aiwi_serving_add_replica(c, cs > 0 ? cs : 0, false);
 		if (s < 0)
 			return (aiw_status)s;
 		have++;
 	}
 	while (have > want) {
-		int s = aiw_serving_remove_replica(c, -1);
+		int s = aiwi_serving_remove_replica(c, -1);
 		if (s < 0)
 			return (aiw_status)s;
 		have--;
@@ -3033,12 +3033,12 @@ static aiw_status inference_param_changed(aiw_comp *c, size_t idx)
 	return AIW_OK;
 }
 
-static void inference_destroy(aiw_comp *c)
+static void inference_destroy(aiwi_comp *c)
 {
 	fleet *f = F_(c);
 	if (!f)
 		return;
-	aiw_autoscale_destroy(c);
+	aiwi_autoscale_destroy(c);
 	for (uint32_t i = 0; i < f->nslots; i++)
 		free(f->rep[i].run);
 	free(f->rep);
@@ -3055,25 +3055,25 @@ static void inference_destroy(aiw_comp *c)
 	free(f->bs);
 	free(f->adm);
 	free(f->abuf);
-	aiw_traffic_free(f->tr);
-	aiw_count_table_free(f->tok_p);
-	aiw_count_table_free(f->tok_o);
+	aiwi_traffic_free(f->tr);
+	aiwi_count_table_free(f->tok_p);
+	aiwi_count_table_free(f->tok_o);
 	if (f->rng_size)
 		gsl_rng_free(f->rng_size);
 	if (f->rng_route)
 		gsl_rng_free(f->rng_route);
 	if (f->rng_life)
 		gsl_rng_free(f->rng_life);
-	aiw_hist_free(&f->ttft);
-	aiw_hist_free(&f->ttft_win);
-	aiw_hist_free(&f->tpot);
-	aiw_hist_free(&f->e2e);
-	aiw_hist_free(&f->wait);
+	aiwi_hist_free(&f->ttft);
+	aiwi_hist_free(&f->ttft_win);
+	aiwi_hist_free(&f->tpot);
+	aiwi_hist_free(&f->e2e);
+	aiwi_hist_free(&f->wait);
 	free(f);
 	c->state = NULL;
 }
 
-const aiw_kind aiw_kind_inference = {
+const aiwi_kind aiwi_kind_inference = {
 	.name = "inference",
 	.params = INFERENCE_PARAMS,
 	.nparams = P_NPARAMS,
@@ -3087,10 +3087,10 @@ const aiw_kind aiw_kind_inference = {
 /* ======================================================================== */
 /* the internal API for the autoscaler                                       */
 /* ======================================================================== */
-void aiw_serving_get_counts(const aiw_comp *c, aiw_serving_counts *out)
+void aiwi_serving_get_counts(const aiwi_comp *c, aiwi_serving_counts *out)
 {
 	memset(out, 0, sizeof *out);
-	if (!aiw_serving_active(c))
+	if (!aiwi_serving_active(c))
 		return;
 	const fleet *f = F_(c);
 	out->ready = f->nstate[AIW_REPLICA_READY];
@@ -3098,7 +3098,7 @@ void aiw_serving_get_counts(const aiw_comp *c, aiw_serving_counts *out)
 	out->draining = f->nstate[AIW_REPLICA_DRAINING];
 	out->busy = f->nph[PH_PREFILL] + f->nph[PH_DECODE];
 	out->spot = f->nspot;
-	uint64_t ahead = eager_waiting(f, aiw__now(c->sim), NULL);
+	uint64_t ahead = eager_waiting(f, aiwi_now(c->sim), NULL);
 	out->waiting = f->nwaiting + ahead;
 	out->running = f->nrunning - ahead;
 	out->arrived = f->arrived;
@@ -3107,41 +3107,41 @@ void aiw_serving_get_counts(const aiw_comp *c, aiw_serving_counts *out)
 		out->dropped += f->dropped[i];
 }
 
-size_t aiw_serving_slots(const aiw_comp *c)
+size_t aiwi_serving_slots(const aiwi_comp *c)
 {
-	return aiw_serving_active(c) ? F_(c)->nslots : 0;
+	return aiwi_serving_active(c) ? F_(c)->nslots : 0;
 }
 
-aiw_replica_state aiw_serving_replica_state(const aiw_comp *c, size_t id)
+aiwi_replica_state aiwi_serving_replica_state(const aiwi_comp *c, size_t id)
 {
-	if (!aiw_serving_active(c) || id >= F_(c)->nslots)
+	if (!aiwi_serving_active(c) || id >= F_(c)->nslots)
 		return AIW_REPLICA_FREE;
-	return (aiw_replica_state)F_(c)->rep[id].state;
+	return (aiwi_replica_state)F_(c)->rep[id].state;
 }
 
-bool aiw_serving_replica_spot(const aiw_comp *c, size_t id)
+bool aiwi_serving_replica_spot(const aiwi_comp *c, size_t id)
 {
-	if (!aiw_serving_active(c) || id >= F_(c)->nslots)
+	if (!aiwi_serving_active(c) || id >= F_(c)->nslots)
 		return false;
 	return F_(c)->rep[id].spot != 0;
 }
 
-uint32_t aiw_serving_replica_outstanding(const aiw_comp *c, size_t id)
+uint32_t aiwi_serving_replica_outstanding(const aiwi_comp *c, size_t id)
 {
-	if (!aiw_serving_active(c) || id >= F_(c)->nslots)
+	if (!aiwi_serving_active(c) || id >= F_(c)->nslots)
 		return 0;
 	return F_(c)->rep[id].outstanding;
 }
 
-void aiw_serving_integrals(aiw_comp *c, double *busy_gpu_s, double *paid_gpu_s,
+void aiwi_serving_integrals(aiwi_comp *c, double *busy_gpu_s, double *paid_gpu_s,
                            double *waiting_req_s)
 {
 	double b = 0, p = 0, w = 0;
-	if (aiw_serving_active(c)) {
+	if (aiwi_serving_active(c)) {
 		fleet *f = F_(c);
-		double now = aiw__now(c->sim);
+		double now = aiwi_now(c->sim);
 		advance(f, now);
-		aiw_int_advance(&f->waiting, now);
+		aiwi_int_advance(&f->waiting, now);
 		double ahead = 0;
 		eager_waiting(f, now, &ahead);
 		b = f->busy.sum;
@@ -3156,42 +3156,42 @@ void aiw_serving_integrals(aiw_comp *c, double *busy_gpu_s, double *paid_gpu_s,
 		*waiting_req_s = w;
 }
 
-void *aiw_serving_autoscale(const aiw_comp *c)
+void *aiwi_serving_autoscale(const aiwi_comp *c)
 {
-	return aiw_serving_active(c) ? F_(c)->autoscale : NULL;
+	return aiwi_serving_active(c) ? F_(c)->autoscale : NULL;
 }
 
-void aiw_serving_set_autoscale(aiw_comp *c, void *state)
+void aiwi_serving_set_autoscale(aiwi_comp *c, void *state)
 {
-	if (aiw_serving_active(c))
+	if (aiwi_serving_active(c))
 		F_(c)->autoscale = state;
 }
 
-const aiw_traffic *aiw_serving_traffic(const aiw_comp *c)
+const aiwi_traffic *aiwi_serving_traffic(const aiwi_comp *c)
 {
-	return aiw_serving_active(c) ? F_(c)->tr : NULL;
+	return aiwi_serving_active(c) ? F_(c)->tr : NULL;
 }
 
-aiw_status aiw_serving_set_spot_factor(aiw_comp *c, double factor)
+aiw_status aiwi_serving_set_spot_factor(aiwi_comp *c, double factor)
 {
-	if (!aiw_serving_active(c))
+	if (!aiwi_serving_active(c))
 		return AIW_ESTATE;
 	if (!(factor >= 0 && factor <= 1))
-		return aiw__err(c->sim, AIW_ERANGE, "%s: spot price factor %g must be in [0, 1]",
+		return aiwi_err(c->sim, AIW_ERANGE, "%s: spot price factor %g must be in [0, 1]",
 		                c->prefix, factor);
 	fleet *f = F_(c);
-	advance(f, aiw__now(c->sim));
+	advance(f, aiwi_now(c->sim));
 	f->spot_factor = factor;
 	levels(f);
 	return AIW_OK;
 }
 
-const aiw_hist *aiw_serving_hist(const aiw_comp *c, const char *which)
+const aiwi_hist *aiwi_serving_hist(const aiwi_comp *c, const char *which)
 {
-	if (!c || !which || c->kind != &aiw_kind_inference || !c->state)
+	if (!c || !which || c->kind != &aiwi_kind_inference || !c->state)
 		return NULL;
 	fleet *f = F_(c);
-	eager_settle_all(f, aiw__now(c->sim));
+	eager_settle_all(f, aiwi_now(c->sim));
 	if (!strcmp(which, "ttft"))
 		return &f->ttft;
 	if (!strcmp(which, "tpot"))

@@ -67,8 +67,8 @@ typedef struct trace_pass {
 	uint64_t prev_line;
 } trace_pass;
 
-struct aiw_traffic {
-	aiw_traffic_kind kind;
+struct aiwi_traffic {
+	aiwi_traffic_kind kind;
 	char *prefix; /* "inference.chat." or "" */
 	double rate;  /* lambda (1/s) */
 	double a;     /* diurnal amplitude (r - 1)/(r + 1) */
@@ -113,7 +113,7 @@ struct aiw_traffic {
 	bool ended;
 	bool failed;         /* replay error: errmsg says why, next returns NAN */
 	trace_pass pass;
-	aiw_trace_info info;
+	aiwi_trace_info info;
 	double bin_w;        /* profile bin width in trace seconds */
 	size_t nbins;
 	double *cum;         /* nbins + 1 prefix sums of rows per bin */
@@ -125,7 +125,7 @@ struct aiw_traffic {
 /* ======================================================================== */
 /* configuration                                                             */
 /* ======================================================================== */
-void aiw_traffic_conf_default(aiw_traffic_conf *conf)
+void aiwi_traffic_conf_default(aiwi_traffic_conf *conf)
 {
 	memset(conf, 0, sizeof *conf);
 	conf->kind = AIW_TRAFFIC_POISSON;
@@ -137,12 +137,12 @@ void aiw_traffic_conf_default(aiw_traffic_conf *conf)
 	conf->time_scale = 1.0;
 }
 
-aiw_traffic_kind aiw_traffic_get_kind(const aiw_traffic *tr)
+aiwi_traffic_kind aiwi_traffic_get_kind(const aiwi_traffic *tr)
 {
 	return tr->kind;
 }
 
-const char *aiw_traffic_errmsg(const aiw_traffic *tr)
+const char *aiwi_traffic_errmsg(const aiwi_traffic *tr)
 {
 	return tr ? tr->errmsg : "";
 }
@@ -150,7 +150,7 @@ const char *aiw_traffic_errmsg(const aiw_traffic *tr)
 static aiw_status range_err(char *err, size_t len, const char *prefix, const char *field,
                             double v, const char *unit, const char *expect)
 {
-	return aiw__buferr(err, len, AIW_ERANGE, "%s%s = %g%s is out of range: expected %s",
+	return aiwi_buferr(err, len, AIW_ERANGE, "%s%s = %g%s is out of range: expected %s",
 	                   prefix, field, v, unit, expect);
 }
 
@@ -175,7 +175,7 @@ static inline int day_of_week(double day)
 	return i > 6 ? 6 : i;
 }
 
-static double profile_m(const aiw_traffic *tr, double t)
+static double profile_m(const aiwi_traffic *tr, double t)
 {
 	double day = floor(t / DAY_S);
 	double s = t - day * DAY_S;
@@ -183,13 +183,13 @@ static double profile_m(const aiw_traffic *tr, double t)
 }
 
 /* Integral of the profile over [0, s] within one day of factor w. */
-static inline double day_part(const aiw_traffic *tr, double w, double s)
+static inline double day_part(const aiwi_traffic *tr, double w, double s)
 {
 	return w * (s - tr->a / OMEGA * (cos(OMEGA * s + tr->phi) - cos(tr->phi)));
 }
 
 /* M(t) = integral over [0, t] of the profile (M(t) < 0 for t < 0). */
-static double profile_int(const aiw_traffic *tr, double t)
+static double profile_int(const aiwi_traffic *tr, double t)
 {
 	double week = floor(t / WEEK_S);
 	double in_week = t - week * WEEK_S;
@@ -200,7 +200,7 @@ static double profile_int(const aiw_traffic *tr, double t)
 }
 
 typedef struct {
-	const aiw_traffic *tr;
+	const aiwi_traffic *tr;
 	double w, target;
 } day_root;
 
@@ -211,7 +211,7 @@ static double day_root_f(double s, void *p)
 }
 
 /* Solve day_part(w, s) = target for s in [0, DAY_S]; target in [0, w DAY_S]. */
-static double day_inverse(aiw_traffic *tr, double w, double target)
+static double day_inverse(aiwi_traffic *tr, double w, double target)
 {
 	if (target <= 0.0)
 		return 0.0;
@@ -249,7 +249,7 @@ static double day_inverse(aiw_traffic *tr, double w, double target)
 }
 
 /* t >= 0 with M(t) = y (the earliest such t), y >= 0. */
-static double profile_inverse(aiw_traffic *tr, double y)
+static double profile_inverse(aiwi_traffic *tr, double y)
 {
 	if (y <= 0.0)
 		return 0.0;
@@ -294,7 +294,7 @@ static struct env_bin env_bounds(double a, double phi, double s0, double s1)
 	return (struct env_bin){1.0 + a * smax + 1e-12, 1.0 + a * smin - 1e-12};
 }
 
-static bool env_build(aiw_traffic *tr)
+static bool env_build(aiwi_traffic *tr)
 {
 	tr->env = malloc(ENV_BINS * sizeof *tr->env);
 	if (!tr->env)
@@ -319,7 +319,7 @@ struct dcur {
 /* The next candidate kept from the cursor on (rate > 0): candidates of the
  * binned envelope, each kept with probability rate / envelope.  Returns its
  * time, the cursor moved there. */
-static inline double diurnal_step(const aiw_traffic *tr, gsl_rng *r, struct dcur *cur)
+static inline double diurnal_step(const aiwi_traffic *tr, gsl_rng *r, struct dcur *cur)
 {
 	const struct env_bin *env = tr->env;
 	double day = cur->day, s = cur->s;
@@ -327,7 +327,7 @@ static inline double diurnal_step(const aiw_traffic *tr, gsl_rng *r, struct dcur
 	double wr = tr->rate * tr->w[dw]; /* rate = wr (1 + a sin(.)) this day */
 	for (;;) {
 		/* envelope mass to the next candidate, spent bin by bin */
-		double e = aiw_rng_exponential(r);
+		double e = aiwi_rng_exponential(r);
 		for (;;) {
 			double l = wr * env[j].hi, end = (j + 1) * ENV_W;
 			double room = l * (end - s);
@@ -356,7 +356,7 @@ static inline double diurnal_step(const aiw_traffic *tr, gsl_rng *r, struct dcur
 				wr = tr->rate * tr->w[dw];
 			}
 		}
-		double u = aiw_rng_uniform(r) * env[j].hi;
+		double u = aiwi_rng_uniform(r) * env[j].hi;
 		if (u < env[j].lo || u < 1.0 + tr->a * sin(OMEGA * s + tr->phi))
 			break;
 	}
@@ -369,7 +369,7 @@ static inline double diurnal_step(const aiw_traffic *tr, gsl_rng *r, struct dcur
 
 /* Next diurnal arrival after `from` (rate > 0), from the kept cursor when
  * `from` is the previous arrival. */
-static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
+static double next_diurnal(aiwi_traffic *tr, gsl_rng *r, double from)
 {
 	struct dcur c;
 	if (tr->cur_ok && from == tr->last) {
@@ -402,8 +402,8 @@ static double next_diurnal(aiw_traffic *tr, gsl_rng *r, double from)
 /* ======================================================================== */
 /* trace reading                                                             */
 /* ======================================================================== */
-static void trace_err(aiw_traffic *tr, const char *fmt, ...) AIW_PRINTF(2, 3);
-static void trace_err(aiw_traffic *tr, const char *fmt, ...)
+static void trace_err(aiwi_traffic *tr, const char *fmt, ...) AIW_PRINTF(2, 3);
+static void trace_err(aiwi_traffic *tr, const char *fmt, ...)
 {
 	int n = snprintf(tr->errmsg, sizeof tr->errmsg, "%s:%llu: ", tr->path,
 	                 (unsigned long long)tr->pass.line);
@@ -439,7 +439,7 @@ static bool digits(const char *s, int n, int *out)
 	return true;
 }
 
-bool aiw_trace_parse_datetime(const char *s, size_t len, int64_t *sec, int64_t *nsec)
+bool aiwi_trace_parse_datetime(const char *s, size_t len, int64_t *sec, int64_t *nsec)
 {
 	static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	int Y, M, D, h, mi, se;
@@ -497,7 +497,7 @@ static bool parse_number(const char *s, size_t len, double *out)
 typedef enum { LINE_OK, LINE_EOF, LINE_ERR } line_status;
 
 /* Read one physical line into tr->buf (without "\n" or "\r\n"). */
-static line_status read_line(aiw_traffic *tr, size_t *len)
+static line_status read_line(aiwi_traffic *tr, size_t *len)
 {
 	size_t n = 0;
 	bool nul = false, too_long = false;
@@ -580,7 +580,7 @@ static const char *const FIELD_NAMES[MAX_FIELDS] = {"timestamp", "ContextTokens 
 typedef enum { ROW_DATA, ROW_SKIP, ROW_EOF, ROW_ERR } row_status;
 
 /* Next data row of the current pass: relative trace time and tokens. */
-static row_status next_row(aiw_traffic *tr, double *rel, double *prompt, double *output)
+static row_status next_row(aiwi_traffic *tr, double *rel, double *prompt, double *output)
 {
 	for (;;) {
 		size_t len;
@@ -618,7 +618,7 @@ static row_status next_row(aiw_traffic *tr, double *rel, double *prompt, double 
 		/* timestamp */
 		int64_t sec = 0, nsec = 0;
 		double secs = 0.0;
-		bool is_dt = aiw_trace_parse_datetime(f[0].s, f[0].len, &sec, &nsec);
+		bool is_dt = aiwi_trace_parse_datetime(f[0].s, f[0].len, &sec, &nsec);
 		bool is_num = !is_dt && parse_number(f[0].s, f[0].len, &secs);
 		if (!is_dt && !is_num) {
 			trace_err(tr,
@@ -678,7 +678,7 @@ static row_status next_row(aiw_traffic *tr, double *rel, double *prompt, double 
 	}
 }
 
-static aiw_status trace_rewind(aiw_traffic *tr)
+static aiw_status trace_rewind(aiwi_traffic *tr)
 {
 	errno = 0;
 	if (fseek(tr->f, 0L, SEEK_SET) != 0) {
@@ -693,7 +693,7 @@ static aiw_status trace_rewind(aiw_traffic *tr)
 
 /* Count one row at trace time rel into the profile, doubling the bin
  * width (merging pairs) when it falls past the last bin. */
-static void profile_add(aiw_traffic *tr, double rel)
+static void profile_add(aiwi_traffic *tr, double rel)
 {
 	double b = floor(rel / tr->bin_w);
 	while (b >= (double)AIW_TRACE_PROFILE_BINS) {
@@ -709,7 +709,7 @@ static void profile_add(aiw_traffic *tr, double rel)
 
 /* First pass at creation: validate every row, gather the facts, build the
  * profile (counts per bin, turned into prefix sums at the end). */
-static aiw_status trace_scan(aiw_traffic *tr, char *err, size_t errlen)
+static aiw_status trace_scan(aiwi_traffic *tr, char *err, size_t errlen)
 {
 	tr->cum = calloc(AIW_TRACE_PROFILE_BINS + 1, sizeof *tr->cum);
 	if (!tr->cum)
@@ -724,12 +724,12 @@ static aiw_status trace_scan(aiw_traffic *tr, char *err, size_t errlen)
 		profile_add(tr, rel);
 	}
 	if (rs == ROW_ERR)
-		return aiw__buferr(err, errlen, AIW_EPARSE, "%s", tr->errmsg);
+		return aiwi_buferr(err, errlen, AIW_EPARSE, "%s", tr->errmsg);
 	uint64_t rows = tr->pass.rows;
 	if (rows == 0)
-		return aiw__buferr(err, errlen, AIW_EPARSE, "%s: no data rows", tr->path);
+		return aiwi_buferr(err, errlen, AIW_EPARSE, "%s: no data rows", tr->path);
 	if (tr->loop && !(rows >= 2 && span > 0.0))
-		return aiw__buferr(err, errlen, AIW_EINVAL,
+		return aiwi_buferr(err, errlen, AIW_EINVAL,
 		                   "%s: a looping trace needs at least 2 rows spanning a positive "
 		                   "time (%llu rows over %g s)",
 		                   tr->path, (unsigned long long)rows, span);
@@ -759,12 +759,12 @@ static aiw_status trace_scan(aiw_traffic *tr, char *err, size_t errlen)
 	tr->info.mean_prompt = tr->nfields == 3 ? sum_p / (double)rows : NAN;
 	tr->info.mean_output = tr->nfields == 3 ? sum_o / (double)rows : NAN;
 	if (trace_rewind(tr) != AIW_OK)
-		return aiw__buferr(err, errlen, AIW_EIO, "%s", tr->errmsg);
+		return aiwi_buferr(err, errlen, AIW_EIO, "%s", tr->errmsg);
 	return AIW_OK;
 }
 
 /* Expected rows in trace time [0, tau] of one pass (tau in [0, period]). */
-static double trace_cum(const aiw_traffic *tr, double tau)
+static double trace_cum(const aiwi_traffic *tr, double tau)
 {
 	if (tau <= 0.0)
 		return 0.0;
@@ -780,7 +780,7 @@ static double trace_cum(const aiw_traffic *tr, double tau)
 }
 
 /* Expected rows in simulated [0, t]. */
-static double trace_expected(const aiw_traffic *tr, double t)
+static double trace_expected(const aiwi_traffic *tr, double t)
 {
 	if (t <= 0.0)
 		return 0.0;
@@ -794,7 +794,7 @@ static double trace_expected(const aiw_traffic *tr, double t)
 /* ======================================================================== */
 /* create / free / reset                                                     */
 /* ======================================================================== */
-void aiw_traffic_free(aiw_traffic *tr)
+void aiwi_traffic_free(aiwi_traffic *tr)
 {
 	if (!tr)
 		return;
@@ -809,10 +809,10 @@ void aiw_traffic_free(aiw_traffic *tr)
 	free(tr);
 }
 
-static aiw_status validate(const aiw_traffic_conf *c, const char *px, char *err, size_t len)
+static aiw_status validate(const aiwi_traffic_conf *c, const char *px, char *err, size_t len)
 {
 	if ((unsigned)c->kind > AIW_TRAFFIC_TRACE)
-		return aiw__buferr(err, len, AIW_EINVAL,
+		return aiwi_buferr(err, len, AIW_EINVAL,
 		                   "%skind = %d is unknown: expected poisson, diurnal, bursty or "
 		                   "trace",
 		                   px, (int)c->kind);
@@ -838,7 +838,7 @@ static aiw_status validate(const aiw_traffic_conf *c, const char *px, char *err,
 		                 "0 < cv <= 100 (coefficient of variation of interarrival times)");
 	if (c->kind == AIW_TRAFFIC_TRACE) {
 		if (!c->trace_path || !*c->trace_path)
-			return aiw__buferr(err, len, AIW_EINVAL,
+			return aiwi_buferr(err, len, AIW_EINVAL,
 			                   "%strace_path is not set: a trace needs a CSV file", px);
 		if (!(c->time_scale > 0.0 && c->time_scale <= AIW_TRAFFIC_MAX_TIME_SCALE))
 			return range_err(err, len, px, "time_scale", c->time_scale, "",
@@ -847,11 +847,11 @@ static aiw_status validate(const aiw_traffic_conf *c, const char *px, char *err,
 	return AIW_OK;
 }
 
-aiw_status aiw_traffic_new(aiw_traffic **out, const aiw_traffic_conf *conf, char *err,
+aiw_status aiwi_traffic_new(aiwi_traffic **out, const aiwi_traffic_conf *conf, char *err,
                            size_t errlen)
 {
 	if (!out || !conf)
-		return aiw__buferr(err, errlen, AIW_EINVAL, "traffic: NULL argument");
+		return aiwi_buferr(err, errlen, AIW_EINVAL, "traffic: NULL argument");
 	*out = NULL;
 	char px[256] = "";
 	if (conf->prefix && *conf->prefix)
@@ -859,11 +859,11 @@ aiw_status aiw_traffic_new(aiw_traffic **out, const aiw_traffic_conf *conf, char
 	aiw_status st = validate(conf, px, err, errlen);
 	if (st != AIW_OK)
 		return st;
-	aiw_rng_exp_init();
-	aiw_traffic *tr = calloc(1, sizeof *tr);
+	aiwi_rng_exp_init();
+	aiwi_traffic *tr = calloc(1, sizeof *tr);
 	if (!tr || !(tr->prefix = dup_str(px))) {
 		free(tr);
-		return aiw__buferr(err, errlen, AIW_ENOMEM, "traffic: out of memory");
+		return aiwi_buferr(err, errlen, AIW_ENOMEM, "traffic: out of memory");
 	}
 	tr->kind = conf->kind;
 	tr->rate = conf->rate;
@@ -884,8 +884,8 @@ aiw_status aiw_traffic_new(aiw_traffic **out, const aiw_traffic_conf *conf, char
 	tr->week_m = tr->cumday[7];
 	tr->inv_rate = conf->rate > 0.0 ? 1.0 / conf->rate : 0.0;
 	if (conf->kind == AIW_TRAFFIC_DIURNAL && !env_build(tr)) {
-		aiw_traffic_free(tr);
-		return aiw__buferr(err, errlen, AIW_ENOMEM, "traffic: out of memory");
+		aiwi_traffic_free(tr);
+		return aiwi_buferr(err, errlen, AIW_ENOMEM, "traffic: out of memory");
 	}
 	tr->modulate = conf->kind == AIW_TRAFFIC_BURSTY && conf->modulate;
 	tr->cv = conf->cv;
@@ -896,8 +896,8 @@ aiw_status aiw_traffic_new(aiw_traffic **out, const aiw_traffic_conf *conf, char
 	if (tr->modulate && tr->a > 0.0) {
 		tr->solver = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
 		if (!tr->solver) {
-			aiw_traffic_free(tr);
-			return aiw__buferr(err, errlen, AIW_ENOMEM, "traffic: out of memory");
+			aiwi_traffic_free(tr);
+			return aiwi_buferr(err, errlen, AIW_ENOMEM, "traffic: out of memory");
 		}
 	}
 	if (conf->kind == AIW_TRAFFIC_TRACE) {
@@ -910,8 +910,8 @@ aiw_status aiw_traffic_new(aiw_traffic **out, const aiw_traffic_conf *conf, char
 			need += strlen(conf->base_dir) + 1;
 		tr->path = malloc(need);
 		if (!tr->path) {
-			aiw_traffic_free(tr);
-			return aiw__buferr(err, errlen, AIW_ENOMEM, "traffic: out of memory");
+			aiwi_traffic_free(tr);
+			return aiwi_buferr(err, errlen, AIW_ENOMEM, "traffic: out of memory");
 		}
 		if (rel)
 			snprintf(tr->path, need, "%s/%s", conf->base_dir, p);
@@ -920,14 +920,14 @@ aiw_status aiw_traffic_new(aiw_traffic **out, const aiw_traffic_conf *conf, char
 		errno = 0;
 		tr->f = fopen(tr->path, "rb");
 		if (!tr->f) {
-			st = aiw__buferr(err, errlen, AIW_EIO, "%strace_path: cannot open '%s': %s", px,
+			st = aiwi_buferr(err, errlen, AIW_EIO, "%strace_path: cannot open '%s': %s", px,
 			                 tr->path, strerror(errno));
-			aiw_traffic_free(tr);
+			aiwi_traffic_free(tr);
 			return st;
 		}
 		st = trace_scan(tr, err, errlen);
 		if (st != AIW_OK) {
-			aiw_traffic_free(tr);
+			aiwi_traffic_free(tr);
 			return st;
 		}
 		tr->errmsg[0] = 0;
@@ -936,7 +936,7 @@ aiw_status aiw_traffic_new(aiw_traffic **out, const aiw_traffic_conf *conf, char
 	return AIW_OK;
 }
 
-aiw_status aiw_traffic_reset(aiw_traffic *tr)
+aiw_status aiwi_traffic_reset(aiwi_traffic *tr)
 {
 	if (!tr)
 		return AIW_EINVAL;
@@ -953,7 +953,7 @@ aiw_status aiw_traffic_reset(aiw_traffic *tr)
 	return AIW_OK;
 }
 
-aiw_status aiw_traffic_trace_info(const aiw_traffic *tr, aiw_trace_info *out)
+aiw_status aiwi_traffic_trace_info(const aiwi_traffic *tr, aiwi_trace_info *out)
 {
 	if (!tr || !out || tr->kind != AIW_TRAFFIC_TRACE)
 		return AIW_EINVAL;
@@ -964,7 +964,7 @@ aiw_status aiw_traffic_trace_info(const aiw_traffic *tr, aiw_trace_info *out)
 /* ======================================================================== */
 /* sampling                                                                  */
 /* ======================================================================== */
-static double next_trace(aiw_traffic *tr, double from, double *prompt, double *output)
+static double next_trace(aiwi_traffic *tr, double from, double *prompt, double *output)
 {
 	for (;;) {
 		if (tr->failed)
@@ -1009,7 +1009,7 @@ static double next_trace(aiw_traffic *tr, double from, double *prompt, double *o
 	}
 }
 
-double aiw_traffic_next(aiw_traffic *tr, gsl_rng *r, double now, double *prompt_tokens,
+double aiwi_traffic_next(aiwi_traffic *tr, gsl_rng *r, double now, double *prompt_tokens,
                         double *output_tokens)
 {
 	double p = NAN, o = NAN, t;
@@ -1017,7 +1017,7 @@ double aiw_traffic_next(aiw_traffic *tr, gsl_rng *r, double now, double *prompt_
 	switch (tr->kind) {
 	case AIW_TRAFFIC_POISSON:
 		/* exponential by inversion: -log U, U uniform on (0, 1) */
-		t = tr->rate > 0.0 ? from + aiw_rng_exponential(r) * tr->inv_rate : INFINITY;
+		t = tr->rate > 0.0 ? from + aiwi_rng_exponential(r) * tr->inv_rate : INFINITY;
 		break;
 	case AIW_TRAFFIC_DIURNAL:
 		t = tr->rate > 0.0 ? next_diurnal(tr, r, from) : INFINITY;
@@ -1053,14 +1053,14 @@ double aiw_traffic_next(aiw_traffic *tr, gsl_rng *r, double now, double *prompt_
 	return t;
 }
 
-size_t aiw_traffic_next_n(aiw_traffic *tr, gsl_rng *r, double now, double *t, size_t n)
+size_t aiwi_traffic_next_n(aiwi_traffic *tr, gsl_rng *r, double now, double *t, size_t n)
 {
 	if (tr->kind == AIW_TRAFFIC_TRACE || n == 0)
 		return 0;
 	if (tr->kind == AIW_TRAFFIC_DIURNAL && tr->rate > 0.0) {
-		/* the first as aiw_traffic_next, the rest from the cursor it
+		/* the first as aiwi_traffic_next, the rest from the cursor it
 		 * leaves (all finite) */
-		double prev = aiw_traffic_next(tr, r, now, NULL, NULL);
+		double prev = aiwi_traffic_next(tr, r, now, NULL, NULL);
 		t[0] = prev;
 		struct dcur c = {tr->cur_day, tr->cur_s, tr->cur_dw, tr->cur_j};
 		for (size_t k = 1; k < n; k++) {
@@ -1076,7 +1076,7 @@ size_t aiw_traffic_next_n(aiw_traffic *tr, gsl_rng *r, double now, double *t, si
 	}
 	size_t k = 0;
 	while (k < n) {
-		double x = aiw_traffic_next(tr, r, now, NULL, NULL);
+		double x = aiwi_traffic_next(tr, r, now, NULL, NULL);
 		t[k++] = x;
 		if (!isfinite(x))
 			break;
@@ -1085,7 +1085,7 @@ size_t aiw_traffic_next_n(aiw_traffic *tr, gsl_rng *r, double now, double *t, si
 	return k;
 }
 
-double aiw_traffic_rate(const aiw_traffic *tr, double t)
+double aiwi_traffic_rate(const aiwi_traffic *tr, double t)
 {
 	switch (tr->kind) {
 	case AIW_TRAFFIC_POISSON:
@@ -1109,7 +1109,7 @@ double aiw_traffic_rate(const aiw_traffic *tr, double t)
 	return NAN;
 }
 
-double aiw_traffic_integral(const aiw_traffic *tr, double t0, double t1)
+double aiwi_traffic_integral(const aiwi_traffic *tr, double t0, double t1)
 {
 	if (!(t1 > t0))
 		return 0.0;
@@ -1127,7 +1127,7 @@ double aiw_traffic_integral(const aiw_traffic *tr, double t0, double t1)
 	return NAN;
 }
 
-double aiw_traffic_mean_rate(const aiw_traffic *tr)
+double aiwi_traffic_mean_rate(const aiwi_traffic *tr)
 {
 	switch (tr->kind) {
 	case AIW_TRAFFIC_POISSON:

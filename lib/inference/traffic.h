@@ -32,7 +32,7 @@
  *             line buffer, a rate profile of at most AIW_TRACE_PROFILE_BINS
  *             bins); it is validated completely when the process is created.
  *
- * Every random draw comes from the gsl_rng passed to aiw_traffic_next, so a
+ * Every random draw comes from the gsl_rng passed to aiwi_traffic_next, so a
  * sequence depends only on the configuration and that stream's seed.
  */
 #ifndef AIW_TRAFFIC_H
@@ -46,14 +46,14 @@
 
 #include <gsl/gsl_rng.h>
 
-typedef enum aiw_traffic_kind {
+typedef enum aiwi_traffic_kind {
 	AIW_TRAFFIC_POISSON,
 	AIW_TRAFFIC_DIURNAL,
 	AIW_TRAFFIC_BURSTY,
 	AIW_TRAFFIC_TRACE
-} aiw_traffic_kind;
+} aiwi_traffic_kind;
 
-/* Limits checked by aiw_traffic_new (messages name the field). */
+/* Limits checked by aiwi_traffic_new (messages name the field). */
 #define AIW_TRAFFIC_MAX_RATE 1e9          /* rate: [0, 1e9] 1/s */
 #define AIW_TRAFFIC_MAX_RATIO 1e6         /* peak_to_trough: [1, 1e6] */
 #define AIW_TRAFFIC_MAX_WEEKEND 1e3       /* weekend_factor: [0, 1e3] */
@@ -63,8 +63,8 @@ typedef enum aiw_traffic_kind {
 #define AIW_TRACE_PROFILE_BINS 4096       /* rate profile resolution cap */
 #define AIW_TRACE_PROFILE_MIN_BIN 60.0    /* s of trace time per bin, at least */
 
-typedef struct aiw_traffic_conf {
-	aiw_traffic_kind kind;
+typedef struct aiwi_traffic_conf {
+	aiwi_traffic_kind kind;
 	/* message prefix naming the component ("inference.chat"); may be NULL */
 	const char *prefix;
 	double rate;           /* poisson, diurnal, bursty: mean rate (1/s), weekday mean */
@@ -77,71 +77,71 @@ typedef struct aiw_traffic_conf {
 	const char *base_dir;  /* trace: resolves a relative trace_path; may be NULL */
 	double time_scale;     /* trace: > 1 replays faster */
 	bool loop;             /* trace: repeat at the end */
-} aiw_traffic_conf;
+} aiwi_traffic_conf;
 
 /* Defaults: poisson at 1/s, r = 1, peak_hour 14, weekend_factor 1, cv 1,
  * time_scale 1, no loop. */
-void aiw_traffic_conf_default(aiw_traffic_conf *conf);
+void aiwi_traffic_conf_default(aiwi_traffic_conf *conf);
 
-typedef struct aiw_traffic aiw_traffic;
+typedef struct aiwi_traffic aiwi_traffic;
 
 /* Validate conf (messages "prefix.field = value ...: expected ...") and
  * create the process.  For traces, opens and validates the whole file
  * (streaming), reporting "path:line: ..." for the first bad row.
- * *out is owned by the caller, released with aiw_traffic_free. */
-aiw_status aiw_traffic_new(aiw_traffic **out, const aiw_traffic_conf *conf, char *err,
+ * *out is owned by the caller, released with aiwi_traffic_free. */
+aiw_status aiwi_traffic_new(aiwi_traffic **out, const aiwi_traffic_conf *conf, char *err,
                            size_t errlen);
-void aiw_traffic_free(aiw_traffic *tr);
+void aiwi_traffic_free(aiwi_traffic *tr);
 /* Back to the state after creation (rewinds a trace). */
-aiw_status aiw_traffic_reset(aiw_traffic *tr);
+aiw_status aiwi_traffic_reset(aiwi_traffic *tr);
 
 /* Absolute time (s) of the next arrival at or after max(now, previous
  * arrival): call it at each arrival with now = that arrival's time.  A
  * later `now` restarts the process from there (a renewal restarts; a trace
  * skips its rows earlier than now).  Returns INFINITY when there are no
  * more arrivals (non-looping trace ended, or a rate of 0), and NAN on an
- * I/O error while replaying (message in aiw_traffic_errmsg).
+ * I/O error while replaying (message in aiwi_traffic_errmsg).
  * prompt_tokens / output_tokens (may be NULL) receive the trace row's
  * token counts, or NAN when the process does not carry sizes (then the
  * caller samples them from its distributions).  r is the component's
  * stream (a trace draws nothing from it and accepts NULL). */
-double aiw_traffic_next(aiw_traffic *tr, gsl_rng *r, double now, double *prompt_tokens,
+double aiwi_traffic_next(aiwi_traffic *tr, gsl_rng *r, double now, double *prompt_tokens,
                         double *output_tokens);
-/* The next n arrivals in one call, each drawn as aiw_traffic_next draws it
+/* The next n arrivals in one call, each drawn as aiwi_traffic_next draws it
  * at the one before (the first at `now`): the same times from the same
  * stream, in a loop that keeps the process's state in registers.  Stops
  * after a non-finite time (no more arrivals).  Returns how many it wrote
  * to t, or 0 for a trace (whose rows carry sizes and may fail to read:
- * call aiw_traffic_next). */
-size_t aiw_traffic_next_n(aiw_traffic *tr, gsl_rng *r, double now, double *t, size_t n);
+ * call aiwi_traffic_next). */
+size_t aiwi_traffic_next_n(aiwi_traffic *tr, gsl_rng *r, double now, double *t, size_t n);
 /* Expected arrival rate (1/s) at time t: the intensity for poisson and
  * diurnal, rate times the profile for bursty, and for a trace the
  * piecewise-constant rate of its arrival counts per profile bin. */
-double aiw_traffic_rate(const aiw_traffic *tr, double t);
+double aiwi_traffic_rate(const aiwi_traffic *tr, double t);
 /* Expected number of arrivals in [t0, t1] (closed form; 0 if t1 <= t0). */
-double aiw_traffic_integral(const aiw_traffic *tr, double t0, double t1);
+double aiwi_traffic_integral(const aiwi_traffic *tr, double t0, double t1);
 /* Long-run mean rate (1/s): over a week for diurnal profiles, over the
  * period for a looping trace (rows / (period / time_scale)). */
-double aiw_traffic_mean_rate(const aiw_traffic *tr);
-aiw_traffic_kind aiw_traffic_get_kind(const aiw_traffic *tr);
+double aiwi_traffic_mean_rate(const aiwi_traffic *tr);
+aiwi_traffic_kind aiwi_traffic_get_kind(const aiwi_traffic *tr);
 /* Last replay error ("" when none); never NULL. */
-const char *aiw_traffic_errmsg(const aiw_traffic *tr);
+const char *aiwi_traffic_errmsg(const aiwi_traffic *tr);
 
 /* Trace facts gathered when the file was validated. */
-typedef struct aiw_trace_info {
+typedef struct aiwi_trace_info {
 	uint64_t rows;          /* data rows */
 	int fields;             /* 1 (timestamp only) or 3 */
 	double span_s;          /* last - first timestamp, trace time (s) */
 	double period_s;        /* loop period in simulated time (s) */
 	double mean_prompt;     /* mean ContextTokens (NAN without them) */
 	double mean_output;     /* mean GeneratedTokens (NAN without them) */
-} aiw_trace_info;
+} aiwi_trace_info;
 /* AIW_EINVAL unless tr is a trace. */
-aiw_status aiw_traffic_trace_info(const aiw_traffic *tr, aiw_trace_info *out);
+aiw_status aiwi_traffic_trace_info(const aiwi_traffic *tr, aiwi_trace_info *out);
 
 /* Timestamp parser used by the trace reader: "YYYY-MM-DD HH:MM:SS[.frac]"
  * (also 'T' between date and time) into whole seconds since 1970-01-01 of
  * that wall clock (no time zone) and nanoseconds; true on success. */
-bool aiw_trace_parse_datetime(const char *s, size_t len, int64_t *sec, int64_t *nsec);
+bool aiwi_trace_parse_datetime(const char *s, size_t len, int64_t *sec, int64_t *nsec);
 
 #endif /* AIW_TRAFFIC_H */

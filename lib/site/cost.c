@@ -11,32 +11,32 @@
 
 #include <math.h>
 
-aiw_status aiw_cost_pricing(const aiw_comp *c, size_t first, const aiw_gpu_spec *g,
-                            aiw_pricing *out)
+aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec *g,
+                            aiwi_pricing *out)
 {
 	aiw_sim *sim = c->sim;
-	int mode = (int)aiw_p(c, first);
-	out->node_overhead_w = aiw_p(c, first + 4);
+	int mode = (int)aiwi_p(c, first);
+	out->node_overhead_w = aiwi_p(c, first + 4);
 	if (mode == AIW_PRICING_ONDEMAND) {
-		double h = aiw_pset(c, first + 3) ? aiw_p(c, first + 3) : g->ondemand_usd_per_h;
+		double h = aiwi_pset(c, first + 3) ? aiwi_p(c, first + 3) : g->ondemand_usd_per_h;
 		if (!(h > 0))
-			return aiw__err(sim, AIW_ERANGE,
+			return aiwi_err(sim, AIW_ERANGE,
 			                "%s.ondemand_price: the catalog has no rental price for %s; set "
 			                "one (USD per GPU-hour)",
 			                c->prefix, g->name);
 		out->usd_per_gpu_s = h / 3600.0;
 	} else {
-		double price = aiw_pset(c, first + 1) ? aiw_p(c, first + 1) : g->price_usd;
+		double price = aiwi_pset(c, first + 1) ? aiwi_p(c, first + 1) : g->price_usd;
 		if (!(price > 0))
-			return aiw__err(sim, AIW_ERANGE,
+			return aiwi_err(sim, AIW_ERANGE,
 			                "%s.gpu_price: the catalog has no price for %s; set one (USD)",
 			                c->prefix, g->name);
-		out->usd_per_gpu_s = price / aiw_p(c, first + 2);
+		out->usd_per_gpu_s = price / aiwi_p(c, first + 2);
 	}
 	return AIW_OK;
 }
 
-double aiw_cost_energy_usd(const aiw_sim *sim, double it_energy_j)
+double aiwi_cost_energy_usd(const aiw_sim *sim, double it_energy_j)
 {
-	return it_energy_j * aiw_site_pue(sim) * aiw_site_price_per_j(sim);
+	return it_energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim);
 }

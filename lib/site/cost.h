@@ -2,7 +2,7 @@
  * cost.h - pricing shared by the workload kinds (training, inference).
  *
  * Every workload kind includes AIW_COST_PARAM_DEFS in its parameter table
- * (at index `first`) and, in its start hook, calls aiw_cost_pricing() to get
+ * (at index `first`) and, in its start hook, calls aiwi_cost_pricing() to get
  * the cost of one provisioned GPU-second and the per-node power overhead.
  * A model then accumulates c->cost_usd += gpus_paid * dt * usd_per_gpu_s
  * (exact, piecewise-constant) and adds node overhead to its power.
@@ -32,21 +32,21 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 	 0, "power of a node beyond its GPUs: CPUs, NICs, fans, switches", 0}
 #define AIW_COST_NPARAMS 5
 
-typedef struct aiw_pricing {
+typedef struct aiwi_pricing {
 	double usd_per_gpu_s;  /* cost of one provisioned GPU for one second */
 	double node_overhead_w; /* power per node beyond the GPUs (W) */
-} aiw_pricing;
+} aiwi_pricing;
 
 /* Resolve the pricing of component c whose cost entries start at index
  * `first`, for GPU g.  Errors (no price known) are recorded on c->sim. */
-aiw_status aiw_cost_pricing(const aiw_comp *c, size_t first, const aiw_gpu_spec *g,
-                            aiw_pricing *out);
+aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec *g,
+                            aiwi_pricing *out);
 
 /* What the site charges for it_energy_j joules of IT energy: facility energy
  * (x site.pue) at site.electricity_price.  The site publishes it per
  * component as <prefix>.energy_cost_usd; a model uses it for its own
  * summaries (cost per million tokens, per step) so they agree with the
  * site's <prefix>.cost_usd = c->cost_usd + energy cost. */
-double aiw_cost_energy_usd(const aiw_sim *sim, double it_energy_j);
+double aiwi_cost_energy_usd(const aiw_sim *sim, double it_energy_j);
 
 #endif

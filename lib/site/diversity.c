@@ -31,26 +31,26 @@ static const char DEFAULT_SITE[] =
 
 #define SWEEP_MAX_STEPS 10001
 
-static size_t param_or_none(const aiw_kind *k, const char *key)
+static size_t param_or_none(const aiwi_kind *k, const char *key)
 {
-	return k->nparams ? aiw_kind_param_index(k, key) : SIZE_MAX;
+	return k->nparams ? aiwi_kind_param_index(k, key) : SIZE_MAX;
 }
 
 /* Copy every parameter value of src into a component of the same kind and
  * name in dst. */
-static aiw_status copy_comp(aiw_sim *dst, const aiw_comp *src)
+static aiw_status copy_comp(aiw_sim *dst, const aiwi_comp *src)
 {
-	aiw_comp *c;
-	aiw_status st = aiw__comp_get(dst, src->kind->name, src->name, true, &c);
+	aiwi_comp *c;
+	aiw_status st = aiwi_comp_get(dst, src->kind->name, src->name, true, &c);
 	if (st != AIW_OK)
 		return st;
 	for (size_t j = 0; j < src->kind->nparams; j++)
-		if ((st = aiw_value_copy(&c->v[j], &src->v[j])) != AIW_OK)
-			return aiw__err(dst, st, "out of memory");
+		if ((st = aiwi_value_copy(&c->v[j], &src->v[j])) != AIW_OK)
+			return aiwi_err(dst, st, "out of memory");
 	return AIW_OK;
 }
 
-static aiw_status set_num(aiw_sim *sim, const aiw_comp *c, const char *key, double v)
+static aiw_status set_num(aiw_sim *sim, const aiwi_comp *c, const char *key, double v)
 {
 	char name[256];
 	snprintf(name, sizeof name, "%s.%s", c->prefix, key);
@@ -59,16 +59,16 @@ static aiw_status set_num(aiw_sim *sim, const aiw_comp *c, const char *key, doub
 
 /* One share: a fresh sim from the probe's values with gt training GPUs and
  * reps inference replicas. */
-static aiw_status sweep_one(const aiw_sim *probe, const aiw_comp *T, const aiw_comp *I,
+static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi_comp *I,
                             double gt, double reps, double reps0, double out[4], char *msg,
                             size_t msglen)
 {
 	aiw_sim *sim;
 	aiw_status st = aiw_sim_create(&sim, 1);
 	if (st != AIW_OK)
-		return aiw__buferr(msg, msglen, st, "out of memory");
-	for (size_t i = 0; i < aiw__ncomps(probe) && st == AIW_OK; i++) {
-		const aiw_comp *c = aiw__comp_at(probe, i);
+		return aiwi_buferr(msg, msglen, st, "out of memory");
+	for (size_t i = 0; i < aiwi_ncomps(probe) && st == AIW_OK; i++) {
+		const aiwi_comp *c = aiwi_comp_at(probe, i);
 		if ((c == T && gt == 0) || (c == I && reps == 0))
 			continue;
 		st = copy_comp(sim, c);
@@ -76,16 +76,16 @@ static aiw_status sweep_one(const aiw_sim *probe, const aiw_comp *T, const aiw_c
 	if (st == AIW_OK && gt > 0)
 		st = set_num(sim, T, "gpus", gt);
 	if (st == AIW_OK && reps > 0) {
-		const aiw_kind *k = I->kind;
+		const aiwi_kind *k = I->kind;
 		st = set_num(sim, I, "replicas", reps);
 		size_t ir = param_or_none(k, "rate");
-		if (st == AIW_OK && ir != SIZE_MAX && aiw_pset(I, ir) && k->params[ir].type == AIW_PT_RATE)
-			st = set_num(sim, I, "rate", aiw_p(I, ir) * reps / reps0);
+		if (st == AIW_OK && ir != SIZE_MAX && aiwi_pset(I, ir) && k->params[ir].type == AIW_PT_RATE)
+			st = set_num(sim, I, "rate", aiwi_p(I, ir) * reps / reps0);
 		/* an autoscaled fleet stays within its GPU share */
 		size_t imax = param_or_none(k, "max_replicas"), imin = param_or_none(k, "min_replicas");
-		if (st == AIW_OK && imax != SIZE_MAX && aiw_pset(I, imax))
+		if (st == AIW_OK && imax != SIZE_MAX && aiwi_pset(I, imax))
 			st = set_num(sim, I, "max_replicas", reps);
-		if (st == AIW_OK && imin != SIZE_MAX && aiw_pset(I, imin) && aiw_p(I, imin) > reps)
+		if (st == AIW_OK && imin != SIZE_MAX && aiwi_pset(I, imin) && aiwi_p(I, imin) > reps)
 			st = set_num(sim, I, "min_replicas", reps);
 	}
 	if (st == AIW_OK)
@@ -95,7 +95,7 @@ static aiw_status sweep_one(const aiw_sim *probe, const aiw_comp *T, const aiw_c
 	for (int k = 0; k < 4 && st == AIW_OK; k++)
 		st = aiw_sim_metric(sim, M[k], &out[k]);
 	if (st != AIW_OK)
-		aiw__buferr(msg, msglen, st, "%s", aiw_sim_errmsg(sim));
+		aiwi_buferr(msg, msglen, st, "%s", aiw_sim_errmsg(sim));
 	aiw_sim_free(sim);
 	return st;
 }
@@ -109,51 +109,51 @@ AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double tota
 	if (errbuf && errlen)
 		errbuf[0] = 0;
 	if (!(total_gpus >= 1 && total_gpus <= 1e7) || total_gpus != floor(total_gpus))
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE,
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 		                   "aiw_site_diversity_sweep: total_gpus = %g must be a whole number in "
 		                   "[1, 1e7]",
 		                   total_gpus);
 	if (steps < 2 || steps > SWEEP_MAX_STEPS)
-		return aiw__buferr(errbuf, errlen, AIW_ERANGE,
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 		                   "aiw_site_diversity_sweep: steps = %zu must be in [2, %d] (shares 0, "
 		                   "1/(steps-1), ..., 1)",
 		                   steps, SWEEP_MAX_STEPS);
 	/* the workload models must provide the parameters the sweep sets */
 	static const struct {
-		const aiw_kind *k;
+		const aiwi_kind *k;
 		const char *key;
-	} NEED[] = {{&aiw_kind_training, "gpus"},
-	            {&aiw_kind_inference, "replicas"},
-	            {&aiw_kind_inference, "gpus_per_replica"}};
+	} NEED[] = {{&aiwi_kind_training, "gpus"},
+	            {&aiwi_kind_inference, "replicas"},
+	            {&aiwi_kind_inference, "gpus_per_replica"}};
 	for (size_t i = 0; i < sizeof NEED / sizeof *NEED; i++)
 		if (param_or_none(NEED[i].k, NEED[i].key) == SIZE_MAX)
-			return aiw__buferr(errbuf, errlen, AIW_ENOTSUP,
+			return aiwi_buferr(errbuf, errlen, AIW_ENOTSUP,
 			                   "aiw_site_diversity_sweep: the %s model of this build has no "
 			                   "parameter %s.NAME.%s",
 			                   NEED[i].k->name, NEED[i].k->name, NEED[i].key);
 	aiw_sim *probe;
 	aiw_status st = aiw_sim_create(&probe, 1);
 	if (st != AIW_OK)
-		return aiw__buferr(errbuf, errlen, st, "out of memory");
+		return aiwi_buferr(errbuf, errlen, st, "out of memory");
 	st = aiw_sim_load_string(probe, scenario ? scenario : DEFAULT_SITE,
 	                         scenario ? "scenario" : "default site");
 	if (st != AIW_OK) {
-		aiw__buferr(errbuf, errlen, st, "%s", aiw_sim_errmsg(probe));
+		aiwi_buferr(errbuf, errlen, st, "%s", aiw_sim_errmsg(probe));
 		aiw_sim_free(probe);
 		return st;
 	}
-	const aiw_comp *T = NULL, *I = NULL;
+	const aiwi_comp *T = NULL, *I = NULL;
 	int nt = 0, ni = 0;
-	for (size_t i = 0; i < aiw__ncomps(probe); i++) {
-		const aiw_comp *c = aiw__comp_at(probe, i);
-		if (c->kind == &aiw_kind_training && nt++ == 0)
+	for (size_t i = 0; i < aiwi_ncomps(probe); i++) {
+		const aiwi_comp *c = aiwi_comp_at(probe, i);
+		if (c->kind == &aiwi_kind_training && nt++ == 0)
 			T = c;
-		if (c->kind == &aiw_kind_inference && ni++ == 0)
+		if (c->kind == &aiwi_kind_inference && ni++ == 0)
 			I = c;
 	}
 	if (nt != 1 || ni != 1) {
 		aiw_sim_free(probe);
-		return aiw__buferr(errbuf, errlen, AIW_ESCENARIO,
+		return aiwi_buferr(errbuf, errlen, AIW_ESCENARIO,
 		                   "aiw_site_diversity_sweep: the scenario needs exactly one [training "
 		                   "NAME] and one [inference NAME] section (it has %d and %d)",
 		                   nt, ni);
@@ -161,10 +161,10 @@ AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double tota
 	size_t igpr = param_or_none(I->kind, "gpus_per_replica");
 	size_t irep = param_or_none(I->kind, "replicas");
 	size_t ignode = param_or_none(T->kind, "gpus_per_node");
-	double gpr = aiw_pset(I, igpr) && aiw_p(I, igpr) >= 1 ? aiw_p(I, igpr) : 1;
-	double reps0 = aiw_pset(I, irep) && aiw_p(I, irep) >= 1 ? aiw_p(I, irep) : 1;
-	double gnode = ignode != SIZE_MAX && aiw_pset(T, ignode) && aiw_p(T, ignode) >= 1
-	                       ? aiw_p(T, ignode)
+	double gpr = aiwi_pset(I, igpr) && aiwi_p(I, igpr) >= 1 ? aiwi_p(I, igpr) : 1;
+	double reps0 = aiwi_pset(I, irep) && aiwi_p(I, irep) >= 1 ? aiwi_p(I, irep) : 1;
+	double gnode = ignode != SIZE_MAX && aiwi_pset(T, ignode) && aiwi_p(T, ignode) >= 1
+	                       ? aiwi_p(T, ignode)
 	                       : 1;
 	for (size_t k = 0; k < steps && st == AIW_OK; k++) {
 		double s = (double)k / (double)(steps - 1);
@@ -174,7 +174,7 @@ AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double tota
 			gt -= gnode;
 		double reps = floor((total_gpus - gt) / gpr);
 		if (gt == 0 && reps == 0) {
-			st = aiw__buferr(errbuf, errlen, AIW_ERANGE,
+			st = aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 			                 "aiw_site_diversity_sweep: total_gpus = %g holds neither a training "
 			                 "node (%g GPUs) nor an inference replica (%g GPUs)",
 			                 total_gpus, gnode, gpr);
@@ -184,7 +184,7 @@ AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double tota
 		char msg[1024];
 		st = sweep_one(probe, T, I, gt, reps, reps0, out, msg, sizeof msg);
 		if (st != AIW_OK) {
-			aiw__buferr(errbuf, errlen, st, "aiw_site_diversity_sweep: training share %g (%g "
+			aiwi_buferr(errbuf, errlen, st, "aiw_site_diversity_sweep: training share %g (%g "
 			            "training GPUs, %g replicas): %s",
 			            s, gt, reps, msg);
 			break;

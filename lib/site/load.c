@@ -44,7 +44,7 @@ enum {
 	L_NPARAMS = L_COST + AIW_COST_NPARAMS
 };
 
-static const aiw_param_def LOAD_PARAMS[] = {
+static const aiwi_param_def LOAD_PARAMS[] = {
 	[L_PROFILE] = {"profile", "load.NAME.profile", AIW_PT_STRING, NULL, "", 0, 0, NULL,
 	               AIW_PF_NONE,
 	               "piecewise-constant power of the whole load: TIME:POWER steps, e.g. "
@@ -94,28 +94,28 @@ typedef struct load {
 	double *rc0;        /* per-rack period start (profile) */
 	unsigned char *on;  /* per-rack state (on/off, duty) */
 	double *rw;         /* per-rack power */
-	aiw_integral *re;   /* per-rack energy */
+	aiwi_integral *re;   /* per-rack energy */
 	double *rlast;      /* per-rack energy at the last tick */
 	double total_w;     /* current power of the whole load */
 	size_t nbusy;       /* racks drawing power */
 	double slot_k;      /* duty: index of the current slot */
 	double gpr;         /* GPUs per rack */
 	double elast;       /* shared timeline: energy at the last tick */
-	aiw_integral energy, busy;
+	aiwi_integral energy, busy;
 	double usd_per_gpu_s;
 } load;
 
 #define LOAD_MAX_STEPS 100000
 
-static aiw_status load_parse(aiw_comp *c, load *L)
+static aiw_status load_parse(aiwi_comp *c, load *L)
 {
 	aiw_sim *sim = c->sim;
-	const char *text = aiw_pset(c, L_PROFILE) ? aiw_ps(c, L_PROFILE) : NULL;
+	const char *text = aiwi_pset(c, L_PROFILE) ? aiwi_ps(c, L_PROFILE) : NULL;
 	size_t cap = 8;
 	L->t = malloc(cap * sizeof *L->t);
 	L->w = malloc(cap * sizeof *L->w);
 	if (!L->t || !L->w)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	if (!text || !*text) { /* unset: 0 W */
 		L->t[0] = 0;
 		L->w[0] = 0;
@@ -124,7 +124,7 @@ static aiw_status load_parse(aiw_comp *c, load *L)
 	}
 	char *copy = strdup(text);
 	if (!copy)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	aiw_status st = AIW_OK;
 	char *save = NULL;
 	for (char *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
@@ -132,18 +132,18 @@ static aiw_status load_parse(aiw_comp *c, load *L)
 		char e[256];
 		double t, w;
 		if (!colon) {
-			st = aiw__err(sim, AIW_EPARSE, "%s.profile: step '%s' is not TIME:POWER",
+			st = aiwi_err(sim, AIW_EPARSE, "%s.profile: step '%s' is not TIME:POWER",
 			              c->prefix, tok);
 			break;
 		}
 		*colon = 0;
-		if ((st = aiw_parse_units(AIW_PT_DURATION, tok, &t, e, sizeof e)) != AIW_OK ||
-		    (st = aiw_parse_units(AIW_PT_POWER, colon + 1, &w, e, sizeof e)) != AIW_OK) {
-			aiw__err(sim, st, "%s.profile: %s", c->prefix, e);
+		if ((st = aiwi_parse_units(AIW_PT_DURATION, tok, &t, e, sizeof e)) != AIW_OK ||
+		    (st = aiwi_parse_units(AIW_PT_POWER, colon + 1, &w, e, sizeof e)) != AIW_OK) {
+			aiwi_err(sim, st, "%s.profile: %s", c->prefix, e);
 			break;
 		}
 		if (t < 0 || w < 0 || (L->n && t <= L->t[L->n - 1])) {
-			st = aiw__err(sim, AIW_ERANGE,
+			st = aiwi_err(sim, AIW_ERANGE,
 			              "%s.profile: step %s:%g W: times must increase from 0 and powers "
 			              "be >= 0",
 			              c->prefix, tok, w);
@@ -151,7 +151,7 @@ static aiw_status load_parse(aiw_comp *c, load *L)
 		}
 		if (L->n == cap) {
 			if (cap >= LOAD_MAX_STEPS) {
-				st = aiw__err(sim, AIW_ELIMIT, "%s.profile: more than %d steps", c->prefix,
+				st = aiwi_err(sim, AIW_ELIMIT, "%s.profile: more than %d steps", c->prefix,
 				              LOAD_MAX_STEPS);
 				break;
 			}
@@ -163,7 +163,7 @@ static aiw_status load_parse(aiw_comp *c, load *L)
 			if (b)
 				L->w = b;
 			if (!a || !b) {
-				st = aiw__err(sim, AIW_ENOMEM, "out of memory");
+				st = aiwi_err(sim, AIW_ENOMEM, "out of memory");
 				break;
 			}
 		}
@@ -172,76 +172,76 @@ static aiw_status load_parse(aiw_comp *c, load *L)
 	}
 	free(copy);
 	if (st == AIW_OK && L->n == 0)
-		st = aiw__err(sim, AIW_EPARSE, "%s.profile is empty", c->prefix);
-	if (st == AIW_OK && aiw_pset(c, L_PERIOD) && L->t[L->n - 1] >= aiw_p(c, L_PERIOD))
-		st = aiw__err(sim, AIW_ERANGE, "%s.profile: last step at %g s is not before period %g s",
-		              c->prefix, L->t[L->n - 1], aiw_p(c, L_PERIOD));
+		st = aiwi_err(sim, AIW_EPARSE, "%s.profile is empty", c->prefix);
+	if (st == AIW_OK && aiwi_pset(c, L_PERIOD) && L->t[L->n - 1] >= aiwi_p(c, L_PERIOD))
+		st = aiwi_err(sim, AIW_ERANGE, "%s.profile: last step at %g s is not before period %g s",
+		              c->prefix, L->t[L->n - 1], aiwi_p(c, L_PERIOD));
 	return st;
 }
 
 /* Cross-parameter checks and the mode. */
-static aiw_status load_mode(aiw_comp *c, load *L)
+static aiw_status load_mode(aiwi_comp *c, load *L)
 {
 	aiw_sim *sim = c->sim;
-	bool on = aiw_pset(c, L_ON_TIME), off = aiw_pset(c, L_OFF_TIME);
-	bool duty = aiw_pset(c, L_DUTY), slot = aiw_pset(c, L_SLOT);
-	bool profile = aiw_pset(c, L_PROFILE) && aiw_ps(c, L_PROFILE)[0];
+	bool on = aiwi_pset(c, L_ON_TIME), off = aiwi_pset(c, L_OFF_TIME);
+	bool duty = aiwi_pset(c, L_DUTY), slot = aiwi_pset(c, L_SLOT);
+	bool profile = aiwi_pset(c, L_PROFILE) && aiwi_ps(c, L_PROFILE)[0];
 	if (on != off)
-		return aiw__err(sim, AIW_ESCENARIO, "%s.%s is set without %s.%s: the on/off mode needs both",
+		return aiwi_err(sim, AIW_ESCENARIO, "%s.%s is set without %s.%s: the on/off mode needs both",
 		                c->prefix, on ? "on_time" : "off_time", c->prefix,
 		                on ? "off_time" : "on_time");
 	if (duty != slot)
-		return aiw__err(sim, AIW_ESCENARIO, "%s.%s is set without %s.%s: the duty mode needs both",
+		return aiwi_err(sim, AIW_ESCENARIO, "%s.%s is set without %s.%s: the duty mode needs both",
 		                c->prefix, duty ? "duty" : "slot", c->prefix, duty ? "slot" : "duty");
 	if (on && duty)
-		return aiw__err(sim, AIW_ESCENARIO,
+		return aiwi_err(sim, AIW_ESCENARIO,
 		                "%s: on_time/off_time (on/off mode) and duty/slot (duty mode) exclude "
 		                "each other",
 		                c->prefix);
 	if ((on || duty) && profile)
-		return aiw__err(sim, AIW_ESCENARIO,
+		return aiwi_err(sim, AIW_ESCENARIO,
 		                "%s.profile is set together with %s: a load has one mode (profile, "
 		                "on/off or duty)",
 		                c->prefix, on ? "on_time/off_time" : "duty/slot");
-	if (!(on || duty) && aiw_p(c, L_ON_POWER) > 0)
-		return aiw__err(sim, AIW_ESCENARIO,
+	if (!(on || duty) && aiwi_p(c, L_ON_POWER) > 0)
+		return aiwi_err(sim, AIW_ESCENARIO,
 		                "%s.on_power = %g W needs on_time/off_time or duty/slot (a profile gives "
 		                "its own powers)",
-		                c->prefix, aiw_p(c, L_ON_POWER));
-	if ((on || duty) && aiw_p(c, L_RACK_OFFSET) > 0)
-		return aiw__err(sim, AIW_ESCENARIO,
+		                c->prefix, aiwi_p(c, L_ON_POWER));
+	if ((on || duty) && aiwi_p(c, L_RACK_OFFSET) > 0)
+		return aiwi_err(sim, AIW_ESCENARIO,
 		                "%s.rack_offset applies to a profile only (random racks are already "
 		                "independent)",
 		                c->prefix);
-	if (on && !(aiw_dist_mean(aiw_pd(c, L_ON_TIME)) > 0 &&
-	            aiw_dist_mean(aiw_pd(c, L_OFF_TIME)) > 0))
-		return aiw__err(sim, AIW_ERANGE,
+	if (on && !(aiwi_dist_mean(aiwi_pd(c, L_ON_TIME)) > 0 &&
+	            aiwi_dist_mean(aiwi_pd(c, L_OFF_TIME)) > 0))
+		return aiwi_err(sim, AIW_ERANGE,
 		                "%s: on_time = %s and off_time = %s must both have a mean > 0 s",
-		                c->prefix, aiw_ps(c, L_ON_TIME), aiw_ps(c, L_OFF_TIME));
+		                c->prefix, aiwi_ps(c, L_ON_TIME), aiwi_ps(c, L_OFF_TIME));
 	L->mode = on ? MODE_ONOFF : duty ? MODE_DUTY : MODE_PROFILE;
-	L->per_rack = L->mode != MODE_PROFILE || aiw_p(c, L_RACK_OFFSET) > 0;
+	L->per_rack = L->mode != MODE_PROFILE || aiwi_p(c, L_RACK_OFFSET) > 0;
 	return AIW_OK;
 }
 
 /* Resolve the price of one GPU-second. */
-static aiw_status load_pricing(aiw_comp *c, load *L)
+static aiw_status load_pricing(aiwi_comp *c, load *L)
 {
 	aiw_sim *sim = c->sim;
-	const aiw_gpu_spec *g = NULL;
-	if (aiw_pset(c, L_GPU) && aiw_ps(c, L_GPU)[0]) {
-		aiw_status st = aiw_hw_gpu_get(sim, aiw_ps(c, L_GPU), &g);
+	const aiwi_gpu_spec *g = NULL;
+	if (aiwi_pset(c, L_GPU) && aiwi_ps(c, L_GPU)[0]) {
+		aiw_status st = aiwi_hw_gpu_get(sim, aiwi_ps(c, L_GPU), &g);
 		if (st != AIW_OK) {
 			char msg[1024];
 			snprintf(msg, sizeof msg, "%s", aiw_sim_errmsg(sim));
-			return aiw__err(sim, st, "%s.gpu: %s", c->prefix, msg);
+			return aiwi_err(sim, st, "%s.gpu: %s", c->prefix, msg);
 		}
 	}
-	bool priced = g || aiw_pset(c, L_COST + 1) || aiw_pset(c, L_COST + 3);
-	if (!priced || aiw_p(c, L_GPUS) == 0)
+	bool priced = g || aiwi_pset(c, L_COST + 1) || aiwi_pset(c, L_COST + 3);
+	if (!priced || aiwi_p(c, L_GPUS) == 0)
 		return AIW_OK; /* free */
-	aiw_gpu_spec none = {.name = "a load without a gpu type"};
-	aiw_pricing p;
-	aiw_status st = aiw_cost_pricing(c, L_COST, g ? g : &none, &p);
+	aiwi_gpu_spec none = {.name = "a load without a gpu type"};
+	aiwi_pricing p;
+	aiw_status st = aiwi_cost_pricing(c, L_COST, g ? g : &none, &p);
 	if (st == AIW_OK)
 		L->usd_per_gpu_s = p.usd_per_gpu_s;
 	return st;
@@ -252,24 +252,24 @@ static void rack_set(load *L, size_t r, double now, double w)
 	double old = L->rw[r];
 	if (w == old)
 		return;
-	aiw_int_set(&L->re[r], now, w);
+	aiwi_int_set(&L->re[r], now, w);
 	L->rw[r] = w;
 	L->nbusy += (w > 0) - (old > 0);
 	L->total_w = L->nbusy ? L->total_w + (w - old) : 0;
 }
 
-static void load_level(aiw_comp *c, load *L, double now)
+static void load_level(aiwi_comp *c, load *L, double now)
 {
-	aiw_int_set(&L->energy, now, L->total_w);
-	aiw_int_set(&L->busy, now, (double)L->nbusy * L->gpr);
+	aiwi_int_set(&L->energy, now, L->total_w);
+	aiwi_int_set(&L->busy, now, (double)L->nbusy * L->gpr);
 }
 
 /* profile, shared timeline */
 static void load_step(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	load *L = c->state;
-	double now = aiw__now(sim);
+	double now = aiwi_now(sim);
 	L->i = (size_t)arg;
 	double w = L->w[L->i];
 	L->total_w = w;
@@ -277,77 +277,77 @@ static void load_step(aiw_sim *sim, void *ctx, uint64_t arg)
 	load_level(c, L, now);
 	size_t next = L->i + 1;
 	if (next < L->n) {
-		aiw__at(sim, L->cycle0 + L->t[next], load_step, c, next);
-	} else if (aiw_pset(c, L_PERIOD)) {
-		L->cycle0 += aiw_p(c, L_PERIOD);
-		aiw__at(sim, L->cycle0 + L->t[0], load_step, c, 0);
+		aiwi_at(sim, L->cycle0 + L->t[next], load_step, c, next);
+	} else if (aiwi_pset(c, L_PERIOD)) {
+		L->cycle0 += aiwi_p(c, L_PERIOD);
+		aiwi_at(sim, L->cycle0 + L->t[0], load_step, c, 0);
 	}
 }
 
 /* profile, one timeline per rack: arg = rack << 32 | step */
 static void load_rack_step(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	load *L = c->state;
-	double now = aiw__now(sim);
+	double now = aiwi_now(sim);
 	size_t r = (size_t)(arg >> 32), i = (size_t)(arg & 0xffffffffu);
 	L->ri[r] = i;
 	rack_set(L, r, now, L->w[i] / (double)L->nr);
 	load_level(c, L, now);
 	size_t next = i + 1;
 	if (next < L->n) {
-		aiw__at(sim, L->rc0[r] + L->t[next], load_rack_step, c, ((uint64_t)r << 32) | next);
-	} else if (aiw_pset(c, L_PERIOD)) {
-		L->rc0[r] += aiw_p(c, L_PERIOD);
-		aiw__at(sim, L->rc0[r] + L->t[0], load_rack_step, c, (uint64_t)r << 32);
+		aiwi_at(sim, L->rc0[r] + L->t[next], load_rack_step, c, ((uint64_t)r << 32) | next);
+	} else if (aiwi_pset(c, L_PERIOD)) {
+		L->rc0[r] += aiwi_p(c, L_PERIOD);
+		aiwi_at(sim, L->rc0[r] + L->t[0], load_rack_step, c, (uint64_t)r << 32);
 	}
 }
 
 /* on/off: rack arg toggles */
 static void load_toggle(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	load *L = c->state;
-	double now = aiw__now(sim);
+	double now = aiwi_now(sim);
 	size_t r = (size_t)arg;
 	L->on[r] = !L->on[r];
-	rack_set(L, r, now, L->on[r] ? aiw_p(c, L_ON_POWER) / (double)L->nr : 0);
+	rack_set(L, r, now, L->on[r] ? aiwi_p(c, L_ON_POWER) / (double)L->nr : 0);
 	load_level(c, L, now);
-	double d = aiw_dist_sample(aiw_pd(c, L->on[r] ? L_ON_TIME : L_OFF_TIME), c->rng);
-	aiw__at(sim, now + d, load_toggle, c, r);
+	double d = aiwi_dist_sample(aiwi_pd(c, L->on[r] ? L_ON_TIME : L_OFF_TIME), c->rng);
+	aiwi_at(sim, now + d, load_toggle, c, r);
 }
 
 /* duty: a new slot; every rack draws its state */
 static void load_slot(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	load *L = c->state;
-	double now = aiw__now(sim), duty = aiw_p(c, L_DUTY), w = aiw_p(c, L_ON_POWER) / (double)L->nr;
+	double now = aiwi_now(sim), duty = aiwi_p(c, L_DUTY), w = aiwi_p(c, L_ON_POWER) / (double)L->nr;
 	for (size_t r = 0; r < L->nr; r++) {
 		L->on[r] = gsl_rng_uniform(c->rng) < duty;
 		rack_set(L, r, now, L->on[r] ? w : 0);
 	}
 	load_level(c, L, now);
 	L->slot_k += 1;
-	aiw__at(sim, L->slot_k * aiw_p(c, L_SLOT), load_slot, c, 0);
+	aiwi_at(sim, L->slot_k * aiwi_p(c, L_SLOT), load_slot, c, 0);
 }
 
-static aiw_status load_start(aiw_comp *c)
+static aiw_status load_start(aiwi_comp *c)
 {
 	aiw_sim *sim = c->sim;
 	load *L = calloc(1, sizeof *L);
 	if (!L)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	c->state = L;
 	aiw_status st;
 	if ((st = load_mode(c, L)) != AIW_OK || (st = load_parse(c, L)) != AIW_OK ||
 	    (st = load_pricing(c, L)) != AIW_OK)
 		return st;
-	L->nr = (size_t)aiw_p(c, L_RACKS);
-	L->gpr = aiw_p(c, L_GPUS) / (double)L->nr;
-	aiw_int_init(&L->energy, 0, 0);
-	aiw_int_init(&L->busy, 0, 0);
-	c->gpus = aiw_p(c, L_GPUS);
+	L->nr = (size_t)aiwi_p(c, L_RACKS);
+	L->gpr = aiwi_p(c, L_GPUS) / (double)L->nr;
+	aiwi_int_init(&L->energy, 0, 0);
+	aiwi_int_init(&L->busy, 0, 0);
+	c->gpus = aiwi_p(c, L_GPUS);
 	if (L->per_rack) {
 		L->ri = calloc(L->nr, sizeof *L->ri);
 		L->rc0 = calloc(L->nr, sizeof *L->rc0);
@@ -356,36 +356,36 @@ static aiw_status load_start(aiw_comp *c)
 		L->re = calloc(L->nr, sizeof *L->re);
 		L->rlast = calloc(L->nr, sizeof *L->rlast);
 		if (!L->ri || !L->rc0 || !L->on || !L->rw || !L->re || !L->rlast)
-			return aiw__err(sim, AIW_ENOMEM, "out of memory for %zu racks", L->nr);
+			return aiwi_err(sim, AIW_ENOMEM, "out of memory for %zu racks", L->nr);
 		for (size_t r = 0; r < L->nr; r++)
-			aiw_int_init(&L->re[r], 0, 0);
+			aiwi_int_init(&L->re[r], 0, 0);
 	}
 	switch (L->mode) {
 	case MODE_PROFILE:
 		if (!L->per_rack) {
-			aiw__at(sim, L->t[0], load_step, c, 0);
+			aiwi_at(sim, L->t[0], load_step, c, 0);
 			break;
 		}
 		for (size_t r = 0; r < L->nr; r++) {
-			L->rc0[r] = (double)r * aiw_p(c, L_RACK_OFFSET);
-			aiw__at(sim, L->rc0[r] + L->t[0], load_rack_step, c, (uint64_t)r << 32);
+			L->rc0[r] = (double)r * aiwi_p(c, L_RACK_OFFSET);
+			aiwi_at(sim, L->rc0[r] + L->t[0], load_rack_step, c, (uint64_t)r << 32);
 		}
 		break;
 	case MODE_ONOFF: {
-		double mon = aiw_dist_mean(aiw_pd(c, L_ON_TIME));
-		double moff = aiw_dist_mean(aiw_pd(c, L_OFF_TIME));
-		double p_on = mon / (mon + moff), w = aiw_p(c, L_ON_POWER) / (double)L->nr;
+		double mon = aiwi_dist_mean(aiwi_pd(c, L_ON_TIME));
+		double moff = aiwi_dist_mean(aiwi_pd(c, L_OFF_TIME));
+		double p_on = mon / (mon + moff), w = aiwi_p(c, L_ON_POWER) / (double)L->nr;
 		for (size_t r = 0; r < L->nr; r++) {
 			L->on[r] = gsl_rng_uniform(c->rng) < p_on;
 			rack_set(L, r, 0, L->on[r] ? w : 0);
-			double d = aiw_dist_sample(aiw_pd(c, L->on[r] ? L_ON_TIME : L_OFF_TIME), c->rng);
-			aiw__at(sim, d, load_toggle, c, r);
+			double d = aiwi_dist_sample(aiwi_pd(c, L->on[r] ? L_ON_TIME : L_OFF_TIME), c->rng);
+			aiwi_at(sim, d, load_toggle, c, r);
 		}
 		load_level(c, L, 0);
 		break;
 	}
 	case MODE_DUTY:
-		aiw__at(sim, 0, load_slot, c, 0);
+		aiwi_at(sim, 0, load_slot, c, 0);
 		break;
 	}
 	return AIW_OK;
@@ -394,49 +394,49 @@ static aiw_status load_start(aiw_comp *c)
 /* Integral at t >= x->t without moving x: a run stopped between ticks must
  * not split the sums, or a stepped run would round differently from one
  * run. */
-static double int_at(const aiw_integral *x, double t)
+static double int_at(const aiwi_integral *x, double t)
 {
 	return t > x->t ? x->sum + x->value * (t - x->t) : x->sum;
 }
 
-static void load_account(aiw_comp *c, double t)
+static void load_account(aiwi_comp *c, double t)
 {
 	load *L = c->state;
 	c->energy_j = int_at(&L->energy, t);
 	c->busy_gpu_s = int_at(&L->busy, t);
-	c->paid_gpu_s = aiw_p(c, L_GPUS) * t;
+	c->paid_gpu_s = aiwi_p(c, L_GPUS) * t;
 	c->cost_usd = c->paid_gpu_s * L->usd_per_gpu_s;
 }
 
-static void load_sample(aiw_comp *c, double t)
+static void load_sample(aiwi_comp *c, double t)
 {
 	load *L = c->state;
 	aiw_sim *sim = c->sim;
 	load_account(c, t);
-	double dt = aiw_rec_dt(sim);
+	double dt = aiwi_rec_dt(sim);
 	if (!(dt > 0))
 		return;
 	if (!L->per_rack) {
-		aiw_site_racks_uniform(sim, c, L->nr, (c->energy_j - L->elast) / dt / (double)L->nr);
+		aiwi_site_racks_uniform(sim, c, L->nr, (c->energy_j - L->elast) / dt / (double)L->nr);
 		L->elast = c->energy_j;
 		return;
 	}
 	for (size_t r = 0; r < L->nr; r++) {
-		aiw_int_advance(&L->re[r], t);
-		aiw_site_rack_power(sim, c, r, (L->re[r].sum - L->rlast[r]) / dt);
+		aiwi_int_advance(&L->re[r], t);
+		aiwi_site_rack_power(sim, c, r, (L->re[r].sum - L->rlast[r]) / dt);
 		L->rlast[r] = L->re[r].sum;
 	}
 }
 
-static void load_finish(aiw_comp *c, double t)
+static void load_finish(aiwi_comp *c, double t)
 {
 	if (!c->state)
 		return;
 	load_account(c, t);
-	aiw__metric(c->sim, c->prefix, "energy_kwh", c->energy_j / 3.6e6);
+	aiwi_metric(c->sim, c->prefix, "energy_kwh", c->energy_j / 3.6e6);
 }
 
-static void load_destroy(aiw_comp *c)
+static void load_destroy(aiwi_comp *c)
 {
 	load *L = c->state;
 	free(L->t);
@@ -451,7 +451,7 @@ static void load_destroy(aiw_comp *c)
 	c->state = NULL;
 }
 
-const aiw_kind aiw_kind_load = {
+const aiwi_kind aiwi_kind_load = {
 	.name = "load",
 	.params = LOAD_PARAMS,
 	.nparams = L_NPARAMS,

@@ -6,7 +6,7 @@
  *
  * Diversity factor ("facteur de foisonnement") = sum of the individual peaks
  * / peak of the sum, at component level (each component's IT power) and at
- * rack level (each rack the models report through aiw_site_rack_power; a
+ * rack level (each rack the models report through aiwi_site_rack_power; a
  * component that reports no rack counts as one rack).  Peaks are taken on
  * the sampled curves (interval averages), so the sample interval is the
  * resolution of every peak.  Facility power = IT power x PUE; recommended
@@ -32,7 +32,7 @@
 
 #define SECONDS_PER_MONTH 2629800.0 /* 365.25 / 12 days */
 
-double aiw_power_fan(double idle, double busy, double u, int curve)
+double aiwi_power_fan(double idle, double busy, double u, int curve)
 {
 	if (!(u > 0))
 		u = 0;
@@ -52,7 +52,7 @@ enum {
 	P_NPARAMS
 };
 
-static const aiw_param_def SITE_PARAMS[] = {
+static const aiwi_param_def SITE_PARAMS[] = {
 	[P_PUE] = {"pue", "site.pue", AIW_PT_REAL, "1.3", "1", 1, 5, NULL, 0,
 	           "power usage effectiveness: facility power / IT power", 0},
 	[P_PRICE] = {"electricity_price", "site.electricity_price", AIW_PT_MONEY, "0.08", "USD/kWh",
@@ -95,24 +95,24 @@ typedef struct site {
 	size_t ncomp;
 } site;
 
-double aiw_site_pue(const aiw_sim *sim)
+double aiwi_site_pue(const aiw_sim *sim)
 {
-	return aiw_p(aiw__site(sim), P_PUE);
+	return aiwi_p(aiwi_site(sim), P_PUE);
 }
 
-double aiw_site_price_per_j(const aiw_sim *sim)
+double aiwi_site_price_per_j(const aiw_sim *sim)
 {
-	return aiw_p(aiw__site(sim), P_PRICE) / 3.6e6;
+	return aiwi_p(aiwi_site(sim), P_PRICE) / 3.6e6;
 }
 
-double aiw_site_gpus_per_rack(const aiw_sim *sim)
+double aiwi_site_gpus_per_rack(const aiw_sim *sim)
 {
-	return aiw_p(aiw__site(sim), P_GPUS_PER_RACK);
+	return aiwi_p(aiwi_site(sim), P_GPUS_PER_RACK);
 }
 
-static rackset *racks_of(aiw_sim *sim, aiw_comp *c, size_t need)
+static rackset *racks_of(aiw_sim *sim, aiwi_comp *c, size_t need)
 {
-	site *s = aiw__site(sim)->state;
+	site *s = aiwi_site(sim)->state;
 	if (!s || !s->comp || c->order >= s->ncomp)
 		return NULL;
 	rackset *r = &s->comp[c->order].racks;
@@ -122,8 +122,8 @@ static rackset *racks_of(aiw_sim *sim, aiw_comp *c, size_t need)
 			n *= 2;
 		double *p = realloc(r->peak, n * sizeof *p);
 		if (!p) {
-			aiw__err(sim, AIW_ENOMEM, "out of memory tracking rack peaks");
-			aiw__fail(sim, AIW_ENOMEM);
+			aiwi_err(sim, AIW_ENOMEM, "out of memory tracking rack peaks");
+			aiwi_fail(sim, AIW_ENOMEM);
 			return NULL;
 		}
 		for (size_t i = r->n; i < n; i++)
@@ -136,14 +136,14 @@ static rackset *racks_of(aiw_sim *sim, aiw_comp *c, size_t need)
 	return r;
 }
 
-void aiw_site_rack_power(aiw_sim *sim, aiw_comp *c, size_t rack, double avg_w)
+void aiwi_site_rack_power(aiw_sim *sim, aiwi_comp *c, size_t rack, double avg_w)
 {
 	rackset *r = racks_of(sim, c, rack + 1);
 	if (r && avg_w > r->peak[rack])
 		r->peak[rack] = avg_w;
 }
 
-void aiw_site_racks_uniform(aiw_sim *sim, aiw_comp *c, size_t nracks, double avg_w_each)
+void aiwi_site_racks_uniform(aiw_sim *sim, aiwi_comp *c, size_t nracks, double avg_w_each)
 {
 	if (!nracks)
 		return;
@@ -155,33 +155,33 @@ void aiw_site_racks_uniform(aiw_sim *sim, aiw_comp *c, size_t nracks, double avg
 			r->peak[i] = avg_w_each;
 }
 
-static aiw_status site_start(aiw_comp *c)
+static aiw_status site_start(aiwi_comp *c)
 {
 	aiw_sim *sim = c->sim;
 	site *s = calloc(1, sizeof *s);
 	if (!s)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	c->state = s;
-	s->ncomp = aiw__ncomps(sim);
+	s->ncomp = aiwi_ncomps(sim);
 	s->comp = calloc(s->ncomp, sizeof *s->comp);
 	if (!s->comp)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
-	s->id_it = aiw_rec_add(sim, "site.power_w", "W");
-	s->id_fac = aiw_rec_add(sim, "site.facility_power_w", "W");
-	s->id_util = aiw_rec_add(sim, "site.utilization", "1");
-	s->id_cost_rate = aiw_rec_add(sim, "site.cost_rate_usd_per_h", "USD/h");
-	s->id_cost = aiw_rec_add(sim, "site.cost_usd", "USD");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+	s->id_it = aiwi_rec_add(sim, "site.power_w", "W");
+	s->id_fac = aiwi_rec_add(sim, "site.facility_power_w", "W");
+	s->id_util = aiwi_rec_add(sim, "site.utilization", "1");
+	s->id_cost_rate = aiwi_rec_add(sim, "site.cost_rate_usd_per_h", "USD/h");
+	s->id_cost = aiwi_rec_add(sim, "site.cost_usd", "USD");
 	if (s->id_it < 0 || s->id_fac < 0 || s->id_util < 0 || s->id_cost_rate < 0 ||
 	    s->id_cost < 0)
 		return AIW_ENOMEM;
 	for (size_t i = 0; i < s->ncomp; i++) {
-		aiw_comp *k = aiw__comp_at(sim, i);
+		aiwi_comp *k = aiwi_comp_at(sim, i);
 		s->comp[i].id_cost = -1;
 		if (!k->accounted)
 			continue;
 		char n[256];
 		snprintf(n, sizeof n, "%s.cost_usd", k->prefix);
-		if ((s->comp[i].id_cost = aiw_rec_add(sim, n, "USD")) < 0)
+		if ((s->comp[i].id_cost = aiwi_rec_add(sim, n, "USD")) < 0)
 			return AIW_ENOMEM;
 	}
 	return AIW_OK;
@@ -189,18 +189,18 @@ static aiw_status site_start(aiw_comp *c)
 
 /* Contracted capacity charge per second (USD/s), 0 when not charged or when
  * the capacity is only known at the end (derived from the run's peak). */
-static double capacity_rate(const aiw_comp *c)
+static double capacity_rate(const aiwi_comp *c)
 {
-	if (!aiw_pset(c, P_CAP_PRICE) || !aiw_pset(c, P_CAPACITY))
+	if (!aiwi_pset(c, P_CAP_PRICE) || !aiwi_pset(c, P_CAPACITY))
 		return 0;
-	return aiw_p(c, P_CAPACITY) / 1000.0 * aiw_p(c, P_CAP_PRICE) / SECONDS_PER_MONTH;
+	return aiwi_p(c, P_CAPACITY) / 1000.0 * aiwi_p(c, P_CAP_PRICE) / SECONDS_PER_MONTH;
 }
 
 /* Bring the idle-cost bookkeeping up to the components' current integrals. */
 static void site_catch_up(site *s, aiw_sim *sim)
 {
 	for (size_t i = 0; i < s->ncomp; i++) {
-		aiw_comp *k = aiw__comp_at(sim, i);
+		aiwi_comp *k = aiwi_comp_at(sim, i);
 		if (!k->accounted)
 			continue;
 		compacc *a = &s->comp[i];
@@ -216,14 +216,14 @@ static void site_catch_up(site *s, aiw_sim *sim)
 	}
 }
 
-static void site_sample(aiw_comp *c, double t)
+static void site_sample(aiwi_comp *c, double t)
 {
 	site *s = c->state;
 	aiw_sim *sim = c->sim;
-	double pue = aiw_p(c, P_PUE), price_j = aiw_p(c, P_PRICE) / 3.6e6;
+	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
 	double it = 0, busy = 0, paid = 0, rate = 0, cum = 0;
 	for (size_t i = 0; i < s->ncomp; i++) {
-		aiw_comp *k = aiw__comp_at(sim, i);
+		aiwi_comp *k = aiwi_comp_at(sim, i);
 		if (!k->accounted)
 			continue;
 		compacc *a = &s->comp[i];
@@ -234,32 +234,32 @@ static void site_sample(aiw_comp *c, double t)
 		if (k->tick_power_w > a->peak)
 			a->peak = k->tick_power_w;
 		double kc = k->cost_usd + k->energy_j * pue * price_j;
-		aiw_rec_put(sim, a->id_cost, kc);
+		aiwi_rec_put(sim, a->id_cost, kc);
 		cum += kc;
 	}
 	site_catch_up(s, sim);
 	if (it > s->peak_it)
 		s->peak_it = it;
 	double cap = capacity_rate(c);
-	aiw_rec_put(sim, s->id_it, it);
-	aiw_rec_put(sim, s->id_fac, it * pue);
-	aiw_rec_put(sim, s->id_util, paid > 0 ? busy / paid : 0);
-	aiw_rec_put(sim, s->id_cost_rate, rate + (it * pue * price_j + cap) * 3600.0);
-	aiw_rec_put(sim, s->id_cost, cum + cap * t);
+	aiwi_rec_put(sim, s->id_it, it);
+	aiwi_rec_put(sim, s->id_fac, it * pue);
+	aiwi_rec_put(sim, s->id_util, paid > 0 ? busy / paid : 0);
+	aiwi_rec_put(sim, s->id_cost_rate, rate + (it * pue * price_j + cap) * 3600.0);
+	aiwi_rec_put(sim, s->id_cost, cum + cap * t);
 }
 
-static void site_finish(aiw_comp *c, double t)
+static void site_finish(aiwi_comp *c, double t)
 {
 	site *s = c->state;
 	aiw_sim *sim = c->sim;
 	if (!s)
 		return;
 	site_catch_up(s, sim);
-	double pue = aiw_p(c, P_PUE), price_j = aiw_p(c, P_PRICE) / 3.6e6;
+	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
 	double sum_peaks = 0, sum_rack_peaks = 0, racks = 0, energy = 0, hw = 0, idle = 0;
 	double busy = 0, paid = 0;
 	for (size_t i = 0; i < s->ncomp; i++) {
-		aiw_comp *k = aiw__comp_at(sim, i);
+		aiwi_comp *k = aiwi_comp_at(sim, i);
 		if (!k->accounted)
 			continue;
 		compacc *a = &s->comp[i];
@@ -278,47 +278,47 @@ static void site_finish(aiw_comp *c, double t)
 		idle += a->idle_cost;
 		busy += k->busy_gpu_s;
 		paid += k->paid_gpu_s;
-		aiw__metric(sim, k->prefix, "power_peak_w", a->peak);
-		aiw__metric(sim, k->prefix, "energy_cost_usd", ecost);
-		aiw__metric(sim, k->prefix, "hardware_cost_usd", k->cost_usd);
-		aiw__metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost);
-		aiw__metric(sim, k->prefix, "idle_cost_usd", a->idle_cost);
+		aiwi_metric(sim, k->prefix, "power_peak_w", a->peak);
+		aiwi_metric(sim, k->prefix, "energy_cost_usd", ecost);
+		aiwi_metric(sim, k->prefix, "hardware_cost_usd", k->cost_usd);
+		aiwi_metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost);
+		aiwi_metric(sim, k->prefix, "idle_cost_usd", a->idle_cost);
 	}
 	double peak_fac = s->peak_it * pue;
-	double recommended = peak_fac * (1 + aiw_p(c, P_MARGIN));
+	double recommended = peak_fac * (1 + aiwi_p(c, P_MARGIN));
 	double energy_cost = energy * pue * price_j;
-	double capacity = aiw_pset(c, P_CAPACITY) ? aiw_p(c, P_CAPACITY) : recommended;
-	double cap_cost = aiw_pset(c, P_CAP_PRICE)
-	                          ? capacity / 1000.0 * aiw_p(c, P_CAP_PRICE) * t / SECONDS_PER_MONTH
+	double capacity = aiwi_pset(c, P_CAPACITY) ? aiwi_p(c, P_CAPACITY) : recommended;
+	double cap_cost = aiwi_pset(c, P_CAP_PRICE)
+	                          ? capacity / 1000.0 * aiwi_p(c, P_CAP_PRICE) * t / SECONDS_PER_MONTH
 	                          : 0;
 	double total = hw + energy_cost + cap_cost;
-	aiw__metric(sim, "site", "power_peak_w", s->peak_it);
-	aiw__metric(sim, "site", "facility_power_peak_w", peak_fac);
-	aiw__metric(sim, "site", "power_mean_w", t > 0 ? energy / t : NAN);
-	aiw__metric(sim, "site", "load_factor", s->peak_it > 0 && t > 0 ? energy / t / s->peak_it : NAN);
-	aiw__metric(sim, "site", "sum_of_peaks_w", sum_peaks);
-	aiw__metric(sim, "site", "diversity_factor", s->peak_it > 0 ? sum_peaks / s->peak_it : NAN);
-	aiw__metric(sim, "site", "sum_of_rack_peaks_w", sum_rack_peaks);
-	aiw__metric(sim, "site", "rack_diversity_factor",
+	aiwi_metric(sim, "site", "power_peak_w", s->peak_it);
+	aiwi_metric(sim, "site", "facility_power_peak_w", peak_fac);
+	aiwi_metric(sim, "site", "power_mean_w", t > 0 ? energy / t : NAN);
+	aiwi_metric(sim, "site", "load_factor", s->peak_it > 0 && t > 0 ? energy / t / s->peak_it : NAN);
+	aiwi_metric(sim, "site", "sum_of_peaks_w", sum_peaks);
+	aiwi_metric(sim, "site", "diversity_factor", s->peak_it > 0 ? sum_peaks / s->peak_it : NAN);
+	aiwi_metric(sim, "site", "sum_of_rack_peaks_w", sum_rack_peaks);
+	aiwi_metric(sim, "site", "rack_diversity_factor",
 	            s->peak_it > 0 ? sum_rack_peaks / s->peak_it : NAN);
-	aiw__metric(sim, "site", "racks", racks);
-	aiw__metric(sim, "site", "provisioned_power_w", recommended);
-	if (aiw_pset(c, P_CAPACITY))
-		aiw__metric(sim, "site", "capacity_headroom_w", capacity - peak_fac);
-	aiw__metric(sim, "site", "energy_kwh", energy / 3.6e6);
-	aiw__metric(sim, "site", "facility_energy_kwh", energy * pue / 3.6e6);
-	aiw__metric(sim, "site", "energy_cost_usd", energy_cost);
-	aiw__metric(sim, "site", "hardware_cost_usd", hw);
-	aiw__metric(sim, "site", "capacity_cost_usd", cap_cost);
-	aiw__metric(sim, "site", "cost_usd", total);
-	aiw__metric(sim, "site", "idle_cost_usd", idle);
-	aiw__metric(sim, "site", "gpu_hours", paid / 3600.0);
-	aiw__metric(sim, "site", "busy_gpu_hours", busy / 3600.0);
-	aiw__metric(sim, "site", "utilization", paid > 0 ? busy / paid : NAN);
-	aiw__metric(sim, "site", "cost_per_gpu_hour_usd", paid > 0 ? total / (paid / 3600.0) : NAN);
+	aiwi_metric(sim, "site", "racks", racks);
+	aiwi_metric(sim, "site", "provisioned_power_w", recommended);
+	if (aiwi_pset(c, P_CAPACITY))
+		aiwi_metric(sim, "site", "capacity_headroom_w", capacity - peak_fac);
+	aiwi_metric(sim, "site", "energy_kwh", energy / 3.6e6);
+	aiwi_metric(sim, "site", "facility_energy_kwh", energy * pue / 3.6e6);
+	aiwi_metric(sim, "site", "energy_cost_usd", energy_cost);
+	aiwi_metric(sim, "site", "hardware_cost_usd", hw);
+	aiwi_metric(sim, "site", "capacity_cost_usd", cap_cost);
+	aiwi_metric(sim, "site", "cost_usd", total);
+	aiwi_metric(sim, "site", "idle_cost_usd", idle);
+	aiwi_metric(sim, "site", "gpu_hours", paid / 3600.0);
+	aiwi_metric(sim, "site", "busy_gpu_hours", busy / 3600.0);
+	aiwi_metric(sim, "site", "utilization", paid > 0 ? busy / paid : NAN);
+	aiwi_metric(sim, "site", "cost_per_gpu_hour_usd", paid > 0 ? total / (paid / 3600.0) : NAN);
 }
 
-static void site_destroy(aiw_comp *c)
+static void site_destroy(aiwi_comp *c)
 {
 	site *s = c->state;
 	for (size_t i = 0; s->comp && i < s->ncomp; i++)
@@ -328,7 +328,7 @@ static void site_destroy(aiw_comp *c)
 	c->state = NULL;
 }
 
-const aiw_kind aiw_kind_site = {
+const aiwi_kind aiwi_kind_site = {
 	.name = "site",
 	.params = SITE_PARAMS,
 	.nparams = P_NPARAMS,

@@ -747,17 +747,17 @@ static aiw_status build_sim(const aiw_sweep *sw, size_t point, size_t rep, aiw_s
 	aiw_sim *sim;
 	aiw_status st = aiw_sim_create(&sim, seed);
 	if (st != AIW_OK)
-		return aiw__buferr(err, errlen, st, "out of memory creating a simulation");
+		return aiwi_buferr(err, errlen, st, "out of memory creating a simulation");
 	if (sw->textlen &&
-	    (st = aiw__load(sim, sw->text, sw->textlen, sw->path ? sw->path : "<sweep scenario>",
+	    (st = aiwi_load(sim, sw->text, sw->textlen, sw->path ? sw->path : "<sweep scenario>",
 	                    sw->base_dir ? sw->base_dir : "")) != AIW_OK) {
-		aiw__buferr(err, errlen, st, "%s", aiw_sim_errmsg(sim));
+		aiwi_buferr(err, errlen, st, "%s", aiw_sim_errmsg(sim));
 		aiw_sim_free(sim);
 		return st;
 	}
 	for (size_t i = 0; i < sw->nparams; i++) {
 		if ((st = aiw_sim_set(sim, sw->pnames[i], point_value(sw, point, i))) != AIW_OK) {
-			aiw__buferr(err, errlen, st, "%s", aiw_sim_errmsg(sim));
+			aiwi_buferr(err, errlen, st, "%s", aiw_sim_errmsg(sim));
 			aiw_sim_free(sim);
 			return st;
 		}
@@ -765,7 +765,7 @@ static aiw_status build_sim(const aiw_sweep *sw, size_t point, size_t rep, aiw_s
 	char sb[32];
 	snprintf(sb, sizeof sb, "%llu", (unsigned long long)seed);
 	if ((st = aiw_sim_set(sim, "sim.seed", sb)) != AIW_OK) {
-		aiw__buferr(err, errlen, st, "%s", aiw_sim_errmsg(sim));
+		aiwi_buferr(err, errlen, st, "%s", aiw_sim_errmsg(sim));
 		aiw_sim_free(sim);
 		return st;
 	}
@@ -805,11 +805,11 @@ static aiw_status task_exec(aiw_sweep *sw, size_t point, size_t rep, double *out
 	}
 	aiw_sim_free(sim);
 	if (st == AIW_ESTOPPED)
-		return aiw__buferr(err, errlen, st, "point %zu, replication %zu: stopped", point, rep);
+		return aiwi_buferr(err, errlen, st, "point %zu, replication %zu: stopped", point, rep);
 	if (st != AIW_OK) {
 		char d[256];
 		describe_point(sw, point, d, sizeof d);
-		aiw__buferr(err, errlen, st, "point %zu (%s), replication %zu (sim.seed = %llu): %s",
+		aiwi_buferr(err, errlen, st, "point %zu (%s), replication %zu (sim.seed = %llu): %s",
 		            point, d[0] ? d : "base scenario", rep,
 		            (unsigned long long)task_seed(sw->base, point, rep), m);
 	}
@@ -887,7 +887,7 @@ static aiw_status resolve_metrics(aiw_sweep *sw, aiw_sim *probe)
 		const char *best = NULL;
 		size_t bd = SIZE_MAX;
 		for (size_t i = 0; i < count && !pat; i++) {
-			size_t d = aiw_edit_distance(have[i], tok);
+			size_t d = aiwi_edit_distance(have[i], tok);
 			if (d < bd)
 				bd = d, best = have[i];
 		}
@@ -924,7 +924,7 @@ static aiw_status check_values(aiw_sweep *sw)
 	if (st != AIW_OK)
 		return sw_err(sw, st, "out of memory");
 	if (sw->textlen &&
-	    (st = aiw__load(sim, sw->text, sw->textlen, sw->path ? sw->path : "<sweep scenario>",
+	    (st = aiwi_load(sim, sw->text, sw->textlen, sw->path ? sw->path : "<sweep scenario>",
 	                    sw->base_dir ? sw->base_dir : "")) != AIW_OK) {
 		st = sw_err(sw, st, "%s", aiw_sim_errmsg(sim));
 		aiw_sim_free(sim);

@@ -8,7 +8,7 @@
  * the slowest, then the exposed part of the gradient all-reduce:
  *   step = t_c max_i M_i + max(0, t_comm - overlap t_c).
  * The maximum over the gpus - slow_gpus iid GPUs is one draw of the maximum
- * (aiw_dist_sample_max: Q(1 - U^(1/n)), O(1) in n); the slow_gpus
+ * (aiwi_dist_sample_max: Q(1 - U^(1/n)), O(1) in n); the slow_gpus
  * persistent stragglers are a second class whose maximum (times
  * slow_factor) is drawn the same way, and the step takes the larger: exact
  * for the max over classes, one event and O(1) work per step for any N.
@@ -89,7 +89,7 @@ enum {
 #define RT AIW_PF_RUNTIME
 #define MAX_GPUS 1e7
 
-static const aiw_param_def TRAINING_PARAMS[P_NPARAMS] = {
+static const aiwi_param_def TRAINING_PARAMS[P_NPARAMS] = {
 	[P_GPU] = {"gpu", "training.NAME.gpu", AIW_PT_STRING, "H100-SXM", "", 0, 0, NULL, 0,
 	           "accelerator: a catalog name or the NAME of a [gpu NAME] section", 0},
 	[P_GPUS] = {"gpus", "training.NAME.gpus", AIW_PT_INT, "1024", "1", 1, MAX_GPUS, NULL, 0,
@@ -189,9 +189,9 @@ static const aiw_param_def TRAINING_PARAMS[P_NPARAMS] = {
 /* configuration derived from the parameters                                 */
 /* ------------------------------------------------------------------------ */
 typedef struct tcfg {
-	aiw_gpu_spec g;
-	aiw_link_spec intra, inter;
-	aiw_pricing price;
+	aiwi_gpu_spec g;
+	aiwi_link_spec intra, inter;
+	aiwi_pricing price;
 	int algo;
 	double N, gpn, nodes, spares, nodes_spare;
 	double n_fast, n_slow, slow_factor;
@@ -237,92 +237,92 @@ static double ew_bytes_per_node(int algo, double S, double p, double g)
 
 static double comm_time(const tcfg *k, double p, bool degraded, double deg_factor)
 {
-	return aiw_allreduce(k->algo, k->grad_bytes, p, k->gpn, &k->intra, &k->inter,
+	return aiwi_allreduce(k->algo, k->grad_bytes, p, k->gpn, &k->intra, &k->inter,
 	                     degraded ? deg_factor : 1.0);
 }
 
 /* Read and cross-check every parameter of c into *k.  Messages name the
  * parameter, its value and the allowed range. */
-static aiw_status derive(aiw_comp *c, tcfg *k)
+static aiw_status derive(aiwi_comp *c, tcfg *k)
 {
 	aiw_sim *sim = c->sim;
 	memset(k, 0, sizeof *k);
-	const aiw_gpu_spec *gs = NULL;
-	aiw_status st = aiw_hw_gpu_get(sim, aiw_ps(c, P_GPU), &gs);
+	const aiwi_gpu_spec *gs = NULL;
+	aiw_status st = aiwi_hw_gpu_get(sim, aiwi_ps(c, P_GPU), &gs);
 	if (st != AIW_OK) {
 		char msg[700];
 		snprintf(msg, sizeof msg, "%s", aiw_sim_errmsg(sim));
-		return aiw__err(sim, st, "%s.gpu = %s: %s", c->prefix, aiw_ps(c, P_GPU), msg);
+		return aiwi_err(sim, st, "%s.gpu = %s: %s", c->prefix, aiwi_ps(c, P_GPU), msg);
 	}
 	k->g = *gs;
-	aiw_hw_gpu_links(&k->g, &k->intra, &k->inter);
-	if ((st = aiw_cost_pricing(c, P_COST, &k->g, &k->price)) != AIW_OK)
+	aiwi_hw_gpu_links(&k->g, &k->intra, &k->inter);
+	if ((st = aiwi_cost_pricing(c, P_COST, &k->g, &k->price)) != AIW_OK)
 		return st;
-	k->algo = (int)aiw_p(c, P_ALLREDUCE);
-	k->N = aiw_p(c, P_GPUS);
-	k->gpn = aiw_p(c, P_GPN);
+	k->algo = (int)aiwi_p(c, P_ALLREDUCE);
+	k->N = aiwi_p(c, P_GPUS);
+	k->gpn = aiwi_p(c, P_GPN);
 	k->nodes = ceil(k->N / k->gpn);
-	k->spares = aiw_p(c, P_SPARES);
+	k->spares = aiwi_p(c, P_SPARES);
 	k->nodes_spare = ceil(k->spares / k->gpn);
-	k->n_slow = aiw_p(c, P_SLOW_GPUS);
+	k->n_slow = aiwi_p(c, P_SLOW_GPUS);
 	if (k->n_slow > k->N)
-		return aiw__err(sim, AIW_ERANGE,
+		return aiwi_err(sim, AIW_ERANGE,
 		                "%s.slow_gpus = %g exceeds %s.gpus = %g (allowed 0 to gpus)", c->prefix,
 		                k->n_slow, c->prefix, k->N);
 	k->n_fast = k->N - k->n_slow;
-	k->slow_factor = aiw_p(c, P_SLOW_FACTOR);
-	const aiw_dist *jit = aiw_pd(c, P_JITTER);
-	double mu = aiw_dist_mean(jit);
+	k->slow_factor = aiwi_p(c, P_SLOW_FACTOR);
+	const aiwi_dist *jit = aiwi_pd(c, P_JITTER);
+	double mu = aiwi_dist_mean(jit);
 	if (!(mu > 0))
-		return aiw__err(sim, AIW_ERANGE,
+		return aiwi_err(sim, AIW_ERANGE,
 		                "%s.jitter = %s has mean %g: a compute time multiplier needs a mean > 0 "
 		                "(e.g. lognormal(0,0.03))",
-		                c->prefix, aiw_ps(c, P_JITTER), mu);
+		                c->prefix, aiwi_ps(c, P_JITTER), mu);
 	k->mu = mu;
-	k->tokens_per_step = aiw_p(c, P_TOKENS);
-	double params = aiw_p(c, P_MODEL_PARAMS);
-	if (aiw_pset(c, P_STEP_COMPUTE)) {
-		k->t_c = aiw_p(c, P_STEP_COMPUTE);
+	k->tokens_per_step = aiwi_p(c, P_TOKENS);
+	double params = aiwi_p(c, P_MODEL_PARAMS);
+	if (aiwi_pset(c, P_STEP_COMPUTE)) {
+		k->t_c = aiwi_p(c, P_STEP_COMPUTE);
 	} else {
 		if (!(k->g.bf16_flops > 0))
-			return aiw__err(sim, AIW_ERANGE,
+			return aiwi_err(sim, AIW_ERANGE,
 			                "%s.gpu = %s has no bf16_flops: set %s.step_compute instead of mfu",
 			                c->prefix, k->g.name, c->prefix);
-		k->t_c = 6 * params * k->tokens_per_step / (k->N * k->g.bf16_flops * aiw_p(c, P_MFU));
+		k->t_c = 6 * params * k->tokens_per_step / (k->N * k->g.bf16_flops * aiwi_p(c, P_MFU));
 	}
 	if (!(k->t_c > 0 && isfinite(k->t_c)))
-		return aiw__err(sim, AIW_ERANGE, "%s: step compute time %g s is not a positive finite time",
+		return aiwi_err(sim, AIW_ERANGE, "%s: step compute time %g s is not a positive finite time",
 		                c->prefix, k->t_c);
-	k->grad_bytes = params * aiw_p(c, P_GRAD_BYTES);
-	k->overlap = aiw_p(c, P_OVERLAP);
-	bool degraded = aiw_p(c, P_DEG_LINKS) > 0;
-	k->t_comm = comm_time(k, k->N, degraded, aiw_p(c, P_DEG_FACTOR));
+	k->grad_bytes = params * aiwi_p(c, P_GRAD_BYTES);
+	k->overlap = aiwi_p(c, P_OVERLAP);
+	bool degraded = aiwi_p(c, P_DEG_LINKS) > 0;
+	k->t_comm = comm_time(k, k->N, degraded, aiwi_p(c, P_DEG_FACTOR));
 	double t_comm0 = comm_time(k, k->N, false, 1);
 	k->e = fmax(0, k->t_comm - k->overlap * k->t_c);
 	k->e0 = fmax(0, t_comm0 - k->overlap * k->t_c);
 	k->ew_node = ew_bytes_per_node(k->algo, k->grad_bytes, k->N, k->gpn);
 	/* checkpoints */
-	if (aiw_pset(c, P_CKPT_TIME) && !c->v[P_CKPT_TIME].is_auto)
-		k->w = aiw_p(c, P_CKPT_TIME);
+	if (aiwi_pset(c, P_CKPT_TIME) && !c->v[P_CKPT_TIME].is_auto)
+		k->w = aiwi_p(c, P_CKPT_TIME);
 	else
-		k->w = params * aiw_p(c, P_CKPT_BYTES) / aiw_p(c, P_STORAGE_BW);
+		k->w = params * aiwi_p(c, P_CKPT_BYTES) / aiwi_p(c, P_STORAGE_BW);
 	if (!isfinite(k->w) || k->w > 1e7)
-		return aiw__err(sim, AIW_ERANGE,
+		return aiwi_err(sim, AIW_ERANGE,
 		                "%s: checkpoint_time = %g s (model_params x checkpoint_bytes_per_param "
 		                "/ storage_bw) is above 1e7 s: raise storage_bw",
 		                c->prefix, k->w);
-	k->fail_rate = aiw_pset(c, P_MTBF) ? k->N / aiw_p(c, P_MTBF) : 0;
-	if (!aiw_pset(c, P_CKPT_INTERVAL))
+	k->fail_rate = aiwi_pset(c, P_MTBF) ? k->N / aiwi_p(c, P_MTBF) : 0;
+	if (!aiwi_pset(c, P_CKPT_INTERVAL))
 		k->tau = INFINITY;
 	else if (c->v[P_CKPT_INTERVAL].is_auto)
 		k->tau = k->fail_rate > 0 ? daly_tau(k->w, 1 / k->fail_rate) : INFINITY;
 	else
-		k->tau = aiw_p(c, P_CKPT_INTERVAL);
+		k->tau = aiwi_p(c, P_CKPT_INTERVAL);
 	k->steps_budget = INFINITY;
-	if (aiw_pset(c, P_MAX_STEPS))
-		k->steps_budget = aiw_p(c, P_MAX_STEPS);
-	if (aiw_pset(c, P_MAX_TOKENS))
-		k->steps_budget = fmin(k->steps_budget, ceil(aiw_p(c, P_MAX_TOKENS) / k->tokens_per_step));
+	if (aiwi_pset(c, P_MAX_STEPS))
+		k->steps_budget = aiwi_p(c, P_MAX_STEPS);
+	if (aiwi_pset(c, P_MAX_TOKENS))
+		k->steps_budget = fmin(k->steps_budget, ceil(aiwi_p(c, P_MAX_TOKENS) / k->tokens_per_step));
 	k->fixed_w = (k->nodes + k->nodes_spare) * k->price.node_overhead_w + k->spares * k->g.idle_w;
 	return AIW_OK;
 }
@@ -365,7 +365,7 @@ typedef struct training {
 	double ckpt_s, lost_s, restart_s;
 	double failures, checkpoints;
 	double spares_free;
-	aiw_hist hist;
+	aiwi_hist hist;
 	/* curves */
 	int id_step, id_tokens, id_ew;
 	double tick_steps, tick_step_sum, prev_e, prev_bytes;
@@ -430,17 +430,17 @@ static inline double clamp0(double x)
 }
 
 /* Draw one step and schedule its end. */
-static void begin_step(aiw_comp *c, training *T, double t)
+static void begin_step(aiwi_comp *c, training *T, double t)
 {
 	const tcfg *k = &T->k;
-	const aiw_dist *jit = aiw_pd(c, P_JITTER);
+	const aiwi_dist *jit = aiwi_pd(c, P_JITTER);
 	double N = k->N, tc = k->t_c, mu = k->mu;
 	/* class maxima of the multiplier (slow class includes slow_factor) */
 	double mf = -INFINITY, ms = -INFINITY;
 	if (k->n_fast > 0)
-		mf = clamp0(aiw_dist_sample_max(jit, c->rng, k->n_fast));
+		mf = clamp0(aiwi_dist_sample_max(jit, c->rng, k->n_fast));
 	if (k->n_slow > 0)
-		ms = k->slow_factor * clamp0(aiw_dist_sample_max(jit, c->rng, k->n_slow));
+		ms = k->slow_factor * clamp0(aiwi_dist_sample_max(jit, c->rng, k->n_slow));
 	double m = fmax(fmax(mf, ms), 1e-6); /* a step takes at least 1e-6 t_c */
 	/* compute end of each group: the class maxima and the rest of each class
 	 * at its expected compute time (capped by its class maximum) */
@@ -481,10 +481,10 @@ static void begin_step(aiw_comp *c, training *T, double t)
 	ph->bytes = k->ew_node;
 	ph->comm_len = fmin(k->t_comm, ph->dur);
 	T->state = S_STEP;
-	T->ev_phase = aiw__at(c->sim, t + ph->dur, ev_step_end, c, 0);
+	T->ev_phase = aiwi_at(c->sim, t + ph->dur, ev_step_end, c, 0);
 }
 
-static void begin_flat(aiw_comp *c, training *T, double t, double dur, int state, aiw_evfn fn)
+static void begin_flat(aiwi_comp *c, training *T, double t, double dur, int state, aiwi_evfn fn)
 {
 	phase *ph = &T->ph;
 	ph->t0 = t;
@@ -493,7 +493,7 @@ static void begin_flat(aiw_comp *c, training *T, double t, double dur, int state
 	phase_close(ph);
 	ph->bytes = ph->comm_len = 0;
 	T->state = state;
-	T->ev_phase = aiw__at(c->sim, t + dur, fn, c, 0);
+	T->ev_phase = aiwi_at(c->sim, t + dur, fn, c, 0);
 }
 
 /* Add the current phase's integrals up to t to the finished totals. */
@@ -506,22 +506,22 @@ static void close_phase_at(training *T, double t)
 	T->bytes_done += by;
 }
 
-static void finish_job(aiw_comp *c, training *T, double t)
+static void finish_job(aiwi_comp *c, training *T, double t)
 {
 	T->state = S_DONE;
 	T->t_done = t;
 	if (T->ev_fail)
-		aiw__cancel(c->sim, T->ev_fail);
+		aiwi_cancel(c->sim, T->ev_fail);
 	T->ev_fail = T->ev_phase = 0;
 	c->gpus = 0;
 }
 
 static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	training *T = c->state;
 	phase *ph = &T->ph;
-	double t = aiw__now(sim);
+	double t = aiwi_now(sim);
 	T->ev_phase = 0;
 	T->e_done += ph->energy;
 	T->busy_done += ph->busy_s;
@@ -531,7 +531,7 @@ static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	T->base_sum += ph->base;
 	T->tick_steps++;
 	T->tick_step_sum += ph->dur;
-	aiw_hist_add(&T->hist, ph->dur);
+	aiwi_hist_add(&T->hist, ph->dur);
 	double tc = T->k.t_c;
 	T->p_steps++;
 	T->p_compute += fmin(ph->t_max, tc);
@@ -547,9 +547,9 @@ static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg)
 
 static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	training *T = c->state;
-	double t = aiw__now(sim);
+	double t = aiwi_now(sim);
 	T->ev_phase = 0;
 	T->e_done += T->ph.energy;
 	T->checkpoints++;
@@ -566,9 +566,9 @@ static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg)
 
 static void ev_restart_end(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	training *T = c->state;
-	double t = aiw__now(sim);
+	double t = aiwi_now(sim);
 	T->ev_phase = 0;
 	T->e_done += T->ph.energy;
 	T->restart_s += T->ph.dur;
@@ -579,30 +579,30 @@ static void ev_restart_end(aiw_sim *sim, void *ctx, uint64_t arg)
 
 static void ev_repair(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	training *T = c->state;
 	T->spares_free++;
 }
 
-static void schedule_failure(aiw_comp *c, training *T, double t)
+static void schedule_failure(aiwi_comp *c, training *T, double t)
 {
 	T->ev_fail = 0;
 	if (T->k.fail_rate > 0)
-		T->ev_fail = aiw__at(c->sim, t + gsl_ran_exponential(T->frng, 1 / T->k.fail_rate),
+		T->ev_fail = aiwi_at(c->sim, t + gsl_ran_exponential(T->frng, 1 / T->k.fail_rate),
 		                     ev_failure, c, 0);
 }
 
 static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	training *T = c->state;
-	double t = aiw__now(sim);
+	double t = aiwi_now(sim);
 	T->ev_fail = 0;
 	if (T->state == S_DONE || T->state == S_WAIT)
 		return;
 	T->failures++;
 	if (T->ev_phase)
-		aiw__cancel(sim, T->ev_phase);
+		aiwi_cancel(sim, T->ev_phase);
 	T->ev_phase = 0;
 	close_phase_at(T, t);
 	if (T->state == S_RESTART) {
@@ -613,13 +613,13 @@ static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg)
 		T->steps_lost += T->p_steps;
 		T->p_steps = T->p_compute = T->p_wait = T->p_comm = 0;
 	}
-	double down = clamp0(aiw_dist_sample(aiw_pd(c, P_RESTART), T->frng));
+	double down = clamp0(aiwi_dist_sample(aiwi_pd(c, P_RESTART), T->frng));
 	if (T->spares_free >= 1) {
 		T->spares_free--;
-		double rep = clamp0(aiw_dist_sample(aiw_pd(c, P_REPAIR), T->frng));
-		aiw__at(sim, t + rep, ev_repair, c, 0);
+		double rep = clamp0(aiwi_dist_sample(aiwi_pd(c, P_REPAIR), T->frng));
+		aiwi_at(sim, t + rep, ev_repair, c, 0);
 	} else {
-		down += clamp0(aiw_dist_sample(aiw_pd(c, P_REPLACE), T->frng));
+		down += clamp0(aiwi_dist_sample(aiwi_pd(c, P_REPLACE), T->frng));
 	}
 	begin_flat(c, T, t, down, S_RESTART, ev_restart_end);
 	schedule_failure(c, T, t);
@@ -627,9 +627,9 @@ static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg)
 
 static void ev_start(aiw_sim *sim, void *ctx, uint64_t arg)
 {
-	aiw_comp *c = ctx;
+	aiwi_comp *c = ctx;
 	training *T = c->state;
-	double t = aiw__now(sim);
+	double t = aiwi_now(sim);
 	c->gpus = T->k.N + T->k.spares;
 	T->last_commit = t;
 	T->next_ckpt = t + T->k.tau;
@@ -644,42 +644,42 @@ static void ev_start(aiw_sim *sim, void *ctx, uint64_t arg)
 /* ------------------------------------------------------------------------ */
 /* the kind's hooks                                                          */
 /* ------------------------------------------------------------------------ */
-static aiw_status training_start(aiw_comp *c)
+static aiw_status training_start(aiwi_comp *c)
 {
 	aiw_sim *sim = c->sim;
 	training *T = calloc(1, sizeof *T);
 	if (!T)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	c->state = T;
 	aiw_status st = derive(c, &T->k);
 	if (st != AIW_OK)
 		return st;
 	char e[256];
-	if ((st = aiw_hist_init(&T->hist, AIW_HIST_MIN_S, AIW_HIST_MAX_S, 1e-3, e, sizeof e)) !=
+	if ((st = aiwi_hist_init(&T->hist, AIW_HIST_MIN_S, AIW_HIST_MAX_S, 1e-3, e, sizeof e)) !=
 	    AIW_OK)
-		return aiw__err(sim, st, "%s: %s", c->prefix, e);
+		return aiwi_err(sim, st, "%s: %s", c->prefix, e);
 	/* failures get their own stream, seeded from this component's, so the
 	 * failure times do not change with the jitter model */
-	T->frng = aiw_rng_alloc();
+	T->frng = aiwi_rng_alloc();
 	if (!T->frng)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	uint64_t s = gsl_rng_get(c->rng);
-	gsl_rng_set(T->frng, (unsigned long)aiw__stream_seed(s, "failures"));
+	gsl_rng_set(T->frng, (unsigned long)aiwi_stream_seed(s, "failures"));
 	char n[300];
 	snprintf(n, sizeof n, "%s.step_time_s", c->prefix);
-	T->id_step = aiw_rec_add(sim, n, "s");
+	T->id_step = aiwi_rec_add(sim, n, "s");
 	snprintf(n, sizeof n, "%s.tokens", c->prefix);
-	T->id_tokens = aiw_rec_add(sim, n, "1");
+	T->id_tokens = aiwi_rec_add(sim, n, "1");
 	snprintf(n, sizeof n, "%s.east_west_bytes_per_s_per_node", c->prefix);
-	T->id_ew = aiw_rec_add(sim, n, "B/s");
+	T->id_ew = aiwi_rec_add(sim, n, "B/s");
 	if (T->id_step < 0 || T->id_tokens < 0 || T->id_ew < 0)
 		return T->id_step < 0 ? T->id_step : T->id_tokens < 0 ? T->id_tokens : T->id_ew;
-	T->racks = ceil((T->k.N + T->k.spares) / aiw_site_gpus_per_rack(sim));
+	T->racks = ceil((T->k.N + T->k.spares) / aiwi_site_gpus_per_rack(sim));
 	T->spares_free = T->k.spares;
 	T->state = S_WAIT;
-	T->t_start = aiw_p(c, P_START);
+	T->t_start = aiwi_p(c, P_START);
 	T->t_done = INFINITY;
-	if (!aiw__at(sim, T->t_start, ev_start, c, 0))
+	if (!aiwi_at(sim, T->t_start, ev_start, c, 0))
 		return AIW_ENOMEM;
 	return AIW_OK;
 }
@@ -690,7 +690,7 @@ static double active_s(const training *T, double t)
 	return clamp0(fmin(t, T->t_done) - T->t_start);
 }
 
-static void account(aiw_comp *c, double t)
+static void account(aiwi_comp *c, double t)
 {
 	training *T = c->state;
 	double e = 0, b = 0, by = 0;
@@ -711,17 +711,17 @@ static double bytes_at(const training *T, double t)
 	return T->bytes_done + by;
 }
 
-static void training_sample(aiw_comp *c, double t)
+static void training_sample(aiwi_comp *c, double t)
 {
 	training *T = c->state;
 	aiw_sim *sim = c->sim;
 	account(c, t);
-	double dt = aiw_rec_dt(sim);
-	aiw_rec_put(sim, T->id_step, T->tick_steps > 0 ? T->tick_step_sum / T->tick_steps : NAN);
+	double dt = aiwi_rec_dt(sim);
+	aiwi_rec_put(sim, T->id_step, T->tick_steps > 0 ? T->tick_step_sum / T->tick_steps : NAN);
 	T->tick_steps = T->tick_step_sum = 0;
-	aiw_rec_put(sim, T->id_tokens, (T->c_steps + T->p_steps) * T->k.tokens_per_step);
+	aiwi_rec_put(sim, T->id_tokens, (T->c_steps + T->p_steps) * T->k.tokens_per_step);
 	double by = bytes_at(T, t);
-	aiw_rec_put(sim, T->id_ew, dt > 0 ? (by - T->prev_bytes) / dt : 0);
+	aiwi_rec_put(sim, T->id_ew, dt > 0 ? (by - T->prev_bytes) / dt : 0);
 	T->prev_bytes = by;
 	if (dt > 0) {
 		/* every rack gets the same average, so the site's running maxima
@@ -729,7 +729,7 @@ static void training_sample(aiw_comp *c, double t)
 		 * only then is exact and keeps a tick O(1) in the number of racks */
 		double p = (c->energy_j - T->prev_e) / dt / T->racks;
 		if (T->racks > 0 && p > T->rack_peak) {
-			aiw_site_racks_uniform(sim, c, (size_t)T->racks, p);
+			aiwi_site_racks_uniform(sim, c, (size_t)T->racks, p);
 			T->rack_peak = p;
 		}
 	}
@@ -738,12 +738,12 @@ static void training_sample(aiw_comp *c, double t)
 
 static double site_param(aiw_sim *sim, const char *key)
 {
-	aiw_comp *s = aiw__site(sim);
-	size_t i = aiw_kind_param_index(s->kind, key);
-	return i == SIZE_MAX ? 0 : aiw_p(s, i);
+	aiwi_comp *s = aiwi_site(sim);
+	size_t i = aiwi_kind_param_index(s->kind, key);
+	return i == SIZE_MAX ? 0 : aiwi_p(s, i);
 }
 
-static void training_finish(aiw_comp *c, double t)
+static void training_finish(aiwi_comp *c, double t)
 {
 	training *T = c->state;
 	if (!T)
@@ -779,13 +779,13 @@ static void training_finish(aiw_comp *c, double t)
 	double cost = c->cost_usd + energy_cost;
 	double mean = T->steps_exec > 0 ? T->step_sum / T->steps_exec : NAN;
 	const char *p = c->prefix;
-#define M(key, v) aiw__metric(sim, p, key, v)
+#define M(key, v) aiwi_metric(sim, p, key, v)
 	M("steps", steps);
 	M("tokens", tokens);
 	M("steps_lost", T->steps_lost);
 	M("step_time_mean_s", mean);
-	M("step_time_p50_s", aiw_hist_quantile(&T->hist, 0.5));
-	M("step_time_p99_s", aiw_hist_quantile(&T->hist, 0.99));
+	M("step_time_p50_s", aiwi_hist_quantile(&T->hist, 0.5));
+	M("step_time_p99_s", aiwi_hist_quantile(&T->hist, 0.99));
 	M("step_compute_s", k->t_c);
 	M("goodput", wall > 0 ? useful / wall : NAN);
 	M("ettr", wall > 0 ? (compute + wait + comm) / wall : NAN);
@@ -803,11 +803,11 @@ static void training_finish(aiw_comp *c, double t)
 	M("checkpoint_time_s", k->w);
 	M("mfu_achieved",
 	  wall > 0 && k->g.bf16_flops > 0
-	          ? 6 * aiw_p(c, P_MODEL_PARAMS) * tokens / (k->N * k->g.bf16_flops * wall)
+	          ? 6 * aiwi_p(c, P_MODEL_PARAMS) * tokens / (k->N * k->g.bf16_flops * wall)
 	          : NAN);
 	M("allreduce_s", k->t_comm);
 	M("allreduce_busbw_bytes_per_s",
-	  k->t_comm > 0 ? k->grad_bytes / k->t_comm * aiw_busbw_factor(k->N) : NAN);
+	  k->t_comm > 0 ? k->grad_bytes / k->t_comm * aiwi_busbw_factor(k->N) : NAN);
 	M("east_west_bytes", bytes_at(T, t) * k->nodes);
 	M("energy_kwh", c->energy_j / 3.6e6);
 	M("hardware_cost_usd", c->cost_usd);
@@ -817,7 +817,7 @@ static void training_finish(aiw_comp *c, double t)
 #undef M
 }
 
-static aiw_status training_param_changed(aiw_comp *c, size_t idx)
+static aiw_status training_param_changed(aiwi_comp *c, size_t idx)
 {
 	training *T = c->state;
 	tcfg k;
@@ -831,17 +831,17 @@ static aiw_status training_param_changed(aiw_comp *c, size_t idx)
 	return AIW_OK;
 }
 
-static void training_destroy(aiw_comp *c)
+static void training_destroy(aiwi_comp *c)
 {
 	training *T = c->state;
-	aiw_hist_free(&T->hist);
+	aiwi_hist_free(&T->hist);
 	if (T->frng)
 		gsl_rng_free(T->frng);
 	free(T);
 	c->state = NULL;
 }
 
-const aiw_kind aiw_kind_training = {
+const aiwi_kind aiwi_kind_training = {
 	.name = "training",
 	.params = TRAINING_PARAMS,
 	.nparams = P_NPARAMS,
@@ -861,7 +861,7 @@ const aiw_kind aiw_kind_training = {
  * by the midpoint rule on K points of each quantile function:
  * E[max of n] = int_0^1 Q(1 - v^(1/n)) dv, and for two independent classes
  * the K x K grid of pairs is summed in O(K) over the sorted quantiles. */
-static aiw_status expected_max(const aiw_dist *d, double nf, double ns, double sf, double *out)
+static aiw_status expected_max(const aiwi_dist *d, double nf, double ns, double sf, double *out)
 {
 	if (d->kind == AIW_D_CONST) {
 		double a = clamp0(d->a), m = -INFINITY;
@@ -878,8 +878,8 @@ static aiw_status expected_max(const aiw_dist *d, double nf, double ns, double s
 	double *y = x + QUAD_K;
 	for (size_t i = 0; i < QUAD_K; i++) {
 		double v = ((double)i + 0.5) / QUAD_K;
-		x[i] = nf > 0 ? clamp0(aiw_dist_quantile_upper(d, -expm1(log(v) / nf))) : -INFINITY;
-		y[i] = ns > 0 ? sf * clamp0(aiw_dist_quantile_upper(d, -expm1(log(v) / ns)))
+		x[i] = nf > 0 ? clamp0(aiwi_dist_quantile_upper(d, -expm1(log(v) / nf))) : -INFINITY;
+		y[i] = ns > 0 ? sf * clamp0(aiwi_dist_quantile_upper(d, -expm1(log(v) / ns)))
 		              : -INFINITY;
 	}
 	double s = 0;
@@ -913,32 +913,32 @@ AIW_EXPORT aiw_status aiw_training_scaling(aiw_sim *sim, const char *component,
 	if (!sim)
 		return AIW_EINVAL;
 	if (!component || !gpu_counts || !step_time_s)
-		return aiw__err(sim, AIW_EINVAL,
+		return aiwi_err(sim, AIW_EINVAL,
 		                "aiw_training_scaling: component, gpu_counts and step_time_s must not "
 		                "be NULL");
 	if (n == 0)
-		return aiw__err(sim, AIW_EINVAL, "aiw_training_scaling: n is 0");
+		return aiwi_err(sim, AIW_EINVAL, "aiw_training_scaling: n is 0");
 	const char *name = component;
 	if (strncmp(name, "training.", 9) == 0)
 		name += 9;
 	for (size_t i = 0; i < n; i++) {
 		double p = gpu_counts[i];
 		if (!(isfinite(p) && p >= 1 && p <= MAX_GPUS && floor(p) == p))
-			return aiw__err(sim, AIW_ERANGE,
+			return aiwi_err(sim, AIW_ERANGE,
 			                "aiw_training_scaling: gpu_counts[%zu] = %g is not an integer in "
 			                "1 to %g",
 			                i, p, MAX_GPUS);
 	}
-	aiw_comp *c;
-	aiw_status st = aiw__comp_get(sim, "training", name, false, &c);
+	aiwi_comp *c;
+	aiw_status st = aiwi_comp_get(sim, "training", name, false, &c);
 	if (st != AIW_OK)
 		return st;
 	tcfg k;
 	if ((st = derive(c, &k)) != AIW_OK)
 		return st;
-	const aiw_dist *jit = aiw_pd(c, P_JITTER);
-	bool degraded = aiw_p(c, P_DEG_LINKS) > 0;
-	double deg = aiw_p(c, P_DEG_FACTOR);
+	const aiwi_dist *jit = aiwi_pd(c, P_JITTER);
+	bool degraded = aiwi_p(c, P_DEG_LINKS) > 0;
+	double deg = aiwi_p(c, P_DEG_FACTOR);
 	for (size_t i = 0; i < n; i++) {
 		double p = gpu_counts[i];
 		/* weak: fixed per-GPU batch, so fixed per-GPU compute; strong:
@@ -947,7 +947,7 @@ AIW_EXPORT aiw_status aiw_training_scaling(aiw_sim *sim, const char *component,
 		double ns = fmin(k.n_slow, p), nf = p - ns;
 		double em;
 		if ((st = expected_max(jit, nf, ns, k.slow_factor, &em)) != AIW_OK)
-			return aiw__err(sim, st, "out of memory");
+			return aiwi_err(sim, st, "out of memory");
 		double e = fmax(0, comm_time(&k, p, degraded && p > 1, deg) - k.overlap * tc);
 		step_time_s[i] = tc * em + e;
 		if (efficiency)

@@ -74,10 +74,10 @@ START_TEST(prometheus_values_and_names)
 	ck_assert_rel(prom_sample(t, "aiworkload_site_energy_joules"), 46.0 * 3.6e6, 1e-12);
 	ck_assert_rel(prom_sample(t, "aiworkload_site_facility_energy_joules"), 69.0 * 3.6e6, 1e-12);
 	ck_assert(prom_sample(t, "aiworkload_site_power_peak_watts") ==
-	          aiw_test_metric(sim, "site.power_peak_w"));
+	          aiwi_test_metric(sim, "site.power_peak_w"));
 	ck_assert(prom_sample(t, "aiworkload_sim_time_seconds") == 4 * 3600.0);
 	ck_assert(prom_sample(t, "aiworkload_site_diversity_factor") ==
-	          aiw_test_metric(sim, "site.diversity_factor"));
+	          aiwi_test_metric(sim, "site.diversity_factor"));
 	/* component metrics carry kind and component labels */
 	ck_assert_rel(prom_sample(t, "aiworkload_load_energy_joules{kind=\"load\",component=\"a\"}"),
 	              24.0 * 3.6e6, 1e-12);
@@ -152,14 +152,14 @@ START_TEST(prometheus_errors)
 END_TEST
 
 /* The exposition's latency histograms come from the inference fleet through
- * aiw_serving_hist() (export.c declares it weak).  This weak definition
+ * aiwi_serving_hist() (export.c declares it weak).  This weak definition
  * stands in while serving.c has none: a known histogram for "e2e" only.
  * Once serving.c defines it (strong), that one wins and the test checks
  * the fleet's real histogram for consistency instead. */
-static aiw_hist test_hist;
+static aiwi_hist test_hist;
 static int test_hook_calls;
-__attribute__((weak)) const aiw_hist *aiw_serving_hist(const aiw_comp *c, const char *which);
-__attribute__((weak)) const aiw_hist *aiw_serving_hist(const aiw_comp *c, const char *which)
+__attribute__((weak)) const aiwi_hist *aiwi_serving_hist(const aiwi_comp *c, const char *which);
+__attribute__((weak)) const aiwi_hist *aiwi_serving_hist(const aiwi_comp *c, const char *which)
 {
 	test_hook_calls++;
 	return strcmp(c->kind->name, "inference") == 0 && strcmp(which, "e2e") == 0 ? &test_hist
@@ -173,12 +173,12 @@ START_TEST(prometheus_histogram)
 	 * bound, so the cumulative bucket counts are exact: le 0.005 -> 10,
 	 * 0.025 -> 30, 0.5 -> 60, 5 -> 100; sum 0.03 + 0.4 + 9 + 120 = 129.43. */
 	char e[128];
-	AIW_OK_OR_FAIL(NULL, aiw_hist_init(&test_hist, AIW_HIST_MIN_S, AIW_HIST_MAX_S,
+	AIW_OK_OR_FAIL(NULL, aiwi_hist_init(&test_hist, AIW_HIST_MIN_S, AIW_HIST_MAX_S,
 	                                   AIW_HIST_REL_ERR, e, sizeof e));
-	aiw_hist_add_n(&test_hist, 0.003, 10);
-	aiw_hist_add_n(&test_hist, 0.02, 20);
-	aiw_hist_add_n(&test_hist, 0.3, 30);
-	aiw_hist_add_n(&test_hist, 3.0, 40);
+	aiwi_hist_add_n(&test_hist, 0.003, 10);
+	aiwi_hist_add_n(&test_hist, 0.02, 20);
+	aiwi_hist_add_n(&test_hist, 0.3, 30);
+	aiwi_hist_add_n(&test_hist, 3.0, 40);
 	aiw_sim *sim;
 	ck_assert_int_eq(aiw_sim_create(&sim, 3), AIW_OK);
 	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim,
@@ -211,7 +211,7 @@ START_TEST(prometheus_histogram)
 	} else {
 		/* serving.c's own histograms: cumulative, and the +Inf bucket and the
 		 * count are the completed requests */
-		double prev = 0, done = aiw_test_metric(sim, "inference.chat.requests_completed");
+		double prev = 0, done = aiwi_test_metric(sim, "inference.chat.requests_completed");
 		static const char *const le[] = {"0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5",
 		                                 "1",     "2.5",  "5",     "10",   "30",  "60",  "120",
 		                                 "+Inf"};
@@ -228,7 +228,7 @@ START_TEST(prometheus_histogram)
 	free(t);
 	unlink(path);
 	aiw_sim_free(sim);
-	aiw_hist_free(&test_hist);
+	aiwi_hist_free(&test_hist);
 }
 END_TEST
 

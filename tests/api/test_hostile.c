@@ -328,7 +328,7 @@ static char *subst_trace(const char *ini, char trace[64])
 		snprintf(s, n, "%s", ini);
 		return s;
 	}
-	snprintf(trace, 64, "/tmp/aiw_hostile_trace3_XXXXXX");
+	snprintf(trace, 64, "/tmp/aiwi_hostile_trace3_XXXXXX");
 	int fd = mkstemp(trace);
 	ck_assert(fd >= 0);
 	const char rows[] = "0,10,10\r\n1,20,5\r\n2.5,3,3\r\n";
@@ -401,17 +401,17 @@ START_TEST(hundred_years)
 	                                        "[load l]\nprofile = 0:1kW, 12h:2kW\nperiod = 1d\n",
 	                                        "century.ini"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	double t = aiw_test_metric(sim, "sim.time_s");
+	double t = aiwi_test_metric(sim, "sim.time_s");
 	ck_assert(t == 100 * 31536000.0);
-	double a = aiw_test_metric(sim, "inference.a.requests_arrived");
-	double c = aiw_test_metric(sim, "inference.a.requests_completed");
-	double d = aiw_test_metric(sim, "inference.a.requests_dropped");
-	double f = aiw_test_metric(sim, "inference.a.requests_in_flight");
+	double a = aiwi_test_metric(sim, "inference.a.requests_arrived");
+	double c = aiwi_test_metric(sim, "inference.a.requests_completed");
+	double d = aiwi_test_metric(sim, "inference.a.requests_dropped");
+	double f = aiwi_test_metric(sim, "inference.a.requests_in_flight");
 	ck_assert(a == c + d + f);
 	/* Poisson count with mean 31536: within 6 sd (sd = 177.6) */
 	ck_assert_msg(fabs(a - 31536) < 6 * sqrt(31536), "arrived %g", a);
 	/* the load: 1.5 kW on average, exactly, over whole days */
-	ck_assert_rel(aiw_test_metric(sim, "load.l.energy_kwh"), 1.5 * 24 * 36500, 1e-9);
+	ck_assert_rel(aiwi_test_metric(sim, "load.l.energy_kwh"), 1.5 * 24 * 36500, 1e-9);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -429,8 +429,8 @@ START_TEST(estimate_curves)
 	                                        "[inference b]\n"
 	                                        "[load l]\nprofile = 0:1kW\n",
 	                                        "curves.ini"));
-	aiw_limits_est e;
-	ck_assert_int_eq(aiw_limits_estimate(sim, &e), AIW_OK);
+	aiwi_limits_est e;
+	ck_assert_int_eq(aiwi_limits_estimate(sim, &e), AIW_OK);
 	ck_assert_str_eq(aiw_sim_errmsg(sim), "");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	size_t n;
@@ -441,8 +441,8 @@ START_TEST(estimate_curves)
 	ck_assert(e.work > 0 && e.work < 1e7);
 	ck_assert(e.memory_bytes > 0 && e.memory_bytes < 1e8);
 	ck_assert(e.pending >= 4);
-	ck_assert_int_eq(aiw_limits_estimate(NULL, &e), AIW_EINVAL);
-	ck_assert_int_eq(aiw_limits_estimate(sim, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiwi_limits_estimate(NULL, &e), AIW_EINVAL);
+	ck_assert_int_eq(aiwi_limits_estimate(sim, NULL), AIW_EINVAL);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -465,8 +465,8 @@ START_TEST(estimate_requests_closed_form)
 	for (size_t i = 0; i < sizeof C / sizeof *C; i++) {
 		aiw_sim *sim = new_sim();
 		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, C[i].ini, "est.ini"));
-		aiw_limits_est e;
-		ck_assert_int_eq(aiw_limits_estimate(sim, &e), AIW_OK);
+		aiwi_limits_est e;
+		ck_assert_int_eq(aiwi_limits_estimate(sim, &e), AIW_OK);
 		/* the requests are the largest item; the work adds the sample ticks
 		 * and the racks and replica slots each tick visits (1 + 1) */
 		ck_assert_rel(e.work_max, C[i].requests, 1e-9);
@@ -558,7 +558,7 @@ static const trace_case TRACE_CASES[] = {
 START_TEST(trace_hostile)
 {
 	const trace_case *k = &TRACE_CASES[_i];
-	char path[] = "/tmp/aiw_hostile_traceXXXXXX";
+	char path[] = "/tmp/aiwi_hostile_traceXXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
 	close(fd);
@@ -577,7 +577,7 @@ END_TEST
 /* CRLF line ends and a header: read as LF; 3 rows arrive at 0, 1, 2.5 s. */
 START_TEST(trace_crlf)
 {
-	char path[] = "/tmp/aiw_hostile_crlfXXXXXX";
+	char path[] = "/tmp/aiwi_hostile_crlfXXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
 	close(fd);
@@ -586,8 +586,8 @@ START_TEST(trace_crlf)
 	write_file(path, rows, sizeof rows - 1);
 	aiw_sim *sim;
 	AIW_OK_OR_FAIL(sim, run_trace(&sim, path, false));
-	ck_assert(aiw_test_metric(sim, "inference.a.requests_arrived") == 3);
-	ck_assert(aiw_test_metric(sim, "inference.a.requests_completed") == 3);
+	ck_assert(aiwi_test_metric(sim, "inference.a.requests_arrived") == 3);
+	ck_assert(aiwi_test_metric(sim, "inference.a.requests_completed") == 3);
 	aiw_sim_free(sim);
 	unlink(path);
 }
@@ -596,7 +596,7 @@ END_TEST
 /* Very long lines: 4096 bytes is the longest line; one more is refused. */
 START_TEST(trace_long_lines)
 {
-	char path[] = "/tmp/aiw_hostile_longXXXXXX";
+	char path[] = "/tmp/aiwi_hostile_longXXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
 	close(fd);
@@ -613,7 +613,7 @@ START_TEST(trace_long_lines)
 	write_file(path, buf, 8 + len + 1);
 	aiw_sim *sim;
 	AIW_OK_OR_FAIL(sim, run_trace(&sim, path, false));
-	ck_assert(aiw_test_metric(sim, "inference.a.requests_arrived") == 2);
+	ck_assert(aiwi_test_metric(sim, "inference.a.requests_arrived") == 2);
 	aiw_sim_free(sim);
 	/* one byte more */
 	memmove(buf + 13, buf + 12, len - 4 + 1);
@@ -651,7 +651,7 @@ END_TEST
  * (not the gigabyte: /proc/self/io counts the bytes read). */
 START_TEST(trace_one_gigabyte)
 {
-	char path[] = "/tmp/aiw_hostile_1gbXXXXXX";
+	char path[] = "/tmp/aiwi_hostile_1gbXXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
 	ck_assert(ftruncate(fd, (off_t)1 << 30) == 0);
@@ -698,7 +698,7 @@ START_TEST(trace_huge_timestamps)
 {
 	const char *texts[] = {"TI\n\n\n6\n11E307\n", "-1e308,1,1\n1e308,1,1\n"};
 	for (size_t i = 0; i < 2; i++) {
-		char path[] = "/tmp/aiw_hostile_hugetsXXXXXX";
+		char path[] = "/tmp/aiwi_hostile_hugetsXXXXXX";
 		int fd = mkstemp(path);
 		ck_assert(fd >= 0);
 		close(fd);
@@ -723,7 +723,7 @@ END_TEST
 static aiw_status load_bytes(aiw_sim **out, const char *data, size_t len, char *path,
                              size_t pathlen)
 {
-	snprintf(path, pathlen, "/tmp/aiw_hostile_scnXXXXXX");
+	snprintf(path, pathlen, "/tmp/aiwi_hostile_scnXXXXXX");
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
 	close(fd);
@@ -773,7 +773,7 @@ START_TEST(scenario_files)
 	aiw_sim_free(sim);
 	unlink(path);
 	/* 1 GB, sparse: refused by its size, without reading it */
-	snprintf(path, sizeof path, "/tmp/aiw_hostile_bigXXXXXX");
+	snprintf(path, sizeof path, "/tmp/aiwi_hostile_bigXXXXXX");
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
 	ck_assert(ftruncate(fd, (off_t)1 << 30) == 0);
@@ -812,17 +812,17 @@ START_TEST(sample_max_extreme_n)
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(r, 12345);
 	for (size_t s = 0; s < 3; s++) {
-		aiw_dist *d;
+		aiwi_dist *d;
 		char e[256];
-		ck_assert(aiw_dist_parse(specs[s], AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK);
+		ck_assert(aiwi_dist_parse(specs[s], AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK);
 		double med[3];
 		static double x[3][K];
 		for (size_t j = 0; j < 3; j++) {
-			med[j] = aiw_dist_quantile_upper(d, -expm1(-log(2.0) / ns[j]));
+			med[j] = aiwi_dist_quantile_upper(d, -expm1(-log(2.0) / ns[j]));
 			ck_assert(isfinite(med[j]));
 			size_t below = 0;
 			for (size_t i = 0; i < K; i++) {
-				x[j][i] = aiw_dist_sample_max(d, r, ns[j]);
+				x[j][i] = aiwi_dist_sample_max(d, r, ns[j]);
 				ck_assert_msg(isfinite(x[j][i]), "%s n=%g: %g", specs[s], ns[j], x[j][i]);
 				below += x[j][i] <= med[j];
 			}
@@ -838,7 +838,7 @@ START_TEST(sample_max_extreme_n)
 			ck_assert(x[1][i] > med[0]);
 			ck_assert(x[2][i] > med[1]);
 		}
-		aiw_dist_free(d);
+		aiwi_dist_free(d);
 	}
 	gsl_rng_free(r);
 }
@@ -861,24 +861,24 @@ START_TEST(rates_near_zero)
 				AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.a.modulate",
 				                                mod ? "true" : "false"));
 				AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-				ck_assert(aiw_test_metric(sim, "inference.a.requests_arrived") == 0);
+				ck_assert(aiwi_test_metric(sim, "inference.a.requests_arrived") == 0);
 				aiw_sim_free(sim);
 			}
 	/* the processes themselves: the next arrival lies far ahead, or never */
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	for (size_t k = 0; k < 3; k++) {
-		aiw_traffic_conf conf;
-		aiw_traffic_conf_default(&conf);
-		conf.kind = (aiw_traffic_kind)k;
+		aiwi_traffic_conf conf;
+		aiwi_traffic_conf_default(&conf);
+		conf.kind = (aiwi_traffic_kind)k;
 		conf.rate = 1e-300;
 		conf.peak_to_trough = 1e6;
 		conf.modulate = true;
-		aiw_traffic *tr;
+		aiwi_traffic *tr;
 		char e[256];
-		ck_assert_int_eq(aiw_traffic_new(&tr, &conf, e, sizeof e), AIW_OK);
-		double t = aiw_traffic_next(tr, r, 0, NULL, NULL);
+		ck_assert_int_eq(aiwi_traffic_new(&tr, &conf, e, sizeof e), AIW_OK);
+		double t = aiwi_traffic_next(tr, r, 0, NULL, NULL);
 		ck_assert_msg(!isnan(t) && t > 1e200, "kind %zu: next arrival at %g", k, t);
-		aiw_traffic_free(tr);
+		aiwi_traffic_free(tr);
 	}
 	gsl_rng_free(r);
 }
@@ -1002,7 +1002,7 @@ END_TEST
  * 64 KiB pre-check, instead of reading the gigabyte to the line's end. */
 START_TEST(trace_hole_after_64k)
 {
-	char path[] = "/tmp/aiw_hostile_hole64kXXXXXX";
+	char path[] = "/tmp/aiwi_hostile_hole64kXXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
 	char row[32];
@@ -1029,7 +1029,7 @@ END_TEST
 /* A 1 GB scenario file is refused from its size: less than 1 MiB read. */
 START_TEST(scenario_size_unread)
 {
-	char path[] = "/tmp/aiw_hostile_bigscnXXXXXX";
+	char path[] = "/tmp/aiwi_hostile_bigscnXXXXXX";
 	int fd = mkstemp(path);
 	ck_assert(fd >= 0);
 	ck_assert(ftruncate(fd, (off_t)1 << 30) == 0);

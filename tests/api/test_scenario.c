@@ -26,7 +26,7 @@ START_TEST(valid_scenario)
 	AIW_OK_OR_FAIL(sim, aiw_sim_get(sim, "load.empty.gpus", buf, sizeof buf)); /* created */
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	/* 1 h at 10 kW + 1 h at 20 kW = 30 kWh */
-	ck_assert_rel(aiw_test_metric(sim, "load.cooling.energy_kwh"), 30.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.cooling.energy_kwh"), 30.0, 1e-12);
 	aiw_sim_free(sim);
 }
 END_TEST

@@ -88,7 +88,7 @@ START_TEST(reset_reproduces)
 	ck_assert_int_eq(aiw_sim_create(&sim, 9), AIW_OK);
 	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCENARIO, NULL));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	double e1 = aiw_test_metric(sim, "site.energy_kwh");
+	double e1 = aiwi_test_metric(sim, "site.energy_kwh");
 	double t;
 	aiw_sim_now(sim, &t);
 	ck_assert(t == 6 * 3600.0);
@@ -100,7 +100,7 @@ START_TEST(reset_reproduces)
 	aiw_sim_metric_count(sim, &n);
 	ck_assert_uint_eq(n, 0);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert(aiw_test_metric(sim, "site.energy_kwh") == e1);
+	ck_assert(aiwi_test_metric(sim, "site.energy_kwh") == e1);
 	ck_assert_int_eq(aiw_sim_reset(NULL), AIW_EINVAL);
 	aiw_sim_free(sim);
 }
@@ -109,11 +109,11 @@ END_TEST
 START_TEST(streams_independent)
 {
 	/* a stream depends on (seed, component prefix) only */
-	uint64_t a = aiw__stream_seed(1, "training.a");
-	ck_assert(a == aiw__stream_seed(1, "training.a"));
-	ck_assert(a != aiw__stream_seed(2, "training.a"));
-	ck_assert(a != aiw__stream_seed(1, "training.b"));
-	ck_assert(aiw__stream_seed(1, "inference.x") != aiw__stream_seed(1, "training.x"));
+	uint64_t a = aiwi_stream_seed(1, "training.a");
+	ck_assert(a == aiwi_stream_seed(1, "training.a"));
+	ck_assert(a != aiwi_stream_seed(2, "training.a"));
+	ck_assert(a != aiwi_stream_seed(1, "training.b"));
+	ck_assert(aiwi_stream_seed(1, "inference.x") != aiwi_stream_seed(1, "training.x"));
 }
 END_TEST
 

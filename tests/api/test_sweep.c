@@ -417,7 +417,7 @@ START_TEST(test_seeds_and_rerun)
 	double again[3];
 	SW_OK(sw, aiw_sweep_run_task(sw, 1, 2, again));
 	for (size_t m = 0; m < 3; m++) {
-		double stored, alone = aiw_test_metric(sim, names[m]);
+		double stored, alone = aiwi_test_metric(sim, names[m]);
 		SW_OK(sw, aiw_sweep_replication(sw, 1, 2, m, &stored));
 		ck_assert_msg(stored == alone && again[m] == alone, "%s: sweep %.17g, alone %.17g, "
 		              "run_task %.17g", names[m], stored, alone, again[m]);

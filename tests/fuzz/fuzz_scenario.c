@@ -30,8 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			/* runs the limits accept can still take hours (1e10 work items): above
 			 * 1e6 (seconds under ASan and coverage, against the 20 s timeout) they
 			 * are skipped; refusals above the limits are fast and always run */
-			aiw_limits_est e;
-			if (aiw_limits_estimate(sim, &e) == AIW_OK &&
+			aiwi_limits_est e;
+			if (aiwi_limits_estimate(sim, &e) == AIW_OK &&
 			    ((e.work > 1e6 && e.work <= AIW_LIMIT_WORK) ||
 			     (e.memory_bytes > 5e8 && e.memory_bytes <= AIW_LIMIT_MEMORY_BYTES))) {
 				aiw_sim_free(sim);

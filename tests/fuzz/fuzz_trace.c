@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > 1 << 16)
 		return 0;
-	char path[] = "/tmp/aiw_fuzz_traceXXXXXX";
+	char path[] = "/tmp/aiwi_fuzz_traceXXXXXX";
 	int fd = mkstemp(path);
 	if (fd < 0)
 		return 0;
@@ -26,24 +26,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	close(fd);
-	aiw_traffic_conf conf;
-	aiw_traffic_conf_default(&conf);
+	aiwi_traffic_conf conf;
+	aiwi_traffic_conf_default(&conf);
 	conf.kind = AIW_TRAFFIC_TRACE;
 	conf.trace_path = path;
 	conf.loop = size & 1;
 	char err[256];
-	aiw_traffic *tr;
-	if (aiw_traffic_new(&tr, &conf, err, sizeof err) == AIW_OK) {
+	aiwi_traffic *tr;
+	if (aiwi_traffic_new(&tr, &conf, err, sizeof err) == AIW_OK) {
 		gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 		double now = 0, p, o;
 		for (int i = 0; i < 2000; i++) {
-			double t = aiw_traffic_next(tr, r, now, &p, &o);
+			double t = aiwi_traffic_next(tr, r, now, &p, &o);
 			if (!(t >= now) || t == __builtin_inf())
 				break;
 			now = t;
 		}
 		gsl_rng_free(r);
-		aiw_traffic_free(tr);
+		aiwi_traffic_free(tr);
 	}
 	unlink(path);
 	return 0;

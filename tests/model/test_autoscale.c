@@ -17,8 +17,8 @@
 static int32_t calc(int32_t current, int32_t ready, int32_t unready, int32_t missing, double v,
                     double target, bool resource)
 {
-	aiw_hpa_calc_in in = {current, ready, unready, missing, v, target, 0.1, resource};
-	return aiw_hpa_calc(&in);
+	aiwi_hpa_calc_in in = {current, ready, unready, missing, v, target, 0.1, resource};
+	return aiwi_hpa_calc(&in);
 }
 
 START_TEST(hpa_calc_by_hand)
@@ -69,12 +69,12 @@ START_TEST(hpa_calc_by_hand)
 }
 END_TEST
 
-static aiw_hpa_rules default_rules(int32_t min, int32_t max)
+static aiwi_hpa_rules default_rules(int32_t min, int32_t max)
 {
 	/* autoscaling/v2 defaults: scaleUp {stabilization 0, policies 100 %
 	 * and 4 pods per 15 s, selectPolicy Max}, scaleDown {stabilization
 	 * 300 s, 100 % per 15 s} */
-	aiw_hpa_rules r = {.min_replicas = min,
+	aiwi_hpa_rules r = {.min_replicas = min,
 	                   .max_replicas = max,
 	                   .up_window = 0,
 	                   .down_window = 300,
@@ -90,20 +90,20 @@ static aiw_hpa_rules default_rules(int32_t min, int32_t max)
 
 /* Drive the controller with a scripted load: every 15 s the pods metric
  * is total / current (all pods ready), target 10. */
-static void drive(const aiw_hpa_rules *r, int32_t current, const double *total, const int32_t *want,
+static void drive(const aiwi_hpa_rules *r, int32_t current, const double *total, const int32_t *want,
                   size_t n)
 {
-	aiw_hpa_state s;
-	aiw_hpa_state_init(&s);
+	aiwi_hpa_state s;
+	aiwi_hpa_state_init(&s);
 	for (size_t k = 0; k < n; k++) {
 		double t = 15.0 * (double)k;
 		int32_t rec = calc(current, current, 0, 0, total[k] / current, 10, false);
-		int32_t next = aiw_hpa_sync(r, &s, t, current, rec);
+		int32_t next = aiwi_hpa_sync(r, &s, t, current, rec);
 		ck_assert_msg(next == want[k], "sync %zu (t = %g s): %d replicas, by hand %d", k, t,
 		              (int)next, (int)want[k]);
 		current = next;
 	}
-	aiw_hpa_state_free(&s);
+	aiwi_hpa_state_free(&s);
 }
 
 START_TEST(hpa_scripted_defaults)
@@ -133,7 +133,7 @@ START_TEST(hpa_scripted_defaults)
 		total[k] = k < 6 ? tot0[k] : t < 390 ? 90 : 30;
 		want[k] = k < 6 ? want0[k] : t < 360 ? 18 : t < 675 ? 9 : 3;
 	}
-	aiw_hpa_rules r = default_rules(1, 30);
+	aiwi_hpa_rules r = default_rules(1, 30);
 	drive(&r, 2, total, want, 47);
 }
 END_TEST
@@ -156,7 +156,7 @@ START_TEST(hpa_scripted_rate_limits)
 	 *  t=150 the -8 at 90 left (90, 150]: start 4, limit 2 -> 2
 	 * Then the bounds: 60 pods above max 50 -> 50 whatever the metric;
 	 * 1 pod below min 2 -> 2; 0 pods with min 2: autoscaling disabled. */
-	aiw_hpa_rules r = default_rules(2, 50);
+	aiwi_hpa_rules r = default_rules(2, 50);
 	r.down_window = 0;
 	r.up_percent = -1;
 	r.period = 60;
@@ -164,25 +164,25 @@ START_TEST(hpa_scripted_rate_limits)
 	double total[11] = {160, 160, 160, 160, 160, 160, 20, 20, 20, 20, 20};
 	int32_t want[11] = {8, 8, 8, 8, 12, 12, 4, 4, 4, 4, 2};
 	drive(&r, 4, total, want, 11);
-	aiw_hpa_state s;
-	aiw_hpa_state_init(&s);
-	ck_assert_int_eq(aiw_hpa_sync(&r, &s, 0, 60, 70), 50);
-	ck_assert_int_eq(aiw_hpa_sync(&r, &s, 15, 1, 1), 2);
-	ck_assert_int_eq(aiw_hpa_sync(&r, &s, 30, 0, 9), 0);
+	aiwi_hpa_state s;
+	aiwi_hpa_state_init(&s);
+	ck_assert_int_eq(aiwi_hpa_sync(&r, &s, 0, 60, 70), 50);
+	ck_assert_int_eq(aiwi_hpa_sync(&r, &s, 15, 1, 1), 2);
+	ck_assert_int_eq(aiwi_hpa_sync(&r, &s, 30, 0, 9), 0);
 	/* no metric: no scaling */
-	ck_assert_int_eq(aiw_hpa_sync(&r, &s, 45, 7, -1), 7);
+	ck_assert_int_eq(aiwi_hpa_sync(&r, &s, 45, 7, -1), 7);
 	/* selectPolicy Min on scale-up: the smaller of 100 % and 4 pods */
-	aiw_hpa_rules m = default_rules(1, 100);
+	aiwi_hpa_rules m = default_rules(1, 100);
 	m.up_select = AIW_HPA_SELECT_MIN;
-	aiw_hpa_state_free(&s);
-	aiw_hpa_state_init(&s);
-	ck_assert_int_eq(aiw_hpa_sync(&m, &s, 0, 10, 40), 14); /* min(20, 14) */
-	ck_assert_int_eq(aiw_hpa_sync(&m, &s, 15, 2, 40), 4);  /* min(4, 6) */
+	aiwi_hpa_state_free(&s);
+	aiwi_hpa_state_init(&s);
+	ck_assert_int_eq(aiwi_hpa_sync(&m, &s, 0, 10, 40), 14); /* min(20, 14) */
+	ck_assert_int_eq(aiwi_hpa_sync(&m, &s, 15, 2, 40), 4);  /* min(4, 6) */
 	/* disabled scale-down */
 	m.down_select = AIW_HPA_SELECT_DISABLED;
 	m.down_window = 0;
-	ck_assert_int_eq(aiw_hpa_sync(&m, &s, 30, 4, 1), 4);
-	aiw_hpa_state_free(&s);
+	ck_assert_int_eq(aiwi_hpa_sync(&m, &s, 30, 4, 1), 4);
+	aiwi_hpa_state_free(&s);
 }
 END_TEST
 
@@ -190,19 +190,19 @@ START_TEST(hpa_state_bounded)
 {
 	/* a day of syncs keeps at most window / sync + 1 recommendations and
 	 * period / sync + 1 events of each direction */
-	aiw_hpa_rules r = default_rules(1, 1000);
-	aiw_hpa_state s;
-	aiw_hpa_state_init(&s);
+	aiwi_hpa_rules r = default_rules(1, 1000);
+	aiwi_hpa_state s;
+	aiwi_hpa_state_init(&s);
 	int32_t cur = 10;
 	for (int k = 0; k < 5760; k++) {
 		int32_t rec = k % 2 ? cur * 2 : cur / 3 + 1;
-		cur = aiw_hpa_sync(&r, &s, 15.0 * k, cur, rec);
+		cur = aiwi_hpa_sync(&r, &s, 15.0 * k, cur, rec);
 		ck_assert_int_ge(cur, 1);
 	}
 	ck_assert_uint_le(s.nrecs, 22);
 	ck_assert_uint_le(s.nups, 3);
 	ck_assert_uint_le(s.ndowns, 3);
-	aiw_hpa_state_free(&s);
+	aiwi_hpa_state_free(&s);
 }
 END_TEST
 
@@ -212,37 +212,37 @@ END_TEST
 START_TEST(kpa_panic_thresholds)
 {
 	/* 4 ready pods, target 10 per pod, panic at 200 %, stable window 60 s */
-	aiw_kpa_conf k = {10, 2.0, 1000, 2, 60};
-	aiw_kpa_state s;
-	aiw_kpa_state_init(&s);
+	aiwi_kpa_conf k = {10, 2.0, 1000, 2, 60};
+	aiwi_kpa_state s;
+	aiwi_kpa_state_init(&s);
 	/* panic demand 70: dppc = 7, 7 / 4 = 1.75 < 2: stable mode,
 	 * dspc = ceil(40 / 10) = 4 */
-	ck_assert_int_eq(aiw_kpa_decide(&k, &s, 0, 4, 40, 70), 4);
+	ck_assert_int_eq(aiwi_kpa_decide(&k, &s, 0, 4, 40, 70), 4);
 	ck_assert(isnan(s.panic_time));
 	/* 70.01: dppc = 8, 8 / 4 = 2 >= 2: panic; the larger count wins */
-	ck_assert_int_eq(aiw_kpa_decide(&k, &s, 2, 4, 40, 70.01), 8);
+	ck_assert_int_eq(aiwi_kpa_decide(&k, &s, 2, 4, 40, 70.01), 8);
 	ck_assert(s.panic_time == 2);
 	/* below the threshold again: still panicking (60 s from the last time
 	 * above), and no scale-down while panicking */
-	ck_assert_int_eq(aiw_kpa_decide(&k, &s, 4, 8, 20, 10), 8);
+	ck_assert_int_eq(aiwi_kpa_decide(&k, &s, 4, 8, 20, 10), 8);
 	ck_assert(!isnan(s.panic_time));
 	/* over again at 10 s with 8 pods: 160 -> 16 / 8 >= 2: extended */
-	ck_assert_int_eq(aiw_kpa_decide(&k, &s, 10, 8, 20, 160), 16);
+	ck_assert_int_eq(aiwi_kpa_decide(&k, &s, 10, 8, 20, 160), 16);
 	ck_assert(s.panic_time == 10);
 	/* exactly 60 s after the last time above: still panicking (Knative
 	 * leaves when panicTime + stable window is strictly before now) */
-	ck_assert_int_eq(aiw_kpa_decide(&k, &s, 70, 16, 20, 10), 16);
+	ck_assert_int_eq(aiwi_kpa_decide(&k, &s, 70, 16, 20, 10), 16);
 	ck_assert(!isnan(s.panic_time));
 	/* 72 s: stable mode; dspc = 2 but the scale-down rate 2 keeps 16 / 2 */
-	ck_assert_int_eq(aiw_kpa_decide(&k, &s, 72, 16, 20, 10), 8);
+	ck_assert_int_eq(aiwi_kpa_decide(&k, &s, 72, 16, 20, 10), 8);
 	ck_assert(isnan(s.panic_time));
 	/* rates: from 1 ready pod at most ceil(1000 x 1); none ready counts as 1 */
-	aiw_kpa_state_init(&s);
-	ck_assert_int_eq(aiw_kpa_decide(&k, &s, 0, 0, 0, 0), 0);
-	ck_assert_int_eq(aiw_kpa_decide(&k, &s, 2, 1, 1e9, 0), 1000);
+	aiwi_kpa_state_init(&s);
+	ck_assert_int_eq(aiwi_kpa_decide(&k, &s, 0, 0, 0, 0), 0);
+	ck_assert_int_eq(aiwi_kpa_decide(&k, &s, 2, 1, 1e9, 0), 1000);
 	/* an empty fleet panics on its first request (dppc 1 / 1 < 2: no) */
-	aiw_kpa_state_init(&s);
-	ck_assert_int_eq(aiw_kpa_decide(&k, &s, 0, 0, 0.05, 0.5), 1);
+	aiwi_kpa_state_init(&s);
+	ck_assert_int_eq(aiwi_kpa_decide(&k, &s, 0, 0, 0.05, 0.5), 1);
 	ck_assert(isnan(s.panic_time));
 }
 END_TEST
@@ -252,26 +252,26 @@ END_TEST
 /* ======================================================================== */
 START_TEST(schedule_tables)
 {
-	aiw_sched_entry *e;
+	aiwi_sched_entry *e;
 	size_t n;
 	char err[256];
-	ck_assert_int_eq(aiw_sched_parse("0h:2, 8h:10 ,20h:4", &e, &n, err, sizeof err), AIW_OK);
+	ck_assert_int_eq(aiwi_sched_parse("0h:2, 8h:10 ,20h:4", &e, &n, err, sizeof err), AIW_OK);
 	ck_assert_uint_eq(n, 3);
-	ck_assert_int_eq(aiw_sched_at(e, n, 0), 2);
-	ck_assert_int_eq(aiw_sched_at(e, n, 8 * 3600 - 1), 2);
-	ck_assert_int_eq(aiw_sched_at(e, n, 8 * 3600), 10);
-	ck_assert_int_eq(aiw_sched_at(e, n, 86400 + 21 * 3600), 4);
-	ck_assert(aiw_sched_next(e, n, 0) == 8 * 3600);
-	ck_assert(aiw_sched_next(e, n, 21 * 3600) == 86400);
+	ck_assert_int_eq(aiwi_sched_at(e, n, 0), 2);
+	ck_assert_int_eq(aiwi_sched_at(e, n, 8 * 3600 - 1), 2);
+	ck_assert_int_eq(aiwi_sched_at(e, n, 8 * 3600), 10);
+	ck_assert_int_eq(aiwi_sched_at(e, n, 86400 + 21 * 3600), 4);
+	ck_assert(aiwi_sched_next(e, n, 0) == 8 * 3600);
+	ck_assert(aiwi_sched_next(e, n, 21 * 3600) == 86400);
 	free(e);
 	/* a table starting later wraps around midnight */
-	ck_assert_int_eq(aiw_sched_parse("6h:3,18h:1", &e, &n, err, sizeof err), AIW_OK);
-	ck_assert_int_eq(aiw_sched_at(e, n, 3600), 1);
-	ck_assert(aiw_sched_next(e, n, 3600) == 6 * 3600);
+	ck_assert_int_eq(aiwi_sched_parse("6h:3,18h:1", &e, &n, err, sizeof err), AIW_OK);
+	ck_assert_int_eq(aiwi_sched_at(e, n, 3600), 1);
+	ck_assert(aiwi_sched_next(e, n, 3600) == 6 * 3600);
 	free(e);
 	const char *bad[] = {"8h:1,2h:3", "25h:1", "1h", "1h:x", "1h:-1", "", "1h:2,"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
-		ck_assert_msg(aiw_sched_parse(bad[i], &e, &n, err, sizeof err) != AIW_OK, "%s",
+		ck_assert_msg(aiwi_sched_parse(bad[i], &e, &n, err, sizeof err) != AIW_OK, "%s",
 		              bad[i]);
 		ck_assert(err[0]);
 	}
@@ -312,10 +312,10 @@ static aiw_sim *load(const char *text)
 	return sim;
 }
 
-static aiw_comp *fleet(aiw_sim *sim, const char *name)
+static aiwi_comp *fleet(aiw_sim *sim, const char *name)
 {
-	aiw_comp *c = NULL;
-	ck_assert_int_eq(aiw__comp_get(sim, "inference", name, false, &c), AIW_OK);
+	aiwi_comp *c = NULL;
+	ck_assert_int_eq(aiwi_comp_get(sim, "inference", name, false, &c), AIW_OK);
 	return c;
 }
 
@@ -323,7 +323,7 @@ static double M_(aiw_sim *sim, const char *name, const char *key)
 {
 	char full[256];
 	snprintf(full, sizeof full, "inference.%s.%s", name, key);
-	return aiw_test_metric(sim, full);
+	return aiwi_test_metric(sim, full);
 }
 
 /* arrived = completed + dropped + in flight, exactly */
@@ -366,9 +366,9 @@ START_TEST(hpa_live_unready_and_cold_start)
 	int32_t want[5] = {2, 6, 8, 16, 30};
 	for (int k = 0; k < 5; k++) {
 		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 15.0 * k + 0.5));
-		ck_assert_msg(aiw_autoscale_desired(fleet(sim, "x")) == want[k],
+		ck_assert_msg(aiwi_autoscale_desired(fleet(sim, "x")) == want[k],
 		              "t = %d s: %d replicas desired, by hand %d", 15 * k,
-		              (int)aiw_autoscale_desired(fleet(sim, "x")), (int)want[k]);
+		              (int)aiwi_autoscale_desired(fleet(sim, "x")), (int)want[k]);
 	}
 	aiw_sim_free(sim);
 
@@ -381,8 +381,8 @@ START_TEST(hpa_live_unready_and_cold_start)
 	uint32_t ready[4] = {2, 6, 6, 6};
 	for (int k = 0; k < 4; k++) {
 		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, at[k]));
-		aiw_serving_counts n;
-		aiw_serving_get_counts(fleet(sim, "x"), &n);
+		aiwi_serving_counts n;
+		aiwi_serving_get_counts(fleet(sim, "x"), &n);
 		ck_assert_msg(n.completed == done[k] && n.ready == ready[k],
 		              "t = %g s: %u completed, %u ready; expected %g, %u", at[k],
 		              (unsigned)n.completed, n.ready, done[k], ready[k]);
@@ -425,9 +425,9 @@ START_TEST(hpa_queue_metric_by_hand)
 	int32_t want[4] = {2, 5, 5, 5};
 	for (int k = 0; k < 4; k++) {
 		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 15.0 * k + 0.5));
-		ck_assert_msg(aiw_autoscale_desired(fleet(sim, "q")) == want[k],
+		ck_assert_msg(aiwi_autoscale_desired(fleet(sim, "q")) == want[k],
 		              "t = %d s: %d replicas desired, by hand %d", 15 * k,
-		              (int)aiw_autoscale_desired(fleet(sim, "q")), (int)want[k]);
+		              (int)aiwi_autoscale_desired(fleet(sim, "q")), (int)want[k]);
 	}
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	conserved(sim, "q");
@@ -458,9 +458,9 @@ START_TEST(predictive_rps_by_hand)
 		         headroom[k]);
 		aiw_sim *sim = load(text);
 		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 0.5));
-		ck_assert_msg(aiw_autoscale_desired(fleet(sim, "p")) == want[k],
+		ck_assert_msg(aiwi_autoscale_desired(fleet(sim, "p")) == want[k],
 		              "headroom %s: %d replicas desired, by hand %d", headroom[k],
-		              (int)aiw_autoscale_desired(fleet(sim, "p")), (int)want[k]);
+		              (int)aiwi_autoscale_desired(fleet(sim, "p")), (int)want[k]);
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 		conserved(sim, "p");
 		aiw_sim_free(sim);
@@ -477,7 +477,7 @@ END_TEST
 START_TEST(kpa_rps_by_hand)
 {
 	char path[256];
-	FILE *f = aiw_test_tmpfile(path, sizeof path);
+	FILE *f = aiwi_test_tmpfile(path, sizeof path);
 	for (int i = 0; i < 480; i++)
 		fprintf(f, "%.4f\n", 0.125 + i / 4.0);
 	for (int i = 0; i < 960; i++)
@@ -492,11 +492,11 @@ START_TEST(kpa_rps_by_hand)
 	         "max_replicas = 50\ncold_start = const(5s)\n",
 	         path);
 	aiw_sim *sim = load(text);
-	aiw_comp *c = fleet(sim, "r");
+	aiwi_comp *c = fleet(sim, "r");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 119.5));
-	ck_assert_msg(aiw_autoscale_desired(c) == 4, "4/s: %d desired", (int)aiw_autoscale_desired(c));
+	ck_assert_msg(aiwi_autoscale_desired(c) == 4, "4/s: %d desired", (int)aiwi_autoscale_desired(c));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 239.5));
-	ck_assert_msg(aiw_autoscale_desired(c) == 8, "8/s: %d desired", (int)aiw_autoscale_desired(c));
+	ck_assert_msg(aiwi_autoscale_desired(c) == 8, "8/s: %d desired", (int)aiwi_autoscale_desired(c));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	conserved(sim, "r");
 	aiw_sim_free(sim);
@@ -547,7 +547,7 @@ START_TEST(kpa_live_panic_and_zero)
 	 * 120 s, a burst of 20/s for 20 s, silence, then one request at
 	 * 600.5 s. */
 	char path[256];
-	FILE *f = aiw_test_tmpfile(path, sizeof path);
+	FILE *f = aiwi_test_tmpfile(path, sizeof path);
 	for (int i = 0; i < 120; i++)
 		fprintf(f, "%d\n", i);
 	for (int i = 0; i < 400; i++)
@@ -563,33 +563,33 @@ START_TEST(kpa_live_panic_and_zero)
 	         "min_replicas = 0\nmax_replicas = 50\ncold_start = const(5s)\n",
 	         path);
 	aiw_sim *sim = load(text);
-	aiw_comp *c = fleet(sim, "k");
+	aiwi_comp *c = fleet(sim, "k");
 	/* steady: one in flight, one replica (the scale-down rate 2 allows 2 -> 1) */
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 119.5));
-	ck_assert(!aiw_autoscale_panicking(c));
-	ck_assert_int_eq(aiw_autoscale_desired(c), 1);
+	ck_assert(!aiwi_autoscale_panicking(c));
+	ck_assert_int_eq(aiwi_autoscale_desired(c), 1);
 	/* the burst: 20 in flight per second against 1 ready replica */
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 126));
-	ck_assert(aiw_autoscale_panicking(c));
-	ck_assert_int_ge(aiw_autoscale_desired(c), 10);
+	ck_assert(aiwi_autoscale_panicking(c));
+	ck_assert_int_ge(aiwi_autoscale_desired(c), 10);
 	/* silence: out of panic a stable window after the last time over the
 	 * threshold, to zero once the stable window has seen no demand and the
 	 * grace period has passed */
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 400));
-	ck_assert(!aiw_autoscale_panicking(c));
-	ck_assert_int_eq(aiw_autoscale_desired(c), 0);
-	aiw_serving_counts n;
-	aiw_serving_get_counts(c, &n);
+	ck_assert(!aiwi_autoscale_panicking(c));
+	ck_assert_int_eq(aiwi_autoscale_desired(c), 0);
+	aiwi_serving_counts n;
+	aiwi_serving_get_counts(c, &n);
 	ck_assert_uint_eq(n.ready + n.loading + n.draining, 0);
 	ck_assert_uint_eq(n.completed, 520);
 	/* from zero: the scrape at 601 s sees the waiting request, one replica
 	 * loads until 606 s and serves it by 607 s */
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 606.5));
-	aiw_serving_get_counts(c, &n);
-	ck_assert_int_eq(aiw_autoscale_desired(c), 1);
+	aiwi_serving_get_counts(c, &n);
+	ck_assert_int_eq(aiwi_autoscale_desired(c), 1);
 	ck_assert_uint_eq(n.completed, 520);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 607.5));
-	aiw_serving_get_counts(c, &n);
+	aiwi_serving_get_counts(c, &n);
 	ck_assert_uint_eq(n.completed, 521);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	conserved(sim, "k");
@@ -654,7 +654,7 @@ END_TEST
 START_TEST(spot_reclaim_keeps_every_token)
 {
 	char path[256];
-	FILE *tf = aiw_test_tmpfile(path, sizeof path);
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
 	double outputs = 0;
 	for (int i = 0; i < 150; i++) {
 		fprintf(tf, "%d,20000,%d\n", 2 * i, 20 + i % 10);
@@ -798,17 +798,17 @@ START_TEST(history_forecast)
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.predictive_source", "history"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.predictive_bin", "1h"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 86400 - 1));
-	aiw_comp *c = fleet(sim, "chat");
+	aiwi_comp *c = fleet(sim, "chat");
 	/* the bin of 23h ends at 24h: not seen yet */
-	ck_assert(isnan(aiw_autoscale_forecast(c, 23.5 * 3600)));
-	ck_assert(!isnan(aiw_autoscale_forecast(c, 22.5 * 3600)));
+	ck_assert(isnan(aiwi_autoscale_forecast(c, 23.5 * 3600)));
+	ck_assert(!isnan(aiwi_autoscale_forecast(c, 22.5 * 3600)));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 2 * 86400 - 1));
-	const aiw_traffic *tr = aiw_serving_traffic(c);
+	const aiwi_traffic *tr = aiwi_serving_traffic(c);
 	for (int h = 0; h < 23; h++) {
 		double t = 2 * 86400 + h * 3600 + 1800;
-		double mean = aiw_traffic_integral(tr, h * 3600, (h + 1) * 3600) / 3600;
+		double mean = aiwi_traffic_integral(tr, h * 3600, (h + 1) * 3600) / 3600;
 		double sd = sqrt(mean / 7200);
-		double est = aiw_autoscale_forecast(c, t);
+		double est = aiwi_autoscale_forecast(c, t);
 		ck_assert_msg(fabs(est - mean) <= 5 * sd, "hour %d: learned %g/s, profile %g/s", h,
 		              est, mean);
 	}
@@ -824,22 +824,22 @@ START_TEST(schedule_live)
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.autoscaler", "schedule"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.schedule", "1h:5, 23h:3"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.cold_start", "const(10s)"));
-	aiw_comp *c;
-	aiw_serving_counts n;
+	aiwi_comp *c;
+	aiwi_serving_counts n;
 	/* before 1h the entry of the day before (23h: 3) applies from t = 0 */
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 3600 - 1));
 	c = fleet(sim, "chat");
-	ck_assert_int_eq(aiw_autoscale_desired(c), 3);
+	ck_assert_int_eq(aiwi_autoscale_desired(c), 3);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 3600 + 5));
-	aiw_serving_get_counts(c, &n);
-	ck_assert_int_eq(aiw_autoscale_desired(c), 5);
+	aiwi_serving_get_counts(c, &n);
+	ck_assert_int_eq(aiwi_autoscale_desired(c), 5);
 	ck_assert_uint_eq(n.ready, 3);
 	ck_assert_uint_eq(n.loading, 2);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 3600 + 11));
-	aiw_serving_get_counts(c, &n);
+	aiwi_serving_get_counts(c, &n);
 	ck_assert_uint_eq(n.ready, 5);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 86400 + 3600 - 1));
-	ck_assert_int_eq(aiw_autoscale_desired(c), 3);
+	ck_assert_int_eq(aiwi_autoscale_desired(c), 3);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	ck_assert_int_eq(M_(sim, "chat", "autoscale_syncs"), 5); /* 0, 1h, 23h, 25h, 47h */
 	conserved(sim, "chat");
@@ -885,19 +885,19 @@ START_TEST(errors_and_runtime_changes)
 	AIW_OK_OR_FAIL(sim, aiw_sim_get_double(sim, "inference.x.min_replicas", &v));
 	ck_assert(v == 2);
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.x.replicas", "6"));
-	aiw_serving_counts n;
-	aiw_serving_get_counts(fleet(sim, "x"), &n);
+	aiwi_serving_counts n;
+	aiwi_serving_get_counts(fleet(sim, "x"), &n);
 	ck_assert_uint_eq(n.ready, 6);
 	/* the HPA then takes the idle fleet back to its minimum (after the
 	 * 300 s stabilisation) */
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert_int_eq(aiw_autoscale_desired(fleet(sim, "x")), 2);
+	ck_assert_int_eq(aiwi_autoscale_desired(fleet(sim, "x")), 2);
 	conserved(sim, "x");
 	aiw_sim_free(sim);
 	/* no controller without a policy, spot or comparison */
 	sim = load("[sim]\nduration = 1h\n[inference x]\nservice = const(1s)\n");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert_int_eq(aiw_autoscale_desired(fleet(sim, "x")), -1);
+	ck_assert_int_eq(aiwi_autoscale_desired(fleet(sim, "x")), -1);
 	ck_assert_int_eq(aiw_sim_metric(sim, "inference.x.cold_starts", &v), AIW_EUNKNOWN);
 	aiw_sim_free(sim);
 }

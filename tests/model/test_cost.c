@@ -63,19 +63,19 @@ START_TEST(capex_exact)
 	double rate = 30000 / param(sim, "load.job.lifetime"); /* USD per GPU-second */
 	double hw = 8 * 36000 * rate, idle = 8 * 7200 * rate;
 	double energy = 80 * 1.2 * 0.1; /* 80 kWh IT x PUE x price */
-	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), hw, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "load.job.hardware_cost_usd"), hw, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.energy_cost_usd"), energy, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "load.job.energy_cost_usd"), energy, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.cost_usd"), hw + energy, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "load.job.cost_usd"), hw + energy, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), idle, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "load.job.idle_cost_usd"), idle, 1e-12);
-	ck_assert(aiw_test_metric(sim, "site.capacity_cost_usd") == 0);
-	ck_assert_rel(aiw_test_metric(sim, "site.utilization"), 0.8, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.gpu_hours"), 80, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.busy_gpu_hours"), 64, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.cost_per_gpu_hour_usd"), (hw + energy) / 80, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"), hw, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.hardware_cost_usd"), hw, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.energy_cost_usd"), energy, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.energy_cost_usd"), energy, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.cost_usd"), hw + energy, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.cost_usd"), hw + energy, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.idle_cost_usd"), idle, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.idle_cost_usd"), idle, 1e-12);
+	ck_assert(aiwi_test_metric(sim, "site.capacity_cost_usd") == 0);
+	ck_assert_rel(aiwi_test_metric(sim, "site.utilization"), 0.8, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.gpu_hours"), 80, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.busy_gpu_hours"), 64, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.cost_per_gpu_hour_usd"), (hw + energy) / 80, 1e-12);
 	/* curves: the cumulative cost ends at the metric, the cost rate
 	 * integrates to it */
 	ck_assert_rel(curve_last(sim, "site.cost_usd"), hw + energy, 1e-12);
@@ -91,9 +91,9 @@ START_TEST(ondemand_exact)
 	aiw_sim *sim = load_text(JOB "pricing = ondemand\nondemand_price = 2.5\n");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	/* 8 GPUs x 10 h x 2.5 USD/h; idle 8 x 2 h */
-	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), 200, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), 40, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.cost_usd"), 200 + 9.6, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"), 200, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.idle_cost_usd"), 40, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.cost_usd"), 200 + 9.6, 1e-12);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -106,19 +106,19 @@ START_TEST(catalog_prices)
 	ck_assert(h100_h > 0 && h100_price > 0);
 	aiw_sim *sim = load_text(JOB "gpu = H100-SXM\npricing = ondemand\n");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), 80 * h100_h, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"), 80 * h100_h, 1e-12);
 	aiw_sim_free(sim);
 	sim = load_text(JOB "gpu = h100-sxm\nlifetime = 5y\n");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"),
+	ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"),
 	              8 * 36000 * h100_price / param(sim, "load.job.lifetime"), 1e-12);
 	aiw_sim_free(sim);
 	/* no gpu type and no price: the GPUs are free */
 	sim = load_text(JOB);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert(aiw_test_metric(sim, "site.hardware_cost_usd") == 0);
-	ck_assert(aiw_test_metric(sim, "site.idle_cost_usd") == 0);
-	ck_assert_rel(aiw_test_metric(sim, "site.cost_usd"), 9.6, 1e-12);
+	ck_assert(aiwi_test_metric(sim, "site.hardware_cost_usd") == 0);
+	ck_assert(aiwi_test_metric(sim, "site.idle_cost_usd") == 0);
+	ck_assert_rel(aiwi_test_metric(sim, "site.cost_usd"), 9.6, 1e-12);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -131,18 +131,18 @@ START_TEST(stop_between_ticks)
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 5000));
 	double rate = 3.6 / 3600;
 	/* IT energy: 10 kW for 1 h */
-	ck_assert_rel(aiw_test_metric(sim, "site.energy_cost_usd"), 10 * 1.2 * 0.1, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), 8 * 5000 * rate, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), 8 * 1400 * rate, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.utilization"), 3600.0 / 5000, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.energy_cost_usd"), 10 * 1.2 * 0.1, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"), 8 * 5000 * rate, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.idle_cost_usd"), 8 * 1400 * rate, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.utilization"), 3600.0 / 5000, 1e-12);
 	/* twice at the same time: idempotent */
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 5000));
-	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), 8 * 1400 * rate, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.idle_cost_usd"), 8 * 1400 * rate, 1e-12);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 12345));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert_rel(aiw_test_metric(sim, "site.hardware_cost_usd"), 8 * 10 * 3.6, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.idle_cost_usd"), 8 * 2 * 3.6, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.energy_cost_usd"), 9.6, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"), 8 * 10 * 3.6, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.idle_cost_usd"), 8 * 2 * 3.6, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.energy_cost_usd"), 9.6, 1e-12);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -155,18 +155,18 @@ START_TEST(capacity_charge)
 	aiw_sim *sim = load_text(JOB "[site]\ncapacity_price = 12\n");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	double cap = 13.2 * 12 * 36000 / month;
-	ck_assert_rel(aiw_test_metric(sim, "site.provisioned_power_w"), 13200, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.capacity_cost_usd"), cap, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.cost_usd"), 9.6 + cap, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.provisioned_power_w"), 13200, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.capacity_cost_usd"), cap, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.cost_usd"), 9.6 + cap, 1e-12);
 	aiw_sim_free(sim);
 	/* contracted 20 kW: accrues linearly, so the cumulative curve carries it */
 	sim = load_text(JOB "[site]\ncapacity_price = 12\ncapacity = 20kW\n");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	cap = 20 * 12 * 36000 / month;
-	ck_assert_rel(aiw_test_metric(sim, "site.capacity_cost_usd"), cap, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.capacity_cost_usd"), cap, 1e-12);
 	ck_assert_rel(curve_last(sim, "site.cost_usd"), 9.6 + cap, 1e-12);
 	ck_assert_rel(curve_integral(sim, "site.cost_rate_usd_per_h") / 3600, 9.6 + cap, 1e-9);
-	ck_assert_rel(aiw_test_metric(sim, "site.capacity_headroom_w"), 20000 - 12000, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.capacity_headroom_w"), 20000 - 12000, 1e-12);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -175,7 +175,7 @@ START_TEST(energy_price_helper)
 {
 	aiw_sim *sim = load_text("[site]\npue = 1.4\nelectricity_price = 0.2\n");
 	/* 1 kWh of IT energy: 1.4 kWh of facility energy at 0.2 USD */
-	ck_assert_rel(aiw_cost_energy_usd(sim, 3.6e6), 0.28, 1e-15);
+	ck_assert_rel(aiwi_cost_energy_usd(sim, 3.6e6), 0.28, 1e-15);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -226,22 +226,22 @@ START_TEST(missing_price)
 	/* a GPU the catalog has no price for: the model is told which parameter
 	 * to set */
 	aiw_sim *sim = load_text("[load x]\ngpus = 1\n");
-	aiw_comp *c;
-	AIW_OK_OR_FAIL(sim, aiw__comp_get(sim, "load", "x", false, &c));
-	size_t first = aiw_kind_param_index(c->kind, "pricing");
+	aiwi_comp *c;
+	AIW_OK_OR_FAIL(sim, aiwi_comp_get(sim, "load", "x", false, &c));
+	size_t first = aiwi_kind_param_index(c->kind, "pricing");
 	ck_assert(first != SIZE_MAX);
-	aiw_gpu_spec g = {.name = "NOPRICE"};
-	aiw_pricing p;
-	ck_assert_int_eq(aiw_cost_pricing(c, first, &g, &p), AIW_ERANGE);
+	aiwi_gpu_spec g = {.name = "NOPRICE"};
+	aiwi_pricing p;
+	ck_assert_int_eq(aiwi_cost_pricing(c, first, &g, &p), AIW_ERANGE);
 	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "load.x.gpu_price") &&
 	                      strstr(aiw_sim_errmsg(sim), "NOPRICE"),
 	              "%s", aiw_sim_errmsg(sim));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "load.x.pricing", "ondemand"));
-	ck_assert_int_eq(aiw_cost_pricing(c, first, &g, &p), AIW_ERANGE);
+	ck_assert_int_eq(aiwi_cost_pricing(c, first, &g, &p), AIW_ERANGE);
 	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "load.x.ondemand_price"), "%s",
 	              aiw_sim_errmsg(sim));
 	g.ondemand_usd_per_h = 7.2;
-	AIW_OK_OR_FAIL(sim, aiw_cost_pricing(c, first, &g, &p));
+	AIW_OK_OR_FAIL(sim, aiwi_cost_pricing(c, first, &g, &p));
 	ck_assert_rel(p.usd_per_gpu_s, 0.002, 1e-15);
 	ck_assert_rel(p.node_overhead_w, 1500, 1e-15);
 	aiw_sim_free(sim);

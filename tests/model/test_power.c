@@ -62,31 +62,31 @@ START_TEST(energy_conservation)
 		char curve[64], metric[64];
 		snprintf(curve, sizeof curve, "load.%s.power_w", loads[i]);
 		snprintf(metric, sizeof metric, "load.%s.energy_kwh", loads[i]);
-		double e = aiw_test_metric(sim, metric);
+		double e = aiwi_test_metric(sim, metric);
 		ck_assert_msg(e > 0, "%s = %g", metric, e);
 		ck_assert_rel(curve_integral(sim, curve) / 3.6e6, e, 1e-9);
 		sum += e;
 	}
-	double site_kwh = aiw_test_metric(sim, "site.energy_kwh");
+	double site_kwh = aiwi_test_metric(sim, "site.energy_kwh");
 	ck_assert_rel(site_kwh, sum, 1e-12);
 	ck_assert_rel(curve_integral(sim, "site.power_w") / 3.6e6, site_kwh, 1e-9);
 	ck_assert_rel(curve_integral(sim, "site.facility_power_w") / 3.6e6,
-	              aiw_test_metric(sim, "site.facility_energy_kwh"), 1e-9);
-	ck_assert_rel(aiw_test_metric(sim, "site.facility_energy_kwh"), 1.25 * site_kwh, 1e-12);
+	              aiwi_test_metric(sim, "site.facility_energy_kwh"), 1e-9);
+	ck_assert_rel(aiwi_test_metric(sim, "site.facility_energy_kwh"), 1.25 * site_kwh, 1e-12);
 	/* flat 4 kW over 30001 s, by hand */
-	ck_assert_rel(aiw_test_metric(sim, "load.flat.energy_kwh"), 4.0 * 30001 / 3600, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.flat.energy_kwh"), 4.0 * 30001 / 3600, 1e-12);
 	/* mean power and load factor */
-	ck_assert_rel(aiw_test_metric(sim, "site.power_mean_w"), site_kwh * 3.6e6 / 30001, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.load_factor"),
-	              aiw_test_metric(sim, "site.power_mean_w") /
-	                      aiw_test_metric(sim, "site.power_peak_w"),
+	ck_assert_rel(aiwi_test_metric(sim, "site.power_mean_w"), site_kwh * 3.6e6 / 30001, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.load_factor"),
+	              aiwi_test_metric(sim, "site.power_mean_w") /
+	                      aiwi_test_metric(sim, "site.power_peak_w"),
 	              1e-12);
 	/* rack diversity >= component diversity >= 1: a component's racks sum
 	 * to its power, and the peak of a sum never exceeds the sum of peaks */
-	double dc = aiw_test_metric(sim, "site.diversity_factor");
-	double dr = aiw_test_metric(sim, "site.rack_diversity_factor");
+	double dc = aiwi_test_metric(sim, "site.diversity_factor");
+	double dr = aiwi_test_metric(sim, "site.rack_diversity_factor");
 	ck_assert_msg(dc >= 1 - 1e-12 && dr >= dc - 1e-12, "component %g rack %g", dc, dr);
-	ck_assert(aiw_test_metric(sim, "site.racks") == 3 + 4 + 7 + 5);
+	ck_assert(aiwi_test_metric(sim, "site.racks") == 3 + 4 + 7 + 5);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -115,7 +115,7 @@ START_TEST(stepping_reproduces_one_run)
 	const char *metrics[] = {"site.power_peak_w", "site.sum_of_rack_peaks_w",
 	                         "site.energy_kwh"};
 	for (int i = 0; i < 3; i++)
-		ck_assert(aiw_test_metric(a, metrics[i]) == aiw_test_metric(b, metrics[i]));
+		ck_assert(aiwi_test_metric(a, metrics[i]) == aiwi_test_metric(b, metrics[i]));
 	free(va);
 	free(vb);
 	aiw_sim_free(a);
@@ -140,22 +140,22 @@ START_TEST(hand_computed_peaks)
 	                         "[load c]\nprofile = 0:0W, 3.5h:5kW\n",
 	                         1);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert_rel(aiw_test_metric(sim, "load.a.power_peak_w"), 4000, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "load.b.power_peak_w"), 6000, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "load.c.power_peak_w"), 5000, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.power_peak_w"), 11000, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.sum_of_peaks_w"), 15000, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.diversity_factor"), 15.0 / 11.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.sum_of_rack_peaks_w"), 19000, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.rack_diversity_factor"), 19.0 / 11.0, 1e-12);
-	ck_assert(aiw_test_metric(sim, "site.racks") == 4);
+	ck_assert_rel(aiwi_test_metric(sim, "load.a.power_peak_w"), 4000, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.b.power_peak_w"), 6000, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.c.power_peak_w"), 5000, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.power_peak_w"), 11000, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.sum_of_peaks_w"), 15000, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.diversity_factor"), 15.0 / 11.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.sum_of_rack_peaks_w"), 19000, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.rack_diversity_factor"), 19.0 / 11.0, 1e-12);
+	ck_assert(aiwi_test_metric(sim, "site.racks") == 4);
 	/* provisioning: facility peak 11 kW x 1.3 x (1 + 0.1) */
-	ck_assert_rel(aiw_test_metric(sim, "site.facility_power_peak_w"), 11000 * 1.3, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.provisioned_power_w"), 11000 * 1.3 * 1.1, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.facility_power_peak_w"), 11000 * 1.3, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.provisioned_power_w"), 11000 * 1.3 * 1.1, 1e-12);
 	/* energies: a 16 kWh, b 2 x 8 kWh, c 2.5 kWh */
-	ck_assert_rel(aiw_test_metric(sim, "load.a.energy_kwh"), 16, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "load.b.energy_kwh"), 16, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "load.c.energy_kwh"), 2.5, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.a.energy_kwh"), 16, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.b.energy_kwh"), 16, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.c.energy_kwh"), 2.5, 1e-12);
 	double want[8] = {6e3, 10e3, 10e3, 6e3, 6e3, 10e3, 10e3, 11e3};
 	double v[8];
 	size_t n;
@@ -179,11 +179,11 @@ START_TEST(flat_load_is_one)
 	                         "[load t2]\nprofile = 0:80kW\nracks = 2\ngpus = 64\n",
 	                         1);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert_rel(aiw_test_metric(sim, "site.diversity_factor"), 1.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.rack_diversity_factor"), 1.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.power_peak_w"), 720e3, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.load_factor"), 1.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.utilization"), 1.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.diversity_factor"), 1.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.rack_diversity_factor"), 1.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.power_peak_w"), 720e3, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.load_factor"), 1.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.utilization"), 1.0, 1e-12);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -232,18 +232,18 @@ START_TEST(binomial_peak_of_independent_racks)
 	for (unsigned r = 0; r < R; r++) {
 		aiw_sim *sim = load_text(text, 1000 + r);
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-		double peak = aiw_test_metric(sim, "site.power_peak_w");
+		double peak = aiwi_test_metric(sim, "site.power_peak_w");
 		double M = peak / P;
 		ck_assert_msg(fabs(M - round(M)) < 1e-9, "peak %g W is not a whole number of racks", peak);
-		double sp = aiw_test_metric(sim, "site.sum_of_rack_peaks_w");
+		double sp = aiwi_test_metric(sim, "site.sum_of_rack_peaks_w");
 		ck_assert_rel(sp, N * P, 1e-12);
-		ck_assert_rel(aiw_test_metric(sim, "site.rack_diversity_factor"), N / M, 1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.rack_diversity_factor"), N / M, 1e-12);
 		/* one component: component level is 1 */
-		ck_assert_rel(aiw_test_metric(sim, "site.diversity_factor"), 1.0, 1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.diversity_factor"), 1.0, 1e-12);
 		sum_m += M;
 		sum_r += N / M;
 		sum_r2 += (N / M) * (N / M);
-		on_slots += aiw_test_metric(sim, "load.fleet.energy_kwh") * 3.6e6 / (P * 3600);
+		on_slots += aiwi_test_metric(sim, "load.fleet.energy_kwh") * 3.6e6 / (P * 3600);
 		aiw_sim_free(sim);
 	}
 	double mean_m = sum_m / R;
@@ -277,11 +277,11 @@ START_TEST(binomial_peak_of_independent_components)
 	for (unsigned r = 0; r < R; r++) {
 		aiw_sim *sim = load_text(text, 77 + r);
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-		double M = aiw_test_metric(sim, "site.power_peak_w") / P;
+		double M = aiwi_test_metric(sim, "site.power_peak_w") / P;
 		/* every load is on in some slot: sum of peaks N P, except with
 		 * probability N 2^-24 */
-		ck_assert_rel(aiw_test_metric(sim, "site.sum_of_peaks_w"), N * P, 1e-12);
-		ck_assert_rel(aiw_test_metric(sim, "site.diversity_factor"), N / M, 1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.sum_of_peaks_w"), N * P, 1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.diversity_factor"), N / M, 1e-12);
 		sum_m += M;
 		aiw_sim_free(sim);
 	}
@@ -306,11 +306,11 @@ START_TEST(onoff_duty_cycle)
 	                         5);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	double p = mon / (mon + moff), ab = 1 / mon + 1 / moff;
-	double frac = aiw_test_metric(sim, "load.x.energy_kwh") * 3.6e6 / (50e3 * T);
+	double frac = aiwi_test_metric(sim, "load.x.energy_kwh") * 3.6e6 / (50e3 * T);
 	double sd = sqrt(2 * p * (1 - p) * T / ab / N) / T;
 	ck_assert_msg(fabs(frac - p) <= 4 * sd, "on fraction %g vs %g (sd %g)", frac, p, sd);
 	/* busy GPUs follow the racks: utilisation = on fraction exactly */
-	ck_assert_rel(aiw_test_metric(sim, "site.utilization"), frac, 1e-9);
+	ck_assert_rel(aiwi_test_metric(sim, "site.utilization"), frac, 1e-9);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -318,18 +318,18 @@ END_TEST
 START_TEST(fan_curve)
 {
 	/* P = idle + (busy - idle)(2u - u^1.4) (Fan, Weber, Barroso 2007) */
-	ck_assert(aiw_power_fan(75, 700, 0, AIW_POWER_FAN) == 75);
-	ck_assert(aiw_power_fan(75, 700, 1, AIW_POWER_FAN) == 700);
-	ck_assert_rel(aiw_power_fan(75, 700, 0.5, AIW_POWER_FAN), 75 + 625 * (1 - pow(0.5, 1.4)),
+	ck_assert(aiwi_power_fan(75, 700, 0, AIW_POWER_FAN) == 75);
+	ck_assert(aiwi_power_fan(75, 700, 1, AIW_POWER_FAN) == 700);
+	ck_assert_rel(aiwi_power_fan(75, 700, 0.5, AIW_POWER_FAN), 75 + 625 * (1 - pow(0.5, 1.4)),
 	              1e-15);
-	ck_assert_rel(aiw_power_fan(75, 700, 0.5, AIW_POWER_LINEAR), 387.5, 1e-15);
-	ck_assert(aiw_power_fan(75, 700, -1, AIW_POWER_FAN) == 75);
-	ck_assert(aiw_power_fan(75, 700, 2, AIW_POWER_FAN) == 700);
-	ck_assert(aiw_power_fan(75, 700, NAN, AIW_POWER_LINEAR) == 75);
+	ck_assert_rel(aiwi_power_fan(75, 700, 0.5, AIW_POWER_LINEAR), 387.5, 1e-15);
+	ck_assert(aiwi_power_fan(75, 700, -1, AIW_POWER_FAN) == 75);
+	ck_assert(aiwi_power_fan(75, 700, 2, AIW_POWER_FAN) == 700);
+	ck_assert(aiwi_power_fan(75, 700, NAN, AIW_POWER_LINEAR) == 75);
 	/* concave: above the linear curve strictly inside (0, 1) */
 	for (double u = 0.05; u < 1; u += 0.05)
-		ck_assert(aiw_power_fan(75, 700, u, AIW_POWER_FAN) >
-		          aiw_power_fan(75, 700, u, AIW_POWER_LINEAR));
+		ck_assert(aiwi_power_fan(75, 700, u, AIW_POWER_FAN) >
+		          aiwi_power_fan(75, 700, u, AIW_POWER_LINEAR));
 }
 END_TEST
 
@@ -459,8 +459,8 @@ START_TEST(sweep_training_share)
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "training.train.gpus", "16"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.serve.replicas", "8"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert(aiw_test_metric(sim, "site.power_peak_w") == peak[2]);
-	ck_assert(aiw_test_metric(sim, "site.rack_diversity_factor") == div[2]);
+	ck_assert(aiwi_test_metric(sim, "site.power_peak_w") == peak[2]);
+	ck_assert(aiwi_test_metric(sim, "site.rack_diversity_factor") == div[2]);
 	aiw_sim_free(sim);
 	/* the built-in site, smallest: shares 0 and 1 of 8 GPUs, reproducible */
 	double d1[2], d2[2], p1[2];

@@ -66,21 +66,21 @@ static ci replicate(int c, double lambda, const char *service, double mean_servi
 		         dur, dur / 4, c, lambda, service);
 		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "queueing"));
 		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, warm));
-		double s0 = aiw_test_metric(sim, "inference.q.queue_wait_sum_s");
-		double n0 = aiw_test_metric(sim, "inference.q.queue_wait_count");
+		double s0 = aiwi_test_metric(sim, "inference.q.queue_wait_sum_s");
+		double n0 = aiwi_test_metric(sim, "inference.q.queue_wait_count");
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-		double s1 = aiw_test_metric(sim, "inference.q.queue_wait_sum_s");
-		double n1 = aiw_test_metric(sim, "inference.q.queue_wait_count");
+		double s1 = aiwi_test_metric(sim, "inference.q.queue_wait_sum_s");
+		double n1 = aiwi_test_metric(sim, "inference.q.queue_wait_count");
 		ck_assert_msg(n1 - n0 > 0.5 * n_cust, "only %g customers", n1 - n0);
 		y[k] = (s1 - s0) / (n1 - n0);
 		/* every run conserves requests */
-		double arr = aiw_test_metric(sim, "inference.q.requests_arrived");
-		double done = aiw_test_metric(sim, "inference.q.requests_completed");
-		double drop = aiw_test_metric(sim, "inference.q.requests_dropped");
-		double fly = aiw_test_metric(sim, "inference.q.requests_in_flight");
+		double arr = aiwi_test_metric(sim, "inference.q.requests_arrived");
+		double done = aiwi_test_metric(sim, "inference.q.requests_completed");
+		double drop = aiwi_test_metric(sim, "inference.q.requests_dropped");
+		double fly = aiwi_test_metric(sim, "inference.q.requests_in_flight");
 		ck_assert(arr == done + drop + fly);
 		ck_assert(drop == 0);
-		out.busy_frac = aiw_test_metric(sim, "inference.q.utilization");
+		out.busy_frac = aiwi_test_metric(sim, "inference.q.utilization");
 		aiw_sim_free(sim);
 	}
 	double m = 0, v = 0;

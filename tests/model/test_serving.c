@@ -29,7 +29,7 @@ static double M(aiw_sim *sim, const char *comp, const char *key)
 {
 	char n[256];
 	snprintf(n, sizeof n, "inference.%s.%s", comp, key);
-	return aiw_test_metric(sim, n);
+	return aiwi_test_metric(sim, n);
 }
 
 /* arrived = completed + dropped(reasons) + in flight, exactly; in flight =
@@ -54,9 +54,9 @@ static size_t curve(aiw_sim *sim, const char *name, double *t, double *v, size_t
 	return n;
 }
 
-static const aiw_gpu_spec *h100(void)
+static const aiwi_gpu_spec *h100(void)
 {
-	const aiw_gpu_spec *g = aiw_hw_gpu(NULL, "H100-SXM");
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
 	ck_assert(g != NULL);
 	return g;
 }
@@ -64,7 +64,7 @@ static const aiw_gpu_spec *h100(void)
 /* A one-row trace (seconds format): one request at t = 0. */
 static void one_request_trace(char *path, size_t len, int prompt, int output)
 {
-	FILE *f = aiw_test_tmpfile(path, len);
+	FILE *f = aiwi_test_tmpfile(path, len);
 	fprintf(f, "0,%d,%d\n", prompt, output);
 	fclose(f);
 }
@@ -87,7 +87,7 @@ START_TEST(roofline_one_request)
 	aiw_sim *sim = load(1, text);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	unlink(path);
-	const aiw_gpu_spec *g = h100();
+	const aiwi_gpu_spec *g = h100();
 	double P = 70e9, W = P * 2, kv = 2.0 * 80 * 8 * 128 * 2, G = 2;
 	double F = G * g->bf16_flops * 0.5, B = G * g->mem_bw * 0.7;
 	double tp = fmax(2 * P * 1000 / F, W / B); /* prefill, compute-bound */
@@ -132,7 +132,7 @@ START_TEST(roofline_one_request)
 	ck_assert_rel(sum, cu, 1e-12);
 	/* busy GPU-seconds and cost (capex: $30,000 over 4 years of 365 days) */
 	ck_assert_rel(M(sim, "one", "utilization"), (tp + td) / T, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "inference.one.hardware_cost_usd"),
+	ck_assert_rel(aiwi_test_metric(sim, "inference.one.hardware_cost_usd"),
 	              G * T * 30000 / (4 * 365.0 * 86400), 1e-12);
 	/* the request is accounted for */
 	ck_assert(M(sim, "one", "requests_arrived") == 1);
@@ -157,7 +157,7 @@ START_TEST(prefill_energy_exact_at_ticks)
 	aiw_sim *sim = load(1, text);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	unlink(path);
-	const aiw_gpu_spec *g = h100();
+	const aiwi_gpu_spec *g = h100();
 	double P = 70e9, F = 2 * g->bf16_flops * 0.5, tp = 2 * P * 1000 / F, ovh = 1500.0 / 8;
 	double v[20], tok[20];
 	size_t n = curve(sim, "inference.one.power_w", NULL, v, 20);
@@ -224,7 +224,7 @@ static void snapshot(aiw_sim *sim, double **vals, size_t *n)
 	for (size_t i = 0; i < nm; i++) {
 		const char *name;
 		AIW_OK_OR_FAIL(sim, aiw_sim_metric_name(sim, i, &name));
-		(*vals)[i] = aiw_test_metric(sim, name);
+		(*vals)[i] = aiwi_test_metric(sim, name);
 	}
 	for (size_t i = 0; i < ns; i++) {
 		const char *name;
@@ -266,7 +266,7 @@ START_TEST(seeded_bit_reproducible)
 END_TEST
 
 /* Span ends run in place inside the master event when nothing else comes
- * first (aiw_engine_run_inline), but not past a due progress report (the
+ * first (aiwi_engine_run_inline), but not past a due progress report (the
  * run loop checks between events): a run watched by a progress callback is
  * the same run, bit for bit, and the callback sees every report. */
 static int count_reports(aiw_sim *sim, double now, double end, void *payload)
@@ -366,7 +366,7 @@ END_TEST
 START_TEST(running_set_heap_and_back)
 {
 	char path[256];
-	FILE *tf = aiw_test_tmpfile(path, sizeof path);
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
 	double prompts = 0, outputs = 0;
 	for (int i = 0; i < 400; i++) {
 		int prompt = 50 + i % 200, output = i % 3 == 0 ? 3 + i % 7 : 800 + 3 * (i % 200);
@@ -457,7 +457,7 @@ static size_t trace_minutes(const char *path, double *count, size_t cap, size_t 
 	ck_assert(fgets(line, sizeof line, f)); /* header */
 	while (fgets(line, sizeof line, f)) {
 		int64_t s, ns;
-		ck_assert(aiw_trace_parse_datetime(line, strcspn(line, ","), &s, &ns));
+		ck_assert(aiwi_trace_parse_datetime(line, strcspn(line, ","), &s, &ns));
 		if (*rows == 0)
 			s0 = s, n0 = ns;
 		double rel = (double)(s - s0) + (double)(ns - n0) * 1e-9;
@@ -576,7 +576,7 @@ START_TEST(replicas_change_exact_energy)
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.s.replicas", "1"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	ck_assert(M(sim, "s", "replicas_ready") == 1);
-	const aiw_gpu_spec *g = h100();
+	const aiwi_gpu_spec *g = h100();
 	double ovh = 1500.0 / 8, idle = g->idle_w + ovh, ld = g->loading_w + ovh;
 	double e = 4 * (2 * idle * 3600 + (2 * idle * 3600 + 2 * (ld * 60 + idle * 3540)) +
 	                1 * idle * 3600);
@@ -619,10 +619,10 @@ END_TEST
 /* ------------------------------------------------------------------------ */
 /* the internal API for the autoscaler                                       */
 /* ------------------------------------------------------------------------ */
-static aiw_comp *comp(aiw_sim *sim, const char *name)
+static aiwi_comp *comp(aiw_sim *sim, const char *name)
 {
-	aiw_comp *c = NULL;
-	ck_assert_int_eq(aiw__comp_get(sim, "inference", name, false, &c), AIW_OK);
+	aiwi_comp *c = NULL;
+	ck_assert_int_eq(aiwi_comp_get(sim, "inference", name, false, &c), AIW_OK);
 	return c;
 }
 
@@ -630,50 +630,50 @@ START_TEST(internal_api)
 {
 	aiw_sim *sim = load(8, "[sim]\nduration = 30min\n"
 	                       "[inference a]\nreplicas = 3\nrate = 6/s\n");
-	aiw_comp *c = comp(sim, "a");
-	ck_assert(!aiw_serving_active(c));
-	ck_assert_int_eq(aiw_serving_add_replica(c, 0, false), AIW_ESTATE);
+	aiwi_comp *c = comp(sim, "a");
+	ck_assert(!aiwi_serving_active(c));
+	ck_assert_int_eq(aiwi_serving_add_replica(c, 0, false), AIW_ESTATE);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 300));
-	ck_assert(aiw_serving_active(c));
-	aiw_serving_counts k;
-	aiw_serving_get_counts(c, &k);
+	ck_assert(aiwi_serving_active(c));
+	aiwi_serving_counts k;
+	aiwi_serving_get_counts(c, &k);
 	ck_assert_uint_eq(k.ready, 3);
 	ck_assert(k.arrived == M(sim, "a", "requests_arrived"));
 	ck_assert(k.waiting + k.running == M(sim, "a", "requests_in_flight"));
-	ck_assert_uint_eq(aiw_serving_slots(c), 3);
+	ck_assert_uint_eq(aiwi_serving_slots(c), 3);
 	uint32_t out = 0;
 	for (size_t i = 0; i < 3; i++) {
-		ck_assert_int_eq(aiw_serving_replica_state(c, i), AIW_REPLICA_READY);
-		out += aiw_serving_replica_outstanding(c, i);
+		ck_assert_int_eq(aiwi_serving_replica_state(c, i), AIW_REPLICA_READY);
+		out += aiwi_serving_replica_outstanding(c, i);
 	}
 	ck_assert(out == k.waiting + k.running);
 	/* a spot replica with a 10 s cold start */
-	int id = aiw_serving_add_replica(c, 10, true);
+	int id = aiwi_serving_add_replica(c, 10, true);
 	ck_assert_int_eq(id, 3);
-	ck_assert_int_eq(aiw_serving_replica_state(c, 3), AIW_REPLICA_LOADING);
-	ck_assert(aiw_serving_replica_spot(c, 3));
-	ck_assert_int_eq(aiw_serving_add_replica(c, -1, false), AIW_ERANGE);
+	ck_assert_int_eq(aiwi_serving_replica_state(c, 3), AIW_REPLICA_LOADING);
+	ck_assert(aiwi_serving_replica_spot(c, 3));
+	ck_assert_int_eq(aiwi_serving_add_replica(c, -1, false), AIW_ERANGE);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 311));
-	ck_assert_int_eq(aiw_serving_replica_state(c, 3), AIW_REPLICA_READY);
+	ck_assert_int_eq(aiwi_serving_replica_state(c, 3), AIW_REPLICA_READY);
 	/* lose replica 0 abruptly: its requests restart elsewhere (its running
 	 * ones count as preempted) */
 	double pre0 = M(sim, "a", "preemptions");
-	ck_assert_int_eq(aiw_serving_fail_replica(c, 0), AIW_OK);
-	ck_assert_int_eq(aiw_serving_replica_state(c, 0), AIW_REPLICA_FREE);
-	ck_assert_int_eq(aiw_serving_fail_replica(c, 0), AIW_EINVAL);
+	ck_assert_int_eq(aiwi_serving_fail_replica(c, 0), AIW_OK);
+	ck_assert_int_eq(aiwi_serving_replica_state(c, 0), AIW_REPLICA_FREE);
+	ck_assert_int_eq(aiwi_serving_fail_replica(c, 0), AIW_EINVAL);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 312));
 	ck_assert(M(sim, "a", "preemptions") >= pre0);
 	check_conservation(sim, "a");
 	/* the slot is reused by the next replica */
-	ck_assert_int_eq(aiw_serving_add_replica(c, 0, false), 0);
+	ck_assert_int_eq(aiwi_serving_add_replica(c, 0, false), 0);
 	/* remove: the least loaded ready one, drained */
-	ck_assert(aiw_serving_remove_replica(c, -1) >= 0);
+	ck_assert(aiwi_serving_remove_replica(c, -1) >= 0);
 	double busy, paid, wait;
-	aiw_serving_integrals(c, &busy, &paid, &wait);
+	aiwi_serving_integrals(c, &busy, &paid, &wait);
 	ck_assert(paid > busy && busy > 0 && wait >= 0);
-	ck_assert(aiw_serving_traffic(c) != NULL);
-	ck_assert_int_eq(aiw_serving_set_spot_factor(c, 2), AIW_ERANGE);
-	AIW_OK_OR_FAIL(sim, aiw_serving_set_spot_factor(c, 0.4));
+	ck_assert(aiwi_serving_traffic(c) != NULL);
+	ck_assert_int_eq(aiwi_serving_set_spot_factor(c, 2), AIW_ERANGE);
+	AIW_OK_OR_FAIL(sim, aiwi_serving_set_spot_factor(c, 0.4));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	check_conservation(sim, "a");
 	ck_assert(M(sim, "a", "requests_dropped") == 0);
@@ -714,9 +714,9 @@ START_TEST(every_router_and_traffic)
 			ck_assert(M(sim, "x", "cost_per_request_usd") > 0);
 			ck_assert(M(sim, "x", "compute_utilization") < M(sim, "x", "utilization"));
 			/* 6 replicas x 2 GPUs in racks of 5 (one replica straddles two): 3 racks */
-			ck_assert(aiw_test_metric(sim, "site.racks") == 3);
-			ck_assert(aiw_test_metric(sim, "site.sum_of_rack_peaks_w") >=
-			          aiw_test_metric(sim, "site.power_peak_w") * (1 - 1e-12));
+			ck_assert(aiwi_test_metric(sim, "site.racks") == 3);
+			ck_assert(aiwi_test_metric(sim, "site.sum_of_rack_peaks_w") >=
+			          aiwi_test_metric(sim, "site.power_peak_w") * (1 - 1e-12));
 			/* the power curve integrates to the energy */
 			double v[20];
 			size_t n = curve(sim, "inference.x.power_w", NULL, v, 20);
@@ -774,7 +774,7 @@ static void expect_fail(const char *text, aiw_status code, const char *msg)
 START_TEST(trace_changed_during_run)
 {
 	char path[256];
-	FILE *tf = aiw_test_tmpfile(path, sizeof path);
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
 	long half = 0;
 	for (int i = 0; i < 100000; i++) {
 		if (i == 50000)
@@ -821,8 +821,8 @@ END_TEST
  * when steps > 1, so that runs stop with admissions pending). */
 static aiw_sim *run_cuts(const char *text, int eager, int steps)
 {
-	int saved = aiw__serving_eager;
-	aiw__serving_eager = eager;
+	int saved = aiwi_serving_eager;
+	aiwi_serving_eager = eager;
 	aiw_sim *sim = load(11, text);
 	if (steps > 1) {
 		double d = NAN;
@@ -832,7 +832,7 @@ static aiw_sim *run_cuts(const char *text, int eager, int steps)
 	} else {
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	}
-	aiw__serving_eager = saved;
+	aiwi_serving_eager = saved;
 	return sim;
 }
 
@@ -853,7 +853,7 @@ static void same_results(aiw_sim *a, aiw_sim *b, const char *what)
 		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
 		if (!strcmp(name, "sim.events") || !strncmp(name, "sim.wall", 8))
 			continue;
-		double x = aiw_test_metric(a, name), y = aiw_test_metric(b, name);
+		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
 		ck_assert_msg((isnan(x) && isnan(y)) || fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y)),
 		              "%s: %s eager %.17g, boundary events %.17g", what, name, x, y);
 	}
@@ -914,7 +914,7 @@ START_TEST(eager_cuts_equal_boundary_events)
 			aiw_sim *a = run_cuts(cases[i][1], 1, steps), *b = run_cuts(cases[i][1], 0, steps);
 			same_results(a, b, cases[i][0]);
 			/* and with fewer events: a cut that admits is no event */
-			double ea = aiw_test_metric(a, "sim.events"), eb = aiw_test_metric(b, "sim.events");
+			double ea = aiwi_test_metric(a, "sim.events"), eb = aiwi_test_metric(b, "sim.events");
 			ck_assert_msg(ea < eb, "%s: %g events eager, %g with boundary events", cases[i][0],
 			              ea, eb);
 			aiw_sim_free(a);

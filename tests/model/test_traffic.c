@@ -42,20 +42,20 @@ static gsl_rng *rng(unsigned long seed)
 	return r;
 }
 
-static aiw_traffic *make(const aiw_traffic_conf *c)
+static aiwi_traffic *make(const aiwi_traffic_conf *c)
 {
-	aiw_traffic *tr = NULL;
+	aiwi_traffic *tr = NULL;
 	char err[512] = "";
-	aiw_status st = aiw_traffic_new(&tr, c, err, sizeof err);
-	ck_assert_msg(st == AIW_OK, "aiw_traffic_new: %s (%s)", aiw_status_name(st), err);
+	aiw_status st = aiwi_traffic_new(&tr, c, err, sizeof err);
+	ck_assert_msg(st == AIW_OK, "aiwi_traffic_new: %s (%s)", aiw_status_name(st), err);
 	return tr;
 }
 
 /* A diurnal configuration (the rest at its defaults). */
-static aiw_traffic_conf diurnal(double rate, double peak_to_trough, double peak_hour)
+static aiwi_traffic_conf diurnal(double rate, double peak_to_trough, double peak_hour)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf c;
+	aiwi_traffic_conf_default(&c);
 	c.kind = AIW_TRAFFIC_DIURNAL;
 	c.rate = rate;
 	c.peak_to_trough = peak_to_trough;
@@ -68,36 +68,36 @@ static aiw_traffic_conf diurnal(double rate, double peak_to_trough, double peak_
 /* ======================================================================== */
 START_TEST(poisson_counts)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf c;
+	aiwi_traffic_conf_default(&c);
 	c.rate = 40.0;
-	aiw_traffic *tr = make(&c);
+	aiwi_traffic *tr = make(&c);
 	gsl_rng *r = rng(11);
 	const double T = 1e4, E = c.rate * T;
 	double t = 0.0, p = 0, o = 0;
 	size_t n = 0;
-	while ((t = aiw_traffic_next(tr, r, t, &p, &o)) <= T)
+	while ((t = aiwi_traffic_next(tr, r, t, &p, &o)) <= T)
 		n++;
 	ck_assert(isnan(p) && isnan(o)); /* sizes come from the caller */
 	/* N ~ Poisson(E): within 3 sigma, sigma = sqrt(E) */
 	ck_assert_msg(fabs((double)n - E) <= 3.0 * sqrt(E), "n = %zu, expected %g +- %g", n, E,
 	              3 * sqrt(E));
-	ck_assert_double_eq(aiw_traffic_rate(tr, 123.0), 40.0);
-	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 10.0, 20.0), 400.0, 1e-9);
-	ck_assert_double_eq(aiw_traffic_integral(tr, 20.0, 10.0), 0.0);
-	ck_assert_double_eq(aiw_traffic_mean_rate(tr), 40.0);
+	ck_assert_double_eq(aiwi_traffic_rate(tr, 123.0), 40.0);
+	ck_assert_double_eq_tol(aiwi_traffic_integral(tr, 10.0, 20.0), 400.0, 1e-9);
+	ck_assert_double_eq(aiwi_traffic_integral(tr, 20.0, 10.0), 0.0);
+	ck_assert_double_eq(aiwi_traffic_mean_rate(tr), 40.0);
 	/* a later `now` restarts from there: the next arrival is after it */
-	ck_assert(aiw_traffic_next(tr, r, 1e6, NULL, NULL) >= 1e6);
+	ck_assert(aiwi_traffic_next(tr, r, 1e6, NULL, NULL) >= 1e6);
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 
 	/* rate 0: no arrivals */
 	c.rate = 0.0;
 	tr = make(&c);
 	r = rng(1);
-	ck_assert(isinf(aiw_traffic_next(tr, r, 0.0, NULL, NULL)));
+	ck_assert(isinf(aiwi_traffic_next(tr, r, 0.0, NULL, NULL)));
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 }
 END_TEST
 
@@ -107,10 +107,10 @@ END_TEST
 /* integral of the rate by quadrature, split at day boundaries */
 static double rate_fn(double t, void *p)
 {
-	return aiw_traffic_rate(p, t);
+	return aiwi_traffic_rate(p, t);
 }
 
-static double quad(aiw_traffic *tr, double t0, double t1)
+static double quad(aiwi_traffic *tr, double t0, double t1)
 {
 	gsl_integration_workspace *w = gsl_integration_workspace_alloc(1000);
 	gsl_function F = {rate_fn, tr};
@@ -130,60 +130,60 @@ static double quad(aiw_traffic *tr, double t0, double t1)
 
 START_TEST(diurnal_profile_closed_forms)
 {
-	aiw_traffic_conf c = diurnal(20.0, 10.0, 14.0);
+	aiwi_traffic_conf c = diurnal(20.0, 10.0, 14.0);
 	c.weekend_factor = 0.4;
-	aiw_traffic *tr = make(&c);
+	aiwi_traffic *tr = make(&c);
 	double a = 9.0 / 11.0;
 	/* peak at 14:00 and trough at 02:00 of a weekday: ratio r */
-	ck_assert_double_eq_tol(aiw_traffic_rate(tr, 14 * HOUR), 20.0 * (1 + a), 1e-12);
-	ck_assert_double_eq_tol(aiw_traffic_rate(tr, 2 * HOUR), 20.0 * (1 - a), 1e-12);
-	ck_assert_double_eq_tol(aiw_traffic_rate(tr, 14 * HOUR) / aiw_traffic_rate(tr, 2 * HOUR),
+	ck_assert_double_eq_tol(aiwi_traffic_rate(tr, 14 * HOUR), 20.0 * (1 + a), 1e-12);
+	ck_assert_double_eq_tol(aiwi_traffic_rate(tr, 2 * HOUR), 20.0 * (1 - a), 1e-12);
+	ck_assert_double_eq_tol(aiwi_traffic_rate(tr, 14 * HOUR) / aiwi_traffic_rate(tr, 2 * HOUR),
 	                        10.0, 1e-12);
-	ck_assert_double_eq_tol(aiw_traffic_rate(tr, 8 * HOUR), 20.0, 1e-12);
+	ck_assert_double_eq_tol(aiwi_traffic_rate(tr, 8 * HOUR), 20.0, 1e-12);
 	/* day 5 (Saturday) is scaled, day 7 is Monday again */
-	ck_assert_double_eq_tol(aiw_traffic_rate(tr, 5 * DAY + 14 * HOUR), 0.4 * 20 * (1 + a),
+	ck_assert_double_eq_tol(aiwi_traffic_rate(tr, 5 * DAY + 14 * HOUR), 0.4 * 20 * (1 + a),
 	                        1e-12);
-	ck_assert_double_eq_tol(aiw_traffic_rate(tr, 7 * DAY + 14 * HOUR), 20 * (1 + a), 1e-12);
+	ck_assert_double_eq_tol(aiwi_traffic_rate(tr, 7 * DAY + 14 * HOUR), 20 * (1 + a), 1e-12);
 	/* a weekday integrates to rate * 1 day, a week to rate * (5 + 2w) days */
-	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 0, DAY), 20 * DAY, 1e-6);
-	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 0, WEEK), 20 * DAY * 5.8, 1e-5);
-	ck_assert_double_eq_tol(aiw_traffic_mean_rate(tr), 20 * 5.8 / 7, 1e-12);
+	ck_assert_double_eq_tol(aiwi_traffic_integral(tr, 0, DAY), 20 * DAY, 1e-6);
+	ck_assert_double_eq_tol(aiwi_traffic_integral(tr, 0, WEEK), 20 * DAY * 5.8, 1e-5);
+	ck_assert_double_eq_tol(aiwi_traffic_mean_rate(tr), 20 * 5.8 / 7, 1e-12);
 	/* closed-form integral against quadrature, across day and week edges */
 	static const double iv[][2] = {{0, 1000},     {3000, 50000},        {0.3 * DAY, 3.7 * DAY},
 	                               {4.5 * DAY, 8.25 * DAY}, {13.1 * DAY, 22.9 * DAY},
 	                               {100 * DAY + 17, 100 * DAY + 9000}};
 	for (size_t i = 0; i < sizeof iv / sizeof *iv; i++) {
-		double cf = aiw_traffic_integral(tr, iv[i][0], iv[i][1]);
+		double cf = aiwi_traffic_integral(tr, iv[i][0], iv[i][1]);
 		double q = quad(tr, iv[i][0], iv[i][1]);
 		ck_assert_msg(fabs(cf - q) <= 1e-9 * q, "[%g, %g]: %.12g vs %.12g", iv[i][0],
 		              iv[i][1], cf, q);
 	}
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 }
 END_TEST
 
 /* Hourly counts of a week of arrivals, compared with the integral. */
-static void hourly_counts(aiw_traffic *tr, gsl_rng *r, double *n)
+static void hourly_counts(aiwi_traffic *tr, gsl_rng *r, double *n)
 {
 	memset(n, 0, 168 * sizeof *n);
 	double t = 0.0;
-	while ((t = aiw_traffic_next(tr, r, t, NULL, NULL)) < WEEK)
+	while ((t = aiwi_traffic_next(tr, r, t, NULL, NULL)) < WEEK)
 		n[(int)(t / HOUR)] += 1.0;
 }
 
 START_TEST(diurnal_hourly_counts)
 {
 	/* peak at 14:30: centred in the 14:00 bin, trough in the 02:00 bin */
-	aiw_traffic_conf c = diurnal(20.0, 10.0, 14.5);
+	aiwi_traffic_conf c = diurnal(20.0, 10.0, 14.5);
 	c.weekend_factor = 0.5;
-	aiw_traffic *tr = make(&c);
+	aiwi_traffic *tr = make(&c);
 	gsl_rng *r = rng(2024);
 	double n[168], mu[168];
 	hourly_counts(tr, r, n);
 	/* N_h ~ Poisson(mu_h), independent: z-scores and chi-square */
 	double z = zbound(168), chi2 = 0.0, worst = 0.0;
 	for (int h = 0; h < 168; h++) {
-		mu[h] = aiw_traffic_integral(tr, h * HOUR, (h + 1) * HOUR);
+		mu[h] = aiwi_traffic_integral(tr, h * HOUR, (h + 1) * HOUR);
 		double zh = (n[h] - mu[h]) / sqrt(mu[h]);
 		chi2 += zh * zh;
 		if (fabs(zh) > fabs(worst))
@@ -232,7 +232,7 @@ START_TEST(diurnal_hourly_counts)
 	ck_assert_double_eq_tol(we_mu / wd_mu, 0.5, 1e-9);
 	ck_assert(fabs(we / wd - 0.5) <= zbound(1) * 0.5 * sqrt(1 / we_mu + 1 / wd_mu));
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 }
 END_TEST
 
@@ -243,19 +243,19 @@ END_TEST
 START_TEST(diurnal_minute_counts)
 {
 	/* peak at 9:15: crest and trough inside a minute, not at its edge */
-	aiw_traffic_conf c = diurnal(20.0, 10.0, 9.25);
-	aiw_traffic *tr = make(&c);
+	aiwi_traffic_conf c = diurnal(20.0, 10.0, 9.25);
+	aiwi_traffic *tr = make(&c);
 	gsl_rng *r = rng(77);
 	enum { M = 1440 };
 	static double n[M];
 	memset(n, 0, sizeof n);
 	double t = 0.0;
-	while ((t = aiw_traffic_next(tr, r, t, NULL, NULL)) < DAY)
+	while ((t = aiwi_traffic_next(tr, r, t, NULL, NULL)) < DAY)
 		n[(int)(t / 60.0)] += 1.0;
 	/* N_m ~ Poisson(mu_m), mu_m >= 20 x 60 x 2/11 = 218: normal z-scores */
 	double z = zbound(M + 1), chi2 = 0.0, all = 0.0;
 	for (int m = 0; m < M; m++) {
-		double mu = aiw_traffic_integral(tr, m * 60.0, (m + 1) * 60.0);
+		double mu = aiwi_traffic_integral(tr, m * 60.0, (m + 1) * 60.0);
 		double zm = (n[m] - mu) / sqrt(mu);
 		chi2 += zm * zm;
 		all += n[m];
@@ -265,10 +265,10 @@ START_TEST(diurnal_minute_counts)
 	ck_assert_msg(chi2 <= gsl_cdf_chisq_Qinv(ALPHA, M), "chi2 = %g", chi2);
 	ck_assert_msg(chi2 >= gsl_cdf_chisq_Pinv(ALPHA, M), "chi2 = %g", chi2);
 	/* and the day's total, 1.73e6 +- 1,300: a bias of 0.3% fails */
-	double mu = aiw_traffic_integral(tr, 0, DAY);
+	double mu = aiwi_traffic_integral(tr, 0, DAY);
 	ck_assert_msg(fabs(all - mu) <= z * sqrt(mu), "%g arrivals in the day, expected %g", all, mu);
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 }
 END_TEST
 
@@ -278,9 +278,9 @@ END_TEST
  * the process carries on on Monday). */
 START_TEST(diurnal_extreme_ratio_and_empty_weekend)
 {
-	aiw_traffic_conf c = diurnal(5.0, 1e6, 14.5);
+	aiwi_traffic_conf c = diurnal(5.0, 1e6, 14.5);
 	c.weekend_factor = 0.0;
-	aiw_traffic *tr = make(&c);
+	aiwi_traffic *tr = make(&c);
 	gsl_rng *r = rng(31);
 	double n[168];
 	hourly_counts(tr, r, n);
@@ -288,7 +288,7 @@ START_TEST(diurnal_extreme_ratio_and_empty_weekend)
 	 * hour), enough for normal z-scores at this bound */
 	double z = zbound(120), chi2 = 0.0;
 	for (int h = 0; h < 120; h++) {
-		double mu = aiw_traffic_integral(tr, h * HOUR, (h + 1) * HOUR);
+		double mu = aiwi_traffic_integral(tr, h * HOUR, (h + 1) * HOUR);
 		double zh = (n[h] - mu) / sqrt(mu);
 		chi2 += zh * zh;
 		ck_assert_msg(fabs(zh) <= z, "hour %d: %g arrivals, expected %g (z = %.2f)", h, n[h],
@@ -298,10 +298,10 @@ START_TEST(diurnal_extreme_ratio_and_empty_weekend)
 	for (int h = 120; h < 168; h++)
 		ck_assert_msg(n[h] == 0, "weekend hour %d: %g arrivals", h, n[h]);
 	/* the next arrival after the weekend is on Monday, at the rate of Monday */
-	double t = aiw_traffic_next(tr, r, 5 * DAY, NULL, NULL);
+	double t = aiwi_traffic_next(tr, r, 5 * DAY, NULL, NULL);
 	ck_assert_msg(t >= WEEK && t < WEEK + DAY, "%.17g", t);
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 }
 END_TEST
 
@@ -312,29 +312,29 @@ END_TEST
 START_TEST(diurnal_low_rate)
 {
 	/* rate 2e-6/s: 0.864 per weekday-week, about one arrival a week */
-	aiw_traffic_conf c = diurnal(2e-6, 10.0, 14.0);
+	aiwi_traffic_conf c = diurnal(2e-6, 10.0, 14.0);
 	c.weekend_factor = 0.0;
-	aiw_traffic *tr = make(&c);
+	aiwi_traffic *tr = make(&c);
 	gsl_rng *r = rng(8);
 	const double end = 2000 * WEEK;
 	double t = 0.0, n = 0.0, prev = 0.0;
-	while ((t = aiw_traffic_next(tr, r, t, NULL, NULL)) < end) {
+	while ((t = aiwi_traffic_next(tr, r, t, NULL, NULL)) < end) {
 		ck_assert(t >= prev);
 		prev = t;
 		double d = fmod(floor(t / DAY), 7.0);
 		ck_assert_msg(d < 5.0, "arrival at %.17g s, day %g of the week", t, d);
 		n += 1.0;
 	}
-	double mu = aiw_traffic_integral(tr, 0, end);
+	double mu = aiwi_traffic_integral(tr, 0, end);
 	ck_assert_double_eq_tol(mu, 2e-6 * 5 * DAY * 2000, 1e-6 * mu);
 	ck_assert_msg(fabs(n - mu) <= zbound(1) * sqrt(mu), "%g arrivals, expected %g", n, mu);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 	c.rate = 1e-300;
 	tr = make(&c);
-	t = aiw_traffic_next(tr, r, 0, NULL, NULL);
+	t = aiwi_traffic_next(tr, r, 0, NULL, NULL);
 	ck_assert_msg(t > 1e290, "%g", t);
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 }
 END_TEST
 
@@ -345,49 +345,49 @@ END_TEST
 START_TEST(diurnal_continue_equals_restart)
 {
 	/* rate 0.05/s: 24,192 arrivals a week, 200,000 span eight weeks */
-	aiw_traffic_conf c = diurnal(0.05, 10.0, 14.0);
+	aiwi_traffic_conf c = diurnal(0.05, 10.0, 14.0);
 	c.weekend_factor = 0.3;
-	aiw_traffic *a = make(&c), *b = make(&c);
+	aiwi_traffic *a = make(&c), *b = make(&c);
 	gsl_rng *ra = rng(12), *rb = rng(12);
 	double ta = 0.0, tb = 0.0;
 	for (int i = 0; i < 200000; i++) {
-		ta = aiw_traffic_next(a, ra, ta, NULL, NULL);
-		tb = aiw_traffic_next(b, rb, nextafter(tb, INFINITY), NULL, NULL);
+		ta = aiwi_traffic_next(a, ra, ta, NULL, NULL);
+		tb = aiwi_traffic_next(b, rb, nextafter(tb, INFINITY), NULL, NULL);
 		ck_assert_msg(fabs(ta - tb) <= 1e-9 * ta, "arrival %d: %.17g vs %.17g", i, ta, tb);
 	}
 	ck_assert(ta > 3 * WEEK); /* several weeks, weekends and their edges */
 	gsl_rng_free(ra);
 	gsl_rng_free(rb);
-	aiw_traffic_free(a);
-	aiw_traffic_free(b);
+	aiwi_traffic_free(a);
+	aiwi_traffic_free(b);
 }
 END_TEST
 
-/* aiw_traffic_next_n gives, bit for bit, the times of aiw_traffic_next
+/* aiwi_traffic_next_n gives, bit for bit, the times of aiwi_traffic_next
  * called at each arrival, for every kind that draws (batches of 1, 7 and 64
  * in turn, over weeks, weekends and restarts at a later time), and leaves
  * the process where one-at-a-time draws would (the next single draw
  * agrees); a rate of 0 gives one +inf; a trace gives 0. */
 START_TEST(next_n_equals_one_at_a_time)
 {
-	aiw_traffic_conf cs[5];
+	aiwi_traffic_conf cs[5];
 	cs[0] = diurnal(0.05, 10.0, 14.0);
 	cs[0].weekend_factor = 0.3;
 	cs[1] = diurnal(1000.0, 10.0, 0.6);
-	aiw_traffic_conf_default(&cs[2]);
+	aiwi_traffic_conf_default(&cs[2]);
 	cs[2].kind = AIW_TRAFFIC_POISSON;
 	cs[2].rate = 3.0;
 	cs[3] = diurnal(2.0, 4.0, 9.0);
 	cs[3].kind = AIW_TRAFFIC_BURSTY;
 	cs[3].cv = 3.0;
 	cs[3].modulate = true;
-	aiw_traffic_conf_default(&cs[4]);
+	aiwi_traffic_conf_default(&cs[4]);
 	cs[4].kind = AIW_TRAFFIC_BURSTY;
 	cs[4].rate = 5.0;
 	cs[4].cv = 0.5;
 	const size_t sizes[3] = {1, 7, 64};
 	for (int k = 0; k < 5; k++) {
-		aiw_traffic *a = make(&cs[k]), *b = make(&cs[k]);
+		aiwi_traffic *a = make(&cs[k]), *b = make(&cs[k]);
 		gsl_rng *ra = rng(31 + k), *rb = rng(31 + k);
 		double ta = 0.0, tb = 0.0, buf[64];
 		int total = 0;
@@ -396,41 +396,41 @@ START_TEST(next_n_equals_one_at_a_time)
 				ta = tb = ta + 3600.0;
 			}
 			size_t n = sizes[round % 3];
-			size_t m = aiw_traffic_next_n(b, rb, tb, buf, n);
+			size_t m = aiwi_traffic_next_n(b, rb, tb, buf, n);
 			ck_assert_uint_eq(m, n);
 			for (size_t i = 0; i < m; i++, total++) {
-				ta = aiw_traffic_next(a, ra, ta, NULL, NULL);
+				ta = aiwi_traffic_next(a, ra, ta, NULL, NULL);
 				ck_assert_msg(memcmp(&ta, &buf[i], sizeof ta) == 0,
 				              "kind %d, arrival %d: %.17g vs %.17g", k, total, ta, buf[i]);
 			}
 			tb = buf[m - 1];
 		}
-		double na = aiw_traffic_next(a, ra, ta, NULL, NULL);
-		double nb = aiw_traffic_next(b, rb, tb, NULL, NULL);
+		double na = aiwi_traffic_next(a, ra, ta, NULL, NULL);
+		double nb = aiwi_traffic_next(b, rb, tb, NULL, NULL);
 		ck_assert_msg(memcmp(&na, &nb, sizeof na) == 0, "kind %d: next %.17g vs %.17g", k, na,
 		              nb);
 		gsl_rng_free(ra);
 		gsl_rng_free(rb);
-		aiw_traffic_free(a);
-		aiw_traffic_free(b);
+		aiwi_traffic_free(a);
+		aiwi_traffic_free(b);
 	}
 	/* a rate of 0: no arrivals */
-	aiw_traffic_conf z = diurnal(0.0, 10.0, 14.0);
-	aiw_traffic *tz = make(&z);
+	aiwi_traffic_conf z = diurnal(0.0, 10.0, 14.0);
+	aiwi_traffic *tz = make(&z);
 	gsl_rng *rz = rng(1);
 	double buf[8];
-	ck_assert_uint_eq(aiw_traffic_next_n(tz, rz, 0.0, buf, 8), 1);
+	ck_assert_uint_eq(aiwi_traffic_next_n(tz, rz, 0.0, buf, 8), 1);
 	ck_assert(isinf(buf[0]) && buf[0] > 0);
-	ck_assert_uint_eq(aiw_traffic_next_n(tz, rz, 0.0, buf, 0), 0);
-	aiw_traffic_free(tz);
+	ck_assert_uint_eq(aiwi_traffic_next_n(tz, rz, 0.0, buf, 0), 0);
+	aiwi_traffic_free(tz);
 	/* a trace: one row at a time (its sizes and read errors) */
-	aiw_traffic_conf t;
-	aiw_traffic_conf_default(&t);
+	aiwi_traffic_conf t;
+	aiwi_traffic_conf_default(&t);
 	t.kind = AIW_TRAFFIC_TRACE;
 	t.trace_path = TRACE_DIR "AzureLLMInferenceTrace_code.csv";
-	aiw_traffic *tt = make(&t);
-	ck_assert_uint_eq(aiw_traffic_next_n(tt, NULL, 0.0, buf, 8), 0);
-	aiw_traffic_free(tt);
+	aiwi_traffic *tt = make(&t);
+	ck_assert_uint_eq(aiwi_traffic_next_n(tt, NULL, 0.0, buf, 8), 0);
+	aiwi_traffic_free(tt);
 	gsl_rng_free(rz);
 }
 END_TEST
@@ -442,19 +442,19 @@ START_TEST(gamma_renewal_moments)
 {
 	static const double cvs[] = {0.5, 3.0};
 	double cv = cvs[_i];
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf c;
+	aiwi_traffic_conf_default(&c);
 	c.kind = AIW_TRAFFIC_BURSTY;
 	c.rate = 5.0;
 	c.cv = cv;
-	aiw_traffic *tr = make(&c);
+	aiwi_traffic *tr = make(&c);
 	gsl_rng *r = rng(77 + (unsigned long)_i);
 	const int n = 1000000;
 	double t = 0.0, s1 = 0.0, s2 = 0.0;
 	/* sum of squares about the true mean keeps the variance exact in double */
 	const double mu = 1.0 / c.rate;
 	for (int i = 0; i < n; i++) {
-		double u = aiw_traffic_next(tr, r, t, NULL, NULL);
+		double u = aiwi_traffic_next(tr, r, t, NULL, NULL);
 		double x = u - t;
 		ck_assert(x >= 0.0);
 		s1 += x - mu;
@@ -475,16 +475,16 @@ START_TEST(gamma_renewal_moments)
 	double sd_logcv = sqrt((0.5 + 0.5 * cv * cv) / n);
 	ck_assert_msg(fabs(log(cv_hat / cv)) <= z * sd_logcv, "cv %g: estimated %g (sd of log %g)",
 	              cv, cv_hat, sd_logcv);
-	ck_assert_double_eq(aiw_traffic_rate(tr, 1e5), 5.0);
+	ck_assert_double_eq(aiwi_traffic_rate(tr, 1e5), 5.0);
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 }
 END_TEST
 
 START_TEST(bursty_diurnal_hourly_counts)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf c;
+	aiwi_traffic_conf_default(&c);
 	c.kind = AIW_TRAFFIC_BURSTY;
 	c.modulate = true;
 	c.rate = 6.0;
@@ -492,9 +492,9 @@ START_TEST(bursty_diurnal_hourly_counts)
 	c.peak_to_trough = 10.0;
 	c.peak_hour = 20.0;
 	c.weekend_factor = 0.25;
-	aiw_traffic *tr = make(&c);
-	ck_assert_double_eq_tol(aiw_traffic_rate(tr, 20 * HOUR), 6.0 * (1 + 9.0 / 11), 1e-12);
-	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 0.7 * DAY, 9.2 * DAY),
+	aiwi_traffic *tr = make(&c);
+	ck_assert_double_eq_tol(aiwi_traffic_rate(tr, 20 * HOUR), 6.0 * (1 + 9.0 / 11), 1e-12);
+	ck_assert_double_eq_tol(aiwi_traffic_integral(tr, 0.7 * DAY, 9.2 * DAY),
 	                        quad(tr, 0.7 * DAY, 9.2 * DAY), 1e-6);
 	gsl_rng *r = rng(99);
 	double n[168];
@@ -503,7 +503,7 @@ START_TEST(bursty_diurnal_hourly_counts)
 	 * variance ~ cv^2 mu (renewal central limit theorem, Cox 1962) */
 	double z = zbound(168), sumsq = 0.0;
 	for (int h = 0; h < 168; h++) {
-		double mu = aiw_traffic_integral(tr, h * HOUR, (h + 1) * HOUR);
+		double mu = aiwi_traffic_integral(tr, h * HOUR, (h + 1) * HOUR);
 		double zh = (n[h] - mu) / (c.cv * sqrt(mu));
 		sumsq += zh * zh;
 		ck_assert_msg(fabs(zh) <= z, "hour %d: %g arrivals, expected %g (z = %.2f)", h, n[h],
@@ -513,7 +513,7 @@ START_TEST(bursty_diurnal_hourly_counts)
 	 * (a Poisson process here would give 1/cv^2 = 0.25) */
 	ck_assert_msg(sumsq / 168 > 0.5 && sumsq / 168 < 2.0, "mean z^2 = %g", sumsq / 168);
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 }
 END_TEST
 
@@ -522,47 +522,47 @@ END_TEST
 /* ======================================================================== */
 START_TEST(seeded_determinism)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
-	static const aiw_traffic_kind kinds[] = {AIW_TRAFFIC_POISSON, AIW_TRAFFIC_DIURNAL,
+	aiwi_traffic_conf c;
+	aiwi_traffic_conf_default(&c);
+	static const aiwi_traffic_kind kinds[] = {AIW_TRAFFIC_POISSON, AIW_TRAFFIC_DIURNAL,
 	                                         AIW_TRAFFIC_BURSTY, AIW_TRAFFIC_BURSTY};
 	c.kind = kinds[_i];
 	c.modulate = _i == 3;
 	c.rate = 3.0;
 	c.peak_to_trough = 5.0;
 	c.cv = 1.7;
-	aiw_traffic *a = make(&c), *b = make(&c), *d = make(&c);
+	aiwi_traffic *a = make(&c), *b = make(&c), *d = make(&c);
 	gsl_rng *ra = rng(5), *rb = rng(5), *rd = rng(6);
 	double ta = 0, tb = 0, td = 0;
 	int differ = 0;
 	for (int i = 0; i < 20000; i++) {
-		ta = aiw_traffic_next(a, ra, ta, NULL, NULL);
-		tb = aiw_traffic_next(b, rb, tb, NULL, NULL);
-		td = aiw_traffic_next(d, rd, td, NULL, NULL);
+		ta = aiwi_traffic_next(a, ra, ta, NULL, NULL);
+		tb = aiwi_traffic_next(b, rb, tb, NULL, NULL);
+		td = aiwi_traffic_next(d, rd, td, NULL, NULL);
 		ck_assert(memcmp(&ta, &tb, sizeof ta) == 0); /* bit for bit */
 		differ += ta != td;
 	}
 	ck_assert_int_gt(differ, 19000); /* another seed, another sequence */
 	/* reset and the same seed replay the sequence from the start */
 	double first[100];
-	ck_assert_int_eq(aiw_traffic_reset(a), AIW_OK);
+	ck_assert_int_eq(aiwi_traffic_reset(a), AIW_OK);
 	gsl_rng_set(ra, 5);
 	ta = 0;
 	for (int i = 0; i < 100; i++)
-		first[i] = ta = aiw_traffic_next(a, ra, ta, NULL, NULL);
-	ck_assert_int_eq(aiw_traffic_reset(b), AIW_OK);
+		first[i] = ta = aiwi_traffic_next(a, ra, ta, NULL, NULL);
+	ck_assert_int_eq(aiwi_traffic_reset(b), AIW_OK);
 	gsl_rng_set(rb, 5);
 	tb = 0;
 	for (int i = 0; i < 100; i++) {
-		tb = aiw_traffic_next(b, rb, tb, NULL, NULL);
+		tb = aiwi_traffic_next(b, rb, tb, NULL, NULL);
 		ck_assert(memcmp(&tb, &first[i], sizeof tb) == 0);
 	}
 	gsl_rng_free(ra);
 	gsl_rng_free(rb);
 	gsl_rng_free(rd);
-	aiw_traffic_free(a);
-	aiw_traffic_free(b);
-	aiw_traffic_free(d);
+	aiwi_traffic_free(a);
+	aiwi_traffic_free(b);
+	aiwi_traffic_free(d);
 }
 END_TEST
 
@@ -632,13 +632,13 @@ START_TEST(azure_replay)
 	ref_trace rt = read_ref(path);
 	ck_assert_uint_eq(rt.n, rows[_i]);
 
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf c;
+	aiwi_traffic_conf_default(&c);
 	c.kind = AIW_TRAFFIC_TRACE;
 	c.trace_path = path;
-	aiw_traffic *tr = make(&c);
-	aiw_trace_info info;
-	ck_assert_int_eq(aiw_traffic_trace_info(tr, &info), AIW_OK);
+	aiwi_traffic *tr = make(&c);
+	aiwi_trace_info info;
+	ck_assert_int_eq(aiwi_traffic_trace_info(tr, &info), AIW_OK);
 	ck_assert_uint_eq(info.rows, rt.n);
 	ck_assert_int_eq(info.fields, 3);
 	ck_assert_double_eq_tol(info.span_s, rt.ticks[rt.n - 1] * 1e-7, 1e-9);
@@ -656,10 +656,10 @@ START_TEST(azure_replay)
 	double t = 0, p, o;
 	size_t n = 0;
 	for (;;) {
-		double u = aiw_traffic_next(tr, r, t, &p, &o);
+		double u = aiwi_traffic_next(tr, r, t, &p, &o);
 		if (isinf(u))
 			break;
-		ck_assert_msg(!isnan(u), "%s", aiw_traffic_errmsg(tr));
+		ck_assert_msg(!isnan(u), "%s", aiwi_traffic_errmsg(tr));
 		ck_assert_uint_lt(n, rt.n);
 		ck_assert_msg(fabs(u - rt.ticks[n] * 1e-7) <= 1e-9, "row %zu: %.9f vs %.9f", n, u,
 		              rt.ticks[n] * 1e-7);
@@ -674,47 +674,47 @@ START_TEST(azure_replay)
 	ck_assert_uint_eq(n, rt.n);
 	for (size_t m = 0; m < nmin; m++)
 		ck_assert_msg(got[m] == want[m], "minute %zu: %ld vs %ld", m, got[m], want[m]);
-	ck_assert(isinf(aiw_traffic_next(tr, r, t, NULL, NULL))); /* stays ended */
+	ck_assert(isinf(aiwi_traffic_next(tr, r, t, NULL, NULL))); /* stays ended */
 
 	/* the rate profile integrates to the row count and follows the minutes */
-	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 0, 1e9), (double)rt.n, 1e-6);
-	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 0, 60.0), (double)want[0], 1e-9);
-	ck_assert_double_eq_tol(aiw_traffic_rate(tr, 30.0), want[0] / 60.0, 1e-12);
-	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 120, 180), (double)want[2], 1e-9);
+	ck_assert_double_eq_tol(aiwi_traffic_integral(tr, 0, 1e9), (double)rt.n, 1e-6);
+	ck_assert_double_eq_tol(aiwi_traffic_integral(tr, 0, 60.0), (double)want[0], 1e-9);
+	ck_assert_double_eq_tol(aiwi_traffic_rate(tr, 30.0), want[0] / 60.0, 1e-12);
+	ck_assert_double_eq_tol(aiwi_traffic_integral(tr, 120, 180), (double)want[2], 1e-9);
 
 	/* reset rewinds; a later `now` skips the rows before it */
-	ck_assert_int_eq(aiw_traffic_reset(tr), AIW_OK);
-	ck_assert(aiw_traffic_next(tr, r, 0, NULL, NULL) == 0.0);
-	double u = aiw_traffic_next(tr, r, 1800.0, NULL, NULL);
+	ck_assert_int_eq(aiwi_traffic_reset(tr), AIW_OK);
+	ck_assert(aiwi_traffic_next(tr, r, 0, NULL, NULL) == 0.0);
+	double u = aiwi_traffic_next(tr, r, 1800.0, NULL, NULL);
 	size_t k = 0;
 	while (rt.ticks[k] < 18000000000LL)
 		k++;
 	ck_assert_double_eq_tol(u, rt.ticks[k] * 1e-7, 1e-9);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 
 	/* time_scale 2 and loop: two passes, the second one period later */
 	c.time_scale = 2.0;
 	c.loop = true;
 	tr = make(&c);
 	double period = rt.ticks[rt.n - 1] * 1e-7 * rt.n / (rt.n - 1) / 2.0;
-	ck_assert_int_eq(aiw_traffic_trace_info(tr, &info), AIW_OK);
+	ck_assert_int_eq(aiwi_traffic_trace_info(tr, &info), AIW_OK);
 	ck_assert_double_eq_tol(info.period_s, period, 1e-9);
-	ck_assert_double_eq_tol(aiw_traffic_mean_rate(tr), rt.n / period, 1e-9);
+	ck_assert_double_eq_tol(aiwi_traffic_mean_rate(tr), rt.n / period, 1e-9);
 	t = 0;
 	for (size_t i = 0; i < 2 * rt.n + 1; i++) {
-		u = aiw_traffic_next(tr, r, t, NULL, NULL);
+		u = aiwi_traffic_next(tr, r, t, NULL, NULL);
 		size_t j = i % rt.n;
 		double want_t = (double)(i / rt.n) * period + rt.ticks[j] * 1e-7 / 2.0;
 		ck_assert_msg(fabs(u - want_t) <= 1e-8, "arrival %zu: %.9f vs %.9f", i, u, want_t);
 		t = u;
 	}
 	/* looping: the expected count over k periods is k * rows */
-	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 0, 3 * period), 3.0 * rt.n, 1e-6);
+	ck_assert_double_eq_tol(aiwi_traffic_integral(tr, 0, 3 * period), 3.0 * rt.n, 1e-6);
 	/* `now` far ahead skips whole periods without reading them */
-	u = aiw_traffic_next(tr, r, 1000 * period + 1.0, NULL, NULL);
+	u = aiwi_traffic_next(tr, r, 1000 * period + 1.0, NULL, NULL);
 	ck_assert(u >= 1000 * period + 1.0 && u < 1001 * period);
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 	free(want);
 	free(got);
 	free_ref(&rt);
@@ -736,21 +736,21 @@ static const char *write_tmp(const char *data, size_t len)
 
 /* Create a trace from text; returns the status, message in err. */
 static aiw_status try_trace(const char *data, size_t len, bool loop, char *err, size_t errlen,
-                            aiw_traffic **out)
+                            aiwi_traffic **out)
 {
 	const char *p = write_tmp(data, len);
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf c;
+	aiwi_traffic_conf_default(&c);
 	c.kind = AIW_TRAFFIC_TRACE;
 	c.trace_path = p;
 	c.loop = loop;
-	aiw_traffic *tr = NULL;
+	aiwi_traffic *tr = NULL;
 	err[0] = 0;
-	aiw_status st = aiw_traffic_new(&tr, &c, err, errlen);
+	aiw_status st = aiwi_traffic_new(&tr, &c, err, errlen);
 	if (out)
 		*out = tr;
 	else
-		aiw_traffic_free(tr);
+		aiwi_traffic_free(tr);
 	return st;
 }
 
@@ -791,16 +791,16 @@ START_TEST(trace_profile_long_span)
 		for (int k = 0; k <= h % 5; k++, rows++)
 			len += (size_t)sprintf(data + len, "%d\n", h * 3600 + 100 + 37 * k);
 	char err[512];
-	aiw_traffic *tr;
+	aiwi_traffic *tr;
 	ck_assert_msg(try_trace(data, len, false, err, sizeof err, &tr) == AIW_OK, "%s", err);
 	free(data);
 	for (int h = 0; h < HOURS; h++) {
-		double mu = aiw_traffic_integral(tr, h * 3600.0, (h + 1) * 3600.0);
+		double mu = aiwi_traffic_integral(tr, h * 3600.0, (h + 1) * 3600.0);
 		ck_assert_msg(fabs(mu - (h % 5 + 1)) <= 1e-9, "hour %d: %.12g rows, want %d", h, mu,
 		              h % 5 + 1);
 	}
-	ck_assert_double_eq_tol(aiw_traffic_integral(tr, 0, 1e9), (double)rows, 1e-9);
-	aiw_traffic_free(tr);
+	ck_assert_double_eq_tol(aiwi_traffic_integral(tr, 0, 1e9), (double)rows, 1e-9);
+	aiwi_traffic_free(tr);
 	unlink(tmp_path);
 }
 END_TEST
@@ -816,7 +816,7 @@ START_TEST(trace_crlf_header_blank_lines)
 	                           "2023-11-17 00:00:00.2500000,300,0\r\n"
 	                           "2023-11-17 00:00:01,400,40"; /* no line end */
 	char err[512];
-	aiw_traffic *tr;
+	aiwi_traffic *tr;
 	ck_assert_msg(try_trace(data, sizeof data - 1, false, err, sizeof err, &tr) == AIW_OK, "%s",
 	              err);
 	gsl_rng *r = rng(3);
@@ -824,23 +824,23 @@ START_TEST(trace_crlf_header_blank_lines)
 	static const double want_p[] = {100, 200, 300, 400};
 	double t = 0, p, o;
 	for (int i = 0; i < 4; i++) {
-		t = aiw_traffic_next(tr, r, t, &p, &o);
+		t = aiwi_traffic_next(tr, r, t, &p, &o);
 		ck_assert_double_eq_tol(t, want_t[i], 1e-12);
 		ck_assert_double_eq(p, want_p[i]);
 	}
 	ck_assert(o == 40.0);
-	ck_assert(isinf(aiw_traffic_next(tr, r, t, &p, &o)));
+	ck_assert(isinf(aiwi_traffic_next(tr, r, t, &p, &o)));
 	ck_assert(isnan(p));
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 	unlink(tmp_path);
 
 	/* plain seconds, relative to the first row; the timestamp alone */
 	static const char secs[] = "10.5\n11\n\n13.25\n";
 	ck_assert(try_trace(secs, sizeof secs - 1, true, err, sizeof err, &tr) == AIW_OK);
 	r = rng(3);
-	aiw_trace_info info;
-	aiw_traffic_trace_info(tr, &info);
+	aiwi_trace_info info;
+	aiwi_traffic_trace_info(tr, &info);
 	ck_assert_uint_eq(info.rows, 3);
 	ck_assert_int_eq(info.fields, 1);
 	ck_assert(isnan(info.mean_prompt));
@@ -849,12 +849,12 @@ START_TEST(trace_crlf_header_blank_lines)
 	static const double want_s[] = {0.0, 0.5, 2.75, 4.125, 4.625};
 	t = 0;
 	for (int i = 0; i < 5; i++) {
-		t = aiw_traffic_next(tr, r, t, &p, &o);
+		t = aiwi_traffic_next(tr, r, t, &p, &o);
 		ck_assert_double_eq_tol(t, want_s[i], 1e-12);
 		ck_assert(isnan(p) && isnan(o));
 	}
 	gsl_rng_free(r);
-	aiw_traffic_free(tr);
+	aiwi_traffic_free(tr);
 	unlink(tmp_path);
 }
 END_TEST
@@ -911,15 +911,15 @@ START_TEST(trace_malformed)
 	}
 	/* missing file */
 	{
-		aiw_traffic_conf c;
-		aiw_traffic_conf_default(&c);
+		aiwi_traffic_conf c;
+		aiwi_traffic_conf_default(&c);
 		c.kind = AIW_TRAFFIC_TRACE;
 		c.prefix = "inference.chat";
 		c.trace_path = "no/such/trace.csv";
 		c.base_dir = "/nonexistent";
-		aiw_traffic *tr = NULL;
+		aiwi_traffic *tr = NULL;
 		char err[512];
-		ck_assert_int_eq(aiw_traffic_new(&tr, &c, err, sizeof err), AIW_EIO);
+		ck_assert_int_eq(aiwi_traffic_new(&tr, &c, err, sizeof err), AIW_EIO);
 		ck_assert_ptr_null(tr);
 		ck_assert_msg(strstr(err, "inference.chat.trace_path") &&
 		                  strstr(err, "'/nonexistent/no/such/trace.csv'"),
@@ -931,46 +931,46 @@ END_TEST
 START_TEST(datetime_parser)
 {
 	int64_t s, ns;
-	ck_assert(aiw_trace_parse_datetime("1970-01-01 00:00:00", 19, &s, &ns));
+	ck_assert(aiwi_trace_parse_datetime("1970-01-01 00:00:00", 19, &s, &ns));
 	ck_assert(s == 0 && ns == 0);
-	ck_assert(aiw_trace_parse_datetime("2023-11-16 18:17:03.9799600", 27, &s, &ns));
+	ck_assert(aiwi_trace_parse_datetime("2023-11-16 18:17:03.9799600", 27, &s, &ns));
 	ck_assert_int_eq(s, 1700158623); /* date -u -d '2023-11-16 18:17:03' +%s */
 	ck_assert_int_eq(ns, 979960000);
-	ck_assert(aiw_trace_parse_datetime("2024-02-29T00:00:00.5", 21, &s, &ns));
+	ck_assert(aiwi_trace_parse_datetime("2024-02-29T00:00:00.5", 21, &s, &ns));
 	ck_assert_int_eq(s, 1709164800);
 	ck_assert_int_eq(ns, 500000000);
-	ck_assert(aiw_trace_parse_datetime("2000-03-01 00:00:00.1234567891", 30, &s, &ns));
+	ck_assert(aiwi_trace_parse_datetime("2000-03-01 00:00:00.1234567891", 30, &s, &ns));
 	ck_assert_int_eq(ns, 123456789);
-	ck_assert(!aiw_trace_parse_datetime("2023-02-29 00:00:00", 19, &s, &ns));
-	ck_assert(!aiw_trace_parse_datetime("2023-11-16 24:00:00", 19, &s, &ns));
-	ck_assert(!aiw_trace_parse_datetime("2023-11-16 18:17:03.", 20, &s, &ns));
-	ck_assert(!aiw_trace_parse_datetime("2023-11-16 18:17:03x", 20, &s, &ns));
-	ck_assert(!aiw_trace_parse_datetime("2023-1-16 18:17:03", 18, &s, &ns));
+	ck_assert(!aiwi_trace_parse_datetime("2023-02-29 00:00:00", 19, &s, &ns));
+	ck_assert(!aiwi_trace_parse_datetime("2023-11-16 24:00:00", 19, &s, &ns));
+	ck_assert(!aiwi_trace_parse_datetime("2023-11-16 18:17:03.", 20, &s, &ns));
+	ck_assert(!aiwi_trace_parse_datetime("2023-11-16 18:17:03x", 20, &s, &ns));
+	ck_assert(!aiwi_trace_parse_datetime("2023-1-16 18:17:03", 18, &s, &ns));
 }
 END_TEST
 
 /* ======================================================================== */
 /* validation                                                                */
 /* ======================================================================== */
-static void expect_invalid(const aiw_traffic_conf *c, aiw_status code, const char *msg)
+static void expect_invalid(const aiwi_traffic_conf *c, aiw_status code, const char *msg)
 {
-	aiw_traffic *tr = (aiw_traffic *)&tr; /* must be reset to NULL */
+	aiwi_traffic *tr = (aiwi_traffic *)&tr; /* must be reset to NULL */
 	char err[512] = "";
-	ck_assert_int_eq(aiw_traffic_new(&tr, c, err, sizeof err), code);
+	ck_assert_int_eq(aiwi_traffic_new(&tr, c, err, sizeof err), code);
 	ck_assert_ptr_null(tr);
 	ck_assert_msg(strstr(err, msg) != NULL, "'%s' lacks '%s'", err, msg);
 }
 
 START_TEST(conf_validation)
 {
-	aiw_traffic_conf c;
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf c;
+	aiwi_traffic_conf_default(&c);
 	c.prefix = "inference.chat";
 	c.rate = -1;
 	expect_invalid(&c, AIW_ERANGE, "inference.chat.rate = -1 /s is out of range: expected 0 <= rate <= 1e9 /s");
 	c.rate = NAN;
 	expect_invalid(&c, AIW_ERANGE, "inference.chat.rate = nan");
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf_default(&c);
 	c.kind = AIW_TRAFFIC_DIURNAL;
 	c.peak_to_trough = 0.5;
 	expect_invalid(&c, AIW_ERANGE, "peak_to_trough = 0.5 is out of range: expected 1 <=");
@@ -980,27 +980,27 @@ START_TEST(conf_validation)
 	c.peak_hour = 3;
 	c.weekend_factor = -1;
 	expect_invalid(&c, AIW_ERANGE, "weekend_factor = -1 is out of range");
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf_default(&c);
 	c.kind = AIW_TRAFFIC_BURSTY;
 	c.cv = 0;
 	expect_invalid(&c, AIW_ERANGE, "cv = 0 is out of range: expected 0 < cv <= 100");
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf_default(&c);
 	c.kind = AIW_TRAFFIC_TRACE;
 	expect_invalid(&c, AIW_EINVAL, "trace_path is not set");
 	c.trace_path = TRACE_DIR "AzureLLMInferenceTrace_code.csv";
 	c.time_scale = 0;
 	expect_invalid(&c, AIW_ERANGE, "time_scale = 0 is out of range: expected 0 < time_scale");
-	c.kind = (aiw_traffic_kind)42;
+	c.kind = (aiwi_traffic_kind)42;
 	expect_invalid(&c, AIW_EINVAL, "kind = 42 is unknown");
 	/* a diurnal field is not checked for a plain Poisson process */
-	aiw_traffic_conf_default(&c);
+	aiwi_traffic_conf_default(&c);
 	c.peak_hour = 99;
-	aiw_traffic *tr = make(&c);
-	aiw_traffic_trace_info(tr, NULL);
-	aiw_trace_info info;
-	ck_assert_int_eq(aiw_traffic_trace_info(tr, &info), AIW_EINVAL);
-	aiw_traffic_free(tr);
-	aiw_traffic_free(NULL);
+	aiwi_traffic *tr = make(&c);
+	aiwi_traffic_trace_info(tr, NULL);
+	aiwi_trace_info info;
+	ck_assert_int_eq(aiwi_traffic_trace_info(tr, &info), AIW_EINVAL);
+	aiwi_traffic_free(tr);
+	aiwi_traffic_free(NULL);
 }
 END_TEST
 

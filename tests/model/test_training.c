@@ -42,7 +42,7 @@ static double M(aiw_sim *sim, const char *key)
 {
 	char n[256];
 	snprintf(n, sizeof n, "training.t.%s", key);
-	return aiw_test_metric(sim, n);
+	return aiwi_test_metric(sim, n);
 }
 
 static double catalog(const char *gpu, const char *field)
@@ -107,9 +107,9 @@ START_TEST(max_normal_mean)
 	 * decimals: +-5e-4) */
 	ck_assert(fabs(normal_max_moment(1e3, 1) - 3.241) <= 5e-4);
 	ck_assert(fabs(normal_max_moment(1e5, 1) - 4.384) <= 5e-4);
-	aiw_dist *d;
+	aiwi_dist *d;
 	char e[256];
-	ck_assert(aiw_dist_parse("normal(0,1)", AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK);
+	ck_assert(aiwi_dist_parse("normal(0,1)", AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(r, 4);
 	const double Ns[] = {10, 1e3, 1e5};
@@ -121,13 +121,13 @@ START_TEST(max_normal_mean)
 		const size_t K = 200000;
 		double s = 0;
 		for (size_t i = 0; i < K; i++)
-			s += aiw_dist_sample_max(d, r, N);
+			s += aiwi_dist_sample_max(d, r, N);
 		double mean = s / (double)K, se = sd / sqrt((double)K);
 		ck_assert_msg(fabs(mean - m1) <= 5 * se, "N=%g: mean %.6f vs exact %.6f (se %.2g)", N,
 		              mean, m1, se);
 	}
 	gsl_rng_free(r);
-	aiw_dist_free(d);
+	aiwi_dist_free(d);
 }
 END_TEST
 
@@ -136,9 +136,9 @@ START_TEST(max_normal_ks)
 	/* Kolmogorov-Smirnov: K draws of the max of N vs F^N = Phi^N.  Critical
 	 * value at alpha = 0.001 with Stephens' finite-K correction:
 	 * D > 1.9495 / (sqrt(K) + 0.12 + 0.11 / sqrt(K)) rejects. */
-	aiw_dist *d;
+	aiwi_dist *d;
 	char e[256];
-	ck_assert(aiw_dist_parse("normal(0,1)", AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK);
+	ck_assert(aiwi_dist_parse("normal(0,1)", AIW_PT_REAL, "", &d, e, sizeof e) == AIW_OK);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(r, 5);
 	const size_t K = 20000;
@@ -148,7 +148,7 @@ START_TEST(max_normal_ks)
 	for (size_t j = 0; j < 4; j++) {
 		double N = Ns[j];
 		for (size_t i = 0; i < K; i++)
-			x[i] = aiw_dist_sample_max(d, r, N);
+			x[i] = aiwi_dist_sample_max(d, r, N);
 		gsl_sort(x, 1, K);
 		double D = 0;
 		for (size_t i = 0; i < K; i++) {
@@ -160,7 +160,7 @@ START_TEST(max_normal_ks)
 	/* and the test can fail: the max of N draws is not distributed as the
 	 * max of 2N */
 	for (size_t i = 0; i < K; i++)
-		x[i] = aiw_dist_sample_max(d, r, 2e3);
+		x[i] = aiwi_dist_sample_max(d, r, 2e3);
 	gsl_sort(x, 1, K);
 	double D = 0;
 	for (size_t i = 0; i < K; i++) {
@@ -170,7 +170,7 @@ START_TEST(max_normal_ks)
 	ck_assert_msg(D > crit, "KS does not tell N from 2N: D = %.5f", D);
 	free(x);
 	gsl_rng_free(r);
-	aiw_dist_free(d);
+	aiwi_dist_free(d);
 }
 END_TEST
 
@@ -479,8 +479,8 @@ START_TEST(energy_conservation)
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	ck_assert_rel(M(sim, "energy_kwh"), e1, 1e-12);
 	/* rack peaks: the job's racks all peak at its peak / racks */
-	ck_assert_rel(aiw_test_metric(sim, "site.sum_of_rack_peaks_w"),
-	              aiw_test_metric(sim, "training.t.power_peak_w"), 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.sum_of_rack_peaks_w"),
+	              aiwi_test_metric(sim, "training.t.power_peak_w"), 1e-12);
 	aiw_sim_free(sim);
 }
 END_TEST

@@ -13,8 +13,8 @@
 /* relative comparison for values computed in a different order */
 #define EQ_REL(a, b) ck_assert_double_eq_tol((a), (b), 1e-12 * fabs(b) + 1e-300)
 
-static const aiw_link_spec NVL = {"nvl", 3.4e-6, 450e9};
-static const aiw_link_spec NIC = {"nic", 9.6e-6, 50e9};
+static const aiwi_link_spec NVL = {"nvl", 3.4e-6, 450e9};
+static const aiwi_link_spec NIC = {"nic", 9.6e-6, 50e9};
 
 static double ar(const char *algo, double S, double p, double g, double f)
 {
@@ -29,47 +29,47 @@ START_TEST(ring_closed_form)
 {
 	/* hand values: p = 4, S = 4 GB, alpha = 1 us, B = 1 GB/s:
 	 * 2*3*1e-6 + 2*3/4 * 4 = 6.000006 s */
-	EQ_REL(aiw_allreduce_ring(4e9, 4, 1e-6, 1e9), 6.000006);
+	EQ_REL(aiwi_allreduce_ring(4e9, 4, 1e-6, 1e9), 6.000006);
 	/* p = 2: 2 alpha + S/B */
-	EQ_REL(aiw_allreduce_ring(1e9, 2, 1e-5, 1e10), 2e-5 + 0.1);
+	EQ_REL(aiwi_allreduce_ring(1e9, 2, 1e-5, 1e10), 2e-5 + 0.1);
 	static const double P[] = {2, 3, 8, 64, 1000, 16384};
 	static const double S[] = {0, 1, 1e6, 2.8e11};
 	for (size_t i = 0; i < sizeof P / sizeof *P; i++)
 		for (size_t j = 0; j < sizeof S / sizeof *S; j++) {
 			double p = P[i], s = S[j], a = 5e-6, b = 25e9;
-			EQ_REL(aiw_allreduce_ring(s, p, a, b), 2 * (p - 1) * a + 2 * (p - 1) / p * s / b);
+			EQ_REL(aiwi_allreduce_ring(s, p, a, b), 2 * (p - 1) * a + 2 * (p - 1) / p * s / b);
 		}
 }
 END_TEST
 
 START_TEST(tree_closed_form)
 {
-	ck_assert_double_eq(aiw_ceil_log2(1), 0);
-	ck_assert_double_eq(aiw_ceil_log2(2), 1);
-	ck_assert_double_eq(aiw_ceil_log2(3), 2);
-	ck_assert_double_eq(aiw_ceil_log2(4), 2);
-	ck_assert_double_eq(aiw_ceil_log2(5), 3);
-	ck_assert_double_eq(aiw_ceil_log2(1024), 10);
-	ck_assert_double_eq(aiw_ceil_log2(1025), 11);
-	ck_assert_double_eq(aiw_ceil_log2(1099511627776.0), 40);     /* 2^40 */
-	ck_assert_double_eq(aiw_ceil_log2(1099511627776.0 + 1), 41); /* just above */
+	ck_assert_double_eq(aiwi_ceil_log2(1), 0);
+	ck_assert_double_eq(aiwi_ceil_log2(2), 1);
+	ck_assert_double_eq(aiwi_ceil_log2(3), 2);
+	ck_assert_double_eq(aiwi_ceil_log2(4), 2);
+	ck_assert_double_eq(aiwi_ceil_log2(5), 3);
+	ck_assert_double_eq(aiwi_ceil_log2(1024), 10);
+	ck_assert_double_eq(aiwi_ceil_log2(1025), 11);
+	ck_assert_double_eq(aiwi_ceil_log2(1099511627776.0), 40);     /* 2^40 */
+	ck_assert_double_eq(aiwi_ceil_log2(1099511627776.0 + 1), 41); /* just above */
 	/* 2 ceil(log2 p) (alpha + S/B): p = 8 -> 6 levels' worth */
-	EQ_REL(aiw_allreduce_tree(1e9, 8, 1e-6, 1e9), 6 * (1e-6 + 1.0));
+	EQ_REL(aiwi_allreduce_tree(1e9, 8, 1e-6, 1e9), 6 * (1e-6 + 1.0));
 	/* p = 5 is not a power of two: ceil(log2 5) = 3 levels, same as p = 8 */
-	ck_assert_double_eq(aiw_allreduce_tree(1e9, 5, 1e-6, 1e9),
-	                    aiw_allreduce_tree(1e9, 8, 1e-6, 1e9));
-	ck_assert_double_gt(aiw_allreduce_tree(1e9, 9, 1e-6, 1e9),
-	                    aiw_allreduce_tree(1e9, 8, 1e-6, 1e9));
-	EQ_REL(aiw_allreduce_tree(123, 1000, 2e-6, 5e10), 2 * 10 * (2e-6 + 123 / 5e10));
+	ck_assert_double_eq(aiwi_allreduce_tree(1e9, 5, 1e-6, 1e9),
+	                    aiwi_allreduce_tree(1e9, 8, 1e-6, 1e9));
+	ck_assert_double_gt(aiwi_allreduce_tree(1e9, 9, 1e-6, 1e9),
+	                    aiwi_allreduce_tree(1e9, 8, 1e-6, 1e9));
+	EQ_REL(aiwi_allreduce_tree(123, 1000, 2e-6, 5e10), 2 * 10 * (2e-6 + 123 / 5e10));
 }
 END_TEST
 
 START_TEST(one_rank_costs_nothing)
 {
-	ck_assert_double_eq(aiw_allreduce_ring(1e12, 1, 1, 1), 0);
-	ck_assert_double_eq(aiw_allreduce_tree(1e12, 1, 1, 1), 0);
+	ck_assert_double_eq(aiwi_allreduce_ring(1e12, 1, 1, 1), 0);
+	ck_assert_double_eq(aiwi_allreduce_tree(1e12, 1, 1, 1), 0);
 	for (int a = 0; a < 3; a++)
-		ck_assert_double_eq(aiw_allreduce(a, 1e12, 1, 8, &NVL, &NIC, 0.5), 0);
+		ck_assert_double_eq(aiwi_allreduce(a, 1e12, 1, 8, &NVL, &NIC, 0.5), 0);
 	ck_assert_double_eq(ar("ring", 1e9, 1, 1, 1), 0);
 	ck_assert_double_eq(ar("tree", 1e9, 1, 8, 1), 0);
 	ck_assert_double_eq(ar("hierarchical", 1e9, 1, 8, 1), 0);
@@ -80,15 +80,15 @@ START_TEST(flat_algorithms_pick_links)
 {
 	double S = 1e9;
 	/* within one node: the scale-up link only */
-	EQ_REL(ar("ring", S, 8, 8, 1), aiw_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw));
-	EQ_REL(ar("tree", S, 4, 8, 1), aiw_allreduce_tree(S, 4, NVL.alpha_s, NVL.bw));
+	EQ_REL(ar("ring", S, 8, 8, 1), aiwi_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw));
+	EQ_REL(ar("tree", S, 4, 8, 1), aiwi_allreduce_tree(S, 4, NVL.alpha_s, NVL.bw));
 	/* across nodes: every step waits for the slower link */
-	EQ_REL(ar("ring", S, 16, 8, 1), aiw_allreduce_ring(S, 16, NIC.alpha_s, NIC.bw));
-	EQ_REL(ar("tree", S, 16, 8, 1), aiw_allreduce_tree(S, 16, NIC.alpha_s, NIC.bw));
+	EQ_REL(ar("ring", S, 16, 8, 1), aiwi_allreduce_ring(S, 16, NIC.alpha_s, NIC.bw));
+	EQ_REL(ar("tree", S, 16, 8, 1), aiwi_allreduce_tree(S, 16, NIC.alpha_s, NIC.bw));
 	/* a faster NIC than NVLink (odd, but legal): min bw, max alpha */
 	double t;
 	ck_assert_int_eq(aiw_allreduce_time("ring", S, 16, 8, 1e-6, 10e9, 5e-7, 20e9, 1, &t), AIW_OK);
-	EQ_REL(t, aiw_allreduce_ring(S, 16, 1e-6, 10e9));
+	EQ_REL(t, aiwi_allreduce_ring(S, 16, 1e-6, 10e9));
 }
 END_TEST
 
@@ -101,17 +101,17 @@ START_TEST(hierarchical_formula)
 	EQ_REL(ar("hierarchical", S, 16, 8, 1), intra + inter);
 	/* 512 nodes of 8 */
 	EQ_REL(ar("hierarchical", S, 4096, 8, 1),
-	       aiw_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw) +
-	           aiw_allreduce_ring(S / 8, 512, NIC.alpha_s, NIC.bw));
+	       aiwi_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw) +
+	           aiwi_allreduce_ring(S / 8, 512, NIC.alpha_s, NIC.bw));
 	/* one node: the same as a ring on the scale-up link */
 	ck_assert_double_eq(ar("hierarchical", S, 8, 8, 1), ar("ring", S, 8, 8, 1));
 	ck_assert_double_eq(ar("hierarchical", S, 3, 8, 1), ar("ring", S, 3, 8, 1));
 	/* a partial last node (12 = 8 + 4): its 4 NICs carry S/4 shards */
 	EQ_REL(ar("hierarchical", S, 12, 8, 1),
-	       aiw_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw) +
-	           aiw_allreduce_ring(S / 4, 2, NIC.alpha_s, NIC.bw));
+	       aiwi_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw) +
+	           aiwi_allreduce_ring(S / 4, 2, NIC.alpha_s, NIC.bw));
 	/* one GPU per node: a flat ring on the NIC */
-	EQ_REL(ar("hierarchical", S, 64, 1, 1), aiw_allreduce_ring(S, 64, NIC.alpha_s, NIC.bw));
+	EQ_REL(ar("hierarchical", S, 64, 1, 1), aiwi_allreduce_ring(S, 64, NIC.alpha_s, NIC.bw));
 	/* large messages: hierarchical beats the flat ring, which runs at NIC speed */
 	ck_assert_double_lt(ar("hierarchical", S, 4096, 8, 1), ar("ring", S, 4096, 8, 1));
 	/* tiny messages on many ranks: the tree's log p latency wins */
@@ -131,13 +131,13 @@ START_TEST(slow_link_factor)
 	EQ_REL(ar("tree", S, 16, 8, f) - t1, 2 * (1 / f - 1) * S / NIC.bw);
 	/* hierarchical: the inter-node stage only... */
 	EQ_REL(ar("hierarchical", S, 16, 8, f),
-	       aiw_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw) +
-	           aiw_allreduce_ring(S / 8, 2, NIC.alpha_s, NIC.bw * f));
+	       aiwi_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw) +
+	           aiwi_allreduce_ring(S / 8, 2, NIC.alpha_s, NIC.bw * f));
 	/* ...or the intra-node one on a single node */
-	EQ_REL(ar("hierarchical", S, 8, 8, f), aiw_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw * f));
+	EQ_REL(ar("hierarchical", S, 8, 8, f), aiwi_allreduce_ring(S, 8, NVL.alpha_s, NVL.bw * f));
 	/* f = 1 is the nominal model */
-	ck_assert_double_eq(aiw_allreduce(AIW_AR_RING, S, 16, 8, &NVL, &NIC, 1),
-	                    aiw_allreduce_ring(S, 16, NIC.alpha_s, NIC.bw));
+	ck_assert_double_eq(aiwi_allreduce(AIW_AR_RING, S, 16, 8, &NVL, &NIC, 1),
+	                    aiwi_allreduce_ring(S, 16, NIC.alpha_s, NIC.bw));
 }
 END_TEST
 
@@ -146,7 +146,7 @@ START_TEST(bus_bandwidth)
 	/* with alpha = 0 a ring's bus bandwidth is exactly its link bandwidth */
 	static const double P[] = {2, 3, 8, 1000};
 	for (size_t i = 0; i < sizeof P / sizeof *P; i++) {
-		double t = aiw_allreduce_ring(1e9, P[i], 0, 50e9), bb = 0;
+		double t = aiwi_allreduce_ring(1e9, P[i], 0, 50e9), bb = 0;
 		ck_assert_int_eq(aiw_busbw(1e9, P[i], t, &bb), AIW_OK);
 		EQ_REL(bb, 50e9);
 	}
@@ -157,9 +157,9 @@ START_TEST(bus_bandwidth)
 	ck_assert_double_eq(bb, 0);
 	ck_assert_int_eq(aiw_busbw(0, 8, 2, &bb), AIW_OK);
 	ck_assert_double_eq(bb, 0);
-	ck_assert_double_eq(aiw_busbw_factor(1), 0);
-	ck_assert_double_eq(aiw_busbw_factor(2), 1);
-	ck_assert_double_eq(aiw_busbw_factor(8), 1.75);
+	ck_assert_double_eq(aiwi_busbw_factor(1), 0);
+	ck_assert_double_eq(aiwi_busbw_factor(2), 1);
+	ck_assert_double_eq(aiwi_busbw_factor(8), 1.75);
 	/* bad arguments */
 	bb = 3;
 	ck_assert_int_eq(aiw_busbw(1, 2, 1, NULL), AIW_EINVAL);
@@ -178,15 +178,15 @@ END_TEST
 
 START_TEST(algorithm_names)
 {
-	ck_assert_int_eq(aiw_allreduce_algo("ring"), AIW_AR_RING);
-	ck_assert_int_eq(aiw_allreduce_algo("TREE"), AIW_AR_TREE);
-	ck_assert_int_eq(aiw_allreduce_algo("Hierarchical"), AIW_AR_HIERARCHICAL);
-	ck_assert_int_eq(aiw_allreduce_algo("hier"), -1);
-	ck_assert_int_eq(aiw_allreduce_algo(""), -1);
-	ck_assert_int_eq(aiw_allreduce_algo(NULL), -1);
+	ck_assert_int_eq(aiwi_allreduce_algo("ring"), AIW_AR_RING);
+	ck_assert_int_eq(aiwi_allreduce_algo("TREE"), AIW_AR_TREE);
+	ck_assert_int_eq(aiwi_allreduce_algo("Hierarchical"), AIW_AR_HIERARCHICAL);
+	ck_assert_int_eq(aiwi_allreduce_algo("hier"), -1);
+	ck_assert_int_eq(aiwi_allreduce_algo(""), -1);
+	ck_assert_int_eq(aiwi_allreduce_algo(NULL), -1);
 	/* indexes follow the enum choices string a parameter would use */
 	ck_assert_str_eq(AIW_AR_CHOICES, "ring|tree|hierarchical");
-	ck_assert(isnan(aiw_allreduce(7, 1e9, 16, 8, &NVL, &NIC, 1)));
+	ck_assert(isnan(aiwi_allreduce(7, 1e9, 16, 8, &NVL, &NIC, 1)));
 	double t;
 	ck_assert_int_eq(aiw_allreduce_time("RING", 1e9, 16, 8, 0, 1e9, 0, 1e9, 1, &t), AIW_OK);
 }
@@ -199,7 +199,7 @@ START_TEST(public_matches_internal)
 	for (int a = 0; a < 3; a++)
 		for (size_t i = 0; i < sizeof P / sizeof *P; i++)
 			ck_assert_double_eq(ar(A[a], 3e8, P[i], 8, 0.7),
-			                    aiw_allreduce(a, 3e8, P[i], 8, &NVL, &NIC, 0.7));
+			                    aiwi_allreduce(a, 3e8, P[i], 8, &NVL, &NIC, 0.7));
 	/* zero bytes: latency only */
 	EQ_REL(ar("ring", 0, 16, 8, 1), 2 * 15 * NIC.alpha_s);
 }

@@ -17,22 +17,22 @@ static void rec(aiw_sim *sim, void *ctx, uint64_t arg)
 START_TEST(order_random_against_sort)
 {
 	/* 20,000 random times with many ties: pops come out sorted by (t, seq) */
-	aiw_engine e;
-	aiw_engine_init(&e);
+	aiwi_engine e;
+	aiwi_engine_init(&e);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	enum { N = 20000 };
 	static double t[N];
 	for (uint64_t i = 0; i < N; i++) {
 		t[i] = (double)gsl_rng_uniform_int(r, 500); /* ties on purpose */
-		ck_assert(aiw_engine_push(&e, t[i], rec, NULL, i) != 0);
+		ck_assert(aiwi_engine_push(&e, t[i], rec, NULL, i) != 0);
 	}
 	double last_t = -1;
 	uint64_t last_i = 0;
 	for (size_t k = 0; k < N; k++) {
-		aiw_evfn fn;
+		aiwi_evfn fn;
 		void *ctx;
 		uint64_t arg;
-		ck_assert(aiw_engine_pop(&e, &fn, &ctx, &arg));
+		ck_assert(aiwi_engine_pop(&e, &fn, &ctx, &arg));
 		ck_assert(fn == rec);
 		ck_assert(t[arg] >= last_t);
 		if (t[arg] == last_t)
@@ -42,12 +42,12 @@ START_TEST(order_random_against_sort)
 		last_i = arg;
 		ck_assert(e.now == t[arg]);
 	}
-	aiw_evfn fn;
+	aiwi_evfn fn;
 	void *ctx;
 	uint64_t arg;
-	ck_assert(!aiw_engine_pop(&e, &fn, &ctx, &arg));
+	ck_assert(!aiwi_engine_pop(&e, &fn, &ctx, &arg));
 	gsl_rng_free(r);
-	aiw_engine_free(&e);
+	aiwi_engine_free(&e);
 }
 END_TEST
 
@@ -58,8 +58,8 @@ START_TEST(cancel_random)
 	 * come in hundredths, so that many are equal); the rest still pops in
 	 * order, equal times in push order, and stale handles fail */
 	const double frac = _i ? 0.9 : 0.5;
-	aiw_engine e;
-	aiw_engine_init(&e);
+	aiwi_engine e;
+	aiwi_engine_init(&e);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	enum { N = 5000 };
 	static uint64_t h[N];
@@ -69,67 +69,67 @@ START_TEST(cancel_random)
 		t[i] = gsl_rng_uniform(r);
 		if (_i)
 			t[i] = floor(t[i] * 100) / 100;
-		h[i] = aiw_engine_push(&e, t[i], rec, NULL, i);
+		h[i] = aiwi_engine_push(&e, t[i], rec, NULL, i);
 	}
 	memset(gone, 0, sizeof gone);
 	size_t kept = N;
 	for (size_t i = 0; i < N; i++)
 		if (gsl_rng_uniform(r) < frac) {
-			ck_assert(aiw_engine_cancel(&e, h[i]));
-			ck_assert(!aiw_engine_cancel(&e, h[i])); /* twice: refused */
+			ck_assert(aiwi_engine_cancel(&e, h[i]));
+			ck_assert(!aiwi_engine_cancel(&e, h[i])); /* twice: refused */
 			gone[i] = true;
 			kept--;
 		}
-	ck_assert_uint_eq(aiw_engine_pending(&e), kept);
+	ck_assert_uint_eq(aiwi_engine_pending(&e), kept);
 	if (_i)
 		ck_assert_msg(e.ndead < 1024, "%zu cancelled entries left: no compaction",
 		              (size_t)e.ndead);
 	double last = -1;
 	uint64_t last_arg = 0;
-	aiw_evfn fn;
+	aiwi_evfn fn;
 	void *ctx;
 	uint64_t arg;
 	size_t popped = 0;
-	while (aiw_engine_pop(&e, &fn, &ctx, &arg)) {
+	while (aiwi_engine_pop(&e, &fn, &ctx, &arg)) {
 		ck_assert(!gone[arg]);
 		ck_assert(t[arg] >= last);
 		ck_assert_msg(t[arg] > last || arg > last_arg, "equal times out of push order");
 		last = t[arg];
 		last_arg = arg;
-		ck_assert(!aiw_engine_cancel(&e, h[arg])); /* already ran */
+		ck_assert(!aiwi_engine_cancel(&e, h[arg])); /* already ran */
 		popped++;
 	}
 	ck_assert_uint_eq(popped, kept);
 	/* slots are reused: an old handle must not cancel the new event */
-	uint64_t fresh = aiw_engine_push(&e, 1.0, rec, NULL, 0);
+	uint64_t fresh = aiwi_engine_push(&e, 1.0, rec, NULL, 0);
 	for (size_t i = 0; i < N; i++)
-		ck_assert(!aiw_engine_cancel(&e, h[i]));
-	ck_assert(aiw_engine_cancel(&e, fresh));
-	ck_assert(!aiw_engine_cancel(&e, 0));
-	ck_assert(!aiw_engine_cancel(&e, UINT64_MAX));
-	ck_assert(!aiw_engine_cancel(&e, 0xffffffffull));
+		ck_assert(!aiwi_engine_cancel(&e, h[i]));
+	ck_assert(aiwi_engine_cancel(&e, fresh));
+	ck_assert(!aiwi_engine_cancel(&e, 0));
+	ck_assert(!aiwi_engine_cancel(&e, UINT64_MAX));
+	ck_assert(!aiwi_engine_cancel(&e, 0xffffffffull));
 	gsl_rng_free(r);
-	aiw_engine_free(&e);
+	aiwi_engine_free(&e);
 }
 END_TEST
 
 START_TEST(large_times_keep_order)
 {
 	/* near 1e9 s a double still resolves 1e-7 s: order holds */
-	aiw_engine e;
-	aiw_engine_init(&e);
+	aiwi_engine e;
+	aiwi_engine_init(&e);
 	double base = 1e9;
 	for (uint64_t i = 0; i < 100; i++)
-		aiw_engine_push(&e, base + (double)(99 - i) * 1e-6, rec, NULL, i);
+		aiwi_engine_push(&e, base + (double)(99 - i) * 1e-6, rec, NULL, i);
 	uint64_t prev = 100;
-	aiw_evfn fn;
+	aiwi_evfn fn;
 	void *ctx;
 	uint64_t arg;
-	while (aiw_engine_pop(&e, &fn, &ctx, &arg)) {
+	while (aiwi_engine_pop(&e, &fn, &ctx, &arg)) {
 		ck_assert(arg < prev);
 		prev = arg;
 	}
-	aiw_engine_free(&e);
+	aiwi_engine_free(&e);
 }
 END_TEST
 
@@ -194,8 +194,8 @@ static double next_time(gsl_rng *r, int mode, double now)
 static size_t run_against_ref(int mode, size_t size, size_t ops, unsigned long seed,
                               size_t *max_rungs, size_t *tier_cancels)
 {
-	aiw_engine e;
-	aiw_engine_init(&e);
+	aiwi_engine e;
+	aiwi_engine_init(&e);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(r, seed);
 	ref_q q = {malloc(4 * size * sizeof(ref_ev)), 0, 0};
@@ -208,57 +208,57 @@ static size_t run_against_ref(int mode, size_t size, size_t ops, unsigned long s
 		double p_push = q.n < size ? 0.6 : 0.4;
 		if (q.n < 4 * size - 1 && (u < p_push || q.n == 0)) {
 			double t = next_time(r, mode, e.now);
-			uint64_t h = aiw_engine_push(&e, t, rec, NULL, next_id);
+			uint64_t h = aiwi_engine_push(&e, t, rec, NULL, next_id);
 			ck_assert(h != 0);
 			q.ev[q.n++] = (ref_ev){t, q.seq++, h, next_id++};
 		} else if (u < p_push + 0.1 && q.n) {
 			size_t i = gsl_rng_uniform_int(r, q.n);
 			/* which tier it sits in: the top, a rung or the bottom */
-			aiw_ev_slot *s = &e.slots[(q.ev[i].h & 0xffffffffu) - 1u];
+			aiwi_ev_slot *s = &e.slots[(q.ev[i].h & 0xffffffffu) - 1u];
 			int tier = (int64_t)s->key.tbits > e.top_lo ? 0 : 1;
 			for (size_t k = e.bhead; k < e.bend; k++)
 				if (e.bot[k].seqslot == s->key.seqslot)
 					tier = 2;
 			tier_cancels[tier]++;
-			ck_assert(aiw_engine_cancel(&e, q.ev[i].h));
-			ck_assert(!aiw_engine_cancel(&e, q.ev[i].h));
+			ck_assert(aiwi_engine_cancel(&e, q.ev[i].h));
+			ck_assert(!aiwi_engine_cancel(&e, q.ev[i].h));
 			q.ev[i] = q.ev[--q.n];
 		} else {
 			size_t m = ref_min(&q);
-			ck_assert(aiw_engine_peek(&e) == q.ev[m].t);
-			aiw_evfn fn;
+			ck_assert(aiwi_engine_peek(&e) == q.ev[m].t);
+			aiwi_evfn fn;
 			void *ctx;
 			uint64_t arg;
-			ck_assert(aiw_engine_pop(&e, &fn, &ctx, &arg));
+			ck_assert(aiwi_engine_pop(&e, &fn, &ctx, &arg));
 			ck_assert_msg(arg == q.ev[m].id, "mode %d op %zu: popped %llu at %.17g, want %u at %.17g",
 			              mode, op, (unsigned long long)arg, e.now, q.ev[m].id, q.ev[m].t);
 			ck_assert(e.now == q.ev[m].t);
-			ck_assert(!aiw_engine_cancel(&e, q.ev[m].h)); /* ran: stale */
+			ck_assert(!aiwi_engine_cancel(&e, q.ev[m].h)); /* ran: stale */
 			q.ev[m] = q.ev[--q.n];
 			pops++;
 		}
-		ck_assert_uint_eq(aiw_engine_pending(&e), q.n);
+		ck_assert_uint_eq(aiwi_engine_pending(&e), q.n);
 		if (e.nrungs > *max_rungs)
 			*max_rungs = e.nrungs;
 	}
 	/* drain */
 	while (q.n) {
 		size_t m = ref_min(&q);
-		aiw_evfn fn;
+		aiwi_evfn fn;
 		void *ctx;
 		uint64_t arg;
-		ck_assert(aiw_engine_pop(&e, &fn, &ctx, &arg));
+		ck_assert(aiwi_engine_pop(&e, &fn, &ctx, &arg));
 		ck_assert_uint_eq(arg, q.ev[m].id);
 		q.ev[m] = q.ev[--q.n];
 	}
-	aiw_evfn fn;
+	aiwi_evfn fn;
 	void *ctx;
 	uint64_t arg;
-	ck_assert(!aiw_engine_pop(&e, &fn, &ctx, &arg));
-	ck_assert(aiw_engine_peek(&e) == INFINITY);
+	ck_assert(!aiwi_engine_pop(&e, &fn, &ctx, &arg));
+	ck_assert(aiwi_engine_peek(&e) == INFINITY);
 	free(q.ev);
 	gsl_rng_free(r);
-	aiw_engine_free(&e);
+	aiwi_engine_free(&e);
 	return pops;
 }
 
@@ -285,21 +285,21 @@ END_TEST
  * time has become the current one, all run in scheduling order. */
 START_TEST(equal_times_fifo_across_epochs)
 {
-	aiw_engine e;
-	aiw_engine_init(&e);
+	aiwi_engine e;
+	aiwi_engine_init(&e);
 	enum { T = 40, PER = 100 };
 	uint64_t id = 0;
 	/* phase 1: T times x PER, spread over [0, 40): becomes a rung */
 	for (int k = 0; k < PER; k++)
 		for (int t = 0; t < T; t++)
-			aiw_engine_push(&e, t, rec, NULL, (uint64_t)t * 1000000u + id++);
+			aiwi_engine_push(&e, t, rec, NULL, (uint64_t)t * 1000000u + id++);
 	uint64_t last_seq_at[T] = {0};
-	aiw_evfn fn;
+	aiwi_evfn fn;
 	void *ctx;
 	uint64_t arg;
 	size_t popped = 0;
 	double last = -1;
-	while (aiw_engine_pop(&e, &fn, &ctx, &arg)) {
+	while (aiwi_engine_pop(&e, &fn, &ctx, &arg)) {
 		double t = e.now;
 		uint64_t seq = arg % 1000000u;
 		ck_assert(t >= last);
@@ -311,14 +311,14 @@ START_TEST(equal_times_fifo_across_epochs)
 		/* phase 2: while running, more at the current time and at
 		 * later integer times (already in the rung's buckets) */
 		if (popped % 7 == 0 && id < 3 * T * PER) {
-			aiw_engine_push(&e, t, rec, NULL, (uint64_t)t * 1000000u + id++);
+			aiwi_engine_push(&e, t, rec, NULL, (uint64_t)t * 1000000u + id++);
 			int later = (int)t + 1 + (int)(popped % 5);
 			if (later < T)
-				aiw_engine_push(&e, later, rec, NULL, (uint64_t)later * 1000000u + id++);
+				aiwi_engine_push(&e, later, rec, NULL, (uint64_t)later * 1000000u + id++);
 		}
 	}
 	ck_assert_uint_eq(popped, id);
-	aiw_engine_free(&e);
+	aiwi_engine_free(&e);
 }
 END_TEST
 
@@ -327,32 +327,32 @@ END_TEST
  * current epoch (the top), interleaved: order holds. */
 START_TEST(bottom_split_and_far_future)
 {
-	aiw_engine e;
-	aiw_engine_init(&e);
+	aiwi_engine e;
+	aiwi_engine_init(&e);
 	/* one far event first: an epoch of one event puts it in the bottom,
 	 * then everything before it lands in the bottom too */
-	aiw_engine_push(&e, 1e9, rec, NULL, 0);
-	aiw_evfn fn;
+	aiwi_engine_push(&e, 1e9, rec, NULL, 0);
+	aiwi_evfn fn;
 	void *ctx;
 	uint64_t arg;
-	ck_assert(aiw_engine_peek(&e) == 1e9);
+	ck_assert(aiwi_engine_peek(&e) == 1e9);
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	for (uint64_t i = 1; i <= 5000; i++)
-		aiw_engine_push(&e, gsl_rng_uniform(r) * 100.0, rec, NULL, i);
+		aiwi_engine_push(&e, gsl_rng_uniform(r) * 100.0, rec, NULL, i);
 	ck_assert_msg(e.nrungs >= 1, "the bottom was never spread over a rung");
 	ck_assert(e.bend - e.bhead <= 2 * 256 + 1);
 	double last = 0;
 	size_t n = 0;
-	while (aiw_engine_pop(&e, &fn, &ctx, &arg)) {
+	while (aiwi_engine_pop(&e, &fn, &ctx, &arg)) {
 		ck_assert(e.now >= last);
 		last = e.now;
 		n++;
 		if (n < 4000) /* keep scheduling, some far past the epoch */
-			aiw_engine_push(&e, e.now + (n % 10 ? 1.0 : 5e8), rec, NULL, 9000000 + n);
+			aiwi_engine_push(&e, e.now + (n % 10 ? 1.0 : 5e8), rec, NULL, 9000000 + n);
 	}
 	ck_assert(last == 1e9 + 0.0 || last > 1e9 - 1);
 	gsl_rng_free(r);
-	aiw_engine_free(&e);
+	aiwi_engine_free(&e);
 }
 END_TEST
 
@@ -360,64 +360,64 @@ END_TEST
  * population with every event cancelled and replaced. */
 START_TEST(cancel_churn_bounded)
 {
-	aiw_engine e;
-	aiw_engine_init(&e);
+	aiwi_engine e;
+	aiwi_engine_init(&e);
 	enum { N = 1000 };
 	static uint64_t h[N];
 	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
 	for (size_t i = 0; i < N; i++)
-		h[i] = aiw_engine_push(&e, gsl_rng_uniform(r) * 10.0, rec, NULL, i);
-	aiw_evfn fn;
+		h[i] = aiwi_engine_push(&e, gsl_rng_uniform(r) * 10.0, rec, NULL, i);
+	aiwi_evfn fn;
 	void *ctx;
 	uint64_t arg;
 	for (size_t round = 0; round < 200000; round++) {
 		size_t i = gsl_rng_uniform_int(r, N);
-		ck_assert(aiw_engine_cancel(&e, h[i]));
+		ck_assert(aiwi_engine_cancel(&e, h[i]));
 		double t = e.now + gsl_rng_uniform(r) * (round % 3 ? 10.0 : 1e6);
-		h[i] = aiw_engine_push(&e, t, rec, NULL, i);
+		h[i] = aiwi_engine_push(&e, t, rec, NULL, i);
 		if (round % 50 == 0) { /* and run one now and then */
-			ck_assert(aiw_engine_pop(&e, &fn, &ctx, &arg));
-			h[arg] = aiw_engine_push(&e, e.now + gsl_rng_uniform(r), rec, NULL, arg);
+			ck_assert(aiwi_engine_pop(&e, &fn, &ctx, &arg));
+			h[arg] = aiwi_engine_push(&e, e.now + gsl_rng_uniform(r), rec, NULL, arg);
 		}
-		ck_assert_uint_eq(aiw_engine_pending(&e), N);
+		ck_assert_uint_eq(aiwi_engine_pending(&e), N);
 	}
 	ck_assert_msg(e.cap <= 8 * N, "slots grew to %zu for %d pending", e.cap, N);
 	for (size_t k = 0; k < AIW_ENGINE_RUNGS; k++)
 		ck_assert(e.rung[k].cap <= 16 * N);
 	gsl_rng_free(r);
-	aiw_engine_free(&e);
+	aiwi_engine_free(&e);
 }
 END_TEST
 
 /* clear: handles go stale, the structure starts over empty */
 START_TEST(clear_resets_tiers)
 {
-	aiw_engine e;
-	aiw_engine_init(&e);
+	aiwi_engine e;
+	aiwi_engine_init(&e);
 	uint64_t h[3000];
 	for (int i = 0; i < 3000; i++)
-		h[i] = aiw_engine_push(&e, (double)(i % 977), rec, NULL, (uint64_t)i);
-	ck_assert(aiw_engine_peek(&e) == 0.0); /* builds the rungs */
-	aiw_engine_clear(&e);
-	ck_assert_uint_eq(aiw_engine_pending(&e), 0);
-	ck_assert(aiw_engine_peek(&e) == INFINITY);
+		h[i] = aiwi_engine_push(&e, (double)(i % 977), rec, NULL, (uint64_t)i);
+	ck_assert(aiwi_engine_peek(&e) == 0.0); /* builds the rungs */
+	aiwi_engine_clear(&e);
+	ck_assert_uint_eq(aiwi_engine_pending(&e), 0);
+	ck_assert(aiwi_engine_peek(&e) == INFINITY);
 	for (int i = 0; i < 3000; i++)
-		ck_assert(!aiw_engine_cancel(&e, h[i]));
+		ck_assert(!aiwi_engine_cancel(&e, h[i]));
 	/* slot 0 (the end of every list, generation 1) and slots never used
 	 * (memory not yet touched) are no events */
-	ck_assert(!aiw_engine_cancel(&e, (UINT64_C(1) << 32) | 1u));
+	ck_assert(!aiwi_engine_cancel(&e, (UINT64_C(1) << 32) | 1u));
 	ck_assert(e.nfresh < e.nslots);
-	ck_assert(!aiw_engine_cancel(&e, (UINT64_C(1) << 32) | (e.nfresh + 1u)));
-	ck_assert(!aiw_engine_cancel(&e, (UINT64_C(0) << 32) | (e.nfresh + 1u)));
-	aiw_engine_push(&e, 2.0, rec, NULL, 1);
-	aiw_engine_push(&e, 1.0, rec, NULL, 2);
-	aiw_evfn fn;
+	ck_assert(!aiwi_engine_cancel(&e, (UINT64_C(1) << 32) | (e.nfresh + 1u)));
+	ck_assert(!aiwi_engine_cancel(&e, (UINT64_C(0) << 32) | (e.nfresh + 1u)));
+	aiwi_engine_push(&e, 2.0, rec, NULL, 1);
+	aiwi_engine_push(&e, 1.0, rec, NULL, 2);
+	aiwi_evfn fn;
 	void *ctx;
 	uint64_t arg;
-	ck_assert(aiw_engine_pop(&e, &fn, &ctx, &arg) && arg == 2);
-	ck_assert(aiw_engine_pop(&e, &fn, &ctx, &arg) && arg == 1);
-	ck_assert(!aiw_engine_pop(&e, &fn, &ctx, &arg));
-	aiw_engine_free(&e);
+	ck_assert(aiwi_engine_pop(&e, &fn, &ctx, &arg) && arg == 2);
+	ck_assert(aiwi_engine_pop(&e, &fn, &ctx, &arg) && arg == 1);
+	ck_assert(!aiwi_engine_pop(&e, &fn, &ctx, &arg));
+	aiwi_engine_free(&e);
 }
 END_TEST
 

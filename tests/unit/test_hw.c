@@ -34,11 +34,11 @@ static aiw_sim *new_sim(void)
 /* ------------------------------------------------------------------------ */
 START_TEST(every_entry_self_consistent)
 {
-	size_t n = aiw_hw_gpu_builtin_count();
+	size_t n = aiwi_hw_gpu_builtin_count();
 	ck_assert_uint_ge(n, 9);
 	for (size_t i = 0; i < n; i++) {
-		const aiw_gpu_spec *g = aiw_hw_gpu_builtin(i);
-		ck_assert_int_eq(aiw_hw_gpu_check(NULL, g->name, g), AIW_OK);
+		const aiwi_gpu_spec *g = aiwi_hw_gpu_builtin(i);
+		ck_assert_int_eq(aiwi_hw_gpu_check(NULL, g->name, g), AIW_OK);
 		ck_assert_msg(g->bf16_flops > 1e12, "%s bf16", g->name);
 		ck_assert_msg(g->fp8_flops == 0 || g->fp8_flops >= g->bf16_flops, "%s fp8", g->name);
 		ck_assert_msg(g->mem_bytes >= 16e9 && g->mem_bw > 1e11, "%s memory", g->name);
@@ -59,10 +59,10 @@ START_TEST(every_entry_self_consistent)
 		/* decode is memory-bound: the ridge point is well above 1 FLOP/B */
 		ck_assert_msg(g->bf16_flops / g->mem_bw > 50, "%s roofline", g->name);
 		for (size_t j = 0; j < i; j++)
-			ck_assert_msg(!aiw_hw_ieq(g->name, aiw_hw_gpu_builtin(j)->name), "duplicate %s",
+			ck_assert_msg(!aiwi_hw_ieq(g->name, aiwi_hw_gpu_builtin(j)->name), "duplicate %s",
 			              g->name);
 	}
-	ck_assert_ptr_null(aiw_hw_gpu_builtin(n));
+	ck_assert_ptr_null(aiwi_hw_gpu_builtin(n));
 }
 END_TEST
 
@@ -71,7 +71,7 @@ START_TEST(required_entries_present)
 	static const char *const need[] = {"H100-SXM", "H200",   "B200",   "A100-80GB", "L40S",
 	                                   "L4",       "MI300X", "Gaudi2", "Gaudi3"};
 	for (size_t i = 0; i < sizeof need / sizeof *need; i++) {
-		const aiw_gpu_spec *g = aiw_hw_gpu(NULL, need[i]);
+		const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, need[i]);
 		ck_assert_msg(g != NULL, "missing %s", need[i]);
 		ck_assert_str_eq(g->name, need[i]);
 	}
@@ -121,15 +121,15 @@ START_TEST(lookups_case_insensitive)
 {
 	ck_assert_double_eq(gv("h100-sxm", "TDP_W"), 700);
 	ck_assert_double_eq(gv("mi300x", "Mem_Bytes"), 192e9);
-	ck_assert_ptr_eq(aiw_hw_gpu(NULL, "gaudi3"), aiw_hw_gpu(NULL, "GAUDI3"));
-	ck_assert_ptr_nonnull(aiw_hw_link(NULL, "ib-ndr"));
-	ck_assert_ptr_eq(aiw_hw_link(NULL, "nvlink4"), aiw_hw_link(NULL, "NVLINK4"));
+	ck_assert_ptr_eq(aiwi_hw_gpu(NULL, "gaudi3"), aiwi_hw_gpu(NULL, "GAUDI3"));
+	ck_assert_ptr_nonnull(aiwi_hw_link(NULL, "ib-ndr"));
+	ck_assert_ptr_eq(aiwi_hw_link(NULL, "nvlink4"), aiwi_hw_link(NULL, "NVLINK4"));
 	double v;
 	ck_assert_int_eq(aiw_catalog_link_value("roce-400g", "ALPHA_S", &v), AIW_OK);
 	ck_assert_double_gt(v, 0);
-	ck_assert(aiw_hw_ieq("", ""));
-	ck_assert(!aiw_hw_ieq("a", "ab"));
-	ck_assert(!aiw_hw_ieq("ab", "a"));
+	ck_assert(aiwi_hw_ieq("", ""));
+	ck_assert(!aiwi_hw_ieq("a", "ab"));
+	ck_assert(!aiwi_hw_ieq("ab", "a"));
 }
 END_TEST
 
@@ -137,11 +137,11 @@ START_TEST(public_gpu_catalog)
 {
 	size_t n = 0;
 	ck_assert_int_eq(aiw_catalog_gpu_count(&n), AIW_OK);
-	ck_assert_uint_eq(n, aiw_hw_gpu_builtin_count());
+	ck_assert_uint_eq(n, aiwi_hw_gpu_builtin_count());
 	for (size_t i = 0; i < n; i++) {
 		const char *name = NULL;
 		ck_assert_int_eq(aiw_catalog_gpu_name(i, &name), AIW_OK);
-		ck_assert_str_eq(name, aiw_hw_gpu_builtin(i)->name);
+		ck_assert_str_eq(name, aiwi_hw_gpu_builtin(i)->name);
 		/* every field of every GPU is readable and finite */
 		for (size_t f = 0;; f++) {
 			const char *key = NULL, *unit = NULL, *doc = NULL;
@@ -183,12 +183,12 @@ START_TEST(public_link_catalog)
 {
 	size_t n = 0;
 	ck_assert_int_eq(aiw_catalog_link_count(&n), AIW_OK);
-	ck_assert_uint_eq(n, aiw_hw_link_builtin_count());
+	ck_assert_uint_eq(n, aiwi_hw_link_builtin_count());
 	static const char *const need[] = {"NVLink3", "NVLink4",   "NVLink5",   "IB-HDR",
 	                                   "IB-NDR",  "IB-XDR",    "RoCE-100G", "RoCE-200G",
 	                                   "RoCE-400G", "PCIe4",   "PCIe5"};
 	for (size_t i = 0; i < sizeof need / sizeof *need; i++)
-		ck_assert_msg(aiw_hw_link(NULL, need[i]) != NULL, "missing %s", need[i]);
+		ck_assert_msg(aiwi_hw_link(NULL, need[i]) != NULL, "missing %s", need[i]);
 	for (size_t i = 0; i < n; i++) {
 		const char *name = NULL;
 		double a, b;
@@ -231,50 +231,50 @@ END_TEST
 
 START_TEST(gpu_links_helper)
 {
-	aiw_link_spec in, out;
-	aiw_hw_gpu_links(aiw_hw_gpu(NULL, "H100-SXM"), &in, &out);
+	aiwi_link_spec in, out;
+	aiwi_hw_gpu_links(aiwi_hw_gpu(NULL, "H100-SXM"), &in, &out);
 	ck_assert_double_eq(in.bw, 450e9);
 	ck_assert_double_eq(out.bw, 50e9);
 	ck_assert_double_eq(in.alpha_s, 3.4e-6);
 	ck_assert_double_eq(out.alpha_s, 9.6e-6);
-	aiw_hw_gpu_links(aiw_hw_gpu(NULL, "L4"), &in, NULL); /* NULL out tolerated */
-	ck_assert_double_eq(in.bw, aiw_hw_link(NULL, "PCIe4")->bw);
+	aiwi_hw_gpu_links(aiwi_hw_gpu(NULL, "L4"), &in, NULL); /* NULL out tolerated */
+	ck_assert_double_eq(in.bw, aiwi_hw_link(NULL, "PCIe4")->bw);
 }
 END_TEST
 
 START_TEST(unknown_names_suggest)
 {
 	aiw_sim *sim = new_sim();
-	const aiw_gpu_spec *g = (const aiw_gpu_spec *)1;
-	ck_assert_int_eq(aiw_hw_gpu_get(sim, "H100", &g), AIW_EUNKNOWN);
+	const aiwi_gpu_spec *g = (const aiwi_gpu_spec *)1;
+	ck_assert_int_eq(aiwi_hw_gpu_get(sim, "H100", &g), AIW_EUNKNOWN);
 	ck_assert_ptr_null(g);
 	MSG_HAS(sim, "did you mean H100-SXM");
-	ck_assert_ptr_null(aiw_hw_gpu(sim, "h100sxm"));
+	ck_assert_ptr_null(aiwi_hw_gpu(sim, "h100sxm"));
 	MSG_HAS(sim, "H100-SXM");
-	ck_assert_ptr_null(aiw_hw_gpu(sim, "mi300"));
+	ck_assert_ptr_null(aiwi_hw_gpu(sim, "mi300"));
 	MSG_HAS(sim, "MI300X");
-	ck_assert_ptr_null(aiw_hw_gpu(sim, "gaudi"));
+	ck_assert_ptr_null(aiwi_hw_gpu(sim, "gaudi"));
 	MSG_HAS(sim, "Gaudi2");
 	MSG_HAS(sim, "Gaudi3");
-	ck_assert_ptr_null(aiw_hw_gpu(sim, "A100"));
+	ck_assert_ptr_null(aiwi_hw_gpu(sim, "A100"));
 	MSG_HAS(sim, "A100-80GB");
 	/* nothing close: the full list */
-	ck_assert_ptr_null(aiw_hw_gpu(sim, "TPUv5p-pod"));
+	ck_assert_ptr_null(aiwi_hw_gpu(sim, "TPUv5p-pod"));
 	MSG_HAS(sim, "known: H100-SXM");
 	MSG_HAS(sim, "[gpu NAME]");
-	ck_assert_ptr_null(aiw_hw_link(sim, "IB-NRD"));
+	ck_assert_ptr_null(aiwi_hw_link(sim, "IB-NRD"));
 	MSG_HAS(sim, "IB-NDR");
-	ck_assert_ptr_null(aiw_hw_link(sim, "nvlink"));
+	ck_assert_ptr_null(aiwi_hw_link(sim, "nvlink"));
 	MSG_HAS(sim, "NVLink4");
 	/* bad arguments */
-	ck_assert_int_eq(aiw_hw_gpu_get(sim, NULL, &g), AIW_EINVAL);
-	ck_assert_int_eq(aiw_hw_gpu_get(sim, "", &g), AIW_EINVAL);
-	ck_assert_int_eq(aiw_hw_gpu_get(sim, "H100-SXM", NULL), AIW_EINVAL);
-	ck_assert_ptr_null(aiw_hw_link(sim, NULL));
-	ck_assert_ptr_null(aiw_hw_link(NULL, "nope")); /* no sim: no message, no crash */
-	ck_assert_int_eq(aiw_hw_gpu_check(sim, "x", NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiwi_hw_gpu_get(sim, NULL, &g), AIW_EINVAL);
+	ck_assert_int_eq(aiwi_hw_gpu_get(sim, "", &g), AIW_EINVAL);
+	ck_assert_int_eq(aiwi_hw_gpu_get(sim, "H100-SXM", NULL), AIW_EINVAL);
+	ck_assert_ptr_null(aiwi_hw_link(sim, NULL));
+	ck_assert_ptr_null(aiwi_hw_link(NULL, "nope")); /* no sim: no message, no crash */
+	ck_assert_int_eq(aiwi_hw_gpu_check(sim, "x", NULL), AIW_EINVAL);
 	/* built-ins need no sim */
-	ck_assert_int_eq(aiw_hw_gpu_get(NULL, "L4", &g), AIW_OK);
+	ck_assert_int_eq(aiwi_hw_gpu_get(NULL, "L4", &g), AIW_OK);
 	ck_assert_double_eq(g->tdp_w, 72);
 	aiw_sim_free(sim);
 }
@@ -289,7 +289,7 @@ START_TEST(user_gpu_inherits_base)
 	ck_assert_int_eq(aiw_sim_set(sim, "gpu.MYCHIP.base", "H100-SXM"), AIW_OK);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.MYCHIP.mem_bytes", 96e9), AIW_OK);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.MYCHIP.decode_w", 400), AIW_OK);
-	const aiw_gpu_spec *g = aiw_hw_gpu(sim, "mychip");
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(sim, "mychip");
 	ck_assert_msg(g != NULL, "%s", aiw_sim_errmsg(sim));
 	ck_assert_str_eq(g->name, "MYCHIP");
 	ck_assert_double_eq(g->mem_bytes, 96e9);
@@ -300,10 +300,10 @@ START_TEST(user_gpu_inherits_base)
 	ck_assert_double_eq(g->nvlink_bw, 450e9);
 	/* parameters changed between lookups are seen */
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.MYCHIP.mem_bytes", 64e9), AIW_OK);
-	g = aiw_hw_gpu(sim, "MYCHIP");
+	g = aiwi_hw_gpu(sim, "MYCHIP");
 	ck_assert_double_eq(g->mem_bytes, 64e9);
 	/* unknown names now also suggest user GPUs */
-	ck_assert_ptr_null(aiw_hw_gpu(sim, "MYCHP"));
+	ck_assert_ptr_null(aiwi_hw_gpu(sim, "MYCHP"));
 	MSG_HAS(sim, "MYCHIP");
 	aiw_sim_free(sim);
 }
@@ -314,11 +314,11 @@ START_TEST(user_gpu_overrides_builtin)
 	aiw_sim *sim = new_sim();
 	/* a section named like a built-in inherits from it without base */
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.H100-SXM.price_usd", 25000), AIW_OK);
-	const aiw_gpu_spec *g = aiw_hw_gpu(sim, "h100-sxm");
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(sim, "h100-sxm");
 	ck_assert_msg(g != NULL, "%s", aiw_sim_errmsg(sim));
 	ck_assert_double_eq(g->price_usd, 25000);
 	ck_assert_double_eq(g->bf16_flops, 989e12);
-	ck_assert_ptr_ne(g, aiw_hw_gpu(NULL, "H100-SXM"));
+	ck_assert_ptr_ne(g, aiwi_hw_gpu(NULL, "H100-SXM"));
 	/* the built-in itself is unchanged */
 	ck_assert_double_eq(gv("H100-SXM", "price_usd"), 30000);
 	aiw_sim_free(sim);
@@ -332,7 +332,7 @@ START_TEST(user_gpu_defaults_without_base)
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.NEW.mem_bytes", 64e9), AIW_OK);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.NEW.mem_bw", 2e12), AIW_OK);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.NEW.tdp_w", 350), AIW_OK);
-	const aiw_gpu_spec *g = aiw_hw_gpu(sim, "NEW");
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(sim, "NEW");
 	ck_assert_msg(g != NULL, "%s", aiw_sim_errmsg(sim));
 	/* power phases scale from H100-SXM's by TDP: 75, 700, 350, 700, 380, 110 of 700 */
 	ck_assert_double_eq_tol(g->idle_w, 37.5, 1e-12);
@@ -343,9 +343,9 @@ START_TEST(user_gpu_defaults_without_base)
 	ck_assert_double_eq_tol(g->loading_w, 55, 1e-12);
 	ck_assert_double_eq(g->fp8_flops, 0);
 	ck_assert_double_eq(g->price_usd, 0);
-	ck_assert_double_eq(g->nvlink_bw, aiw_hw_link(NULL, "PCIe5")->bw);
-	ck_assert_double_eq(g->nic_bw, aiw_hw_link(NULL, "IB-NDR")->bw);
-	ck_assert_double_eq(g->nic_latency_s, aiw_hw_link(NULL, "IB-NDR")->alpha_s);
+	ck_assert_double_eq(g->nvlink_bw, aiwi_hw_link(NULL, "PCIe5")->bw);
+	ck_assert_double_eq(g->nic_bw, aiwi_hw_link(NULL, "IB-NDR")->bw);
+	ck_assert_double_eq(g->nic_latency_s, aiwi_hw_link(NULL, "IB-NDR")->alpha_s);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -359,7 +359,7 @@ START_TEST(user_gpu_from_scenario_text)
 	                  "mem_bw = 3.35TB/s\n"
 	                  "tdp_w = 450W\n";
 	ck_assert_msg(aiw_sim_load_string(sim, ini, "t.ini") == AIW_OK, "%s", aiw_sim_errmsg(sim));
-	const aiw_gpu_spec *g = aiw_hw_gpu(sim, "tpuish");
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(sim, "tpuish");
 	ck_assert_msg(g != NULL, "%s", aiw_sim_errmsg(sim));
 	ck_assert_double_eq(g->mem_bytes, 96e9);
 	ck_assert_double_eq(g->mem_bw, 3.35e12);
@@ -372,23 +372,23 @@ END_TEST
 START_TEST(user_gpu_validation_messages)
 {
 	aiw_sim *sim = new_sim();
-	const aiw_gpu_spec *g;
+	const aiwi_gpu_spec *g;
 	/* missing required field, no base */
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.HALF.tdp_w", 300), AIW_OK);
-	ck_assert_int_eq(aiw_hw_gpu_get(sim, "HALF", &g), AIW_ESCENARIO);
+	ck_assert_int_eq(aiwi_hw_gpu_get(sim, "HALF", &g), AIW_ESCENARIO);
 	MSG_HAS(sim, "gpu.HALF.bf16_flops is not set");
 	MSG_HAS(sim, "base");
 	/* idle above an inherited phase */
 	ck_assert_int_eq(aiw_sim_set(sim, "gpu.HOT.base", "H100-SXM"), AIW_OK);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.HOT.idle_w", 500), AIW_OK);
-	ck_assert_int_eq(aiw_hw_gpu_get(sim, "HOT", &g), AIW_ERANGE);
+	ck_assert_int_eq(aiwi_hw_gpu_get(sim, "HOT", &g), AIW_ERANGE);
 	MSG_HAS(sim, "gpu.HOT.");
 	MSG_HAS(sim, "idle_w = 500 W");
 	MSG_HAS(sim, "(inherited)");
 	/* a phase above the TDP */
 	ck_assert_int_eq(aiw_sim_set(sim, "gpu.OVER.base", "H100-SXM"), AIW_OK);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.OVER.compute_w", 800), AIW_OK);
-	ck_assert_int_eq(aiw_hw_gpu_get(sim, "OVER", &g), AIW_ERANGE);
+	ck_assert_int_eq(aiwi_hw_gpu_get(sim, "OVER", &g), AIW_ERANGE);
 	MSG_HAS(sim, "gpu.OVER.compute_w = 800 W must not exceed tdp_w = 700 W");
 	/* idle equal to compute: utilisation would not show in power */
 	ck_assert_int_eq(aiw_sim_set(sim, "gpu.FLAT.base", "L4"), AIW_OK);
@@ -397,24 +397,24 @@ START_TEST(user_gpu_validation_messages)
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.FLAT.decode_w", 36), AIW_OK);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.FLAT.loading_w", 36), AIW_OK);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.FLAT.compute_w", 36), AIW_OK);
-	ck_assert_int_eq(aiw_hw_gpu_get(sim, "FLAT", &g), AIW_ERANGE);
+	ck_assert_int_eq(aiwi_hw_gpu_get(sim, "FLAT", &g), AIW_ERANGE);
 	MSG_HAS(sim, "gpu.FLAT.idle_w = 36 W must be below compute_w = 36 W");
 	/* unknown base */
 	ck_assert_int_eq(aiw_sim_set(sim, "gpu.TYPO.base", "H100"), AIW_OK);
-	ck_assert_int_eq(aiw_hw_gpu_get(sim, "TYPO", &g), AIW_EUNKNOWN);
+	ck_assert_int_eq(aiwi_hw_gpu_get(sim, "TYPO", &g), AIW_EUNKNOWN);
 	MSG_HAS(sim, "gpu.TYPO.base = \"H100\" is not a built-in GPU");
 	MSG_HAS(sim, "H100-SXM");
 	/* the kind's start hook validates a section whether or not it is used */
-	aiw_comp *c = NULL;
-	ck_assert_int_eq(aiw__comp_get(sim, "gpu", "OVER", false, &c), AIW_OK);
+	aiwi_comp *c = NULL;
+	ck_assert_int_eq(aiwi_comp_get(sim, "gpu", "OVER", false, &c), AIW_OK);
 	ck_assert_ptr_nonnull(c);
-	ck_assert_ptr_eq(c->kind, &aiw_kind_gpu);
-	ck_assert_int_eq(aiw_kind_gpu.start(c), AIW_ERANGE);
+	ck_assert_ptr_eq(c->kind, &aiwi_kind_gpu);
+	ck_assert_int_eq(aiwi_kind_gpu.start(c), AIW_ERANGE);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.OVER.compute_w", 690), AIW_OK);
-	ck_assert_int_eq(aiw_kind_gpu.start(c), AIW_OK);
+	ck_assert_int_eq(aiwi_kind_gpu.start(c), AIW_OK);
 	ck_assert_ptr_nonnull(c->state);
-	ck_assert_double_eq(((const aiw_gpu_spec *)c->state)->compute_w, 690);
-	aiw_kind_gpu.destroy(c);
+	ck_assert_double_eq(((const aiwi_gpu_spec *)c->state)->compute_w, 690);
+	aiwi_kind_gpu.destroy(c);
 	ck_assert_ptr_null(c->state);
 	aiw_sim_free(sim);
 }
@@ -423,41 +423,41 @@ END_TEST
 START_TEST(check_rejects_bad_numbers)
 {
 	aiw_sim *sim = new_sim();
-	aiw_gpu_spec g = *aiw_hw_gpu(NULL, "H100-SXM");
+	aiwi_gpu_spec g = *aiwi_hw_gpu(NULL, "H100-SXM");
 	g.mem_bw = NAN;
-	ck_assert_int_eq(aiw_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
+	ck_assert_int_eq(aiwi_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
 	MSG_HAS(sim, "gpu.T.mem_bw");
-	g = *aiw_hw_gpu(NULL, "H100-SXM");
+	g = *aiwi_hw_gpu(NULL, "H100-SXM");
 	g.bf16_flops = 0;
-	ck_assert_int_eq(aiw_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
+	ck_assert_int_eq(aiwi_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
 	MSG_HAS(sim, "gpu.T.bf16_flops = 0 FLOP/s must be finite and > 0");
-	g = *aiw_hw_gpu(NULL, "H100-SXM");
+	g = *aiwi_hw_gpu(NULL, "H100-SXM");
 	g.price_usd = -1;
-	ck_assert_int_eq(aiw_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
+	ck_assert_int_eq(aiwi_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
 	MSG_HAS(sim, "price_usd");
-	g = *aiw_hw_gpu(NULL, "H100-SXM");
+	g = *aiwi_hw_gpu(NULL, "H100-SXM");
 	g.nic_latency_s = INFINITY;
-	ck_assert_int_eq(aiw_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
-	g = *aiw_hw_gpu(NULL, "H100-SXM");
+	ck_assert_int_eq(aiwi_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
+	g = *aiwi_hw_gpu(NULL, "H100-SXM");
 	g.decode_w = 50; /* below idle */
-	ck_assert_int_eq(aiw_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
+	ck_assert_int_eq(aiwi_hw_gpu_check(sim, "gpu.T", &g), AIW_ERANGE);
 	MSG_HAS(sim, "gpu.T.decode_w = 50 W must be at least idle_w = 75 W");
-	g = *aiw_hw_gpu(NULL, "H100-SXM");
-	ck_assert_int_eq(aiw_hw_gpu_check(sim, NULL, &g), AIW_OK);
+	g = *aiwi_hw_gpu(NULL, "H100-SXM");
+	ck_assert_int_eq(aiwi_hw_gpu_check(sim, NULL, &g), AIW_OK);
 	aiw_sim_free(sim);
 }
 END_TEST
 
 START_TEST(param_table_matches_fields)
 {
-	const aiw_kind *k = &aiw_kind_gpu;
+	const aiwi_kind *k = &aiwi_kind_gpu;
 	ck_assert_str_eq(k->name, "gpu");
 	ck_assert(!k->singleton);
 	ck_assert_ptr_null(k->sample); /* no curves of its own */
 	ck_assert_uint_eq(k->nparams, 18);
 	ck_assert_str_eq(k->params[0].key, "base");
 	for (size_t i = 0; i < k->nparams; i++) {
-		const aiw_param_def *d = &k->params[i];
+		const aiwi_param_def *d = &k->params[i];
 		ck_assert(d->key && d->full && d->unit && d->doc && *d->doc);
 		ck_assert_msg(strncmp(d->full, "gpu.NAME.", 9) == 0 && !strcmp(d->full + 9, d->key),
 		              "%s", d->full);
@@ -469,10 +469,10 @@ START_TEST(param_table_matches_fields)
 			ck_assert_str_eq(d->key, key);
 			ck_assert_str_eq(d->unit, unit);
 			/* every built-in value passes its own parameter's range */
-			for (size_t j = 0; j < aiw_hw_gpu_builtin_count(); j++) {
-				double v = gv(aiw_hw_gpu_builtin(j)->name, key);
+			for (size_t j = 0; j < aiwi_hw_gpu_builtin_count(); j++) {
+				double v = gv(aiwi_hw_gpu_builtin(j)->name, key);
 				ck_assert_msg(v >= d->min && v <= d->max, "%s %s", key,
-				              aiw_hw_gpu_builtin(j)->name);
+				              aiwi_hw_gpu_builtin(j)->name);
 			}
 		}
 	}

@@ -5,7 +5,7 @@
 #include <string.h>
 
 typedef struct {
-	aiw_ptype t;
+	aiwi_ptype t;
 	const char *text;
 	double want;
 } unit_case;
@@ -37,7 +37,7 @@ START_TEST(units_parse)
 	for (size_t i = 0; i < sizeof UNITS / sizeof *UNITS; i++) {
 		double x = NAN;
 		char e[256] = "";
-		aiw_status st = aiw_parse_units(UNITS[i].t, UNITS[i].text, &x, e, sizeof e);
+		aiw_status st = aiwi_parse_units(UNITS[i].t, UNITS[i].text, &x, e, sizeof e);
 		ck_assert_msg(st == AIW_OK, "%s: %s", UNITS[i].text, e);
 		ck_assert_msg(fabs(x - UNITS[i].want) <= 1e-12 * fabs(UNITS[i].want), "%s -> %.17g, want %.17g",
 		              UNITS[i].text, x, UNITS[i].want);
@@ -48,7 +48,7 @@ END_TEST
 START_TEST(units_reject)
 {
 	const struct {
-		aiw_ptype t;
+		aiwi_ptype t;
 		const char *text;
 		const char *msg;
 	} bad[] = {
@@ -64,7 +64,7 @@ START_TEST(units_reject)
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		double x;
 		char e[256] = "";
-		aiw_status st = aiw_parse_units(bad[i].t, bad[i].text, &x, e, sizeof e);
+		aiw_status st = aiwi_parse_units(bad[i].t, bad[i].text, &x, e, sizeof e);
 		ck_assert_msg(st != AIW_OK, "%s accepted", bad[i].text);
 		ck_assert_msg(strstr(e, bad[i].msg), "%s: message '%s' lacks '%s'", bad[i].text, e,
 		              bad[i].msg);
@@ -222,9 +222,9 @@ END_TEST
 
 START_TEST(edit_distance)
 {
-	ck_assert_uint_eq(aiw_edit_distance("max_batch", "max_bacth"), 1);
-	ck_assert_uint_eq(aiw_edit_distance("", "abc"), 3);
-	ck_assert_uint_eq(aiw_edit_distance("pue", "pue"), 0);
+	ck_assert_uint_eq(aiwi_edit_distance("max_batch", "max_bacth"), 1);
+	ck_assert_uint_eq(aiwi_edit_distance("", "abc"), 3);
+	ck_assert_uint_eq(aiwi_edit_distance("pue", "pue"), 0);
 }
 END_TEST
 

@@ -28,16 +28,16 @@ START_TEST(exact_energy_and_peaks)
 	aiw_sim *sim = scripted();
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	/* energy by hand: a = 2h*10 + 2h*2 = 24 kWh; b = 1*2 + 2*8 + 1*4 = 22 kWh */
-	ck_assert_rel(aiw_test_metric(sim, "load.a.energy_kwh"), 24.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "load.b.energy_kwh"), 22.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.energy_kwh"), 46.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.facility_energy_kwh"), 69.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.a.energy_kwh"), 24.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.b.energy_kwh"), 22.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.energy_kwh"), 46.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.facility_energy_kwh"), 69.0, 1e-12);
 	/* peaks: a 10 kW, b 8 kW, sum 18 kW; site peak 18 kW during 1-2h */
-	ck_assert_rel(aiw_test_metric(sim, "site.sum_of_peaks_w"), 18000.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.power_peak_w"), 18000.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.diversity_factor"), 1.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.sum_of_peaks_w"), 18000.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.power_peak_w"), 18000.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.diversity_factor"), 1.0, 1e-12);
 	/* energy cost: 69 kWh x 0.1 */
-	ck_assert_rel(aiw_test_metric(sim, "site.energy_cost_usd"), 6.9, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.energy_cost_usd"), 6.9, 1e-12);
 	/* the curve integrates back to the energy */
 	size_t n;
 	AIW_OK_OR_FAIL(sim, aiw_sim_series_length(sim, "site.power_w", &n));
@@ -73,8 +73,8 @@ START_TEST(diversity_non_coincident)
 	                                        "[load y]\nprofile = 0:0W, 1h:5kW\n",
 	                                        NULL));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert_rel(aiw_test_metric(sim, "site.diversity_factor"), 2.0, 1e-12);
-	ck_assert_rel(aiw_test_metric(sim, "site.power_peak_w"), 5000.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.diversity_factor"), 2.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.power_peak_w"), 5000.0, 1e-12);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -103,7 +103,7 @@ START_TEST(partial_interval_and_steps)
 	ck_assert_rel(va[2], 8000.0, 1e-12);
 	ck_assert_rel(va[1], (1800 * 2000.0 + 0 * 8000.0) / 1800, 1e-12);
 	ck_assert(memcmp(va, vb, sizeof va) == 0 && memcmp(ta, tb, sizeof ta) == 0);
-	ck_assert_rel(aiw_test_metric(a, "load.b.energy_kwh"), 2 + 8 * (4000 - 3600) / 3600.0, 1e-12);
+	ck_assert_rel(aiwi_test_metric(a, "load.b.energy_kwh"), 2 + 8 * (4000 - 3600) / 3600.0, 1e-12);
 	aiw_sim_free(a);
 	aiw_sim_free(b);
 }
@@ -146,7 +146,7 @@ START_TEST(writers)
 {
 	aiw_sim *sim = scripted();
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	char csv[] = "/tmp/aiw_csvXXXXXX", json[] = "/tmp/aiw_jsonXXXXXX";
+	char csv[] = "/tmp/aiwi_csvXXXXXX", json[] = "/tmp/aiwi_jsonXXXXXX";
 	close(mkstemp(csv));
 	close(mkstemp(json));
 	AIW_OK_OR_FAIL(sim, aiw_sim_write_csv(sim, csv));
@@ -385,7 +385,7 @@ START_TEST(keep_is_the_tail)
 		ck_assert_same_bits(rr.v, rf.v, rf.n * rf.ncurves);
 		/* allocation: min(ticks, keep) points */
 		size_t want = KEEPS[j] < 37 ? KEEPS[j] : 37;
-		ck_assert_uint_eq(aiw_rec_capacity(aiw__recorder(ring)), want);
+		ck_assert_uint_eq(aiwi_rec_capacity(aiwi_sim_recorder(ring)), want);
 		rows_free(&rr);
 		aiw_sim_free(ring);
 	}
@@ -437,7 +437,7 @@ START_TEST(writers_on_the_ring)
 	aiw_sim *full = mixed(NULL), *ring = mixed("5");
 	AIW_OK_OR_FAIL(full, aiw_sim_run(full));
 	AIW_OK_OR_FAIL(ring, aiw_sim_run(ring));
-	char a[] = "/tmp/aiw_ringaXXXXXX", b[] = "/tmp/aiw_ringbXXXXXX";
+	char a[] = "/tmp/aiwi_ringaXXXXXX", b[] = "/tmp/aiwi_ringbXXXXXX";
 	close(mkstemp(a));
 	close(mkstemp(b));
 	/* CSV: the header and the last 5 rows of the full run's file */
@@ -496,14 +496,14 @@ START_TEST(long_run_bounded)
 	                                        "series_keep = 16\n"
 	                                        "[load a]\nprofile = 0:10kW, 6h:4kW\nperiod = 1d\n",
 	                                        "long.ini"));
-	aiw_limits_est e;
-	AIW_OK_OR_FAIL(sim, aiw_limits_estimate(sim, &e));
+	aiwi_limits_est e;
+	AIW_OK_OR_FAIL(sim, aiwi_limits_estimate(sim, &e));
 	ck_assert(e.samples == 43201);
 	ck_assert(e.points == 16);
 	double sum[16] = {0};
 	AIW_OK_OR_FAIL(sim, aiw_sim_set_sample_callback(sim, sum_curves, sum));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert_uint_eq(aiw_rec_capacity(aiw__recorder(sim)), 16);
+	ck_assert_uint_eq(aiwi_rec_capacity(aiwi_sim_recorder(sim)), 16);
 	size_t n, ns;
 	AIW_OK_OR_FAIL(sim, aiw_sim_series_count(sim, &ns));
 	for (size_t i = 0; i < ns; i++) {
@@ -512,7 +512,7 @@ START_TEST(long_run_bounded)
 		AIW_OK_OR_FAIL(sim, aiw_sim_series_length(sim, name, &n));
 		ck_assert_uint_eq(n, 16);
 		if (strcmp(name, "site.power_w") == 0) /* sum of 1-min averages x 60 s = energy */
-			ck_assert_rel(sum[i] * 60 / 3.6e6, aiw_test_metric(sim, "site.energy_kwh"), 1e-9);
+			ck_assert_rel(sum[i] * 60 / 3.6e6, aiwi_test_metric(sim, "site.energy_kwh"), 1e-9);
 	}
 	double t[16];
 	AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, "site.power_w", t, NULL, 16, &n));
@@ -521,7 +521,7 @@ START_TEST(long_run_bounded)
 	/* without a bound the estimate is the full run */
 	AIW_OK_OR_FAIL(sim, aiw_sim_reset(sim));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.series_keep", "all"));
-	AIW_OK_OR_FAIL(sim, aiw_limits_estimate(sim, &e));
+	AIW_OK_OR_FAIL(sim, aiwi_limits_estimate(sim, &e));
 	ck_assert(e.points == 43201);
 	char buf[16];
 	AIW_OK_OR_FAIL(sim, aiw_sim_get(sim, "sim.series_keep", buf, sizeof buf));
@@ -617,7 +617,7 @@ START_TEST(callback_reentrancy)
 	aiw_sim *plain = scripted(), *sim = scripted();
 	AIW_OK_OR_FAIL(plain, aiw_sim_set(plain, "sim.series_keep", "8"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.series_keep", "3"));
-	hostile_cb h = {.csv = "/tmp/aiw_reenterXXXXXX"};
+	hostile_cb h = {.csv = "/tmp/aiwi_reenterXXXXXX"};
 	close(mkstemp(h.csv));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set_sample_callback(sim, reenter, &h));
 	AIW_OK_OR_FAIL(plain, aiw_sim_run(plain));
@@ -629,10 +629,10 @@ START_TEST(callback_reentrancy)
 	unlink(h.csv);
 	/* the scheduled no-op events add to sim.events only */
 	tail_equals(plain, sim, 3);
-	ck_assert(aiw_test_metric(plain, "site.energy_kwh") == aiw_test_metric(sim, "site.energy_kwh"));
-	ck_assert(aiw_test_metric(plain, "site.power_peak_w") ==
-	          aiw_test_metric(sim, "site.power_peak_w"));
-	ck_assert(aiw_test_metric(sim, "sim.events") == aiw_test_metric(plain, "sim.events") + 8);
+	ck_assert(aiwi_test_metric(plain, "site.energy_kwh") == aiwi_test_metric(sim, "site.energy_kwh"));
+	ck_assert(aiwi_test_metric(plain, "site.power_peak_w") ==
+	          aiwi_test_metric(sim, "site.power_peak_w"));
+	ck_assert(aiwi_test_metric(sim, "sim.events") == aiwi_test_metric(plain, "sim.events") + 8);
 	aiw_sim_free(plain);
 	aiw_sim_free(sim);
 }

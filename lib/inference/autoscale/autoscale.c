@@ -36,7 +36,7 @@
  *   time (a cold start plus a sync period), plus predictive_headroom
  *   standard deviations of the Poisson count over the lead, sqrt(rate /
  *   lead): the rate the fleet may see before a replica started now serves.
- *   The forecast is the traffic profile's rate (aiw_traffic_rate), or a
+ *   The forecast is the traffic profile's rate (aiwi_traffic_rate), or a
  *   daily profile learned from the arrivals of the previous days in
  *   time-of-day bins, exponentially smoothed across days.
  *   Replicas needed for a rate lambda: lambda / predictive_capacity, else
@@ -66,7 +66,7 @@
  * same requests), fixed at N on-demand replicas, run to the same time; its
  * figures are published as fixed_* and the differences as *_saved.
  *
- * All state hangs off the component (aiw_serving_set_autoscale); random
+ * All state hangs off the component (aiwi_serving_set_autoscale); random
  * draws come from two streams derived from the seed and the component's
  * name, so the fleet's own streams (arrivals, sizes) do not move when the
  * policy changes.
@@ -93,7 +93,7 @@ static inline int64_t clamp32(int64_t x)
 	return x > INT32_MAX ? INT32_MAX : x < INT32_MIN ? INT32_MIN : x;
 }
 
-int32_t aiw_hpa_calc(const aiw_hpa_calc_in *in)
+int32_t aiwi_hpa_calc(const aiwi_hpa_calc_in *in)
 {
 	if (!in || in->ready <= 0 || !(in->value >= 0) || !(in->target > 0))
 		return -1; /* "did not receive metrics for targeted pods" */
@@ -168,26 +168,26 @@ int32_t aiw_hpa_calc(const aiw_hpa_calc_in *in)
 	return (int32_t)clamp32(nr);
 }
 
-void aiw_hpa_state_init(aiw_hpa_state *s)
+void aiwi_hpa_state_init(aiwi_hpa_state *s)
 {
 	memset(s, 0, sizeof *s);
 }
 
-void aiw_hpa_state_free(aiw_hpa_state *s)
+void aiwi_hpa_state_free(aiwi_hpa_state *s)
 {
 	if (!s)
 		return;
 	free(s->recs);
 	free(s->ups);
 	free(s->downs);
-	aiw_hpa_state_init(s);
+	aiwi_hpa_state_init(s);
 }
 
-static bool push_sample(aiw_hpa_sample **v, size_t *n, size_t *cap, aiw_hpa_sample x)
+static bool push_sample(aiwi_hpa_sample **v, size_t *n, size_t *cap, aiwi_hpa_sample x)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? 2 * *cap : 16;
-		aiw_hpa_sample *p = realloc(*v, nc * sizeof *p);
+		aiwi_hpa_sample *p = realloc(*v, nc * sizeof *p);
 		if (!p)
 			return false;
 		*v = p;
@@ -197,7 +197,7 @@ static bool push_sample(aiw_hpa_sample **v, size_t *n, size_t *cap, aiw_hpa_samp
 	return true;
 }
 
-int32_t aiw_hpa_stabilize(const aiw_hpa_rules *r, aiw_hpa_state *s, double now,
+int32_t aiwi_hpa_stabilize(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now,
                           int32_t current, int32_t desired, bool *enomem)
 {
 	int32_t up = desired, down = desired;
@@ -207,7 +207,7 @@ int32_t aiw_hpa_stabilize(const aiw_hpa_rules *r, aiw_hpa_state *s, double now,
 	/* timestamps strictly after the cutoff are in a window; one older
 	 * than both cutoffs is reused for the new record */
 	for (size_t i = 0; i < s->nrecs; i++) {
-		const aiw_hpa_sample *x = &s->recs[i];
+		const aiwi_hpa_sample *x = &s->recs[i];
 		if (x->t > upc && x->v < up)
 			up = x->v;
 		if (x->t > downc && x->v > down)
@@ -222,7 +222,7 @@ int32_t aiw_hpa_stabilize(const aiw_hpa_rules *r, aiw_hpa_state *s, double now,
 		rec = up;
 	if (rec > down)
 		rec = down;
-	aiw_hpa_sample x = {now, desired};
+	aiwi_hpa_sample x = {now, desired};
 	if (old)
 		s->recs[oldi] = x;
 	else if (!push_sample(&s->recs, &s->nrecs, &s->caprecs, x) && enomem)
@@ -231,7 +231,7 @@ int32_t aiw_hpa_stabilize(const aiw_hpa_rules *r, aiw_hpa_state *s, double now,
 }
 
 /* getReplicasChangePerPeriod */
-static int64_t change_in(const aiw_hpa_sample *ev, size_t n, double now, double period)
+static int64_t change_in(const aiwi_hpa_sample *ev, size_t n, double now, double period)
 {
 	double cutoff = now - period;
 	int64_t sum = 0;
@@ -241,7 +241,7 @@ static int64_t change_in(const aiw_hpa_sample *ev, size_t n, double now, double 
 	return sum;
 }
 
-static int64_t period_start(const aiw_hpa_rules *r, const aiw_hpa_state *s, double now,
+static int64_t period_start(const aiwi_hpa_rules *r, const aiwi_hpa_state *s, double now,
                             int64_t current)
 {
 	return current - change_in(s->ups, s->nups, now, r->period) +
@@ -249,7 +249,7 @@ static int64_t period_start(const aiw_hpa_rules *r, const aiw_hpa_state *s, doub
 }
 
 /* calculateScaleUpLimitWithScalingRules */
-static int64_t up_limit(const aiw_hpa_rules *r, const aiw_hpa_state *s, double now,
+static int64_t up_limit(const aiwi_hpa_rules *r, const aiwi_hpa_state *s, double now,
                         int64_t current)
 {
 	if (r->up_select == AIW_HPA_SELECT_DISABLED)
@@ -269,7 +269,7 @@ static int64_t up_limit(const aiw_hpa_rules *r, const aiw_hpa_state *s, double n
 }
 
 /* calculateScaleDownLimitWithBehaviors */
-static int64_t down_limit(const aiw_hpa_rules *r, const aiw_hpa_state *s, double now,
+static int64_t down_limit(const aiwi_hpa_rules *r, const aiwi_hpa_state *s, double now,
                           int64_t current)
 {
 	if (r->down_select == AIW_HPA_SELECT_DISABLED)
@@ -289,13 +289,13 @@ static int64_t down_limit(const aiw_hpa_rules *r, const aiw_hpa_state *s, double
 }
 
 /* storeScaleEvent: replaces an entry older than the policy period, if any */
-static bool store_event(const aiw_hpa_rules *r, aiw_hpa_state *s, double now, int32_t prev,
+static bool store_event(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now, int32_t prev,
                         int32_t next)
 {
-	aiw_hpa_sample **v = next > prev ? &s->ups : &s->downs;
+	aiwi_hpa_sample **v = next > prev ? &s->ups : &s->downs;
 	size_t *n = next > prev ? &s->nups : &s->ndowns;
 	size_t *cap = next > prev ? &s->capups : &s->capdowns;
-	aiw_hpa_sample x = {now, next > prev ? next - prev : prev - next};
+	aiwi_hpa_sample x = {now, next > prev ? next - prev : prev - next};
 	double cutoff = now - r->period;
 	bool old = false;
 	size_t oldi = 0;
@@ -311,7 +311,7 @@ static bool store_event(const aiw_hpa_rules *r, aiw_hpa_state *s, double now, in
 	return push_sample(v, n, cap, x);
 }
 
-int32_t aiw_hpa_sync(const aiw_hpa_rules *r, aiw_hpa_state *s, double now, int32_t current,
+int32_t aiwi_hpa_sync(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now, int32_t current,
                      int32_t recommendation)
 {
 	if (!r || !s)
@@ -327,7 +327,7 @@ int32_t aiw_hpa_sync(const aiw_hpa_rules *r, aiw_hpa_state *s, double now, int32
 		if (recommendation < 0)
 			return current; /* no metric: no scaling, nothing recorded */
 		bool enomem = false;
-		int64_t d = aiw_hpa_stabilize(r, s, now, current, recommendation, &enomem);
+		int64_t d = aiwi_hpa_stabilize(r, s, now, current, recommendation, &enomem);
 		if (enomem)
 			return AIW_ENOMEM;
 		/* convertDesiredReplicasWithBehaviorRate */
@@ -356,13 +356,13 @@ int32_t aiw_hpa_sync(const aiw_hpa_rules *r, aiw_hpa_state *s, double now, int32
 /* ======================================================================== */
 /* Knative KPA                                                               */
 /* ======================================================================== */
-void aiw_kpa_state_init(aiw_kpa_state *s)
+void aiwi_kpa_state_init(aiwi_kpa_state *s)
 {
 	s->panic_time = NAN;
 	s->max_panic_pods = 0;
 }
 
-int32_t aiw_kpa_decide(const aiw_kpa_conf *k, aiw_kpa_state *s, double now, uint32_t ready_pods,
+int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, uint32_t ready_pods,
                        double stable, double panic)
 {
 	double ready = ready_pods > 0 ? (double)ready_pods : 1.0;
@@ -393,17 +393,17 @@ int32_t aiw_kpa_decide(const aiw_kpa_conf *k, aiw_kpa_state *s, double now, uint
 /* ======================================================================== */
 /* schedule tables                                                           */
 /* ======================================================================== */
-aiw_status aiw_sched_parse(const char *text, aiw_sched_entry **out, size_t *n, char *err,
+aiw_status aiwi_sched_parse(const char *text, aiwi_sched_entry **out, size_t *n, char *err,
                            size_t errlen)
 {
 	if (!text || !out || !n)
-		return aiw__buferr(err, errlen, AIW_EINVAL, "no schedule given");
+		return aiwi_buferr(err, errlen, AIW_EINVAL, "no schedule given");
 	*out = NULL;
 	*n = 0;
 	size_t cap = 1;
 	for (const char *p = text; *p; p++)
 		cap += *p == ',';
-	aiw_sched_entry *e = calloc(cap, sizeof *e);
+	aiwi_sched_entry *e = calloc(cap, sizeof *e);
 	if (!e)
 		return AIW_ENOMEM;
 	size_t k = 0;
@@ -419,7 +419,7 @@ aiw_status aiw_sched_parse(const char *text, aiw_sched_entry **out, size_t *n, c
 		while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
 			len--;
 		if (len == 0 || len >= sizeof item) {
-			st = aiw__buferr(err, errlen, AIW_EPARSE,
+			st = aiwi_buferr(err, errlen, AIW_EPARSE,
 			                 len ? "entry too long"
 			                     : "empty entry: expected TIME:REPLICAS");
 			break;
@@ -428,15 +428,15 @@ aiw_status aiw_sched_parse(const char *text, aiw_sched_entry **out, size_t *n, c
 		item[len] = 0;
 		char *colon = strrchr(item, ':');
 		if (!colon) {
-			st = aiw__buferr(err, errlen, AIW_EPARSE,
+			st = aiwi_buferr(err, errlen, AIW_EPARSE,
 			                 "'%s': expected TIME:REPLICAS (\"8h:10\")", item);
 			break;
 		}
 		*colon = 0;
 		char e2[256];
 		double tod;
-		if (aiw_parse_units(AIW_PT_DURATION, item, &tod, e2, sizeof e2) != AIW_OK) {
-			st = aiw__buferr(err, errlen, AIW_EPARSE, "time '%s': %s", item, e2);
+		if (aiwi_parse_units(AIW_PT_DURATION, item, &tod, e2, sizeof e2) != AIW_OK) {
+			st = aiwi_buferr(err, errlen, AIW_EPARSE, "time '%s': %s", item, e2);
 			break;
 		}
 		char *end;
@@ -444,18 +444,18 @@ aiw_status aiw_sched_parse(const char *text, aiw_sched_entry **out, size_t *n, c
 		while (*end == ' ' || *end == '\t')
 			end++;
 		if (end == colon + 1 || *end || r != floor(r) || r < 0 || r > 100000) {
-			st = aiw__buferr(err, errlen, AIW_ERANGE,
+			st = aiwi_buferr(err, errlen, AIW_ERANGE,
 			                 "replicas '%s' at %s: expected an integer in [0, 100000]",
 			                 colon + 1, item);
 			break;
 		}
 		if (!(tod >= 0 && tod < 86400)) {
-			st = aiw__buferr(err, errlen, AIW_ERANGE,
+			st = aiwi_buferr(err, errlen, AIW_ERANGE,
 			                 "time %s is outside one day [0, 24h)", item);
 			break;
 		}
 		if (k && !(tod > e[k - 1].tod)) {
-			st = aiw__buferr(err, errlen, AIW_EPARSE,
+			st = aiwi_buferr(err, errlen, AIW_EPARSE,
 			                 "time %s is not after the previous entry's (times must "
 			                 "increase)",
 			                 item);
@@ -478,7 +478,7 @@ aiw_status aiw_sched_parse(const char *text, aiw_sched_entry **out, size_t *n, c
 	return AIW_OK;
 }
 
-static size_t sched_index(const aiw_sched_entry *e, size_t n, double t)
+static size_t sched_index(const aiwi_sched_entry *e, size_t n, double t)
 {
 	double tod = fmod(t, 86400.0);
 	size_t i = n - 1; /* before the first entry: the day before's last */
@@ -488,14 +488,14 @@ static size_t sched_index(const aiw_sched_entry *e, size_t n, double t)
 	return i;
 }
 
-int32_t aiw_sched_at(const aiw_sched_entry *e, size_t n, double t)
+int32_t aiwi_sched_at(const aiwi_sched_entry *e, size_t n, double t)
 {
 	if (!e || !n)
 		return 0;
 	return e[sched_index(e, n, t)].replicas;
 }
 
-double aiw_sched_next(const aiw_sched_entry *e, size_t n, double t)
+double aiwi_sched_next(const aiwi_sched_entry *e, size_t n, double t)
 {
 	if (!e || !n)
 		return INFINITY;
@@ -522,7 +522,7 @@ typedef struct slotrec {
 } slotrec;
 
 typedef struct autoscaler {
-	aiw_comp *c;
+	aiwi_comp *c;
 	aiw_sim *sim;
 	size_t p; /* index of the first autoscaling parameter */
 	size_t i_replicas, i_cold;
@@ -534,7 +534,7 @@ typedef struct autoscaler {
 	slotrec *rec;
 	size_t nrec;
 	double load_done;      /* replica-seconds of loading, folded */
-	aiw_integral spot_live; /* spot replicas exposed to preemption */
+	aiwi_integral spot_live; /* spot replicas exposed to preemption */
 	uint32_t consec_fail;
 	uint64_t retry_ev;
 	/* measurement at the previous sync */
@@ -546,12 +546,12 @@ typedef struct autoscaler {
 	size_t nring, ring_pos, ring_n;
 	uint64_t scrape_arr;
 	/* hpa */
-	aiw_hpa_rules rules;
-	aiw_hpa_state hs;
+	aiwi_hpa_rules rules;
+	aiwi_hpa_state hs;
 	/* kpa */
-	aiw_kpa_conf kc;
-	aiw_kpa_state ks;
-	aiw_hpa_sample *delay; /* the decisions of the scale-down delay window */
+	aiwi_kpa_conf kc;
+	aiwi_kpa_state ks;
+	aiwi_hpa_sample *delay; /* the decisions of the scale-down delay window */
 	size_t ndelay, capdelay;
 	double zero_since, last_tick, panic_s;
 	uint64_t panic_entries;
@@ -561,7 +561,7 @@ typedef struct autoscaler {
 	size_t nbins;
 	uint64_t bin_arr;
 	/* schedule */
-	aiw_sched_entry *sched;
+	aiwi_sched_entry *sched;
 	size_t nsched;
 	/* counters */
 	uint64_t syncs, ups, downs, added, removed, cold_starts;
@@ -575,20 +575,20 @@ typedef struct autoscaler {
 	bool fail;
 } autoscaler;
 
-static inline autoscaler *AS_(const aiw_comp *c)
+static inline autoscaler *AS_(const aiwi_comp *c)
 {
-	return (autoscaler *)aiw_serving_autoscale(c);
+	return (autoscaler *)aiwi_serving_autoscale(c);
 }
 
-static inline double P(const autoscaler *a, int i) { return aiw_p(a->c, a->p + (size_t)i); }
-static inline bool PSET(const autoscaler *a, int i) { return aiw_pset(a->c, a->p + (size_t)i); }
+static inline double P(const autoscaler *a, int i) { return aiwi_p(a->c, a->p + (size_t)i); }
+static inline bool PSET(const autoscaler *a, int i) { return aiwi_pset(a->c, a->p + (size_t)i); }
 
 static void as_fail(autoscaler *a, aiw_status st)
 {
 	if (!a->fail) {
 		if (st == AIW_ENOMEM)
-			aiw__err(a->sim, st, "%s: out of memory", a->c->prefix);
-		aiw__fail(a->sim, st);
+			aiwi_err(a->sim, st, "%s: out of memory", a->c->prefix);
+		aiwi_fail(a->sim, st);
 		a->fail = true;
 	}
 }
@@ -634,9 +634,9 @@ static void retry_event(aiw_sim *sim, void *ctx, uint64_t arg);
 /* Provision one replica now; returns the slot or a negative status. */
 static int provision(autoscaler *a, bool spot, double cold_start)
 {
-	aiw_comp *c = a->c;
-	double now = aiw__now(a->sim);
-	int s = aiw_serving_add_replica(c, cold_start, spot);
+	aiwi_comp *c = a->c;
+	double now = aiwi_now(a->sim);
+	int s = aiwi_serving_add_replica(c, cold_start, spot);
 	if (s < 0)
 		return s;
 	if (!rec_grow(a, (size_t)s + 1))
@@ -645,9 +645,9 @@ static int provision(autoscaler *a, bool spot, double cold_start)
 	if (r->used && r->t_load_end > r->t_add)
 		a->load_done += r->t_load_end - r->t_add;
 	if (r->ev_notice)
-		aiw__cancel(a->sim, r->ev_notice);
+		aiwi_cancel(a->sim, r->ev_notice);
 	if (r->ev_kill)
-		aiw__cancel(a->sim, r->ev_kill);
+		aiwi_cancel(a->sim, r->ev_kill);
 	r->ev_notice = r->ev_kill = 0;
 	r->gen++;
 	r->used = 1;
@@ -661,12 +661,12 @@ static int provision(autoscaler *a, bool spot, double cold_start)
 	}
 	if (spot) {
 		r->live = 1;
-		aiw_int_set(&a->spot_live, now, a->spot_live.value + 1);
+		aiwi_int_set(&a->spot_live, now, a->spot_live.value + 1);
 		double rate = P(a, AIW_AS_SPOT_RATE);
 		if (rate > 0) {
 			double t = now + gsl_ran_exponential(a->rng_spot, 1.0 / rate);
 			uint64_t arg = (uint64_t)s | (uint64_t)r->gen << 32;
-			r->ev_notice = isfinite(t) ? aiw__at(a->sim, t, notice_event, a, arg) : 0;
+			r->ev_notice = isfinite(t) ? aiwi_at(a->sim, t, notice_event, a, arg) : 0;
 			if (isfinite(t) && !r->ev_notice)
 				return AIW_ENOMEM;
 		}
@@ -679,16 +679,16 @@ static void release(autoscaler *a, uint32_t s)
 {
 	if (s >= a->nrec)
 		return;
-	double now = aiw__now(a->sim);
+	double now = aiwi_now(a->sim);
 	slotrec *r = &a->rec[s];
 	if (r->used && r->t_load_end > now)
 		r->t_load_end = now > r->t_add ? now : r->t_add;
 	if (r->live) {
 		r->live = 0;
-		aiw_int_set(&a->spot_live, now, a->spot_live.value - 1);
+		aiwi_int_set(&a->spot_live, now, a->spot_live.value - 1);
 	}
 	if (r->ev_notice) {
-		aiw__cancel(a->sim, r->ev_notice);
+		aiwi_cancel(a->sim, r->ev_notice);
 		r->ev_notice = 0;
 	}
 }
@@ -698,20 +698,20 @@ static void release(autoscaler *a, uint32_t s)
  * requests (the newest among equals).  -1 if there is none of that kind. */
 static int victim(const autoscaler *a, int want)
 {
-	const aiw_comp *c = a->c;
-	size_t n = aiw_serving_slots(c);
+	const aiwi_comp *c = a->c;
+	size_t n = aiwi_serving_slots(c);
 	int best = -1;
 	bool best_loading = false;
 	uint32_t best_out = 0;
 	double best_t = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
-		aiw_replica_state st = aiw_serving_replica_state(c, i);
+		aiwi_replica_state st = aiwi_serving_replica_state(c, i);
 		if (st != AIW_REPLICA_LOADING && st != AIW_REPLICA_READY)
 			continue;
-		if ((int)aiw_serving_replica_spot(c, i) != want)
+		if ((int)aiwi_serving_replica_spot(c, i) != want)
 			continue;
 		bool loading = st == AIW_REPLICA_LOADING;
-		uint32_t out = loading ? 0 : aiw_serving_replica_outstanding(c, i);
+		uint32_t out = loading ? 0 : aiwi_serving_replica_outstanding(c, i);
 		double t = i < a->nrec && a->rec[i].used ? a->rec[i].t_add : 0;
 		bool better;
 		if (best < 0)
@@ -734,8 +734,8 @@ static int victim(const autoscaler *a, int want)
 
 static double draw_cold_start(autoscaler *a)
 {
-	const aiw_dist *d = aiw_pd(a->c, a->i_cold);
-	double x = d ? aiw_dist_sample(d, a->rng_cold) : 0;
+	const aiwi_dist *d = aiwi_pd(a->c, a->i_cold);
+	double x = d ? aiwi_dist_sample(d, a->rng_cold) : 0;
 	return x > 0 && isfinite(x) ? x : 0;
 }
 
@@ -744,9 +744,9 @@ static void reconcile(autoscaler *a)
 {
 	if (a->fail)
 		return;
-	aiw_comp *c = a->c;
-	aiw_serving_counts k;
-	aiw_serving_get_counts(c, &k);
+	aiwi_comp *c = a->c;
+	aiwi_serving_counts k;
+	aiwi_serving_get_counts(c, &k);
 	int64_t have = (int64_t)k.ready + k.loading;
 	double f = P(a, AIW_AS_SPOT_FRACTION);
 	while (have < a->spec) {
@@ -762,8 +762,8 @@ static void reconcile(autoscaler *a)
 					a->fallbacks++;
 					spot = false; /* on-demand instead */
 				} else {
-					double t = aiw__now(a->sim) + P(a, AIW_AS_SPOT_RETRY);
-					if (!(a->retry_ev = aiw__at(a->sim, t, retry_event, a, 0)))
+					double t = aiwi_now(a->sim) + P(a, AIW_AS_SPOT_RETRY);
+					if (!(a->retry_ev = aiwi_at(a->sim, t, retry_event, a, 0)))
 						as_fail(a, AIW_ENOMEM);
 					break;
 				}
@@ -786,7 +786,7 @@ static void reconcile(autoscaler *a)
 		if (s < 0)
 			break;
 		release(a, (uint32_t)s);
-		int r = aiw_serving_remove_replica(c, s);
+		int r = aiwi_serving_remove_replica(c, s);
 		if (r < 0) {
 			as_fail(a, (aiw_status)r);
 			return;
@@ -828,29 +828,29 @@ static void notice_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	if (r->gen != gen || !r->live)
 		return;
 	r->ev_notice = 0;
-	aiw_comp *c = a->c;
-	aiw_replica_state st = aiw_serving_replica_state(c, s);
+	aiwi_comp *c = a->c;
+	aiwi_replica_state st = aiwi_serving_replica_state(c, s);
 	release(a, s);
 	if (st != AIW_REPLICA_LOADING && st != AIW_REPLICA_READY)
 		return;
 	a->preemptions++;
 	double notice = P(a, AIW_AS_SPOT_NOTICE);
 	if (st == AIW_REPLICA_READY && notice <= 0) {
-		a->requeued += aiw_serving_replica_outstanding(c, s);
+		a->requeued += aiwi_serving_replica_outstanding(c, s);
 		a->reclaims++;
-		aiw_status e = aiw_serving_fail_replica(c, (int)s);
+		aiw_status e = aiwi_serving_fail_replica(c, (int)s);
 		if (e != AIW_OK) {
 			as_fail(a, e);
 			return;
 		}
 	} else {
-		int e = aiw_serving_remove_replica(c, (int)s);
+		int e = aiwi_serving_remove_replica(c, (int)s);
 		if (e < 0) {
 			as_fail(a, (aiw_status)e);
 			return;
 		}
-		if (aiw_serving_replica_state(c, s) == AIW_REPLICA_DRAINING &&
-		    !(r->ev_kill = aiw__at(sim, aiw__now(sim) + notice, kill_event, a, arg))) {
+		if (aiwi_serving_replica_state(c, s) == AIW_REPLICA_DRAINING &&
+		    !(r->ev_kill = aiwi_at(sim, aiwi_now(sim) + notice, kill_event, a, arg))) {
 			as_fail(a, AIW_ENOMEM);
 			return;
 		}
@@ -865,11 +865,11 @@ static void kill_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	if (s >= a->nrec || a->rec[s].gen != gen)
 		return;
 	a->rec[s].ev_kill = 0;
-	if (aiw_serving_replica_state(a->c, s) != AIW_REPLICA_DRAINING)
+	if (aiwi_serving_replica_state(a->c, s) != AIW_REPLICA_DRAINING)
 		return; /* drained within the notice */
-	a->requeued += aiw_serving_replica_outstanding(a->c, s);
+	a->requeued += aiwi_serving_replica_outstanding(a->c, s);
 	a->reclaims++;
-	aiw_status e = aiw_serving_fail_replica(a->c, (int)s);
+	aiw_status e = aiwi_serving_fail_replica(a->c, (int)s);
 	if (e != AIW_OK)
 		as_fail(a, e);
 }
@@ -883,12 +883,12 @@ typedef struct window {
 /* What the fleet did since the previous call. */
 static void measure(autoscaler *a, window *w)
 {
-	double now = aiw__now(a->sim);
+	double now = aiwi_now(a->sim);
 	double busy, paid, wait;
-	aiw_serving_integrals(a->c, &busy, &paid, &wait);
+	aiwi_serving_integrals(a->c, &busy, &paid, &wait);
 	double load = loading_integral(a, now);
-	aiw_serving_counts k;
-	aiw_serving_get_counts(a->c, &k);
+	aiwi_serving_counts k;
+	aiwi_serving_get_counts(a->c, &k);
 	w->dt = now - a->m_t;
 	w->busy_rep_s = (busy - a->m_busy) / a->g;
 	w->serving_rep_s = (paid - a->m_paid) / a->g - (load - a->m_load);
@@ -925,11 +925,11 @@ static double metric_value(const autoscaler *a, const window *w)
 
 static int32_t hpa_recommendation(const autoscaler *a, const window *w)
 {
-	aiw_serving_counts k;
-	aiw_serving_get_counts(a->c, &k);
+	aiwi_serving_counts k;
+	aiwi_serving_get_counts(a->c, &k);
 	int64_t have = (int64_t)k.ready + k.loading;
 	int64_t pods = a->spec > have ? a->spec : have;
-	aiw_hpa_calc_in in = {
+	aiwi_hpa_calc_in in = {
 		.current = a->spec,
 		.ready = (int32_t)k.ready,
 		.unready = (int32_t)(pods - k.ready),
@@ -940,12 +940,12 @@ static int32_t hpa_recommendation(const autoscaler *a, const window *w)
 		.tolerance = P(a, AIW_AS_HPA_TOLERANCE),
 		.resource = a->metric == AIW_AS_M_UTILIZATION,
 	};
-	return aiw_hpa_calc(&in);
+	return aiwi_hpa_calc(&in);
 }
 
 static void refresh_rules(autoscaler *a)
 {
-	aiw_hpa_rules *r = &a->rules;
+	aiwi_hpa_rules *r = &a->rules;
 	r->min_replicas = (int32_t)P(a, AIW_AS_MIN_REPLICAS);
 	r->max_replicas = (int32_t)P(a, AIW_AS_MAX_REPLICAS);
 	r->up_window = P(a, AIW_AS_HPA_UPSCALE_STAB);
@@ -963,7 +963,7 @@ static void refresh_rules(autoscaler *a)
 static double forecast_at(const autoscaler *a, double t)
 {
 	if ((int)P(a, AIW_AS_PRED_SOURCE) == AIW_AS_SRC_PROFILE)
-		return aiw_traffic_rate(aiw_serving_traffic(a->c), t);
+		return aiwi_traffic_rate(aiwi_serving_traffic(a->c), t);
 	size_t b = (size_t)(fmod(t, 86400.0) / a->bin);
 	return b < a->nbins ? a->est[b] : NAN;
 }
@@ -1007,14 +1007,14 @@ static double replicas_for(const autoscaler *a, double rate)
 static void bin_event(aiw_sim *sim, void *ctx, uint64_t k)
 {
 	autoscaler *a = ctx;
-	aiw_serving_counts c;
-	aiw_serving_get_counts(a->c, &c);
+	aiwi_serving_counts c;
+	aiwi_serving_get_counts(a->c, &c);
 	double obs = (double)(c.arrived - a->bin_arr) / a->bin;
 	a->bin_arr = c.arrived;
 	size_t b = (size_t)(k % a->nbins);
 	double alpha = P(a, AIW_AS_PRED_SMOOTHING);
 	a->est[b] = isnan(a->est[b]) ? obs : alpha * obs + (1 - alpha) * a->est[b];
-	if (!aiw__at(sim, (double)(k + 2) * a->bin, bin_event, a, k + 1))
+	if (!aiwi_at(sim, (double)(k + 2) * a->bin, bin_event, a, k + 1))
 		as_fail(a, AIW_ENOMEM);
 }
 
@@ -1022,7 +1022,7 @@ static void bin_event(aiw_sim *sim, void *ctx, uint64_t k)
 static void sync_event(aiw_sim *sim, void *ctx, uint64_t arg)
 {
 	autoscaler *a = ctx;
-	double now = aiw__now(sim);
+	double now = aiwi_now(sim);
 	window w;
 	measure(a, &w);
 	refresh_rules(a);
@@ -1030,7 +1030,7 @@ static void sync_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	int32_t next;
 	int32_t rec = hpa_recommendation(a, &w);
 	if (a->policy == AIW_AS_HPA) {
-		next = aiw_hpa_sync(&a->rules, &a->hs, now, a->spec, rec);
+		next = aiwi_hpa_sync(&a->rules, &a->hs, now, a->spec, rec);
 	} else { /* predictive */
 		double decay = exp(-w.dt / DEMAND_MEMORY_S);
 		a->d_busy = a->d_busy * decay + w.busy_rep_s;
@@ -1049,7 +1049,7 @@ static void sync_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		if (want < 0)
 			want = a->spec;
 		bool enomem = false;
-		next = aiw_hpa_stabilize(&a->rules, &a->hs, now, a->spec, (int32_t)clamp32(want),
+		next = aiwi_hpa_stabilize(&a->rules, &a->hs, now, a->spec, (int32_t)clamp32(want),
 		                         &enomem);
 		if (enomem)
 			next = AIW_ENOMEM;
@@ -1063,7 +1063,7 @@ static void sync_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		return;
 	}
 	set_spec(a, next);
-	if (!aiw__at(sim, now + P(a, AIW_AS_HPA_SYNC_PERIOD), sync_event, a, 0))
+	if (!aiwi_at(sim, now + P(a, AIW_AS_HPA_SYNC_PERIOD), sync_event, a, 0))
 		as_fail(a, AIW_ENOMEM);
 }
 
@@ -1080,25 +1080,25 @@ static double ring_mean(const autoscaler *a, size_t last)
 
 static void kpa_decide_now(autoscaler *a)
 {
-	double now = aiw__now(a->sim);
+	double now = aiwi_now(a->sim);
 	double iv = P(a, AIW_AS_METRIC_INTERVAL);
 	size_t ns = (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9);
 	size_t np = (size_t)ceil(P(a, AIW_AS_KPA_PANIC_WINDOW) / iv - 1e-9);
-	aiw_serving_counts k;
-	aiw_serving_get_counts(a->c, &k);
+	aiwi_serving_counts k;
+	aiwi_serving_get_counts(a->c, &k);
 	a->kc.target = P(a, AIW_AS_TARGET_VALUE) * P(a, AIW_AS_KPA_TARGET_UTILIZATION);
 	bool was = !isnan(a->ks.panic_time);
 	if (was)
 		a->panic_s += now - a->last_tick;
 	a->last_tick = now;
-	int32_t want = aiw_kpa_decide(&a->kc, &a->ks, now, k.ready, ring_mean(a, ns),
+	int32_t want = aiwi_kpa_decide(&a->kc, &a->ks, now, k.ready, ring_mean(a, ns),
 	                              ring_mean(a, np ? np : 1));
 	if (!was && !isnan(a->ks.panic_time))
 		a->panic_entries++;
 	/* scale-down delay: the highest decision of the window wins */
 	double dw = P(a, AIW_AS_KPA_DOWN_DELAY);
 	if (dw > 0) {
-		aiw_hpa_sample x = {now, want};
+		aiwi_hpa_sample x = {now, want};
 		size_t keep = 0;
 		for (size_t i = 0; i < a->ndelay; i++)
 			if (a->delay[i].t > now - dw) {
@@ -1132,7 +1132,7 @@ static void tick_event(aiw_sim *sim, void *ctx, uint64_t k)
 {
 	autoscaler *a = ctx;
 	kpa_decide_now(a);
-	if (!aiw__at(sim, (double)(k + 2) * P(a, AIW_AS_KPA_TICK), tick_event, a, k + 1))
+	if (!aiwi_at(sim, (double)(k + 2) * P(a, AIW_AS_KPA_TICK), tick_event, a, k + 1))
 		as_fail(a, AIW_ENOMEM);
 }
 
@@ -1140,8 +1140,8 @@ static void scrape_event(aiw_sim *sim, void *ctx, uint64_t k)
 {
 	autoscaler *a = ctx;
 	double iv = P(a, AIW_AS_METRIC_INTERVAL);
-	aiw_serving_counts c;
-	aiw_serving_get_counts(a->c, &c);
+	aiwi_serving_counts c;
+	aiwi_serving_get_counts(a->c, &c);
 	double infl = (double)(c.waiting + c.running);
 	a->infl_int += infl * iv;
 	if (a->ring) {
@@ -1157,14 +1157,14 @@ static void scrape_event(aiw_sim *sim, void *ctx, uint64_t k)
 		if (a->policy == AIW_AS_KPA && a->spec == 0 && c.waiting > 0)
 			kpa_decide_now(a);
 	}
-	if (!aiw__at(sim, (double)(k + 2) * iv, scrape_event, a, k + 1))
+	if (!aiwi_at(sim, (double)(k + 2) * iv, scrape_event, a, k + 1))
 		as_fail(a, AIW_ENOMEM);
 }
 
 static void sched_event(aiw_sim *sim, void *ctx, uint64_t i)
 {
 	autoscaler *a = ctx;
-	double now = aiw__now(sim);
+	double now = aiwi_now(sim);
 	a->syncs++;
 	set_spec(a, a->sched[i].replicas);
 	/* the next entry, by index (no time-of-day rounding can repeat one):
@@ -1175,28 +1175,28 @@ static void sched_event(aiw_sim *sim, void *ctx, uint64_t i)
 	                         : (day + 1) * 86400.0 + a->sched[0].tod;
 	if (j >= a->nsched)
 		j = 0;
-	if (!aiw__at(sim, t, sched_event, a, j))
+	if (!aiwi_at(sim, t, sched_event, a, j))
 		as_fail(a, AIW_ENOMEM);
 }
 
 /* ======================================================================== */
 /* the fixed-fleet twin                                                      */
 /* ======================================================================== */
-static aiw_status copy_params(aiw_sim *dst, const aiw_comp *src)
+static aiw_status copy_params(aiw_sim *dst, const aiwi_comp *src)
 {
-	const aiw_kind *k = src->kind;
+	const aiwi_kind *k = src->kind;
 	char *text = malloc(8192);
 	if (!text)
 		return AIW_ENOMEM;
 	aiw_status st = AIW_OK;
 	for (size_t i = 0; i < k->nparams && st == AIW_OK; i++) {
-		const aiw_param_def *d = &k->params[i];
-		const aiw_value *v = &src->v[i];
+		const aiwi_param_def *d = &k->params[i];
+		const aiwi_value *v = &src->v[i];
 		if (!v->set && !d->def)
 			continue; /* unset without a default: leave it so */
 		if (!v->set && !(d->flags & AIW_PF_NONE))
 			continue;
-		aiw_value_format(d, v, text, 8192);
+		aiwi_value_format(d, v, text, 8192);
 		char name[512];
 		snprintf(name, sizeof name, "%s.%s", src->prefix, d->key);
 		st = aiw_sim_set(dst, name, text);
@@ -1208,13 +1208,13 @@ static aiw_status copy_params(aiw_sim *dst, const aiw_comp *src)
 static aiw_status build_fixed(autoscaler *a)
 {
 	aiw_sim *sim = a->sim;
-	aiw_comp *c = a->c;
+	aiwi_comp *c = a->c;
 	aiw_sim *n;
 	aiw_status st = aiw_sim_create(&n, 1);
 	if (st != AIW_OK)
-		return aiw__err(sim, st, "out of memory");
-	for (size_t i = 0; i < aiw__ncomps(sim) && st == AIW_OK; i++) {
-		aiw_comp *x = aiw__comp_at(sim, i);
+		return aiwi_err(sim, st, "out of memory");
+	for (size_t i = 0; i < aiwi_ncomps(sim) && st == AIW_OK; i++) {
+		aiwi_comp *x = aiwi_comp_at(sim, i);
 		const char *kn = x->kind->name;
 		if (x == c || !strcmp(kn, "sim") || !strcmp(kn, "site") || !strcmp(kn, "gpu"))
 			st = copy_params(n, x);
@@ -1227,7 +1227,7 @@ static aiw_status build_fixed(autoscaler *a)
 		st = aiw_sim_set(n, name, over[i][1]);
 	}
 	if (st != AIW_OK) {
-		aiw__err(sim, st, "%s.compare_fixed: cannot set up the fixed fleet: %s", c->prefix,
+		aiwi_err(sim, st, "%s.compare_fixed: cannot set up the fixed fleet: %s", c->prefix,
 		         aiw_sim_errmsg(n));
 		aiw_sim_free(n);
 		return st;
@@ -1239,9 +1239,9 @@ static aiw_status build_fixed(autoscaler *a)
 
 static void run_fixed(autoscaler *a, double t)
 {
-	aiw_comp *c = a->c;
+	aiwi_comp *c = a->c;
 	const char *px = c->prefix;
-	int32_t want = aiw_p(c, a->p + AIW_AS_COMPARE_FIXED) > 0
+	int32_t want = aiwi_p(c, a->p + AIW_AS_COMPARE_FIXED) > 0
 	                       ? (int32_t)P(a, AIW_AS_COMPARE_FIXED)
 	                       : (a->peak > 0 ? a->peak : 1);
 	aiw_status st = AIW_OK;
@@ -1258,7 +1258,7 @@ static void run_fixed(autoscaler *a, double t)
 	if (st == AIW_OK)
 		st = aiw_sim_run_until(a->fixed, t);
 	if (st != AIW_OK) {
-		aiw__err(a->sim, st, "%s.compare_fixed: the fixed fleet's run failed: %s", px,
+		aiwi_err(a->sim, st, "%s.compare_fixed: the fixed fleet's run failed: %s", px,
 		         aiw_sim_errmsg(a->fixed));
 		as_fail(a, st);
 		return;
@@ -1277,64 +1277,64 @@ static void run_fixed(autoscaler *a, double t)
 		snprintf(name, sizeof name, "%s.%s", px, keys[i][0]);
 		if (aiw_sim_metric(a->fixed, name, &fix[i]) != AIW_OK)
 			fix[i] = NAN;
-		aiw__metric(a->sim, px, keys[i][1], fix[i]);
+		aiwi_metric(a->sim, px, keys[i][1], fix[i]);
 	}
 	/* this run's figures from its integrals (the site publishes cost_usd
 	 * after the components finish) */
 	double mine[4] = {c->paid_gpu_s / 3600,
-	                  c->cost_usd + aiw_cost_energy_usd(a->sim, c->energy_j), 0,
+	                  c->cost_usd + aiwi_cost_energy_usd(a->sim, c->energy_j), 0,
 	                  c->energy_j / 3.6e6};
-	aiw__metric(a->sim, px, "fixed_replicas", want);
-	aiw__metric(a->sim, px, "gpu_hours_saved", fix[0] - mine[0]);
-	aiw__metric(a->sim, px, "cost_saved_usd", fix[1] - mine[1]);
-	aiw__metric(a->sim, px, "cost_saved_fraction", fix[1] > 0 ? 1 - mine[1] / fix[1] : NAN);
-	aiw__metric(a->sim, px, "energy_saved_kwh", fix[3] - mine[3]);
+	aiwi_metric(a->sim, px, "fixed_replicas", want);
+	aiwi_metric(a->sim, px, "gpu_hours_saved", fix[0] - mine[0]);
+	aiwi_metric(a->sim, px, "cost_saved_usd", fix[1] - mine[1]);
+	aiwi_metric(a->sim, px, "cost_saved_fraction", fix[1] > 0 ? 1 - mine[1] / fix[1] : NAN);
+	aiwi_metric(a->sim, px, "energy_saved_kwh", fix[3] - mine[3]);
 }
 
 /* ======================================================================== */
 /* hooks                                                                     */
 /* ======================================================================== */
-bool aiw_autoscale_active(const aiw_comp *c)
+bool aiwi_autoscale_active(const aiwi_comp *c)
 {
-	return c && aiw_serving_active(c) && AS_(c) != NULL;
+	return c && aiwi_serving_active(c) && AS_(c) != NULL;
 }
 
-int32_t aiw_autoscale_desired(const aiw_comp *c)
+int32_t aiwi_autoscale_desired(const aiwi_comp *c)
 {
-	return aiw_autoscale_active(c) ? AS_(c)->spec : -1;
+	return aiwi_autoscale_active(c) ? AS_(c)->spec : -1;
 }
 
-bool aiw_autoscale_panicking(const aiw_comp *c)
+bool aiwi_autoscale_panicking(const aiwi_comp *c)
 {
-	return aiw_autoscale_active(c) && !isnan(AS_(c)->ks.panic_time);
+	return aiwi_autoscale_active(c) && !isnan(AS_(c)->ks.panic_time);
 }
 
-double aiw_autoscale_forecast(const aiw_comp *c, double t)
+double aiwi_autoscale_forecast(const aiwi_comp *c, double t)
 {
-	if (!aiw_autoscale_active(c) || AS_(c)->policy != AIW_AS_PREDICTIVE)
+	if (!aiwi_autoscale_active(c) || AS_(c)->policy != AIW_AS_PREDICTIVE)
 		return NAN;
 	return forecast_at(AS_(c), t);
 }
 
 static uint64_t sim_seed(aiw_sim *sim)
 {
-	aiw_comp *sc = aiw__simcomp(sim);
-	size_t i = aiw_kind_param_index(sc->kind, "seed");
+	aiwi_comp *sc = aiwi_simcomp(sim);
+	size_t i = aiwi_kind_param_index(sc->kind, "seed");
 	if (i == SIZE_MAX)
 		return 1;
-	double d = aiw_p(sc, i);
-	return d < 9007199254740992.0 ? (uint64_t)d : strtoull(aiw_ps(sc, i), NULL, 10);
+	double d = aiwi_p(sc, i);
+	return d < 9007199254740992.0 ? (uint64_t)d : strtoull(aiwi_ps(sc, i), NULL, 10);
 }
 
-static aiw_status check_bounds(const aiw_comp *c, size_t p, int policy)
+static aiw_status check_bounds(const aiwi_comp *c, size_t p, int policy)
 {
-	double lo = aiw_p(c, p + AIW_AS_MIN_REPLICAS), hi = aiw_p(c, p + AIW_AS_MAX_REPLICAS);
+	double lo = aiwi_p(c, p + AIW_AS_MIN_REPLICAS), hi = aiwi_p(c, p + AIW_AS_MAX_REPLICAS);
 	if (lo > hi)
-		return aiw__err(c->sim, AIW_ERANGE,
+		return aiwi_err(c->sim, AIW_ERANGE,
 		                "%s.min_replicas = %g is above max_replicas = %g", c->prefix, lo,
 		                hi);
 	if (lo < 1 && (policy == AIW_AS_HPA || policy == AIW_AS_PREDICTIVE))
-		return aiw__err(c->sim, AIW_ERANGE,
+		return aiwi_err(c->sim, AIW_ERANGE,
 		                "%s.min_replicas = 0: the HPA scales from zero only on object or "
 		                "external metrics; use autoscaler = kpa to scale to zero, or "
 		                "min_replicas >= 1",
@@ -1344,38 +1344,38 @@ static aiw_status check_bounds(const aiw_comp *c, size_t p, int policy)
 
 static aiw_status start_checks(autoscaler *a)
 {
-	aiw_comp *c = a->c;
+	aiwi_comp *c = a->c;
 	const char *px = c->prefix;
 	aiw_status st = check_bounds(c, a->p, a->policy);
 	if (st != AIW_OK)
 		return st;
 	if (a->policy == AIW_AS_HPA && a->spec == 0)
-		return aiw__err(a->sim, AIW_ERANGE,
+		return aiwi_err(a->sim, AIW_ERANGE,
 		                "%s.replicas = 0: Kubernetes disables the HPA of a workload "
 		                "scaled to zero; start with replicas >= 1",
 		                px);
 	if (a->policy == AIW_AS_KPA) {
 		if (a->metric == AIW_AS_M_QUEUE)
-			return aiw__err(a->sim, AIW_EINVAL,
+			return aiwi_err(a->sim, AIW_EINVAL,
 			                "%s.metric = queue: kpa scales on concurrency or rps", px);
 		if (a->metric == AIW_AS_M_UTILIZATION)
 			a->metric = AIW_AS_M_CONCURRENCY; /* Knative's default metric */
 		double pw = P(a, AIW_AS_KPA_PANIC_WINDOW), sw = P(a, AIW_AS_KPA_STABLE_WINDOW);
 		double iv = P(a, AIW_AS_METRIC_INTERVAL);
 		if (pw > sw)
-			return aiw__err(a->sim, AIW_ERANGE,
+			return aiwi_err(a->sim, AIW_ERANGE,
 			                "%s.kpa_panic_window = %g s is longer than kpa_stable_window = "
 			                "%g s",
 			                px, pw, sw);
 		if (iv > pw)
-			return aiw__err(a->sim, AIW_ERANGE,
+			return aiwi_err(a->sim, AIW_ERANGE,
 			                "%s.metric_interval = %g s is longer than kpa_panic_window = "
 			                "%g s",
 			                px, iv, pw);
 	}
 	if (a->policy == AIW_AS_PREDICTIVE) {
 		if (a->metric == AIW_AS_M_QUEUE && !PSET(a, AIW_AS_PRED_CAPACITY))
-			return aiw__err(a->sim, AIW_EINVAL,
+			return aiwi_err(a->sim, AIW_EINVAL,
 			                "%s.metric = queue: predictive sizes the fleet from a rate; "
 			                "use utilization, concurrency or rps, or set "
 			                "predictive_capacity",
@@ -1383,64 +1383,64 @@ static aiw_status start_checks(autoscaler *a)
 		if ((int)P(a, AIW_AS_PRED_SOURCE) == AIW_AS_SRC_HISTORY) {
 			double k = 86400.0 / P(a, AIW_AS_PRED_BIN);
 			if (fabs(k - round(k)) > 1e-9 * k)
-				return aiw__err(a->sim, AIW_ERANGE,
+				return aiwi_err(a->sim, AIW_ERANGE,
 				                "%s.predictive_bin = %g s does not divide a day into "
 				                "whole bins",
 				                px, P(a, AIW_AS_PRED_BIN));
 		}
 	}
 	if (a->policy == AIW_AS_SCHEDULE_POLICY && !PSET(a, AIW_AS_SCHEDULE))
-		return aiw__err(a->sim, AIW_EINVAL,
+		return aiwi_err(a->sim, AIW_EINVAL,
 		                "%s.schedule is not set: autoscaler = schedule needs a table "
 		                "(\"0h:2, 8h:10, 20h:4\")",
 		                px);
 	if (PSET(a, AIW_AS_SCHEDULE) && a->policy == AIW_AS_SCHEDULE_POLICY) {
 		char e[256];
-		st = aiw_sched_parse(aiw_ps(c, a->p + AIW_AS_SCHEDULE), &a->sched, &a->nsched, e,
+		st = aiwi_sched_parse(aiwi_ps(c, a->p + AIW_AS_SCHEDULE), &a->sched, &a->nsched, e,
 		                     sizeof e);
 		if (st == AIW_ENOMEM)
-			return aiw__err(a->sim, st, "out of memory");
+			return aiwi_err(a->sim, st, "out of memory");
 		if (st != AIW_OK)
-			return aiw__err(a->sim, st, "%s.schedule = %s: %s", px,
-			                aiw_ps(c, a->p + AIW_AS_SCHEDULE), e);
+			return aiwi_err(a->sim, st, "%s.schedule = %s: %s", px,
+			                aiwi_ps(c, a->p + AIW_AS_SCHEDULE), e);
 		if (!a->nsched)
-			return aiw__err(a->sim, AIW_EINVAL, "%s.schedule is empty", px);
+			return aiwi_err(a->sim, AIW_EINVAL, "%s.schedule is empty", px);
 	}
 	return AIW_OK;
 }
 
-aiw_status aiw_autoscale_start(aiw_comp *c, size_t first)
+aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first)
 {
-	if (!aiw_serving_active(c) || first + AIW_AUTOSCALE_NPARAMS > c->kind->nparams)
+	if (!aiwi_serving_active(c) || first + AIW_AUTOSCALE_NPARAMS > c->kind->nparams)
 		return AIW_EINVAL;
 	aiw_sim *sim = c->sim;
-	int policy = (int)aiw_p(c, first + AIW_AS_AUTOSCALER);
-	bool spot = aiw_p(c, first + AIW_AS_SPOT_FRACTION) > 0;
-	bool compare = aiw_pset(c, first + AIW_AS_COMPARE_FIXED);
+	int policy = (int)aiwi_p(c, first + AIW_AS_AUTOSCALER);
+	bool spot = aiwi_p(c, first + AIW_AS_SPOT_FRACTION) > 0;
+	bool compare = aiwi_pset(c, first + AIW_AS_COMPARE_FIXED);
 	if (policy == AIW_AS_NONE && !spot && !compare)
 		return AIW_OK; /* nothing to control */
 	autoscaler *a = calloc(1, sizeof *a);
 	if (!a)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
-	aiw_serving_set_autoscale(c, a);
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+	aiwi_serving_set_autoscale(c, a);
 	a->c = c;
 	a->sim = sim;
 	a->p = first;
 	a->policy = policy;
-	a->metric = (int)aiw_p(c, first + AIW_AS_METRIC);
-	a->i_replicas = aiw_kind_param_index(c->kind, "replicas");
-	a->i_cold = aiw_kind_param_index(c->kind, "cold_start");
-	size_t ig = aiw_kind_param_index(c->kind, "gpus_per_replica");
+	a->metric = (int)aiwi_p(c, first + AIW_AS_METRIC);
+	a->i_replicas = aiwi_kind_param_index(c->kind, "replicas");
+	a->i_cold = aiwi_kind_param_index(c->kind, "cold_start");
+	size_t ig = aiwi_kind_param_index(c->kind, "gpus_per_replica");
 	if (a->i_replicas == SIZE_MAX || a->i_cold == SIZE_MAX || ig == SIZE_MAX)
-		return aiw__err(sim, AIW_EINVAL,
+		return aiwi_err(sim, AIW_EINVAL,
 		                "%s: the autoscaler needs replicas, cold_start and gpus_per_replica",
 		                c->prefix);
-	a->g = aiw_p(c, ig);
+	a->g = aiwi_p(c, ig);
 	a->zero_since = NAN;
-	aiw_kpa_state_init(&a->ks);
-	aiw_hpa_state_init(&a->hs);
-	aiw_serving_counts k;
-	aiw_serving_get_counts(c, &k);
+	aiwi_kpa_state_init(&a->ks);
+	aiwi_hpa_state_init(&a->hs);
+	aiwi_serving_counts k;
+	aiwi_serving_get_counts(c, &k);
 	a->spec = (int32_t)(k.ready + k.loading); /* the initial replicas */
 	a->peak = a->spec;
 	aiw_status st = start_checks(a);
@@ -1451,19 +1451,19 @@ aiw_status aiw_autoscale_start(aiw_comp *c, size_t first)
 	/* streams of their own: the fleet's arrivals and sizes stay put */
 	char label[512];
 	uint64_t seed = sim_seed(sim);
-	a->rng_cold = aiw_rng_alloc();
-	a->rng_spot = aiw_rng_alloc();
+	a->rng_cold = aiwi_rng_alloc();
+	a->rng_spot = aiwi_rng_alloc();
 	if (!a->rng_cold || !a->rng_spot)
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	snprintf(label, sizeof label, "%s/cold_start", c->prefix);
-	gsl_rng_set(a->rng_cold, (unsigned long)aiw__stream_seed(seed, label));
+	gsl_rng_set(a->rng_cold, (unsigned long)aiwi_stream_seed(seed, label));
 	snprintf(label, sizeof label, "%s/spot", c->prefix);
-	gsl_rng_set(a->rng_spot, (unsigned long)aiw__stream_seed(seed, label));
+	gsl_rng_set(a->rng_spot, (unsigned long)aiwi_stream_seed(seed, label));
 
-	st = aiw_serving_set_spot_factor(c, 1 - aiw_p(c, first + AIW_AS_SPOT_DISCOUNT));
+	st = aiwi_serving_set_spot_factor(c, 1 - aiwi_p(c, first + AIW_AS_SPOT_DISCOUNT));
 	if (st != AIW_OK)
 		return st;
-	aiw_int_init(&a->spot_live, 0, 0);
+	aiwi_int_init(&a->spot_live, 0, 0);
 
 	/* curves */
 	struct {
@@ -1480,7 +1480,7 @@ aiw_status aiw_autoscale_start(aiw_comp *c, size_t first)
 		if (*curves[i].id == -1 && policy != AIW_AS_KPA)
 			continue;
 		snprintf(label, sizeof label, "%s.%s", c->prefix, curves[i].key);
-		if ((*curves[i].id = aiw_rec_add(sim, label, "1")) < 0)
+		if ((*curves[i].id = aiwi_rec_add(sim, label, "1")) < 0)
 			return (aiw_status)*curves[i].id;
 	}
 
@@ -1490,61 +1490,61 @@ aiw_status aiw_autoscale_start(aiw_comp *c, size_t first)
 		int s = victim(a, 0);
 		if (s < 0)
 			break;
-		if ((st = aiw_serving_remove_replica(c, s)) < 0 ||
+		if ((st = aiwi_serving_remove_replica(c, s)) < 0 ||
 		    (st = provision(a, true, 0)) < 0)
 			return st;
 	}
 	a->added = 0; /* the initial replicas were not scaling actions */
-	if (!rec_grow(a, aiw_serving_slots(c) + 1))
-		return aiw__err(sim, AIW_ENOMEM, "out of memory");
+	if (!rec_grow(a, aiwi_serving_slots(c) + 1))
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 
 	/* the policy's events */
 	bool scrape = policy == AIW_AS_KPA ||
 	              ((policy == AIW_AS_HPA || policy == AIW_AS_PREDICTIVE) &&
 	               a->metric == AIW_AS_M_CONCURRENCY);
-	double iv = aiw_p(c, first + AIW_AS_METRIC_INTERVAL);
+	double iv = aiwi_p(c, first + AIW_AS_METRIC_INTERVAL);
 	if (policy == AIW_AS_KPA) {
-		a->nring = (size_t)ceil(aiw_p(c, first + AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9);
+		a->nring = (size_t)ceil(aiwi_p(c, first + AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9);
 		if (!a->nring)
 			a->nring = 1;
 		if (!(a->ring = calloc(a->nring, sizeof *a->ring)))
-			return aiw__err(sim, AIW_ENOMEM, "out of memory");
-		a->kc.panic_threshold = aiw_p(c, first + AIW_AS_KPA_PANIC_THRESHOLD);
-		a->kc.max_up_rate = aiw_p(c, first + AIW_AS_KPA_MAX_UP_RATE);
-		a->kc.max_down_rate = aiw_p(c, first + AIW_AS_KPA_MAX_DOWN_RATE);
-		a->kc.stable_window = aiw_p(c, first + AIW_AS_KPA_STABLE_WINDOW);
-		if (!aiw__at(sim, aiw_p(c, first + AIW_AS_KPA_TICK), tick_event, a, 0))
+			return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+		a->kc.panic_threshold = aiwi_p(c, first + AIW_AS_KPA_PANIC_THRESHOLD);
+		a->kc.max_up_rate = aiwi_p(c, first + AIW_AS_KPA_MAX_UP_RATE);
+		a->kc.max_down_rate = aiwi_p(c, first + AIW_AS_KPA_MAX_DOWN_RATE);
+		a->kc.stable_window = aiwi_p(c, first + AIW_AS_KPA_STABLE_WINDOW);
+		if (!aiwi_at(sim, aiwi_p(c, first + AIW_AS_KPA_TICK), tick_event, a, 0))
 			return AIW_ENOMEM;
 	}
-	if (scrape && !aiw__at(sim, iv, scrape_event, a, 0))
+	if (scrape && !aiwi_at(sim, iv, scrape_event, a, 0))
 		return AIW_ENOMEM;
 	if (policy == AIW_AS_HPA || policy == AIW_AS_PREDICTIVE) {
-		if (!aiw__at(sim, 0, sync_event, a, 0))
+		if (!aiwi_at(sim, 0, sync_event, a, 0))
 			return AIW_ENOMEM;
 	}
 	if (policy == AIW_AS_PREDICTIVE) {
-		const aiw_dist *cd = aiw_pd(c, a->i_cold);
-		a->lead = aiw_pset(c, first + AIW_AS_PRED_LEAD) &&
+		const aiwi_dist *cd = aiwi_pd(c, a->i_cold);
+		a->lead = aiwi_pset(c, first + AIW_AS_PRED_LEAD) &&
 		                          !c->v[first + AIW_AS_PRED_LEAD].is_auto
-		                  ? aiw_p(c, first + AIW_AS_PRED_LEAD)
-		                  : (cd ? fmax(0, aiw_dist_quantile_upper(cd, 0.01)) : 0) +
-		                            aiw_p(c, first + AIW_AS_HPA_SYNC_PERIOD);
+		                  ? aiwi_p(c, first + AIW_AS_PRED_LEAD)
+		                  : (cd ? fmax(0, aiwi_dist_quantile_upper(cd, 0.01)) : 0) +
+		                            aiwi_p(c, first + AIW_AS_HPA_SYNC_PERIOD);
 		if (!isfinite(a->lead))
-			a->lead = aiw_p(c, first + AIW_AS_HPA_SYNC_PERIOD);
-		if ((int)aiw_p(c, first + AIW_AS_PRED_SOURCE) == AIW_AS_SRC_HISTORY) {
-			a->bin = aiw_p(c, first + AIW_AS_PRED_BIN);
+			a->lead = aiwi_p(c, first + AIW_AS_HPA_SYNC_PERIOD);
+		if ((int)aiwi_p(c, first + AIW_AS_PRED_SOURCE) == AIW_AS_SRC_HISTORY) {
+			a->bin = aiwi_p(c, first + AIW_AS_PRED_BIN);
 			a->nbins = (size_t)llround(86400.0 / a->bin);
 			if (!(a->est = malloc(a->nbins * sizeof *a->est)))
-				return aiw__err(sim, AIW_ENOMEM, "out of memory");
+				return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 			for (size_t i = 0; i < a->nbins; i++)
 				a->est[i] = NAN;
-			if (!aiw__at(sim, a->bin, bin_event, a, 0))
+			if (!aiwi_at(sim, a->bin, bin_event, a, 0))
 				return AIW_ENOMEM;
 		}
 	}
 	if (policy == AIW_AS_SCHEDULE_POLICY) {
 		size_t i = sched_index(a->sched, a->nsched, 0);
-		if (!aiw__at(sim, 0, sched_event, a, i))
+		if (!aiwi_at(sim, 0, sched_event, a, i))
 			return AIW_ENOMEM;
 	}
 	if (compare && (st = build_fixed(a)) != AIW_OK)
@@ -1552,32 +1552,32 @@ aiw_status aiw_autoscale_start(aiw_comp *c, size_t first)
 	return a->fail ? AIW_ENOMEM : AIW_OK;
 }
 
-void aiw_autoscale_sample(aiw_comp *c, double t)
+void aiwi_autoscale_sample(aiwi_comp *c, double t)
 {
 	autoscaler *a = c ? AS_(c) : NULL;
 	if (!a)
 		return;
-	aiw_serving_counts k;
-	aiw_serving_get_counts(c, &k);
-	aiw_rec_put(a->sim, a->id_des, a->spec);
-	aiw_rec_put(a->sim, a->id_ready, k.ready);
-	aiw_rec_put(a->sim, a->id_load, k.loading);
-	aiw_rec_put(a->sim, a->id_drain, k.draining);
-	aiw_rec_put(a->sim, a->id_spot, k.spot);
+	aiwi_serving_counts k;
+	aiwi_serving_get_counts(c, &k);
+	aiwi_rec_put(a->sim, a->id_des, a->spec);
+	aiwi_rec_put(a->sim, a->id_ready, k.ready);
+	aiwi_rec_put(a->sim, a->id_load, k.loading);
+	aiwi_rec_put(a->sim, a->id_drain, k.draining);
+	aiwi_rec_put(a->sim, a->id_spot, k.spot);
 	if (a->id_panic >= 0)
-		aiw_rec_put(a->sim, a->id_panic, isnan(a->ks.panic_time) ? 0 : 1);
+		aiwi_rec_put(a->sim, a->id_panic, isnan(a->ks.panic_time) ? 0 : 1);
 }
 
-void aiw_autoscale_finish(aiw_comp *c, double t)
+void aiwi_autoscale_finish(aiwi_comp *c, double t)
 {
 	autoscaler *a = c ? AS_(c) : NULL;
 	if (!a)
 		return;
 	aiw_sim *sim = a->sim;
 	const char *px = c->prefix;
-	aiw_int_advance(&a->spot_live, t);
+	aiwi_int_advance(&a->spot_live, t);
 	double panic = a->panic_s + (isnan(a->ks.panic_time) ? 0 : t - a->last_tick);
-#define M(key, v) aiw__metric(sim, px, key, (double)(v))
+#define M(key, v) aiwi_metric(sim, px, key, (double)(v))
 	M("autoscale_syncs", a->syncs);
 	M("autoscale_scale_ups", a->ups);
 	M("autoscale_scale_downs", a->downs);
@@ -1606,24 +1606,24 @@ void aiw_autoscale_finish(aiw_comp *c, double t)
 		run_fixed(a, t);
 }
 
-aiw_status aiw_autoscale_param_changed(aiw_comp *c, size_t idx)
+aiw_status aiwi_autoscale_param_changed(aiwi_comp *c, size_t idx)
 {
 	autoscaler *a = c ? AS_(c) : NULL;
 	if (!a)
 		return AIW_OK;
 	if (idx == a->i_replicas) {
-		double v = aiw_p(c, idx);
+		double v = aiwi_p(c, idx);
 		set_spec(a, (int32_t)v);
 		return a->fail ? AIW_ENOMEM : AIW_OK;
 	}
 	if (idx == a->p + AIW_AS_MIN_REPLICAS || idx == a->p + AIW_AS_MAX_REPLICAS)
 		return check_bounds(c, a->p, a->policy);
 	if (idx == a->p + AIW_AS_SPOT_DISCOUNT)
-		return aiw_serving_set_spot_factor(c, 1 - aiw_p(c, idx));
+		return aiwi_serving_set_spot_factor(c, 1 - aiwi_p(c, idx));
 	return AIW_OK;
 }
 
-void aiw_autoscale_destroy(aiw_comp *c)
+void aiwi_autoscale_destroy(aiwi_comp *c)
 {
 	autoscaler *a = c && c->state ? AS_(c) : NULL;
 	if (!a)
@@ -1633,12 +1633,12 @@ void aiw_autoscale_destroy(aiw_comp *c)
 	free(a->delay);
 	free(a->est);
 	free(a->sched);
-	aiw_hpa_state_free(&a->hs);
+	aiwi_hpa_state_free(&a->hs);
 	if (a->rng_cold)
 		gsl_rng_free(a->rng_cold);
 	if (a->rng_spot)
 		gsl_rng_free(a->rng_spot);
 	aiw_sim_free(a->fixed);
 	free(a);
-	aiw_serving_set_autoscale(c, NULL);
+	aiwi_serving_set_autoscale(c, NULL);
 }

@@ -235,29 +235,29 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 /* ======================================================================== */
 /* After the initial replicas are in place: validate the autoscaling
  * parameters, build the state (kept by serving.c, see
- * aiw_serving_set_autoscale), register the curves, schedule the first
+ * aiwi_serving_set_autoscale), register the curves, schedule the first
  * events.  Does nothing when the fleet needs no controller (autoscaler =
  * none, no spot, no comparison).  Errors name the parameter. */
-aiw_status aiw_autoscale_start(aiw_comp *c, size_t first);
+aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first);
 /* The sample tick at t: the replica curves. */
-void aiw_autoscale_sample(aiw_comp *c, double t);
+void aiwi_autoscale_sample(aiwi_comp *c, double t);
 /* The end of a run call at t, after the fleet's metrics: the autoscaling,
  * spot and comparison metrics. */
-void aiw_autoscale_finish(aiw_comp *c, double t);
+void aiwi_autoscale_finish(aiwi_comp *c, double t);
 /* Free the state (before the fleet's). */
-void aiw_autoscale_destroy(aiw_comp *c);
+void aiwi_autoscale_destroy(aiwi_comp *c);
 /* True if the controller runs for c: it then owns the replica count, and
- * the fleet forwards its parameter changes to aiw_autoscale_param_changed
+ * the fleet forwards its parameter changes to aiwi_autoscale_param_changed
  * (`replicas` sets the desired count). */
-bool aiw_autoscale_active(const aiw_comp *c);
-aiw_status aiw_autoscale_param_changed(aiw_comp *c, size_t idx);
+bool aiwi_autoscale_active(const aiwi_comp *c);
+aiw_status aiwi_autoscale_param_changed(aiwi_comp *c, size_t idx);
 /* For tests: the desired replica count now (-1 without a controller), and
  * whether the kpa is in panic mode. */
-int32_t aiw_autoscale_desired(const aiw_comp *c);
-bool aiw_autoscale_panicking(const aiw_comp *c);
+int32_t aiwi_autoscale_desired(const aiwi_comp *c);
+bool aiwi_autoscale_panicking(const aiwi_comp *c);
 /* For tests: the predictive policy's forecast rate (1/s) at time t, NAN
  * when it has none (other policies, or no history for that time yet). */
-double aiw_autoscale_forecast(const aiw_comp *c, double t);
+double aiwi_autoscale_forecast(const aiwi_comp *c, double t);
 
 /* ======================================================================== */
 /* Kubernetes HPA (pkg/controller/podautoscaler: replica_calculator.go and   */
@@ -267,7 +267,7 @@ double aiw_autoscale_forecast(const aiw_comp *c, double t);
  * the same value (the fleet measures one average); quantities are the
  * integers Kubernetes computes with: utilisation in whole percent of the
  * request (resource metrics), other metrics in milli-units (Quantity). */
-typedef struct aiw_hpa_calc_in {
+typedef struct aiwi_hpa_calc_in {
 	int32_t current;  /* spec.replicas */
 	int32_t ready;    /* ready pods with a metric sample */
 	int32_t unready;  /* pods not ready yet (loading, pending): no sample */
@@ -277,7 +277,7 @@ typedef struct aiw_hpa_calc_in {
 	double target;    /* target utilisation (fraction) or target value */
 	double tolerance; /* 0.1 */
 	bool resource;    /* a resource utilisation metric (else a pods metric) */
-} aiw_hpa_calc_in;
+} aiwi_hpa_calc_in;
 
 /* The recommendation, or -1 when no pod has a metric (the HPA then does
  * not scale).  As Kubernetes: ratio = usage / target; without unready pods
@@ -287,38 +287,38 @@ typedef struct aiw_hpa_calc_in {
  * scale-down and 0 on a scale-up, unready pods as 0 on a scale-up (they
  * are set aside on a scale-down), the ratio is recomputed, and a change
  * within tolerance or of the other direction is dropped. */
-int32_t aiw_hpa_calc(const aiw_hpa_calc_in *in);
+int32_t aiwi_hpa_calc(const aiwi_hpa_calc_in *in);
 
 enum { AIW_HPA_SELECT_MAX, AIW_HPA_SELECT_MIN, AIW_HPA_SELECT_DISABLED };
 
 /* behavior: the scaling rules (defaults: up 100 % or 4 pods per 15 s, the
  * larger; down 100 % per 15 s; down stabilisation 300 s). */
-typedef struct aiw_hpa_rules {
+typedef struct aiwi_hpa_rules {
 	int32_t min_replicas, max_replicas;
 	double up_window, down_window; /* stabilizationWindowSeconds (s) */
 	double up_pods, up_percent;    /* policies; < 0: none */
 	double down_pods, down_percent;
 	double period;                 /* periodSeconds of every policy (s) */
 	int up_select, down_select;    /* AIW_HPA_SELECT_* */
-} aiw_hpa_rules;
+} aiwi_hpa_rules;
 
-typedef struct aiw_hpa_sample {
+typedef struct aiwi_hpa_sample {
 	double t;
 	int32_t v; /* recommendation, or replica change of a scale event */
-} aiw_hpa_sample;
+} aiwi_hpa_sample;
 
 /* The controller's memory: recommendations and scale events, each reusing
  * its outdated entries as Kubernetes does (bounded by window / sync). */
-typedef struct aiw_hpa_state {
-	aiw_hpa_sample *recs, *ups, *downs;
+typedef struct aiwi_hpa_state {
+	aiwi_hpa_sample *recs, *ups, *downs;
 	size_t nrecs, nups, ndowns, caprecs, capups, capdowns;
-} aiw_hpa_state;
+} aiwi_hpa_state;
 
-void aiw_hpa_state_init(aiw_hpa_state *s);
-void aiw_hpa_state_free(aiw_hpa_state *s);
+void aiwi_hpa_state_init(aiwi_hpa_state *s);
+void aiwi_hpa_state_free(aiwi_hpa_state *s);
 
 /* One sync of the controller at time now (reconcileAutoscaler): current =
- * spec.replicas, recommendation = aiw_hpa_calc's result (-1: no metric).
+ * spec.replicas, recommendation = aiwi_hpa_calc's result (-1: no metric).
  * current 0 with min_replicas > 0 disables autoscaling (returns 0);
  * current above max or below min goes to the bound; otherwise the
  * recommendation is stabilised (the lowest in the up window, the highest
@@ -327,31 +327,31 @@ void aiw_hpa_state_free(aiw_hpa_state *s);
  * the percentage rounds up on scale-up and down on scale-down).  A change
  * is recorded as a scale event.  Returns the new spec.replicas, or a
  * negative aiw_status on ENOMEM. */
-int32_t aiw_hpa_sync(const aiw_hpa_rules *r, aiw_hpa_state *s, double now, int32_t current,
+int32_t aiwi_hpa_sync(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now, int32_t current,
                      int32_t recommendation);
 
 /* The stabilisation step alone (stabilizeRecommendationWithBehaviors):
  * records the recommendation and returns the stabilised value. */
-int32_t aiw_hpa_stabilize(const aiw_hpa_rules *r, aiw_hpa_state *s, double now,
+int32_t aiwi_hpa_stabilize(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now,
                           int32_t current, int32_t recommendation, bool *enomem);
 
 /* ======================================================================== */
 /* Knative KPA (pkg/autoscaler/scaling/autoscaler.go, Scale)                  */
 /* ======================================================================== */
-typedef struct aiw_kpa_conf {
+typedef struct aiwi_kpa_conf {
 	double target;          /* TargetValue per pod: target x target utilisation */
 	double panic_threshold; /* 2.0 */
 	double max_up_rate;     /* 1000 */
 	double max_down_rate;   /* 2 */
 	double stable_window;   /* 60 s */
-} aiw_kpa_conf;
+} aiwi_kpa_conf;
 
-typedef struct aiw_kpa_state {
+typedef struct aiwi_kpa_state {
 	double panic_time;      /* last time over the threshold; NAN: not panicking */
 	int32_t max_panic_pods;
-} aiw_kpa_state;
+} aiwi_kpa_state;
 
-void aiw_kpa_state_init(aiw_kpa_state *s);
+void aiwi_kpa_state_init(aiwi_kpa_state *s);
 /* One decision at time now from the stable- and panic-window averages of
  * the total demand (requests in flight, or per second): dspc =
  * ceil(stable / target), dppc = ceil(panic / target), both kept in
@@ -360,25 +360,25 @@ void aiw_kpa_state_init(aiw_kpa_state *s);
  * panic_threshold and ends when below it more than stable_window after the
  * last time above; in panic the count never decreases and is the larger of
  * the two.  Returns the desired pod count (before min/max). */
-int32_t aiw_kpa_decide(const aiw_kpa_conf *k, aiw_kpa_state *s, double now, uint32_t ready,
+int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, uint32_t ready,
                        double stable, double panic);
 
 /* ======================================================================== */
 /* schedule tables                                                           */
 /* ======================================================================== */
-typedef struct aiw_sched_entry {
+typedef struct aiwi_sched_entry {
 	double tod;      /* time of day (s), [0, 86400) */
 	int32_t replicas;
-} aiw_sched_entry;
+} aiwi_sched_entry;
 
 /* Parse "0h:2, 8h:10, 20h:4" (times with units, increasing, within a day;
  * replicas >= 0).  *out (malloc'ed, *n entries) is owned by the caller. */
-aiw_status aiw_sched_parse(const char *text, aiw_sched_entry **out, size_t *n, char *err,
+aiw_status aiwi_sched_parse(const char *text, aiwi_sched_entry **out, size_t *n, char *err,
                            size_t errlen);
 /* Replicas at time t (t = 0 is midnight): the last entry at or before the
  * time of day, wrapping to the last entry of the day before. */
-int32_t aiw_sched_at(const aiw_sched_entry *e, size_t n, double t);
+int32_t aiwi_sched_at(const aiwi_sched_entry *e, size_t n, double t);
 /* The first time > t at which the table's value may change. */
-double aiw_sched_next(const aiw_sched_entry *e, size_t n, double t);
+double aiwi_sched_next(const aiwi_sched_entry *e, size_t n, double t);
 
 #endif /* AIW_AUTOSCALE_H */
