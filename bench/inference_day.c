@@ -28,90 +28,23 @@
  *
  * --mode memory or --mode stream runs one of the two (default: both).
  *
- * Measured with the default command (bench/.libs/inference_day, both modes,
- * 1 and 7 days) on the shared 2-core machine (2026-11-30): in memory 4.11 MB
- * for the day, 5.48 MB for the week (+33.5%: goal missed by design; net of
- * the curves 3.89 -> 3.94 MB, +1.5%); streamed with series_keep 60, 3.98 MB
- * and 3.98 MB (+0.0%: goal met), 1,440 and 10,080 ticks x 19 curves
- * through the callback, whose integrated site IT energy equals
- * site.energy_kwh to the 9 digits printed (31054.5069 kWh for the week).
- * Wall time 30.8 / 224.2 s (in memory) and 23.6 / 206.2 s (streamed) for
- * the day / week.  (The request-size tables take 63 KB of it.)
- * Those figures are from the Intel Xeon (Sapphire Rapids) guest that the
- * 2-core machine class was until session 9.  Session 10 (2026-11-30) ran
- * on an AMD EPYC (Zen 4) guest of the class, with the code of session 9:
- * the day 17.6-18.4 s (18.09, 18.08, 18.41, 17.87 s in memory, 17.61 s
- * streamed; 18.07 and 18.26 s with two runs at once, one on each core),
- * the week 127.4 s in memory and 125.2 s streamed; peak RSS 4.40 MB for
- * the day and 5.79 MB for the week in memory, 4.29 MB for both streamed.
- * The goal of 30 s is met there.
- * Time on the Xeon (the goal of 30 s was reached in its faster hours only):
- * its speed varied by 20-40% from hour to hour, so builds are compared in
- * alternating runs (--no-week --mode memory).  Session 3: four pairs, the
- * build that work started from (3273ba1) against its result (757c751):
- * 52.8 / 32.6 s, 58.3 / 47.6 s, 60.9 / 45.9 s, 61.9 / 40.3 s: 0.71x on
- * average.  Session 4: eleven pairs, 757c751 against its result: 0.70-1.10x,
- * 0.89x on average; 31.2 s at best.  Session 6: b50b742 against its result
- * (see README for the pairs): 29.6 s at best, 0.72-1.11x per pair.
- * Session 7: 3933ddb against builds with its changes, 19 pairs: 0.96x on
- * average, 0.67-1.23x per pair (not significant at this noise), 25.6 s at
- * best, 27.0 s at best for 3933ddb (bench/compare_day.sh runs such pairs;
- * bench/profile_day.sh gives the callgrind figures below).  Session 8:
- * 23.6-34.1 s for the day; the session's changes (exponential draws by
- * ziggurat, histogram adds by selects, the agenda's update unrolled, the
- * iterations done by a linear bound, two span functions inlined) take 8.0%
- * less CPU for the whole day than e995a1d, measured with both builds in one
- * process in turns of 60 simulated seconds (bench/interleave_day, each
- * load order in turn: 0.912 and 0.927; it resolves about 2%, where whole
- * runs in turn vary 0.77-1.17x per pair).  Session 9: arrivals drawn 64 at
- * a time (aiwi_traffic_next_n), 2.8% less CPU for the day than 175b037
- * (0.975 and 0.970); 26.1-37.0 s for the day.  Measured and dropped:
- * latency values buffered and added to their histograms 64 at a time
- * (+3%: the adds fill the gaps of the event path's misses, in bulk they
- * do not), huge pages for the library's memory (+1%: the TLB is not
- * where the time goes), prefetching the run array at the router's choice
- * and at a span end (-0.1 to +0.2%), profile-guided optimisation (+29%),
- * request sizes drawn with the arrival times (+0.3 to +1.6%: their table
- * words are drawn one arrival ahead already), sorted inserts moving a fixed
- * 8 entries instead of calling memmove (-5% at the trough, +-0 at the
- * peak, -0.2% for the day), the agenda's tie rule off its chain of
- * selects (+-0.2%), clang 14 (+13%), -Os (+26%), -O1 (+27%),
- * -fno-trapping-math -fno-math-errno (+3%).  The time does not follow the
- * instruction count here: 50-100 instructions a request fewer in the
- * agenda changed nothing measurable.
- * What it took, in order of effect: eager cuts (lib/inference/serving.c: an arrival that
- * cuts a busy replica's span admits at once; 2.0 events per request
- * instead of 2.9), latency histograms whose bucket is a shift of the
- * value's bits (lib/core/stats.h; -10%), the library's own MT19937 (lib/core/rng.h:
- * GSL's sequence without GSL's branch on a random bit in every refill,
- * which the predictor misses half the time; about -10%), arrivals run by
- * the master event instead of being engine events (-8% instructions),
- * request sizes drawn by table (lib/core/dist.c, Walker's alias method over the
- * law's CDF: -5% instructions), the master choosing span end or arrival
- * with one branch, departures out of a sorted array of running requests (a
- * heap past 64), the agenda tree's path recomputed with selects (fewer
- * mispredicted branches), floor() by conversion, the replicas laid out by
- * cache line.  Callgrind (--days 0.002 --peak-hour 0.5), per request:
- * 4,130 instructions (agenda without slot ids), 3,657 (3273ba1), 2,811
- * (757c751), 2,679 (b50b742: 11.3 mispredicted branches, 18.4 first-level
- * cache misses), 2,342 (3933ddb: 7.0 and 21.2: the size tables cost a miss
- * per draw, where the Gaussian's were in cache), 2,308 now (6.7 and 18.2:
- * tables of 63 KB instead of 376 KB, requests in 32 bytes instead of 48, a
- * replica's hot state in four lines instead of five), 2,182 (session 8:
- * 4.8 and 19.2; the ziggurat's tables are read at random).  With a 512 KB
- * second-level cache (callgrind --LL=524288,16,64, a neighbour sharing
- * it), 2.75 misses there per request for 3933ddb, 0.54 now.
- * What is left is spread thin: the agenda tree an eighth of the
- * instructions (two updates per request), the master loop a tenth, then
- * admissions, departures, arrivals (thinning), the histograms.
+ * Figures measured on this machine class, and the history of the changes
+ * that brought the day under its goal (with what was tried and dropped),
+ * are in doc/perf-log.md; bench/compare_day.sh and bench/interleave_day
+ * compare two builds, bench/profile_day.sh gives callgrind's figures per
+ * request.
  *
  * --peak-hour H moves the peak (default 14): with --days 0.0416667 and
  * --peak-hour 18 the run is one hour whose rate falls from the mean
  * (1,000/s) to 0.79 of it, a short slice of the day's typical load for
  * profilers (valgrind --tool=callgrind; run bench/.libs/inference_day).
  *
+ * --print-scenario prints the scenario as an INI file and exits (for
+ * bench/compare_metrics.sh and for running the day through the command).
+ *
  * usage: bench/inference_day [--no-week] [--rate R] [--days D] [--peak-hour H]
  *                            [--mode both|memory|stream] [--keep N]
+ *                            [--print-scenario]
  */
 #define _DEFAULT_SOURCE
 #include <math.h>
@@ -126,21 +59,7 @@
 
 #include "aiworkload.h"
 #include "inference_day_scenario.h"
-#include "machine.h"
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double metric(aiw_sim *sim, const char *name)
-{
-	double v = NAN;
-	aiw_sim_metric(sim, name, &v);
-	return v;
-}
+#include "bench.h"
 
 static double peak_hour = 14;
 static long keep_points = 60;
@@ -183,7 +102,7 @@ static int run(double days, double rate, int streamed, double *curve_bytes)
 	if (aiw_sim_create(&sim, 1) != AIW_OK)
 		return 1;
 	stream st = {0};
-	double t0 = now_s();
+	double t0 = bench_clock_s(CLOCK_MONOTONIC);
 	clock_t c0 = clock();
 	if (aiw_sim_load_string(sim, text, "inference_day") != AIW_OK ||
 	    (streamed && (aiw_sim_set_double(sim, "sim.series_keep", (double)keep_points) != AIW_OK ||
@@ -193,28 +112,28 @@ static int run(double days, double rate, int streamed, double *curve_bytes)
 		aiw_sim_free(sim);
 		return 1;
 	}
-	double wall = now_s() - t0, cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
-	double arr = metric(sim, "inference.chat.requests_arrived");
+	double wall = bench_clock_s(CLOCK_MONOTONIC) - t0, cpu = (double)(clock() - c0) / CLOCKS_PER_SEC;
+	double arr = bench_metric(sim, "inference.chat.requests_arrived");
 	size_t ncurves = 0, len = 0;
 	aiw_sim_series_count(sim, &ncurves);
 	aiw_sim_series_length(sim, "inference.chat.arrival_rate", &len);
 	printf("%s days=%g requests=%.0f events=%.0f wall_s=%.2f cpu_s=%.2f requests_per_s=%.3g "
 	       "ns_per_request=%.0f\n",
-	       streamed ? "streamed" : "in-memory", days, arr, metric(sim, "sim.events"), wall, cpu,
+	       streamed ? "streamed" : "in-memory", days, arr, bench_metric(sim, "sim.events"), wall, cpu,
 	       arr / cpu, cpu / arr * 1e9);
 	printf("  completed=%.0f in_flight=%.0f ttft_p99_s=%.4g tpot_p99_s=%.4g e2e_p99_s=%.4g "
 	       "batch_mean=%.3g utilization=%.3g compute_util=%.3g\n",
-	       metric(sim, "inference.chat.requests_completed"),
-	       metric(sim, "inference.chat.requests_in_flight"),
-	       metric(sim, "inference.chat.ttft_p99_s"), metric(sim, "inference.chat.tpot_p99_s"),
-	       metric(sim, "inference.chat.e2e_p99_s"), metric(sim, "inference.chat.batch_size_mean"),
-	       metric(sim, "inference.chat.utilization"),
-	       metric(sim, "inference.chat.compute_utilization"));
+	       bench_metric(sim, "inference.chat.requests_completed"),
+	       bench_metric(sim, "inference.chat.requests_in_flight"),
+	       bench_metric(sim, "inference.chat.ttft_p99_s"), bench_metric(sim, "inference.chat.tpot_p99_s"),
+	       bench_metric(sim, "inference.chat.e2e_p99_s"), bench_metric(sim, "inference.chat.batch_size_mean"),
+	       bench_metric(sim, "inference.chat.utilization"),
+	       bench_metric(sim, "inference.chat.compute_utilization"));
 	printf("  slo_attainment=%.4g energy_kwh=%.4g cost_per_mtok_usd=%.4g curves=%zu x %zu "
 	       "points (%.2f MB)\n",
-	       metric(sim, "inference.chat.slo_attainment"),
-	       metric(sim, "inference.chat.energy_kwh"),
-	       metric(sim, "inference.chat.cost_per_mtok_usd"), ncurves, len,
+	       bench_metric(sim, "inference.chat.slo_attainment"),
+	       bench_metric(sim, "inference.chat.energy_kwh"),
+	       bench_metric(sim, "inference.chat.cost_per_mtok_usd"), ncurves, len,
 	       (double)ncurves * (double)len * 8 / 1e6);
 	/* the recorder allocates the run's ticks at once, or a ring of
 	 * keep_points (lib/core/series.c); len is what it holds */
@@ -228,7 +147,7 @@ static int run(double days, double rate, int streamed, double *curve_bytes)
 		}
 		printf("  streamed %lu ticks x %zu curves to the callback (%zu points kept): site IT "
 		       "energy integrated from the stream %.9g kWh, site.energy_kwh %.9g kWh\n",
-		       st.ticks, st.n, len, e, metric(sim, "site.energy_kwh"));
+		       st.ticks, st.n, len, e, bench_metric(sim, "site.energy_kwh"));
 	}
 	free(st.integral);
 	fflush(stdout);

@@ -40,6 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench.h"
 #include "inference_day_scenario.h"
 
 typedef struct aiw_sim aiw_sim;
@@ -56,13 +57,6 @@ typedef struct lib {
 	void (*destroy)(aiw_sim *);
 	aiw_sim *sim;
 } lib;
-
-static double cpu_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 static int open_lib(lib *l, const char *path, const char *text)
 {
@@ -116,12 +110,12 @@ static int run(const char *pa, const char *pb, int order, const char *text, doub
 		double d[2];
 		for (int j = 0; j < 2; j++) {
 			int k = (int)((turn + j) & 1);
-			double c0 = cpu_s();
+			double c0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 			if (l[k].until(l[k].sim, t) != 0) {
 				fprintf(stderr, "interleave_day: %s: %s\n", path[k], l[k].errmsg(l[k].sim));
 				return 1;
 			}
-			d[k] = cpu_s() - c0;
+			d[k] = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
 			tot[k] += d[k];
 		}
 		if (d[0] > 0.004 && d[1] > 0.004) {
@@ -202,5 +196,6 @@ int main(int argc, char **argv)
 	}
 	printf("B/A %.4f (geometric mean of the two orders' ratios over the run)\n",
 	       sqrt(r[0].cpu[1] / r[0].cpu[0] * (r[1].cpu[1] / r[1].cpu[0])));
+	print_machine();
 	return 0;
 }

@@ -21,26 +21,11 @@
 #include <time.h>
 
 #include "aiworkload.h"
-#include "machine.h"
+#include "bench.h"
 
 #ifndef AIW_SRCDIR
 #define AIW_SRCDIR "."
 #endif
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double metric(aiw_sim *sim, const char *name)
-{
-	double v = NAN;
-	if (aiw_sim_metric(sim, name, &v) != AIW_OK)
-		fprintf(stderr, "mm1: %s\n", aiw_sim_errmsg(sim));
-	return v;
-}
 
 int main(int argc, char **argv)
 {
@@ -66,7 +51,7 @@ int main(int argc, char **argv)
 	enum { REPEAT = 5 };
 	double walls[REPEAT], done = 0, wq = 0, events = 0;
 	for (int k = 0; k < REPEAT; k++) {
-		double t0 = now_s();
+		double t0 = bench_clock_s(CLOCK_MONOTONIC);
 		aiw_sim *sim;
 		if (aiw_sim_create(&sim, 42) != AIW_OK)
 			return 1;
@@ -75,10 +60,10 @@ int main(int argc, char **argv)
 			aiw_sim_free(sim);
 			return 1;
 		}
-		walls[k] = now_s() - t0; /* creation, parsing and the run */
-		done = metric(sim, "inference.mm1.requests_completed");
-		wq = metric(sim, "inference.mm1.queue_wait_mean_s");
-		events = metric(sim, "sim.events");
+		walls[k] = bench_clock_s(CLOCK_MONOTONIC) - t0; /* creation, parsing and the run */
+		done = bench_metric(sim, "inference.mm1.requests_completed");
+		wq = bench_metric(sim, "inference.mm1.queue_wait_mean_s");
+		events = bench_metric(sim, "sim.events");
 		aiw_sim_free(sim);
 	}
 	for (int i = 1; i < REPEAT; i++) /* insertion sort of 5 */

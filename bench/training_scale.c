@@ -19,22 +19,7 @@
 #include <time.h>
 
 #include "aiworkload.h"
-#include "machine.h"
-
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static double metric(aiw_sim *sim, const char *name)
-{
-	double v = NAN;
-	if (aiw_sim_metric(sim, name, &v) != AIW_OK)
-		fprintf(stderr, "metric %s: %s\n", name, aiw_sim_errmsg(sim));
-	return v;
-}
+#include "bench.h"
 
 typedef struct result {
 	double cpu, wall, events;
@@ -54,16 +39,16 @@ static aiw_sim *run(const char *text, int repeats, result *best)
 			fprintf(stderr, "%s\n", aiw_sim_errmsg(sim));
 			exit(1);
 		}
-		double c0 = clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = clock_s(CLOCK_MONOTONIC);
+		double c0 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID), w0 = bench_clock_s(CLOCK_MONOTONIC);
 		if (aiw_sim_run(sim) != AIW_OK) {
 			fprintf(stderr, "%s\n", aiw_sim_errmsg(sim));
 			exit(1);
 		}
-		double cpu = clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = clock_s(CLOCK_MONOTONIC) - w0;
+		double cpu = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - c0, wall = bench_clock_s(CLOCK_MONOTONIC) - w0;
 		if (cpu < best->cpu)
 			best->cpu = cpu, best->wall = wall;
 	}
-	best->events = metric(sim, "sim.events");
+	best->events = bench_metric(sim, "sim.events");
 	return sim;
 }
 
@@ -95,24 +80,24 @@ int main(int argc, char **argv)
 	/* 1. GPT-4 scale */
 	result r;
 	aiw_sim *sim = run(GPT4, repeats, &r);
-	double steps = metric(sim, "training.gpt4.steps") + metric(sim, "training.gpt4.steps_lost");
+	double steps = bench_metric(sim, "training.gpt4.steps") + bench_metric(sim, "training.gpt4.steps_lost");
 	printf("GPT-4 scale: 25,000 A100, 90 days, jitter + 4 slow GPUs + degraded link + "
 	       "failures + hourly checkpoints, 1-min curves (129,600 points each)\n");
 	printf("  cpu %.3f s  wall %.3f s  (goal < 2 s)  events %.0f  steps %.0f  %.0f ns/event\n",
 	       r.cpu, r.wall, r.events, steps, r.cpu / r.events * 1e9);
 	printf("  step %.2f s (p99 %.2f s)  failures %.0f  checkpoints %.0f  goodput %.3f  "
 	       "ETTR %.3f  straggler slowdown %.3f\n",
-	       metric(sim, "training.gpt4.step_time_mean_s"),
-	       metric(sim, "training.gpt4.step_time_p99_s"), metric(sim, "training.gpt4.failures"),
-	       metric(sim, "training.gpt4.checkpoints"), metric(sim, "training.gpt4.goodput"),
-	       metric(sim, "training.gpt4.ettr"), metric(sim, "training.gpt4.straggler_slowdown"));
+	       bench_metric(sim, "training.gpt4.step_time_mean_s"),
+	       bench_metric(sim, "training.gpt4.step_time_p99_s"), bench_metric(sim, "training.gpt4.failures"),
+	       bench_metric(sim, "training.gpt4.checkpoints"), bench_metric(sim, "training.gpt4.goodput"),
+	       bench_metric(sim, "training.gpt4.ettr"), bench_metric(sim, "training.gpt4.straggler_slowdown"));
 	printf("  tokens %.3g  MFU achieved %.3f  energy %.3g MWh  power peak %.2f MW  cost $%.3g "
 	       "($%.2f per M tokens)  east-west %.3g B/day\n",
-	       metric(sim, "training.gpt4.tokens"), metric(sim, "training.gpt4.mfu_achieved"),
-	       metric(sim, "training.gpt4.energy_kwh") / 1e3,
-	       metric(sim, "training.gpt4.power_peak_w") / 1e6, metric(sim, "training.gpt4.cost_usd"),
-	       metric(sim, "training.gpt4.cost_per_mtok_usd"),
-	       metric(sim, "training.gpt4.east_west_bytes") / 90);
+	       bench_metric(sim, "training.gpt4.tokens"), bench_metric(sim, "training.gpt4.mfu_achieved"),
+	       bench_metric(sim, "training.gpt4.energy_kwh") / 1e3,
+	       bench_metric(sim, "training.gpt4.power_peak_w") / 1e6, bench_metric(sim, "training.gpt4.cost_usd"),
+	       bench_metric(sim, "training.gpt4.cost_per_mtok_usd"),
+	       bench_metric(sim, "training.gpt4.east_west_bytes") / 90);
 	aiw_sim_free(sim);
 
 	/* 2. the same number of steps at N = 1,000 and 100,000: the duration
@@ -142,8 +127,8 @@ int main(int argc, char **argv)
 		cpu[i] = r.cpu;
 		printf("  N = %6d: cpu %.3f s  wall %.3f s  steps %.0f  events %.0f  %.0f ns/step  "
 		       "(step %.3f s, %.1f simulated days)\n",
-		       Ns[i], r.cpu, r.wall, metric(sim, "training.j.steps"), r.events,
-		       r.cpu / budget * 1e9, metric(sim, "training.j.step_time_mean_s"), dur / 86400);
+		       Ns[i], r.cpu, r.wall, bench_metric(sim, "training.j.steps"), r.events,
+		       r.cpu / budget * 1e9, bench_metric(sim, "training.j.step_time_mean_s"), dur / 86400);
 		aiw_sim_free(sim);
 	}
 	printf("  ratio N=100,000 / N=1,000: %.3f (goal <= 1.2)\n", cpu[1] / cpu[0]);

@@ -34,11 +34,9 @@
  * heap past SORTED_MAX entries: O(log k) per event like the plain heap this
  * replaces.  A bottom grown past BOTTOM_SPLIT by pushes into the current
  * bucket is spread over a new rung; a failed split is retried only when the
- * bottom has doubled.  Hold model on hostile distributions, 10^5 pending,
- * old 4-ary heap -> this (M holds/s, engine alone): exponential 5.0 -> 12.4,
- * all times equal 7.4 -> 7.0 (heap fallback), 2% at +1e9 s 3.7 -> 11.3,
- * spread over 26 decades 4.9 -> 14.3, steps of 1e-300 4.3 -> 6.5, ulp steps
- * at 1e9 s 4.4 -> 7.7.
+ * bottom has doubled.  The hold model on hostile distributions (all times
+ * equal, times far apart, steps of 1e-300 or of one ulp) stays within a
+ * small factor of the exponential case (doc/perf-log.md).
  *
  * Why it is fast: a push touches its slot and one list head (no sift); the
  * pop fast path needs no stack frame and the push one saves one register
@@ -47,11 +45,8 @@
  * side by side when gathered, so that its cache misses overlap instead of
  * forming one chain (at 10^6 pending the single-list walk was 70% of the
  * time); slot 0 ends every list, so the walk loads through list ends without
- * a branch.  bench/hold through aiw_sim_schedule, 2 shared cores, best of 3,
- * one session (M holds/s at 10^3 / 10^4 / 10^6 pending): the 4-ary heap
- * this replaces 11.6 / 7.7 / 1.9, this 31.7 / 30.9 / 8.5, the bench's bare
- * binary heap 11.8 / 8.6 / 3.4; callgrind at 10^4: 786 -> 282 instructions
- * per hold (everything: callbacks, argument checks, the bench).
+ * a branch.  bench/hold measures it against a bare binary heap in the
+ * same run (figures: doc/perf-log.md).
  *
  * Cancelling through a handle is O(1): the slot's generation moves on and
  * the entry is dropped where it is next met (gathered from a bucket, or at
