@@ -3,8 +3,19 @@ import from a source tree, matplotlib on the Agg backend, and a check that
 the library's models declare the parameters an example needs."""
 
 import argparse
+import importlib.util
 import os
 import sys
+
+# The examples draw with numpy and matplotlib: say so before any simulation
+# runs, with the interpreter in use (Debian's packages serve /usr/bin/python3,
+# not an interpreter of another installation).
+_missing = [m for m in ("numpy", "matplotlib") if importlib.util.find_spec(m) is None]
+if _missing:
+    sys.exit("%s: this example needs %s, which %s cannot import.\n"
+             "On Debian: apt-get install %s, then run it with /usr/bin/python3."
+             % (os.path.basename(sys.argv[0]) or "example", " and ".join(_missing),
+                sys.executable, " ".join("python3-" + m for m in _missing)))
 
 try:
     import aiworkload as aiw

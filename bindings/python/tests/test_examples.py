@@ -50,6 +50,20 @@ class Examples(unittest.TestCase):
             self.assertGreater(os.path.getsize(png), 10000)  # axes, curves, text
             return r.stdout
 
+    def test_missing_plot_packages_said_first(self):
+        # Without numpy and matplotlib (python -S: no site-packages) an
+        # example stops at once, naming what is missing and how to get it,
+        # instead of running its simulations and failing on the import.
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        r = subprocess.run([sys.executable, "-S", "-E",
+                            os.path.join(aiwtest.EXAMPLES, "diurnal_day.py"), "--small"],
+                           capture_output=True, text=True, timeout=30, env=env)
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn("needs numpy and matplotlib", r.stderr)
+        self.assertIn("apt-get install python3-numpy python3-matplotlib", r.stderr)
+        self.assertEqual(r.stdout, "")
+
     def test_straggler_sensitivity(self):
         self._run("straggler_sensitivity.py")
 
