@@ -331,6 +331,41 @@ AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double tota
                                                double *sum_of_peaks_w, char *errbuf,
                                                size_t errlen);
 
+/* The same question for chosen shares, with a progress callback and a
+ * flag per share whose inference fleet is overloaded.  out receives n rows
+ * of ncolumns doubles (row k for shares[k], each in [0, 1]), the columns
+ * below (a wider row gets NaN beyond them; a narrower one the first
+ * ncolumns).  Before the shares, the scenario itself is run once: its
+ * fleet's peak replica count is what the fleet really serves (an
+ * autoscaled fleet grows past its initial count), and every share's rate
+ * is scaled by its replicas over that count; the training job keeps the
+ * scenario's tokens per GPU per step.  A share is flagged overloaded
+ * (column AIW_DIVERSITY_OVERLOADED = 1) when its SLO attainment is more
+ * than 0.05 under the scenario's own, or more than 1% of its requests are
+ * still in flight at the end.  progress (may be NULL) is called with done
+ * = 0 ... n + 1 runs of total = n + 1 (the scenario's own run first); a
+ * non-zero return stops the call with AIW_ESTOPPED, the rows not run left
+ * NaN.  See aiw_site_diversity_shares(3). */
+enum {
+	AIW_DIVERSITY_SHARE = 0,          /* training share achieved (whole nodes) */
+	AIW_DIVERSITY_TRAINING_GPUS = 1,  /* training GPUs */
+	AIW_DIVERSITY_REPLICAS = 2,       /* inference replicas (initial, and the autoscaler's max) */
+	AIW_DIVERSITY_RACK_FACTOR = 3,    /* site.rack_diversity_factor */
+	AIW_DIVERSITY_PROVISIONED_W = 4,  /* site.provisioned_power_w */
+	AIW_DIVERSITY_PEAK_W = 5,         /* site.power_peak_w */
+	AIW_DIVERSITY_SUM_OF_PEAKS_W = 6, /* site.sum_of_rack_peaks_w */
+	AIW_DIVERSITY_SLO_ATTAINMENT = 7, /* the fleet's slo_attainment (NaN: no fleet) */
+	AIW_DIVERSITY_TTFT_P99_S = 8,     /* the fleet's ttft_p99_s (NaN: no fleet) */
+	AIW_DIVERSITY_OVERLOADED = 9,     /* 1 if overloaded (above), else 0 */
+	AIW_DIVERSITY_NCOLUMNS = 10
+};
+typedef int (*aiw_diversity_progress_fn)(size_t done, size_t total, void *payload);
+AIW_EXPORT aiw_status aiw_site_diversity_shares(const char *scenario, double total_gpus,
+                                                const double *shares, size_t n, double *out,
+                                                size_t ncolumns,
+                                                aiw_diversity_progress_fn progress,
+                                                void *payload, char *errbuf, size_t errlen);
+
 /* ---- training studies (training.c) ---- */
 /* Scaling study of the [training NAME] component `component` ("NAME" or
  * "training.NAME"), from its current parameters: for each of the n GPU

@@ -57,11 +57,41 @@ static aiw_status set_num(aiw_sim *sim, const aiwi_comp *c, const char *key, dou
 	return aiw_sim_set_double(sim, name, v);
 }
 
+/* What one share's run is scaled from: the scenario's own run (the probe). */
+typedef struct base_run {
+	double train_gpus;      /* the scenario's training GPUs (0: unset) */
+	double tokens_per_step; /* its tokens per step (0: unset) */
+	double served_replicas; /* the replicas its fleet really used: the peak */
+	double slo_attainment;  /* its SLO attainment */
+} base_run;
+
+/* A share is overloaded when its fleet serves clearly worse than the
+ * scenario's own: SLO attainment more than OVERLOAD_SLO_DROP under the
+ * scenario's, or more than OVERLOAD_IN_FLIGHT of its requests still in
+ * flight at the end (a queue that grew through the run). */
+#define OVERLOAD_SLO_DROP 0.05
+#define OVERLOAD_IN_FLIGHT 0.01
+
+static double metric_or_nan(aiw_sim *sim, const char *prefix, const char *key)
+{
+	char name[256];
+	double v = NAN;
+	snprintf(name, sizeof name, "%s.%s", prefix, key);
+	if (aiw_sim_metric(sim, name, &v) != AIW_OK)
+		return NAN;
+	return v;
+}
+
 /* One share: a fresh sim from the probe's values with gt training GPUs and
- * reps inference replicas. */
+ * reps inference replicas.  The fleet's rate is scaled by reps over the
+ * replicas the scenario's fleet really used (its peak: an autoscaled fleet
+ * grows past its initial count), so every replica sees the load it sees in
+ * the scenario; the training job keeps the scenario's tokens per GPU per
+ * step (weak scaling, as jobs grow their global batch with their GPUs).
+ * out[]: AIW_DIVERSITY_* columns. */
 static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi_comp *I,
-                            double gt, double reps, double reps0, double out[4], char *msg,
-                            size_t msglen)
+                            const base_run *base, double gt, double reps,
+                            double out[AIW_DIVERSITY_NCOLUMNS], char *msg, size_t msglen)
 {
 	aiw_sim *sim;
 	aiw_status st = aiw_sim_create(&sim, 1);
@@ -73,14 +103,18 @@ static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi
 			continue;
 		st = copy_comp(sim, c);
 	}
-	if (st == AIW_OK && gt > 0)
+	if (st == AIW_OK && gt > 0) {
 		st = set_num(sim, T, "gpus", gt);
+		if (st == AIW_OK && base->tokens_per_step > 0 && base->train_gpus > 0)
+			st = set_num(sim, T, "tokens_per_step",
+			             base->tokens_per_step * gt / base->train_gpus);
+	}
 	if (st == AIW_OK && reps > 0) {
 		const aiwi_kind *k = I->kind;
 		st = set_num(sim, I, "replicas", reps);
 		size_t ir = param_or_none(k, "rate");
 		if (st == AIW_OK && ir != SIZE_MAX && aiwi_pset(I, ir) && k->params[ir].type == AIW_PT_RATE)
-			st = set_num(sim, I, "rate", aiwi_p(I, ir) * reps / reps0);
+			st = set_num(sim, I, "rate", aiwi_p(I, ir) * reps / base->served_replicas);
 		/* an autoscaled fleet stays within its GPU share */
 		size_t imax = param_or_none(k, "max_replicas"), imin = param_or_none(k, "min_replicas");
 		if (st == AIW_OK && imax != SIZE_MAX && aiwi_pset(I, imax))
@@ -90,34 +124,39 @@ static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi
 	}
 	if (st == AIW_OK)
 		st = aiw_sim_run(sim);
-	static const char *const M[4] = {"site.rack_diversity_factor", "site.provisioned_power_w",
-	                                 "site.power_peak_w", "site.sum_of_rack_peaks_w"};
-	for (int k = 0; k < 4 && st == AIW_OK; k++)
-		st = aiw_sim_metric(sim, M[k], &out[k]);
+	static const struct {
+		int col;
+		const char *name;
+	} M[] = {{AIW_DIVERSITY_RACK_FACTOR, "site.rack_diversity_factor"},
+	         {AIW_DIVERSITY_PROVISIONED_W, "site.provisioned_power_w"},
+	         {AIW_DIVERSITY_PEAK_W, "site.power_peak_w"},
+	         {AIW_DIVERSITY_SUM_OF_PEAKS_W, "site.sum_of_rack_peaks_w"}};
+	for (size_t k = 0; k < sizeof M / sizeof *M && st == AIW_OK; k++)
+		st = aiw_sim_metric(sim, M[k].name, &out[M[k].col]);
+	out[AIW_DIVERSITY_SLO_ATTAINMENT] = NAN;
+	out[AIW_DIVERSITY_TTFT_P99_S] = NAN;
+	out[AIW_DIVERSITY_OVERLOADED] = 0;
+	if (st == AIW_OK && reps > 0) {
+		double att = metric_or_nan(sim, I->prefix, "slo_attainment");
+		double arr = metric_or_nan(sim, I->prefix, "requests_arrived");
+		double infl = metric_or_nan(sim, I->prefix, "requests_in_flight");
+		out[AIW_DIVERSITY_SLO_ATTAINMENT] = att;
+		out[AIW_DIVERSITY_TTFT_P99_S] = metric_or_nan(sim, I->prefix, "ttft_p99_s");
+		out[AIW_DIVERSITY_OVERLOADED] =
+			(att < base->slo_attainment - OVERLOAD_SLO_DROP) ||
+			(arr > 0 && infl > OVERLOAD_IN_FLIGHT * arr);
+	}
 	if (st != AIW_OK)
 		aiwi_buferr(msg, msglen, st, "%s", aiw_sim_errmsg(sim));
 	aiw_sim_free(sim);
 	return st;
 }
 
-AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double total_gpus,
-                                               size_t steps, double *share, double *diversity,
-                                               double *provisioned_w, double *peak_w,
-                                               double *sum_of_peaks_w, char *errbuf,
-                                               size_t errlen)
+/* The scenario parsed into a probe simulation, its two workload components
+ * found and its own run measured (base). */
+static aiw_status open_probe(const char *scenario, aiw_sim **out, const aiwi_comp **T,
+                             const aiwi_comp **I, base_run *base, char *errbuf, size_t errlen)
 {
-	if (errbuf && errlen)
-		errbuf[0] = 0;
-	if (!(total_gpus >= 1 && total_gpus <= 1e7) || total_gpus != floor(total_gpus))
-		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
-		                   "aiw_site_diversity_sweep: total_gpus = %g must be a whole number in "
-		                   "[1, 1e7]",
-		                   total_gpus);
-	if (steps < 2 || steps > SWEEP_MAX_STEPS)
-		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
-		                   "aiw_site_diversity_sweep: steps = %zu must be in [2, %d] (shares 0, "
-		                   "1/(steps-1), ..., 1)",
-		                   steps, SWEEP_MAX_STEPS);
 	/* the workload models must provide the parameters the sweep sets */
 	static const struct {
 		const aiwi_kind *k;
@@ -142,14 +181,14 @@ AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double tota
 		aiw_sim_free(probe);
 		return st;
 	}
-	const aiwi_comp *T = NULL, *I = NULL;
+	*T = *I = NULL;
 	int nt = 0, ni = 0;
 	for (size_t i = 0; i < aiwi_ncomps(probe); i++) {
 		const aiwi_comp *c = aiwi_comp_at(probe, i);
 		if (c->kind == &aiwi_kind_training && nt++ == 0)
-			T = c;
+			*T = c;
 		if (c->kind == &aiwi_kind_inference && ni++ == 0)
-			I = c;
+			*I = c;
 	}
 	if (nt != 1 || ni != 1) {
 		aiw_sim_free(probe);
@@ -158,48 +197,200 @@ AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double tota
 		                   "NAME] and one [inference NAME] section (it has %d and %d)",
 		                   nt, ni);
 	}
+	size_t irep = param_or_none((*I)->kind, "replicas");
+	size_t ig = param_or_none((*T)->kind, "gpus");
+	size_t itok = param_or_none((*T)->kind, "tokens_per_step");
+	double reps0 = aiwi_pset(*I, irep) && aiwi_p(*I, irep) >= 1 ? aiwi_p(*I, irep) : 1;
+	base->train_gpus = aiwi_pset(*T, ig) ? aiwi_p(*T, ig) : 0;
+	base->tokens_per_step =
+		itok != SIZE_MAX && aiwi_pset(*T, itok) && (*T)->kind->params[itok].type != AIW_PT_STRING
+			? aiwi_p(*T, itok)
+			: 0;
+	if (!(base->tokens_per_step > 0) || !isfinite(base->tokens_per_step))
+		base->tokens_per_step = 0;
+	/* the scenario's own run: what its fleet really serves */
+	if ((st = aiw_sim_run(probe)) != AIW_OK) {
+		aiwi_buferr(errbuf, errlen, st, "aiw_site_diversity_sweep: the scenario's own run: %s",
+		            aiw_sim_errmsg(probe));
+		aiw_sim_free(probe);
+		return st;
+	}
+	double peak = metric_or_nan(probe, (*I)->prefix, "replicas_peak");
+	base->served_replicas = peak >= 1 ? peak : reps0;
+	base->slo_attainment = metric_or_nan(probe, (*I)->prefix, "slo_attainment");
+	*out = probe;
+	return AIW_OK;
+}
+
+/* Training GPUs and replicas of a share s of total: whole nodes of
+ * training, whole replicas of inference; leftovers stay dark. */
+static aiw_status split_share(const aiwi_comp *T, const aiwi_comp *I, double total, double s,
+                              double *gt, double *reps, char *errbuf, size_t errlen)
+{
 	size_t igpr = param_or_none(I->kind, "gpus_per_replica");
-	size_t irep = param_or_none(I->kind, "replicas");
 	size_t ignode = param_or_none(T->kind, "gpus_per_node");
 	double gpr = aiwi_pset(I, igpr) && aiwi_p(I, igpr) >= 1 ? aiwi_p(I, igpr) : 1;
-	double reps0 = aiwi_pset(I, irep) && aiwi_p(I, irep) >= 1 ? aiwi_p(I, irep) : 1;
 	double gnode = ignode != SIZE_MAX && aiwi_pset(T, ignode) && aiwi_p(T, ignode) >= 1
 	                       ? aiwi_p(T, ignode)
 	                       : 1;
-	for (size_t k = 0; k < steps && st == AIW_OK; k++) {
-		double s = (double)k / (double)(steps - 1);
-		/* whole nodes of training, whole replicas of inference; leftovers idle */
-		double gt = gnode * round(s * total_gpus / gnode);
-		if (gt > total_gpus)
-			gt -= gnode;
-		double reps = floor((total_gpus - gt) / gpr);
-		if (gt == 0 && reps == 0) {
-			st = aiwi_buferr(errbuf, errlen, AIW_ERANGE,
-			                 "aiw_site_diversity_sweep: total_gpus = %g holds neither a training "
-			                 "node (%g GPUs) nor an inference replica (%g GPUs)",
-			                 total_gpus, gnode, gpr);
+	*gt = gnode * round(s * total / gnode);
+	if (*gt > total)
+		*gt -= gnode;
+	*reps = floor((total - *gt) / gpr);
+	if (*gt == 0 && *reps == 0)
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+		                   "aiw_site_diversity_sweep: total_gpus = %g holds neither a training "
+		                   "node (%g GPUs) nor an inference replica (%g GPUs)",
+		                   total, gnode, gpr);
+	return AIW_OK;
+}
+
+/* The shares' runs, in order; out: n rows of AIW_DIVERSITY_NCOLUMNS (NaN
+ * where not run).  refuse_overload: an overloaded share is an error
+ * (AIW_ERANGE) instead of a flag. */
+static aiw_status run_shares(const char *scenario, double total, const double *shares, size_t n,
+                             double *out, bool refuse_overload, aiw_diversity_progress_fn progress,
+                             void *payload, char *errbuf, size_t errlen)
+{
+	for (size_t k = 0; k < n * AIW_DIVERSITY_NCOLUMNS; k++)
+		out[k] = NAN;
+	if (progress && progress(0, n + 1, payload))
+		return aiwi_buferr(errbuf, errlen, AIW_ESTOPPED,
+		                   "aiw_site_diversity_shares: stopped by the progress callback");
+	aiw_sim *probe = NULL;
+	const aiwi_comp *T = NULL, *I = NULL;
+	base_run base = {0};
+	aiw_status st = open_probe(scenario, &probe, &T, &I, &base, errbuf, errlen);
+	if (st != AIW_OK)
+		return st;
+	for (size_t k = 0; k < n && st == AIW_OK; k++) {
+		if (progress && progress(k + 1, n + 1, payload)) {
+			st = aiwi_buferr(errbuf, errlen, AIW_ESTOPPED,
+			                 "aiw_site_diversity_shares: stopped by the progress callback "
+			                 "after %zu of %zu shares",
+			                 k, n);
 			break;
 		}
-		double out[4];
+		double gt, reps, *row = out + k * AIW_DIVERSITY_NCOLUMNS;
+		if ((st = split_share(T, I, total, shares[k], &gt, &reps, errbuf, errlen)) != AIW_OK)
+			break;
 		char msg[1024];
-		st = sweep_one(probe, T, I, gt, reps, reps0, out, msg, sizeof msg);
+		st = sweep_one(probe, T, I, &base, gt, reps, row, msg, sizeof msg);
 		if (st != AIW_OK) {
 			aiwi_buferr(errbuf, errlen, st, "aiw_site_diversity_sweep: training share %g (%g "
 			            "training GPUs, %g replicas): %s",
-			            s, gt, reps, msg);
+			            shares[k], gt, reps, msg);
 			break;
 		}
-		if (share)
-			share[k] = gt / total_gpus;
-		if (diversity)
-			diversity[k] = out[0];
-		if (provisioned_w)
-			provisioned_w[k] = out[1];
-		if (peak_w)
-			peak_w[k] = out[2];
-		if (sum_of_peaks_w)
-			sum_of_peaks_w[k] = out[3];
+		row[AIW_DIVERSITY_SHARE] = gt / total;
+		row[AIW_DIVERSITY_TRAINING_GPUS] = gt;
+		row[AIW_DIVERSITY_REPLICAS] = reps;
+		if (refuse_overload && row[AIW_DIVERSITY_OVERLOADED] != 0) {
+			st = aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+			                 "aiw_site_diversity_sweep: training share %g (%g training GPUs, "
+			                 "%g replicas): the inference fleet is overloaded (SLO attainment "
+			                 "%.3f against the scenario's %.3f, P99 TTFT %.3g s); its power "
+			                 "figures would not be those of a fleet that serves its users",
+			                 shares[k], gt, reps, row[AIW_DIVERSITY_SLO_ATTAINMENT],
+			                 base.slo_attainment, row[AIW_DIVERSITY_TTFT_P99_S]);
+			break;
+		}
 	}
+	if (st == AIW_OK && progress)
+		progress(n + 1, n + 1, payload);
 	aiw_sim_free(probe);
+	return st;
+}
+
+AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double total_gpus,
+                                               size_t steps, double *share, double *diversity,
+                                               double *provisioned_w, double *peak_w,
+                                               double *sum_of_peaks_w, char *errbuf,
+                                               size_t errlen)
+{
+	if (errbuf && errlen)
+		errbuf[0] = 0;
+	if (!(total_gpus >= 1 && total_gpus <= 1e7) || total_gpus != floor(total_gpus))
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+		                   "aiw_site_diversity_sweep: total_gpus = %g must be a whole number in "
+		                   "[1, 1e7]",
+		                   total_gpus);
+	if (steps < 2 || steps > SWEEP_MAX_STEPS)
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+		                   "aiw_site_diversity_sweep: steps = %zu must be in [2, %d] (shares 0, "
+		                   "1/(steps-1), ..., 1)",
+		                   steps, SWEEP_MAX_STEPS);
+	double *shares = malloc(steps * sizeof *shares);
+	double *out = malloc(steps * AIW_DIVERSITY_NCOLUMNS * sizeof *out);
+	if (!shares || !out) {
+		free(shares);
+		free(out);
+		return aiwi_buferr(errbuf, errlen, AIW_ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < steps; k++)
+		shares[k] = (double)k / (double)(steps - 1);
+	aiw_status st =
+		run_shares(scenario, total_gpus, shares, steps, out, true, NULL, NULL, errbuf, errlen);
+	for (size_t k = 0; k < steps; k++) {
+		const double *row = out + k * AIW_DIVERSITY_NCOLUMNS;
+		if (isnan(row[AIW_DIVERSITY_SHARE]))
+			break; /* not run: the caller's arrays keep what they held */
+		if (share)
+			share[k] = row[AIW_DIVERSITY_SHARE];
+		if (diversity)
+			diversity[k] = row[AIW_DIVERSITY_RACK_FACTOR];
+		if (provisioned_w)
+			provisioned_w[k] = row[AIW_DIVERSITY_PROVISIONED_W];
+		if (peak_w)
+			peak_w[k] = row[AIW_DIVERSITY_PEAK_W];
+		if (sum_of_peaks_w)
+			sum_of_peaks_w[k] = row[AIW_DIVERSITY_SUM_OF_PEAKS_W];
+	}
+	free(shares);
+	free(out);
+	return st;
+}
+
+AIW_EXPORT aiw_status aiw_site_diversity_shares(const char *scenario, double total_gpus,
+                                                const double *shares, size_t n, double *out,
+                                                size_t ncolumns,
+                                                aiw_diversity_progress_fn progress,
+                                                void *payload, char *errbuf, size_t errlen)
+{
+	if (errbuf && errlen)
+		errbuf[0] = 0;
+	if (!(total_gpus >= 1 && total_gpus <= 1e7) || total_gpus != floor(total_gpus))
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+		                   "aiw_site_diversity_shares: total_gpus = %g must be a whole number "
+		                   "in [1, 1e7]",
+		                   total_gpus);
+	if (n < 1 || n > SWEEP_MAX_STEPS)
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+		                   "aiw_site_diversity_shares: n = %zu shares must be in [1, %d]", n,
+		                   SWEEP_MAX_STEPS);
+	if (!shares || !out)
+		return aiwi_buferr(errbuf, errlen, AIW_EINVAL,
+		                   "aiw_site_diversity_shares: %s is NULL", !shares ? "shares" : "out");
+	if (ncolumns < 1 || ncolumns > 4096)
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+		                   "aiw_site_diversity_shares: ncolumns = %zu must be in [1, 4096] "
+		                   "(AIW_DIVERSITY_NCOLUMNS = %d are filled)",
+		                   ncolumns, AIW_DIVERSITY_NCOLUMNS);
+	for (size_t k = 0; k < n; k++)
+		if (!(shares[k] >= 0 && shares[k] <= 1))
+			return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+			                   "aiw_site_diversity_shares: shares[%zu] = %g must be in [0, 1]",
+			                   k, shares[k]);
+	double *rows = malloc(n * AIW_DIVERSITY_NCOLUMNS * sizeof *rows);
+	if (!rows)
+		return aiwi_buferr(errbuf, errlen, AIW_ENOMEM, "out of memory");
+	aiw_status st = run_shares(scenario, total_gpus, shares, n, rows, false, progress, payload,
+	                           errbuf, errlen);
+	/* the caller's rows are ncolumns wide: the known columns, NaN beyond */
+	for (size_t k = 0; k < n; k++)
+		for (size_t j = 0; j < ncolumns; j++)
+			out[k * ncolumns + j] = j < AIW_DIVERSITY_NCOLUMNS ? rows[k * AIW_DIVERSITY_NCOLUMNS + j]
+			                                                   : NAN;
+	free(rows);
 	return st;
 }

@@ -457,6 +457,9 @@ START_TEST(sweep_training_share)
 	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
 	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SWEEP_SITE, NULL));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "training.train.gpus", "16"));
+	/* the job keeps its tokens per GPU per step: twice the GPUs, twice the
+	 * tokens (the scenario's 4e6 on 8 GPUs) */
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "training.train.tokens_per_step", "8e6"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.serve.replicas", "8"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	ck_assert(aiwi_test_metric(sim, "site.power_peak_w") == peak[2]);
@@ -471,6 +474,125 @@ START_TEST(sweep_training_share)
 	                 AIW_OK);
 	ck_assert(memcmp(d1, d2, sizeof d1) == 0);
 	ck_assert(p1[0] > 0 && p1[1] > 0);
+}
+END_TEST
+
+static int count_progress(size_t done, size_t total, void *payload)
+{
+	size_t *calls = payload;
+	ck_assert_uint_eq(total, 3); /* the scenario's own run, then two shares */
+	ck_assert_uint_eq(done, calls[0]);
+	calls[0]++;
+	return 0;
+}
+
+static int stop_after_probe(size_t done, size_t total, void *payload)
+{
+	(void)total;
+	(void)payload;
+	return done >= 2; /* the scenario's run and one share, then stop */
+}
+
+START_TEST(shares_chosen_and_flagged)
+{
+	if (!models_present())
+		return;
+	char err[1024];
+	double out[3 * AIW_DIVERSITY_NCOLUMNS];
+	double bad[2] = {0.5, 1.5};
+	ck_assert_int_eq(aiw_site_diversity_shares(SWEEP_SITE, 32, bad, 2, out,
+	                                           AIW_DIVERSITY_NCOLUMNS, NULL, NULL, err,
+	                                           sizeof err),
+	                 AIW_ERANGE);
+	ck_assert_msg(strstr(err, "shares[1] = 1.5 must be in [0, 1]"), "%s", err);
+	ck_assert_int_eq(aiw_site_diversity_shares(SWEEP_SITE, 32, bad, 0, out, 1, NULL, NULL, err,
+	                                           sizeof err),
+	                 AIW_ERANGE);
+	ck_assert_int_eq(aiw_site_diversity_shares(SWEEP_SITE, 32, NULL, 1, out, 1, NULL, NULL,
+	                                           err, sizeof err),
+	                 AIW_EINVAL);
+	ck_assert_int_eq(aiw_site_diversity_shares(SWEEP_SITE, 32, bad, 1, out, 0, NULL, NULL, err,
+	                                           sizeof err),
+	                 AIW_ERANGE);
+	/* two chosen shares give, column for column, the figures of the full
+	 * sweep at those shares (same seed, same runs) */
+	double shares[2] = {0.25, 0.75};
+	size_t calls = 0;
+	ck_assert_msg(aiw_site_diversity_shares(SWEEP_SITE, 32, shares, 2, out,
+	                                        AIW_DIVERSITY_NCOLUMNS, count_progress, &calls, err,
+	                                        sizeof err) == AIW_OK,
+	              "%s", err);
+	ck_assert_uint_eq(calls, 4); /* done = 0, 1, 2, 3 */
+	enum { K = 5 };
+	double div[K], peak[K];
+	ck_assert_msg(aiw_site_diversity_sweep(SWEEP_SITE, 32, K, NULL, div, NULL, peak, NULL, err,
+	                                       sizeof err) == AIW_OK,
+	              "%s", err);
+	for (int j = 0; j < 2; j++) {
+		const double *row = out + j * AIW_DIVERSITY_NCOLUMNS;
+		int k = j == 0 ? 1 : 3;
+		ck_assert(row[AIW_DIVERSITY_SHARE] == shares[j]);
+		ck_assert(row[AIW_DIVERSITY_TRAINING_GPUS] == 32 * shares[j]);
+		ck_assert(row[AIW_DIVERSITY_REPLICAS] == 32 * (1 - shares[j]) / 2);
+		ck_assert(row[AIW_DIVERSITY_RACK_FACTOR] == div[k]);
+		ck_assert(row[AIW_DIVERSITY_PEAK_W] == peak[k]);
+		ck_assert(row[AIW_DIVERSITY_OVERLOADED] == 0);
+		ck_assert(row[AIW_DIVERSITY_SLO_ATTAINMENT] > 0.9);
+	}
+	/* a wider row: NaN past the known columns */
+	double wide[AIW_DIVERSITY_NCOLUMNS + 2];
+	ck_assert_int_eq(aiw_site_diversity_shares(SWEEP_SITE, 32, shares, 1, wide,
+	                                           AIW_DIVERSITY_NCOLUMNS + 2, NULL, NULL, NULL, 0),
+	                 AIW_OK);
+	ck_assert(wide[AIW_DIVERSITY_SHARE] == 0.25 && isnan(wide[AIW_DIVERSITY_NCOLUMNS]) &&
+	          isnan(wide[AIW_DIVERSITY_NCOLUMNS + 1]));
+	/* stopped by the callback: what ran is filled, the rest NaN */
+	ck_assert_int_eq(aiw_site_diversity_shares(SWEEP_SITE, 32, shares, 2, out,
+	                                           AIW_DIVERSITY_NCOLUMNS, stop_after_probe, NULL,
+	                                           err, sizeof err),
+	                 AIW_ESTOPPED);
+	ck_assert_msg(strstr(err, "after 1 of 2 shares"), "%s", err);
+	ck_assert(out[AIW_DIVERSITY_SHARE] == 0.25);
+	ck_assert(isnan(out[AIW_DIVERSITY_NCOLUMNS + AIW_DIVERSITY_SHARE]));
+}
+END_TEST
+
+/* A fleet whose load cannot follow its share (a recorded trace has no rate
+ * to scale): at a large training share one replica gets the whole trace.
+ * aiw_site_diversity_shares flags it; aiw_site_diversity_sweep refuses it
+ * instead of returning the power of a fleet that does not serve. */
+START_TEST(overloaded_share)
+{
+	if (!models_present())
+		return;
+	char sc[2048];
+	snprintf(sc, sizeof sc,
+	         "[sim]\nduration = 30min\nsample_interval = 1min\n"
+	         "[training t]\ngpu = H100-SXM\ngpus = 8\ngpus_per_node = 1\n"
+	         "model_params = 7e9\ntokens_per_step = 1e6\nmfu = 0.4\n"
+	         "[inference conv]\ngpu = H100-SXM\ngpus_per_replica = 2\nmodel_params = 70e9\n"
+	         "weight_bits = 8\ntraffic = trace\n"
+	         "trace_file = %s/examples/traces/AzureLLMInferenceTrace_conv.csv\nreplicas = 4\n"
+	         "slo_ttft = 500ms\n",
+	         AIW_SRCDIR);
+	double shares[2] = {0.5, 0.875}, out[2 * AIW_DIVERSITY_NCOLUMNS];
+	char err[1024];
+	ck_assert_msg(aiw_site_diversity_shares(sc, 16, shares, 2, out, AIW_DIVERSITY_NCOLUMNS,
+	                                        NULL, NULL, err, sizeof err) == AIW_OK,
+	              "%s", err);
+	ck_assert(out[AIW_DIVERSITY_REPLICAS] == 4);
+	ck_assert(out[AIW_DIVERSITY_OVERLOADED] == 0);
+	const double *hi = out + AIW_DIVERSITY_NCOLUMNS;
+	ck_assert(hi[AIW_DIVERSITY_REPLICAS] == 1);
+	ck_assert_msg(hi[AIW_DIVERSITY_OVERLOADED] == 1, "attainment %g vs %g, P99 %g",
+	              hi[AIW_DIVERSITY_SLO_ATTAINMENT], out[AIW_DIVERSITY_SLO_ATTAINMENT],
+	              hi[AIW_DIVERSITY_TTFT_P99_S]);
+	ck_assert(hi[AIW_DIVERSITY_TTFT_P99_S] > 10 * out[AIW_DIVERSITY_TTFT_P99_S]);
+	double s9[9];
+	ck_assert_int_eq(aiw_site_diversity_sweep(sc, 16, 9, s9, NULL, NULL, NULL, NULL, err,
+	                                          sizeof err),
+	                 AIW_ERANGE);
+	ck_assert_msg(strstr(err, "the inference fleet is overloaded"), "%s", err);
 }
 END_TEST
 
@@ -490,6 +612,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, load_mode_errors);
 	tcase_add_test(tc, sweep_arguments);
 	tcase_add_test(tc, sweep_training_share);
+	tcase_add_test(tc, shares_chosen_and_flagged);
+	tcase_add_test(tc, overloaded_share);
 	suite_add_tcase(s, tc);
 	return s;
 }

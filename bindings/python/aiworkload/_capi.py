@@ -45,6 +45,7 @@ PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_double, c_double, c_void_p)
 SAMPLE_FN = CFUNCTYPE(None, c_void_p, c_double, POINTER(c_double), c_size_t, c_void_p)
 SWEEP_FN = CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
 SWEEP_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_size_t, c_size_t, c_void_p)
+DIVERSITY_PROGRESS_FN = CFUNCTYPE(c_int, c_size_t, c_size_t, c_void_p)
 
 PD = POINTER(c_double)
 PZ = POINTER(c_size_t)
@@ -160,6 +161,12 @@ SIGNATURES = {
                                           ("diversity", PD), ("provisioned_w", PD),
                                           ("peak_w", PD), ("sum_of_peaks_w", PD),
                                           ("errbuf", c_char_p), ("errlen", c_size_t)]),
+    "aiw_site_diversity_shares": (STATUS, [("scenario", c_char_p), ("total_gpus", c_double),
+                                           ("shares", PD), ("n", c_size_t), ("out", PD),
+                                           ("ncolumns", c_size_t),
+                                           ("progress", DIVERSITY_PROGRESS_FN),
+                                           ("payload", c_void_p), ("errbuf", c_char_p),
+                                           ("errlen", c_size_t)]),
     # training studies (training.c)
     "aiw_training_scaling": (STATUS, [("sim", SIM), ("component", c_char_p),
                                       ("gpu_counts", PD), ("n", c_size_t), ("weak", c_int),
@@ -204,13 +211,15 @@ SIGNATURES = {
 
 # Functions whose pointer arguments are arrays (not single outputs): they
 # have hand-written wrappers, never generated ones.
-ARRAY_FUNCTIONS = {"aiw_sim_series_copy", "aiw_site_diversity_sweep", "aiw_training_scaling",
+ARRAY_FUNCTIONS = {"aiw_sim_series_copy", "aiw_site_diversity_sweep",
+                   "aiw_site_diversity_shares", "aiw_training_scaling",
                    "aiw_sweep_run_task", "aiw_sweep_store"}
 
 # C typedef names of the callback types above (the header test maps them).
 CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN,
                   "aiw_sample_fn": SAMPLE_FN,
-                  "aiw_sweep_fn": SWEEP_FN, "aiw_sweep_progress_fn": SWEEP_PROGRESS_FN}
+                  "aiw_sweep_fn": SWEEP_FN, "aiw_sweep_progress_fn": SWEEP_PROGRESS_FN,
+                  "aiw_diversity_progress_fn": DIVERSITY_PROGRESS_FN}
 
 
 HANDLES = (SIM, SWEEP)

@@ -182,4 +182,57 @@ def site_diversity_sweep(scenario=None, total_gpus=1024, steps=11):
     return out
 
 
+# the columns of aiw_site_diversity_shares, in order (AIW_DIVERSITY_*)
+DIVERSITY_COLUMNS = ("share", "training_gpus", "replicas", "diversity", "provisioned_w",
+                     "peak_w", "sum_of_peaks_w", "slo_attainment", "ttft_p99_s", "overloaded")
+
+
+def site_diversity_shares(scenario=None, total_gpus=1024, shares=(0.3, 0.5, 0.7),
+                          progress=None):
+    """The training/inference question at chosen shares
+    (aiw_site_diversity_shares): run the scenario (INI text, a path, or None
+    for the built-in mixed H100 site) once, then once per training share of
+    total_gpus GPUs, and return a dict of arrays (numpy when present) keyed
+    by DIVERSITY_COLUMNS: the achieved share, training GPUs, replicas,
+    site.rack_diversity_factor, site.provisioned_power_w, site.power_peak_w,
+    site.sum_of_rack_peaks_w, the fleet's slo_attainment and ttft_p99_s, and
+    overloaded (1.0 where the fleet serves clearly worse than the scenario's
+    own: its power figures are not those of a fleet that serves its users).
+    progress(done, total), if given, is called after each run; a true
+    return stops the call (aiworkload.Stopped)."""
+    import os
+    from ctypes import create_string_buffer
+    from .registry import _raw
+    if isinstance(scenario, os.PathLike) or (isinstance(scenario, str) and "\n" not in scenario
+                                             and not scenario.lstrip().startswith("[")):
+        with open(scenario, "rb") as f:
+            scenario = f.read()
+    elif isinstance(scenario, str):
+        scenario = scenario.encode("utf-8")
+    shares = [float(s) for s in shares]
+    n, w = len(shares), len(DIVERSITY_COLUMNS)
+    sh = _arrays.empty(n)
+    for i, s in enumerate(shares):
+        sh[i] = s
+    out = _arrays.empty(n * w)
+    err = create_string_buffer(1024)
+    cb = _capi.DIVERSITY_PROGRESS_FN(
+        (lambda done, total, _p: 1 if progress(done, total) else 0) if progress else 0)
+    st = _raw(_capi.lib.aiw_site_diversity_shares)(
+        scenario, float(total_gpus), _arrays.ptr(sh), n, _arrays.ptr(out), w, cb, None, err,
+        len(err))
+    if st != 0:
+        msg = err.value.decode("utf-8", "replace") or \
+            _capi.lib.aiw_strerror(st).decode("utf-8", "replace")
+        raise _capi.make_error(st, msg, "aiw_site_diversity_shares")
+    cols = {}
+    for j, k in enumerate(DIVERSITY_COLUMNS):
+        col = _arrays.empty(n)
+        for i in range(n):
+            col[i] = out[i * w + j]
+        cols[k] = col
+    return cols
+
+
+__all__ += ["site_diversity_shares", "DIVERSITY_COLUMNS"]
 __all__ += ["site_diversity_sweep", "gpus", "gpu", "gpu_fields", "links", "link", "link_fields", "training_presets"]

@@ -281,6 +281,16 @@ class EveryFunction(unittest.TestCase):
         try:  # needs the training and inference models
             r = aiworkload.site_diversity_sweep(SWEEP_SCENARIO, 16, 3)
             self.assertEqual(list(r["share"]), [0.0, 0.5, 1.0])
+            seen = []
+            c = aiworkload.site_diversity_shares(SWEEP_SCENARIO, 16, [0.5],
+                                                 progress=lambda d, t: seen.append((d, t)))
+            self.assertEqual(list(c["share"]), [0.5])
+            self.assertEqual(c["diversity"][0], r["diversity"][1])
+            self.assertEqual(c["overloaded"][0], 0.0)
+            self.assertEqual(seen, [(0, 2), (1, 2), (2, 2)])
+            with self.assertRaises(aiworkload.Stopped):
+                aiworkload.site_diversity_shares(SWEEP_SCENARIO, 16, [0.5, 1.0],
+                                                 progress=lambda d, t: d >= 1)
         except aiworkload.NotSupported:
             pass
         with tempfile.TemporaryDirectory() as d:
