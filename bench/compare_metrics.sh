@@ -12,16 +12,22 @@
 #     removed: every metric and parameter;
 #   - the `--series` CSV: every curve at every sample.
 # Prints one line per scenario (same / DIFFERENT) and exits 1 if any
-# differs.  BUILD_A, BUILD_B: configured and built trees (tools/aiworkload).
+# differs.  BUILD_A, BUILD_B: configured and built trees
+# (tools/aiworkload/aiworkload, or tools/aiworkload in older trees).
 # SRCDIR (default: this script's checkout) holds the scenarios; both builds
 # read the same files.
 set -eu
-[ $# -ge 2 ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,18p' "$0"; exit 2; }
 a=$(cd "$1" && pwd)
 b=$(cd "$2" && pwd)
 src=$(cd "${3:-$(dirname "$0")/..}" && pwd)
+prog() { # the command in build tree $1
+	if [ -f "$1/tools/aiworkload/aiworkload" ]; then echo "$1/tools/aiworkload/aiworkload"
+	else echo "$1/tools/aiworkload"; fi
+}
 for d in "$a" "$b"; do
-	[ -x "$d/tools/aiworkload" ] || { echo "no $d/tools/aiworkload"; exit 2; }
+	p=$(prog "$d")
+	[ -f "$p" ] && [ -x "$p" ] || { echo "no $p"; exit 2; }
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -36,7 +42,7 @@ one() { # one() NAME DIR ARGS...: run both builds in DIR, compare
 	shift 2
 	for side in a b; do
 		eval "bld=\$$side"
-		(cd "$dir" && "$bld/tools/aiworkload" run "$@" --no-progress --summary json \
+		(cd "$dir" && "$(prog "$bld")" run "$@" --no-progress --summary json \
 			--series "$tmp/$side.csv") >"$tmp/$side.json" 2>"$tmp/$side.err" ||
 			{ echo "$name: build $side failed: $(head -n 3 "$tmp/$side.err")"; bad=1; return; }
 		grep -v '"wall_time_s"' "$tmp/$side.json" >"$tmp/$side.m"

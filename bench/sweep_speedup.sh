@@ -16,8 +16,10 @@ build=$(cd "$build" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-sweep="$build/tools/aiworkload sweep"
-[ -x "$build/tools/aiworkload" ] || { echo "no $build/tools/aiworkload: build first"; exit 1; }
+aiw=$build/tools/aiworkload/aiworkload
+[ -f "$aiw" ] || aiw=$build/tools/aiworkload # a build from before tools/aiworkload/
+[ -f "$aiw" ] && [ -x "$aiw" ] || { echo "no $aiw: build first"; exit 1; }
+sweep="$aiw sweep"
 
 now() { date +%s.%N; }
 best() { # best wall time of $reps runs with --jobs $1

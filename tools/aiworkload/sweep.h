@@ -1,11 +1,11 @@
 /*
- * sweep_cli.h - `aiworkload sweep`: the command-line front end of the
- * library's experiment sweeps (aiw_sweep_*), shared by tools/aiworkload.c
+ * sweep.h - `aiworkload sweep`: the command-line front end of the
+ * library's experiment sweeps (aiw_sweep_*), shared by tools/aiworkload/
  * (through cli_sweep) and tools/aiworkload-mpi.c (through the pieces
  * below, so that both parse the same options and write the same files).
  */
-#ifndef AIW_SWEEP_CLI_H
-#define AIW_SWEEP_CLI_H
+#ifndef AIW_CLI_SWEEP_H
+#define AIW_CLI_SWEEP_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -78,4 +78,4 @@ bool cli_sweep_signalled(void);
 int cli_sweep_finish(aiw_sweep *sw, const cli_sweep_opts *o, aiw_status st,
                          const char *errmsg, bool interrupted);
 
-#endif /* AIW_SWEEP_CLI_H */
+#endif /* AIW_CLI_SWEEP_H */

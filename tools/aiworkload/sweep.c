@@ -1,11 +1,11 @@
 /*
- * sweep_cli.c - `aiworkload sweep`: parse the command line, build an
+ * sweep.c - `aiworkload sweep`: parse the command line, build an
  * aiw_sweep, run it on J threads with a progress bar on a terminal, stop
  * cleanly on Ctrl-C keeping the finished rows, write the result files.
  * Only the public API is used.  tools/aiworkload-mpi.c reuses every piece
  * but the run.
  */
-#include "sweep_cli.h"
+#include "sweep.h"
 
 #include <errno.h>
 #include <signal.h>

@@ -1,0 +1,91 @@
+/*
+ * catalog.c - `aiworkload catalog`: the built-in GPUs and links, or every
+ * field of one.
+ */
+#include "common.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ======================================================================== */
+/* catalog                                                                   */
+/* ======================================================================== */
+static double gpu_val(const char *gpu, const char *field)
+{
+	double v = NAN;
+	aiw_catalog_gpu_value(gpu, field, &v);
+	return v;
+}
+
+int cli_catalog(int argc, char **argv)
+{
+	if (argc > 3)
+		return cli_usage_error("catalog: at most one GPU or link name");
+	const char *one = argc == 3 ? argv[2] : NULL;
+	size_t ng = 0, nl = 0;
+	aiw_catalog_gpu_count(&ng);
+	aiw_catalog_link_count(&nl);
+	if (one) {
+		double v;
+		bool gpu = aiw_catalog_gpu_value(one, "tdp_w", &v) == AIW_OK;
+		bool link = !gpu && aiw_catalog_link_value(one, "bw", &v) == AIW_OK;
+		if (!gpu && !link) {
+			cli_errorf("no GPU or link named '%s' (see `aiworkload catalog`)", one);
+			return EXIT_USAGE;
+		}
+		printf("%s %s\n", gpu ? "GPU" : "link", one);
+		for (size_t i = 0;; i++) {
+			const char *f, *u, *d;
+			aiw_status st = gpu ? aiw_catalog_gpu_field(i, &f, &u, &d)
+			                    : aiw_catalog_link_field(i, &f, &u, &d);
+			if (st != AIW_OK)
+				break;
+			double x = NAN;
+			if (gpu)
+				aiw_catalog_gpu_value(one, f, &x);
+			else
+				aiw_catalog_link_value(one, f, &x);
+			printf("  %-20s %14.6g %-8s %s\n", f, x, u, d);
+		}
+		return 0;
+	}
+	printf("GPUs (aiworkload catalog NAME shows every field; [gpu NAME] sections add more)\n");
+	printf("  %-10s %7s %8s %9s %9s %6s %6s %9s %8s %8s %7s\n", "NAME", "MEM", "MEM BW",
+	       "BF16", "FP8", "TDP", "IDLE", "PRICE", "RENT", "NVLINK", "NIC");
+	printf("  %-10s %7s %8s %9s %9s %6s %6s %9s %8s %8s %7s\n", "", "GB", "TB/s", "TFLOP/s",
+	       "TFLOP/s", "W", "W", "USD", "USD/h", "GB/s", "GB/s");
+	for (size_t i = 0; i < ng; i++) {
+		const char *g;
+		if (aiw_catalog_gpu_name(i, &g) != AIW_OK)
+			continue;
+		char price[32];
+		double pu = gpu_val(g, "price_usd"), rent = gpu_val(g, "ondemand_usd_per_h");
+		if (pu > 0)
+			cli_fmt_group(price, sizeof price, pu, 0);
+		else
+			snprintf(price, sizeof price, "-");
+		printf("  %-10s %7.0f %8.2f %9.0f %9.0f %6.0f %6.0f %9s ", g,
+		       gpu_val(g, "mem_bytes") / 1e9, gpu_val(g, "mem_bw") / 1e12,
+		       gpu_val(g, "bf16_flops") / 1e12, gpu_val(g, "fp8_flops") / 1e12,
+		       gpu_val(g, "tdp_w"), gpu_val(g, "idle_w"), price);
+		if (rent > 0)
+			printf("%8.2f", rent);
+		else
+			printf("%8s", "-");
+		printf(" %8.0f %7.0f\n", gpu_val(g, "nvlink_bw") / 1e9, gpu_val(g, "nic_bw") / 1e9);
+	}
+	printf("  (bandwidths per GPU and per direction)\n\nLinks (alpha-beta model: a message of m "
+	       "bytes takes alpha + m / bw)\n");
+	printf("  %-10s %10s %10s\n", "NAME", "ALPHA us", "BW GB/s");
+	for (size_t i = 0; i < nl; i++) {
+		const char *l;
+		double a = NAN, b = NAN;
+		if (aiw_catalog_link_name(i, &l) != AIW_OK)
+			continue;
+		aiw_catalog_link_value(l, "alpha_s", &a);
+		aiw_catalog_link_value(l, "bw", &b);
+		printf("  %-10s %10.3g %10.4g\n", l, a * 1e6, b / 1e9);
+	}
+	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
+}
+

@@ -1,0 +1,148 @@
+/*
+ * common.c - messages, exit statuses, option values and number formatting
+ * shared by the commands (common.h).
+ */
+#include "common.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *cli_prog = "aiworkload";
+
+void cli_errorf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", cli_prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int cli_exit_code(aiw_status st)
+{
+	switch (st) {
+	case AIW_OK:
+		return 0;
+	case AIW_EINVAL:
+	case AIW_EUNKNOWN:
+	case AIW_ERANGE:
+	case AIW_EPARSE:
+	case AIW_ESCENARIO:
+	case AIW_ELIMIT:
+		return EXIT_USAGE;
+	default:
+		return EXIT_FAIL;
+	}
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "%s: ", cli_prog);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, "\nTry 'aiworkload --help'.\n");
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+bool cli_opt_value(int argc, char **argv, int *i, const char *name, const char **out,
+                  int *err)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+	if (strncmp(a, name, n) != 0)
+		return false;
+	if (a[n] == '=') {
+		*out = a + n + 1;
+		return true;
+	}
+	if (a[n] != 0)
+		return false;
+	if (*i + 1 >= argc) {
+		*err = cli_usage_error("option %s needs a value", name);
+		return true;
+	}
+	*out = argv[++*i];
+	return true;
+}
+
+/* ======================================================================== */
+/* number formatting                                                         */
+/* ======================================================================== */
+/* 1234567.8 -> "1,234,568" */
+void cli_fmt_group(char *buf, size_t len, double x, int decimals)
+{
+	char tmp[64];
+	snprintf(tmp, sizeof tmp, "%.*f", decimals, fabs(x));
+	char *dot = strchr(tmp, '.');
+	size_t ilen = dot ? (size_t)(dot - tmp) : strlen(tmp);
+	size_t o = 0;
+	if (x < 0 && o + 1 < len)
+		buf[o++] = '-';
+	for (size_t i = 0; i < ilen && o + 1 < len; i++) {
+		if (i && (ilen - i) % 3 == 0 && o + 1 < len)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	for (const char *p = dot; p && *p && o + 1 < len; p++)
+		buf[o++] = *p;
+	buf[o] = 0;
+}
+
+void cli_fmt_duration(char *buf, size_t len, double s)
+{
+	double a = fabs(s);
+	if (a == 0)
+		snprintf(buf, len, "0 s");
+	else if (a < 1e-3)
+		snprintf(buf, len, "%.3g us", s * 1e6);
+	else if (a < 1)
+		snprintf(buf, len, "%.3g ms", s * 1e3);
+	else if (a < 120)
+		snprintf(buf, len, "%.4g s", s);
+	else if (a < 7200)
+		snprintf(buf, len, "%.4g min", s / 60);
+	else if (a < 3 * 86400.0)
+		snprintf(buf, len, "%.4g h", s / 3600);
+	else
+		snprintf(buf, len, "%.4g days", s / 86400);
+}
+
+bool cli_ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+double cli_elapsed(const struct timespec *a, const struct timespec *b)
+{
+	return (double)(b->tv_sec - a->tv_sec) + 1e-9 * (double)(b->tv_nsec - a->tv_nsec);
+}
+
+/* "training.pretrain.goodput" -> kind, component name, key */
+void cli_split_metric(const char *full, char *kind, size_t kl, char *comp, size_t cl,
+                      const char **key)
+{
+	const char *d1 = strchr(full, '.');
+	if (!d1) {
+		snprintf(kind, kl, "%s", "");
+		snprintf(comp, cl, "%s", "");
+		*key = full;
+		return;
+	}
+	snprintf(kind, kl, "%.*s", (int)(d1 - full), full);
+	bool singleton = strcmp(kind, "site") == 0 || strcmp(kind, "sim") == 0;
+	const char *d2 = singleton ? NULL : strchr(d1 + 1, '.');
+	if (d2) {
+		snprintf(comp, cl, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
+		*key = d2 + 1;
+	} else {
+		snprintf(comp, cl, "%s", "");
+		*key = d1 + 1;
+	}
+}
+

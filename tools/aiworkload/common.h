@@ -1,0 +1,95 @@
+/*
+ * common.h - what the commands of aiworkload share: messages and exit
+ * statuses, option values, number formatting, metric names, the built-in
+ * scenario, the summary table and each command's entry point.
+ *
+ *   main.c      dispatch, --help, --version
+ *   run.c       run and plot (plot is run writing an SVG, no summary)
+ *   summary.c   the summary table and the metric descriptions (METRIC_DOCS)
+ *   params.c    params and params --man (aiworkload-params(7))
+ *   catalog.c   catalog
+ *   scenario.c  the built-in default scenario and `aiworkload scenario`
+ *   sweep.c     sweep (shared with tools/aiworkload-mpi.c through sweep.h)
+ *   common.c    the helpers declared here
+ *
+ * Exit status: 0 success, 2 bad usage or invalid scenario (the message names
+ * file:line or the parameter), 1 any other failure (I/O, memory, limits).
+ * Everything here goes through the public API only.
+ */
+#ifndef AIW_CLI_COMMON_H
+#define AIW_CLI_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <time.h>
+
+#include "aiworkload.h"
+
+#define EXIT_USAGE 2
+#define EXIT_FAIL 1
+
+/* Points of each curve --stream-csv keeps in memory (sim.series_keep): an
+ * hour at the default 1-minute interval, whatever the duration. */
+#define STREAM_KEEP 60
+
+/* Name in messages. */
+extern const char *cli_prog;
+
+/* "aiworkload: MESSAGE" on standard error. */
+void cli_errorf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The same, then a pointer to --help; returns EXIT_USAGE. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Invalid input (parameters, scenario text, ranges) is a usage error (2);
+ * everything else (memory, I/O, limits reached while running) is 1. */
+int cli_exit_code(aiw_status st);
+
+/* Option with a value: "--opt VALUE" or "--opt=VALUE".  Returns whether
+ * argv[*i] is the option; *err is set to an exit status when its value is
+ * missing. */
+bool cli_opt_value(int argc, char **argv, int *i, const char *name, const char **out, int *err);
+
+bool cli_ends_with(const char *s, const char *suffix);
+/* 1234567.8 -> "1,234,568" */
+void cli_fmt_group(char *buf, size_t len, double x, int decimals);
+/* 0.25 -> "250 ms", 7200 -> "2 h" */
+void cli_fmt_duration(char *buf, size_t len, double s);
+/* Seconds from a to b. */
+double cli_elapsed(const struct timespec *a, const struct timespec *b);
+
+/* "training.pretrain.goodput" -> kind, component name, key (site and sim
+ * have no component name). */
+void cli_split_metric(const char *full, char *kind, size_t kl, char *comp, size_t cl,
+                      const char **key);
+
+/* The built-in default (scenario.c), shipped verbatim as
+ * examples/scenarios/mixed-site.ini. */
+extern const char cli_default_scenario[];
+
+/* summary.c: --stream-csv's per-curve sums, from which the summary takes
+ * time averages when the curves keep only their last points. */
+typedef struct cli_stream {
+	FILE *f;
+	bool header;
+	size_t n;           /* curves */
+	double *sum, *span; /* per curve: integral of its finite points and their
+	                       time span, for the summary's time averages (the
+	                       curves keep only their last points in memory) */
+	double last_t;
+	bool oom;
+} cli_stream;
+
+/* The summary table on standard output; label names the scenario. */
+void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
+                       const cli_stream *s);
+/* One-line description of a metric (kind "training", key "goodput"), NULL
+ * when the table has none. */
+const char *cli_metric_doc(const char *kind, const char *key);
+
+/* The commands: argv as main's; return the exit status. */
+int cli_run(int argc, char **argv, int first, bool plot);
+int cli_params(int argc, char **argv);
+int cli_catalog(int argc, char **argv);
+int cli_scenario(int argc, char **argv);
+
+#endif /* AIW_CLI_COMMON_H */

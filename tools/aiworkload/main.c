@@ -1,0 +1,102 @@
+/*
+ * aiworkload - command-line front end of libaiworkload.
+ *
+ *   aiworkload [run] [SCENARIO.ini ...] [options]   run, print a summary table
+ *   aiworkload plot SCENARIO.ini -o FILE.svg         run, write the chart
+ *   aiworkload sweep SCENARIO.ini --set N=V1,V2 ...  sweeps
+ *   aiworkload params [PATTERN] [--man]              the parameter registry
+ *   aiworkload catalog [GPU|LINK]                    built-in hardware
+ *   aiworkload scenario                              print the built-in default
+ *
+ * One file per command (common.h lists them).  Exit status: 0 success, 2 bad
+ * usage or invalid scenario (the message names file:line or the parameter),
+ * 1 any other failure (I/O, memory, limits).
+ */
+#include "common.h"
+
+#include <string.h>
+
+#include "sweep.h"
+
+static void usage_text(FILE *f)
+{
+	fprintf(f,
+	        "usage: aiworkload [run] [SCENARIO.ini ...] [options]\n"
+	        "       aiworkload plot SCENARIO.ini -o FILE.svg [options]\n"
+	        "       aiworkload sweep SCENARIO.ini --set NAME=V1,V2,... [options]\n"
+	        "       aiworkload params [PATTERN] [--man]\n"
+	        "       aiworkload catalog [GPU|LINK]\n"
+	        "       aiworkload scenario\n"
+	        "       aiworkload --help | --version\n"
+	        "\n"
+	        "Simulate AI training and inference on one discrete-event clock and report\n"
+	        "power, utilisation, latency and cost.  Without a scenario, run the built-in\n"
+	        "mixed site (print it with `aiworkload scenario`).\n"
+	        "\n"
+	        "run and plot options:\n"
+	        "  --set NAME=VALUE     set a parameter (site.pue=1.2, training.pretrain.gpus=2048)\n"
+	        "  --seed N             sim.seed\n"
+	        "  --duration D         sim.duration (90d, 36h, 15min)\n"
+	        "  --sample-interval D  sim.sample_interval (resolution of curves and peaks)\n"
+	        "  --summary FORMAT     text (key figures, default), full (every metric), json\n"
+	        "                       or none, on standard output\n"
+	        "  --series FILE.csv    every curve, one column each, units in the header\n"
+	        "  --stream-csv FILE    the same CSV, written as the run goes; keeps only the\n"
+	        "                       last %d points of each curve in memory (unless the\n"
+	        "                       scenario or --set gives sim.series_keep, or --series,\n"
+	        "                       --promtest or --plot needs the whole curves)\n"
+	        "  --json FILE.json     summary metrics, parameters and run metadata\n"
+	        "  --metrics FILE.prom  Prometheus text exposition of the final metrics\n"
+	        "  --promtest FILE.yml  the curves as `promtool test rules` input series\n"
+	        "  --rules FILES        rule files the --promtest file lists (comma-separated)\n"
+	        "  --plot FILE.svg      chart: site power, power by component, utilisation\n"
+	        "  -o, --output FILE    (plot) the SVG to write\n"
+	        "  --title TEXT         title of the chart\n"
+	        "  --progress, --no-progress\n"
+	        "                       progress bar on standard error (default: when it is a\n"
+	        "                       terminal)\n"
+	        "\n"
+	        "params options:\n"
+	        "  PATTERN              substring or shell pattern of parameter names\n"
+	        "  --man                the aiworkload-params(7) manual page, generated\n"
+	        "\n"
+	        "Exit status: 0 success, 2 bad usage or invalid scenario, 1 other failure.\n"
+	        "`aiworkload sweep --help` describes sweeps.  See aiworkload(1),\n"
+	        "aiworkload-scenario(5), aiworkload-params(7).\n",
+	        STREAM_KEEP);
+}
+
+/* ======================================================================== */
+int main(int argc, char **argv)
+{
+	const char *cmd = argc > 1 ? argv[1] : "run";
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+		usage_text(stdout);
+		return 0;
+	}
+	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+		printf("aiworkload (libaiworkload) %s\n", aiw_version_string());
+		return 0;
+	}
+	if (strcmp(cmd, "sweep") == 0) /* sweep.c */
+		return cli_sweep(argc - 1, argv + 1);
+	for (int i = 2; i < argc; i++)
+		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+			usage_text(stdout);
+			return 0;
+		}
+	if (strcmp(cmd, "run") == 0)
+		return cli_run(argc, argv, 2, false);
+	if (strcmp(cmd, "plot") == 0)
+		return cli_run(argc, argv, 2, true);
+	if (strcmp(cmd, "params") == 0)
+		return cli_params(argc, argv);
+	if (strcmp(cmd, "catalog") == 0)
+		return cli_catalog(argc, argv);
+	if (strcmp(cmd, "scenario") == 0)
+		return cli_scenario(argc, argv);
+	/* `aiworkload FILE.ini ...` and `aiworkload --set ...` mean run */
+	if (cmd[0] == '-' || cli_ends_with(cmd, ".ini"))
+		return cli_run(argc, argv, 1, false);
+	return cli_usage_error("unknown command '%s'", cmd);
+}
