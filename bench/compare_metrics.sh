@@ -12,18 +12,16 @@
 #     removed: every metric and parameter;
 #   - the `--series` CSV: every curve at every sample.
 # Prints one line per scenario (same / DIFFERENT) and exits 1 if any
-# differs.  BUILD_A, BUILD_B: configured and built trees
-# (tools/aiworkload/aiworkload, or tools/aiworkload in older trees).
+# differs.  BUILD_A, BUILD_B: configured and built trees (tools/aiworkload).
 # SRCDIR (default: this script's checkout) holds the scenarios; both builds
 # read the same files.
 set -eu
-[ $# -ge 2 ] || { sed -n '2,18p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,17p' "$0"; exit 2; }
 a=$(cd "$1" && pwd)
 b=$(cd "$2" && pwd)
 src=$(cd "${3:-$(dirname "$0")/..}" && pwd)
 prog() { # the command in build tree $1
-	if [ -f "$1/tools/aiworkload/aiworkload" ]; then echo "$1/tools/aiworkload/aiworkload"
-	else echo "$1/tools/aiworkload"; fi
+	echo "$1/tools/aiworkload"
 }
 for d in "$a" "$b"; do
 	p=$(prog "$d")

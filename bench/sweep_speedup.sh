@@ -16,8 +16,7 @@ build=$(cd "$build" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-aiw=$build/tools/aiworkload/aiworkload
-[ -f "$aiw" ] || aiw=$build/tools/aiworkload # a build from before tools/aiworkload/
+aiw=$build/tools/aiworkload
 [ -f "$aiw" ] && [ -x "$aiw" ] || { echo "no $aiw: build first"; exit 1; }
 sweep="$aiw sweep"
 

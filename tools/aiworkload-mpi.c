@@ -31,7 +31,7 @@
 #include <time.h>
 
 #include "aiworkload.h"
-#include "aiworkload/sweep.h"
+#include "cli/sweep.h"
 
 enum { TAG_RESULT = 1, TAG_TASK = 2, TAG_ERR = 3 };
 #define MSG_LEN 1024

@@ -8,7 +8,7 @@
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
 readme="$top_srcdir/README.md"
-aiw="$top_builddir/tools/aiworkload/aiworkload"
+aiw="$top_builddir/tools/aiworkload"
 [ -x "$aiw" ] || { echo "FAIL: no $aiw"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -14,7 +14,7 @@ fail() {
 	exit 1
 }
 
-sweep="$top_builddir/tools/aiworkload/aiworkload sweep"
+sweep="$top_builddir/tools/aiworkload sweep"
 
 cat >"$tmp/mm1.ini" <<'EOF'
 [sim]

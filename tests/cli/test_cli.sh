@@ -7,7 +7,7 @@
 # Exit 77 (skip) only when promtool is missing; every other check still runs.
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
-aiw="$top_builddir/tools/aiworkload/aiworkload"
+aiw="$top_builddir/tools/aiworkload"
 [ -x "$aiw" ] || { echo "FAIL: no $aiw"; exit 1; }
 promtool=${PROMTOOL:-}
 [ -n "$promtool" ] && [ -x "$promtool" ] || promtool=$(command -v promtool 2>/dev/null || true)
@@ -121,12 +121,12 @@ if cmp -s "$tmp/out" "$top_srcdir/man/man7/aiworkload-params.7"; then
 	ok "man/man7/aiworkload-params.7 == aiworkload params --man"
 else
 	bad "man/man7/aiworkload-params.7 is stale; regenerate it with" \
-		"'tools/aiworkload/aiworkload params --man > man/man7/aiworkload-params.7':"
+		"'tools/aiworkload params --man > man/man7/aiworkload-params.7':"
 	diff "$top_srcdir/man/man7/aiworkload-params.7" "$tmp/out" | head -10
 fi
 
 if grep -q "no description yet" "$tmp/out"; then
-	bad "metrics without a description in tools/aiworkload/summary.c METRIC_DOCS:" \
+	bad "metrics without a description in tools/cli/summary.c METRIC_DOCS:" \
 		"$(grep -B1 'no description yet' "$tmp/out" | sed -n 's/^\.It Li //p' | tr '\n' ' ')"
 else
 	ok "every metric of the built-in scenario has a description"

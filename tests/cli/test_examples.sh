@@ -12,7 +12,7 @@
 # Runs from examples/scenarios so that relative trace paths resolve.
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
-aiw="$top_builddir/tools/aiworkload/aiworkload"
+aiw="$top_builddir/tools/aiworkload"
 py=${PYTHON3:-python3}
 if ! command -v "$py" >/dev/null 2>&1; then
 	echo "SKIP: python3 not found (it evaluates the checks)"

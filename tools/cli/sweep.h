@@ -1,6 +1,6 @@
 /*
  * sweep.h - `aiworkload sweep`: the command-line front end of the
- * library's experiment sweeps (aiw_sweep_*), shared by tools/aiworkload/
+ * library's experiment sweeps (aiw_sweep_*), shared by tools/cli/
  * (through cli_sweep) and tools/aiworkload-mpi.c (through the pieces
  * below, so that both parse the same options and write the same files).
  */
