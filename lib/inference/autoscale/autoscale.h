@@ -1,8 +1,9 @@
 /*
- * autoscale.h - autoscaling of an inference fleet (autoscale.c): the
- * parameters the inference kind includes in its table, the hooks serving.c
- * calls, and the pure decision functions of the policies (unit-tested on
- * scripted metrics).
+ * autoscale.h - autoscaling of an inference fleet: the parameters the
+ * inference kind includes in its table, the hooks serving.c calls
+ * (controller.c), and the decision functions of the policies (hpa.c,
+ * kpa.c, schedule.c), which take plain numbers and no fleet: the
+ * simulation and the replay of recorded metrics run the same code.
  *
  * Policies (inference.NAME.autoscaler):
  *   none        the fleet keeps `replicas` (spot preemptions are replaced)
@@ -344,14 +345,23 @@ typedef struct aiwi_kpa_conf {
 	double max_up_rate;     /* 1000 */
 	double max_down_rate;   /* 2 */
 	double stable_window;   /* 60 s */
+	/* aiwi_kpa_step only */
+	double down_delay;      /* scale-down delay (s), 0: none */
+	double zero_grace;      /* scale-to-zero grace period (s) */
+	int32_t min_replicas, max_replicas;
 } aiwi_kpa_conf;
 
 typedef struct aiwi_kpa_state {
 	double panic_time;      /* last time over the threshold; NAN: not panicking */
 	int32_t max_panic_pods;
+	/* aiwi_kpa_step only */
+	double zero_since;      /* since when the decision is 0; NAN: it is not */
+	aiwi_hpa_sample *delay; /* the decisions of the scale-down delay window */
+	size_t ndelay, capdelay;
 } aiwi_kpa_state;
 
 void aiwi_kpa_state_init(aiwi_kpa_state *s);
+void aiwi_kpa_state_free(aiwi_kpa_state *s);
 /* One decision at time now from the stable- and panic-window averages of
  * the total demand (requests in flight, or per second): dspc =
  * ceil(stable / target), dppc = ceil(panic / target), both kept in
@@ -362,6 +372,26 @@ void aiwi_kpa_state_init(aiwi_kpa_state *s);
  * the two.  Returns the desired pod count (before min/max). */
 int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, uint32_t ready,
                        double stable, double panic);
+/* The whole decision of a tick: aiwi_kpa_decide, then the scale-down delay
+ * (the highest decision of the last down_delay seconds wins), the grace
+ * period before the last replica goes (current > 0 and a zero decision for
+ * less than zero_grace: 1), min/max.  current is the desired count before
+ * this tick.  Returns the new desired count, or AIW_ENOMEM. */
+int32_t aiwi_kpa_step(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, int32_t current,
+                     uint32_t ready, double stable, double panic);
+
+/* The last samples of the demand, for the window averages. */
+typedef struct aiwi_kpa_ring {
+	double *v;
+	size_t cap, pos, n;
+} aiwi_kpa_ring;
+
+aiw_status aiwi_kpa_ring_init(aiwi_kpa_ring *r, size_t cap);
+void aiwi_kpa_ring_free(aiwi_kpa_ring *r);
+void aiwi_kpa_ring_push(aiwi_kpa_ring *r, double x);
+/* The mean of the last `last` samples (of fewer if fewer were pushed; 0 if
+ * none), newest first. */
+double aiwi_kpa_ring_mean(const aiwi_kpa_ring *r, size_t last);
 
 /* ======================================================================== */
 /* schedule tables                                                           */

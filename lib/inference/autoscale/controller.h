@@ -1,0 +1,146 @@
+/*
+ * controller.h - private to lib/inference/autoscale/: the controller's
+ * state (controller.c) and what a policy file (hpa.c, kpa.c,
+ * predictive.c, schedule.c) may call on it.
+ *
+ * The controller owns the fleet side: it measures what the fleet did
+ * (through serving.h only), provisions and removes replicas to reach the
+ * desired count (set_spec), and manages spot capacity.  A policy is an
+ * entry of the table aiwi_as_policies: it validates its parameters,
+ * schedules its own events, and turns measurements into a desired count
+ * with its decision functions (declared in autoscale.h), which take plain
+ * numbers and never a fleet, so that the replay (replay.c) runs the same
+ * code on recorded metrics.
+ */
+#ifndef AIW_AUTOSCALE_CONTROLLER_H
+#define AIW_AUTOSCALE_CONTROLLER_H
+
+#include "inference/autoscale/autoscale.h"
+#include "inference/serving.h"
+
+#include <gsl/gsl_rng.h>
+
+#define DEMAND_MEMORY_S 1800.0 /* predictive: memory of the demand per request */
+
+/* What the controller knows of a replica slot it provisioned. */
+typedef struct slotrec {
+	double t_add, t_load_end; /* its cold start: [t_add, t_load_end) */
+	uint64_t ev_notice, ev_kill;
+	uint32_t gen;
+	uint8_t used;  /* holds a loading interval not yet folded into load_done */
+	uint8_t live;  /* spot and exposed to preemption (no notice yet) */
+} slotrec;
+
+typedef struct aiwi_as_policy aiwi_as_policy;
+
+typedef struct autoscaler {
+	aiwi_comp *c;
+	aiw_sim *sim;
+	const aiwi_as_policy *pol;
+	size_t p; /* index of the first autoscaling parameter */
+	size_t i_replicas, i_cold;
+	int policy, metric;
+	double g; /* GPUs per replica */
+	gsl_rng *rng_cold, *rng_spot;
+	int32_t spec, peak;
+	/* replicas */
+	slotrec *rec;
+	size_t nrec;
+	double load_done;      /* replica-seconds of loading, folded */
+	aiwi_integral spot_live; /* spot replicas exposed to preemption */
+	uint32_t consec_fail;
+	uint64_t retry_ev;
+	/* measurement at the previous sync */
+	double m_t, m_busy, m_paid, m_wait, m_load, m_infl;
+	uint64_t m_arr, m_done;
+	/* requests in flight, sampled every metric_interval */
+	double infl_int;  /* request-seconds (left sums) */
+	aiwi_kpa_ring ring; /* kpa: the last samples of the demand */
+	uint64_t scrape_arr;
+	/* hpa (and predictive's stabilisation) */
+	aiwi_hpa_rules rules;
+	aiwi_hpa_state hs;
+	/* kpa */
+	aiwi_kpa_conf kc;
+	aiwi_kpa_state ks;
+	double last_tick, panic_s;
+	uint64_t panic_entries;
+	/* predictive */
+	double lead, d_busy, d_done, d_infl;
+	double *est, bin;
+	size_t nbins;
+	uint64_t bin_arr;
+	/* schedule */
+	aiwi_sched_entry *sched;
+	size_t nsched;
+	/* counters */
+	uint64_t syncs, ups, downs, added, removed, cold_starts;
+	double cold_sum;
+	uint64_t preemptions, reclaims, requeued, acq_fail, fallbacks;
+	/* curves */
+	int id_des, id_ready, id_load, id_drain, id_spot, id_panic;
+	/* comparison */
+	aiw_sim *fixed;
+	int32_t fixed_n;
+	bool fail;
+} autoscaler;
+
+/* One policy (autoscaler = NAME).  Every hook but name is optional. */
+struct aiwi_as_policy {
+	const char *name;   /* as written in the scenario */
+	int id;             /* AIW_AS_* */
+	const char *params; /* the parameters it reads besides the shared ones */
+	bool min_one;       /* min_replicas >= 1 (Kubernetes' rule) */
+	/* validate the parameters (after the shared checks) */
+	aiw_status (*check)(autoscaler *a);
+	/* build its state and schedule its first events */
+	aiw_status (*start)(autoscaler *a);
+	/* a request reached an empty fleet (Knative's activator) */
+	void (*activate)(autoscaler *a);
+	/* its own metrics at the end of a run call */
+	void (*finish)(autoscaler *a, double t);
+	/* free its state */
+	void (*free)(autoscaler *a);
+};
+
+/* The table, indexed by AIW_AS_* (the order of the autoscaler enum). */
+extern const aiwi_as_policy *const aiwi_as_policies[];
+
+extern const aiwi_as_policy aiwi_as_policy_none, aiwi_as_policy_hpa, aiwi_as_policy_kpa,
+	aiwi_as_policy_predictive, aiwi_as_policy_schedule;
+
+static inline autoscaler *AS_(const aiwi_comp *c)
+{
+	return (autoscaler *)aiwi_serving_autoscale(c);
+}
+
+static inline double P(const autoscaler *a, int i) { return aiwi_p(a->c, a->p + (size_t)i); }
+static inline bool PSET(const autoscaler *a, int i) { return aiwi_pset(a->c, a->p + (size_t)i); }
+
+/* What the fleet did over a window (measure). */
+typedef struct window {
+	double dt, busy_rep_s, serving_rep_s, wait_s, infl_s;
+	uint64_t arrived, completed;
+} window;
+
+/* ---- controller.c, for the policies ---- */
+/* Record a failure once (ENOMEM gets its message). */
+void aiwi_as_fail(autoscaler *a, aiw_status st);
+/* Set the desired count and reconcile the fleet to it. */
+void aiwi_as_set_spec(autoscaler *a, int32_t n);
+/* What the fleet did since the previous call. */
+void aiwi_as_measure(autoscaler *a, window *w);
+/* The metric of each ready replica over the window (NAN: none served). */
+double aiwi_as_metric_value(const autoscaler *a, const window *w);
+/* Replica counts now. */
+void aiwi_as_counts(const autoscaler *a, aiwi_serving_counts *k);
+/* Start sampling requests in flight every metric_interval. */
+aiw_status aiwi_as_start_scrape(autoscaler *a);
+
+/* ---- hpa.c, for predictive.c ---- */
+/* The HPA's recommendation from the window (aiwi_hpa_calc on the fleet). */
+int32_t aiwi_as_hpa_recommendation(const autoscaler *a, const window *w);
+/* The behavior read from the parameters (they may change at run time). */
+void aiwi_as_hpa_refresh_rules(autoscaler *a);
+
+#endif /* AIW_AUTOSCALE_CONTROLLER_H */

@@ -1,0 +1,258 @@
+/*
+ * kpa.c - autoscaler = kpa: the Knative Pod Autoscaler (knative/serving
+ * pkg/autoscaler/scaling/autoscaler.go, Scale; defaults from
+ * config-autoscaler): every tick (2 s) the total demand (requests in
+ * flight, sampled each second, or arrivals per second) averaged over the
+ * stable (60 s) and panic (6 s) windows gives dspc = ceil(stable /
+ * target) and dppc = ceil(panic / target), target = target_value x
+ * kpa_target_utilization; panic mode starts when dppc / ready >= 2 and
+ * ends a stable window after the last time above; in panic the count only
+ * grows.  Optionally (scale-down delay) the highest decision of a window
+ * wins.  Scale to zero (min_replicas = 0) after zero demand for the
+ * grace period; a request reaching an empty fleet triggers a decision at
+ * once (the activator's poke).
+ *
+ * The decision functions (aiwi_kpa_*) take numbers, not a fleet; the glue
+ * at the end samples the fleet through the controller.
+ */
+#include "inference/autoscale/controller.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void aiwi_kpa_state_init(aiwi_kpa_state *s)
+{
+	memset(s, 0, sizeof *s);
+	s->panic_time = NAN;
+	s->max_panic_pods = 0;
+	s->zero_since = NAN;
+}
+
+int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, uint32_t ready_pods,
+                       double stable, double panic)
+{
+	double ready = ready_pods > 0 ? (double)ready_pods : 1.0;
+	double max_up = ceil(k->max_up_rate * ready);
+	double max_down = floor(ready / k->max_down_rate);
+	double dspc = ceil(stable / k->target);
+	double dppc = ceil(panic / k->target);
+	int32_t dsp = (int32_t)fmin(fmin(fmax(dspc, max_down), max_up), INT32_MAX);
+	int32_t dpp = (int32_t)fmin(fmin(fmax(dppc, max_down), max_up), INT32_MAX);
+	bool over = dppc / ready >= k->panic_threshold;
+	if (over) {
+		s->panic_time = now; /* begin, or extend */
+	} else if (!isnan(s->panic_time) && s->panic_time + k->stable_window < now) {
+		s->panic_time = NAN; /* the surge has reached the stable window */
+		s->max_panic_pods = 0;
+	}
+	int32_t want = dsp;
+	if (!isnan(s->panic_time)) {
+		if (want < dpp)
+			want = dpp;
+		if (want > s->max_panic_pods)
+			s->max_panic_pods = want;
+		want = s->max_panic_pods; /* no scale-down while panicking */
+	}
+	return want;
+}
+
+
+void aiwi_kpa_state_free(aiwi_kpa_state *s)
+{
+	if (!s)
+		return;
+	free(s->delay);
+	s->delay = NULL;
+	s->ndelay = s->capdelay = 0;
+}
+
+static bool push_sample(aiwi_hpa_sample **v, size_t *n, size_t *cap, aiwi_hpa_sample x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? 2 * *cap : 16;
+		aiwi_hpa_sample *p = realloc(*v, nc * sizeof *p);
+		if (!p)
+			return false;
+		*v = p;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = x;
+	return true;
+}
+
+int32_t aiwi_kpa_step(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, int32_t current,
+                     uint32_t ready, double stable, double panic)
+{
+	int32_t want = aiwi_kpa_decide(k, s, now, ready, stable, panic);
+	/* scale-down delay: the highest decision of the window wins */
+	double dw = k->down_delay;
+	if (dw > 0) {
+		aiwi_hpa_sample x = {now, want};
+		size_t keep = 0;
+		for (size_t i = 0; i < s->ndelay; i++)
+			if (s->delay[i].t > now - dw) {
+				if (s->delay[i].v > want)
+					want = s->delay[i].v;
+				s->delay[keep++] = s->delay[i];
+			}
+		s->ndelay = keep;
+		if (!push_sample(&s->delay, &s->ndelay, &s->capdelay, x))
+			return AIW_ENOMEM;
+	}
+	/* the last replica stays until the demand has been zero for the grace */
+	if (want == 0) {
+		if (isnan(s->zero_since))
+			s->zero_since = now;
+		if (current > 0 && now - s->zero_since < k->zero_grace)
+			want = 1;
+	} else {
+		s->zero_since = NAN;
+	}
+	if (want < k->min_replicas)
+		want = k->min_replicas;
+	if (want > k->max_replicas)
+		want = k->max_replicas;
+	return want;
+}
+
+aiw_status aiwi_kpa_ring_init(aiwi_kpa_ring *r, size_t cap)
+{
+	memset(r, 0, sizeof *r);
+	if (!cap)
+		cap = 1;
+	if (!(r->v = calloc(cap, sizeof *r->v)))
+		return AIW_ENOMEM;
+	r->cap = cap;
+	return AIW_OK;
+}
+
+void aiwi_kpa_ring_free(aiwi_kpa_ring *r)
+{
+	if (!r)
+		return;
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
+void aiwi_kpa_ring_push(aiwi_kpa_ring *r, double x)
+{
+	r->v[r->pos] = x;
+	r->pos = (r->pos + 1) % r->cap;
+	if (r->n < r->cap)
+		r->n++;
+}
+
+double aiwi_kpa_ring_mean(const aiwi_kpa_ring *r, size_t last)
+{
+	size_t n = last < r->n ? last : r->n;
+	if (!n)
+		return 0;
+	double s = 0;
+	for (size_t i = 1; i <= n; i++)
+		s += r->v[(r->pos + r->cap - i) % r->cap];
+	return s / (double)n;
+}
+
+/* ======================================================================== */
+/* the policy                                                                */
+/* ======================================================================== */
+static void kpa_decide_now(autoscaler *a)
+{
+	double now = aiwi_now(a->sim);
+	double iv = P(a, AIW_AS_METRIC_INTERVAL);
+	size_t ns = (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9);
+	size_t np = (size_t)ceil(P(a, AIW_AS_KPA_PANIC_WINDOW) / iv - 1e-9);
+	aiwi_serving_counts k;
+	aiwi_as_counts(a, &k);
+	a->kc.target = P(a, AIW_AS_TARGET_VALUE) * P(a, AIW_AS_KPA_TARGET_UTILIZATION);
+	a->kc.down_delay = P(a, AIW_AS_KPA_DOWN_DELAY);
+	a->kc.zero_grace = P(a, AIW_AS_KPA_ZERO_GRACE);
+	a->kc.min_replicas = (int32_t)P(a, AIW_AS_MIN_REPLICAS);
+	a->kc.max_replicas = (int32_t)P(a, AIW_AS_MAX_REPLICAS);
+	bool was = !isnan(a->ks.panic_time);
+	if (was)
+		a->panic_s += now - a->last_tick;
+	a->last_tick = now;
+	int32_t want = aiwi_kpa_step(&a->kc, &a->ks, now, a->spec, k.ready,
+	                             aiwi_kpa_ring_mean(&a->ring, ns),
+	                             aiwi_kpa_ring_mean(&a->ring, np ? np : 1));
+	if (!was && !isnan(a->ks.panic_time))
+		a->panic_entries++;
+	if (want < 0) {
+		aiwi_as_fail(a, (aiw_status)want);
+		return;
+	}
+	a->syncs++;
+	aiwi_as_set_spec(a, want);
+}
+
+static void tick_event(aiw_sim *sim, void *ctx, uint64_t k)
+{
+	autoscaler *a = ctx;
+	kpa_decide_now(a);
+	if (!aiwi_at(sim, (double)(k + 2) * P(a, AIW_AS_KPA_TICK), tick_event, a, k + 1))
+		aiwi_as_fail(a, AIW_ENOMEM);
+}
+
+static aiw_status kpa_check(autoscaler *a)
+{
+	const char *px = a->c->prefix;
+	if (a->metric == AIW_AS_M_QUEUE)
+		return aiwi_err(a->sim, AIW_EINVAL,
+		                "%s.metric = queue: kpa scales on concurrency or rps", px);
+	if (a->metric == AIW_AS_M_UTILIZATION)
+		a->metric = AIW_AS_M_CONCURRENCY; /* Knative's default metric */
+	double pw = P(a, AIW_AS_KPA_PANIC_WINDOW), sw = P(a, AIW_AS_KPA_STABLE_WINDOW);
+	double iv = P(a, AIW_AS_METRIC_INTERVAL);
+	if (pw > sw)
+		return aiwi_err(a->sim, AIW_ERANGE,
+		                "%s.kpa_panic_window = %g s is longer than kpa_stable_window = "
+		                "%g s",
+		                px, pw, sw);
+	if (iv > pw)
+		return aiwi_err(a->sim, AIW_ERANGE,
+		                "%s.metric_interval = %g s is longer than kpa_panic_window = "
+		                "%g s",
+		                px, iv, pw);
+	return AIW_OK;
+}
+
+static aiw_status kpa_start(autoscaler *a)
+{
+	double iv = P(a, AIW_AS_METRIC_INTERVAL);
+	if (aiwi_kpa_ring_init(&a->ring,
+	                       (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9)) != AIW_OK)
+		return aiwi_err(a->sim, AIW_ENOMEM, "out of memory");
+	a->kc.panic_threshold = P(a, AIW_AS_KPA_PANIC_THRESHOLD);
+	a->kc.max_up_rate = P(a, AIW_AS_KPA_MAX_UP_RATE);
+	a->kc.max_down_rate = P(a, AIW_AS_KPA_MAX_DOWN_RATE);
+	a->kc.stable_window = P(a, AIW_AS_KPA_STABLE_WINDOW);
+	if (!aiwi_at(a->sim, P(a, AIW_AS_KPA_TICK), tick_event, a, 0))
+		return AIW_ENOMEM;
+	return aiwi_as_start_scrape(a);
+}
+
+static void kpa_finish(autoscaler *a, double t)
+{
+	double panic = a->panic_s + (isnan(a->ks.panic_time) ? 0 : t - a->last_tick);
+	aiwi_metric(a->sim, a->c->prefix, "kpa_panic_entries", (double)a->panic_entries);
+	aiwi_metric(a->sim, a->c->prefix, "kpa_panic_s", panic);
+}
+
+static void kpa_free(autoscaler *a)
+{
+	aiwi_kpa_ring_free(&a->ring);
+	aiwi_kpa_state_free(&a->ks);
+}
+
+const aiwi_as_policy aiwi_as_policy_kpa = {
+	.name = "kpa",
+	.id = AIW_AS_KPA,
+	.params = "metric, target_value, metric_interval, kpa_*",
+	.check = kpa_check,
+	.start = kpa_start,
+	.activate = kpa_decide_now,
+	.finish = kpa_finish,
+	.free = kpa_free,
+};
