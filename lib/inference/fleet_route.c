@@ -1,0 +1,221 @@
+/*
+ * fleet_route.c - routing (round robin, least loaded, power of two choices, central)
+ * and arrivals (times drawn ahead, sizes by table).
+ * Part of serving.c's translation unit: included by it after fleet.h, not
+ * compiled alone (so that the hot path inlines as in one file).
+ */
+
+/* ======================================================================== */
+/* routing                                                                   */
+/* ======================================================================== */
+static uint32_t choose(fleet *f)
+{
+	switch (f->router) {
+	case RT_ROUND_ROBIN:
+		if (f->rr >= f->nready)
+			f->rr = 0;
+		return f->ready[f->rr++];
+	case RT_LEAST_LOADED:
+		return least_loaded(f);
+	case RT_P2C: {
+		if (f->nready == 1)
+			return f->ready[0];
+		uint32_t i = (uint32_t)gsl_rng_uniform_int(f->rng_route, f->nready);
+		uint32_t j = (uint32_t)gsl_rng_uniform_int(f->rng_route, f->nready - 1);
+		if (j >= i)
+			j++;
+		uint32_t a = f->ready[i], b = f->ready[j];
+		return f->rep[b].outstanding < f->rep[a].outstanding ? b : a;
+	}
+	}
+	return f->ready[0];
+}
+
+/* Place a request that is in no queue.  FRESH: a new arrival (queue limit
+ * applies); MOVE: from the router's waiting queue to a replica's queue, in
+ * arrival order; REQUEUE: restarted after its replica failed (in front, or
+ * in the replica's preempted list). */
+enum { FRESH, MOVE, REQUEUE };
+static void route(fleet *f, uint32_t id, int how, double now)
+{
+	if (f->router == RT_CENTRAL || f->nready == 0) {
+		if (how == FRESH) {
+			purge(f, &f->cq, NULL, now);
+			if (f->cq.len >= f->qlimit) {
+				drop(f, id, DROP_QUEUE_FULL);
+				return;
+			}
+			q_push(f, &f->cq, id);
+		} else {
+			q_push_front(f, &f->cq, id);
+		}
+		waiting_add(f, now, +1);
+		if (f->router == RT_CENTRAL)
+			central_dispatch(f, now);
+		return;
+	}
+	replica *r = &f->rep[choose(f)];
+	if (how == FRESH) {
+		purge(f, &r->q, r, now);
+		/* (requests of a pending start are still in the queue) */
+		if (r->q.len + (r->pend && now < r->sp.t0 ? r->pnq : 0) >= f->qlimit) {
+			drop(f, id, DROP_QUEUE_FULL);
+			return;
+		}
+		q_push(f, &r->q, id);
+	} else {
+		q_push(f, how == MOVE ? &r->q : &r->pre, id);
+	}
+	waiting_add(f, now, +1);
+	out_add(f, r, +1);
+	kick(f, r, now);
+}
+
+/* Requests that waited at the router for a replica to be ready. */
+static void reroute_central(fleet *f, double now)
+{
+	if (f->router == RT_CENTRAL) {
+		central_dispatch(f, now);
+		return;
+	}
+	while (f->cq.len && f->nready) {
+		uint32_t id = q_pop(f, &f->cq);
+		waiting_add(f, now, -1);
+		route(f, id, MOVE, now);
+	}
+}
+
+/* ======================================================================== */
+/* arrivals                                                                  */
+/* ======================================================================== */
+static inline uint32_t tokens_of(double x)
+{
+	return aiwi_round_count(x);
+}
+
+/* A draw of d, the two common forms by the cheaper route: lognormals
+ * through the ziggurat normal (no log per draw), exponentials through the
+ * exponential ziggurat (lib/core/rng.h; tables built by inference_start). */
+static inline double draw(const aiwi_dist *d, gsl_rng *r)
+{
+	if (d->kind == AIW_D_LOGNORMAL)
+		return exp(d->a + d->b * gsl_ran_gaussian_ziggurat(r, 1.0));
+	if (d->kind == AIW_D_EXP)
+		return d->a * aiwi_rng_exponential(r);
+	return aiwi_dist_sample(d, r);
+}
+
+/* The next arrival's sizes by table: their uniform words drawn now, one
+ * arrival ahead (from the size stream, which nothing else draws from; a
+ * tail's inversion draws its uniform when its arrival comes, after both
+ * words), and the columns they pick fetched meanwhile, so that the arrival
+ * finds them in the first-level cache (a table's columns are read at
+ * random). */
+static inline void sizes_ahead(fleet *f)
+{
+	if (f->tok_p) {
+		f->xp = aiwi_rng_u32(f->rng_size);
+		__builtin_prefetch(aiwi_count_slot(f->tok_p, f->xp));
+	}
+	if (f->tok_o) {
+		f->xo = aiwi_rng_u32(f->rng_size);
+		__builtin_prefetch(aiwi_count_slot(f->tok_o, f->xo));
+	}
+}
+
+/* A size from its table and its word drawn ahead. */
+static inline uint32_t size_by_table(const fleet *f, const aiwi_count_table *t, uint32_t x)
+{
+	uint32_t n = aiwi_count_pick(t, x);
+	return AIW_LIKELY(n) ? n : aiwi_count_tail(t, f->rng_size);
+}
+
+/* Arrivals drawn ahead, from now on (the traffic draws from the component's
+ * stream only, so they are the times it would give one at a time). */
+#define ABUF 64
+static void arrivals_ahead(fleet *f, double now)
+{
+	f->an = (uint32_t)aiwi_traffic_next_n(f->tr, f->c->rng, now, f->abuf, ABUF);
+	f->ai = 0;
+}
+
+/* The arrival after the one at now: from the buffer, refilled when empty
+ * (a trace's one row at a time, its sizes to next_p, next_o). */
+static inline double next_arrival(fleet *f, double now)
+{
+	if (f->an) {
+		if (AIW_UNLIKELY(f->ai == f->an))
+			arrivals_ahead(f, now);
+		return f->abuf[f->ai++];
+	}
+	return aiwi_traffic_next(f->tr, f->c->rng, now, &f->next_p, &f->next_o);
+}
+
+/* The arrival due at now (run by the master event); false when the run
+ * fails here (the trace could not be read, too many requests in flight). */
+static bool arrive(fleet *f, double now)
+{
+	aiwi_comp *c = f->c;
+	aiw_sim *sim = f->sim;
+	double p = f->next_p, o = f->next_o;
+	/* the next arrival first: its sizes come with it from a trace */
+	double nt = next_arrival(f, now);
+	f->arr_t = INFINITY;
+	if (isnan(nt)) {
+		aiwi_err(sim, AIW_EIO, "%s: %s", c->prefix, aiwi_traffic_errmsg(f->tr));
+		aiwi_fail(sim, AIW_EIO);
+		return false;
+	}
+	if (isfinite(nt))
+		f->arr_t = nt;
+	f->arrived++;
+	uint32_t prompt, output;
+	double svc = 0;
+	if (f->service_mode) {
+		/* a queue: sizes only matter for the token counts, taken from a
+		 * trace when there is one and not drawn otherwise */
+		svc = draw(aiwi_pd(c, P_SERVICE), f->rng_size);
+		prompt = isnan(p) ? 0 : tokens_of(p);
+		output = isnan(o) ? 0 : tokens_of(o);
+	} else {
+		/* sizes from the trace, or drawn: by table (dist.c), or drawn
+		 * and rounded */
+		prompt = !isnan(p) ? tokens_of(p)
+		         : f->tok_p ? size_by_table(f, f->tok_p, f->xp)
+		                    : tokens_of(draw(aiwi_pd(c, P_PROMPT_TOKENS), f->rng_size));
+		output = !isnan(o) ? tokens_of(o)
+		         : f->tok_o ? size_by_table(f, f->tok_o, f->xo)
+		                    : tokens_of(draw(aiwi_pd(c, P_OUTPUT_TOKENS), f->rng_size));
+		sizes_ahead(f);
+	}
+	if (!f->service_mode && (double)prompt + output > f->cap_tokens) {
+		f->dropped[DROP_KV_TOO_LARGE]++;
+		return true;
+	}
+	uint32_t id = req_alloc(f);
+	if (id == NIL) {
+		bool limit = f->nrq >= MAX_IN_FLIGHT;
+		if (limit)
+			aiwi_err(sim, AIW_ELIMIT,
+			         "%s: more than %u requests in flight (the fleet is overloaded); set "
+			         "queue_limit or timeout, or add replicas",
+			         c->prefix, MAX_IN_FLIGHT);
+		else
+			aiwi_err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
+		aiwi_fail(sim, limit ? AIW_ELIMIT : AIW_ENOMEM);
+		f->arrived--; /* never entered the model: the run stops here */
+		return false;
+	}
+	req *q = &f->rq[id];
+	q->t_arr = now;
+	if (f->service_mode)
+		q->key = svc > 0 ? svc : 0;
+	else
+		q->t_first = NAN;
+	q->prompt = prompt;
+	q->output = output;
+	q->gen = 0;
+	q->started = 0;
+	route(f, id, FRESH, now);
+	return true;
+}

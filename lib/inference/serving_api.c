@@ -1,0 +1,125 @@
+/*
+ * serving_api.c - the internal interface of serving.h for the autoscaler, the
+ * exporters and tests (counts, slots, integrals, histograms, settings).
+ * Part of serving.c's translation unit: included by it after fleet.h, not
+ * compiled alone (so that the hot path inlines as in one file).
+ */
+
+/* ======================================================================== */
+/* the internal API for the autoscaler                                       */
+/* ======================================================================== */
+void aiwi_serving_get_counts(const aiwi_comp *c, aiwi_serving_counts *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!aiwi_serving_active(c))
+		return;
+	const fleet *f = F_(c);
+	out->ready = f->nstate[AIW_REPLICA_READY];
+	out->loading = f->nstate[AIW_REPLICA_LOADING];
+	out->draining = f->nstate[AIW_REPLICA_DRAINING];
+	out->busy = f->nph[PH_PREFILL] + f->nph[PH_DECODE];
+	out->spot = f->nspot;
+	uint64_t ahead = eager_waiting(f, aiwi_now(c->sim), NULL);
+	out->waiting = f->nwaiting + ahead;
+	out->running = f->nrunning - ahead;
+	out->arrived = f->arrived;
+	out->completed = f->completed;
+	for (int i = 0; i < NDROP; i++)
+		out->dropped += f->dropped[i];
+}
+
+size_t aiwi_serving_slots(const aiwi_comp *c)
+{
+	return aiwi_serving_active(c) ? F_(c)->nslots : 0;
+}
+
+aiwi_replica_state aiwi_serving_replica_state(const aiwi_comp *c, size_t id)
+{
+	if (!aiwi_serving_active(c) || id >= F_(c)->nslots)
+		return AIW_REPLICA_FREE;
+	return (aiwi_replica_state)F_(c)->rep[id].state;
+}
+
+bool aiwi_serving_replica_spot(const aiwi_comp *c, size_t id)
+{
+	if (!aiwi_serving_active(c) || id >= F_(c)->nslots)
+		return false;
+	return F_(c)->rep[id].spot != 0;
+}
+
+uint32_t aiwi_serving_replica_outstanding(const aiwi_comp *c, size_t id)
+{
+	if (!aiwi_serving_active(c) || id >= F_(c)->nslots)
+		return 0;
+	return F_(c)->rep[id].outstanding;
+}
+
+void aiwi_serving_integrals(aiwi_comp *c, double *busy_gpu_s, double *paid_gpu_s,
+                           double *waiting_req_s)
+{
+	double b = 0, p = 0, w = 0;
+	if (aiwi_serving_active(c)) {
+		fleet *f = F_(c);
+		double now = aiwi_now(c->sim);
+		advance(f, now);
+		aiwi_int_advance(&f->waiting, now);
+		double ahead = 0;
+		eager_waiting(f, now, &ahead);
+		b = f->busy.sum;
+		p = f->paid.sum;
+		w = f->waiting.sum - ahead;
+	}
+	if (busy_gpu_s)
+		*busy_gpu_s = b;
+	if (paid_gpu_s)
+		*paid_gpu_s = p;
+	if (waiting_req_s)
+		*waiting_req_s = w;
+}
+
+void *aiwi_serving_autoscale(const aiwi_comp *c)
+{
+	return aiwi_serving_active(c) ? F_(c)->autoscale : NULL;
+}
+
+void aiwi_serving_set_autoscale(aiwi_comp *c, void *state)
+{
+	if (aiwi_serving_active(c))
+		F_(c)->autoscale = state;
+}
+
+const aiwi_traffic *aiwi_serving_traffic(const aiwi_comp *c)
+{
+	return aiwi_serving_active(c) ? F_(c)->tr : NULL;
+}
+
+aiw_status aiwi_serving_set_spot_factor(aiwi_comp *c, double factor)
+{
+	if (!aiwi_serving_active(c))
+		return AIW_ESTATE;
+	if (!(factor >= 0 && factor <= 1))
+		return aiwi_err(c->sim, AIW_ERANGE, "%s: spot price factor %g must be in [0, 1]",
+		                c->prefix, factor);
+	fleet *f = F_(c);
+	advance(f, aiwi_now(c->sim));
+	f->spot_factor = factor;
+	levels(f);
+	return AIW_OK;
+}
+
+const aiwi_hist *aiwi_serving_hist(const aiwi_comp *c, const char *which)
+{
+	if (!c || !which || c->kind != &aiwi_kind_inference || !c->state)
+		return NULL;
+	fleet *f = F_(c);
+	eager_settle_all(f, aiwi_now(c->sim));
+	if (!strcmp(which, "ttft"))
+		return &f->ttft;
+	if (!strcmp(which, "tpot"))
+		return &f->tpot;
+	if (!strcmp(which, "e2e"))
+		return f->service_mode ? &f->ttft : &f->e2e;
+	if (!strcmp(which, "queue_wait"))
+		return &f->wait;
+	return NULL;
+}

@@ -1,0 +1,127 @@
+/*
+ * span.h - the roofline maths of a serving span, pure (no fleet state):
+ * what lib/inference/fleet_*.c compute a span's times with, and what
+ * tests/unit/test_span.c checks against closed forms.
+ *
+ * A span is the prefill of what a replica just admitted followed by decode
+ * iterations of its batch until the next change of the batch.  With P
+ * parameters, W weight bytes, k KV bytes per token, F the replica's FLOP/s
+ * and B its memory bandwidth (both derated: mfu, mem_bw_efficiency):
+ *   prefill of T prompt tokens:   max(T 2P/F, W/B)           (prefill_time)
+ *   decode iteration j of n requests holding S context tokens when the
+ *   span starts (each iteration adds one token per request):
+ *     max(c, a + b j)  with c = n 2P/F, a = W/B + S k/B, b = n k/B
+ * The iterations only lengthen, so from iteration js on (span_js) the
+ * memory term is the larger and the times form an arithmetic series:
+ *   T(K) = sum_{j<K} max(c, a + b j)
+ *        = c K                                         for K <= js
+ *        = c js + m a2 + b m (m - 1) / 2, m = K - js,
+ *          a2 = a + b js                               for K >  js  (span_T)
+ * and its inverse, the iterations done x seconds into the decode part,
+ * the largest K with T(K) <= x (span_done_by), starts from the bound
+ * m <= x2 / a2 (x2 = x - c js: T(m) >= m a2) or the root of the quadratic
+ * and steps to the exact K.
+ */
+#ifndef AIW_INFERENCE_SPAN_H
+#define AIW_INFERENCE_SPAN_H
+
+#include "core/internal.h"
+
+#include <math.h>
+#include <stdint.h>
+
+/* A roofline span: prefill of tp seconds from t0 (first tokens of nfirst
+ * requests at its end, ptok prompt tokens), then decode iteration j of its n
+ * requests takes max(sc, sa + sb j); it ends after k_end iterations; from
+ * iteration js on, the memory term is the larger (span_js, kept: it is read
+ * by every span_T, and cuts call span_T several times). */
+typedef struct span {
+	double t0, tp, ptok, sc, sa, sb, js, k_end;
+	uint32_t n, nfirst;
+} span;
+
+/* floor(q) for q >= 0 by a conversion instead of the libm call (floor is
+ * one without SSE4.1, which the baseline x86-64 lacks); some value <= -1
+ * for q < 0, which every caller clamps to 0; NaN stays NaN. */
+static inline double floor_nonneg(double q)
+{
+	if (q >= 0.0 && q < 4503599627370496.0) /* 2^52 */
+		return (double)(int64_t)q;
+	return q < 0.0 ? -1.0 : floor(q);
+}
+
+/* First decode iteration j whose memory time a + b j reaches the compute floor c. */
+static inline double span_js(const span *r)
+{
+	if (r->sa >= r->sc)
+		return 0;
+	if (r->sb <= 0)
+		return INFINITY;
+	return ceil((r->sc - r->sa) / r->sb);
+}
+
+/* Time of the first k decode iterations: sum_{j<k} max(c, a + b j). */
+static double span_T(const span *r, double k)
+{
+	double js = r->js;
+	if (k <= js)
+		return r->sc * k;
+	double m = k - js, a2 = r->sa + r->sb * js;
+	return r->sc * js + m * a2 + r->sb * m * (m - 1) * 0.5;
+}
+
+/* Decode iterations completed x seconds after the prefill part: the largest
+ * k with T(k) <= x; *t_next gets T(k + 1), which the last test computed
+ * (NAN for x <= 0, where nothing is computed), so that a cut at boundary
+ * k + 1 needs no second evaluation.  Inlined, as span_decode: each is on
+ * most requests' path twice, and their calls cost 2.4% of the time
+ * (bench/interleave_day, both slices); ag_set and complete inlined too
+ * were 1.3% slower. */
+static AIW_INLINE double span_done_by_next(const span *r, double x, double *t_next)
+{
+	*t_next = NAN;
+	if (!(x > 0))
+		return 0;
+	double js = r->js, k;
+	if (x < r->sc * js) {
+		k = floor_nonneg(x / r->sc);
+	} else {
+		double x2 = x - (isinf(js) ? 0 : r->sc * js), a2 = r->sa + r->sb * js;
+		double m;
+		/* x2 / a2 bounds m from above (the iterations only lengthen:
+		 * T(m) >= m a2) and is off by about sb m^2 / (2 a2) iterations:
+		 * taken when that is under half a one (the loops below then
+		 * take a step at most), else the root of the quadratic (a
+		 * square root more on the chain); the loops make k exact */
+		m = floor_nonneg(x2 / a2);
+		if (r->sb > 0 && r->sb * m * m > a2) {
+			double p = a2 - 0.5 * r->sb;
+			m = floor_nonneg((-p + sqrt(p * p + 2 * r->sb * x2)) / r->sb);
+		}
+		k = js + (m > 0 ? m : 0);
+	}
+	while (k > 0 && span_T(r, k) > x)
+		k--;
+	double tn;
+	while ((tn = span_T(r, k + 1)) <= x)
+		k++;
+	*t_next = tn;
+	return k;
+}
+
+static double span_done_by(const span *r, double x)
+{
+	double tn;
+	return span_done_by_next(r, x, &tn);
+}
+
+/* The prefill of tokens > 0 prompt tokens at s_per_token seconds each of
+ * compute (2P/F), or one read of the weights (weights_s = W/B), whichever
+ * is longer. */
+static inline double span_prefill_time(double tokens, double s_per_token, double weights_s)
+{
+	double tc = tokens * s_per_token; /* both finite and > 0: no fmax call */
+	return tc > weights_s ? tc : weights_s;
+}
+
+#endif /* AIW_INFERENCE_SPAN_H */
