@@ -310,13 +310,87 @@ typedef struct aiwi_value {
 	bool is_auto;
 } aiwi_value;
 
-/* A component kind: its parameter table and model hooks. */
+/* A summary metric a kind publishes (aiwi_metric): one row describes it to
+ * every reader (aiw_metric_info, the CLI summary, the Prometheus exposition,
+ * the manual).  unit: "W", "kWh", "USD", "s", "1/s", "B", "B/s", "h" or "1";
+ * flags: AIW_METRIC_* of aiworkload.h.  A metric with an operator name
+ * (prom) is exported under it too, with extra labels prom_labels
+ * ("outcome=\"completed\"" or NULL), type prom_type and HELP prom_help;
+ * every metric is exported under its generic name
+ * aiworkload_<kind>_<key in base units>. */
+typedef struct aiwi_metric_def {
+	const char *key;   /* "step_time_mean_s" */
+	const char *label; /* in the summary table ("Step time (mean)") */
+	const char *unit;
+	unsigned flags;
+	const char *doc;   /* one line, for the manual */
+	const char *prom, *prom_type, *prom_labels, *prom_help;
+} aiwi_metric_def;
+
+/* A curve a kind records (aiwi_rec_add).  Exported to Prometheus under the
+ * operator name prom when set: its last point as a gauge (AIWI_CURVE_GAUGE),
+ * or, in the promtool input only, integrated into a counter
+ * (AIWI_CURVE_COUNTER_OF_RATE). */
+enum { AIWI_CURVE_GAUGE, AIWI_CURVE_COUNTER_OF_RATE };
+typedef struct aiwi_curve_def {
+	const char *key;  /* "queue_length" */
+	const char *unit; /* "1", "W", "1/s", ... */
+	const char *prom;
+	const char *prom_labels; /* extra labels, or NULL */
+	int prom_mode;
+	bool promtest_only;      /* not in the final exposition */
+	bool comp_only;          /* only the component label (as `sum by (component)` leaves) */
+	const char *prom_help;
+} aiwi_curve_def;
+
+/* The run's estimate (limits.c) that a kind's estimate hook adds to: work
+ * items (expected counts of events), memory (bytes), events pending at once,
+ * racks.  `what' is a printf format whose one '@' stands for the number
+ * (in the refusal: "inference.chat: about 8.6e13 requests (rate 1e9/s x
+ * 1 d)"), `fix' the change that lowers it ("" when none). */
+typedef struct aiwi_estimate aiwi_estimate;
+void aiwi_est_work(aiwi_estimate *E, double n, const char *fix, const char *what, ...)
+	AIW_PRINTF(4, 5);
+void aiwi_est_memory(aiwi_estimate *E, double bytes, const char *fix, const char *what, ...)
+	AIW_PRINTF(4, 5);
+void aiwi_est_pending(aiwi_estimate *E, double events);
+/* racks the site keeps a peak for, and racks and replica slots each sample
+ * tick visits */
+void aiwi_est_racks(aiwi_estimate *E, double site_racks, double tick_units);
+double aiwi_est_duration(const aiwi_estimate *E); /* sim.duration (s) */
+/* A configuration the estimate must refuse at once with the message on sim
+ * (a trace the reader would read whole before failing). */
+void aiwi_est_refuse(aiwi_estimate *E, aiw_status st);
+bool aiwi_est_refused(const aiwi_estimate *E);
+/* Numbers and durations as the messages write them: "8.6e16", "86400",
+ * "1 d"; buf of at least 64 bytes. */
+const char *aiwi_est_num(char *buf, size_t len, double x);
+const char *aiwi_est_dur(char *buf, size_t len, double s);
+
+/* A component kind: its parameter table, metric and curve tables and model
+ * hooks.  Every kind is one line of lib/kinds.def. */
 typedef struct aiwi_kind {
 	const char *name;             /* "training" */
 	const aiwi_param_def *params;
 	size_t nparams;
-	bool singleton;               /* sim, site: addressed as "site.pue" */
+	bool singleton;               /* sim, site: addressed as "site.pue"; created
+	                                 with every simulation */
+	bool finish_last;             /* finish after the others (the site sums
+	                                 what they published) */
 	size_t state_size;            /* unused by the core; for kinds' use */
+	/* summary metrics, in the order of the summary table (a component that
+	 * takes part in the accounting also has the site's per-component rows,
+	 * AIWI_ACCOUNT_METRICS_* of site/cost.h, in its table) */
+	const aiwi_metric_def *metrics;
+	size_t nmetrics;
+	/* curves of its own (the standard curves of an accounted component,
+	 * aiwi_component_curves, are not repeated here) */
+	const aiwi_curve_def *curves;
+	size_t ncurves;
+	/* up-front estimate of the run's work and memory from the parameters,
+	 * before start: calls the derivations start runs; parameters start
+	 * would reject add nothing (its message reaches the user) */
+	void (*estimate)(aiwi_comp *c, aiwi_estimate *E);
 	/* run start: cross-check parameters, build state, schedule first events */
 	aiw_status (*start)(aiwi_comp *c);
 	/* sample tick at time t: bring integrals up to t and report (see below) */
@@ -354,10 +428,20 @@ struct aiwi_comp {
 	bool accounted;       /* takes part in power/cost accounting */
 };
 
-/* Kinds known to the library (NULL-terminated). */
+/* Kinds known to the library (lib/kinds.def, NULL-terminated). */
 extern const aiwi_kind *const aiwi_kinds[];
 const aiwi_kind *aiwi_kind_find(const char *name);
-extern const aiwi_kind aiwi_kind_sim, aiwi_kind_site, aiwi_kind_training, aiwi_kind_inference;
+#define AIWI_KIND(name) extern const aiwi_kind aiwi_kind_##name;
+#include "kinds.def"
+#undef AIWI_KIND
+/* The standard curves of every component that takes part in the accounting
+ * (<prefix>.power_w, .utilization, .cost_rate_usd_per_h, recorded by
+ * series.c, and <prefix>.cost_usd, by the site). */
+extern const aiwi_curve_def aiwi_component_curves[];
+extern const size_t aiwi_ncomponent_curves;
+/* The row of key in a metric or curve table, or NULL. */
+const aiwi_metric_def *aiwi_metric_def_find(const aiwi_kind *k, const char *key);
+const aiwi_curve_def *aiwi_curve_def_find(const aiwi_kind *k, bool component, const char *key);
 
 /* Parse text into v according to def; errbuf gets "expects ..." text. */
 aiw_status aiwi_value_parse(const aiwi_param_def *def, const char *text, const char *base_dir,

@@ -422,3 +422,17 @@ AIW_EXPORT aiw_status aiw_sim_series_copy(aiw_sim *sim, const char *name, double
 		                name, r->len, cap);
 	return AIW_OK;
 }
+
+/* ------------------------------------------------------------------------ */
+/* the standard curves of an accounted component                             */
+/* ------------------------------------------------------------------------ */
+const aiwi_curve_def aiwi_component_curves[] = {
+	{"power_w", "W", "power_watts", NULL, AIWI_CURVE_GAUGE, false, false,
+	 "IT power of a component: GPUs and node overhead (W)"},
+	{"utilization", "1", "gpu_utilization", NULL, AIWI_CURVE_GAUGE, false, false,
+	 "busy GPU-seconds / provisioned GPU-seconds of a component (0-1)"},
+	{"cost_rate_usd_per_h", "USD/h", NULL, NULL, 0, false, false, NULL},
+	/* recorded by the site (site.c) */
+	{"cost_usd", "USD", NULL, NULL, 0, false, false, NULL},
+};
+const size_t aiwi_ncomponent_curves = sizeof aiwi_component_curves / sizeof *aiwi_component_curves;

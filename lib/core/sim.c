@@ -36,6 +36,7 @@ struct aiw_sim {
 	aiwi_comp **comps;
 	size_t ncomps, capcomps;
 	aiwi_recorder *rec;
+	aiwi_comp *simcomp, *site; /* the sim and site singletons */
 	metric *metrics;
 	size_t nmetrics, capmetrics;
 	size_t *mhash; /* open addressing: index+1 into metrics, 0 empty */
@@ -239,10 +240,14 @@ aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
 		if (best && bd <= 2)
 			return aiwi_err(sim, AIW_EUNKNOWN, "unknown component kind '%s'; did you mean '%s'?",
 			                kind, best);
-		return aiwi_err(sim, AIW_EUNKNOWN,
-		                "unknown component kind '%s' (known: sim, site, gpu, training, "
-		                "inference, load)",
-		                kind);
+		char known[256];
+		size_t o = 0;
+		known[0] = 0;
+		for (size_t i = 0; aiwi_kinds[i] && o < sizeof known; i++)
+			o += (size_t)snprintf(known + o, sizeof known - o, "%s%s", i ? ", " : "",
+			                      aiwi_kinds[i]->name);
+		return aiwi_err(sim, AIW_EUNKNOWN, "unknown component kind '%s' (known: %s)", kind,
+		                known);
 	}
 	if (k->singleton)
 		name = "";
@@ -262,7 +267,7 @@ aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
 		                "cannot add %s %s during a run; call aiw_sim_reset first", kind, name);
 	if (sim->ncomps >= MAX_COMPONENTS)
 		return aiwi_err(sim, AIW_ELIMIT, "more than %d components", MAX_COMPONENTS);
-	aiwi_comp *c;
+	aiwi_comp *c = NULL;
 	aiw_status st = comp_new(sim, k, name, &c);
 	if (st != AIW_OK)
 		return st;
@@ -276,8 +281,8 @@ aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
 
 size_t aiwi_ncomps(const aiw_sim *sim) { return sim->ncomps; }
 aiwi_comp *aiwi_comp_at(const aiw_sim *sim, size_t i) { return i < sim->ncomps ? sim->comps[i] : NULL; }
-aiwi_comp *aiwi_simcomp(const aiw_sim *sim) { return sim->comps[0]; }
-aiwi_comp *aiwi_site(const aiw_sim *sim) { return sim->comps[1]; }
+aiwi_comp *aiwi_simcomp(const aiw_sim *sim) { return sim->simcomp; }
+aiwi_comp *aiwi_site(const aiw_sim *sim) { return sim->site; }
 aiwi_engine *aiwi_sim_engine(aiw_sim *sim) { return &sim->eng; }
 double aiwi_now(const aiw_sim *sim) { return sim->eng.now; }
 double aiwi_end(const aiw_sim *sim) { return sim->end; }
@@ -337,15 +342,27 @@ AIW_EXPORT aiw_status aiw_sim_create(aiw_sim **out, uint64_t seed)
 	sim->seed = seed;
 	aiwi_engine_init(&sim->eng);
 	sim->rec = aiwi_rec_new();
-	aiwi_comp *c;
-	if (!sim->rec || aiwi_comp_get(sim, "sim", "", true, &c) != AIW_OK ||
-	    aiwi_comp_get(sim, "site", "", true, &c) != AIW_OK) {
+	if (!sim->rec) {
 		aiw_sim_free(sim);
 		return AIW_ENOMEM;
 	}
+	/* the singletons exist in every simulation, in the order of the kinds */
+	for (size_t k = 0; aiwi_kinds[k]; k++) {
+		aiwi_comp *c = NULL;
+		if (!aiwi_kinds[k]->singleton)
+			continue;
+		if (aiwi_comp_get(sim, aiwi_kinds[k]->name, "", true, &c) != AIW_OK) {
+			aiw_sim_free(sim);
+			return AIW_ENOMEM;
+		}
+		if (aiwi_kinds[k] == &aiwi_kind_sim)
+			sim->simcomp = c;
+		else if (aiwi_kinds[k] == &aiwi_kind_site)
+			sim->site = c;
+	}
 	char buf[32];
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
-	aiwi_comp *sc = sim->comps[0];
+	aiwi_comp *sc = sim->simcomp;
 	size_t i = aiwi_kind_param_index(sc->kind, "seed");
 	char e[128];
 	if (i != SIZE_MAX)
@@ -721,7 +738,7 @@ AIW_EXPORT aiw_status aiw_sim_metric_name(aiw_sim *sim, size_t i, const char **o
 /* ------------------------------------------------------------------------ */
 static aiw_status start(aiw_sim *sim)
 {
-	aiwi_comp *sc = sim->comps[0];
+	aiwi_comp *sc = sim->simcomp;
 	size_t iseed = aiwi_kind_param_index(sc->kind, "seed");
 	size_t idur = aiwi_kind_param_index(sc->kind, "duration");
 	size_t isi = aiwi_kind_param_index(sc->kind, "sample_interval");
@@ -787,14 +804,13 @@ static aiw_status start(aiw_sim *sim)
 static void finish_all(aiw_sim *sim)
 {
 	double t = sim->eng.now;
-	/* site last: it sums what the components published */
-	for (size_t i = 0; i < sim->ncomps; i++) {
-		aiwi_comp *c = sim->comps[i];
-		if (c->kind->finish && i != 1)
-			c->kind->finish(c, t);
-	}
-	if (sim->ncomps > 1 && sim->comps[1]->kind->finish)
-		sim->comps[1]->kind->finish(sim->comps[1], t);
+	/* the kinds that finish last (the site) sum what the others published */
+	for (int last = 0; last < 2; last++)
+		for (size_t i = 0; i < sim->ncomps; i++) {
+			aiwi_comp *c = sim->comps[i];
+			if (c->kind->finish && c->kind->finish_last == (last == 1))
+				c->kind->finish(c, t);
+		}
 	aiwi_metric(sim, "sim", "time_s", t);
 	aiwi_metric(sim, "sim", "events", (double)sim->eng.seq);
 }
@@ -980,7 +996,4 @@ const aiwi_kind aiwi_kind_sim = {
 	.singleton = true,
 };
 
-extern const aiwi_kind aiwi_kind_gpu, aiwi_kind_load;
-const aiwi_kind *const aiwi_kinds[] = {&aiwi_kind_sim,      &aiwi_kind_site,      &aiwi_kind_gpu,
-                                     &aiwi_kind_training, &aiwi_kind_inference, &aiwi_kind_load,
-                                     NULL};
+

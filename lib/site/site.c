@@ -333,6 +333,7 @@ const aiwi_kind aiwi_kind_site = {
 	.params = SITE_PARAMS,
 	.nparams = P_NPARAMS,
 	.singleton = true,
+	.finish_last = true,
 	.start = site_start,
 	.sample = site_sample,
 	.finish = site_finish,
