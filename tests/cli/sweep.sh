@@ -88,7 +88,7 @@ usage_err() {
 }
 usage_err "unknown option '--frob'" "$tmp/mm1.ini" --frob
 usage_err "--set inference.q.rate: expected NAME=V1,V2,..." "$tmp/mm1.ini" --set inference.q.rate
-usage_err "--points: one file only" "$tmp/mm1.ini" --points a.csv --points b.csv
+usage_err "--points given twice" "$tmp/mm1.ini" --points a.csv --points b.csv
 usage_err "--jobs 2000: expected 0 (one per processor) to 1024" "$tmp/mm1.ini" --jobs 2000
 usage_err "--seed x: expected a whole number" "$tmp/mm1.ini" --seed x
 usage_err "--out and --replications-out name the same file" "$tmp/mm1.ini" \

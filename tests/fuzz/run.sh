@@ -20,12 +20,24 @@ for f in $(find "$top/lib" -name "*.c" | sort); do
 	objs="$objs $o"
 done
 status=0
-for h in scenario units trace api; do
-	clang $flags -fsanitize=fuzzer "$top/tests/fuzz/fuzz_$h.c" $objs $libs -o "$out/fuzz_$h"
+# the command line's harness links the commands' sources (all but main.c)
+cli_src="common.c run.c summary.c scenario.c sweep.c"
+for h in scenario units trace api cli; do
+	extra=""
+	if [ $h = cli ]; then
+		for f in $cli_src; do extra="$extra $top/tools/cli/$f"; done
+		extra="-I$top/tools/cli $extra"
+	fi
+	# shellcheck disable=SC2086 # $extra is a word list
+	clang $flags -fsanitize=fuzzer "$top/tests/fuzz/fuzz_$h.c" $extra $objs $libs -o "$out/fuzz_$h"
 	corpus="$out/corpus_$h"
 	mkdir -p "$corpus"
 	case $h in
 	scenario) cp "$top"/examples/scenarios/*.ini "$top"/tests/scenarios/invalid/*.ini "$corpus"/ 2>/dev/null || true ;;
+	cli) # argument vectors (command byte, NUL-separated arguments)
+		printf '\000--set\000inference.chat.rate=5/s\000--seed\0002\000--json\000x.json' >"$corpus/run"
+		printf '\001S.ini\000-o\000x.svg\000--title=t' >"$corpus/plot"
+		printf '\002S.ini\000--set\000site.pue=1.1,1.2\000--replications\0003\000-j\0002' >"$corpus/sweep" ;;
 	trace) for t in "$top"/examples/traces/*.csv; do head -c 4000 "$t" >"$corpus/$(basename "$t")"; done 2>/dev/null || true ;;
 	esac
 	if [ -d "$top/tests/fuzz/regressions/$h" ]; then

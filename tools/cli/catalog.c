@@ -47,7 +47,7 @@ int cli_catalog(int argc, char **argv)
 				aiw_catalog_link_value(one, f, &x);
 			printf("  %-20s %14.6g %-8s %s\n", f, x, u, d);
 		}
-		return 0;
+		return cli_flush_stdout();
 	}
 	printf("GPUs (aiworkload catalog NAME shows every field; [gpu NAME] sections add more)\n");
 	printf("  %-10s %7s %8s %9s %9s %6s %6s %9s %8s %8s %7s\n", "NAME", "MEM", "MEM BW",
@@ -86,6 +86,6 @@ int cli_catalog(int argc, char **argv)
 		aiw_catalog_link_value(l, "bw", &b);
 		printf("  %-10s %10.3g %10.4g\n", l, a * 1e6, b / 1e9);
 	}
-	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
+	return cli_flush_stdout();
 }
 

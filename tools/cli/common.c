@@ -2,12 +2,17 @@
  * common.c - messages, exit statuses, option values and number formatting
  * shared by the commands (common.h).
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "common.h"
 
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *cli_prog = "aiworkload";
 
@@ -76,7 +81,9 @@ bool cli_opt_value(int argc, char **argv, int *i, const char *name, const char *
 /* 1234567.8 -> "1,234,568" */
 void cli_fmt_group(char *buf, size_t len, double x, int decimals)
 {
-	char tmp[64];
+	char tmp[400]; /* DBL_MAX has 309 digits */
+	if (decimals < 0 || decimals > 30)
+		decimals = decimals < 0 ? 0 : 30;
 	snprintf(tmp, sizeof tmp, "%.*f", decimals, fabs(x));
 	char *dot = strchr(tmp, '.');
 	size_t ilen = dot ? (size_t)(dot - tmp) : strlen(tmp);
@@ -146,3 +153,66 @@ void cli_split_metric(const char *full, char *kind, size_t kl, char *comp, size_
 	}
 }
 
+
+/* "DIR/NAME" with DIR resolved (NULL when DIR does not resolve). */
+static char *canonical(const char *path)
+{
+	char *d = strdup(path), *b = strdup(path), *out = NULL;
+	if (d && b) {
+		char *dir = realpath(dirname(d), NULL);
+		const char *name = basename(b);
+		if (dir) {
+			size_t n = strlen(dir) + strlen(name) + 2;
+			out = malloc(n);
+			if (out)
+				snprintf(out, n, "%s/%s", dir, name);
+			free(dir);
+		}
+	}
+	free(d);
+	free(b);
+	return out;
+}
+
+bool cli_same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	bool ea = stat(a, &sa) == 0, eb = stat(b, &sb) == 0;
+	if (ea && eb)
+		return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	if (ea != eb)
+		return false;
+	/* neither exists yet: the same place? */
+	char *ca = canonical(a), *cb = canonical(b);
+	bool same = ca && cb ? strcmp(ca, cb) == 0 : strcmp(a, b) == 0;
+	free(ca);
+	free(cb);
+	return same;
+}
+
+int cli_flush_stdout(void)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		cli_errorf("error writing standard output: %s", strerror(errno ? errno : EIO));
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+void cli_lib_error(const char *msg, aiw_status st, int err)
+{
+	if (st == AIW_EIO && err != 0 && !strstr(msg, strerror(err)))
+		cli_errorf("%s: %s", msg, strerror(err));
+	else
+		cli_errorf("%s", msg);
+}
+
+int cli_close_output(FILE *f, const char *path)
+{
+	bool bad = ferror(f) != 0; /* errno: the failed write's reason */
+	if (fclose(f) != 0 || bad) {
+		cli_errorf("error writing '%s': %s", path, strerror(errno ? errno : EIO));
+		return EXIT_FAIL;
+	}
+	return 0;
+}

@@ -86,6 +86,44 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
  * when the table has none. */
 const char *cli_metric_doc(const char *kind, const char *key);
 
+/* Paths naming the same file: the same device and inode when both exist
+ * (through any spelling, link or symbolic link), else the same directory
+ * and name.  Files other than regular ones (/dev/null, a terminal, a pipe)
+ * are never "the same": writing one twice destroys nothing. */
+bool cli_same_file(const char *a, const char *b);
+/* fclose(f) of the output file path; 0, or EXIT_FAIL with "error writing
+ * 'PATH': REASON" when it or an earlier write failed. */
+int cli_close_output(FILE *f, const char *path);
+/* Standard output flushed; 0, or EXIT_FAIL with "error writing standard
+ * output: REASON". */
+int cli_flush_stdout(void);
+/* A library call that failed with st and message msg: the message, with
+ * the system's reason err (errno right after the call) when st is AIW_EIO
+ * and the message gives none. */
+void cli_lib_error(const char *msg, aiw_status st, int err);
+
+/* run and plot: the command line, parsed (the strings point into argv). */
+typedef struct cli_run_opts {
+	const char **scenarios;
+	size_t nscenarios;
+	const char **sets; /* "NAME=VALUE" in command-line order */
+	size_t nsets;
+	const char *seed, *duration, *sample_interval;
+	const char *summary;
+	const char *series, *json, *metrics, *promtest, *rules, *plot, *title;
+	const char *stream_csv;
+	int progress; /* -1 auto, 0 off, 1 on */
+} cli_run_opts;
+/* Parse argv[first..argc-1] of run (plot: of plot); touches no file and
+ * runs nothing.  Returns 0 or the exit status, with the message printed;
+ * cli_run_opts_free(o) in every case. */
+int cli_run_parse(int argc, char **argv, int first, bool plot, cli_run_opts *o);
+void cli_run_opts_free(cli_run_opts *o);
+/* Load the scenarios (the built-in one when none) into sim and apply the
+ * --set, --seed, --duration and --sample-interval options; runs nothing.
+ * Returns 0 or the exit status, with the message printed. */
+int cli_run_configure(aiw_sim *sim, const cli_run_opts *o);
+
 /* The commands: argv as main's; return the exit status. */
 int cli_run(int argc, char **argv, int first, bool plot);
 int cli_params(int argc, char **argv);

@@ -72,18 +72,18 @@ int main(int argc, char **argv)
 	const char *cmd = argc > 1 ? argv[1] : "run";
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
 		usage_text(stdout);
-		return 0;
+		return cli_flush_stdout();
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
 		printf("aiworkload (libaiworkload) %s\n", aiw_version_string());
-		return 0;
+		return cli_flush_stdout();
 	}
 	if (strcmp(cmd, "sweep") == 0) /* sweep.c */
 		return cli_sweep(argc - 1, argv + 1);
 	for (int i = 2; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage_text(stdout);
-			return 0;
+			return cli_flush_stdout();
 		}
 	if (strcmp(cmd, "run") == 0)
 		return cli_run(argc, argv, 2, false);

@@ -69,17 +69,17 @@ int cli_params(int argc, char **argv)
 			continue;
 		if (!name_matches(name, pat))
 			continue;
-		char range[128];
+		char range[128]; /* two %g numbers; an enum's choices are printed as they are */
 		fmt_range(range, sizeof range, type, lo, hi, choices);
 		printf("%-36s %-9s %-14s %-8s %-22s %s\n", name, type, *def ? def : "-",
-		       *unit ? unit : "-", range, doc);
+		       *unit ? unit : "-", strcmp(type, "enum") == 0 ? choices : range, doc);
 		shown++;
 	}
 	if (shown == 0) {
 		cli_errorf("no parameter matches '%s'", pat ? pat : "");
 		return EXIT_USAGE;
 	}
-	return 0;
+	return cli_flush_stdout();
 }
 
 /* ------------------------------------------------------------------------ */
@@ -277,6 +277,6 @@ static int man_params(void)
 	printf(".Sh SEE ALSO\n.Xr aiworkload 1 ,\n.Xr aiw_param_info 3 ,\n.Xr aiw_sim_set 3 ,\n"
 	       ".Xr aiworkload-scenario 5\n");
 	aiw_sim_free(sim);
-	return fflush(stdout) == 0 && !ferror(stdout) ? 0 : EXIT_FAIL;
+	return cli_flush_stdout();
 }
 

@@ -5,6 +5,8 @@
  */
 #include "common.h"
 
+#include "sweep.h" /* the signal handling sweeps use */
+
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -61,30 +63,36 @@ static void progress_clear(progress *p)
 /* ======================================================================== */
 /* run                                                                       */
 /* ======================================================================== */
-typedef struct run_opts {
-	const char **scenarios;
-	size_t nscenarios;
-	const char **sets; /* "NAME=VALUE" in command-line order */
-	size_t nsets;
-	const char *seed, *duration, *sample_interval;
-	const char *summary;
-	const char *series, *json, *metrics, *promtest, *rules, *plot, *title;
-	const char *stream_csv;
-	int progress; /* -1 auto, 0 off, 1 on */
-} run_opts;
-
-static const char *scenario_label(const run_opts *o)
+static const char *scenario_label(const cli_run_opts *o)
 {
 	return o->nscenarios ? o->scenarios[0] : "built-in mixed site (aiworkload scenario)";
 }
 
-static int parse_run_opts(int argc, char **argv, int first, run_opts *o, bool plot)
+void cli_run_opts_free(cli_run_opts *o)
+{
+	free(o->scenarios);
+	free(o->sets);
+	o->scenarios = NULL;
+	o->sets = NULL;
+}
+
+/* An option that takes one value, given a second time, is refused: which
+ * one was meant cannot be known. */
+static int once(const char *name, const char *prev, const char *v)
+{
+	if (prev)
+		return cli_usage_error("%s given twice ('%s' and '%s'): give it once", name, prev, v);
+	return 0;
+}
+
+int cli_run_parse(int argc, char **argv, int first, bool plot, cli_run_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->progress = -1;
+	const char *summary = NULL;
 	o->summary = plot ? "none" : "text";
-	o->scenarios = calloc((size_t)argc, sizeof *o->scenarios);
-	o->sets = calloc((size_t)argc, sizeof *o->sets);
+	o->scenarios = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->scenarios);
+	o->sets = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->sets);
 	if (!o->scenarios || !o->sets) {
 		cli_errorf("out of memory");
 		return EXIT_FAIL;
@@ -107,33 +115,57 @@ static int parse_run_opts(int argc, char **argv, int first, run_opts *o, bool pl
 			if (!err)
 				o->sets[o->nsets++] = v;
 		} else if (cli_opt_value(argc, argv, &i, "--seed", &v, &err)) {
+			if (!err)
+				err = once("--seed", o->seed, v);
 			o->seed = v;
 		} else if (cli_opt_value(argc, argv, &i, "--duration", &v, &err)) {
+			if (!err)
+				err = once("--duration", o->duration, v);
 			o->duration = v;
 		} else if (cli_opt_value(argc, argv, &i, "--sample-interval", &v, &err)) {
+			if (!err)
+				err = once("--sample-interval", o->sample_interval, v);
 			o->sample_interval = v;
 		} else if (cli_opt_value(argc, argv, &i, "--summary", &v, &err)) {
 			if (!err && strcmp(v, "text") && strcmp(v, "full") && strcmp(v, "json") &&
 			    strcmp(v, "none"))
 				err = cli_usage_error("--summary %s: use text, full, json or none", v);
-			o->summary = v;
+			if (!err)
+				err = once("--summary", summary, v);
+			o->summary = summary = v;
 		} else if (cli_opt_value(argc, argv, &i, "--series", &v, &err)) {
+			if (!err)
+				err = once("--series", o->series, v);
 			o->series = v;
 		} else if (cli_opt_value(argc, argv, &i, "--stream-csv", &v, &err)) {
+			if (!err)
+				err = once("--stream-csv", o->stream_csv, v);
 			o->stream_csv = v;
 		} else if (cli_opt_value(argc, argv, &i, "--json", &v, &err)) {
+			if (!err)
+				err = once("--json", o->json, v);
 			o->json = v;
 		} else if (cli_opt_value(argc, argv, &i, "--metrics", &v, &err)) {
+			if (!err)
+				err = once("--metrics", o->metrics, v);
 			o->metrics = v;
 		} else if (cli_opt_value(argc, argv, &i, "--promtest", &v, &err)) {
+			if (!err)
+				err = once("--promtest", o->promtest, v);
 			o->promtest = v;
 		} else if (cli_opt_value(argc, argv, &i, "--rules", &v, &err)) {
+			if (!err)
+				err = once("--rules", o->rules, v);
 			o->rules = v;
 		} else if (cli_opt_value(argc, argv, &i, "--plot", &v, &err) ||
 		           cli_opt_value(argc, argv, &i, "--output", &v, &err) ||
 		           cli_opt_value(argc, argv, &i, "-o", &v, &err)) {
+			if (!err)
+				err = once(plot ? "-o" : "--plot", o->plot, v);
 			o->plot = v;
 		} else if (cli_opt_value(argc, argv, &i, "--title", &v, &err)) {
+			if (!err)
+				err = once("--title", o->title, v);
 			o->title = v;
 		} else if (strcmp(a, "--progress") == 0) {
 			o->progress = 1;
@@ -164,7 +196,7 @@ static int set_param(aiw_sim *sim, const char *name, const char *value, const ch
 	return 0;
 }
 
-static int configure(aiw_sim *sim, const run_opts *o)
+int cli_run_configure(aiw_sim *sim, const cli_run_opts *o)
 {
 	aiw_status st;
 	if (o->nscenarios == 0) {
@@ -182,16 +214,23 @@ static int configure(aiw_sim *sim, const run_opts *o)
 	}
 	int rc;
 	for (size_t i = 0; i < o->nsets; i++) {
-		char buf[1024];
-		snprintf(buf, sizeof buf, "%s", o->sets[i]);
-		char *eq = strchr(buf, '=');
-		*eq = 0;
-		char *name = buf, *value = eq + 1;
-		while (isspace((unsigned char)*name))
-			name++;
-		for (char *e = eq; e > name && isspace((unsigned char)e[-1]);)
-			*--e = 0;
-		if ((rc = set_param(sim, name, value, "--set")) != 0)
+		/* NAME=VALUE of any length: the name copied, the value as given */
+		const char *set = o->sets[i], *eq = strchr(set, '=');
+		while (set < eq && isspace((unsigned char)*set))
+			set++;
+		const char *end = eq;
+		while (end > set && isspace((unsigned char)end[-1]))
+			end--;
+		char *name = malloc((size_t)(end - set) + 1);
+		if (!name) {
+			cli_errorf("out of memory");
+			return EXIT_FAIL;
+		}
+		memcpy(name, set, (size_t)(end - set));
+		name[end - set] = 0;
+		rc = set_param(sim, name, eq + 1, "--set");
+		free(name);
+		if (rc != 0)
 			return rc;
 	}
 	if (o->seed && (rc = set_param(sim, "sim.seed", o->seed, "--seed")) != 0)
@@ -204,28 +243,52 @@ static int configure(aiw_sim *sim, const run_opts *o)
 	return 0;
 }
 
-/* The library's JSON with the command's metadata spliced in front. */
-static int write_json_meta(aiw_sim *sim, FILE *out, const run_opts *o, double wall)
+/* A temporary file TMPDIR/aiworkload-WHATXXXXXX (or in /tmp), created;
+ * the path (malloc'd) or NULL with the message printed. */
+static char *temp_file(const char *what)
 {
-	char tmpl[] = "/tmp/aiworkload-jsonXXXXXX";
 	const char *td = getenv("TMPDIR");
-	char path[4096];
-	snprintf(path, sizeof path, "%s/aiworkload-jsonXXXXXX", td && *td ? td : "/tmp");
-	int fd = mkstemp(path);
-	if (fd < 0) {
-		fd = mkstemp(tmpl);
-		snprintf(path, sizeof path, "%s", tmpl);
+	const char *dirs[] = {td && *td ? td : "/tmp", "/tmp"};
+	int err = 0;
+	for (size_t i = 0; i < 2; i++) {
+		size_t n = strlen(dirs[i]) + strlen(what) + sizeof "/aiworkload-XXXXXX";
+		char *path = malloc(n);
+		if (!path) {
+			cli_errorf("out of memory");
+			return NULL;
+		}
+		snprintf(path, n, "%s/aiworkload-%sXXXXXX", dirs[i], what);
+		int fd = mkstemp(path);
+		if (fd >= 0) {
+			close(fd);
+			return path;
+		}
+		err = errno;
+		free(path);
 	}
-	if (fd < 0) {
-		cli_errorf("cannot create a temporary file: %s", strerror(errno));
+	cli_errorf("cannot create a temporary file in %s: %s", dirs[0], strerror(err));
+	return NULL;
+}
+
+/* The library's JSON with the command's metadata spliced in front, to out.
+ * Returns 0, or EXIT_FAIL with the message printed when the library or the
+ * temporary file fails (out's own errors are the caller's to report). */
+static int write_json_meta(aiw_sim *sim, FILE *out, const cli_run_opts *o, double wall)
+{
+	char *path = temp_file("json");
+	if (!path)
 		return EXIT_FAIL;
-	}
-	close(fd);
+	errno = 0;
 	aiw_status st = aiw_sim_write_json(sim, path);
+	int err = errno;
 	FILE *in = st == AIW_OK ? fopen(path, "r") : NULL;
 	if (!in) {
-		cli_errorf("%s", st != AIW_OK ? aiw_sim_errmsg(sim) : strerror(errno));
+		if (st != AIW_OK)
+			cli_lib_error(aiw_sim_errmsg(sim), st, err);
+		else
+			cli_errorf("cannot read '%s': %s", path, strerror(errno));
 		unlink(path);
+		free(path);
 		return EXIT_FAIL;
 	}
 	int c;
@@ -243,7 +306,8 @@ static int write_json_meta(aiw_sim *sim, FILE *out, const run_opts *o, double wa
 		fputc(c, out);
 	fclose(in);
 	unlink(path);
-	return ferror(out) ? EXIT_FAIL : 0;
+	free(path);
+	return 0;
 }
 
 /* ======================================================================== */
@@ -303,30 +367,93 @@ static int stream_close(aiw_sim *sim, cli_stream *s, const char *path)
 		return 0;
 	if (!s->header)
 		stream_header(sim, s);
-	bool bad = ferror(s->f) != 0;
-	if (fclose(s->f) != 0 || bad) {
-		cli_errorf("error writing '%s'", path);
-		s->f = NULL;
-		return EXIT_FAIL;
-	}
+	int rc = cli_close_output(s->f, path);
 	s->f = NULL;
+	return rc;
+}
+
+/* Outputs that would overwrite an input, or each other: refused before
+ * anything is written. */
+static int check_paths(const cli_run_opts *o)
+{
+	const struct {
+		const char *opt, *path;
+	} out[] = {{"--series", o->series},     {"--stream-csv", o->stream_csv},
+	           {"--json", o->json},         {"--metrics", o->metrics},
+	           {"--promtest", o->promtest}, {"--plot", o->plot}};
+	size_t nout = sizeof out / sizeof *out;
+	for (size_t i = 0; i < nout; i++) {
+		if (!out[i].path)
+			continue;
+		for (size_t k = 0; k < o->nscenarios; k++)
+			if (cli_same_file(out[i].path, o->scenarios[k]))
+				return cli_usage_error("%s %s would overwrite the scenario '%s'", out[i].opt,
+				                       out[i].path, o->scenarios[k]);
+		for (const char *r = o->rules; r && *r;) {
+			size_t n = strcspn(r, ",");
+			char *rule = strndup(r, n);
+			if (!rule) {
+				cli_errorf("out of memory");
+				return EXIT_FAIL;
+			}
+			bool same = *rule && cli_same_file(out[i].path, rule);
+			if (same) {
+				cli_usage_error("%s %s would overwrite the rule file '%s'", out[i].opt,
+				                out[i].path, rule);
+				free(rule);
+				return EXIT_USAGE;
+			}
+			free(rule);
+			r += n + (r[n] == ',');
+		}
+		for (size_t k = 0; k < i; k++)
+			if (out[k].path && cli_same_file(out[i].path, out[k].path))
+				return cli_usage_error("%s and %s name the same file ('%s' and '%s')",
+				                       out[k].opt, out[i].opt, out[k].path, out[i].path);
+	}
 	return 0;
+}
+
+/* The run's progress callback: the bar, when shown, and the stop that
+ * SIGINT or SIGTERM asks for (--stream-csv). */
+typedef struct run_watch {
+	progress *bar; /* NULL: no bar */
+	bool signals;
+} run_watch;
+
+static int watch_cb(aiw_sim *sim, double now, double end, void *payload)
+{
+	run_watch *w = payload;
+	if (w->signals && cli_sweep_signalled())
+		return 1;
+	return w->bar ? progress_cb(sim, now, end, w->bar) : 0;
+}
+
+/* A library writer's call, its failure reported. */
+static int lib_write(aiw_sim *sim, aiw_status (*fn)(aiw_sim *, const char *), const char *path)
+{
+	errno = 0;
+	aiw_status st = fn(sim, path);
+	if (st == AIW_OK)
+		return 0;
+	cli_lib_error(aiw_sim_errmsg(sim), st, errno);
+	return EXIT_FAIL;
 }
 
 int cli_run(int argc, char **argv, int first, bool plot)
 {
-	run_opts o;
-	int rc = parse_run_opts(argc, argv, first, &o, plot);
+	cli_run_opts o;
+	int rc = cli_run_parse(argc, argv, first, plot, &o);
+	if (rc == 0)
+		rc = check_paths(&o);
 	if (rc) {
-		free(o.scenarios);
-		free(o.sets);
+		cli_run_opts_free(&o);
 		return rc;
 	}
 	aiw_sim *sim = NULL;
 	if (aiw_sim_create(&sim, 1) != AIW_OK) {
 		cli_errorf("out of memory");
-		free(o.scenarios);
-		free(o.sets);
+		cli_run_opts_free(&o);
 		return EXIT_FAIL;
 	}
 	/* --stream-csv: a small ring of points in memory, unless the scenario or
@@ -339,12 +466,11 @@ int cli_run(int argc, char **argv, int first, bool plot)
 		if (aiw_sim_set(sim, "sim.series_keep", keep) != AIW_OK) {
 			cli_errorf("%s", aiw_sim_errmsg(sim)); /* a library without streaming */
 			aiw_sim_free(sim);
-			free(o.scenarios);
-			free(o.sets);
+			cli_run_opts_free(&o);
 			return EXIT_FAIL;
 		}
 	}
-	rc = configure(sim, &o);
+	rc = cli_run_configure(sim, &o);
 	if (rc == 0 && o.stream_csv) {
 		st.f = fopen(o.stream_csv, "w");
 		if (!st.f) {
@@ -355,16 +481,34 @@ int cli_run(int argc, char **argv, int first, bool plot)
 		}
 	}
 	progress pr = {0};
+	bool signals = false, interrupted = false;
 	if (rc == 0) {
 		bool show = o.progress == 1 || (o.progress == -1 && isatty(STDERR_FILENO));
 		double end = 0;
 		aiw_sim_get_double(sim, "sim.duration", &end);
 		clock_gettime(CLOCK_MONOTONIC, &pr.start);
+		/* with --stream-csv, Ctrl-C stops the run at the next sample tick, so
+		 * that the file ends on a complete row */
+		signals = st.f != NULL;
+		run_watch w = {show ? &pr : NULL, signals};
 		if (show)
-			aiw_sim_set_progress(sim, progress_cb, &pr, end / 400);
+			aiw_sim_set_progress(sim, watch_cb, &w, end / 400);
+		else if (w.signals)
+			aiw_sim_set_progress(sim, watch_cb, &w, 0);
+		if (signals)
+			cli_sweep_catch_signals(NULL);
 		aiw_status st = aiw_sim_run(sim);
 		progress_clear(&pr);
-		if (st != AIW_OK) {
+		interrupted = signals && cli_sweep_signalled();
+		if (interrupted) {
+			double now = NAN;
+			aiw_sim_now(sim, &now);
+			char t[32];
+			cli_fmt_duration(t, sizeof t, now);
+			cli_errorf("interrupted at %s simulated: '%s' holds the rows up to then; no other "
+			           "output written", t, o.stream_csv);
+			rc = AIW_CLI_EXIT_INTERRUPTED;
+		} else if (st != AIW_OK) {
 			cli_errorf("%s", aiw_sim_errmsg(sim));
 			rc = cli_exit_code(st) ? cli_exit_code(st) : EXIT_FAIL;
 		}
@@ -374,25 +518,30 @@ int cli_run(int argc, char **argv, int first, bool plot)
 		if (rc == 0)
 			rc = src;
 	}
+	if (signals) /* after the stream's last row is out */
+		cli_sweep_release_signals();
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double wall = cli_elapsed(&pr.start, &t1);
-	struct {
-		const char *path;
-		aiw_status (*fn)(aiw_sim *, const char *);
-	} writers[] = {{o.series, aiw_sim_write_csv}, {o.metrics, aiw_sim_write_prometheus}};
-	for (size_t i = 0; rc == 0 && i < sizeof writers / sizeof *writers; i++)
-		if (writers[i].path && writers[i].fn(sim, writers[i].path) != AIW_OK) {
-			cli_errorf("%s", aiw_sim_errmsg(sim));
+	if (rc == 0 && o.series)
+		rc = lib_write(sim, aiw_sim_write_csv, o.series);
+	if (rc == 0 && o.metrics)
+		rc = lib_write(sim, aiw_sim_write_prometheus, o.metrics);
+	if (rc == 0 && o.promtest) {
+		errno = 0;
+		aiw_status ws = aiw_sim_write_promtest(sim, o.promtest, o.rules);
+		if (ws != AIW_OK) {
+			cli_lib_error(aiw_sim_errmsg(sim), ws, errno);
 			rc = EXIT_FAIL;
 		}
-	if (rc == 0 && o.promtest && aiw_sim_write_promtest(sim, o.promtest, o.rules) != AIW_OK) {
-		cli_errorf("%s", aiw_sim_errmsg(sim));
-		rc = EXIT_FAIL;
 	}
-	if (rc == 0 && o.plot && aiw_sim_write_svg(sim, o.plot, o.title) != AIW_OK) {
-		cli_errorf("%s", aiw_sim_errmsg(sim));
-		rc = EXIT_FAIL;
+	if (rc == 0 && o.plot) {
+		errno = 0;
+		aiw_status ws = aiw_sim_write_svg(sim, o.plot, o.title);
+		if (ws != AIW_OK) {
+			cli_lib_error(aiw_sim_errmsg(sim), ws, errno);
+			rc = EXIT_FAIL;
+		}
 	}
 	if (rc == 0 && o.json) {
 		FILE *f = fopen(o.json, "w");
@@ -401,25 +550,20 @@ int cli_run(int argc, char **argv, int first, bool plot)
 			rc = EXIT_FAIL;
 		} else {
 			rc = write_json_meta(sim, f, &o, wall);
-			if (fclose(f) != 0 && rc == 0) {
-				cli_errorf("error writing '%s'", o.json);
-				rc = EXIT_FAIL;
-			}
+			int crc = cli_close_output(f, o.json);
+			if (rc == 0)
+				rc = crc;
 		}
 	}
 	if (rc == 0 && (strcmp(o.summary, "text") == 0 || strcmp(o.summary, "full") == 0))
 		cli_print_summary(sim, scenario_label(&o), wall, strcmp(o.summary, "full") == 0, &st);
 	else if (rc == 0 && strcmp(o.summary, "json") == 0)
 		rc = write_json_meta(sim, stdout, &o, wall);
-	if (rc == 0 && (fflush(stdout) != 0 || ferror(stdout))) {
-		cli_errorf("error writing to standard output");
-		rc = EXIT_FAIL;
-	}
+	if (rc == 0)
+		rc = cli_flush_stdout();
 	aiw_sim_free(sim);
 	free(st.sum);
 	free(st.span);
-	free(o.scenarios);
-	free(o.sets);
+	cli_run_opts_free(&o);
 	return rc;
 }
-

@@ -98,5 +98,5 @@ int cli_scenario(int argc, char **argv)
 	if (argc > 2)
 		return cli_usage_error("scenario takes no arguments");
 	fputs(cli_default_scenario, stdout);
-	return fflush(stdout) == 0 ? 0 : EXIT_FAIL;
+	return cli_flush_stdout();
 }

@@ -438,6 +438,42 @@ static void print_row(const char *label, const char *value)
 	printf("  %-38s %16s\n", label, value);
 }
 
+/* A parameter's text (malloc'd), whatever its length; NULL when unset or
+ * unknown. */
+static char *param_text(aiw_sim *sim, const char *name)
+{
+	for (size_t len = 64; len <= ((size_t)1 << 20); len *= 4) {
+		char *buf = malloc(len);
+		if (!buf)
+			return NULL;
+		aiw_status st = aiw_sim_get(sim, name, buf, len);
+		if (st == AIW_OK)
+			return buf;
+		free(buf);
+		if (st != AIW_EBUFFER)
+			return NULL;
+	}
+	return NULL;
+}
+
+/* A component's parameter as text: "KIND.COMP.KEY", NULL when it has none
+ * or it is empty. */
+static char *comp_param(aiw_sim *sim, const char *kind, const char *comp, const char *key)
+{
+	size_t n = strlen(kind) + strlen(comp) + strlen(key) + 3;
+	char *name = malloc(n), *v = NULL;
+	if (name) {
+		snprintf(name, n, "%s.%s.%s", kind, comp, key);
+		v = param_text(sim, name);
+		free(name);
+	}
+	if (v && !v[0]) {
+		free(v);
+		v = NULL;
+	}
+	return v;
+}
+
 /* Summary table: site first, then each component in creation order with
  * its metrics (known ones labelled, in METRIC_DOCS order, then the rest). */
 void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
@@ -453,28 +489,45 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
 		free(done);
 		return;
 	}
-	for (size_t i = 0; i < n; i++)
-		aiw_sim_metric_name(sim, i, &names[i]);
+	/* metric names are the user's component names: buffers of their size */
+	size_t width = sizeof "site.utilization";
+	for (size_t i = 0; i < n; i++) {
+		if (aiw_sim_metric_name(sim, i, &names[i]) != AIW_OK)
+			names[i] = "";
+		if (strlen(names[i]) + sizeof ".utilization" > width)
+			width = strlen(names[i]) + sizeof ".utilization";
+	}
+	char *kind = malloc(width), *comp = malloc(width), *gk = malloc(width),
+	     *gc = malloc(width), *cname = malloc(2 * width);
+	if (!kind || !comp || !gk || !gc || !cname) {
+		free(kind);
+		free(comp);
+		free(gk);
+		free(gc);
+		free(cname);
+		free(names);
+		free(done);
+		return;
+	}
 	double simt = NAN, events = NAN;
 	aiw_sim_metric(sim, "sim.time_s", &simt);
 	aiw_sim_metric(sim, "sim.events", &events);
-	char seed[32] = "?", a[64], b[64];
-	aiw_sim_get(sim, "sim.seed", seed, sizeof seed);
+	char *seed = param_text(sim, "sim.seed"), a[64], b[64];
 	cli_fmt_duration(a, sizeof a, simt);
 	cli_fmt_group(b, sizeof b, events, 0);
 	printf("aiworkload %s: %s\nseed %s, %s simulated, %s events, %.2f s wall\n",
-	       aiw_version_string(), label, seed, a, b, wall);
+	       aiw_version_string(), label, seed ? seed : "?", a, b, wall);
+	free(seed);
 	for (size_t i = 0; i < n; i++)
 		if (strncmp(names[i], "sim.", 4) == 0)
 			done[i] = true;
 	/* groups in order of first appearance, site first */
-	char kind[64], comp[96], gk[64], gc[96];
 	const char *key;
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t g = 0; g < n; g++) {
 			if (done[g])
 				continue;
-			cli_split_metric(names[g], gk, sizeof gk, gc, sizeof gc, &key);
+			cli_split_metric(names[g], gk, width, gc, width, &key);
 			bool is_site = strcmp(gk, "site") == 0;
 			if ((pass == 0) != is_site)
 				continue;
@@ -482,18 +535,11 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
 			if (is_site) {
 				printf("\nsite\n");
 			} else {
-				char prefix[200], p1[256], gpu[64] = "", cnt[64] = "";
-				snprintf(prefix, sizeof prefix, "%s.%s", gk, gc);
-				snprintf(p1, sizeof p1, "%s.gpu", prefix);
-				bool hg = aiw_sim_get(sim, p1, gpu, sizeof gpu) == AIW_OK && gpu[0] &&
-				          strcmp(gpu, "none") != 0;
-				snprintf(p1, sizeof p1, "%s.gpus", prefix);
-				bool hc = aiw_sim_get(sim, p1, cnt, sizeof cnt) == AIW_OK && cnt[0];
-				char reps[32] = "", gpr[32] = "";
-				snprintf(p1, sizeof p1, "%s.replicas", prefix);
-				bool hr = aiw_sim_get(sim, p1, reps, sizeof reps) == AIW_OK && reps[0];
-				snprintf(p1, sizeof p1, "%s.gpus_per_replica", prefix);
-				bool hp = aiw_sim_get(sim, p1, gpr, sizeof gpr) == AIW_OK && gpr[0];
+				char *gpu = comp_param(sim, gk, gc, "gpu");
+				char *cnt = comp_param(sim, gk, gc, "gpus");
+				char *reps = comp_param(sim, gk, gc, "replicas");
+				char *gpr = comp_param(sim, gk, gc, "gpus_per_replica");
+				bool hg = gpu && strcmp(gpu, "none") != 0, hc = cnt, hr = reps, hp = gpr;
 				printf("\n%s %s", gk, gc);
 				if (hg && hc)
 					printf(" (%s x %s)", cnt, gpu);
@@ -502,11 +548,14 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
 				else if (hg)
 					printf(" (%s)", gpu);
 				putchar('\n');
+				free(gpu);
+				free(cnt);
+				free(reps);
+				free(gpr);
 			}
 			/* known metrics first, in table order; the utilisation from the
 			 * curve, at its place, when the model publishes none */
-			char cname[256];
-			snprintf(cname, sizeof cname, "%s%s%s.utilization", gk, is_site ? "" : ".",
+			snprintf(cname, 2 * width, "%s%s%s.utilization", gk, is_site ? "" : ".",
 			         is_site ? "" : gc);
 			double um;
 			bool has_util = aiw_sim_metric(sim, cname, &um) == AIW_OK;
@@ -523,7 +572,7 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
 				for (size_t i = 0; i < n; i++) {
 					if (done[i])
 						continue;
-					cli_split_metric(names[i], kind, sizeof kind, comp, sizeof comp, &key);
+					cli_split_metric(names[i], kind, width, comp, width, &key);
 					if (strcmp(kind, gk) || strcmp(comp, gc))
 						continue;
 					if (strcmp(md->key, key) || (md->kind && strcmp(md->kind, kind)) ||
@@ -545,7 +594,7 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
 			for (size_t i = 0; i < n; i++) {
 				if (done[i])
 					continue;
-				cli_split_metric(names[i], kind, sizeof kind, comp, sizeof comp, &key);
+				cli_split_metric(names[i], kind, width, comp, width, &key);
 				if (strcmp(kind, gk) || strcmp(comp, gc))
 					continue;
 				done[i] = true;
@@ -563,6 +612,11 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
 	}
 	if (hidden)
 		printf("\n(%zu more metrics: --summary full, or --json FILE)\n", hidden);
+	free(kind);
+	free(comp);
+	free(gk);
+	free(gc);
+	free(cname);
 	free(names);
 	free(done);
 }

@@ -16,8 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define EXIT_USAGE 2
-#define EXIT_FAIL 1
+#include "common.h" /* cli_same_file */
 
 const char *cli_sweep_prog = "aiworkload";
 
@@ -42,6 +41,16 @@ static int usage_error(bool quiet, const char *fmt, ...)
 	fprintf(stderr, "\nTry '%s sweep --help'.\n", cli_sweep_prog);
 	va_end(ap);
 	return EXIT_USAGE;
+}
+
+/* A library message, with the system's reason when st is AIW_EIO and the
+ * message gives none (err: errno right after the call). */
+static void lib_error(const char *msg, aiw_status st, int err)
+{
+	if (st == AIW_EIO && err != 0 && !strstr(msg, strerror(err)))
+		errorf("%s: %s", msg, strerror(err));
+	else
+		errorf("%s", msg);
 }
 
 int cli_sweep_exit_code(aiw_status st)
@@ -133,6 +142,14 @@ static bool parse_ull(const char *s, unsigned long long max, unsigned long long 
 	return true;
 }
 
+/* An option that takes one value, given a second time, is refused. */
+static int once(bool quiet, const char *prev, const char *name, const char *v)
+{
+	if (prev)
+		return usage_error(quiet, "%s given twice ('%s' and '%s'): give it once", name, prev, v);
+	return 0;
+}
+
 void cli_sweep_opts_free(cli_sweep_opts *o)
 {
 	free(o->axes);
@@ -151,6 +168,7 @@ int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 		return EXIT_FAIL;
 	}
 	bool dashdash = false;
+	const char *reps_v = NULL, *jobs_v = NULL, *seed_v = NULL; /* given once */
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
 		int err = 0;
@@ -170,11 +188,14 @@ int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 			if (!err)
 				o->axes[o->naxes++] = v;
 		} else if (opt_value(argc, argv, &i, "--points", &v, &err, quiet)) {
-			if (!err && o->points)
-				err = usage_error(quiet, "--points: one file only");
+			if (!err)
+				err = once(quiet, o->points, "--points", v);
 			o->points = v;
 		} else if (opt_value(argc, argv, &i, "--replications", &v, &err, quiet)) {
 			unsigned long long r;
+			if (!err)
+				err = once(quiet, reps_v, "--replications", v);
+			reps_v = v;
 			if (!err && (!parse_ull(v, 1000000, &r) || r < 1))
 				err = usage_error(quiet, "--replications %s: expected a whole number from 1 "
 				                  "to 1000000", v);
@@ -183,19 +204,31 @@ int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 		} else if (opt_value(argc, argv, &i, "--jobs", &v, &err, quiet) ||
 		           opt_value(argc, argv, &i, "-j", &v, &err, quiet)) {
 			unsigned long long j;
+			if (!err)
+				err = once(quiet, jobs_v, "--jobs", v);
+			jobs_v = v;
 			if (!err && !parse_ull(v, 1024, &j))
 				err = usage_error(quiet, "--jobs %s: expected 0 (one per processor) to 1024",
 				                  v);
 			if (!err)
 				o->jobs = (unsigned)j;
 		} else if (opt_value(argc, argv, &i, "--metrics", &v, &err, quiet)) {
+			if (!err)
+				err = once(quiet, o->metrics, "--metrics", v);
 			o->metrics = v;
 		} else if (opt_value(argc, argv, &i, "--out", &v, &err, quiet) ||
 		           opt_value(argc, argv, &i, "-o", &v, &err, quiet)) {
+			if (!err)
+				err = once(quiet, o->out, "--out", v);
 			o->out = v;
 		} else if (opt_value(argc, argv, &i, "--replications-out", &v, &err, quiet)) {
+			if (!err)
+				err = once(quiet, o->reps_out, "--replications-out", v);
 			o->reps_out = v;
 		} else if (opt_value(argc, argv, &i, "--seed", &v, &err, quiet)) {
+			if (!err)
+				err = once(quiet, seed_v, "--seed", v);
+			seed_v = v;
 			if (!err && !parse_ull(v, UINT64_MAX, &o->seed))
 				err = usage_error(quiet, "--seed %s: expected a whole number from 0 to "
 				                  "18446744073709551615", v);
@@ -214,14 +247,35 @@ int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 		return 0;
 	if (!o->scenario)
 		return usage_error(quiet, "give a scenario file (SCENARIO.ini)");
-	if (o->out && o->reps_out && strcmp(o->out, o->reps_out) == 0)
-		return usage_error(quiet, "--out and --replications-out name the same file");
+	return 0;
+}
+
+int cli_sweep_check_paths(const cli_sweep_opts *o, bool quiet)
+{
+	const char *out[] = {o->out, o->reps_out};
+	const char *opt[] = {"--out", "--replications-out"};
+	for (int i = 0; i < 2; i++) {
+		if (!out[i])
+			continue;
+		if (o->scenario && cli_same_file(out[i], o->scenario))
+			return usage_error(quiet, "%s %s would overwrite the scenario '%s'", opt[i], out[i],
+			                   o->scenario);
+		if (o->points && cli_same_file(out[i], o->points))
+			return usage_error(quiet, "%s %s would overwrite the points file '%s'", opt[i],
+			                   out[i], o->points);
+	}
+	if (out[0] && out[1] && cli_same_file(out[0], out[1]))
+		return usage_error(quiet, "--out and --replications-out name the same file ('%s' and "
+		                   "'%s')", out[0], out[1]);
 	return 0;
 }
 
 int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet)
 {
 	*out = NULL;
+	int rc = cli_sweep_check_paths(o, quiet);
+	if (rc != 0)
+		return rc;
 	aiw_sweep *sw;
 	aiw_status st = aiw_sweep_create(&sw, o->scenario, NULL);
 	if (st != AIW_OK) {
@@ -390,27 +444,36 @@ bool cli_sweep_release_signals(void)
 static aiw_status write_stdout(aiw_sweep *sw)
 {
 	const char *td = getenv("TMPDIR");
-	char path[4096];
-	snprintf(path, sizeof path, "%s/aiworkload-sweepXXXXXX", td && *td ? td : "/tmp");
+	td = td && *td ? td : "/tmp";
+	size_t len = strlen(td) + sizeof "/aiworkload-sweepXXXXXX";
+	char *path = malloc(len);
+	if (!path) {
+		errorf("out of memory");
+		return AIW_ENOMEM;
+	}
+	snprintf(path, len, "%s/aiworkload-sweepXXXXXX", td);
 	int fd = mkstemp(path);
 	if (fd < 0) {
-		errorf("cannot create a temporary file in %s: %s", td && *td ? td : "/tmp",
-		       strerror(errno));
+		errorf("cannot create a temporary file in %s: %s", td, strerror(errno));
+		free(path);
 		return AIW_EIO;
 	}
 	close(fd);
+	errno = 0;
 	aiw_status st = aiw_sweep_write_csv(sw, path);
 	if (st != AIW_OK) {
-		errorf("%s", aiw_sweep_errmsg(sw));
+		lib_error(aiw_sweep_errmsg(sw), st, errno);
 		unlink(path);
+		free(path);
 		return st;
 	}
 	FILE *f = fopen(path, "rb");
-	unlink(path);
-	if (!f) {
+	if (!f)
 		errorf("%s: %s", path, strerror(errno));
+	unlink(path);
+	free(path);
+	if (!f)
 		return AIW_EIO;
-	}
 	char buf[65536];
 	size_t n;
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
@@ -419,7 +482,7 @@ static aiw_status write_stdout(aiw_sweep *sw)
 	bool bad = ferror(f) != 0;
 	fclose(f);
 	if (bad || fflush(stdout) != 0 || ferror(stdout)) {
-		errorf("error writing the results to standard output");
+		errorf("error writing the results to standard output: %s", strerror(errno ? errno : EIO));
 		return AIW_EIO;
 	}
 	return AIW_OK;
@@ -433,12 +496,14 @@ int cli_sweep_finish(aiw_sweep *sw, const cli_sweep_opts *o, aiw_status st,
 		errorf("%s", errmsg && *errmsg ? errmsg : aiw_strerror(st));
 		rc = cli_sweep_exit_code(st);
 	}
+	errno = 0;
 	aiw_status ws = o->out ? aiw_sweep_write_csv(sw, o->out) : write_stdout(sw);
 	if (ws != AIW_OK && o->out)
-		errorf("%s", aiw_sweep_errmsg(sw));
+		lib_error(aiw_sweep_errmsg(sw), ws, errno);
+	errno = 0;
 	if (ws == AIW_OK && o->reps_out &&
 	    (ws = aiw_sweep_write_replications_csv(sw, o->reps_out)) != AIW_OK)
-		errorf("%s", aiw_sweep_errmsg(sw));
+		lib_error(aiw_sweep_errmsg(sw), ws, errno);
 	if (ws != AIW_OK && rc == 0)
 		rc = EXIT_FAIL;
 	if (st != AIW_OK) {

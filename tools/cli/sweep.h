@@ -48,6 +48,10 @@ void cli_sweep_usage(FILE *f);
  * quiet: print nothing (MPI ranks other than 0). */
 int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet);
 void cli_sweep_opts_free(cli_sweep_opts *o);
+/* Outputs that would overwrite the scenario, the points file or each
+ * other (the same file by device and inode, through any spelling): 0 or
+ * EXIT_USAGE with a message.  cli_sweep_build calls it first. */
+int cli_sweep_check_paths(const cli_sweep_opts *o, bool quiet);
 /* Create, configure and prepare the sweep.  Returns 0 or an exit status. */
 int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet);
 /* Exit status of a library status. */
@@ -64,8 +68,9 @@ int cli_bar_cb(const aiw_sweep *sw, size_t done, size_t total, void *payload);
 bool cli_sweep_want_bar(const cli_sweep_opts *o);
 
 /* SIGINT and SIGTERM call aiw_sweep_stop(sw) once (a second signal
- * terminates as usual) until cli_sweep_release_signals(); returns
- * whether a signal arrived. */
+ * terminates as usual) until cli_sweep_release_signals(), which returns
+ * whether a signal arrived.  sw may be NULL: the signal is only recorded
+ * (aiworkload run --stream-csv polls cli_sweep_signalled). */
 void cli_sweep_catch_signals(aiw_sweep *sw);
 bool cli_sweep_release_signals(void);
 /* Whether a signal arrived since cli_sweep_catch_signals (no release). */
