@@ -15,6 +15,10 @@ for p in "$top_srcdir"/man/man*/*.[0-9]; do
 	[ -e "$p" ] || continue
 	out=$("$MANDOC" -Tlint -W warning "$p" 2>&1)
 	if [ -n "$out" ]; then echo "$out"; fail=1; fi
+	# quotes that render broken although lint is silent: chained Qq/Dq
+	# macros inside one Pq print as ("90d, "250ms, ... "700W""""")
+	bad=$("$MANDOC" -Tascii "$p" 2>/dev/null | sed 's/.//g' | grep -n '"""')
+	if [ -n "$bad" ]; then echo "FAIL: $p renders nested quotes: $bad"; fail=1; fi
 done
 [ $fail = 0 ] && echo "man: $(ls "$top_srcdir"/man/man*/*.[0-9] | wc -l) pages lint clean"
 exit $fail
