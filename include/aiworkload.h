@@ -197,6 +197,27 @@ AIW_EXPORT aiw_status aiw_param_info(size_t i, const char **name, const char **t
 /* Index of a parameter given a full name ("inference.chat.max_batch"). */
 AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out);
 
+/* ------------------------------------------------------------------------ */
+/* Metric catalogue (no simulation needed)                                   */
+/* ------------------------------------------------------------------------ */
+/* Flags of a summary metric (aiw_metric_info). */
+#define AIW_METRIC_HEADLINE 1u /* a key figure: in the short summary */
+#define AIW_METRIC_FRACTION 2u /* a share in [0, 1] (shown as a percentage) */
+#define AIW_METRIC_COUNT 4u    /* a count or a total of hours (shown whole) */
+#define AIW_METRIC_RATIO 8u    /* a dimensionless ratio or mean (three decimals) */
+/* Number of summary metrics the kinds can publish (each once, with NAME
+ * for the component name: "training.NAME.goodput"). */
+AIW_EXPORT aiw_status aiw_metric_count(size_t *out);
+/* Fields of the i-th metric; any out pointer may be NULL.  unit is one of
+ * W, kWh, USD, s, 1/s, B, B/s, h or 1; label names it in the summary table;
+ * prom is the Prometheus family it is exported under (an operator name
+ * such as inference_requests_total, or the generic aiworkload_<kind>_<key
+ * in base units>, under which every metric is exported too), prom_type
+ * "gauge" or "counter"; flags are AIW_METRIC_* bits. */
+AIW_EXPORT aiw_status aiw_metric_info(size_t i, const char **name, const char **label,
+                                      const char **unit, const char **doc, const char **prom,
+                                      const char **prom_type, unsigned *flags);
+
 /* Parse a number with units into SI base units: kind is one of the numeric
  * types above (int, real, duration, rate, size, bandwidth, power, energy,
  * money, flops); no range is applied.  errbuf (may be NULL) receives a

@@ -381,12 +381,10 @@ typedef struct aiwi_kind {
 	/* summary metrics, in the order of the summary table (a component that
 	 * takes part in the accounting also has the site's per-component rows,
 	 * AIWI_ACCOUNT_METRICS_* of site/cost.h, in its table) */
-	const aiwi_metric_def *metrics;
-	size_t nmetrics;
+	const aiwi_metric_def *metrics; /* ended by a row whose key is NULL */
 	/* curves of its own (the standard curves of an accounted component,
-	 * aiwi_component_curves, are not repeated here) */
+	 * aiwi_component_curves, are not repeated here), ended likewise */
 	const aiwi_curve_def *curves;
-	size_t ncurves;
 	/* up-front estimate of the run's work and memory from the parameters,
 	 * before start: calls the derivations start runs; parameters start
 	 * would reject add nothing (its message reaches the user) */
@@ -437,8 +435,14 @@ const aiwi_kind *aiwi_kind_find(const char *name);
 /* The standard curves of every component that takes part in the accounting
  * (<prefix>.power_w, .utilization, .cost_rate_usd_per_h, recorded by
  * series.c, and <prefix>.cost_usd, by the site). */
-extern const aiwi_curve_def aiwi_component_curves[];
-extern const size_t aiwi_ncomponent_curves;
+extern const aiwi_curve_def aiwi_component_curves[]; /* ended by a NULL key */
+/* The Prometheus form of a metric or curve key, base units spelled out
+ * ("step_time_mean_s" -> "step_time_mean_seconds"), into out; returns the
+ * factor from the library's value to the exported one (catalog.c). */
+double aiwi_prom_key(const char *key, char *out, size_t len);
+/* Rows of a kind's metric and curve tables. */
+size_t aiwi_kind_metric_count(const aiwi_kind *k);
+size_t aiwi_kind_curve_count(const aiwi_kind *k);
 /* The row of key in a metric or curve table, or NULL. */
 const aiwi_metric_def *aiwi_metric_def_find(const aiwi_kind *k, const char *key);
 const aiwi_curve_def *aiwi_curve_def_find(const aiwi_kind *k, bool component, const char *key);
@@ -480,6 +484,9 @@ aiwi_comp *aiwi_simcomp(const aiw_sim *sim);
 aiwi_engine *aiwi_sim_engine(aiw_sim *sim);
 double aiwi_now(const aiw_sim *sim);
 double aiwi_end(const aiw_sim *sim);   /* sim.duration */
+/* sim.duration, sim.sample_interval and sim.series_keep as configured (0
+ * when unset), before a run too */
+void aiwi_run_conf(const aiw_sim *sim, double *duration, double *interval, double *keep);
 /* Schedule an internal event; returns handle (0 on ENOMEM, recorded). */
 uint64_t aiwi_at(aiw_sim *sim, double t, aiwi_evfn fn, void *ctx, uint64_t arg);
 bool aiwi_cancel(aiw_sim *sim, uint64_t handle);

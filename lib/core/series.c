@@ -434,5 +434,5 @@ const aiwi_curve_def aiwi_component_curves[] = {
 	{"cost_rate_usd_per_h", "USD/h", NULL, NULL, 0, false, false, NULL},
 	/* recorded by the site (site.c) */
 	{"cost_usd", "USD", NULL, NULL, 0, false, false, NULL},
+	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };
-const size_t aiwi_ncomponent_curves = sizeof aiwi_component_curves / sizeof *aiwi_component_curves;

@@ -286,6 +286,21 @@ aiwi_comp *aiwi_site(const aiw_sim *sim) { return sim->site; }
 aiwi_engine *aiwi_sim_engine(aiw_sim *sim) { return &sim->eng; }
 double aiwi_now(const aiw_sim *sim) { return sim->eng.now; }
 double aiwi_end(const aiw_sim *sim) { return sim->end; }
+
+enum { SIM_P_SEED, SIM_P_DURATION, SIM_P_SAMPLE_INTERVAL, SIM_P_SERIES_KEEP, SIM_P_NPARAMS };
+
+static double sim_param(const aiw_sim *sim, size_t i, double def)
+{
+	const aiwi_value *v = &sim->simcomp->v[i];
+	return v->set && !v->is_auto && !isnan(v->d) ? v->d : def;
+}
+
+void aiwi_run_conf(const aiw_sim *sim, double *duration, double *interval, double *keep)
+{
+	*duration = sim_param(sim, SIM_P_DURATION, 0);
+	*interval = sim_param(sim, SIM_P_SAMPLE_INTERVAL, 60);
+	*keep = sim_param(sim, SIM_P_SERIES_KEEP, 0);
+}
 aiwi_recorder *aiwi_sim_recorder(aiw_sim *sim) { return sim->rec; }
 const char *aiwi_base_dir(const aiw_sim *sim) { return sim->base_dir ? sim->base_dir : ""; }
 
@@ -976,20 +991,29 @@ AIW_EXPORT aiw_status aiw_sim_pending(const aiw_sim *sim, size_t *out)
 /* ------------------------------------------------------------------------ */
 /* the sim kind: run-wide parameters                                         */
 /* ------------------------------------------------------------------------ */
-static const aiwi_param_def SIM_PARAMS[] = {
-	{"seed", "sim.seed", AIW_PT_INT, "1", "", 0, 18446744073709551615.0, NULL, 0,
+static const aiwi_param_def SIM_PARAMS[SIM_P_NPARAMS] = {
+	[SIM_P_SEED] = {"seed", "sim.seed", AIW_PT_INT, "1", "", 0, 18446744073709551615.0, NULL, 0,
 	 "seed of every random stream (a result depends only on scenario and seed)", 0},
-	{"duration", "sim.duration", AIW_PT_DURATION, "24h", "s", 0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
+	[SIM_P_DURATION] = {"duration", "sim.duration", AIW_PT_DURATION, "24h", "s", 0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
 	 "simulated time span of a run", 0},
-	{"sample_interval", "sim.sample_interval", AIW_PT_DURATION, "1min", "s", 1e-6, 3.2e9, NULL,
+	[SIM_P_SAMPLE_INTERVAL] = {"sample_interval", "sim.sample_interval", AIW_PT_DURATION, "1min", "s", 1e-6, 3.2e9, NULL,
 	 0, "interval of the recorded curves (each point averages one interval)", 0},
-	{"series_keep", "sim.series_keep", AIW_PT_INT, "all", "", 0, 5e7, NULL, AIW_PF_ALL,
+	[SIM_P_SERIES_KEEP] = {"series_keep", "sim.series_keep", AIW_PT_INT, "all", "", 0, 5e7, NULL, AIW_PF_ALL,
 	 "points each curve keeps in memory: all (or 0) keeps every point; N keeps the most "
 	 "recent N, older points are streamed out (to the sample callback) and dropped",
 	 0},
 };
 
+static const aiwi_metric_def SIM_METRICS[] = {
+	{"time_s", "Simulated time", "s", 0,
+	 "simulated time reached", NULL, NULL, NULL, NULL},
+	{"events", "Events", "1", AIW_METRIC_COUNT,
+	 "events scheduled (run, cancelled, or run in place)", NULL, NULL, NULL, NULL},
+	{NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
+};
+
 const aiwi_kind aiwi_kind_sim = {
+	.metrics = SIM_METRICS,
 	.name = "sim",
 	.params = SIM_PARAMS,
 	.nparams = sizeof SIM_PARAMS / sizeof *SIM_PARAMS,

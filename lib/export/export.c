@@ -177,153 +177,11 @@ static void split_full(const char *full, split_name *p)
 	}
 }
 
-/* Abbreviated units in metric keys and their Prometheus base units. */
-static const struct unit_word {
-	const char *abbr, *base, *per; /* base after a number, per after "per" */
-	double scale;                  /* value in base units = value x scale */
-} UNIT_WORDS[] = {
-	{"s", "seconds", "second", 1},        {"ms", "seconds", "second", 1e-3},
-	{"us", "seconds", "second", 1e-6},    {"min", "seconds", "second", 60},
-	{"h", "seconds", "second", 3600},     {"hours", "seconds", "second", 3600},
-	{"days", "seconds", "second", 86400}, {"w", "watts", "watt", 1},
-	{"kw", "watts", "watt", 1e3},         {"j", "joules", "joule", 1},
-	{"wh", "joules", "joule", 3600},      {"kwh", "joules", "joule", 3.6e6},
-	{"mwh", "joules", "joule", 3.6e9},    {"b", "bytes", "byte", 1},
-	{"kb", "bytes", "byte", 1e3},         {"mb", "bytes", "byte", 1e6},
-	{"gb", "bytes", "byte", 1e9},         {"tb", "bytes", "byte", 1e12},
-};
-
-/* Prometheus form of a metric key into out; returns the factor that turns
- * the library's value into the exported one. */
-static double prom_key(const char *key, char *out, size_t len)
+/* The row of a curve in its kind's table (operator name, mode, help). */
+static const aiwi_curve_def *alias_of(const split_name *p)
 {
-	char buf[256];
-	size_t n = 0;
-	for (const char *s = key; *s && n + 1 < sizeof buf; s++) {
-		char c = *s;
-		if (c >= 'A' && c <= 'Z')
-			c = (char)(c - 'A' + 'a');
-		buf[n++] = ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) ? c : '_';
-	}
-	buf[n] = 0;
-	double scale = 1.0;
-	size_t o = 0;
-	bool per = false;
-	out[0] = 0;
-	char *save = NULL;
-	for (char *tok = strtok_r(buf, "_", &save); tok; tok = strtok_r(NULL, "_", &save)) {
-		const char *rep = tok;
-		for (size_t i = 0; i < sizeof UNIT_WORDS / sizeof *UNIT_WORDS; i++)
-			if (strcmp(tok, UNIT_WORDS[i].abbr) == 0) {
-				rep = per ? UNIT_WORDS[i].per : UNIT_WORDS[i].base;
-				scale = per ? scale / UNIT_WORDS[i].scale : scale * UNIT_WORDS[i].scale;
-				break;
-			}
-		per = strcmp(tok, "per") == 0;
-		int w = snprintf(out + o, len - o, "%s%s", o ? "_" : "", rep);
-		if (w < 0 || (size_t)w >= len - o)
-			break;
-		o += (size_t)w;
-	}
-	/* suffixes the exposition format reserves for counters and histograms */
-	static const char *const reserved[] = {"_total", "_count", "_sum", "_bucket"};
-	for (size_t i = 0; i < 4; i++) {
-		size_t rl = strlen(reserved[i]);
-		if (o >= rl && strcmp(out + o - rl, reserved[i]) == 0 && o + 7 < len) {
-			strcat(out, "_value");
-			break;
-		}
-	}
-	return scale;
-}
-
-/* Operator names of curves, by component kind and curve key.  A curve is
- * exported as a gauge, or (rate curves) integrated into the counter
- * operators scrape; some names exist only in the promtool input, where the
- * simulator's series stands in for a recording rule's output. */
-enum { AL_GAUGE, AL_COUNTER_OF_RATE };
-static const struct alias {
-	const char *kind;  /* NULL: any component kind (not site or sim) */
-	const char *key;
-	const char *name;
-	const char *extra; /* extra label, or NULL */
-	int mode;
-	bool promtest_only; /* not in the final exposition */
-	bool comp_only;     /* only the component label, as `sum by (component)` leaves */
-	const char *help;
-} ALIASES[] = {
-	{"site", "power_w", "site_power_watts", NULL, AL_GAUGE, false, false,
-	 "IT power of the whole site (W)"},
-	{"site", "facility_power_w", "site_facility_power_watts", NULL, AL_GAUGE, false, false,
-	 "facility power of the site: IT power x PUE (W)"},
-	{"site", "utilization", "site_gpu_utilization", NULL, AL_GAUGE, false, false,
-	 "busy GPU-seconds / provisioned GPU-seconds over the whole site (0-1)"},
-	{"inference", "replicas", "inference_replicas", NULL, AL_GAUGE, false, false,
-	 "provisioned replicas of an inference fleet (loading ones included)"},
-	{"inference", "busy_replicas", "inference_busy_replicas", NULL, AL_GAUGE, false, false,
-	 "replicas of an inference fleet serving at least one request"},
-	{"inference", "queue_length", "inference_queue_length", NULL, AL_GAUGE, false, false,
-	 "requests of an inference fleet waiting to be served"},
-	{"inference", "arrival_rate", "inference_requests_arrived_total", NULL, AL_COUNTER_OF_RATE,
-	 true, false, NULL},
-	{"inference", "throughput", "inference_requests_total", "outcome=\"completed\"",
-	 AL_COUNTER_OF_RATE, true, false, NULL},
-	{"inference", "drop_rate", "inference_requests_total", "outcome=\"dropped\"",
-	 AL_COUNTER_OF_RATE, true, false, NULL},
-	{"inference", "tokens_per_s", "inference_output_tokens_total", NULL, AL_COUNTER_OF_RATE,
-	 true, false, NULL},
-	{"inference", "ttft_p99_s", "component:inference_time_to_first_token_seconds:p99", NULL,
-	 AL_GAUGE, true, true, NULL},
-	{"training", "tokens", "training_progress_tokens", NULL, AL_GAUGE, true, false, NULL},
-	{"training", "step_time_s", "training_step_time_seconds", NULL, AL_GAUGE, false, false,
-	 "mean duration of the training steps that ended in the sample interval (s)"},
-	{NULL, "power_w", "power_watts", NULL, AL_GAUGE, false, false,
-	 "IT power of a component: GPUs and node overhead (W)"},
-	{NULL, "utilization", "gpu_utilization", NULL, AL_GAUGE, false, false,
-	 "busy GPU-seconds / provisioned GPU-seconds of a component (0-1)"},
-};
-
-/* Operator names of final summary metrics (counters and ratios). */
-static const struct metric_alias {
-	const char *kind, *key, *name, *extra, *type, *help;
-} METRIC_ALIASES[] = {
-	{"inference", "requests_completed", "inference_requests_total", "outcome=\"completed\"",
-	 "counter", "requests of an inference fleet that ended, by outcome"},
-	{"inference", "requests_dropped", "inference_requests_total", "outcome=\"dropped\"",
-	 "counter", "requests of an inference fleet that ended, by outcome"},
-	{"inference", "requests_arrived", "inference_requests_arrived_total", NULL, "counter",
-	 "requests that arrived at an inference fleet"},
-	{"inference", "requests_in_flight", "inference_requests_in_flight", NULL, "gauge",
-	 "requests of an inference fleet queued or running at the end of the run"},
-	{"inference", "tokens_out", "inference_output_tokens_total", NULL, "counter",
-	 "output tokens an inference fleet generated"},
-	{"inference", "preemptions", "inference_preemptions_total", NULL, "counter",
-	 "requests preempted out of a batch (KV cache full or replica lost)"},
-	{"inference", "slo_attainment", "inference_slo_attainment_ratio", NULL, "gauge",
-	 "fraction of ended requests that met every latency objective"},
-	{"training", "tokens", "training_progress_tokens", NULL, "gauge",
-	 "tokens in the model's current state (rolled back when a failure loses work)"},
-	{"training", "steps", "training_progress_steps", NULL, "gauge",
-	 "steps in the model's current state (rolled back when a failure loses work)"},
-	{"training", "failures", "training_failures_total", NULL, "counter",
-	 "failures that interrupted a training job"},
-	{"training", "checkpoints", "training_checkpoints_total", NULL, "counter",
-	 "checkpoints a training job completed"},
-	{"training", "goodput", "training_goodput_ratio", NULL, "gauge",
-	 "useful compute time / wall time of a training job"},
-};
-
-static const struct alias *alias_of(const split_name *p)
-{
-	bool comp = p->comp[0] != 0;
-	for (size_t i = 0; i < sizeof ALIASES / sizeof *ALIASES; i++) {
-		const struct alias *a = &ALIASES[i];
-		if (strcmp(a->key, p->key) != 0)
-			continue;
-		if (a->kind ? strcmp(a->kind, p->kind) == 0 : comp)
-			return a;
-	}
-	return NULL;
+	const aiwi_curve_def *a = aiwi_curve_def_find(aiwi_kind_find(p->kind), p->comp[0] != 0, p->key);
+	return a && a->prom ? a : NULL;
 }
 
 static void prom_labels(const split_name *p, bool comp_only, const char *extra, char *labels,
@@ -347,7 +205,7 @@ static double prom_generic(const char *full, char *name, size_t nlen, char *labe
 	split_full(full, &p);
 	prom_labels(&p, false, NULL, labels, llen);
 	char key[256];
-	double scale = prom_key(p.key, key, sizeof key);
+	double scale = aiwi_prom_key(p.key, key, sizeof key);
 	if (p.kind[0])
 		snprintf(name, nlen, "aiworkload_%s_%s", p.kind, key);
 	else
@@ -532,12 +390,10 @@ AIW_EXPORT aiw_status aiw_sim_write_prometheus(aiw_sim *sim, const char *path)
 		         "libaiworkload summary metric %s%s%s at the end of the run%s", p.kind,
 		         p.comp[0] ? ".NAME." : ".", p.key, scale != 1.0 ? " (in base units)" : "");
 		pset_add(&s, name, labels, "gauge", fam_help, v * scale);
-		for (size_t k = 0; k < sizeof METRIC_ALIASES / sizeof *METRIC_ALIASES; k++) {
-			const struct metric_alias *a = &METRIC_ALIASES[k];
-			if (strcmp(a->kind, p.kind) || strcmp(a->key, p.key) || !p.comp[0])
-				continue;
-			prom_labels(&p, false, a->extra, labels, sizeof labels);
-			pset_add(&s, a->name, labels, a->type, a->help, v);
+		const aiwi_metric_def *md = aiwi_metric_def_find(aiwi_kind_find(p.kind), p.key);
+		if (md && md->prom && p.comp[0]) {
+			prom_labels(&p, false, md->prom_labels, labels, sizeof labels);
+			pset_add(&s, md->prom, labels, md->prom_type, md->prom_help, v);
 		}
 	}
 	/* the last point of the standard curves, under the operators' names */
@@ -546,13 +402,13 @@ AIW_EXPORT aiw_status aiw_sim_write_prometheus(aiw_sim *sim, const char *path)
 	for (size_t i = 0; len && i < ns; i++) {
 		split_name p;
 		split_full(aiwi_rec_name(r, i), &p);
-		const struct alias *a = alias_of(&p);
-		if (!a || a->promtest_only || a->mode != AL_GAUGE)
+		const aiwi_curve_def *a = alias_of(&p);
+		if (!a || a->promtest_only || a->prom_mode != AIWI_CURVE_GAUGE)
 			continue;
-		prom_labels(&p, a->comp_only, a->extra, labels, sizeof labels);
+		prom_labels(&p, a->comp_only, a->prom_labels, labels, sizeof labels);
 		snprintf(fam_help, sizeof fam_help, "%s, over the last sample interval of the run",
-		         a->help);
-		pset_add(&s, a->name, labels, "gauge", fam_help, aiwi_rec_values(r, i)[len - 1]);
+		         a->prom_help);
+		pset_add(&s, a->prom, labels, "gauge", fam_help, aiwi_rec_values(r, i)[len - 1]);
 	}
 	/* latency histograms of the inference fleets */
 	for (size_t i = 0; i < aiwi_ncomps(sim); i++)
@@ -725,13 +581,13 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 	for (size_t i = 0; i < ns; i++) {
 		split_name p;
 		split_full(aiwi_rec_name(r, i), &p);
-		const struct alias *a = alias_of(&p);
+		const aiwi_curve_def *a = alias_of(&p);
 		const double *v = aiwi_rec_values(r, i);
 		double scale = 1.0;
 		if (a) {
-			snprintf(name, sizeof name, "%s", a->name);
-			prom_labels(&p, a->comp_only, a->extra, labels, sizeof labels);
-			if (a->mode == AL_COUNTER_OF_RATE) {
+			snprintf(name, sizeof name, "%s", a->prom);
+			prom_labels(&p, a->comp_only, a->prom_labels, labels, sizeof labels);
+			if (a->prom_mode == AIWI_CURVE_COUNTER_OF_RATE) {
 				/* a rate curve is count / interval: summing rate x interval gives
 				 * back the counts, the counter operators scrape */
 				double sum = 0;

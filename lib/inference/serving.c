@@ -210,20 +210,7 @@ static aiw_status inference_start(aiwi_comp *c)
 
 	/* traffic */
 	aiwi_traffic_conf tc;
-	aiwi_traffic_conf_default(&tc);
-	tc.kind = (aiwi_traffic_kind)(int)aiwi_p(c, P_TRAFFIC);
-	tc.prefix = c->prefix;
-	tc.rate = aiwi_p(c, P_RATE);
-	tc.peak_to_trough = aiwi_p(c, P_PEAK_TO_TROUGH);
-	tc.peak_hour = aiwi_p(c, P_PEAK_HOUR);
-	tc.weekend_factor = aiwi_p(c, P_WEEKEND_FACTOR);
-	tc.cv = aiwi_p(c, P_CV);
-	tc.modulate = aiwi_p(c, P_MODULATE) != 0;
-	tc.trace_path = aiwi_ps(c, P_TRACE_FILE);
-	tc.base_dir = aiwi_base_dir(sim);
-	tc.time_scale = aiwi_p(c, P_TRACE_TIME_SCALE);
-	tc.loop = aiwi_p(c, P_TRACE_LOOP) != 0;
-	if (tc.kind == AIW_TRAFFIC_TRACE && !aiwi_pset(c, P_TRACE_FILE))
+	if (!aiwi_serving_traffic_conf(c, &tc))
 		return aiwi_err(sim, AIW_EINVAL,
 		                "%s.trace_file is not set: traffic = trace needs a CSV file", c->prefix);
 	char e[512];
@@ -575,10 +562,38 @@ static void inference_destroy(aiwi_comp *c)
 	c->state = NULL;
 }
 
+bool aiwi_serving_traffic_conf(const aiwi_comp *c, aiwi_traffic_conf *tc)
+{
+	aiwi_traffic_conf_default(tc);
+	tc->kind = (aiwi_traffic_kind)(int)aiwi_p(c, P_TRAFFIC);
+	tc->prefix = c->prefix;
+	tc->rate = aiwi_p(c, P_RATE);
+	tc->peak_to_trough = aiwi_p(c, P_PEAK_TO_TROUGH);
+	tc->peak_hour = aiwi_p(c, P_PEAK_HOUR);
+	tc->weekend_factor = aiwi_p(c, P_WEEKEND_FACTOR);
+	tc->cv = aiwi_p(c, P_CV);
+	tc->modulate = aiwi_p(c, P_MODULATE) != 0;
+	tc->trace_path = aiwi_ps(c, P_TRACE_FILE);
+	tc->base_dir = aiwi_base_dir(c->sim);
+	tc->time_scale = aiwi_p(c, P_TRACE_TIME_SCALE);
+	tc->loop = aiwi_p(c, P_TRACE_LOOP) != 0;
+	return !(tc->kind == AIW_TRAFFIC_TRACE && !aiwi_pset(c, P_TRACE_FILE));
+}
+
+void aiwi_serving_fleet_conf(const aiwi_comp *c, aiwi_serving_fleet *out)
+{
+	out->replicas = aiwi_p(c, P_REPLICAS);
+	out->gpus_per_replica = aiwi_p(c, P_GPUS_PER_REPLICA);
+	out->autoscale_first = P_AUTOSCALE;
+}
+
 const aiwi_kind aiwi_kind_inference = {
 	.name = "inference",
 	.params = aiwi_inference_params,
 	.nparams = P_NPARAMS,
+	.metrics = aiwi_inference_metrics,
+	.curves = aiwi_inference_curves,
+	.estimate = aiwi_inference_estimate,
 	.start = inference_start,
 	.sample = inference_sample,
 	.finish = inference_finish,

@@ -39,6 +39,23 @@ typedef struct aiwi_serving_counts {
 	uint64_t arrived, completed, dropped; /* cumulative; in flight = waiting + running */
 } aiwi_serving_counts;
 
+/* The fleet's traffic as its start configures it (also before a run, for
+ * the estimate); false when traffic = trace has no trace_file (start
+ * refuses that). */
+bool aiwi_serving_traffic_conf(const aiwi_comp *c, aiwi_traffic_conf *tc);
+/* The fleet's size as configured, and where its autoscaler parameters
+ * start in its table (AIW_AUTOSCALE_PARAM_DEFS). */
+typedef struct aiwi_serving_fleet {
+	double replicas, gpus_per_replica;
+	size_t autoscale_first;
+} aiwi_serving_fleet;
+void aiwi_serving_fleet_conf(const aiwi_comp *c, aiwi_serving_fleet *out);
+
+/* The kind's tables and estimate (metrics.c, estimate.c). */
+extern const aiwi_metric_def aiwi_inference_metrics[];
+extern const aiwi_curve_def aiwi_inference_curves[];
+void aiwi_inference_estimate(aiwi_comp *c, aiwi_estimate *E);
+
 /* True if c is an inference component whose run has started. */
 bool aiwi_serving_active(const aiwi_comp *c);
 

@@ -32,6 +32,29 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 	 0, "power of a node beyond its GPUs: CPUs, NICs, fans, switches", 0}
 #define AIW_COST_NPARAMS 5
 
+/* The summary metrics the site publishes for every accounted component
+ * (site.c) and its IT energy, which each model publishes: rows every such
+ * kind puts in its metric table, the first before its own rows, the others
+ * after them (the order of the summary table). */
+#define AIWI_ACCOUNT_METRICS_FIRST \
+	{"power_peak_w", "Power peak", "W", AIW_METRIC_HEADLINE, \
+	 "peak of the component's IT power curve (GPUs and node overhead)", NULL, NULL, NULL, NULL}
+#define AIWI_ACCOUNT_METRICS_LAST \
+	{"energy_kwh", "Energy (IT)", "kWh", AIW_METRIC_HEADLINE, \
+	 "IT energy of the component", NULL, NULL, NULL, NULL}, \
+	{"energy_cost_usd", "Energy cost", "USD", 0, \
+	 "facility energy x site.electricity_price", NULL, NULL, NULL, NULL}, \
+	{"hardware_cost_usd", "Hardware cost", "USD", 0, \
+	 "GPUs paid: purchase price amortised over the lifetime, or on-demand rent", NULL, NULL, NULL, NULL}, \
+	{"idle_cost_usd", "Idle cost (paid, not busy)", "USD", 0, \
+	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL}, \
+	{"cost_usd", "Cost", "USD", AIW_METRIC_HEADLINE, \
+	 "hardware and energy cost of the component", NULL, NULL, NULL, NULL}
+/* The cost per million tokens, for the kinds that count tokens. */
+#define AIWI_METRIC_COST_PER_MTOK \
+	{"cost_per_mtok_usd", "Cost per million tokens", "USD", AIW_METRIC_HEADLINE, \
+	 "cost per million tokens (trained, or generated)", NULL, NULL, NULL, NULL}
+
 typedef struct aiwi_pricing {
 	double usd_per_gpu_s;  /* cost of one provisioned GPU for one second */
 	double node_overhead_w; /* power per node beyond the GPUs (W) */

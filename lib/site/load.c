@@ -451,7 +451,60 @@ static void load_destroy(aiwi_comp *c)
 	c->state = NULL;
 }
 
+/* The run's work from the mode and profile start derives: profile steps
+ * (per rack timeline, per period), on/off toggles or duty draws of the
+ * racks; per-rack state and timers. */
+static void load_estimate(aiwi_comp *c, aiwi_estimate *E)
+{
+	double D = aiwi_est_duration(E), racks = aiwi_p(c, L_RACKS);
+	char a[64], d[64], p[64], q[64];
+	load L = {0};
+	if (load_mode(c, &L) != AIW_OK)
+		return; /* start says why */
+	if (L.mode == MODE_ONOFF) {
+		double cyc = aiwi_dist_mean(aiwi_pd(c, L_ON_TIME)) + aiwi_dist_mean(aiwi_pd(c, L_OFF_TIME));
+		aiwi_est_work(E, racks * 2 * D / cyc, "raise on_time and off_time, or lower racks",
+		              "%s: about @ on/off toggles (%s racks x 2 x %s / (E[on_time] + "
+		              "E[off_time]) %s)",
+		              c->prefix, aiwi_est_num(a, sizeof a, racks), aiwi_est_dur(d, sizeof d, D),
+		              aiwi_est_dur(p, sizeof p, cyc));
+	} else if (L.mode == MODE_DUTY) {
+		double slot = aiwi_p(c, L_SLOT);
+		aiwi_est_work(E, racks * ceil(D / slot), "raise slot or lower racks",
+		              "%s: about @ rack draws (%s racks x %s slots of %s)", c->prefix,
+		              aiwi_est_num(a, sizeof a, racks), aiwi_est_num(q, sizeof q, ceil(D / slot)),
+		              aiwi_est_dur(p, sizeof p, slot));
+	} else if (load_parse(c, &L) == AIW_OK) {
+		double timelines = L.per_rack ? racks : 1, steps = (double)L.n;
+		if (aiwi_pset(c, L_PERIOD)) {
+			double period = aiwi_p(c, L_PERIOD);
+			aiwi_est_work(E, timelines * steps * ceil(D / period), "raise period or lower racks",
+			              "%s: about @ profile steps (%s timelines x %s steps x %s periods of "
+			              "%s)",
+			              c->prefix, aiwi_est_num(a, sizeof a, timelines),
+			              aiwi_est_num(q, sizeof q, steps), aiwi_est_num(d, sizeof d, ceil(D / period)),
+			              aiwi_est_dur(p, sizeof p, period));
+		} else {
+			aiwi_est_work(E, timelines * steps, NULL, "%s", "");
+		}
+	}
+	free(L.t);
+	free(L.w);
+	aiwi_est_pending(E, L.per_rack ? racks : 1);
+	aiwi_est_memory(E, L.per_rack ? 64 * racks : 0, "lower racks", "%s: about @ bytes for %s racks",
+	                c->prefix, aiwi_est_num(a, sizeof a, racks));
+	aiwi_est_racks(E, racks, racks);
+}
+
+static const aiwi_metric_def LOAD_METRICS[] = {
+	AIWI_ACCOUNT_METRICS_FIRST,
+	AIWI_ACCOUNT_METRICS_LAST,
+	{NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
+};
+
 const aiwi_kind aiwi_kind_load = {
+	.metrics = LOAD_METRICS,
+	.estimate = load_estimate,
 	.name = "load",
 	.params = LOAD_PARAMS,
 	.nparams = L_NPARAMS,

@@ -241,6 +241,12 @@ static double comm_time(const tcfg *k, double p, bool degraded, double deg_facto
 	                     degraded ? deg_factor : 1.0);
 }
 
+/* Failures of the job's GPUs per second (0: none): gpus / gpu_mtbf. */
+static double failure_rate(const aiwi_comp *c)
+{
+	return aiwi_pset(c, P_MTBF) ? aiwi_p(c, P_GPUS) / aiwi_p(c, P_MTBF) : 0;
+}
+
 /* Read and cross-check every parameter of c into *k.  Messages name the
  * parameter, its value and the allowed range. */
 static aiw_status derive(aiwi_comp *c, tcfg *k)
@@ -311,7 +317,7 @@ static aiw_status derive(aiwi_comp *c, tcfg *k)
 		                "%s: checkpoint_time = %g s (model_params x checkpoint_bytes_per_param "
 		                "/ storage_bw) is above 1e7 s: raise storage_bw",
 		                c->prefix, k->w);
-	k->fail_rate = aiwi_pset(c, P_MTBF) ? k->N / aiwi_p(c, P_MTBF) : 0;
+	k->fail_rate = failure_rate(c);
 	if (!aiwi_pset(c, P_CKPT_INTERVAL))
 		k->tau = INFINITY;
 	else if (c->v[P_CKPT_INTERVAL].is_auto)
@@ -841,10 +847,123 @@ static void training_destroy(aiwi_comp *c)
 	c->state = NULL;
 }
 
+/* The summary metrics, in the order of the summary table. */
+static const aiwi_metric_def TRAINING_METRICS[] = {
+	AIWI_ACCOUNT_METRICS_FIRST,
+	{"goodput", "Goodput (useful compute / wall)", "1", AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,
+	 "useful compute time / wall time (work later lost to a failure is not useful)",
+	 "training_goodput_ratio", "gauge", NULL,
+	 "useful compute time / wall time of a training job"},
+	{"ettr", "Effective training time ratio", "1", AIW_METRIC_FRACTION,
+	 "time in steps (compute, exposed communication, straggler wait) / wall time", NULL, NULL, NULL, NULL},
+	{"mfu_achieved", "MFU achieved", "1", AIW_METRIC_FRACTION,
+	 "model FLOPs of the useful steps / (GPUs x peak FLOP/s x wall time)", NULL, NULL, NULL, NULL},
+	{"steps", "Steps", "1", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
+	 "optimizer steps completed",
+	 "training_progress_steps", "gauge", NULL,
+	 "steps in the model's current state (rolled back when a failure loses work)"},
+	{"tokens", "Tokens trained", "1", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
+	 "tokens of the completed steps",
+	 "training_progress_tokens", "gauge", NULL,
+	 "tokens in the model's current state (rolled back when a failure loses work)"},
+	{"step_time_mean_s", "Step time (mean)", "s", AIW_METRIC_HEADLINE,
+	 "mean step time", NULL, NULL, NULL, NULL},
+	{"step_time_p50_s", "Step time (P50)", "s", 0,
+	 "median step time", NULL, NULL, NULL, NULL},
+	{"step_time_p99_s", "Step time (P99)", "s", 0,
+	 "99th percentile of the step time", NULL, NULL, NULL, NULL},
+	{"step_compute_s", "Step compute (nominal)", "s", 0,
+	 "per-GPU compute time of one step without jitter", NULL, NULL, NULL, NULL},
+	{"straggler_slowdown", "Straggler slowdown", "1", AIW_METRIC_HEADLINE | AIW_METRIC_RATIO,
+	 "mean step time / step time without jitter and slow parts", NULL, NULL, NULL, NULL},
+	{"wall_s", "Wall time", "s", 0,
+	 "time the job ran", NULL, NULL, NULL, NULL},
+	{"compute_s", "  compute", "s", 0,
+	 "time breakdown: computing (nominal per-GPU compute)", NULL, NULL, NULL, NULL},
+	{"exposed_comm_s", "  exposed communication", "s", 0,
+	 "time breakdown: all-reduce not hidden behind compute", NULL, NULL, NULL, NULL},
+	{"straggler_wait_s", "  straggler wait", "s", 0,
+	 "time breakdown: waiting for the slowest GPU", NULL, NULL, NULL, NULL},
+	{"checkpoint_s", "  checkpoint writes", "s", 0,
+	 "time breakdown: blocking checkpoint writes", NULL, NULL, NULL, NULL},
+	{"lost_s", "  lost work", "s", 0,
+	 "time breakdown: work lost to failures (since the last checkpoint)", NULL, NULL, NULL, NULL},
+	{"restart_s", "  restarts", "s", 0,
+	 "time breakdown: restarting", NULL, NULL, NULL, NULL},
+	{"failures", "Failures", "1", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
+	 "failures that interrupted the job",
+	 "training_failures_total", "counter", NULL,
+	 "failures that interrupted a training job"},
+	{"steps_lost", "Steps lost", "1", AIW_METRIC_COUNT,
+	 "steps redone after failures", NULL, NULL, NULL, NULL},
+	{"checkpoints", "Checkpoints", "1", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
+	 "checkpoints completed",
+	 "training_checkpoints_total", "counter", NULL,
+	 "checkpoints a training job completed"},
+	{"checkpoint_interval_s", "Checkpoint interval", "s", 0,
+	 "training time between checkpoints (Daly's optimum when auto)", NULL, NULL, NULL, NULL},
+	{"checkpoint_time_s", "Checkpoint write time", "s", 0,
+	 "blocking write time of one checkpoint", NULL, NULL, NULL, NULL},
+	{"allreduce_s", "All-reduce time", "s", 0,
+	 "gradient all-reduce time of one step", NULL, NULL, NULL, NULL},
+	{"allreduce_busbw_bytes_per_s", "All-reduce bus bandwidth", "B/s", 0,
+	 "all-reduce bus bandwidth as nccl-tests defines it", NULL, NULL, NULL, NULL},
+	{"east_west_bytes", "East-west traffic", "B", 0,
+	 "bytes all-reduced over the network by all nodes", NULL, NULL, NULL, NULL},
+	AIWI_ACCOUNT_METRICS_LAST,
+	AIWI_METRIC_COST_PER_MTOK,
+	{NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
+};
+
+static const aiwi_curve_def TRAINING_CURVES[] = {
+	{"step_time_s", "s", "training_step_time_seconds", NULL, AIWI_CURVE_GAUGE, false, false,
+	 "mean duration of the training steps that ended in the sample interval (s)"},
+	{"tokens", "1", "training_progress_tokens", NULL, AIWI_CURVE_GAUGE, true, false, NULL},
+	{"east_west_bytes_per_s_per_node", "B/s", NULL, NULL, 0, false, false, NULL},
+	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
+};
+
+/* The run's work from the configuration start derives (derive()): steps of
+ * a lower bound of the expected step time, t_c max(E[M], 1e-6) plus the
+ * exposed all-reduce without degraded links (the slowest GPU's multiplier
+ * has a mean >= E[M]), up to the step budget; failures of the GPUs over the
+ * job's span. */
+static void training_estimate(aiwi_comp *c, aiwi_estimate *E)
+{
+	aiw_sim *sim = c->sim;
+	double span = fmax(0, aiwi_est_duration(E) - aiwi_p(c, P_START));
+	char a[64], d[64], p[64];
+	tcfg k;
+	if (derive(c, &k) == AIW_OK) {
+		double step = k.t_c * fmax(k.mu, 1e-6) + (isfinite(k.e0) ? k.e0 : 0);
+		if (step > 0)
+			aiwi_est_work(E, fmin(span / step, k.steps_budget),
+			              "lower sim.duration, or raise the step time (step_compute, "
+			              "model_params or tokens_per_step), or set max_steps",
+			              "%s: about @ steps (%s / step time %s)", c->prefix,
+			              aiwi_est_dur(d, sizeof d, span), aiwi_est_dur(p, sizeof p, step));
+	}
+	double rate = failure_rate(c), N = aiwi_p(c, P_GPUS);
+	if (rate > 0) {
+		aiwi_est_work(E, rate * span, "raise gpu_mtbf or lower sim.duration",
+		              "%s: about @ failures (gpus %s / gpu_mtbf %s x %s)", c->prefix,
+		              aiwi_est_num(a, sizeof a, N), aiwi_est_dur(p, sizeof p, aiwi_p(c, P_MTBF)),
+		              aiwi_est_dur(d, sizeof d, span));
+		/* a failure that takes a hot spare schedules its repair */
+		aiwi_est_pending(E, fmin(aiwi_p(c, P_SPARES), rate * span + 1));
+	}
+	aiwi_est_racks(E, ceil((N + aiwi_p(c, P_SPARES)) / aiwi_site_gpus_per_rack(sim)), 0);
+	aiwi_est_pending(E, 4);
+	aiwi_est_memory(E, 256.0 * 1024, NULL, "%s", ""); /* the step time histogram */
+}
+
 const aiwi_kind aiwi_kind_training = {
 	.name = "training",
 	.params = TRAINING_PARAMS,
 	.nparams = P_NPARAMS,
+	.metrics = TRAINING_METRICS,
+	.curves = TRAINING_CURVES,
+	.estimate = training_estimate,
 	.start = training_start,
 	.sample = training_sample,
 	.finish = training_finish,

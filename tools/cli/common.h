@@ -5,7 +5,7 @@
  *
  *   main.c      dispatch, --help, --version
  *   run.c       run and plot (plot is run writing an SVG, no summary)
- *   summary.c   the summary table and the metric descriptions (METRIC_DOCS)
+ *   summary.c   the summary table and the metric descriptions (aiw_metric_info)
  *   params.c    params and params --man (aiworkload-params(7))
  *   catalog.c   catalog
  *   scenario.c  the built-in default scenario and `aiworkload scenario`

@@ -105,6 +105,11 @@ SIGNATURES = {
                                 ("unit", PSTR), ("min", PD), ("max", PD), ("choices", PSTR),
                                 ("doc", PSTR)]),
     "aiw_param_find": (STATUS, [("name", c_char_p), ("out", PZ)]),
+    # metric catalogue
+    "aiw_metric_count": (STATUS, [("out", PZ)]),
+    "aiw_metric_info": (STATUS, [("i", c_size_t), ("name", PSTR), ("label", PSTR),
+                                 ("unit", PSTR), ("doc", PSTR), ("prom", PSTR),
+                                 ("prom_type", PSTR), ("flags", POINTER(c_uint))]),
     "aiw_parse_value": (STATUS, [("kind", c_char_p), ("text", c_char_p), ("out", PD),
                                  ("errbuf", c_char_p), ("errlen", c_size_t)]),
     # more writers (export.c)

@@ -5,12 +5,13 @@ import collections
 import functools
 import sys
 import textwrap
-from ctypes import byref, c_char_p, c_double, c_size_t, create_string_buffer
+from ctypes import byref, c_char_p, c_double, c_size_t, c_uint, create_string_buffer
 
 from . import _capi
 from .errors import AiwError
 
-__all__ = ["Param", "params", "param_info", "help_text", "help", "parse_value"]
+__all__ = ["Param", "params", "param_info", "Metric", "metrics", "metric_info", "help_text",
+           "help", "parse_value"]
 
 Param = collections.namedtuple(
     "Param", "name type default unit min max choices doc")
@@ -58,6 +59,54 @@ def param_info(name):
     return _all()[i.value]
 
 
+Metric = collections.namedtuple(
+    "Metric", "name label unit doc prom prom_type headline fraction count ratio")
+Metric.__doc__ = """One summary metric a kind can publish (aiw_metric_info).
+
+name: full name with NAME for the component ("training.NAME.goodput");
+label: its label in the summary table; unit: W, kWh, USD, s, 1/s, B, B/s,
+h or 1; doc: one line; prom, prom_type: the Prometheus family it is
+exported under and its type; headline: a key figure of the short summary;
+fraction, count, ratio: a share in [0, 1], a whole count, a ratio."""
+
+_HEADLINE, _FRACTION, _COUNT, _RATIO = 1, 2, 4, 8
+
+
+def _metric(i):
+    name, label, unit, doc, prom, ptype = (c_char_p() for _ in range(6))
+    flags = c_uint()
+    _capi.lib.aiw_metric_info(i, byref(name), byref(label), byref(unit), byref(doc),
+                              byref(prom), byref(ptype), byref(flags))
+    f = flags.value
+    return Metric(_s(name.value), _s(label.value).strip(), _s(unit.value), _s(doc.value),
+                  _s(prom.value), _s(ptype.value), bool(f & _HEADLINE), bool(f & _FRACTION),
+                  bool(f & _COUNT), bool(f & _RATIO))
+
+
+@functools.lru_cache(maxsize=None)
+def _all_metrics():
+    n = c_size_t()
+    _capi.lib.aiw_metric_count(byref(n))
+    return tuple(_metric(i) for i in range(n.value))
+
+
+def metrics(pattern=None):
+    """Every summary metric the kinds can publish, as Metric named tuples
+    (no simulation needed); pattern keeps names containing it."""
+    return [m for m in _all_metrics() if pattern is None or pattern in m.name]
+
+
+def metric_info(name):
+    """The Metric of a name ("inference.chat.ttft_p99_s" or
+    "inference.NAME.ttft_p99_s").  KeyError if no kind publishes it."""
+    parts = name.split(".")
+    generic = ".".join([parts[0], "NAME"] + parts[2:]) if len(parts) > 2 else name
+    for m in _all_metrics():
+        if m.name in (name, generic):
+            return m
+    raise KeyError("no metric %r (see aiworkload.metrics())" % name)
+
+
 def _fmt_range(p):
     if p.type in ("enum", "string", "dist", "bool"):
         return ""
@@ -87,12 +136,27 @@ def help_text(pattern=None, width=78):
     return "\n".join(out) + ("\n" if out else "")
 
 
+def metric_help_text(pattern=None, width=78):
+    """Help on summary metrics: one block per metric whose name contains
+    pattern (every metric when None)."""
+    out = []
+    for m in metrics(pattern):
+        out.append("%s (%s%s)" % (m.name, m.unit, ", headline" if m.headline else ""))
+        for line in textwrap.wrap("%s: %s" % (m.label, m.doc), width - 4) or [""]:
+            out.append("    " + line)
+        out.append("    Prometheus: %s (%s)" % (m.prom, m.prom_type))
+    return "\n".join(out) + ("\n" if out else "")
+
+
 def help(pattern=None, file=None):
     """Print help_text(pattern) (the registry's names, types, units, ranges,
-    defaults and docs)."""
+    defaults and docs), then the summary metrics matching pattern."""
     text = help_text(pattern)
+    mtext = metric_help_text(pattern)
+    if mtext:
+        text += ("\n" if text else "") + "Metrics:\n" + mtext
     if not text:
-        text = "no parameter matches %r\n" % pattern
+        text = "no parameter matches %r (nor any metric)\n" % pattern
     (file or sys.stdout).write(text)
 
 

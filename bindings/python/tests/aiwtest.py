@@ -81,6 +81,7 @@ C_TO_CTYPES = {
     "const double *": POINTER(c_double),
     "size_t *": POINTER(c_size_t),
     "uint64_t *": POINTER(c_uint64),
+    "unsigned *": POINTER(c_uint),
     "aiw_sim *": _capi.SIM,
     "const aiw_sim *": _capi.SIM,
     "aiw_sim **": POINTER(_capi.SIM),

@@ -226,11 +226,13 @@ class EveryFunction(unittest.TestCase):
         rec = _Recorder(real)
         _capi.lib = rec
         registry._all.cache_clear()
+        registry._all_metrics.cache_clear()
         try:
             self._exercise()
         finally:
             _capi.lib = real
             registry._all.cache_clear()
+            registry._all_metrics.cache_clear()
         missing = [n for n in _capi.SIGNATURES if n not in rec.called]
         self.assertEqual(missing, [], "not called through the Python layer: %s" % missing)
 
@@ -240,6 +242,7 @@ class EveryFunction(unittest.TestCase):
         aiworkload.library_info()  # aiw_version, aiw_version_string
         aiworkload.params()  # aiw_param_count, aiw_param_info
         aiworkload.param_info("site.pue")  # aiw_param_find
+        aiworkload.metrics()  # aiw_metric_count, aiw_metric_info
         self.assertEqual(aiworkload.parse_value("duration", "90d"), 90 * 86400.0)
         with tempfile.TemporaryDirectory() as d:
             ini = os.path.join(d, "s.ini")

@@ -114,6 +114,22 @@ class Registry(unittest.TestCase):
         aiw.help("no.such.thing", file=out)
         self.assertIn("no parameter matches", out.getvalue())
 
+    def test_metrics(self):
+        ms = aiw.metrics()
+        self.assertGreater(len(ms), 100)
+        m = aiw.metric_info("inference.chat.requests_arrived")
+        self.assertEqual(m.name, "inference.NAME.requests_arrived")
+        self.assertEqual((m.prom, m.prom_type), ("inference_requests_arrived_total", "counter"))
+        self.assertTrue(m.headline and m.count)
+        self.assertEqual(aiw.metric_info("site.power_peak_w").unit, "W")
+        self.assertEqual(aiw.metrics("training.NAME.goodput")[0].label,
+                         "Goodput (useful compute / wall)")
+        with self.assertRaises(KeyError):
+            aiw.metric_info("site.no_such_metric")
+        out = io.StringIO()
+        aiw.help("ttft_p99", file=out)
+        self.assertIn("inference.NAME.ttft_p99_s (s, headline)", out.getvalue())
+
     def test_parse_value(self):
         self.assertEqual(aiw.parse_value("duration", "90d"), 7776000.0)
         self.assertEqual(aiw.parse_value("duration", "250ms"), 0.25)

@@ -252,6 +252,22 @@ void aiwi_autoscale_destroy(aiwi_comp *c);
  * (`replicas` sets the desired count). */
 bool aiwi_autoscale_active(const aiwi_comp *c);
 aiw_status aiwi_autoscale_param_changed(aiwi_comp *c, size_t idx);
+/* Before a run (estimate.c): whether compare_fixed asks for a second,
+ * fixed fleet; and the autoscaler's share of the up-front estimate of the
+ * run (control ticks, KPA window, spot preemptions), returning the replica
+ * slots the fleet may hold (replicas, or max_replicas when a policy scales). */
+bool aiwi_autoscale_compare_fixed(const aiwi_comp *c, size_t first);
+double aiwi_autoscale_estimate(aiwi_comp *c, size_t first, double replicas, aiwi_estimate *E);
+/* The curves the autoscaler records (metrics.c), ended by a NULL key, and
+ * its summary metrics. */
+#define AIWI_AUTOSCALE_CURVE_DEFS                                                              \
+	{"replicas_desired", "1", NULL, NULL, 0, false, false, NULL},                           \
+	{"replicas_ready", "1", NULL, NULL, 0, false, false, NULL},                             \
+	{"replicas_loading", "1", NULL, NULL, 0, false, false, NULL},                           \
+	{"replicas_draining", "1", NULL, NULL, 0, false, false, NULL},                          \
+	{"replicas_spot", "1", NULL, NULL, 0, false, false, NULL},                              \
+	{"kpa_panic", "1", NULL, NULL, 0, false, false, NULL}
+
 /* For tests: the desired replica count now (-1 without a controller), and
  * whether the kpa is in panic mode. */
 int32_t aiwi_autoscale_desired(const aiwi_comp *c);

@@ -1,0 +1,134 @@
+/*
+ * test_metrics.c - the metric catalogue (aiw_metric_count, aiw_metric_info)
+ * and the kinds' curve tables: well-formed rows, and complete against what
+ * runs publish (a metric or a curve without a row fails here).
+ */
+#include "core/internal.h"
+
+#include "../testutil.h"
+
+#include <string.h>
+
+START_TEST(catalogue_rows)
+{
+	size_t n = 0;
+	ck_assert_int_eq(aiw_metric_count(&n), AIW_OK);
+	ck_assert_int_eq(aiw_metric_count(NULL), AIW_EINVAL);
+	ck_assert_uint_gt(n, 100);
+	static const char *const UNITS[] = {"W", "kWh", "USD", "s", "1/s", "B", "B/s", "h", "1"};
+	for (size_t i = 0; i < n; i++) {
+		const char *name, *label, *unit, *doc, *prom, *type;
+		unsigned flags;
+		ck_assert_int_eq(aiw_metric_info(i, &name, &label, &unit, &doc, &prom, &type, &flags),
+		                 AIW_OK);
+		ck_assert(label[0] && doc[0] && prom[0]);
+		bool unit_ok = false;
+		for (size_t u = 0; u < sizeof UNITS / sizeof *UNITS; u++)
+			unit_ok |= strcmp(unit, UNITS[u]) == 0;
+		ck_assert_msg(unit_ok, "%s: unit '%s'", name, unit);
+		ck_assert(strcmp(type, "gauge") == 0 || strcmp(type, "counter") == 0);
+		ck_assert_uint_eq(flags & ~15u, 0);
+		/* NAME exactly for the kinds that have instances */
+		char kind[64];
+		snprintf(kind, sizeof kind, "%.*s", (int)strcspn(name, "."), name);
+		const aiwi_kind *k = aiwi_kind_find(kind);
+		ck_assert_msg(k != NULL, "%s: no kind", name);
+		ck_assert_int_eq(strstr(name, ".NAME.") != NULL, !k->singleton);
+		for (size_t j = 0; j < i; j++) {
+			const char *other;
+			aiw_metric_info(j, &other, NULL, NULL, NULL, NULL, NULL, NULL);
+			ck_assert_msg(strcmp(name, other) != 0, "%s twice", name);
+		}
+	}
+	ck_assert_int_eq(aiw_metric_info(n, NULL, NULL, NULL, NULL, NULL, NULL, NULL), AIW_ERANGE);
+	/* one operator name, as the exposition writes it */
+	size_t i = 0;
+	const char *name = "", *prom = "", *type = "";
+	for (; i < n; i++) {
+		aiw_metric_info(i, &name, NULL, NULL, NULL, &prom, &type, NULL);
+		if (strcmp(name, "inference.NAME.requests_arrived") == 0)
+			break;
+	}
+	ck_assert_uint_lt(i, n);
+	ck_assert_str_eq(prom, "inference_requests_arrived_total");
+	ck_assert_str_eq(type, "counter");
+}
+END_TEST
+
+static bool catalogued(const char *generic)
+{
+	size_t n = 0;
+	aiw_metric_count(&n);
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		aiw_metric_info(i, &name, NULL, NULL, NULL, NULL, NULL, NULL);
+		if (strcmp(name, generic) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* A run of every kind, with the optional parts (autoscaler, spot, the
+ * fixed-fleet comparison, failures and checkpoints, a capacity contract)
+ * switched on: each metric it publishes has a row, each curve too. */
+START_TEST(runs_publish_catalogued_metrics)
+{
+	static const char *const SCENARIOS[] = {
+		"[sim]\nduration = 2h\n[site]\ncapacity = 10MW\n"
+		"[training t]\ngpus = 64\ngpu = H100-SXM\ngpu_mtbf = 1000h\ncheckpoint_interval = auto\n"
+		"[inference i]\ngpu = H100-SXM\nreplicas = 2\nrate = 5/s\nautoscaler = kpa\n"
+		"spot_fraction = 0.5\nspot_preemption_rate = 1/h\ncompare_fixed = 2\n"
+		"[load aux]\nprofile = 0:1kW\n[gpu custom]\nbase = H100-SXM\n",
+		"[sim]\nduration = 1h\n[inference h]\ngpu = H100-SXM\nautoscaler = hpa\nrate = 2/s\n"
+		"[load l]\non_time = 10min\noff_time = 5min\non_power = 10kW\nracks = 4\n",
+	};
+	for (size_t s = 0; s < sizeof SCENARIOS / sizeof *SCENARIOS; s++) {
+		aiw_sim *sim;
+		ck_assert_int_eq(aiw_sim_create(&sim, 7), AIW_OK);
+		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCENARIOS[s], "test"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		size_t n = 0;
+		aiw_sim_metric_count(sim, &n);
+		for (size_t i = 0; i < n; i++) {
+			const char *m;
+			aiw_sim_metric_name(sim, i, &m);
+			char kind[64], generic[256];
+			snprintf(kind, sizeof kind, "%.*s", (int)strcspn(m, "."), m);
+			const aiwi_kind *k = aiwi_kind_find(kind);
+			ck_assert(k != NULL);
+			if (k->singleton)
+				snprintf(generic, sizeof generic, "%s", m);
+			else
+				snprintf(generic, sizeof generic, "%s.NAME.%s", kind, strrchr(m, '.') + 1);
+			ck_assert_msg(catalogued(generic), "%s is published but has no row", generic);
+		}
+		size_t nc = 0;
+		aiw_sim_series_count(sim, &nc);
+		for (size_t i = 0; i < nc; i++) {
+			const char *cn;
+			aiw_sim_series_name(sim, i, &cn);
+			char kind[64];
+			snprintf(kind, sizeof kind, "%.*s", (int)strcspn(cn, "."), cn);
+			const aiwi_kind *k = aiwi_kind_find(kind);
+			ck_assert(k != NULL);
+			const char *key = k->singleton ? strchr(cn, '.') + 1 : strrchr(cn, '.') + 1;
+			ck_assert_msg(aiwi_curve_def_find(k, !k->singleton, key) != NULL,
+			              "curve %s has no row", cn);
+		}
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("metrics");
+	TCase *tc = tcase_create("catalogue");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, catalogue_rows);
+	tcase_add_test(tc, runs_publish_catalogued_metrics);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+AIW_TEST_MAIN(make_suite)
