@@ -197,4 +197,13 @@ typedef struct aiwi_tstep {
 aiw_status aiwi_tstep_compute(const aiwi_tarch *A, const aiwi_tlayout *L, const aiwi_thw *H,
                               aiwi_tstep *out, char *err, size_t len);
 
+/* ------------------------------------------------------------------------ */
+/* training.c                                                                */
+/* ------------------------------------------------------------------------ */
+/* Expected step time (a lower bound: the multipliers' mean, not their
+ * maximum) of a [training] component in the layout model, and its
+ * compute part in *t_c; NAN when c has no `layers` or its parameters do
+ * not give a step (its start reports why; no message is left on the sim). */
+double aiwi_training_layout_step(aiwi_comp *c, double *t_c);
+
 #endif /* AIW_TRAINING_LAYOUT_H */

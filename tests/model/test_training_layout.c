@@ -211,12 +211,77 @@ START_TEST(nemo_h100)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* the [training] kind with a layout                                         */
+/* ------------------------------------------------------------------------ */
+static const char LLAMA70[] = "[sim]\nduration = 1h\n"
+                              "[training t]\ngpu = H100-SXM\ngpus = %d\n"
+                              "layers = 80\nhidden = 8192\nffn_hidden = 28672\nheads = 64\n"
+                              "kv_heads = 8\nvocab = 32000\nseq_len = 4096\nmlp = swiglu\n"
+                              "global_batch = 128\n%s";
+
+static aiw_status load_run(aiw_sim **sim, int gpus, const char *extra)
+{
+	char text[2048];
+	snprintf(text, sizeof text, LLAMA70, gpus, extra);
+	ck_assert_int_eq(aiw_sim_create(sim, 7), AIW_OK);
+	aiw_status st = aiw_sim_load_string(*sim, text, "test");
+	if (st != AIW_OK)
+		return st;
+	return aiw_sim_run(*sim);
+}
+
+START_TEST(memory_refused)
+{
+	/* 70B in pure data parallelism: 16 bytes per parameter = 1.1 TB per
+	 * GPU, refused before the run with the need, the GPU's memory, the
+	 * largest term and a suggestion */
+	aiw_sim *sim;
+	ck_assert_int_eq(load_run(&sim, 64, ""), AIW_ERANGE);
+	const char *m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strstr(m, "training.t: the layout needs 1") && strstr(m, "GB per GPU") &&
+	                      strstr(m, "H100-SXM has 80.0 GB") &&
+	                      strstr(m, "the largest term is optimizer states") &&
+	                      strstr(m, "try zero_stage = 1"),
+	              "%s", m);
+	aiw_sim_free(sim);
+	/* ZeRO 3 over 64 GPUs fixes the states; activations then dominate */
+	ck_assert_int_eq(load_run(&sim, 64, "zero_stage = 3\nmicro_batch = 2\n"), AIW_ERANGE);
+	m = aiw_sim_errmsg(sim);
+	ck_assert_msg(strstr(m, "the largest term is activations") && strstr(m, "recompute"), "%s",
+	              m);
+	aiw_sim_free(sim);
+	/* and NeMo's layout fits */
+	ck_assert_int_eq(load_run(&sim, 64,
+	                          "tp = 4\npp = 4\nvirtual_stages = 20\nschedule = interleaved\n"
+	                          "sequence_parallel = true\nzero_stage = 1\nprecision = fp8\n"),
+	                 AIW_OK);
+	double mem = aiwi_test_metric(sim, "training.t.memory_per_gpu_bytes");
+	ck_assert_double_lt(mem, 80e9);
+	/* the simulated step without jitter or failures is the model's step */
+	ck_assert_rel(aiwi_test_metric(sim, "training.t.step_time_mean_s"),
+	              aiwi_test_metric(sim, "training.t.step_time_model_s"), 1e-9);
+	ck_assert_double_gt(aiwi_test_metric(sim, "training.t.pp_bubble_s"), 0);
+	ck_assert_double_eq(aiwi_test_metric(sim, "training.t.dp"), 4);
+	ck_assert_double_eq(aiwi_test_metric(sim, "training.t.micro_batches"), 32);
+	aiw_sim_free(sim);
+	/* a layout without the architecture is refused */
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	ck_assert_int_eq(aiw_sim_load_string(sim, "[training t]\ntp = 8\n", "t"), AIW_OK);
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ESCENARIO);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "training.t.tp = 8 needs the architecture"), "%s",
+	              aiw_sim_errmsg(sim));
+	aiw_sim_free(sim);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("training_layout");
 	TCase *t = tcase_create("published");
 	tcase_add_test(t, megatron_table1);
 	tcase_add_test(t, nemo_h100);
+	tcase_add_test(t, memory_refused);
 	suite_add_tcase(s, t);
 	return s;
 }
