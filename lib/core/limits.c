@@ -35,7 +35,6 @@
 
 #include "hw/hw.h"
 #include "inference/traffic.h"
-#include "training/layout.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -366,8 +365,6 @@ static double autoscaler_work(est *E, aiwi_comp *c)
 static double training_step(aiwi_comp *c, double *t_c_out)
 {
 	aiw_sim *sim = c->sim;
-	if (pisset(c, "layers")) /* the layout model's own step */
-		return aiwi_training_layout_step(c, t_c_out);
 	const char *gname = pstr(c, "gpu");
 	if (!gname)
 		return NAN;
