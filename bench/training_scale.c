@@ -8,6 +8,11 @@
  *    no failures so that none is lost) at N = 1,000 and N = 100,000 GPUs.
  *    Goal: CPU time ratio <= 1.2.
  *
+ * 3. The same with a 3D layout (the layout model): GPT-4 scale as
+ *    examples/scenarios/gpt4-3d.ini (24,960 A100, TP 8, PP 15, EP 16,
+ *    90 days, failures, 1-minute curves), goal under 2 s; and TP 8, PP 16
+ *    at N = 1,024 and 100,352 GPUs for the same steps, goal ratio <= 1.2.
+ *
  * Each case runs `repeats` times (default 3); the best CPU time is printed
  * (this machine is shared; CPU time is what the model costs).
  *
@@ -68,6 +73,31 @@ static const char GPT4[] =
 static const char SCALE[] =
 	"[sim]\nduration = %.17gs\nsample_interval = 1min\n"
 	"[training j]\ngpus = %d\nstep_compute = 2s\nmodel_params = 70e9\n"
+	"jitter = lognormal(0,0.03)\nslow_gpus = 3\nslow_factor = 1.2\n"
+	"checkpoint_interval = 1h\ncheckpoint_time = 30s\nmax_steps = %d\n";
+
+static const char GPT4_3D[] =
+	"[sim]\nduration = 90d\nsample_interval = 1min\n"
+	"[site]\ngpus_per_rack = 32\n"
+	"[training gpt4]\n"
+	"gpu = A100-80GB\ngpus = 24960\n"
+	"layers = 120\nhidden = 10240\nheads = 80\nvocab = 100000\nseq_len = 8192\n"
+	"experts = 16\nexperts_per_token = 2\nexpert_ffn_hidden = 40960\n"
+	"tp = 8\npp = 15\nep = 16\nsequence_parallel = true\nglobal_batch = 7488\n"
+	"zero_stage = 1\nrecompute = selective\n"
+	"jitter = lognormal(0,0.03)\nslow_gpus = 4\nslow_factor = 1.15\n"
+	"degraded_links = 1\ndegraded_link_factor = 0.8\n"
+	"gpu_mtbf = 50000h\nrestart_time = uniform(5min,20min)\n"
+	"checkpoint_interval = 1h\nstorage_bw = 1TB/s\n";
+
+/* 70B-class dense model, TP 8 x PP 16; global batch 16 sequences per DP
+ * replica so that the step is the same at every N (weak scaling) */
+static const char SCALE_3D[] =
+	"[sim]\nduration = %.17gs\nsample_interval = 1min\n"
+	"[training j]\ngpus = %d\n"
+	"layers = 80\nhidden = 8192\nffn_hidden = 28672\nheads = 64\nkv_heads = 8\n"
+	"vocab = 32000\nseq_len = 4096\nmlp = swiglu\n"
+	"tp = 8\npp = 16\nsequence_parallel = true\nzero_stage = 1\nglobal_batch = %d\n"
 	"jitter = lognormal(0,0.03)\nslow_gpus = 3\nslow_factor = 1.2\n"
 	"checkpoint_interval = 1h\ncheckpoint_time = 30s\nmax_steps = %d\n";
 
@@ -132,6 +162,48 @@ int main(int argc, char **argv)
 		aiw_sim_free(sim);
 	}
 	printf("  ratio N=100,000 / N=1,000: %.3f (goal <= 1.2)\n", cpu[1] / cpu[0]);
+
+	/* 3. the layout model */
+	sim = run(GPT4_3D, repeats, &r);
+	steps = bench_metric(sim, "training.gpt4.steps") + bench_metric(sim, "training.gpt4.steps_lost");
+	printf("GPT-4 scale, 3D layout: 24,960 A100, TP 8 x PP 15 x DP 208 (EP 16), 90 days, "
+	       "jitter + slow GPUs + degraded link + failures + hourly checkpoints, 1-min curves\n");
+	printf("  cpu %.3f s  wall %.3f s  (goal < 2 s)  events %.0f  steps %.0f  %.0f ns/event\n",
+	       r.cpu, r.wall, r.events, steps, r.cpu / r.events * 1e9);
+	printf("  step %.2f s (model %.2f s)  MFU model %.3f achieved %.3f  memory %.1f GB/GPU  "
+	       "failures %.0f  goodput %.3f\n",
+	       bench_metric(sim, "training.gpt4.step_time_mean_s"),
+	       bench_metric(sim, "training.gpt4.step_time_model_s"), bench_metric(sim, "training.gpt4.mfu_model"),
+	       bench_metric(sim, "training.gpt4.mfu_achieved"),
+	       bench_metric(sim, "training.gpt4.memory_per_gpu_bytes") / 1e9,
+	       bench_metric(sim, "training.gpt4.failures"), bench_metric(sim, "training.gpt4.goodput"));
+	aiw_sim_free(sim);
+	const int budget3 = 200000, N3[2] = {1024, 100352};
+	printf("Cost independent of N, TP 8 x PP 16: %d steps\n", budget3);
+	for (int i = 0; i < 2; i++) {
+		char text[2048];
+		int gbs = N3[i] / 128 * 16;
+		aiw_sim *probe;
+		aiw_sim_create(&probe, 1);
+		snprintf(text, sizeof text, SCALE_3D, 1.0, N3[i], gbs, budget3);
+		aiw_sim_load_string(probe, text, "bench");
+		double p = N3[i], st;
+		if (aiw_training_scaling(probe, "j", &p, 1, 1, &st, NULL) != AIW_OK) {
+			fprintf(stderr, "%s\n", aiw_sim_errmsg(probe));
+			return 1;
+		}
+		aiw_sim_free(probe);
+		double dur = ceil(budget3 * st * (1 + 30.0 / 3600) * 1.01);
+		snprintf(text, sizeof text, SCALE_3D, dur, N3[i], gbs, budget3);
+		sim = run(text, repeats, &r);
+		cpu[i] = r.cpu;
+		printf("  N = %6d: cpu %.3f s  wall %.3f s  steps %.0f  events %.0f  %.0f ns/step  "
+		       "(step %.3f s)\n",
+		       N3[i], r.cpu, r.wall, bench_metric(sim, "training.j.steps"), r.events,
+		       r.cpu / budget3 * 1e9, bench_metric(sim, "training.j.step_time_mean_s"));
+		aiw_sim_free(sim);
+	}
+	printf("  ratio N=100,352 / N=1,024: %.3f (goal <= 1.2)\n", cpu[1] / cpu[0]);
 	print_machine();
 	return 0;
 }

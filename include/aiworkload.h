@@ -294,6 +294,27 @@ AIW_EXPORT aiw_status aiw_size_training_memory(double params, double bytes_per_p
 AIW_EXPORT aiw_status aiw_size_activations(double layers, double seq_len, double micro_batch,
                                            double hidden, double heads, double tensor_parallel,
                                            const char *recompute, double *out);
+/* Per-GPU activation memory of the first pipeline stage (Korthikanti et
+ * al. 2022): the bytes per layer of aiw_size_activations (with sequence
+ * parallelism only when sequence_parallel is nonzero, then the
+ * 10 sbh not split by tensor_parallel is) times the layers' worth in flight:
+ * micro_batches <= pipeline_parallel under 1F1B keep micro_batches x
+ * layers / pipeline_parallel, more keep layers; virtual_stages > 1
+ * (interleaved) keep layers x (1 + (pp - 1) / (pp x virtual_stages)). */
+AIW_EXPORT aiw_status aiw_size_activations_per_gpu(double layers, double seq_len,
+                                                   double micro_batch, double hidden,
+                                                   double heads, double tensor_parallel,
+                                                   int sequence_parallel,
+                                                   double pipeline_parallel,
+                                                   double virtual_stages, double micro_batches,
+                                                   const char *recompute, double *out);
+/* Per-GPU model states under ZeRO (Rajbhandari et al. 2020) over
+ * data_parallel ranks: stage 0 (w + g + o) P, 1 (w + g) P + o P / N,
+ * 2 w P + (g + o) P / N, 3 (w + g + o) P / N, for weight, gradient and
+ * optimizer bytes per parameter w, g, o (mixed-precision Adam: 2, 2, 12). */
+AIW_EXPORT aiw_status aiw_size_zero_state(double params, double data_parallel, int zero_stage,
+                                          double weight_bytes, double grad_bytes,
+                                          double optimizer_bytes, double *out);
 /* Weights at weight_bits bits per parameter: params x weight_bits / 8. */
 AIW_EXPORT aiw_status aiw_size_inference_weights(double params, double weight_bits,
                                                  double *out);

@@ -63,6 +63,25 @@ static const aiwi_link_spec LINKS[] = {
  *  - loading_w ~ idle + 0.05 TDP: weights stream in over PCIe, SMs idle.
  * On-demand prices are indicative 2024-25 list prices per GPU-hour; they
  * vary by provider and over time by a factor of several. */
+/* Achievable fraction of the dense peak on a transformer's weight GEMMs
+ * and attention core (the training model's compute, aiworkload(7)
+ * "Training"; element-wise kernels are costed apart, at mem_bw).  Each is
+ * calibrated on one published measurement through that model, with the
+ * layout, batch and recomputation the measurement states, and nothing
+ * else fitted:
+ *  - EFF_BF16 on A100-80GB BF16: Narayanan et al., "Efficient Large-Scale
+ *    Language Model Training on GPU Clusters Using Megatron-LM", SC'21,
+ *    Table 1, first row (1.7B parameters, 32 GPUs, TP 1, PP 1, batch 512,
+ *    137 TFLOP/s per GPU with full recomputation);
+ *  - EFF_FP8 on H100-SXM FP8: NVIDIA NeMo Framework 24.09 performance
+ *    summary, LLAMA2-7B pre-training on 8 H100 (TP 1, PP 1, GBS 128,
+ *    MBS 1, sequence 4096, FP8): 16,934 tokens/s per GPU.
+ * The other rows of both tables are predictions (tests/model/
+ * test_training_layout.c).  Other GPUs and precisions take these two
+ * values as estimates. */
+#define EFF_BF16 0.5343
+#define EFF_FP8 0.4209
+
 static const aiwi_gpu_spec GPUS[] = {
 	{
 		/* NVIDIA H100 Tensor Core GPU datasheet (SXM5): BF16 1,979 TFLOP/s
@@ -86,6 +105,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX H100: one ConnectX-7 400 Gb/s per GPU */
 		.nic_latency_s = LAT_NET,
+		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
+		.fp8_gemm_eff = EFF_FP8,   /* calibrated here: see EFF_FP8 */
 	},
 	{
 		/* NVIDIA H200 Tensor Core GPU datasheet (SXM): same Hopper compute
@@ -108,6 +129,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX H200: ConnectX-7 400 Gb/s per GPU */
 		.nic_latency_s = LAT_NET,
+		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
+		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
 	},
 	{
 		/* NVIDIA HGX B200 specifications divided by its 8 GPUs: BF16 36 PF
@@ -132,6 +155,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX B200: ConnectX-7 400 Gb/s per GPU */
 		.nic_latency_s = LAT_NET,
+		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
+		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
 	},
 	{
 		/* NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): BF16 312
@@ -155,6 +180,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 25e9, /* DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU */
 		.nic_latency_s = LAT_NET,
+		.bf16_gemm_eff = EFF_BF16, /* calibrated here: see EFF_BF16 */
+		.fp8_gemm_eff = EFF_FP8,   /* unused: no FP8 */
 	},
 	{
 		/* NVIDIA L40S datasheet: BF16 362 TFLOP/s dense (733 sparse), FP8
@@ -178,6 +205,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_PCIE,
 		.nic_bw = 12.5e9, /* estimate: 100 GbE per GPU in PCIe servers */
 		.nic_latency_s = LAT_NET,
+		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
+		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
 	},
 	{
 		/* NVIDIA L4 datasheet: BF16 121 TFLOP/s dense (242 sparse), FP8
@@ -200,6 +229,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_PCIE,
 		.nic_bw = 12.5e9, /* estimate */
 		.nic_latency_s = LAT_NET,
+		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
+		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
 	},
 	{
 		/* AMD Instinct MI300X datasheet: FP16/BF16 1,307.4 TFLOP/s dense,
@@ -223,6 +254,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK, /* RCCL keeps NCCL's model */
 		.nic_bw = 50e9, /* 400 Gb/s NIC per GPU in 8-GPU platforms */
 		.nic_latency_s = LAT_NET,
+		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
+		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
 	},
 	{
 		/* Intel Gaudi 2 (HL-225H; Intel Gaudi 3 white paper comparison
@@ -246,6 +279,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NET,  /* scale-up is RoCE too */
 		.nic_bw = 3 * 100e9 / 8,      /* 3 x 100 GbE */
 		.nic_latency_s = LAT_NET,
+		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
+		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
 	},
 	{
 		/* Intel Gaudi 3 white paper (HL-325L OAM): BF16 and FP8 1,835
@@ -269,6 +304,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NET,
 		.nic_bw = 3 * 200e9 / 8,
 		.nic_latency_s = LAT_NET,
+		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
+		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
 	},
 };
 #define NGPUS (sizeof GPUS / sizeof *GPUS)
@@ -314,7 +351,8 @@ static const aiwi_link_spec *builtin_link(const char *name)
 /* the validation (X(key, type, unit, min, max, flags, fallback, doc))        */
 /* ======================================================================== */
 /* What an unset field becomes when there is no base GPU. */
-enum { FB_REQUIRED, FB_ZERO, FB_SCALE_TDP, FB_INTRA_BW, FB_INTRA_LAT, FB_INTER_BW, FB_INTER_LAT };
+enum { FB_REQUIRED, FB_ZERO, FB_SCALE_TDP, FB_INTRA_BW, FB_INTRA_LAT, FB_INTER_BW, FB_INTER_LAT,
+       FB_H100 };
 
 #define XP AIW_PF_EXCL_MIN
 #define GPU_FIELDS(X)                                                                          \
@@ -348,7 +386,13 @@ enum { FB_REQUIRED, FB_ZERO, FB_SCALE_TDP, FB_INTRA_BW, FB_INTRA_LAT, FB_INTER_B
 	  "scale-out network bandwidth per GPU per direction (default without base: "         \
 	  "InfiniBand NDR, 50 GB/s)")                                                            \
 	X(nic_latency_s, DURATION, "s", 0, 1, 0, FB_INTER_LAT,                                  \
-	  "scale-out per-step latency (default without base: 9.6 us, NCCL's network figure)")
+	  "scale-out per-step latency (default without base: 9.6 us, NCCL's network figure)") \
+	X(bf16_gemm_eff, REAL, "1", 0, 1, XP, FB_H100,                                         \
+	  "achievable fraction of bf16_flops on a transformer's GEMMs (default without base: "  \
+	  "H100-SXM's)")                                                                         \
+	X(fp8_gemm_eff, REAL, "1", 0, 1, XP, FB_H100,                                          \
+	  "achievable fraction of fp8_flops on a transformer's GEMMs (default without base: "   \
+	  "H100-SXM's)")
 
 enum {
 	P_BASE,
@@ -598,6 +642,7 @@ static aiw_status build(aiwi_comp *c, aiwi_gpu_spec *out)
 		case FB_INTRA_LAT: *f = builtin_link("PCIe5")->alpha_s; break;
 		case FB_INTER_BW: *f = builtin_link("IB-NDR")->bw; break;
 		case FB_INTER_LAT: *f = builtin_link("IB-NDR")->alpha_s; break;
+		case FB_H100: *f = fieldv(h100, i); break;
 		}
 	}
 	return check(sim, c->prefix, out, origin);

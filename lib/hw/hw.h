@@ -33,6 +33,8 @@ typedef struct aiwi_gpu_spec {
 	double nvlink_latency_s;   /* scale-up per-step latency, alpha (s) */
 	double nic_bw;             /* scale-out network per GPU per direction (B/s) */
 	double nic_latency_s;      /* scale-out per-step latency, alpha (s) */
+	double bf16_gemm_eff;      /* achievable fraction of bf16_flops on a transformer's GEMMs */
+	double fp8_gemm_eff;       /* the same for fp8_flops */
 } aiwi_gpu_spec;
 
 /* One link type of the alpha-beta model: a message of m bytes takes

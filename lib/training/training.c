@@ -45,6 +45,7 @@
  */
 #include "site/cost.h"
 #include "hw/hw.h"
+#include "training/layout.h"
 #include "core/internal.h"
 #include "core/stats.h"
 
@@ -83,7 +84,37 @@ enum {
 	P_MAX_STEPS,
 	P_MAX_TOKENS,
 	P_COST,
-	P_NPARAMS = P_COST + AIW_COST_NPARAMS
+	/* the layout model (used when `layers` is set) */
+	P_TP = P_COST + AIW_COST_NPARAMS,
+	P_PP,
+	P_VSTAGES,
+	P_CP,
+	P_EP,
+	P_DP,
+	P_MICRO_BATCH,
+	P_GLOBAL_BATCH,
+	P_SCHEDULE,
+	P_ZERO,
+	P_RECOMPUTE,
+	P_SP,
+	P_PRECISION,
+	P_GEMM_EFF,
+	P_OPTIM_BYTES,
+	P_MEM_BUFFERS,
+	P_LAYERS,
+	P_HIDDEN,
+	P_FFN,
+	P_HEADS,
+	P_KV_HEADS,
+	P_VOCAB,
+	P_SEQ,
+	P_MLP,
+	P_ATTENTION,
+	P_TIED,
+	P_EXPERTS,
+	P_TOPK,
+	P_EXPERT_FFN,
+	P_NPARAMS
 };
 
 #define RT AIW_PF_RUNTIME
@@ -183,6 +214,88 @@ static const aiwi_param_def TRAINING_PARAMS[P_NPARAMS] = {
 	                  NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN | RT,
 	                  "stop after the step that reaches this many tokens (none: no limit)", 0},
 	AIW_COST_PARAM_DEFS("training"),
+#define TK(k) "training.NAME." k
+#define NONE AIW_PF_NONE
+	[P_TP] = {"tp", TK("tp"), AIW_PT_INT, "1", "1", 1, 65536, NULL, 0,
+	          "tensor-parallel size (with layers set; placed inside a node first)", 0},
+	[P_PP] = {"pp", TK("pp"), AIW_PT_INT, "1", "1", 1, 65536, NULL, 0,
+	          "pipeline-parallel stages (must divide layers)", 0},
+	[P_VSTAGES] = {"virtual_stages", TK("virtual_stages"), AIW_PT_INT, "1", "1", 1, 1024, NULL,
+	               0, "model chunks per pipeline stage (schedule = interleaved)", 0},
+	[P_CP] = {"cp", TK("cp"), AIW_PT_INT, "1", "1", 1, 65536, NULL, 0,
+	          "context-parallel size (splits seq_len)", 0},
+	[P_EP] = {"ep", TK("ep"), AIW_PT_INT, "1", "1", 1, 65536, NULL, 0,
+	          "expert-parallel size (mixture of experts; divides dp)", 0},
+	[P_DP] = {"dp", TK("dp"), AIW_PT_INT, NULL, "1", 1, MAX_GPUS, NULL, NONE,
+	          "data-parallel size; none: gpus / (tp x pp x cp), else checked against it", 0},
+	[P_MICRO_BATCH] = {"micro_batch", TK("micro_batch"), AIW_PT_INT, "1", "1", 1, 1e6, NULL, 0,
+	                   "sequences per micro-batch", 0},
+	[P_GLOBAL_BATCH] = {"global_batch", TK("global_batch"), AIW_PT_INT, NULL, "1", 1, 1e12,
+	                    NULL, NONE,
+	                    "sequences per step; none: tokens_per_step / seq_len", 0},
+	[P_SCHEDULE] = {"schedule", TK("schedule"), AIW_PT_ENUM, "1f1b", "", 0, 2,
+	                AIWI_SCHED_CHOICES, 0,
+	                "pipeline schedule: bubble (pp-1), (pp-1)/virtual_stages, (pp-1)/3 "
+	                "micro-batch times",
+	                0},
+	[P_ZERO] = {"zero_stage", TK("zero_stage"), AIW_PT_INT, "0", "1", 0, 3, NULL, 0,
+	            "ZeRO stage: 1 shards optimizer states over dp, 2 also gradients, 3 also "
+	            "weights (FSDP)",
+	            0},
+	[P_RECOMPUTE] = {"recompute", TK("recompute"), AIW_PT_ENUM, "none", "", 0, 2,
+	                 AIWI_RC_CHOICES, 0, "activation recomputation (Korthikanti et al. 2022)",
+	                 0},
+	[P_SP] = {"sequence_parallel", TK("sequence_parallel"), AIW_PT_BOOL, "false", "", 0, 1,
+	          NULL, 0, "sequence parallelism with TP (norm and dropout activations split)", 0},
+	[P_PRECISION] = {"precision", TK("precision"), AIW_PT_ENUM, "bf16", "", 0, 1,
+	                 AIWI_PREC_CHOICES, 0,
+	                 "GEMM precision: the catalog's peak and efficiency of bf16 or fp8", 0},
+	[P_GEMM_EFF] = {"gemm_efficiency", TK("gemm_efficiency"), AIW_PT_REAL, NULL, "1", 0, 1,
+	                NULL, NONE | AIW_PF_EXCL_MIN,
+	                "achievable fraction of peak on the GEMMs; none: the catalog's "
+	                "bf16_gemm_eff or fp8_gemm_eff",
+	                0},
+	[P_OPTIM_BYTES] = {"optimizer_bytes_per_param", TK("optimizer_bytes_per_param"),
+	                   AIW_PT_REAL, "12", "B", 0, 1000, NULL, 0,
+	                   "optimizer state bytes per parameter (12: fp32 master weights and "
+	                   "Adam moments)",
+	                   0},
+	[P_MEM_BUFFERS] = {"memory_buffers", TK("memory_buffers"), AIW_PT_SIZE, "2GB", "B", 0,
+	                   1e13, NULL, 0,
+	                   "per-GPU memory besides model states and activations (CUDA context, "
+	                   "NCCL buffers, fragmentation; estimate)",
+	                   0},
+	[P_LAYERS] = {"layers", TK("layers"), AIW_PT_INT, NULL, "1", 1, 1e6, NULL, NONE,
+	              "transformer layers; set: the layout model (none: 6 N D at mfu)", 0},
+	[P_HIDDEN] = {"hidden", TK("hidden"), AIW_PT_INT, NULL, "1", 1, 1e7, NULL, NONE,
+	              "hidden size", 0},
+	[P_FFN] = {"ffn_hidden", TK("ffn_hidden"), AIW_PT_INT, NULL, "1", 1, 1e8, NULL, NONE,
+	           "MLP hidden size; none: 4 x hidden", 0},
+	[P_HEADS] = {"heads", TK("heads"), AIW_PT_INT, NULL, "1", 1, 1e5, NULL, NONE,
+	             "attention heads", 0},
+	[P_KV_HEADS] = {"kv_heads", TK("kv_heads"), AIW_PT_INT, NULL, "1", 1, 1e5, NULL, NONE,
+	                "key/value heads (grouped-query attention); none: heads", 0},
+	[P_VOCAB] = {"vocab", TK("vocab"), AIW_PT_INT, NULL, "1", 1, 1e8, NULL, NONE,
+	             "vocabulary size", 0},
+	[P_SEQ] = {"seq_len", TK("seq_len"), AIW_PT_INT, NULL, "1", 1, 1e8, NULL, NONE,
+	           "sequence length in tokens", 0},
+	[P_MLP] = {"mlp", TK("mlp"), AIW_PT_ENUM, "gelu", "", 0, 1, AIWI_MLP_CHOICES, 0,
+	           "MLP: gelu (2 matrices) or swiglu (3)", 0},
+	[P_ATTENTION] = {"attention", TK("attention"), AIW_PT_ENUM, "flash", "", 0, 1,
+	                 AIWI_ATTN_CHOICES, 0,
+	                 "attention kernel: flash (no s^2 activations, causal half computed) or "
+	                 "standard",
+	                 0},
+	[P_TIED] = {"tied_embeddings", TK("tied_embeddings"), AIW_PT_BOOL, "false", "", 0, 1, NULL,
+	            0, "output layer shares the input embedding's weights", 0},
+	[P_EXPERTS] = {"experts", TK("experts"), AIW_PT_INT, "1", "1", 1, 1e5, NULL, 0,
+	               "experts per MoE layer (1: dense)", 0},
+	[P_TOPK] = {"experts_per_token", TK("experts_per_token"), AIW_PT_INT, "1", "1", 1, 1e5,
+	            NULL, 0, "experts each token is routed to", 0},
+	[P_EXPERT_FFN] = {"expert_ffn_hidden", TK("expert_ffn_hidden"), AIW_PT_INT, NULL, "1", 1,
+	                  1e8, NULL, NONE, "MLP hidden size of one expert; none: ffn_hidden", 0},
+#undef NONE
+#undef TK
 };
 
 /* ------------------------------------------------------------------------ */
@@ -209,6 +322,16 @@ typedef struct tcfg {
 	double tokens_per_step;
 	double overlap;
 	double fixed_w;     /* node overhead + idle spares (W) */
+	/* the layout model */
+	bool layout;
+	aiwi_tarch A;
+	aiwi_tlayout L;
+	aiwi_tstep S;       /* nominal step */
+	aiwi_tmem mem;
+	aiwi_thw H;         /* hardware of the step model, degraded links included */
+	double bubble;      /* pipeline bubble at nominal speed (s), scaled by the jitter */
+	double ar_ranks;    /* ranks of the gradient reduction (busbw) */
+	double flops_per_token, peak;
 } tcfg;
 
 static double daly_tau(double d, double M)
@@ -245,6 +368,154 @@ static double comm_time(const tcfg *k, double p, bool degraded, double deg_facto
 static double failure_rate(const aiwi_comp *c)
 {
 	return aiwi_pset(c, P_MTBF) ? aiwi_p(c, P_GPUS) / aiwi_p(c, P_MTBF) : 0;
+}
+
+/* The layout model's part of derive(): architecture and layout, memory
+ * (refused up front when it does not fit), the nominal step. */
+static aiw_status derive_layout(aiwi_comp *c, tcfg *k)
+{
+	aiw_sim *sim = c->sim;
+	const char *p = c->prefix;
+	static const size_t REQ[] = {P_HIDDEN, P_HEADS, P_VOCAB, P_SEQ};
+	for (size_t i = 0; i < sizeof REQ / sizeof *REQ; i++)
+		if (!aiwi_pset(c, REQ[i]))
+			return aiwi_err(sim, AIW_ESCENARIO,
+			                "%s.%s is not set: the layout model (layers = %g) needs layers, "
+			                "hidden, heads, vocab and seq_len",
+			                p, TRAINING_PARAMS[REQ[i]].key, aiwi_p(c, P_LAYERS));
+	aiwi_tarch *A = &k->A;
+	A->layers = aiwi_p(c, P_LAYERS);
+	A->hidden = aiwi_p(c, P_HIDDEN);
+	A->ffn = aiwi_pset(c, P_FFN) ? aiwi_p(c, P_FFN) : 4 * A->hidden;
+	A->heads = aiwi_p(c, P_HEADS);
+	A->kv_heads = aiwi_pset(c, P_KV_HEADS) ? aiwi_p(c, P_KV_HEADS) : A->heads;
+	A->vocab = aiwi_p(c, P_VOCAB);
+	A->seq = aiwi_p(c, P_SEQ);
+	A->experts = aiwi_p(c, P_EXPERTS);
+	A->topk = aiwi_p(c, P_TOPK);
+	A->expert_ffn = aiwi_pset(c, P_EXPERT_FFN) ? aiwi_p(c, P_EXPERT_FFN) : A->ffn;
+	A->mlp = (int)aiwi_p(c, P_MLP);
+	A->attention = (int)aiwi_p(c, P_ATTENTION);
+	A->tied = aiwi_p(c, P_TIED) != 0;
+	aiwi_tlayout *L = &k->L;
+	L->gpus = k->N;
+	L->gpn = k->gpn;
+	L->tp = aiwi_p(c, P_TP);
+	L->pp = aiwi_p(c, P_PP);
+	L->v = aiwi_p(c, P_VSTAGES);
+	L->cp = aiwi_p(c, P_CP);
+	L->ep = aiwi_p(c, P_EP);
+	L->dp = aiwi_pset(c, P_DP) ? aiwi_p(c, P_DP) : 0;
+	L->micro_batch = aiwi_p(c, P_MICRO_BATCH);
+	if (aiwi_pset(c, P_GLOBAL_BATCH)) {
+		L->global_batch = aiwi_p(c, P_GLOBAL_BATCH);
+	} else {
+		L->global_batch = aiwi_p(c, P_TOKENS) / A->seq;
+		if (floor(L->global_batch) != L->global_batch)
+			return aiwi_err(sim, AIW_ERANGE,
+			                "%s.tokens_per_step = %g is not a multiple of seq_len = %g: set "
+			                "global_batch (sequences per step)",
+			                p, aiwi_p(c, P_TOKENS), A->seq);
+	}
+	L->schedule = (int)aiwi_p(c, P_SCHEDULE);
+	L->zero = (int)aiwi_p(c, P_ZERO);
+	L->recompute = (int)aiwi_p(c, P_RECOMPUTE);
+	L->sp = aiwi_p(c, P_SP) != 0;
+	L->precision = (int)aiwi_p(c, P_PRECISION);
+	char e[400];
+	if (aiwi_tlayout_check(L, A, e, sizeof e) != AIW_OK)
+		return aiwi_err(sim, AIW_ERANGE, "%s: %s", p, e);
+	k->tokens_per_step = L->global_batch * A->seq;
+	/* memory, refused up front */
+	double gb = aiwi_p(c, P_GRAD_BYTES), ob = aiwi_p(c, P_OPTIM_BYTES);
+	aiwi_tmem_per_gpu(A, L, 2, gb, ob, aiwi_p(c, P_MEM_BUFFERS), &k->mem);
+	const aiwi_tmem *M = &k->mem;
+	if (M->total > k->g.mem_bytes) {
+		static const char *const HINT[AIWI_M_N] = {
+			"raise tp or pp, or zero_stage = 3",
+			"zero_stage = 2, or raise tp or pp",
+			"zero_stage = 1 (or more), or raise tp or pp",
+			"recompute = selective or full, sequence_parallel = true, a smaller "
+			"micro_batch, or raise tp, pp or cp",
+			"lower memory_buffers",
+		};
+		const char *hint = HINT[M->largest];
+		if (M->largest == AIWI_M_OPTIM && L->zero >= 1)
+			hint = "raise dp, tp or pp";
+		if (M->largest == AIWI_M_GRADS && L->zero >= 2)
+			hint = "raise dp, tp or pp";
+		return aiwi_err(sim, AIW_ERANGE,
+		                "%s: the layout needs %.1f GB per GPU but %s has %.1f GB (weights %.1f, "
+		                "gradients %.1f, optimizer states %.1f, activations %.1f, buffers "
+		                "%.1f GB); the largest term is %s (%.1f GB): try %s",
+		                p, M->total / 1e9, k->g.name, k->g.mem_bytes / 1e9,
+		                M->term[AIWI_M_WEIGHTS] / 1e9, M->term[AIWI_M_GRADS] / 1e9,
+		                M->term[AIWI_M_OPTIM] / 1e9, M->term[AIWI_M_ACT] / 1e9,
+		                M->term[AIWI_M_BUFFERS] / 1e9, aiwi_tmem_term_name(M->largest),
+		                M->term[M->largest] / 1e9, hint);
+	}
+	/* hardware */
+	aiwi_thw H = {.bf16_flops = k->g.bf16_flops, .fp8_flops = k->g.fp8_flops,
+	              .bf16_eff = k->g.bf16_gemm_eff, .fp8_eff = k->g.fp8_gemm_eff,
+	              .mem_bw = k->g.mem_bw, .intra = k->intra, .inter = k->inter,
+	              .dp_algo = k->algo, .dp_link_factor = 1, .grad_bytes = gb,
+	              .weight_bytes = 2};
+	if (aiwi_pset(c, P_GEMM_EFF)) {
+		if (L->precision == AIWI_PREC_FP8)
+			H.fp8_eff = aiwi_p(c, P_GEMM_EFF);
+		else
+			H.bf16_eff = aiwi_p(c, P_GEMM_EFF);
+	}
+	if (L->precision == AIWI_PREC_FP8 && !(k->g.fp8_flops > 0))
+		return aiwi_err(sim, AIW_ERANGE,
+		                "%s.precision = fp8: %s.gpu = %s has no fp8_flops (use bf16)", p, p,
+		                k->g.name);
+	aiwi_tstep S0;
+	if (aiwi_tstep_compute(A, L, &H, &S0, e, sizeof e) != AIW_OK)
+		return aiwi_err(sim, AIW_ERANGE, "%s: %s", p, e);
+	if (aiwi_p(c, P_DEG_LINKS) > 0)
+		H.dp_link_factor = aiwi_p(c, P_DEG_FACTOR);
+	if (aiwi_tstep_compute(A, L, &H, &k->S, e, sizeof e) != AIW_OK)
+		return aiwi_err(sim, AIW_ERANGE, "%s: %s", p, e);
+	k->H = H;
+	const aiwi_tstep *S = &k->S;
+	k->layout = true;
+	k->t_c = S->compute;
+	k->bubble = S->bubble;
+	k->e = S->tp + S->cp + S->ep + S->pp_transfer + S->dp;
+	k->e0 = S0.tp + S0.cp + S0.ep + S0.pp_transfer + S0.dp;
+	k->t_comm = S->dp_total;
+	aiwi_tparams P;
+	aiwi_tarch_params(A, &P);
+	double lps = A->layers / L->pp;
+	double emb = A->vocab * A->hidden * (!A->tied && L->pp == 1 ? 2 : 1);
+	k->grad_bytes = gb * ((lps * P.per_layer_dense + emb) / L->tp +
+	                      lps * P.per_layer_expert / (L->tp * L->ep));
+	k->ar_ranks = L->dp;
+	/* east-west: the DP reduction's inter-node bytes, every GPU of a node */
+	aiwi_tgroup gdp = aiwi_tlayout_group(L, AIWI_G_DP);
+	double nodes_dp = gdp.n / gdp.per_node;
+	k->ew_node = nodes_dp > 1 ? k->gpn * 2 * (nodes_dp - 1) / nodes_dp * k->grad_bytes /
+	                                    gdp.per_node
+	                          : 0;
+	aiwi_tflops F;
+	aiwi_tflops_per_token(A, L->recompute, &F);
+	k->flops_per_token = F.model;
+	k->peak = L->precision == AIWI_PREC_FP8 ? k->g.fp8_flops : k->g.bf16_flops;
+	return AIW_OK;
+}
+
+/* Checkpoint write time of the layout model: the whole state (params x
+ * checkpoint_bytes_per_param) at storage_bw, or each writer's shard at its
+ * NIC when that is slower; writers: every GPU under ZeRO >= 1, one
+ * data-parallel replica (tp x pp x cp GPUs) otherwise. */
+static double layout_ckpt_time(aiwi_comp *c, const tcfg *k)
+{
+	aiwi_tparams P;
+	aiwi_tarch_params(&k->A, &P);
+	double total = P.total * aiwi_p(c, P_CKPT_BYTES);
+	double writers = k->L.zero >= 1 ? k->N : k->L.tp * k->L.pp * k->L.cp;
+	return fmax(total / aiwi_p(c, P_STORAGE_BW), total / writers / k->g.nic_bw);
 }
 
 /* Read and cross-check every parameter of c into *k.  Messages name the
@@ -287,7 +558,21 @@ static aiw_status derive(aiwi_comp *c, tcfg *k)
 	k->mu = mu;
 	k->tokens_per_step = aiwi_p(c, P_TOKENS);
 	double params = aiwi_p(c, P_MODEL_PARAMS);
-	if (aiwi_pset(c, P_STEP_COMPUTE)) {
+	k->ar_ranks = k->N;
+	if (!aiwi_pset(c, P_LAYERS)) {
+		static const size_t LAY[] = {P_TP, P_PP, P_VSTAGES, P_CP, P_EP};
+		for (size_t i = 0; i < sizeof LAY / sizeof *LAY; i++)
+			if (aiwi_p(c, LAY[i]) != 1)
+				return aiwi_err(sim, AIW_ESCENARIO,
+				                "%s.%s = %g needs the architecture: set layers, hidden, "
+				                "heads, vocab and seq_len",
+				                c->prefix, TRAINING_PARAMS[LAY[i]].key, aiwi_p(c, LAY[i]));
+	}
+	if (aiwi_pset(c, P_LAYERS)) {
+		if ((st = derive_layout(c, k)) != AIW_OK)
+			return st;
+		k->overlap = aiwi_p(c, P_OVERLAP);
+	} else if (aiwi_pset(c, P_STEP_COMPUTE)) {
 		k->t_c = aiwi_p(c, P_STEP_COMPUTE);
 	} else {
 		if (!(k->g.bf16_flops > 0))
@@ -299,17 +584,21 @@ static aiw_status derive(aiwi_comp *c, tcfg *k)
 	if (!(k->t_c > 0 && isfinite(k->t_c)))
 		return aiwi_err(sim, AIW_ERANGE, "%s: step compute time %g s is not a positive finite time",
 		                c->prefix, k->t_c);
-	k->grad_bytes = params * aiwi_p(c, P_GRAD_BYTES);
-	k->overlap = aiwi_p(c, P_OVERLAP);
-	bool degraded = aiwi_p(c, P_DEG_LINKS) > 0;
-	k->t_comm = comm_time(k, k->N, degraded, aiwi_p(c, P_DEG_FACTOR));
-	double t_comm0 = comm_time(k, k->N, false, 1);
-	k->e = fmax(0, k->t_comm - k->overlap * k->t_c);
-	k->e0 = fmax(0, t_comm0 - k->overlap * k->t_c);
-	k->ew_node = ew_bytes_per_node(k->algo, k->grad_bytes, k->N, k->gpn);
+	if (!k->layout) {
+		k->grad_bytes = params * aiwi_p(c, P_GRAD_BYTES);
+		k->overlap = aiwi_p(c, P_OVERLAP);
+		bool degraded = aiwi_p(c, P_DEG_LINKS) > 0;
+		k->t_comm = comm_time(k, k->N, degraded, aiwi_p(c, P_DEG_FACTOR));
+		double t_comm0 = comm_time(k, k->N, false, 1);
+		k->e = fmax(0, k->t_comm - k->overlap * k->t_c);
+		k->e0 = fmax(0, t_comm0 - k->overlap * k->t_c);
+		k->ew_node = ew_bytes_per_node(k->algo, k->grad_bytes, k->N, k->gpn);
+	}
 	/* checkpoints */
 	if (aiwi_pset(c, P_CKPT_TIME) && !c->v[P_CKPT_TIME].is_auto)
 		k->w = aiwi_p(c, P_CKPT_TIME);
+	else if (k->layout)
+		k->w = layout_ckpt_time(c, k);
 	else
 		k->w = params * aiwi_p(c, P_CKPT_BYTES) / aiwi_p(c, P_STORAGE_BW);
 	if (!isfinite(k->w) || k->w > 1e7)
@@ -338,7 +627,7 @@ static aiw_status derive(aiwi_comp *c, tcfg *k)
 /* ------------------------------------------------------------------------ */
 enum { S_WAIT, S_STEP, S_CKPT, S_RESTART, S_DONE };
 
-#define MAX_PIECES 6
+#define MAX_PIECES 8
 typedef struct phase {
 	double t0, dur;
 	int n;
@@ -350,6 +639,7 @@ typedef struct phase {
 	/* step only */
 	double t_max;             /* compute of the slowest GPU */
 	double e;                 /* exposed communication */
+	double bubble;            /* pipeline bubble (layout model), after t_max */
 	double base;              /* step without jitter, slow GPUs or degraded links */
 } phase;
 
@@ -363,8 +653,8 @@ typedef struct training {
 	/* integrals of finished phases */
 	double e_done, busy_done, bytes_done;
 	/* persisted progress: committed at checkpoints, pending since */
-	double c_steps, c_compute, c_wait, c_comm;
-	double p_steps, p_compute, p_wait, p_comm;
+	double c_steps, c_compute, c_wait, c_comm, c_bubble;
+	double p_steps, p_compute, p_wait, p_comm, p_bubble;
 	double last_commit, next_ckpt;
 	/* totals */
 	double steps_exec, steps_lost, step_sum, base_sum;
@@ -478,12 +768,18 @@ static void begin_step(aiwi_comp *c, training *T, double t)
 	}
 	if (ph->n == 0 || ph->end[ph->n - 1] < tmax) /* the 1e-6 floor */
 		piece_add(ph, tmax, idle, 0);
+	/* the pipeline bubble runs at the slowest stage's pace (the jitter's
+	 * maximum), every GPU waiting in it at idle power */
+	double bub = k->bubble > 0 ? k->bubble * m : 0, tb = tmax + bub;
+	if (bub > 0)
+		piece_add(ph, tb, idle, 0);
 	if (k->e > 0)
-		piece_add(ph, tmax + k->e, N * k->g.comm_w, 0);
+		piece_add(ph, tb + k->e, N * k->g.comm_w, 0);
 	phase_close(ph);
 	ph->t_max = tmax;
 	ph->e = k->e;
-	ph->base = tc + k->e0;
+	ph->bubble = bub;
+	ph->base = k->bubble > 0 ? tc + k->bubble + k->e0 : tc + k->e0;
 	ph->bytes = k->ew_node;
 	ph->comm_len = fmin(k->t_comm, ph->dur);
 	T->state = S_STEP;
@@ -543,6 +839,7 @@ static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	T->p_compute += fmin(ph->t_max, tc);
 	T->p_wait += fmax(0, ph->t_max - tc);
 	T->p_comm += ph->e;
+	T->p_bubble += ph->bubble;
 	if (T->c_steps + T->p_steps >= T->k.steps_budget)
 		finish_job(c, T, t);
 	else if (t >= T->next_ckpt)
@@ -564,7 +861,8 @@ static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	T->c_compute += T->p_compute;
 	T->c_wait += T->p_wait;
 	T->c_comm += T->p_comm;
-	T->p_steps = T->p_compute = T->p_wait = T->p_comm = 0;
+	T->c_bubble += T->p_bubble;
+	T->p_steps = T->p_compute = T->p_wait = T->p_comm = T->p_bubble = 0;
 	T->last_commit = t;
 	T->next_ckpt = t + T->k.tau;
 	begin_step(c, T, t);
@@ -617,7 +915,7 @@ static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg)
 		/* everything since the last completed checkpoint is lost */
 		T->lost_s += t - T->last_commit;
 		T->steps_lost += T->p_steps;
-		T->p_steps = T->p_compute = T->p_wait = T->p_comm = 0;
+		T->p_steps = T->p_compute = T->p_wait = T->p_comm = T->p_bubble = 0;
 	}
 	double down = clamp0(aiwi_dist_sample(aiwi_pd(c, P_RESTART), T->frng));
 	if (T->spares_free >= 1) {
@@ -761,7 +1059,7 @@ static void training_finish(aiwi_comp *c, double t)
 	 * called again later) */
 	double steps = T->c_steps + T->p_steps;
 	double compute = T->c_compute + T->p_compute, wait = T->c_wait + T->p_wait;
-	double comm = T->c_comm + T->p_comm;
+	double comm = T->c_comm + T->p_comm, bubble = T->c_bubble + T->p_bubble;
 	double ckpt = T->ckpt_s, restart = T->restart_s;
 	if (T->state == S_STEP || T->state == S_CKPT || T->state == S_RESTART) {
 		const phase *ph = &T->ph;
@@ -770,7 +1068,12 @@ static void training_finish(aiwi_comp *c, double t)
 			double cpt = fmin(ph->t_max, k->t_c);
 			compute += fmin(x, cpt);
 			wait += fmin(clamp0(x - cpt), clamp0(ph->t_max - cpt));
-			comm += clamp0(x - ph->t_max);
+			if (ph->bubble > 0) {
+				bubble += fmin(clamp0(x - ph->t_max), ph->bubble);
+				comm += clamp0(x - ph->t_max - ph->bubble);
+			} else {
+				comm += clamp0(x - ph->t_max);
+			}
 		} else if (T->state == S_CKPT) {
 			ckpt += x;
 		} else {
@@ -794,7 +1097,7 @@ static void training_finish(aiwi_comp *c, double t)
 	M("step_time_p99_s", aiwi_hist_quantile(&T->hist, 0.99));
 	M("step_compute_s", k->t_c);
 	M("goodput", wall > 0 ? useful / wall : NAN);
-	M("ettr", wall > 0 ? (compute + wait + comm) / wall : NAN);
+	M("ettr", wall > 0 ? (compute + wait + comm + bubble) / wall : NAN);
 	M("straggler_slowdown", T->steps_exec > 0 ? T->step_sum / T->base_sum : NAN);
 	M("wall_s", wall);
 	M("compute_s", compute);
@@ -807,19 +1110,50 @@ static void training_finish(aiwi_comp *c, double t)
 	M("checkpoints", T->checkpoints);
 	M("checkpoint_interval_s", k->tau);
 	M("checkpoint_time_s", k->w);
-	M("mfu_achieved",
-	  wall > 0 && k->g.bf16_flops > 0
-	          ? 6 * aiwi_p(c, P_MODEL_PARAMS) * tokens / (k->N * k->g.bf16_flops * wall)
-	          : NAN);
+	if (k->layout)
+		M("mfu_achieved", wall > 0 ? k->flops_per_token * tokens / (k->N * k->peak * wall) : NAN);
+	else
+		M("mfu_achieved",
+		  wall > 0 && k->g.bf16_flops > 0
+		          ? 6 * aiwi_p(c, P_MODEL_PARAMS) * tokens / (k->N * k->g.bf16_flops * wall)
+		          : NAN);
 	M("allreduce_s", k->t_comm);
 	M("allreduce_busbw_bytes_per_s",
-	  k->t_comm > 0 ? k->grad_bytes / k->t_comm * aiwi_busbw_factor(k->N) : NAN);
+	  k->t_comm > 0 ? k->grad_bytes / k->t_comm * aiwi_busbw_factor(k->ar_ranks) : NAN);
 	M("east_west_bytes", bytes_at(T, t) * k->nodes);
 	M("energy_kwh", c->energy_j / 3.6e6);
 	M("hardware_cost_usd", c->cost_usd);
 	M("energy_cost_usd", energy_cost);
 	M("cost_usd", cost);
 	M("cost_per_mtok_usd", tokens > 0 ? cost / (tokens / 1e6) : NAN);
+	if (k->layout) {
+		/* the layout model: the nominal step, its breakdown, memory; the
+		 * time totals count the steps kept, like compute_s */
+		const aiwi_tstep *S = &k->S;
+		M("mfu_model", S->mfu);
+		M("step_time_model_s", k->t_c + k->bubble + k->e);
+		M("dp", k->L.dp);
+		M("micro_batches", k->L.m);
+		M("pp_bubble_s", bubble);
+		M("tp_s", steps * S->tp);
+		M("cp_s", steps * S->cp);
+		M("ep_s", steps * S->ep);
+		M("pp_transfer_s", steps * S->pp_transfer);
+		M("dp_exposed_s", steps * S->dp);
+		M("step_tp_s", S->tp);
+		M("step_pp_bubble_s", S->bubble);
+		M("step_pp_transfer_s", S->pp_transfer);
+		M("step_dp_exposed_s", S->dp);
+		M("step_cp_s", S->cp);
+		M("step_ep_s", S->ep);
+		M("memory_per_gpu_bytes", k->mem.total);
+		M("memory_weights_bytes", k->mem.term[AIWI_M_WEIGHTS]);
+		M("memory_gradients_bytes", k->mem.term[AIWI_M_GRADS]);
+		M("memory_optimizer_bytes", k->mem.term[AIWI_M_OPTIM]);
+		M("memory_activations_bytes", k->mem.term[AIWI_M_ACT]);
+		M("memory_buffers_bytes", k->mem.term[AIWI_M_BUFFERS]);
+		M("memory_largest_term", k->mem.largest);
+	}
 #undef M
 }
 
@@ -971,6 +1305,22 @@ const aiwi_kind aiwi_kind_training = {
 	.destroy = training_destroy,
 };
 
+double aiwi_training_layout_step(aiwi_comp *c, double *t_c)
+{
+	if (!c || c->kind != &aiwi_kind_training || !aiwi_pset(c, P_LAYERS))
+		return NAN;
+	char saved[1024];
+	snprintf(saved, sizeof saved, "%s", aiw_sim_errmsg(c->sim));
+	tcfg k;
+	aiw_status st = derive(c, &k);
+	aiwi_err(c->sim, AIW_OK, "%s", saved); /* the model's start reports errors */
+	if (st != AIW_OK)
+		return NAN;
+	if (t_c)
+		*t_c = k.t_c;
+	return k.t_c * fmax(k.mu, 1e-6) + k.bubble * fmax(k.mu, 1e-6) + k.e;
+}
+
 /* ------------------------------------------------------------------------ */
 /* scaling study                                                             */
 /* ------------------------------------------------------------------------ */
@@ -1058,7 +1408,31 @@ AIW_EXPORT aiw_status aiw_training_scaling(aiw_sim *sim, const char *component,
 	const aiwi_dist *jit = aiwi_pd(c, P_JITTER);
 	bool degraded = aiwi_p(c, P_DEG_LINKS) > 0;
 	double deg = aiwi_p(c, P_DEG_FACTOR);
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && k.layout; i++) {
+		/* the layout model: p GPUs in the same tp x pp x cp model-parallel
+		 * groups, dp = p / (tp pp cp); weak scaling keeps the micro-batches
+		 * per step, strong the global batch */
+		double p = gpu_counts[i];
+		aiwi_tlayout L = k.L;
+		L.gpus = p;
+		L.dp = 0;
+		if (weak)
+			L.global_batch = k.L.global_batch / k.L.dp * (p / (L.tp * L.pp * L.cp));
+		char e[400];
+		aiwi_tstep S;
+		if (aiwi_tlayout_check(&L, &k.A, e, sizeof e) != AIW_OK ||
+		    aiwi_tstep_compute(&k.A, &L, &k.H, &S, e, sizeof e) != AIW_OK)
+			return aiwi_err(sim, AIW_ERANGE, "aiw_training_scaling: gpu_counts[%zu] = %g: %s",
+			                i, p, e);
+		double ns = fmin(k.n_slow, p), nf = p - ns, em;
+		if ((st = expected_max(jit, nf, ns, k.slow_factor, &em)) != AIW_OK)
+			return aiwi_err(sim, st, "out of memory");
+		double scaled = S.compute + S.bubble;
+		step_time_s[i] = scaled * em + (S.step - scaled);
+		if (efficiency)
+			efficiency[i] = isfinite(k.mu) ? S.compute * k.mu / step_time_s[i] : NAN;
+	}
+	for (size_t i = 0; i < n && !k.layout; i++) {
 		double p = gpu_counts[i];
 		/* weak: fixed per-GPU batch, so fixed per-GPU compute; strong:
 		 * fixed global batch split over p */

@@ -28,6 +28,8 @@ EXAMPLE_ARGS = {
     "aiw_size_training_preset_name": (0,),
     "aiw_size_training_memory": (70e9, 12),
     "aiw_size_activations": (80, 4096, 1, 8192, 64, 8, "selective"),
+    "aiw_size_activations_per_gpu": (80, 4096, 1, 8192, 64, 8, 1, 4, 1, 32, "selective"),
+    "aiw_size_zero_state": (7.5e9, 64, 1, 2, 2, 12),
     "aiw_size_inference_weights": (70e9, 16),
     "aiw_size_kv_cache": (80, 8, 128, 16, 4096, 1),
     "aiw_size_max_sequences": (80e9, 14e9, 1.34e9, 0.1),

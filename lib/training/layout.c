@@ -1,0 +1,189 @@
+/*
+ * layout.c - a training job's parallel layout: validation, placement of
+ * its groups on nodes, collectives per group and the pipeline bubble
+ * (layout.h).
+ *
+ * Placement follows Megatron-LM's launcher with the rank order tp, cp, pp,
+ * dp (tp fastest): a TP group is tp consecutive ranks, inside one node
+ * when tp <= gpus_per_node; a CP group strides tp ranks, a PP group tp cp,
+ * a DP group tp cp pp.  A group of stride s >= gpus_per_node has one
+ * member per node, and all its members share a local rank, hence a rail:
+ * its ring runs on the NICs.  A group of stride s < gpus_per_node has
+ * gpus_per_node / s members per node and runs hierarchically (intra-node
+ * stage, then one inter-node ring per rail), or, as one flat ring, at its
+ * slowest link (collective.c).
+ */
+#include "training/layout.h"
+
+#include <math.h>
+#include <stdio.h>
+
+static bool whole(double x, double lo)
+{
+	return isfinite(x) && x >= lo && floor(x) == x;
+}
+
+static bool divides(double a, double b)
+{
+	return a >= 1 && fmod(b, a) == 0;
+}
+
+aiw_status aiwi_tlayout_check(aiwi_tlayout *L, const aiwi_tarch *A, char *err, size_t len)
+{
+#define BAD(...) return aiwi_buferr(err, len, AIW_ERANGE, __VA_ARGS__)
+	static const struct {
+		const char *name;
+		size_t off;
+	} ARCH[] = {
+		{"layers", offsetof(aiwi_tarch, layers)},     {"hidden", offsetof(aiwi_tarch, hidden)},
+		{"ffn_hidden", offsetof(aiwi_tarch, ffn)},    {"heads", offsetof(aiwi_tarch, heads)},
+		{"kv_heads", offsetof(aiwi_tarch, kv_heads)}, {"vocab", offsetof(aiwi_tarch, vocab)},
+		{"seq_len", offsetof(aiwi_tarch, seq)},
+	};
+	for (size_t i = 0; i < sizeof ARCH / sizeof *ARCH; i++) {
+		double x = *(const double *)(const void *)((const char *)A + ARCH[i].off);
+		if (!whole(x, 1))
+			BAD("%s = %g must be a whole number >= 1", ARCH[i].name, x);
+	}
+	if (!divides(A->heads, A->hidden))
+		BAD("heads = %g does not divide hidden = %g", A->heads, A->hidden);
+	if (A->kv_heads > A->heads || !divides(A->kv_heads, A->heads))
+		BAD("kv_heads = %g must divide heads = %g", A->kv_heads, A->heads);
+	bool moe = A->experts > 1;
+	if (moe) {
+		if (!whole(A->experts, 1) || !whole(A->topk, 1) || A->topk > A->experts)
+			BAD("experts_per_token = %g must be a whole number in 1 to experts = %g", A->topk,
+			    A->experts);
+		if (!whole(A->expert_ffn, 1))
+			BAD("expert_ffn_hidden = %g must be a whole number >= 1", A->expert_ffn);
+	}
+	static const struct {
+		const char *name;
+		size_t off;
+	} LAY[] = {
+		{"tp", offsetof(aiwi_tlayout, tp)},
+		{"pp", offsetof(aiwi_tlayout, pp)},
+		{"virtual_stages", offsetof(aiwi_tlayout, v)},
+		{"cp", offsetof(aiwi_tlayout, cp)},
+		{"ep", offsetof(aiwi_tlayout, ep)},
+		{"micro_batch", offsetof(aiwi_tlayout, micro_batch)},
+		{"global_batch", offsetof(aiwi_tlayout, global_batch)},
+		{"gpus", offsetof(aiwi_tlayout, gpus)},
+		{"gpus_per_node", offsetof(aiwi_tlayout, gpn)},
+	};
+	for (size_t i = 0; i < sizeof LAY / sizeof *LAY; i++) {
+		double x = *(const double *)(const void *)((const char *)L + LAY[i].off);
+		if (!whole(x, 1))
+			BAD("%s = %g must be a whole number >= 1", LAY[i].name, x);
+	}
+	double model = L->tp * L->pp * L->cp;
+	if (!divides(model, L->gpus))
+		BAD("tp x pp x cp = %g x %g x %g = %g does not divide gpus = %g", L->tp, L->pp, L->cp,
+		    model, L->gpus);
+	double dp = L->gpus / model;
+	if (L->dp > 0 && L->dp != dp)
+		BAD("dp = %g but gpus / (tp x pp x cp) = %g / %g = %g (leave dp unset to derive it)",
+		    L->dp, L->gpus, model, dp);
+	L->dp = dp;
+	if (!divides(L->tp, A->heads))
+		BAD("tp = %g does not divide heads = %g", L->tp, A->heads);
+	if (!divides(L->tp, A->kv_heads) && !divides(A->kv_heads, L->tp))
+		BAD("tp = %g and kv_heads = %g: one must divide the other", L->tp, A->kv_heads);
+	if (!divides(L->pp, A->layers))
+		BAD("pp = %g does not divide layers = %g", L->pp, A->layers);
+	if (!divides(L->cp, A->seq))
+		BAD("cp = %g does not divide seq_len = %g", L->cp, A->seq);
+	if (L->ep > 1) {
+		if (!moe)
+			BAD("ep = %g needs a mixture of experts (experts > 1)", L->ep);
+		if (!divides(L->ep, L->dp))
+			BAD("ep = %g does not divide dp = %g", L->ep, L->dp);
+		if (!divides(L->ep, A->experts))
+			BAD("ep = %g does not divide experts = %g", L->ep, A->experts);
+	}
+	if (L->schedule == AIWI_SCHED_INTERLEAVED) {
+		if (L->pp < 2 || L->v < 2)
+			BAD("schedule = interleaved needs pp >= 2 and virtual_stages >= 2 (pp = %g, "
+			    "virtual_stages = %g)",
+			    L->pp, L->v);
+		if (!divides(L->pp * L->v, A->layers))
+			BAD("pp x virtual_stages = %g does not divide layers = %g", L->pp * L->v,
+			    A->layers);
+	} else if (L->v != 1) {
+		BAD("virtual_stages = %g needs schedule = interleaved", L->v);
+	}
+	if (L->zero < 0 || L->zero > 3)
+		BAD("zero_stage = %d must be 0 to 3", L->zero);
+	double per_step = L->dp * L->micro_batch;
+	if (!divides(per_step, L->global_batch))
+		BAD("global_batch = %g sequences is not a multiple of dp x micro_batch = %g x %g = %g",
+		    L->global_batch, L->dp, L->micro_batch, per_step);
+	L->m = L->global_batch / per_step;
+	if (L->schedule == AIWI_SCHED_INTERLEAVED && !divides(L->pp, L->m))
+		BAD("schedule = interleaved needs micro-batches per step (global_batch / (dp x "
+		    "micro_batch) = %g) to be a multiple of pp = %g",
+		    L->m, L->pp);
+	return AIW_OK;
+#undef BAD
+}
+
+aiwi_tgroup aiwi_tlayout_group(const aiwi_tlayout *L, int which)
+{
+	double n = 1, stride = 1;
+	switch (which) {
+	case AIWI_G_TP: n = L->tp, stride = 1; break;
+	case AIWI_G_CP: n = L->cp, stride = L->tp; break;
+	case AIWI_G_PP: n = L->pp, stride = L->tp * L->cp; break;
+	case AIWI_G_DP: n = L->dp, stride = L->tp * L->cp * L->pp; break;
+	case AIWI_G_EP: n = L->ep, stride = L->tp * L->cp * L->pp; break;
+	case AIWI_G_EDP: n = L->dp / L->ep, stride = L->tp * L->cp * L->pp * L->ep; break;
+	default: break;
+	}
+	double k = stride < L->gpn ? floor(L->gpn / stride) : 1;
+	return (aiwi_tgroup){n, fmax(1, fmin(n, k))};
+}
+
+double aiwi_group_allreduce(int algo, double S, aiwi_tgroup g, const aiwi_link_spec *intra,
+                            const aiwi_link_spec *inter, double f)
+{
+	return aiwi_allreduce(algo, S, g.n, g.per_node, intra, inter, f);
+}
+
+double aiwi_group_allgather(double S, aiwi_tgroup g, const aiwi_link_spec *intra,
+                            const aiwi_link_spec *inter, double f)
+{
+	/* one phase of the ring (or of each hierarchical stage) */
+	int algo = g.per_node < g.n && g.per_node > 1 ? AIW_AR_HIERARCHICAL : AIW_AR_RING;
+	return aiwi_allreduce(algo, S, g.n, g.per_node, intra, inter, f) / 2;
+}
+
+double aiwi_group_alltoall(double S, aiwi_tgroup g, const aiwi_link_spec *intra,
+                           const aiwi_link_spec *inter)
+{
+	double n = g.n, k = g.per_node;
+	if (n <= 1)
+		return 0;
+	double alpha = k < n ? fmax(intra->alpha_s, inter->alpha_s) : intra->alpha_s;
+	double t_in = S * (k - 1) / n / intra->bw, t_out = S * (n - k) / n / inter->bw;
+	return (n - 1) * alpha + fmax(t_in, t_out);
+}
+
+double aiwi_group_p2p(double S, aiwi_tgroup g, const aiwi_link_spec *intra,
+                      const aiwi_link_spec *inter)
+{
+	if (g.n <= 1)
+		return 0;
+	const aiwi_link_spec *l = g.per_node >= g.n ? intra : inter;
+	return l->alpha_s + S / l->bw;
+}
+
+double aiwi_pp_bubble_slots(int schedule, double p, double v)
+{
+	if (p <= 1)
+		return 0;
+	switch (schedule) {
+	case AIWI_SCHED_INTERLEAVED: return (p - 1) / v;
+	case AIWI_SCHED_ZB_H1: return (p - 1) / 3;
+	default: return p - 1;
+	}
+}
