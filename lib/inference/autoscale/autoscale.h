@@ -83,6 +83,7 @@ enum {
 	AIW_AS_HPA_TOLERANCE_UP,
 	AIW_AS_HPA_TOLERANCE_DOWN,
 	AIW_AS_HPA_BEHAVIOR,
+	AIW_AS_KPA_ACTIVATION_SCALE,
 	AIW_AUTOSCALE_NPARAMS
 };
 
@@ -260,6 +261,11 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 "set|legacy", 0,                                                                         \
 	 "set: the behavior rules above; legacy: an HPA without behavior (scale-up at most to "  \
 	 "max(2 x current, 4), hpa_downscale_stabilization, no rate policies)",                  \
+	 0},                                                                                      \
+	{"kpa_activation_scale", AIW_AS_P_(KIND, "kpa_activation_scale"), AIW_PT_INT, "1", "1",  \
+	 1, 1e6, NULL, AIW_PF_RUNTIME,                                                            \
+	 "kpa: at least this many replicas whenever there is demand (Knative's "                 \
+	 "activation-scale; 1: none)",                                                            \
 	 0}
 
 /* ======================================================================== */

@@ -207,6 +207,7 @@ static void kpa_decide_now(autoscaler *a)
 	a->kc.zero_grace = P(a, AIW_AS_KPA_ZERO_GRACE);
 	a->kc.min_replicas = (int32_t)P(a, AIW_AS_MIN_REPLICAS);
 	a->kc.max_replicas = (int32_t)P(a, AIW_AS_MAX_REPLICAS);
+	a->kc.activation_scale = (int32_t)P(a, AIW_AS_KPA_ACTIVATION_SCALE);
 	bool was = !isnan(a->ks.panic_time);
 	if (was)
 		a->panic_s += now - a->last_tick;
