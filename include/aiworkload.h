@@ -514,7 +514,7 @@ AIW_EXPORT aiw_status aiw_sweep_write_replications_csv(aiw_sweep *sw, const char
  * status with its message, AIW_EPARSE "FILE:LINE: FIELD: ..." for bad
  * rows (unsorted times, negative or non-numeric values, unknown columns),
  * AIW_EIO, AIW_ENOMEM. */
-AIW_EXPORT aiw_status aiw_autoscale_replay(const char *policy, const char *const *settings,
+AIW_EXPORT aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
                                            size_t nsettings, const char *metrics_path,
                                            const char *out_path, uint64_t *syncs, char *err,
                                            size_t errlen);

@@ -43,7 +43,7 @@ static void run_case(kase *k)
 	close(fd);
 	char err[1024];
 	uint64_t n = 0;
-	aiw_status st = aiw_autoscale_replay(k->policy, (const char *const *)k->set, k->nset,
+	aiw_status st = aiw_autoscale_replay(k->policy, (const char **)k->set, k->nset,
 	                                     k->path, out, &n, err, sizeof err);
 	ck_assert_msg(st == AIW_OK, "%s: %s", k->name, err);
 	ck_assert_msg(n == k->nexpect, "%s: %llu syncs, %zu expected", k->name,

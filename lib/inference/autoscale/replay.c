@@ -62,7 +62,7 @@ static void emit(rp *r, double t, int32_t n, int why)
 		fprintf(r->out, "%.9g,%d,%s\n", t, (int)n, aiwi_as_reason_name(why));
 }
 
-aiw_status aiw_autoscale_replay(const char *policy, const char *const *settings,
+aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
                                 size_t nsettings, const char *metrics_path,
                                 const char *out_path, uint64_t *syncs, char *err,
                                 size_t errlen)
