@@ -539,6 +539,28 @@ AIW_EXPORT aiw_status aiw_sweep_write_csv(aiw_sweep *sw, const char *path);
  * the metrics. */
 AIW_EXPORT aiw_status aiw_sweep_write_replications_csv(aiw_sweep *sw, const char *path);
 
+/* ---- autoscaler replay ---------------------------------------------------- */
+/* Run the decisions of autoscaler policy "hpa" or "kpa" on recorded
+ * metrics, without simulating a fleet: the same code the simulation's
+ * controller calls.  settings: nsettings "KEY=VALUE" strings, KEY an
+ * autoscaling parameter of the inference kind (hpa_tolerance,
+ * hpa_scale_up_policies, kpa_stable_window, replicas, ...), validated as in
+ * a scenario.  metrics_path: CSV with a header; columns time (s, strictly
+ * increasing), ready (pods), metric (per ready pod) or total (their sum),
+ * optional unready (or starts), missing, current, stable and panic (kpa
+ * window averages), expect (ignored); '#' lines ignored.  out_path (may
+ * be NULL: no output) receives "time,replicas,reason" at each sync (hpa:
+ * every hpa_sync_period; kpa: every kpa_tick, or every row when stable and
+ * panic are given).  *syncs (may be NULL) the number of syncs.  Errors
+ * (message in err, errlen bytes): AIW_EINVAL (policy, NULL), a setting's
+ * status with its message, AIW_EPARSE "FILE:LINE: FIELD: ..." for bad
+ * rows (unsorted times, negative or non-numeric values, unknown columns),
+ * AIW_EIO, AIW_ENOMEM. */
+AIW_EXPORT aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
+                                           size_t nsettings, const char *metrics_path,
+                                           const char *out_path, uint64_t *syncs, char *err,
+                                           size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -74,17 +74,15 @@ static aiwi_hpa_rules default_rules(int32_t min, int32_t max)
 	/* autoscaling/v2 defaults: scaleUp {stabilization 0, policies 100 %
 	 * and 4 pods per 15 s, selectPolicy Max}, scaleDown {stabilization
 	 * 300 s, 100 % per 15 s} */
-	aiwi_hpa_rules r = {.min_replicas = min,
-	                   .max_replicas = max,
-	                   .up_window = 0,
-	                   .down_window = 300,
-	                   .up_pods = 4,
-	                   .up_percent = 100,
-	                   .down_pods = -1,
-	                   .down_percent = 100,
-	                   .period = 15,
-	                   .up_select = AIW_HPA_SELECT_MAX,
-	                   .down_select = AIW_HPA_SELECT_MAX};
+	aiwi_hpa_rules r = {.min_replicas = min, .max_replicas = max};
+	r.up = (aiwi_hpa_scaling){.policies = {{AIW_HPA_PODS, 4, 15}, {AIW_HPA_PERCENT, 100, 15}},
+	                          .npolicies = 2,
+	                          .select = AIW_HPA_SELECT_MAX,
+	                          .window = 0};
+	r.down = (aiwi_hpa_scaling){.policies = {{AIW_HPA_PERCENT, 100, 15}},
+	                            .npolicies = 1,
+	                            .select = AIW_HPA_SELECT_MAX,
+	                            .window = 300};
 	return r;
 }
 
@@ -157,10 +155,10 @@ START_TEST(hpa_scripted_rate_limits)
 	 * Then the bounds: 60 pods above max 50 -> 50 whatever the metric;
 	 * 1 pod below min 2 -> 2; 0 pods with min 2: autoscaling disabled. */
 	aiwi_hpa_rules r = default_rules(2, 50);
-	r.down_window = 0;
-	r.up_percent = -1;
-	r.period = 60;
-	r.down_percent = 50;
+	r.down.window = 0;
+	r.up.npolicies = 1; /* 4 pods per 60 s */
+	r.up.policies[0].period = 60;
+	r.down.policies[0] = (aiwi_hpa_policy){AIW_HPA_PERCENT, 50, 60};
 	double total[11] = {160, 160, 160, 160, 160, 160, 20, 20, 20, 20, 20};
 	int32_t want[11] = {8, 8, 8, 8, 12, 12, 4, 4, 4, 4, 2};
 	drive(&r, 4, total, want, 11);
@@ -173,14 +171,14 @@ START_TEST(hpa_scripted_rate_limits)
 	ck_assert_int_eq(aiwi_hpa_sync(&r, &s, 45, 7, -1), 7);
 	/* selectPolicy Min on scale-up: the smaller of 100 % and 4 pods */
 	aiwi_hpa_rules m = default_rules(1, 100);
-	m.up_select = AIW_HPA_SELECT_MIN;
+	m.up.select = AIW_HPA_SELECT_MIN;
 	aiwi_hpa_state_free(&s);
 	aiwi_hpa_state_init(&s);
 	ck_assert_int_eq(aiwi_hpa_sync(&m, &s, 0, 10, 40), 14); /* min(20, 14) */
 	ck_assert_int_eq(aiwi_hpa_sync(&m, &s, 15, 2, 40), 4);  /* min(4, 6) */
 	/* disabled scale-down */
-	m.down_select = AIW_HPA_SELECT_DISABLED;
-	m.down_window = 0;
+	m.down.select = AIW_HPA_SELECT_DISABLED;
+	m.down.window = 0;
 	ck_assert_int_eq(aiwi_hpa_sync(&m, &s, 30, 4, 1), 4);
 	aiwi_hpa_state_free(&s);
 }

@@ -128,6 +128,7 @@ int cli_run_configure(aiw_sim *sim, const cli_run_opts *o);
 int cli_run(int argc, char **argv, int first, bool plot);
 int cli_params(int argc, char **argv);
 int cli_catalog(int argc, char **argv);
+int cli_autoscale_replay(int argc, char **argv);
 int cli_scenario(int argc, char **argv);
 
 #endif /* AIW_CLI_COMMON_H */

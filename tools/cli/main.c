@@ -7,6 +7,7 @@
  *   aiworkload params [PATTERN] [--man]              the parameter registry
  *   aiworkload catalog [GPU|LINK]                    built-in hardware
  *   aiworkload scenario                              print the built-in default
+ *   aiworkload autoscale-replay --policy hpa|kpa METRICS.csv   replay decisions
  *
  * One file per command (common.h lists them).  Exit status: 0 success, 2 bad
  * usage or invalid scenario (the message names file:line or the parameter),
@@ -27,6 +28,7 @@ static void usage_text(FILE *f)
 	        "       aiworkload params [PATTERN] [--man]\n"
 	        "       aiworkload catalog [GPU|LINK]\n"
 	        "       aiworkload scenario\n"
+	        "       aiworkload autoscale-replay --policy hpa|kpa [--set K=V] METRICS.csv\n"
 	        "       aiworkload --help | --version\n"
 	        "\n"
 	        "Simulate AI training and inference on one discrete-event clock and report\n"
@@ -80,6 +82,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "sweep") == 0) /* sweep.c */
 		return cli_sweep(argc - 1, argv + 1);
+	if (strcmp(cmd, "autoscale-replay") == 0) /* autoscale_replay.c */
+		return cli_autoscale_replay(argc, argv);
 	for (int i = 2; i < argc; i++)
 		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
 			usage_text(stdout);

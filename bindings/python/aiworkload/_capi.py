@@ -225,13 +225,18 @@ SIGNATURES = {
                                        ("metric", c_size_t), ("out", PD)]),
     "aiw_sweep_write_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
     "aiw_sweep_write_replications_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
+    # autoscaler replay (autoscale/replay.c)
+    "aiw_autoscale_replay": (STATUS, [("policy", c_char_p), ("settings", POINTER(c_char_p)),
+                                      ("nsettings", c_size_t), ("metrics_path", c_char_p),
+                                      ("out_path", c_char_p), ("syncs", POINTER(c_uint64)),
+                                      ("err", c_char_p), ("errlen", c_size_t)]),
 }
 
 # Functions whose pointer arguments are arrays (not single outputs): they
 # have hand-written wrappers, never generated ones.
 ARRAY_FUNCTIONS = {"aiw_sim_series_copy", "aiw_site_diversity_sweep",
                    "aiw_site_diversity_shares", "aiw_training_scaling",
-                   "aiw_sweep_run_task", "aiw_sweep_store"}
+                   "aiw_sweep_run_task", "aiw_sweep_store", "aiw_autoscale_replay"}
 
 # C typedef names of the callback types above (the header test maps them).
 CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN,

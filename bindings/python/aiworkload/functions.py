@@ -235,5 +235,27 @@ def site_diversity_shares(scenario=None, total_gpus=1024, shares=(0.3, 0.5, 0.7)
     return cols
 
 
+def autoscale_replay(policy, metrics_path, settings=(), out_path=None):
+    """The decisions of autoscaler policy "hpa" or "kpa" on a recorded metric
+    CSV (aiw_autoscale_replay(3)); settings: "KEY=VALUE" strings; out_path
+    receives time,replicas,reason per sync.  Returns the number of syncs."""
+    from ctypes import byref, create_string_buffer
+    from .registry import _raw
+    enc = [str(x).encode("utf-8") for x in settings]
+    arr = (c_char_p * max(1, len(enc)))(*enc)
+    n = c_uint64(0)
+    err = create_string_buffer(1024)
+    st = _raw(_capi.lib.aiw_autoscale_replay)(
+        str(policy).encode("utf-8"), arr, len(enc), str(metrics_path).encode("utf-8"),
+        str(out_path).encode("utf-8") if out_path is not None else None, byref(n), err,
+        len(err))
+    if st != 0:
+        msg = err.value.decode("utf-8", "replace") or \
+            _capi.lib.aiw_strerror(st).decode("utf-8", "replace")
+        raise _capi.make_error(st, msg, "aiw_autoscale_replay")
+    return n.value
+
+
+__all__ += ["autoscale_replay"]
 __all__ += ["site_diversity_shares", "DIVERSITY_COLUMNS"]
 __all__ += ["site_diversity_sweep", "gpus", "gpu", "gpu_fields", "links", "link", "link_fields", "training_presets"]

@@ -247,6 +247,11 @@ class EveryFunction(unittest.TestCase):
         aiworkload.metrics()  # aiw_metric_count, aiw_metric_info
         self.assertEqual(aiworkload.parse_value("duration", "90d"), 90 * 86400.0)
         with tempfile.TemporaryDirectory() as d:
+            m = os.path.join(d, "m.csv")
+            with open(m, "w") as f:
+                f.write("time,ready,metric\n0,2,0.9\n")
+            self.assertEqual(aiworkload.autoscale_replay("hpa", m, ["replicas=2"]), 1)
+        with tempfile.TemporaryDirectory() as d:
             ini = os.path.join(d, "s.ini")
             with open(ini, "w") as f:
                 f.write(aiwtest.SCRIPTED)

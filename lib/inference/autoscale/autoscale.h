@@ -78,6 +78,12 @@ enum {
 	AIW_AS_SPOT_MAX_FAILED,
 	AIW_AS_SPOT_RETRY,
 	AIW_AS_COMPARE_FIXED,
+	AIW_AS_HPA_UP_POLICIES,
+	AIW_AS_HPA_DOWN_POLICIES,
+	AIW_AS_HPA_TOLERANCE_UP,
+	AIW_AS_HPA_TOLERANCE_DOWN,
+	AIW_AS_HPA_BEHAVIOR,
+	AIW_AS_KPA_ACTIVATION_SCALE,
 	AIW_AUTOSCALE_NPARAMS
 };
 
@@ -229,6 +235,37 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 NULL, AIW_PF_NONE | AIW_PF_AUTO,                                                         \
 	 "also simulate this fleet fixed at N on-demand replicas, same traffic and seed, for "   \
 	 "the fixed_* and *_saved metrics (auto: this run's peak; none: no comparison)",         \
+	 0},                                                                                      \
+	{"hpa_scale_up_policies", AIW_AS_P_(KIND, "hpa_scale_up_policies"), AIW_PT_STRING, NULL, \
+	 "", 0, 0, NULL, AIW_PF_NONE,                                                             \
+	 "scaleUp.policies, \"pods:4/15s, percent:100/15s\" (TYPE:VALUE/PERIOD, each its own "   \
+	 "period; when set, hpa_scale_up_pods, _percent and hpa_policy_period do not apply "     \
+	 "to scale-up)",                                                                          \
+	 0},                                                                                      \
+	{"hpa_scale_down_policies", AIW_AS_P_(KIND, "hpa_scale_down_policies"), AIW_PT_STRING,   \
+	 NULL, "", 0, 0, NULL, AIW_PF_NONE,                                                       \
+	 "scaleDown.policies, \"percent:10/60s, pods:5/60s\" (when set, hpa_scale_down_pods, "  \
+	 "_percent and hpa_policy_period do not apply to scale-down)",                           \
+	 0},                                                                                      \
+	{"hpa_tolerance_up", AIW_AS_P_(KIND, "hpa_tolerance_up"), AIW_PT_REAL, NULL, "1", 0, 10, \
+	 NULL, AIW_PF_RUNTIME | AIW_PF_NONE,                                                      \
+	 "scaleUp.tolerance: no scale-up while metric / target <= 1 + this (none: "             \
+	 "hpa_tolerance)",                                                                        \
+	 0},                                                                                      \
+	{"hpa_tolerance_down", AIW_AS_P_(KIND, "hpa_tolerance_down"), AIW_PT_REAL, NULL, "1", 0,  \
+	 1, NULL, AIW_PF_RUNTIME | AIW_PF_NONE,                                                   \
+	 "scaleDown.tolerance: no scale-down while metric / target >= 1 - this (none: "         \
+	 "hpa_tolerance)",                                                                        \
+	 0},                                                                                      \
+	{"hpa_behavior", AIW_AS_P_(KIND, "hpa_behavior"), AIW_PT_ENUM, "set", "", 0, 1,          \
+	 "set|legacy", 0,                                                                         \
+	 "set: the behavior rules above; legacy: an HPA without behavior (scale-up at most to "  \
+	 "max(2 x current, 4), hpa_downscale_stabilization, no rate policies)",                  \
+	 0},                                                                                      \
+	{"kpa_activation_scale", AIW_AS_P_(KIND, "kpa_activation_scale"), AIW_PT_INT, "1", "1",  \
+	 1, 1e6, NULL, AIW_PF_RUNTIME,                                                            \
+	 "kpa: at least this many replicas whenever there is demand (Knative's "                 \
+	 "activation-scale; 1: none)",                                                            \
 	 0}
 
 /* ======================================================================== */
@@ -294,6 +331,12 @@ typedef struct aiwi_hpa_calc_in {
 	double target;    /* target utilisation (fraction) or target value */
 	double tolerance; /* 0.1 */
 	bool resource;    /* a resource utilisation metric (else a pods metric) */
+	/* per direction (behavior.scaleUp/scaleDown.tolerance, Kubernetes
+	 * 1.33, replica_calculator.go, Tolerances.isWithin: no change while
+	 * 1 - down <= ratio <= 1 + up), used when per_direction is set; else
+	 * |1 - ratio| <= tolerance as in earlier releases */
+	bool per_direction;
+	double tolerance_up, tolerance_down;
 } aiwi_hpa_calc_in;
 
 /* The recommendation, or -1 when no pod has a metric (the HPA then does
@@ -305,19 +348,68 @@ typedef struct aiwi_hpa_calc_in {
  * are set aside on a scale-down), the ratio is recomputed, and a change
  * within tolerance or of the other direction is dropped. */
 int32_t aiwi_hpa_calc(const aiwi_hpa_calc_in *in);
+/* The same, telling in *reason (may be NULL) AIW_AS_R_TOLERANCE when the
+ * ratio was within tolerance (or turned direction), AIW_AS_R_NO_METRIC
+ * when it returns -1, AIW_AS_R_SCALE otherwise. */
+int32_t aiwi_hpa_calc_r(const aiwi_hpa_calc_in *in, int *reason);
+
+/* Why a decision is what it is (the replay prints them). */
+enum {
+	AIW_AS_R_SCALE,       /* the metric's recommendation, within every limit */
+	AIW_AS_R_TOLERANCE,   /* within tolerance: no change */
+	AIW_AS_R_NO_METRIC,   /* no pod had a metric: no change */
+	AIW_AS_R_DISABLED,    /* spec.replicas = 0 with min_replicas > 0 */
+	AIW_AS_R_STABILIZED,  /* the stabilisation window held it */
+	AIW_AS_R_LIMIT,       /* a scaling policy (or the legacy 2x / 4) limited it */
+	AIW_AS_R_MAX,         /* max_replicas */
+	AIW_AS_R_MIN,         /* min_replicas */
+	AIW_AS_R_PANIC,       /* kpa: panic mode (no scale-down) */
+	AIW_AS_R_DELAY,       /* kpa: the scale-down delay held it */
+	AIW_AS_R_GRACE,       /* kpa: the grace period before zero held it */
+	AIW_AS_R_RATE,        /* kpa: max scale-up or scale-down rate */
+	AIW_AS_R_ACTIVATION,  /* kpa: activation scale */
+	AIW_AS_R_STABLE,      /* kpa: stable mode */
+	AIW_AS_NREASONS
+};
+/* "scale", "tolerance", "no-metric", ...; NULL out of range */
+const char *aiwi_as_reason_name(int reason);
 
 enum { AIW_HPA_SELECT_MAX, AIW_HPA_SELECT_MIN, AIW_HPA_SELECT_DISABLED };
 
+enum { AIW_HPA_PODS, AIW_HPA_PERCENT };
+#define AIW_HPA_MAX_POLICIES 16
+
+/* One HPAScalingPolicy: at most `value` pods or percent per `period`. */
+typedef struct aiwi_hpa_policy {
+	int type;     /* AIW_HPA_PODS, AIW_HPA_PERCENT */
+	double value; /* pods, or percent */
+	double period; /* periodSeconds (s), > 0 */
+} aiwi_hpa_policy;
+
+/* HPAScalingRules of one direction. */
+typedef struct aiwi_hpa_scaling {
+	aiwi_hpa_policy policies[AIW_HPA_MAX_POLICIES];
+	size_t npolicies;
+	int select;    /* AIW_HPA_SELECT_* */
+	double window; /* stabilizationWindowSeconds (s) */
+} aiwi_hpa_scaling;
+
 /* behavior: the scaling rules (defaults: up 100 % or 4 pods per 15 s, the
- * larger; down 100 % per 15 s; down stabilisation 300 s). */
+ * larger; down 100 % per 15 s; down stabilisation 300 s).  legacy: an HPA
+ * without behavior (horizontal.go, normalizeDesiredReplicas): the highest
+ * recommendation of the last down.window seconds, then at most max(2 x
+ * current, 4), no scale events. */
 typedef struct aiwi_hpa_rules {
 	int32_t min_replicas, max_replicas;
-	double up_window, down_window; /* stabilizationWindowSeconds (s) */
-	double up_pods, up_percent;    /* policies; < 0: none */
-	double down_pods, down_percent;
-	double period;                 /* periodSeconds of every policy (s) */
-	int up_select, down_select;    /* AIW_HPA_SELECT_* */
+	bool legacy;
+	aiwi_hpa_scaling up, down;
 } aiwi_hpa_rules;
+
+/* Parse a list of policies, "pods:4/15s, percent:100/15s" (TYPE:VALUE/
+ * PERIOD; pods an integer >= 1, percent > 0, period in (0, 1800 s]).
+ * Errors name the entry and the allowed range. */
+aiw_status aiwi_hpa_policies_parse(const char *text, aiwi_hpa_scaling *out, char *err,
+                                  size_t errlen);
 
 typedef struct aiwi_hpa_sample {
 	double t;
@@ -346,6 +438,9 @@ void aiwi_hpa_state_free(aiwi_hpa_state *s);
  * negative aiw_status on ENOMEM. */
 int32_t aiwi_hpa_sync(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now, int32_t current,
                      int32_t recommendation);
+/* The same, telling in *reason (may be NULL) why (AIW_AS_R_*). */
+int32_t aiwi_hpa_sync_r(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now,
+                       int32_t current, int32_t recommendation, int *reason);
 
 /* The stabilisation step alone (stabilizeRecommendationWithBehaviors):
  * records the recommendation and returns the stabilised value. */
@@ -365,6 +460,11 @@ typedef struct aiwi_kpa_conf {
 	double down_delay;      /* scale-down delay (s), 0: none */
 	double zero_grace;      /* scale-to-zero grace period (s) */
 	int32_t min_replicas, max_replicas;
+	/* autoscaler.go, Scale: activation scale (0 or 1: none), and whether
+	 * the revision is unreachable (then no max scale-down rate applies);
+	 * zero-initialised: none and reachable, as the simulation runs */
+	int32_t activation_scale;
+	bool unreachable;
 } aiwi_kpa_conf;
 
 typedef struct aiwi_kpa_state {
@@ -395,6 +495,10 @@ int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, u
  * this tick.  Returns the new desired count, or AIW_ENOMEM. */
 int32_t aiwi_kpa_step(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, int32_t current,
                      uint32_t ready, double stable, double panic);
+/* The same, telling in *reason (may be NULL) why (AIW_AS_R_*). */
+int32_t aiwi_kpa_step_r(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now,
+                       int32_t current, uint32_t ready, double stable, double panic,
+                       int *reason);
 
 /* The last samples of the demand, for the window averages. */
 typedef struct aiwi_kpa_ring {

@@ -60,6 +60,7 @@ typedef struct autoscaler {
 	/* hpa (and predictive's stabilisation) */
 	aiwi_hpa_rules rules;
 	aiwi_hpa_state hs;
+	aiwi_hpa_scaling up_list, down_list; /* hpa_scale_{up,down}_policies, parsed */
 	/* kpa */
 	aiwi_kpa_conf kc;
 	aiwi_kpa_state ks;
@@ -142,5 +143,7 @@ aiw_status aiwi_as_start_scrape(autoscaler *a);
 int32_t aiwi_as_hpa_recommendation(const autoscaler *a, const window *w);
 /* The behavior read from the parameters (they may change at run time). */
 void aiwi_as_hpa_refresh_rules(autoscaler *a);
+/* Parse hpa_scale_{up,down}_policies (errors name the parameter). */
+aiw_status aiwi_as_hpa_check_policies(autoscaler *a);
 
 #endif /* AIW_AUTOSCALE_CONTROLLER_H */

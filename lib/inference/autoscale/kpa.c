@@ -29,16 +29,28 @@ void aiwi_kpa_state_init(aiwi_kpa_state *s)
 	s->zero_since = NAN;
 }
 
-int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, uint32_t ready_pods,
-                       double stable, double panic)
+/* autoscaler.go, Scale (from the ready pods to the delay window) */
+static int32_t decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, uint32_t ready_pods,
+                      double stable, double panic, int *why)
 {
 	double ready = ready_pods > 0 ? (double)ready_pods : 1.0;
 	double max_up = ceil(k->max_up_rate * ready);
-	double max_down = floor(ready / k->max_down_rate);
+	double max_down = k->unreachable ? 0 : floor(ready / k->max_down_rate);
 	double dspc = ceil(stable / k->target);
 	double dppc = ceil(panic / k->target);
 	int32_t dsp = (int32_t)fmin(fmin(fmax(dspc, max_down), max_up), INT32_MAX);
 	int32_t dpp = (int32_t)fmin(fmin(fmax(dppc, max_down), max_up), INT32_MAX);
+	if (why)
+		*why = dspc > max_up || dspc < max_down ? AIW_AS_R_RATE : AIW_AS_R_STABLE;
+	if (k->activation_scale > 1) {
+		if (dspc > 0 && k->activation_scale > dsp) {
+			dsp = k->activation_scale;
+			if (why)
+				*why = AIW_AS_R_ACTIVATION;
+		}
+		if (dppc > 0 && k->activation_scale > dpp)
+			dpp = k->activation_scale;
+	}
 	bool over = dppc / ready >= k->panic_threshold;
 	if (over) {
 		s->panic_time = now; /* begin, or extend */
@@ -53,10 +65,18 @@ int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, u
 		if (want > s->max_panic_pods)
 			s->max_panic_pods = want;
 		want = s->max_panic_pods; /* no scale-down while panicking */
+		if (why)
+			*why = AIW_AS_R_PANIC;
 	}
 	return want;
 }
 
+
+int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, uint32_t ready_pods,
+                       double stable, double panic)
+{
+	return decide(k, s, now, ready_pods, stable, panic, NULL);
+}
 
 void aiwi_kpa_state_free(aiwi_kpa_state *s)
 {
@@ -84,7 +104,16 @@ static bool push_sample(aiwi_hpa_sample **v, size_t *n, size_t *cap, aiwi_hpa_sa
 int32_t aiwi_kpa_step(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, int32_t current,
                      uint32_t ready, double stable, double panic)
 {
-	int32_t want = aiwi_kpa_decide(k, s, now, ready, stable, panic);
+	return aiwi_kpa_step_r(k, s, now, current, ready, stable, panic, NULL);
+}
+
+int32_t aiwi_kpa_step_r(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now,
+                       int32_t current, uint32_t ready, double stable, double panic,
+                       int *reason)
+{
+	int why_;
+	int *why = reason ? reason : &why_;
+	int32_t want = decide(k, s, now, ready, stable, panic, why);
 	/* scale-down delay: the highest decision of the window wins */
 	double dw = k->down_delay;
 	if (dw > 0) {
@@ -92,8 +121,10 @@ int32_t aiwi_kpa_step(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, int
 		size_t keep = 0;
 		for (size_t i = 0; i < s->ndelay; i++)
 			if (s->delay[i].t > now - dw) {
-				if (s->delay[i].v > want)
+				if (s->delay[i].v > want) {
 					want = s->delay[i].v;
+					*why = AIW_AS_R_DELAY;
+				}
 				s->delay[keep++] = s->delay[i];
 			}
 		s->ndelay = keep;
@@ -104,15 +135,21 @@ int32_t aiwi_kpa_step(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, int
 	if (want == 0) {
 		if (isnan(s->zero_since))
 			s->zero_since = now;
-		if (current > 0 && now - s->zero_since < k->zero_grace)
+		if (current > 0 && now - s->zero_since < k->zero_grace) {
 			want = 1;
+			*why = AIW_AS_R_GRACE;
+		}
 	} else {
 		s->zero_since = NAN;
 	}
-	if (want < k->min_replicas)
+	if (want < k->min_replicas) {
 		want = k->min_replicas;
-	if (want > k->max_replicas)
+		*why = AIW_AS_R_MIN;
+	}
+	if (want > k->max_replicas) {
 		want = k->max_replicas;
+		*why = AIW_AS_R_MAX;
+	}
 	return want;
 }
 
@@ -170,6 +207,7 @@ static void kpa_decide_now(autoscaler *a)
 	a->kc.zero_grace = P(a, AIW_AS_KPA_ZERO_GRACE);
 	a->kc.min_replicas = (int32_t)P(a, AIW_AS_MIN_REPLICAS);
 	a->kc.max_replicas = (int32_t)P(a, AIW_AS_MAX_REPLICAS);
+	a->kc.activation_scale = (int32_t)P(a, AIW_AS_KPA_ACTIVATION_SCALE);
 	bool was = !isnan(a->ks.panic_time);
 	if (was)
 		a->panic_s += now - a->last_tick;

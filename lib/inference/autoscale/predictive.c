@@ -139,6 +139,9 @@ double aiwi_autoscale_forecast(const aiwi_comp *c, double t)
 static aiw_status pred_check(autoscaler *a)
 {
 	const char *px = a->c->prefix;
+	aiw_status st = aiwi_as_hpa_check_policies(a);
+	if (st != AIW_OK)
+		return st;
 	if (a->metric == AIW_AS_M_QUEUE && !PSET(a, AIW_AS_PRED_CAPACITY))
 		return aiwi_err(a->sim, AIW_EINVAL,
 		                "%s.metric = queue: predictive sizes the fleet from a rate; "

@@ -1,0 +1,365 @@
+/*
+ * replay.c - aiw_autoscale_replay: a policy's decisions on recorded
+ * metrics, without a fleet.  The settings are the inference kind's
+ * autoscaling parameters (validated by the parameter table, on a component
+ * that is never started); the decisions are the functions the simulation
+ * calls (aiwi_hpa_calc_r and aiwi_hpa_sync_r, aiwi_kpa_step_r and
+ * aiwi_kpa_ring).
+ *
+ * Input: CSV with a header naming its columns, '#' lines ignored.
+ *   time     seconds, strictly increasing (required)
+ *   ready    ready pods with a metric (required)
+ *   metric   the metric of each ready pod, or
+ *   total    its sum over the ready pods (one of the two; kpa: the demand)
+ *   unready  (or starts) pods started and not ready yet (hpa)
+ *   missing  ready pods without a sample (hpa)
+ *   current  spec.replicas before this row (default: the last decision)
+ *   stable, panic   kpa: the window averages themselves (each row a tick)
+ *   expect   ignored (tests keep the expected count there)
+ * hpa: a sync at the first row and then at the first row at or past each
+ * hpa_sync_period; its metric is the mean of the rows since the previous
+ * sync.  kpa: the rows are the samples of the demand (every
+ * metric_interval), a tick at the first row at or past each kpa_tick,
+ * unless stable and panic are given.
+ * Output: CSV time,replicas,reason (one line a sync).
+ */
+#include "inference/autoscale/controller.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { C_TIME, C_READY, C_METRIC, C_TOTAL, C_UNREADY, C_MISSING, C_CURRENT, C_STABLE, C_PANIC,
+       C_EXPECT, NCOLS };
+static const char *const colname[NCOLS] = {"time",    "ready",   "metric", "total",
+                                           "unready", "missing", "current", "stable",
+                                           "panic",   "expect"};
+
+typedef struct rp {
+	autoscaler a; /* only c, sim, p, metric and the policy state are used */
+	FILE *out;
+	const char *path;
+	char *err;
+	size_t errlen;
+	int32_t spec;
+	uint64_t syncs;
+} rp;
+
+static aiw_status fail_at(rp *r, size_t line, const char *field, const char *fmt, const char *v)
+{
+	char msg[256];
+	snprintf(msg, sizeof msg, fmt, v);
+	return aiwi_buferr(r->err, r->errlen, AIW_EPARSE, "%s:%zu: %s: %s", r->path, line, field,
+	                   msg);
+}
+
+static void emit(rp *r, double t, int32_t n, int why)
+{
+	r->syncs++;
+	if (r->out)
+		fprintf(r->out, "%.9g,%d,%s\n", t, (int)n, aiwi_as_reason_name(why));
+}
+
+aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
+                                size_t nsettings, const char *metrics_path,
+                                const char *out_path, uint64_t *syncs, char *err,
+                                size_t errlen)
+{
+	if (!policy || (strcmp(policy, "hpa") && strcmp(policy, "kpa")))
+		return aiwi_buferr(err, errlen, AIW_EINVAL, "policy = %s: expected hpa or kpa",
+		                   policy ? policy : "(null)");
+	if (!metrics_path)
+		return aiwi_buferr(err, errlen, AIW_EINVAL, "metrics_path is NULL");
+	if (nsettings && !settings)
+		return aiwi_buferr(err, errlen, AIW_EINVAL, "settings is NULL with nsettings = %zu",
+		                   nsettings);
+	bool kpa = !strcmp(policy, "kpa");
+	aiw_sim *sim = NULL;
+	aiw_status st = aiw_sim_create(&sim, 1);
+	if (st != AIW_OK)
+		return aiwi_buferr(err, errlen, st, "out of memory");
+	rp *r = calloc(1, sizeof *r);
+	FILE *in = NULL;
+	char *line = NULL;
+	if (!r) {
+		aiw_sim_free(sim);
+		return aiwi_buferr(err, errlen, AIW_ENOMEM, "out of memory");
+	}
+	r->path = metrics_path;
+	r->err = err;
+	r->errlen = errlen;
+	st = aiw_sim_set(sim, "inference.replay.autoscaler", policy);
+	for (size_t i = 0; i < nsettings && st == AIW_OK; i++) {
+		const char *eq = settings[i] ? strchr(settings[i], '=') : NULL;
+		if (!eq || eq == settings[i]) {
+			st = aiwi_buferr(err, errlen, AIW_EPARSE, "setting %zu '%s': expected KEY=VALUE",
+			                 i + 1, settings[i] ? settings[i] : "(null)");
+			goto done;
+		}
+		char key[256];
+		snprintf(key, sizeof key, "inference.replay.%.*s", (int)(eq - settings[i]),
+		         settings[i]);
+		if ((st = aiw_sim_set(sim, key, eq + 1)) != AIW_OK) {
+			aiwi_buferr(err, errlen, st, "setting %zu: %s", i + 1, aiw_sim_errmsg(sim));
+			goto done;
+		}
+	}
+	if (st != AIW_OK) {
+		aiwi_buferr(err, errlen, st, "%s", aiw_sim_errmsg(sim));
+		goto done;
+	}
+	aiwi_comp *c = NULL;
+	for (size_t i = 0; i < aiwi_ncomps(sim); i++)
+		if (!strcmp(aiwi_comp_at(sim, i)->prefix, "inference.replay"))
+			c = aiwi_comp_at(sim, i);
+	size_t first = c ? aiwi_kind_param_index(c->kind, "autoscaler") : SIZE_MAX;
+	size_t irep = c ? aiwi_kind_param_index(c->kind, "replicas") : SIZE_MAX;
+	if (first == SIZE_MAX || irep == SIZE_MAX) {
+		st = aiwi_buferr(err, errlen, AIW_EINVAL, "no inference kind to read settings from");
+		goto done;
+	}
+	autoscaler *a = &r->a;
+	a->c = c;
+	a->sim = sim;
+	a->p = first;
+	a->pol = aiwi_as_policies[kpa ? AIW_AS_KPA : AIW_AS_HPA];
+	a->metric = (int)P(a, AIW_AS_METRIC);
+	aiwi_hpa_state_init(&a->hs);
+	aiwi_kpa_state_init(&a->ks);
+	r->spec = (int32_t)aiwi_p(c, irep);
+	double lo = P(a, AIW_AS_MIN_REPLICAS), hi = P(a, AIW_AS_MAX_REPLICAS);
+	if (lo > hi) {
+		st = aiwi_buferr(err, errlen, AIW_ERANGE, "min_replicas = %g is above max_replicas = %g",
+		                 lo, hi);
+		goto done;
+	}
+	if (!kpa) {
+		if ((st = aiwi_as_hpa_check_policies(a)) != AIW_OK) {
+			aiwi_buferr(err, errlen, st, "%s", aiw_sim_errmsg(sim));
+			goto done;
+		}
+		aiwi_as_hpa_refresh_rules(a);
+	} else {
+		double iv = P(a, AIW_AS_METRIC_INTERVAL);
+		if ((st = aiwi_kpa_ring_init(&a->ring,
+		                             (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9))) !=
+		    AIW_OK) {
+			aiwi_buferr(err, errlen, st, "out of memory");
+			goto done;
+		}
+		a->kc.panic_threshold = P(a, AIW_AS_KPA_PANIC_THRESHOLD);
+		a->kc.max_up_rate = P(a, AIW_AS_KPA_MAX_UP_RATE);
+		a->kc.max_down_rate = P(a, AIW_AS_KPA_MAX_DOWN_RATE);
+		a->kc.stable_window = P(a, AIW_AS_KPA_STABLE_WINDOW);
+		a->kc.target = P(a, AIW_AS_TARGET_VALUE) * P(a, AIW_AS_KPA_TARGET_UTILIZATION);
+		a->kc.down_delay = P(a, AIW_AS_KPA_DOWN_DELAY);
+		a->kc.zero_grace = P(a, AIW_AS_KPA_ZERO_GRACE);
+		a->kc.min_replicas = (int32_t)lo;
+		a->kc.max_replicas = (int32_t)hi;
+		a->kc.activation_scale = (int32_t)P(a, AIW_AS_KPA_ACTIVATION_SCALE);
+	}
+	if (!(in = fopen(metrics_path, "r"))) {
+		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: %s", metrics_path, strerror(errno));
+		goto done;
+	}
+	if (out_path && !(r->out = fopen(out_path, "w"))) {
+		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: %s", out_path, strerror(errno));
+		goto done;
+	}
+	if (r->out)
+		fputs("time,replicas,reason\n", r->out);
+
+	int col[16];
+	size_t ncol = 0;
+	int have[NCOLS] = {0};
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
+	bool header = false;
+	double last_t = -INFINITY, next = -INFINITY, acc = 0;
+	size_t nacc = 0;
+	double iv = kpa ? P(a, AIW_AS_METRIC_INTERVAL) : 0;
+	size_t ns = kpa ? (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9) : 0;
+	size_t np = kpa ? (size_t)ceil(P(a, AIW_AS_KPA_PANIC_WINDOW) / iv - 1e-9) : 0;
+	double period = kpa ? P(a, AIW_AS_KPA_TICK) : P(a, AIW_AS_HPA_SYNC_PERIOD);
+	while ((len = getline(&line, &cap, in)) >= 0) {
+		lineno++;
+		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = 0;
+		char *p = line;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p || *p == '#')
+			continue;
+		if (!header) {
+			for (char *tok = strtok(p, ","); tok; tok = strtok(NULL, ",")) {
+				while (*tok == ' ')
+					tok++;
+				size_t tl = strlen(tok);
+				while (tl && tok[tl - 1] == ' ')
+					tok[--tl] = 0;
+				int k = -1;
+				for (int j = 0; j < NCOLS; j++)
+					if (!strcmp(tok, colname[j]) ||
+					    (j == C_UNREADY && !strcmp(tok, "starts")))
+						k = j;
+				if (k < 0 || ncol == 16) {
+					st = fail_at(r, lineno, "header",
+					             "unknown column '%s' (time, ready, metric or total, "
+					             "unready, missing, current, stable, panic, expect)",
+					             tok);
+					goto done;
+				}
+				if (have[k]) {
+					st = fail_at(r, lineno, "header", "column '%s' given twice", tok);
+					goto done;
+				}
+				have[k] = 1;
+				col[ncol++] = k;
+			}
+			bool kpa_direct = kpa && have[C_STABLE] && have[C_PANIC];
+			const char *miss = !have[C_TIME]    ? "time"
+			                   : !have[C_READY] ? "ready"
+			                   : !kpa_direct && !have[C_METRIC] && !have[C_TOTAL]
+			                           ? "metric or total"
+			                           : NULL;
+			if (miss) {
+				st = fail_at(r, lineno, "header", "no '%s' column", miss);
+				goto done;
+			}
+			if (have[C_METRIC] && have[C_TOTAL]) {
+				st = fail_at(r, lineno, "header", "%s", "both 'metric' and 'total': give one");
+				goto done;
+			}
+			header = true;
+			continue;
+		}
+		double v[NCOLS];
+		for (int j = 0; j < NCOLS; j++)
+			v[j] = NAN;
+		size_t k = 0;
+		char *save = NULL;
+		for (char *tok = strtok_r(p, ",", &save); tok; tok = strtok_r(NULL, ",", &save), k++) {
+			if (k >= ncol) {
+				st = fail_at(r, lineno, "row", "more fields than the header's %s", "columns");
+				goto done;
+			}
+			char *end;
+			while (*tok == ' ')
+				tok++;
+			double x = strtod(tok, &end);
+			while (*end == ' ')
+				end++;
+			if (end == tok || *end || !isfinite(x)) {
+				st = fail_at(r, lineno, colname[col[k]], "'%s' is not a finite number", tok);
+				goto done;
+			}
+			if (x < 0) {
+				st = fail_at(r, lineno, colname[col[k]], "%s is negative", tok);
+				goto done;
+			}
+			if (col[k] != C_TIME && col[k] != C_METRIC && col[k] != C_TOTAL &&
+			    col[k] != C_STABLE && col[k] != C_PANIC && x != floor(x)) {
+				st = fail_at(r, lineno, colname[col[k]], "%s is not a whole pod count", tok);
+				goto done;
+			}
+			v[col[k]] = x;
+		}
+		if (k < ncol) {
+			st = fail_at(r, lineno, "row", "fewer fields than the header's %s", "columns");
+			goto done;
+		}
+		double t = v[C_TIME];
+		if (!(t > last_t)) {
+			char b[64];
+			snprintf(b, sizeof b, "%.9g is not after the previous row's %.9g", t, last_t);
+			st = fail_at(r, lineno, "time", "%s (times must increase)", b);
+			goto done;
+		}
+		last_t = t;
+		if (!isnan(v[C_CURRENT]))
+			r->spec = (int32_t)fmin(v[C_CURRENT], INT32_MAX);
+		int32_t ready = (int32_t)fmin(v[C_READY], INT32_MAX);
+		double per_pod = !isnan(v[C_METRIC]) ? v[C_METRIC]
+		                 : ready > 0         ? v[C_TOTAL] / ready
+		                                     : NAN;
+		int why = AIW_AS_R_SCALE;
+		int32_t n;
+		if (!kpa) {
+			if (!isnan(per_pod)) {
+				acc += per_pod;
+				nacc++;
+			}
+			if (t < next)
+				continue;
+			while (next <= t)
+				next = isfinite(next) ? next + period : t + period;
+			aiwi_hpa_calc_in ci = {
+				.current = r->spec,
+				.ready = ready,
+				.unready = isnan(v[C_UNREADY]) ? 0 : (int32_t)fmin(v[C_UNREADY], INT32_MAX),
+				.missing = isnan(v[C_MISSING]) ? 0 : (int32_t)fmin(v[C_MISSING], INT32_MAX),
+				.value = nacc ? acc / (double)nacc : NAN,
+				.target = a->metric == AIW_AS_M_UTILIZATION ? P(a, AIW_AS_TARGET_UTILIZATION)
+				                                            : P(a, AIW_AS_TARGET_VALUE),
+				.tolerance = P(a, AIW_AS_HPA_TOLERANCE),
+				.resource = a->metric == AIW_AS_M_UTILIZATION,
+				.per_direction = PSET(a, AIW_AS_HPA_TOLERANCE_UP) ||
+				                 PSET(a, AIW_AS_HPA_TOLERANCE_DOWN),
+				.tolerance_up = PSET(a, AIW_AS_HPA_TOLERANCE_UP)
+				                        ? P(a, AIW_AS_HPA_TOLERANCE_UP)
+				                        : P(a, AIW_AS_HPA_TOLERANCE),
+				.tolerance_down = PSET(a, AIW_AS_HPA_TOLERANCE_DOWN)
+				                          ? P(a, AIW_AS_HPA_TOLERANCE_DOWN)
+				                          : P(a, AIW_AS_HPA_TOLERANCE),
+			};
+			acc = 0;
+			nacc = 0;
+			int cwhy;
+			int32_t rec = aiwi_hpa_calc_r(&ci, &cwhy);
+			n = aiwi_hpa_sync_r(&a->rules, &a->hs, t, r->spec, rec, &why);
+			if (why == AIW_AS_R_SCALE && cwhy == AIW_AS_R_TOLERANCE && n == r->spec)
+				why = AIW_AS_R_TOLERANCE;
+		} else {
+			double stable, panic;
+			if (have[C_STABLE] && have[C_PANIC]) {
+				stable = v[C_STABLE];
+				panic = v[C_PANIC];
+			} else {
+				double total = !isnan(v[C_TOTAL]) ? v[C_TOTAL] : v[C_METRIC] * ready;
+				aiwi_kpa_ring_push(&a->ring, total);
+				if (t < next)
+					continue;
+				while (next <= t)
+					next = isfinite(next) ? next + period : t + period;
+				stable = aiwi_kpa_ring_mean(&a->ring, ns);
+				panic = aiwi_kpa_ring_mean(&a->ring, np ? np : 1);
+			}
+			n = aiwi_kpa_step_r(&a->kc, &a->ks, t, r->spec, (uint32_t)ready, stable, panic,
+			                    &why);
+		}
+		if (n < 0) {
+			st = aiwi_buferr(err, errlen, (aiw_status)n, "out of memory");
+			goto done;
+		}
+		r->spec = n;
+		emit(r, t, n, why);
+	}
+	if (!header)
+		st = fail_at(r, lineno, "header", "%s", "no header line (time, ready, metric, ...)");
+done:
+	if (st == AIW_OK && syncs)
+		*syncs = r->syncs;
+	if (r->out && fclose(r->out) != 0 && st == AIW_OK)
+		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: write failed", out_path);
+	if (in)
+		fclose(in);
+	free(line);
+	aiwi_hpa_state_free(&r->a.hs);
+	aiwi_kpa_state_free(&r->a.ks);
+	aiwi_kpa_ring_free(&r->a.ring);
+	free(r);
+	aiw_sim_free(sim);
+	return st;
+}
