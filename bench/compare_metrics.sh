@@ -8,8 +8,10 @@
 # bench/inference_day's scenario (written by BUILD_B's
 # `bench/inference_day --print-scenario`, at the peak hour) through both
 # builds' `aiworkload run`, and compares, byte for byte:
-#   - the `--summary json` output with its one varying field (wall_time_s)
-#     removed: every metric and parameter;
+#   - the `--summary json` metrics, and the parameters it echoes: a
+#     parameter of build A missing or with another value in build B is a
+#     difference, a parameter only build B lists (a new one, at its
+#     default) is reported but is not;
 #   - the `--series` CSV: every curve at every sample.
 # Prints one line per scenario (same / DIFFERENT) and exits 1 if any
 # differs.  BUILD_A, BUILD_B: configured and built trees (tools/aiworkload).
@@ -41,12 +43,34 @@ one() { # one() NAME DIR ARGS...: run both builds in DIR, compare
 	for side in a b; do
 		eval "bld=\$$side"
 		(cd "$dir" && "$(prog "$bld")" run "$@" --no-progress --summary json \
-			--series "$tmp/$side.csv") >"$tmp/$side.json" 2>"$tmp/$side.err" ||
-			{ echo "$name: build $side failed: $(head -n 3 "$tmp/$side.err")"; bad=1; return; }
-		grep -v '"wall_time_s"' "$tmp/$side.json" >"$tmp/$side.m"
+			--series "$tmp/$side.csv") >"$tmp/$side.json" 2>"$tmp/$side.err" || {
+			if [ $side = a ] && grep -q "unknown parameter" "$tmp/a.err"; then
+				# an example of a newer model: build B alone can run it
+				(cd "$dir" && "$(prog "$b")" run "$@" --no-progress --summary none) \
+					>/dev/null 2>"$tmp/b.err" &&
+					{ echo "new        $name (build A lacks its parameters)"; return; }
+			fi
+			echo "$name: build $side failed: $(head -n 3 "$tmp/$side.err")"
+			bad=1
+			return
+		}
+		# the metrics object, and the parameters echoed (a new parameter
+		# with its default is listed by the newer build alone)
+		awk '/^  "metrics": \{/ { on = 1 } on { print } on && /^  \}/ { on = 0 }' \
+			"$tmp/$side.json" >"$tmp/$side.m"
+		awk '/^  "parameters": \{/ { on = 1 } on { print } on && /^  \}/ { on = 0 }' \
+			"$tmp/$side.json" | grep '^    "' | sed 's/,$//' | sort >"$tmp/$side.p"
 	done
-	if cmp -s "$tmp/a.m" "$tmp/b.m" && cmp -s "$tmp/a.csv" "$tmp/b.csv"; then
-		echo "same       $name ($(grep -c '^    "' "$tmp/a.m") lines of JSON, $(wc -l <"$tmp/a.csv") rows of curves)"
+	added=$(comm -13 "$tmp/a.p" "$tmp/b.p" | wc -l)
+	changed=$(comm -23 "$tmp/a.p" "$tmp/b.p" | wc -l)
+	note=""
+	[ "$added" -gt 0 ] && [ "$changed" = 0 ] && note=", $added new parameters listed"
+	if [ "$changed" -gt 0 ]; then
+		echo "DIFFERENT  $name: parameters"
+		comm -3 "$tmp/a.p" "$tmp/b.p" | head -n 10
+		bad=1
+	elif cmp -s "$tmp/a.m" "$tmp/b.m" && cmp -s "$tmp/a.csv" "$tmp/b.csv"; then
+		echo "same       $name ($(grep -c '^    "' "$tmp/a.m") metrics, $(wc -l <"$tmp/a.csv") rows of curves$note)"
 	else
 		echo "DIFFERENT  $name"
 		diff "$tmp/a.m" "$tmp/b.m" | head -n 10
