@@ -343,6 +343,16 @@ typedef struct aiwi_curve_def {
 	const char *prom_help;
 } aiwi_curve_def;
 
+/* A latency histogram a kind keeps (Prometheus histograms with `le`
+ * buckets, export.c): its key for the kind's histogram hook, the family's
+ * name and HELP text. */
+typedef struct aiwi_hist_def {
+	const char *key;  /* "ttft" */
+	const char *prom; /* "inference_time_to_first_token_seconds" */
+	const char *help;
+} aiwi_hist_def;
+typedef struct aiwi_hist aiwi_hist;
+
 /* The run's estimate (limits.c) that a kind's estimate hook adds to: work
  * items (expected counts of events), memory (bytes), events pending at once,
  * racks.  `what' is a printf format whose one '@' stands for the number
@@ -385,6 +395,10 @@ typedef struct aiwi_kind {
 	/* curves of its own (the standard curves of an accounted component,
 	 * aiwi_component_curves, are not repeated here), ended likewise */
 	const aiwi_curve_def *curves;
+	/* latency histograms it keeps, ended by a row whose key is NULL, and
+	 * the hook that returns one of a started component (NULL: none yet) */
+	const aiwi_hist_def *histograms;
+	const aiwi_hist *(*histogram)(const aiwi_comp *c, const char *key);
 	/* up-front estimate of the run's work and memory from the parameters,
 	 * before start: calls the derivations start runs; parameters start
 	 * would reject add nothing (its message reaches the user) */

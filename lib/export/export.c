@@ -13,7 +13,6 @@
  * exported under a generic name aiworkload_<kind>_<key>{kind,component}.
  */
 #include "core/internal.h"
-#include "inference/serving.h"
 #include "core/stats.h"
 
 #include <errno.h>
@@ -318,23 +317,6 @@ static void help_text(FILE *f, const char *s)
 static const double LE_BOUNDS[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
                                    1,     2.5,  5,     10,   30,  60,   120};
 
-/* The inference fleet's latency histograms come from serving.c
- * (aiwi_serving_hist, NULL for other components). */
-#define AIW_HAVE_HIST_HOOK() 1
-
-static const struct hist_family {
-	const char *which, *name, *help;
-} HIST_FAMILIES[] = {
-	{"e2e", "inference_request_duration_seconds",
-	 "end-to-end latency of the completed requests of an inference fleet (s)"},
-	{"ttft", "inference_time_to_first_token_seconds",
-	 "time to first token of the requests of an inference fleet (s)"},
-	{"tpot", "inference_time_per_output_token_seconds",
-	 "time per output token after the first, per request of an inference fleet (s)"},
-	{"queue_wait", "inference_request_queue_time_seconds",
-	 "time the requests of an inference fleet waited before service (s)"},
-};
-
 static const char *const LE_TEXT[] = {"0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5",
                                       "1",     "2.5",  "5",     "10",   "30",   "60",  "120"};
 
@@ -342,25 +324,26 @@ static const char *const LE_TEXT[] = {"0.005", "0.01", "0.025", "0.05", "0.1", "
  * sample farther than its relative error (1%) from a bound. */
 static void prom_histograms(pset *s, aiwi_comp *c)
 {
-	if (!AIW_HAVE_HIST_HOOK() || strcmp(c->kind->name, "inference") != 0)
+	const aiwi_hist_def *fam = c->kind->histograms;
+	if (!fam || !c->kind->histogram)
 		return;
 	char labels[256], help[256];
-	for (size_t k = 0; k < sizeof HIST_FAMILIES / sizeof *HIST_FAMILIES; k++) {
-		const aiwi_hist *h = aiwi_serving_hist(c, HIST_FAMILIES[k].which);
+	for (; fam->key; fam++) {
+		const aiwi_hist *h = c->kind->histogram(c, fam->key);
 		if (!h)
 			continue;
-		snprintf(help, sizeof help, "%s", HIST_FAMILIES[k].help);
+		snprintf(help, sizeof help, "%s", fam->help);
 		for (size_t b = 0; b <= sizeof LE_BOUNDS / sizeof *LE_BOUNDS; b++) {
 			bool inf = b == sizeof LE_BOUNDS / sizeof *LE_BOUNDS;
 			snprintf(labels, sizeof labels, "component=\"%s\",le=\"%s\"", c->name,
 			         inf ? "+Inf" : LE_TEXT[b]);
 			double n = inf ? (double)aiwi_hist_count(h) : (double)aiwi_hist_count_le(h, LE_BOUNDS[b]);
-			pset_add_sfx(s, HIST_FAMILIES[k].name, "_bucket", labels, "histogram", help, n);
+			pset_add_sfx(s, fam->prom, "_bucket", labels, "histogram", help, n);
 		}
 		snprintf(labels, sizeof labels, "component=\"%s\"", c->name);
-		pset_add_sfx(s, HIST_FAMILIES[k].name, "_sum", labels, "histogram", help,
+		pset_add_sfx(s, fam->prom, "_sum", labels, "histogram", help,
 		             aiwi_hist_sum(h));
-		pset_add_sfx(s, HIST_FAMILIES[k].name, "_count", labels, "histogram", help,
+		pset_add_sfx(s, fam->prom, "_count", labels, "histogram", help,
 		             (double)aiwi_hist_count(h));
 	}
 }

@@ -235,3 +235,17 @@ const aiwi_curve_def aiwi_inference_curves[] = {
 	AIWI_AUTOSCALE_CURVE_DEFS,
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };
+
+/* The fleet's latency histograms, exported as Prometheus histograms with
+ * `le` buckets (aiwi_serving_hist returns them). */
+const aiwi_hist_def aiwi_inference_histograms[] = {
+	{"e2e", "inference_request_duration_seconds",
+	 "end-to-end latency of the completed requests of an inference fleet (s)"},
+	{"ttft", "inference_time_to_first_token_seconds",
+	 "time to first token of the requests of an inference fleet (s)"},
+	{"tpot", "inference_time_per_output_token_seconds",
+	 "time per output token after the first, per request of an inference fleet (s)"},
+	{"queue_wait", "inference_request_queue_time_seconds",
+	 "time the requests of an inference fleet waited before service (s)"},
+	{NULL, NULL, NULL},
+};

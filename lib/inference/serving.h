@@ -54,6 +54,7 @@ void aiwi_serving_fleet_conf(const aiwi_comp *c, aiwi_serving_fleet *out);
 /* The kind's tables and estimate (metrics.c, estimate.c). */
 extern const aiwi_metric_def aiwi_inference_metrics[];
 extern const aiwi_curve_def aiwi_inference_curves[];
+extern const aiwi_hist_def aiwi_inference_histograms[];
 void aiwi_inference_estimate(aiwi_comp *c, aiwi_estimate *E);
 
 /* True if c is an inference component whose run has started. */
