@@ -1244,6 +1244,52 @@ static const aiwi_metric_def TRAINING_METRICS[] = {
 	 "all-reduce bus bandwidth as nccl-tests defines it", NULL, NULL, NULL, NULL},
 	{"east_west_bytes", "East-west traffic", "B", 0,
 	 "bytes all-reduced over the network by all nodes", NULL, NULL, NULL, NULL},
+	{"mfu_model", "MFU of the layout (nominal step)", "1", AIW_METRIC_FRACTION,
+	 "model FLOPs of one step / (GPUs x peak FLOP/s x the nominal step time) of the parallel layout", NULL, NULL, NULL, NULL},
+	{"step_time_model_s", "Step time of the layout (nominal)", "s", 0,
+	 "nominal step time of the parallel layout: compute + pipeline bubble + exposed communication, without jitter", NULL, NULL, NULL, NULL},
+	{"dp", "Data-parallel degree", "1", AIW_METRIC_COUNT,
+	 "data-parallel replicas of the layout (gpus / (tp x pp x cp))", NULL, NULL, NULL, NULL},
+	{"micro_batches", "Micro-batches per step", "1", AIW_METRIC_COUNT,
+	 "micro-batches per data-parallel replica and step (global_batch / (dp x micro_batch))", NULL, NULL, NULL, NULL},
+	{"pp_bubble_s", "  pipeline bubble", "s", 0,
+	 "time breakdown: pipeline bubble of the steps kept (idle stages)", NULL, NULL, NULL, NULL},
+	{"tp_s", "  tensor-parallel communication", "s", 0,
+	 "time breakdown: exposed tensor-parallel collectives of the steps kept", NULL, NULL, NULL, NULL},
+	{"cp_s", "  context-parallel communication", "s", 0,
+	 "time breakdown: exposed context-parallel collectives of the steps kept", NULL, NULL, NULL, NULL},
+	{"ep_s", "  expert-parallel all-to-all", "s", 0,
+	 "time breakdown: exposed expert-parallel all-to-all of the steps kept", NULL, NULL, NULL, NULL},
+	{"pp_transfer_s", "  pipeline transfers", "s", 0,
+	 "time breakdown: exposed point-to-point activation transfers of the steps kept", NULL, NULL, NULL, NULL},
+	{"dp_exposed_s", "  data-parallel reduction (exposed)", "s", 0,
+	 "time breakdown: data-parallel gradient reduction not hidden behind the backward pass, steps kept", NULL, NULL, NULL, NULL},
+	{"step_tp_s", "Step: tensor-parallel communication", "s", 0,
+	 "tensor-parallel collectives of one nominal step", NULL, NULL, NULL, NULL},
+	{"step_pp_bubble_s", "Step: pipeline bubble", "s", 0,
+	 "pipeline bubble of one nominal step", NULL, NULL, NULL, NULL},
+	{"step_pp_transfer_s", "Step: pipeline transfers", "s", 0,
+	 "point-to-point transfers of one nominal step", NULL, NULL, NULL, NULL},
+	{"step_dp_exposed_s", "Step: exposed data-parallel reduction", "s", 0,
+	 "exposed data-parallel reduction of one nominal step", NULL, NULL, NULL, NULL},
+	{"step_cp_s", "Step: context-parallel communication", "s", 0,
+	 "context-parallel collectives of one nominal step", NULL, NULL, NULL, NULL},
+	{"step_ep_s", "Step: expert-parallel all-to-all", "s", 0,
+	 "expert-parallel all-to-all of one nominal step", NULL, NULL, NULL, NULL},
+	{"memory_per_gpu_bytes", "Memory per GPU", "B", AIW_METRIC_HEADLINE,
+	 "memory one GPU needs under the layout (weights, gradients, optimizer states, activations in flight, buffers)", NULL, NULL, NULL, NULL},
+	{"memory_weights_bytes", "  weights", "B", 0,
+	 "memory per GPU: weights (sharded by tp, pp, ep; by dp under ZeRO-3)", NULL, NULL, NULL, NULL},
+	{"memory_gradients_bytes", "  gradients", "B", 0,
+	 "memory per GPU: gradients (sharded over dp from ZeRO-2)", NULL, NULL, NULL, NULL},
+	{"memory_optimizer_bytes", "  optimizer states", "B", 0,
+	 "memory per GPU: optimizer states (sharded over dp from ZeRO-1)", NULL, NULL, NULL, NULL},
+	{"memory_activations_bytes", "  activations", "B", 0,
+	 "memory per GPU: activations of the micro-batches in flight on the first stage (Korthikanti et al. 2022)", NULL, NULL, NULL, NULL},
+	{"memory_buffers_bytes", "  buffers", "B", 0,
+	 "memory per GPU: communication and framework buffers (memory_buffers)", NULL, NULL, NULL, NULL},
+	{"memory_largest_term", "Largest memory term", "1", 0,
+	 "index of the largest memory term: 0 weights, 1 gradients, 2 optimizer states, 3 activations, 4 buffers", NULL, NULL, NULL, NULL},
 	AIWI_ACCOUNT_METRICS_LAST,
 	AIWI_METRIC_COST_PER_MTOK,
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
@@ -1257,10 +1303,11 @@ static const aiwi_curve_def TRAINING_CURVES[] = {
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };
 
-/* The run's work from the configuration start derives (derive()): steps of
- * a lower bound of the expected step time, t_c max(E[M], 1e-6) plus the
- * exposed all-reduce without degraded links (the slowest GPU's multiplier
- * has a mean >= E[M]), up to the step budget; failures of the GPUs over the
+/* The run's work from the configuration start derives (derive(), the
+ * layout model's step when `layers` is set): steps of a lower bound of the
+ * expected step time, (t_c + bubble) max(E[M], 1e-6) plus the exposed
+ * communication without degraded links (the slowest GPU's multiplier has a
+ * mean >= E[M]), up to the step budget; failures of the GPUs over the
  * job's span. */
 static void training_estimate(aiwi_comp *c, aiwi_estimate *E)
 {
@@ -1269,7 +1316,9 @@ static void training_estimate(aiwi_comp *c, aiwi_estimate *E)
 	char a[64], d[64], p[64];
 	tcfg k;
 	if (derive(c, &k) == AIW_OK) {
-		double step = k.t_c * fmax(k.mu, 1e-6) + (isfinite(k.e0) ? k.e0 : 0);
+		/* a layout's pipeline bubble stretches with the slowest stage */
+		double step = (k.t_c + (k.layout ? k.bubble : 0)) * fmax(k.mu, 1e-6) +
+		              (isfinite(k.e0) ? k.e0 : 0);
 		if (step > 0)
 			aiwi_est_work(E, fmin(span / step, k.steps_budget),
 			              "lower sim.duration, or raise the step time (step_compute, "

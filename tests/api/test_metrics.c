@@ -81,6 +81,11 @@ START_TEST(runs_publish_catalogued_metrics)
 		"[load aux]\nprofile = 0:1kW\n[gpu custom]\nbase = H100-SXM\n",
 		"[sim]\nduration = 1h\n[inference h]\ngpu = H100-SXM\nautoscaler = hpa\nrate = 2/s\n"
 		"[load l]\non_time = 10min\noff_time = 5min\non_power = 10kW\nracks = 4\n",
+		/* a training job costed from its parallel layout (MoE, 3D) */
+		"[sim]\nduration = 2h\n[training l]\ngpu = H100-SXM\ngpus = 256\nlayers = 32\n"
+		"hidden = 4096\nheads = 32\nvocab = 32000\nseq_len = 4096\nexperts = 8\n"
+		"experts_per_token = 2\ntp = 4\npp = 4\nep = 4\nglobal_batch = 256\n"
+		"gpu_mtbf = 1000h\ncheckpoint_interval = 30min\n",
 	};
 	for (size_t s = 0; s < sizeof SCENARIOS / sizeof *SCENARIOS; s++) {
 		aiw_sim *sim;

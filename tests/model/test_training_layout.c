@@ -275,6 +275,26 @@ START_TEST(memory_refused)
 }
 END_TEST
 
+/* The up-front work limit counts a layout job's steps with the layout's
+ * own step time: a tiny model for ten years is refused before it runs. */
+START_TEST(layout_steps_limited)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim,
+	                                        "[sim]\nduration = 3650d\nsample_interval = 1d\n"
+	                                        "[training t]\ngpu = H100-SXM\ngpus = 8\n"
+	                                        "layers = 2\nhidden = 64\nheads = 2\nvocab = 100\n"
+	                                        "seq_len = 8\nglobal_batch = 8\n",
+	                                        "t"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ELIMIT);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "training.t: about") &&
+	                      strstr(aiw_sim_errmsg(sim), "steps"),
+	              "%s", aiw_sim_errmsg(sim));
+	aiw_sim_free(sim);
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("training_layout");
@@ -282,6 +302,7 @@ Suite *make_suite(void)
 	tcase_add_test(t, megatron_table1);
 	tcase_add_test(t, nemo_h100);
 	tcase_add_test(t, memory_refused);
+	tcase_add_test(t, layout_steps_limited);
 	suite_add_tcase(s, t);
 	return s;
 }
