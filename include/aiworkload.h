@@ -218,6 +218,17 @@ AIW_EXPORT aiw_status aiw_metric_info(size_t i, const char **name, const char **
                                       const char **unit, const char **doc, const char **prom,
                                       const char **prom_type, unsigned *flags);
 
+/* Number of curves the kinds can record (each once, with NAME for the
+ * component name: "inference.NAME.queue_length"; "site.power_w"), whether
+ * or not a given configuration records them (an autoscaler's curves need
+ * an autoscaler). */
+AIW_EXPORT aiw_status aiw_curve_count(size_t *out);
+/* Fields of the i-th curve; any out pointer may be NULL.  unit as
+ * aiw_sim_series_unit gives it ("W", "1", "1/s", "USD/h", ...); doc is
+ * one line, or "" where the kind gives none. */
+AIW_EXPORT aiw_status aiw_curve_info(size_t i, const char **name, const char **unit,
+                                     const char **doc);
+
 /* Parse a number with units into SI base units: kind is one of the numeric
  * types above (int, real, duration, rate, size, bandwidth, power, energy,
  * money, flops); no range is applied.  errbuf (may be NULL) receives a

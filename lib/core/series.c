@@ -431,8 +431,10 @@ const aiwi_curve_def aiwi_component_curves[] = {
 	 "IT power of a component: GPUs and node overhead (W)"},
 	{"utilization", "1", "gpu_utilization", NULL, AIWI_CURVE_GAUGE, false, false,
 	 "busy GPU-seconds / provisioned GPU-seconds of a component (0-1)"},
-	{"cost_rate_usd_per_h", "USD/h", NULL, NULL, 0, false, false, NULL},
+	{"cost_rate_usd_per_h", "USD/h", NULL, NULL, 0, false, false,
+	 "hardware and energy cost rate of a component over the interval (USD/h)"},
 	/* recorded by the site (site.c) */
-	{"cost_usd", "USD", NULL, NULL, 0, false, false, NULL},
+	{"cost_usd", "USD", NULL, NULL, 0, false, false,
+	 "cumulative cost of a component since the start: hardware and energy (USD)"},
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };

@@ -1,8 +1,11 @@
 /*
- * catalog.c - the metric catalogue (aiw_metric_count, aiw_metric_info):
- * every summary metric the kinds can publish, read from their metric tables
- * (aiwi_kind.metrics) without a simulation; and the Prometheus form of a
- * metric key (aiwi_prom_key), which the exposition (export.c) uses too.
+ * catalog.c - the metric and curve catalogues (aiw_metric_count,
+ * aiw_metric_info, aiw_curve_count, aiw_curve_info): every summary metric
+ * and every curve the kinds can publish, read from their tables
+ * (aiwi_kind.metrics, .curves, and the standard curves of the components
+ * that take part in the accounting) without a simulation; and the
+ * Prometheus form of a metric key (aiwi_prom_key), which the exposition
+ * (export.c) uses too.
  */
 #include "core/internal.h"
 
@@ -151,5 +154,88 @@ AIW_EXPORT aiw_status aiw_metric_info(size_t i, const char **name, const char **
 		*prom_type = e->def->prom_type ? e->def->prom_type : "gauge";
 	if (flags)
 		*flags = e->def->flags;
+	return AIW_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the curve catalogue                                                      */
+/* ------------------------------------------------------------------------ */
+typedef struct curve_entry {
+	char name[160]; /* "inference.NAME.queue_length", "site.power_w" */
+	const aiwi_curve_def *def;
+} curve_entry;
+
+static curve_entry *curves;
+static size_t ncurves;
+static pthread_once_t curves_once = PTHREAD_ONCE_INIT;
+
+/* A kind's components take part in the accounting (and have the standard
+ * curves) when they are named and sampled: the recorder's rule (series.c). */
+static bool accounted_kind(const aiwi_kind *k)
+{
+	return k->sample && !k->singleton;
+}
+
+static size_t rows(const aiwi_curve_def *d)
+{
+	size_t n = 0;
+	while (d && d[n].key)
+		n++;
+	return n;
+}
+
+static void curves_build(void)
+{
+	size_t n = 0;
+	for (size_t k = 0; aiwi_kinds[k]; k++)
+		n += rows(aiwi_kinds[k]->curves) +
+		     (accounted_kind(aiwi_kinds[k]) ? rows(aiwi_component_curves) : 0);
+	curve_entry *e = calloc(n ? n : 1, sizeof *e);
+	if (!e)
+		return; /* aiw_curve_count reports ENOMEM */
+	size_t o = 0;
+	for (size_t k = 0; aiwi_kinds[k]; k++) {
+		const aiwi_kind *kd = aiwi_kinds[k];
+		for (int part = 0; part < 2; part++) {
+			const aiwi_curve_def *d = part == 0 ? (accounted_kind(kd) ? aiwi_component_curves
+			                                                          : NULL)
+			                                    : kd->curves;
+			for (size_t i = 0; d && d[i].key; i++, o++) {
+				snprintf(e[o].name, sizeof e[o].name, "%s%s.%s", kd->name,
+				         kd->singleton ? "" : ".NAME", d[i].key);
+				e[o].def = &d[i];
+			}
+		}
+	}
+	curves = e;
+	ncurves = n;
+}
+
+AIW_EXPORT aiw_status aiw_curve_count(size_t *out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	pthread_once(&curves_once, curves_build);
+	if (!curves)
+		return AIW_ENOMEM;
+	*out = ncurves;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_curve_info(size_t i, const char **name, const char **unit,
+                                     const char **doc)
+{
+	pthread_once(&curves_once, curves_build);
+	if (!curves)
+		return AIW_ENOMEM;
+	if (i >= ncurves)
+		return AIW_ERANGE;
+	const curve_entry *e = &curves[i];
+	if (name)
+		*name = e->name;
+	if (unit)
+		*unit = e->def->unit;
+	if (doc)
+		*doc = e->def->prom_help ? e->def->prom_help : "";
 	return AIW_OK;
 }

@@ -383,8 +383,10 @@ static const aiwi_curve_def SITE_CURVES[] = {
 	 "facility power of the site: IT power x PUE (W)"},
 	{"utilization", "1", "site_gpu_utilization", NULL, AIWI_CURVE_GAUGE, false, false,
 	 "busy GPU-seconds / provisioned GPU-seconds over the whole site (0-1)"},
-	{"cost_rate_usd_per_h", "USD/h", NULL, NULL, 0, false, false, NULL},
-	{"cost_usd", "USD", NULL, NULL, 0, false, false, NULL},
+	{"cost_rate_usd_per_h", "USD/h", NULL, NULL, 0, false, false,
+	 "cost rate of the site over the interval: hardware, energy and capacity (USD/h)"},
+	{"cost_usd", "USD", NULL, NULL, 0, false, false,
+	 "cumulative cost of the site since the start (USD)"},
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };
 

@@ -1298,8 +1298,10 @@ static const aiwi_metric_def TRAINING_METRICS[] = {
 static const aiwi_curve_def TRAINING_CURVES[] = {
 	{"step_time_s", "s", "training_step_time_seconds", NULL, AIWI_CURVE_GAUGE, false, false,
 	 "mean duration of the training steps that ended in the sample interval (s)"},
-	{"tokens", "1", "training_progress_tokens", NULL, AIWI_CURVE_GAUGE, true, false, NULL},
-	{"east_west_bytes_per_s_per_node", "B/s", NULL, NULL, 0, false, false, NULL},
+	{"tokens", "1", "training_progress_tokens", NULL, AIWI_CURVE_GAUGE, true, false,
+	 "tokens in the model's current state at the end of the interval"},
+	{"east_west_bytes_per_s_per_node", "B/s", NULL, NULL, 0, false, false,
+	 "network bytes per second one node sends for the gradient reduction, interval average"},
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };
 

@@ -125,6 +125,60 @@ START_TEST(runs_publish_catalogued_metrics)
 }
 END_TEST
 
+/* The curve catalogue: every curve has a unit and a one-line doc, the
+ * names are unique, and every curve a run records is in it (the reverse
+ * of the check above, through the public interface). */
+START_TEST(curve_catalogue)
+{
+	size_t n = 0;
+	ck_assert_int_eq(aiw_curve_count(&n), AIW_OK);
+	ck_assert(n > 20);
+	ck_assert_int_eq(aiw_curve_count(NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_curve_info(n, NULL, NULL, NULL), AIW_ERANGE);
+	for (size_t i = 0; i < n; i++) {
+		const char *name, *unit, *doc;
+		ck_assert_int_eq(aiw_curve_info(i, &name, &unit, &doc), AIW_OK);
+		ck_assert_msg(*unit && *doc, "curve %s: unit '%s', doc '%s'", name, unit, doc);
+		for (size_t j = 0; j < i; j++) {
+			const char *other;
+			aiw_curve_info(j, &other, NULL, NULL);
+			ck_assert_msg(strcmp(name, other) != 0, "curve %s listed twice", name);
+		}
+	}
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim,
+	                                        "[sim]\nduration = 1h\n[training t]\ngpus = 8\n"
+	                                        "[inference i]\nrate = 1/s\nautoscaler = hpa\n",
+	                                        "t"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	size_t nc = 0;
+	aiw_sim_series_count(sim, &nc);
+	for (size_t i = 0; i < nc; i++) {
+		const char *cn, *unit;
+		aiw_sim_series_name(sim, i, &cn);
+		aiw_sim_series_unit(sim, cn, &unit);
+		char generic[256];
+		const char *dot = strchr(cn, '.'), *last = strrchr(cn, '.');
+		if (dot == last)
+			snprintf(generic, sizeof generic, "%s", cn);
+		else
+			snprintf(generic, sizeof generic, "%.*s.NAME%s", (int)(dot - cn), cn, last);
+		bool found = false;
+		for (size_t j = 0; j < n && !found; j++) {
+			const char *name, *u;
+			aiw_curve_info(j, &name, &u, NULL);
+			if (strcmp(name, generic) == 0) {
+				found = true;
+				ck_assert_msg(strcmp(u, unit) == 0, "%s: unit %s, catalogue %s", cn, unit, u);
+			}
+		}
+		ck_assert_msg(found, "curve %s (%s) is recorded but not in the catalogue", cn, generic);
+	}
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -132,6 +186,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, catalogue_rows);
 	tcase_add_test(tc, runs_publish_catalogued_metrics);
+	tcase_add_test(tc, curve_catalogue);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -26,8 +26,8 @@ from .errors import (AiwError, BufferError_, InvalidArgument, InvalidParameter, 
                      ParseError, ScenarioError, StateError, Stopped, UnknownName)
 from .functions import *  # noqa: F401,F403 - the generated plain functions
 from .functions import __all__ as _functions_all
-from .registry import (Metric, Param, help, help_text, metric_info, metrics, param_info,
-                       params, parse_value)
+from .registry import (Curve, Metric, Param, curves, help, help_text, metric_info, metrics,
+                       param_info, params, parse_value)
 from .sim import Simulation
 from .sweep import Sweep
 
@@ -59,7 +59,7 @@ def status_name(status):
 
 __all__ = [
     "Simulation", "Sweep", "Param", "params", "param_info", "Metric", "metrics", "metric_info",
-    "help", "help_text", "parse_value",
+    "Curve", "curves", "help", "help_text", "parse_value",
     "library_version", "library_info", "strerror", "status_name",
     "AiwError", "InvalidArgument", "InvalidParameter", "OutOfMemory", "UnknownName",
     "OutOfRange", "ParseError", "ScenarioError", "IOError_", "StateError", "LimitError",

@@ -110,6 +110,9 @@ SIGNATURES = {
     "aiw_metric_info": (STATUS, [("i", c_size_t), ("name", PSTR), ("label", PSTR),
                                  ("unit", PSTR), ("doc", PSTR), ("prom", PSTR),
                                  ("prom_type", PSTR), ("flags", POINTER(c_uint))]),
+    "aiw_curve_count": (STATUS, [("out", PZ)]),
+    "aiw_curve_info": (STATUS, [("i", c_size_t), ("name", PSTR), ("unit", PSTR),
+                                ("doc", PSTR)]),
     "aiw_parse_value": (STATUS, [("kind", c_char_p), ("text", c_char_p), ("out", PD),
                                  ("errbuf", c_char_p), ("errlen", c_size_t)]),
     # more writers (export.c)

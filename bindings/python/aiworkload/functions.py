@@ -26,7 +26,7 @@ from ._capi import SIGNATURES
 _SPECIAL = {
     "aiw_strerror", "aiw_status_name", "aiw_version", "aiw_version_string",
     "aiw_param_count", "aiw_param_info", "aiw_param_find", "aiw_parse_value",
-    "aiw_metric_count", "aiw_metric_info",
+    "aiw_metric_count", "aiw_metric_info", "aiw_curve_count", "aiw_curve_info",
 }
 
 _OUT_TYPES = {

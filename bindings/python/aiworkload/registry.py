@@ -10,8 +10,8 @@ from ctypes import byref, c_char_p, c_double, c_size_t, c_uint, create_string_bu
 from . import _capi
 from .errors import AiwError
 
-__all__ = ["Param", "params", "param_info", "Metric", "metrics", "metric_info", "help_text",
-           "help", "parse_value"]
+__all__ = ["Param", "params", "param_info", "Metric", "metrics", "metric_info", "Curve",
+           "curves", "help_text", "help", "parse_value"]
 
 Param = collections.namedtuple(
     "Param", "name type default unit min max choices doc")
@@ -105,6 +105,29 @@ def metric_info(name):
         if m.name in (name, generic):
             return m
     raise KeyError("no metric %r (see aiworkload.metrics())" % name)
+
+
+Curve = collections.namedtuple("Curve", "name unit doc")
+Curve.__doc__ = """One curve a kind can record (aiw_curve_info): name with NAME for
+the component ("inference.NAME.queue_length"), unit, one-line doc."""
+
+
+@functools.lru_cache(maxsize=None)
+def _all_curves():
+    n = c_size_t()
+    _capi.lib.aiw_curve_count(byref(n))
+    out = []
+    for i in range(n.value):
+        name, unit, doc = c_char_p(), c_char_p(), c_char_p()
+        _capi.lib.aiw_curve_info(i, byref(name), byref(unit), byref(doc))
+        out.append(Curve(_s(name.value), _s(unit.value), _s(doc.value)))
+    return tuple(out)
+
+
+def curves(pattern=None):
+    """Every curve the kinds can record, as Curve named tuples (no
+    simulation needed); pattern keeps names containing it."""
+    return [c for c in _all_curves() if pattern is None or pattern in c.name]
 
 
 def _fmt_range(p):

@@ -245,6 +245,7 @@ class EveryFunction(unittest.TestCase):
         aiworkload.params()  # aiw_param_count, aiw_param_info
         aiworkload.param_info("site.pue")  # aiw_param_find
         aiworkload.metrics()  # aiw_metric_count, aiw_metric_info
+        self.assertIn("site.power_w", [c.name for c in aiworkload.curves()])  # aiw_curve_*
         self.assertEqual(aiworkload.parse_value("duration", "90d"), 90 * 86400.0)
         with tempfile.TemporaryDirectory() as d:
             m = os.path.join(d, "m.csv")

@@ -298,12 +298,18 @@ double aiwi_autoscale_estimate(aiwi_comp *c, size_t first, double replicas, aiwi
 /* The curves the autoscaler records (metrics.c), ended by a NULL key, and
  * its summary metrics. */
 #define AIWI_AUTOSCALE_CURVE_DEFS                                                              \
-	{"replicas_desired", "1", NULL, NULL, 0, false, false, NULL},                           \
-	{"replicas_ready", "1", NULL, NULL, 0, false, false, NULL},                             \
-	{"replicas_loading", "1", NULL, NULL, 0, false, false, NULL},                           \
-	{"replicas_draining", "1", NULL, NULL, 0, false, false, NULL},                          \
-	{"replicas_spot", "1", NULL, NULL, 0, false, false, NULL},                              \
-	{"kpa_panic", "1", NULL, NULL, 0, false, false, NULL}
+	{"replicas_desired", "1", NULL, NULL, 0, false, false,                                   \
+	 "replicas the autoscaler asks for at the end of the interval"},                       \
+	{"replicas_ready", "1", NULL, NULL, 0, false, false,                                     \
+	 "replicas ready to serve at the end of the interval"},                                \
+	{"replicas_loading", "1", NULL, NULL, 0, false, false,                                   \
+	 "replicas loading their weights (cold start) at the end of the interval"},            \
+	{"replicas_draining", "1", NULL, NULL, 0, false, false,                                  \
+	 "replicas finishing their requests before release at the end of the interval"},       \
+	{"replicas_spot", "1", NULL, NULL, 0, false, false,                                      \
+	 "provisioned spot replicas at the end of the interval"},                              \
+	{"kpa_panic", "1", NULL, NULL, 0, false, false,                                          \
+	 "1 while the KPA is in panic mode at the end of the interval, else 0"}
 
 /* For tests: the desired replica count now (-1 without a controller), and
  * whether the kpa is in panic mode. */
