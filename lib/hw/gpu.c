@@ -11,6 +11,17 @@
  * Link latencies are NCCL's own per-step latencies for the ring algorithm
  * with the Simple protocol used for large messages (NCCL
  * src/graph/tuning.cc, hwLat: NVLink 3.4 us, PCIe 5.7 us, network 9.6 us).
+ *
+ * Achievable efficiencies (the serving iteration's terms, iteration.c):
+ * gemm_eff is the Maximum Achievable Matmul FLOPS over the dense peak,
+ * measured with BF16 inputs by brute force over shapes (S. Bekman,
+ * "Machine Learning Engineering Open Book", compute/accelerator: A100 SXM
+ * 85.9%, H100 SXM 80.1%, GH200 83.0%, MI300X 60.1% with ROCm 6.2); attn_eff
+ * the attention kernels' fraction of the BF16 peak (FlashAttention-2, Dao
+ * 2023: 50-73% on A100; FlashAttention-3, Shah et al. 2024: FlashAttention-2
+ * at 35% on H100); mem_bw_eff the fraction of HBM bandwidth that streaming
+ * reads reach (estimate: copy kernels measure about 90% of the peak).
+ * Values without a measurement are marked "estimate".
  */
 #include "hw/hw.h"
 
@@ -86,6 +97,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX H100: one ConnectX-7 400 Gb/s per GPU */
 		.nic_latency_s = LAT_NET,
+		.gemm_eff = 0.801, /* MAMF 792.1 of 989 TFLOP/s (ml-engineering, compute/accelerator) */
+		.fp8_gemm_eff = 0.801, /* estimate: as BF16 */
+		.attn_eff = 0.35, /* FlashAttention-3 paper (Shah et al. 2024): FA2 reaches 35% on H100 */
+		.mem_bw_eff = 0.9, /* estimate: streaming copies reach ~90% of HBM peak */
 	},
 	{
 		/* NVIDIA H200 Tensor Core GPU datasheet (SXM): same Hopper compute
@@ -108,6 +123,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX H200: ConnectX-7 400 Gb/s per GPU */
 		.nic_latency_s = LAT_NET,
+		.gemm_eff = 0.83, /* MAMF of GH200 (same Hopper die): 821.0 of 989 */
+		.fp8_gemm_eff = 0.83, /* estimate: as BF16 */
+		.attn_eff = 0.35, /* as H100 (FlashAttention-3 paper) */
+		.mem_bw_eff = 0.9, /* estimate */
 	},
 	{
 		/* NVIDIA HGX B200 specifications divided by its 8 GPUs: BF16 36 PF
@@ -132,6 +151,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX B200: ConnectX-7 400 Gb/s per GPU */
 		.nic_latency_s = LAT_NET,
+		.gemm_eff = 0.8, /* estimate: Hopper's MAMF fraction */
+		.fp8_gemm_eff = 0.8, /* estimate */
+		.attn_eff = 0.35, /* estimate: as Hopper */
+		.mem_bw_eff = 0.9, /* estimate */
 	},
 	{
 		/* NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): BF16 312
@@ -155,6 +178,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 25e9, /* DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU */
 		.nic_latency_s = LAT_NET,
+		.gemm_eff = 0.859, /* MAMF 267.9 of 312 TFLOP/s (ml-engineering) */
+		.fp8_gemm_eff = 0.859, /* no FP8: unused */
+		.attn_eff = 0.6, /* FlashAttention-2 paper (Dao 2023): 50-73% on A100 */
+		.mem_bw_eff = 0.9, /* estimate */
 	},
 	{
 		/* NVIDIA L40S datasheet: BF16 362 TFLOP/s dense (733 sparse), FP8
@@ -178,6 +205,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_PCIE,
 		.nic_bw = 12.5e9, /* estimate: 100 GbE per GPU in PCIe servers */
 		.nic_latency_s = LAT_NET,
+		.gemm_eff = 0.8, /* estimate */
+		.fp8_gemm_eff = 0.8, /* estimate */
+		.attn_eff = 0.5, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate: GDDR6 */
 	},
 	{
 		/* NVIDIA L4 datasheet: BF16 121 TFLOP/s dense (242 sparse), FP8
@@ -200,6 +231,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_PCIE,
 		.nic_bw = 12.5e9, /* estimate */
 		.nic_latency_s = LAT_NET,
+		.gemm_eff = 0.8, /* estimate */
+		.fp8_gemm_eff = 0.8, /* estimate */
+		.attn_eff = 0.5, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate: GDDR6 */
 	},
 	{
 		/* AMD Instinct MI300X datasheet: FP16/BF16 1,307.4 TFLOP/s dense,
@@ -223,6 +258,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NVLINK, /* RCCL keeps NCCL's model */
 		.nic_bw = 50e9, /* 400 Gb/s NIC per GPU in 8-GPU platforms */
 		.nic_latency_s = LAT_NET,
+		.gemm_eff = 0.601, /* MAMF 781.9 of 1,300 TFLOP/s, ROCm 6.2 (ml-engineering) */
+		.fp8_gemm_eff = 0.601, /* estimate: as BF16 */
+		.attn_eff = 0.35, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate */
 	},
 	{
 		/* Intel Gaudi 2 (HL-225H; Intel Gaudi 3 white paper comparison
@@ -246,6 +285,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NET,  /* scale-up is RoCE too */
 		.nic_bw = 3 * 100e9 / 8,      /* 3 x 100 GbE */
 		.nic_latency_s = LAT_NET,
+		.gemm_eff = 0.8, /* estimate */
+		.fp8_gemm_eff = 0.8, /* estimate */
+		.attn_eff = 0.5, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate */
 	},
 	{
 		/* Intel Gaudi 3 white paper (HL-325L OAM): BF16 and FP8 1,835
@@ -269,6 +312,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nvlink_latency_s = LAT_NET,
 		.nic_bw = 3 * 200e9 / 8,
 		.nic_latency_s = LAT_NET,
+		.gemm_eff = 0.8, /* estimate */
+		.fp8_gemm_eff = 0.8, /* estimate */
+		.attn_eff = 0.5, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate */
 	},
 };
 #define NGPUS (sizeof GPUS / sizeof *GPUS)
@@ -314,7 +361,16 @@ static const aiwi_link_spec *builtin_link(const char *name)
 /* the validation (X(key, type, unit, min, max, flags, fallback, doc))        */
 /* ======================================================================== */
 /* What an unset field becomes when there is no base GPU. */
-enum { FB_REQUIRED, FB_ZERO, FB_SCALE_TDP, FB_INTRA_BW, FB_INTRA_LAT, FB_INTER_BW, FB_INTER_LAT };
+enum {
+	FB_REQUIRED,
+	FB_ZERO,
+	FB_SCALE_TDP,
+	FB_INTRA_BW,
+	FB_INTRA_LAT,
+	FB_INTER_BW,
+	FB_INTER_LAT,
+	FB_H100
+};
 
 #define XP AIW_PF_EXCL_MIN
 #define GPU_FIELDS(X)                                                                          \
@@ -348,7 +404,16 @@ enum { FB_REQUIRED, FB_ZERO, FB_SCALE_TDP, FB_INTRA_BW, FB_INTRA_LAT, FB_INTER_B
 	  "scale-out network bandwidth per GPU per direction (default without base: "         \
 	  "InfiniBand NDR, 50 GB/s)")                                                            \
 	X(nic_latency_s, DURATION, "s", 0, 1, 0, FB_INTER_LAT,                                  \
-	  "scale-out per-step latency (default without base: 9.6 us, NCCL's network figure)")
+	  "scale-out per-step latency (default without base: 9.6 us, NCCL's network figure)")   \
+	X(gemm_eff, REAL, "1", 0, 1, XP, FB_H100,                                               \
+	  "achievable fraction of bf16_flops in large GEMMs (default without base: H100's)")   \
+	X(fp8_gemm_eff, REAL, "1", 0, 1, XP, FB_H100,                                           \
+	  "achievable fraction of fp8_flops in large GEMMs (default without base: H100's)")    \
+	X(attn_eff, REAL, "1", 0, 1, XP, FB_H100,                                               \
+	  "achievable fraction of bf16_flops in attention kernels (default without base: "     \
+	  "H100's)")                                                                             \
+	X(mem_bw_eff, REAL, "1", 0, 1, XP, FB_H100,                                             \
+	  "achievable fraction of mem_bw in streaming reads (default without base: H100's)")
 
 enum {
 	P_BASE,
@@ -598,6 +663,7 @@ static aiw_status build(aiwi_comp *c, aiwi_gpu_spec *out)
 		case FB_INTRA_LAT: *f = builtin_link("PCIe5")->alpha_s; break;
 		case FB_INTER_BW: *f = builtin_link("IB-NDR")->bw; break;
 		case FB_INTER_LAT: *f = builtin_link("IB-NDR")->alpha_s; break;
+		case FB_H100: *f = fieldv(h100, i); break;
 		}
 	}
 	return check(sim, c->prefix, out, origin);

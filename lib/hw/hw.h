@@ -33,6 +33,11 @@ typedef struct aiwi_gpu_spec {
 	double nvlink_latency_s;   /* scale-up per-step latency, alpha (s) */
 	double nic_bw;             /* scale-out network per GPU per direction (B/s) */
 	double nic_latency_s;      /* scale-out per-step latency, alpha (s) */
+	/* achievable fractions of the peaks (serving iterations, iteration.c) */
+	double gemm_eff;           /* large BF16 GEMMs over bf16_flops */
+	double fp8_gemm_eff;       /* large FP8 GEMMs over fp8_flops */
+	double attn_eff;           /* attention kernels over bf16_flops */
+	double mem_bw_eff;         /* streaming reads over mem_bw */
 } aiwi_gpu_spec;
 
 /* One link type of the alpha-beta model: a message of m bytes takes
