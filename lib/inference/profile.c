@@ -859,8 +859,8 @@ AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *pr, size_t i, const doubl
 		return perr(&pr->p, AIW_EBUFFER, "coefficients: %zu slots, %d needed", n,
 		            AIWI_IT_NTERMS);
 	for (size_t j = 0; j < AIWI_IT_NTERMS; j++)
-		if (!isfinite(coef[j]) || coef[j] < 0 || coef[j] > 1e6)
-			return perr(&pr->p, AIW_ERANGE, "coefficient %s = %g must be in [0, 1e6]",
+		if (!isfinite(coef[j]) || fabs(coef[j]) > 1e6)
+			return perr(&pr->p, AIW_ERANGE, "coefficient %s = %g must be in [-1e6, 1e6]",
 			            aiwi_iter_term_names[j], coef[j]);
 	double x[AIWI_IT_NTERMS];
 	aiw_status st = aiwi_prof_terms(&pr->p, &pr->p.rows[i], x);
