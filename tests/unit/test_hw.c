@@ -147,7 +147,7 @@ START_TEST(public_gpu_catalog)
 			const char *key = NULL, *unit = NULL, *doc = NULL;
 			aiw_status st = aiw_catalog_gpu_field(f, &key, &unit, &doc);
 			if (st == AIW_ERANGE) {
-				ck_assert_uint_eq(f, 17);
+				ck_assert_uint_eq(f, 21);
 				break;
 			}
 			ck_assert_int_eq(st, AIW_OK);
@@ -175,7 +175,7 @@ START_TEST(public_gpu_catalog)
 	ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "name", &v), AIW_EUNKNOWN);
 	ck_assert_int_eq(aiw_catalog_gpu_value("", "", &v), AIW_EUNKNOWN);
 	ck_assert_double_eq(v, 42); /* untouched on error */
-	ck_assert_int_eq(aiw_catalog_gpu_field(17, &s, NULL, NULL), AIW_ERANGE);
+	ck_assert_int_eq(aiw_catalog_gpu_field(21, &s, NULL, NULL), AIW_ERANGE);
 }
 END_TEST
 
@@ -454,7 +454,7 @@ START_TEST(param_table_matches_fields)
 	ck_assert_str_eq(k->name, "gpu");
 	ck_assert(!k->singleton);
 	ck_assert_ptr_null(k->sample); /* no curves of its own */
-	ck_assert_uint_eq(k->nparams, 18);
+	ck_assert_uint_eq(k->nparams, 22);
 	ck_assert_str_eq(k->params[0].key, "base");
 	for (size_t i = 0; i < k->nparams; i++) {
 		const aiwi_param_def *d = &k->params[i];

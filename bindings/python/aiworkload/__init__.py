@@ -29,6 +29,7 @@ from .functions import __all__ as _functions_all
 from .registry import Param, help, help_text, param_info, params, parse_value
 from .sim import Simulation
 from .sweep import Sweep
+from .profile import Profile
 
 __version__ = "0.1.0"
 
@@ -57,7 +58,7 @@ def status_name(status):
 
 
 __all__ = [
-    "Simulation", "Sweep", "Param", "params", "param_info", "help", "help_text", "parse_value",
+    "Simulation", "Sweep", "Profile", "Param", "params", "param_info", "help", "help_text", "parse_value",
     "library_version", "library_info", "strerror", "status_name",
     "AiwError", "InvalidArgument", "InvalidParameter", "OutOfMemory", "UnknownName",
     "OutOfRange", "ParseError", "ScenarioError", "IOError_", "StateError", "LimitError",
