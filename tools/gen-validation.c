@@ -9,8 +9,7 @@
  *   gen-validation -o FILE [CSV]   write it (regenerate: from a build
  *                                  directory, tools/gen-validation -o
  *                                  ../doc/validation.md)
- * CSV defaults to $srcdir/data/splitwise-perf/perf_model.csv, else
- * $srcdir/../shared/data/splitwise-perf/perf_model.csv.
+ * CSV defaults to $srcdir/data/splitwise-perf/perf_model.csv.
  *
  * Predictions, per row of the table (each configuration's repeats share a
  * row, measured = their mean):
@@ -331,19 +330,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	char shipped[4096], shared[4096];
+	char shipped[4096];
 	snprintf(shipped, sizeof shipped, "%s/data/splitwise-perf/perf_model.csv", AIW_SRCDIR);
-	snprintf(shared, sizeof shared, "%s/../shared/data/splitwise-perf/perf_model.csv",
-	         AIW_SRCDIR);
 	const char *source = "data/splitwise-perf/perf_model.csv";
 	if (!csv) {
 		FILE *f = fopen(shipped, "rb");
 		if (f) {
 			fclose(f);
 			csv = shipped;
-		} else if ((f = fopen(shared, "rb"))) {
-			fclose(f);
-			csv = shared;
 		} else {
 			printf("SKIP: no measured table (%s)\n", shipped);
 			return 77;
