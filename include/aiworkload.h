@@ -571,6 +571,37 @@ AIW_EXPORT aiw_status aiw_autoscale_replay(const char *policy, const char **sett
                                            size_t nsettings, const char *metrics_path,
                                            const char *out_path, uint64_t *syncs, char *err,
                                            size_t errlen);
+/* ---- measured serving profiles (profile.c) ---- */
+/* A table of measured prefill and decode times (Splitwise's perf_model.csv
+ * as it is, or phase,gpu,tp,batch,prompt,context,time_s[,pp]) and the
+ * least-squares fit of the serving iteration model's coefficients (terms
+ * "overhead" in s, "gemm", "attn", "mem", "comm" as multipliers of their
+ * datasheet times; aiw_profile_term_name) per GPU and phase ("prefill",
+ * "decode").  coef and stderr_out arrays hold n >= 5 values in term order.
+ * Messages: aiw_profile_errmsg.  One handle per thread. */
+typedef struct aiw_profile aiw_profile;
+AIW_EXPORT aiw_status aiw_profile_create(aiw_profile **out);
+AIW_EXPORT void aiw_profile_free(aiw_profile *profile);
+AIW_EXPORT const char *aiw_profile_errmsg(const aiw_profile *profile);
+/* Model shape and fit options: model_params, layers, hidden,
+ * kv_bytes_per_token, weight_bits, act_bits, overhead (datasheet, s),
+ * hold.PHASE.TERM (1: held at the datasheet value, 0: fitted). */
+AIW_EXPORT aiw_status aiw_profile_set(aiw_profile *profile, const char *name, double value);
+AIW_EXPORT aiw_status aiw_profile_read(aiw_profile *profile, const char *path);
+AIW_EXPORT aiw_status aiw_profile_group_count(const aiw_profile *profile, size_t *out);
+AIW_EXPORT aiw_status aiw_profile_group_name(const aiw_profile *profile, size_t i,
+                                             const char **name, const char **gpu);
+AIW_EXPORT aiw_status aiw_profile_term_name(size_t i, const char **out);
+AIW_EXPORT aiw_status aiw_profile_datasheet(aiw_profile *profile, const char *gpu,
+                                            const char *phase, double *coef, size_t n);
+AIW_EXPORT aiw_status aiw_profile_fit(aiw_profile *profile, const char *gpu, const char *phase,
+                                      double *coef, double *stderr_out, size_t n);
+AIW_EXPORT aiw_status aiw_profile_row_count(const aiw_profile *profile, size_t *out);
+AIW_EXPORT aiw_status aiw_profile_row(const aiw_profile *profile, size_t i, const char **gpu,
+                                      const char **phase, double *tp, double *batch,
+                                      double *prompt, double *context, double *measured_s);
+AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *profile, size_t row, const double *coef,
+                                          size_t n, double *out);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,21 @@
  * Link latencies are NCCL's own per-step latencies for the ring algorithm
  * with the Simple protocol used for large messages (NCCL
  * src/graph/tuning.cc, hwLat: NVLink 3.4 us, PCIe 5.7 us, network 9.6 us).
+ *
+ * Achievable efficiencies.  bf16_gemm_eff and fp8_gemm_eff are the
+ * training layout model's effective GEMM efficiencies (lib/training/step.c:
+ * each fitted on one published row and predicting the others; they absorb
+ * what that model does not price separately).  The serving iteration's
+ * terms (iteration.c) use hardware figures: matmul_eff (fp8_matmul_eff for
+ * FP8) is the Maximum Achievable Matmul FLOPS over the dense peak,
+ * measured with BF16 inputs by brute force over shapes (S. Bekman,
+ * "Machine Learning Engineering Open Book", compute/accelerator: A100 SXM
+ * 85.9%, H100 SXM 80.1%, GH200 83.0%, MI300X 60.1% with ROCm 6.2); attn_eff
+ * the attention kernels' fraction of the BF16 peak (FlashAttention-2, Dao
+ * 2023: 50-73% on A100; FlashAttention-3, Shah et al. 2024: FlashAttention-2
+ * at 35% on H100); mem_bw_eff the fraction of HBM bandwidth that streaming
+ * reads reach (estimate: copy kernels measure about 90% of the peak).
+ * Values without a measurement are marked "estimate".
  */
 #include "hw/hw.h"
 
@@ -107,6 +122,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nic_latency_s = LAT_NET,
 		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
 		.fp8_gemm_eff = EFF_FP8,   /* calibrated here: see EFF_FP8 */
+		.matmul_eff = 0.801, /* MAMF 792.1 of 989 TFLOP/s (ml-engineering, compute/accelerator) */
+		.fp8_matmul_eff = 0.801, /* estimate: as BF16 */
+		.attn_eff = 0.35, /* FlashAttention-3 paper (Shah et al. 2024): FA2 reaches 35% on H100 */
+		.mem_bw_eff = 0.9, /* estimate: streaming copies reach ~90% of HBM peak */
 	},
 	{
 		/* NVIDIA H200 Tensor Core GPU datasheet (SXM): same Hopper compute
@@ -131,6 +150,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nic_latency_s = LAT_NET,
 		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
 		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
+		.matmul_eff = 0.83, /* MAMF of GH200 (same Hopper die): 821.0 of 989 */
+		.fp8_matmul_eff = 0.83, /* estimate: as BF16 */
+		.attn_eff = 0.35, /* as H100 (FlashAttention-3 paper) */
+		.mem_bw_eff = 0.9, /* estimate */
 	},
 	{
 		/* NVIDIA HGX B200 specifications divided by its 8 GPUs: BF16 36 PF
@@ -157,6 +180,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nic_latency_s = LAT_NET,
 		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
 		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
+		.matmul_eff = 0.8, /* estimate: Hopper's MAMF fraction */
+		.fp8_matmul_eff = 0.8, /* estimate */
+		.attn_eff = 0.35, /* estimate: as Hopper */
+		.mem_bw_eff = 0.9, /* estimate */
 	},
 	{
 		/* NVIDIA A100 Tensor Core GPU datasheet (SXM4 80GB): BF16 312
@@ -182,6 +209,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nic_latency_s = LAT_NET,
 		.bf16_gemm_eff = EFF_BF16, /* calibrated here: see EFF_BF16 */
 		.fp8_gemm_eff = EFF_FP8,   /* unused: no FP8 */
+		.matmul_eff = 0.859, /* MAMF 267.9 of 312 TFLOP/s (ml-engineering) */
+		.fp8_matmul_eff = 0.859, /* no FP8: unused */
+		.attn_eff = 0.6, /* FlashAttention-2 paper (Dao 2023): 50-73% on A100 */
+		.mem_bw_eff = 0.9, /* estimate */
 	},
 	{
 		/* NVIDIA L40S datasheet: BF16 362 TFLOP/s dense (733 sparse), FP8
@@ -207,6 +238,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nic_latency_s = LAT_NET,
 		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
 		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
+		.matmul_eff = 0.8, /* estimate */
+		.fp8_matmul_eff = 0.8, /* estimate */
+		.attn_eff = 0.5, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate: GDDR6 */
 	},
 	{
 		/* NVIDIA L4 datasheet: BF16 121 TFLOP/s dense (242 sparse), FP8
@@ -231,6 +266,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nic_latency_s = LAT_NET,
 		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
 		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
+		.matmul_eff = 0.8, /* estimate */
+		.fp8_matmul_eff = 0.8, /* estimate */
+		.attn_eff = 0.5, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate: GDDR6 */
 	},
 	{
 		/* AMD Instinct MI300X datasheet: FP16/BF16 1,307.4 TFLOP/s dense,
@@ -256,6 +295,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nic_latency_s = LAT_NET,
 		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
 		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
+		.matmul_eff = 0.601, /* MAMF 781.9 of 1,300 TFLOP/s, ROCm 6.2 (ml-engineering) */
+		.fp8_matmul_eff = 0.601, /* estimate: as BF16 */
+		.attn_eff = 0.35, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate */
 	},
 	{
 		/* Intel Gaudi 2 (HL-225H; Intel Gaudi 3 white paper comparison
@@ -281,6 +324,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nic_latency_s = LAT_NET,
 		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
 		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
+		.matmul_eff = 0.8, /* estimate */
+		.fp8_matmul_eff = 0.8, /* estimate */
+		.attn_eff = 0.5, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate */
 	},
 	{
 		/* Intel Gaudi 3 white paper (HL-325L OAM): BF16 and FP8 1,835
@@ -306,6 +353,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.nic_latency_s = LAT_NET,
 		.bf16_gemm_eff = EFF_BF16, /* estimate: A100-80GB's calibration */
 		.fp8_gemm_eff = EFF_FP8,   /* estimate: H100-SXM's calibration */
+		.matmul_eff = 0.8, /* estimate */
+		.fp8_matmul_eff = 0.8, /* estimate */
+		.attn_eff = 0.5, /* estimate */
+		.mem_bw_eff = 0.85, /* estimate */
 	},
 };
 #define NGPUS (sizeof GPUS / sizeof *GPUS)
@@ -351,8 +402,16 @@ static const aiwi_link_spec *builtin_link(const char *name)
 /* the validation (X(key, type, unit, min, max, flags, fallback, doc))        */
 /* ======================================================================== */
 /* What an unset field becomes when there is no base GPU. */
-enum { FB_REQUIRED, FB_ZERO, FB_SCALE_TDP, FB_INTRA_BW, FB_INTRA_LAT, FB_INTER_BW, FB_INTER_LAT,
-       FB_H100 };
+enum {
+	FB_REQUIRED,
+	FB_ZERO,
+	FB_SCALE_TDP,
+	FB_INTRA_BW,
+	FB_INTRA_LAT,
+	FB_INTER_BW,
+	FB_INTER_LAT,
+	FB_H100
+};
 
 #define XP AIW_PF_EXCL_MIN
 #define GPU_FIELDS(X)                                                                          \
@@ -392,7 +451,16 @@ enum { FB_REQUIRED, FB_ZERO, FB_SCALE_TDP, FB_INTRA_BW, FB_INTRA_LAT, FB_INTER_B
 	  "H100-SXM's)")                                                                         \
 	X(fp8_gemm_eff, REAL, "1", 0, 1, XP, FB_H100,                                          \
 	  "achievable fraction of fp8_flops on a transformer's GEMMs (default without base: "   \
-	  "H100-SXM's)")
+	  "H100-SXM's)")                                                                         \
+	X(matmul_eff, REAL, "1", 0, 1, XP, FB_H100,                                               \
+	  "achievable fraction of bf16_flops in large GEMMs (default without base: H100's)")   \
+	X(fp8_matmul_eff, REAL, "1", 0, 1, XP, FB_H100,                                           \
+	  "achievable fraction of fp8_flops in large GEMMs (default without base: H100's)")    \
+	X(attn_eff, REAL, "1", 0, 1, XP, FB_H100,                                               \
+	  "achievable fraction of bf16_flops in attention kernels (default without base: "     \
+	  "H100's)")                                                                             \
+	X(mem_bw_eff, REAL, "1", 0, 1, XP, FB_H100,                                             \
+	  "achievable fraction of mem_bw in streaming reads (default without base: H100's)")
 
 enum {
 	P_BASE,

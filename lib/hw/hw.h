@@ -35,6 +35,11 @@ typedef struct aiwi_gpu_spec {
 	double nic_latency_s;      /* scale-out per-step latency, alpha (s) */
 	double bf16_gemm_eff;      /* achievable fraction of bf16_flops on a transformer's GEMMs */
 	double fp8_gemm_eff;       /* the same for fp8_flops */
+	/* achievable fractions of the peaks (serving iterations, iteration.c) */
+	double matmul_eff;           /* large BF16 GEMMs over bf16_flops */
+	double fp8_matmul_eff;       /* large FP8 GEMMs over fp8_flops */
+	double attn_eff;           /* attention kernels over bf16_flops */
+	double mem_bw_eff;         /* streaming reads over mem_bw */
 } aiwi_gpu_spec;
 
 /* One link type of the alpha-beta model: a message of m bytes takes

@@ -147,7 +147,7 @@ START_TEST(public_gpu_catalog)
 			const char *key = NULL, *unit = NULL, *doc = NULL;
 			aiw_status st = aiw_catalog_gpu_field(f, &key, &unit, &doc);
 			if (st == AIW_ERANGE) {
-				ck_assert_uint_eq(f, 19); /* 17, then bf16_gemm_eff and fp8_gemm_eff */
+				ck_assert_uint_eq(f, 23); /* 17, bf16/fp8_gemm_eff, matmul/fp8_matmul/attn/mem_bw_eff */
 				break;
 			}
 			ck_assert_int_eq(st, AIW_OK);
@@ -175,7 +175,7 @@ START_TEST(public_gpu_catalog)
 	ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "name", &v), AIW_EUNKNOWN);
 	ck_assert_int_eq(aiw_catalog_gpu_value("", "", &v), AIW_EUNKNOWN);
 	ck_assert_double_eq(v, 42); /* untouched on error */
-	ck_assert_int_eq(aiw_catalog_gpu_field(19, &s, NULL, NULL), AIW_ERANGE);
+	ck_assert_int_eq(aiw_catalog_gpu_field(23, &s, NULL, NULL), AIW_ERANGE);
 }
 END_TEST
 
@@ -454,7 +454,7 @@ START_TEST(param_table_matches_fields)
 	ck_assert_str_eq(k->name, "gpu");
 	ck_assert(!k->singleton);
 	ck_assert_ptr_null(k->sample); /* no curves of its own */
-	ck_assert_uint_eq(k->nparams, 20);
+	ck_assert_uint_eq(k->nparams, 24);
 	ck_assert_str_eq(k->params[0].key, "base");
 	for (size_t i = 0; i < k->nparams; i++) {
 		const aiwi_param_def *d = &k->params[i];

@@ -9,6 +9,7 @@
  *   params.c    params and params --man (aiworkload-params(7))
  *   catalog.c   catalog
  *   scenario.c  the built-in default scenario and `aiworkload scenario`
+ *   calibrate.c calibrate (measured serving times, aiw_profile_*)
  *   sweep.c     sweep (shared with tools/aiworkload-mpi.c through sweep.h)
  *   common.c    the helpers declared here
  *
@@ -130,5 +131,6 @@ int cli_params(int argc, char **argv);
 int cli_catalog(int argc, char **argv);
 int cli_autoscale_replay(int argc, char **argv);
 int cli_scenario(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 
 #endif /* AIW_CLI_COMMON_H */

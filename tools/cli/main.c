@@ -8,6 +8,7 @@
  *   aiworkload catalog [GPU|LINK]                    built-in hardware
  *   aiworkload scenario                              print the built-in default
  *   aiworkload autoscale-replay --policy hpa|kpa METRICS.csv   replay decisions
+ *   aiworkload calibrate FILE.csv [--gpu G]          fit serving times to measurements
  *
  * One file per command (common.h lists them).  Exit status: 0 success, 2 bad
  * usage or invalid scenario (the message names file:line or the parameter),
@@ -29,6 +30,8 @@ static void usage_text(FILE *f)
 	        "       aiworkload catalog [GPU|LINK]\n"
 	        "       aiworkload scenario\n"
 	        "       aiworkload autoscale-replay --policy hpa|kpa [--set K=V] METRICS.csv\n"
+	        "       aiworkload calibrate FILE.csv [--gpu G] [--out SNIPPET.ini]\n"
+	        "                 [--set NAME=VALUE] [--hold PHASE.TERM]\n"
 	        "       aiworkload --help | --version\n"
 	        "\n"
 	        "Simulate AI training and inference on one discrete-event clock and report\n"
@@ -99,6 +102,8 @@ int main(int argc, char **argv)
 		return cli_catalog(argc, argv);
 	if (strcmp(cmd, "scenario") == 0)
 		return cli_scenario(argc, argv);
+	if (strcmp(cmd, "calibrate") == 0) /* calibrate.c */
+		return cli_calibrate(argc, argv);
 	/* `aiworkload FILE.ini ...` and `aiworkload --set ...` mean run */
 	if (cmd[0] == '-' || cli_ends_with(cmd, ".ini"))
 		return cli_run(argc, argv, 1, false);

@@ -30,6 +30,7 @@ from .registry import (Curve, Metric, Param, curves, help, help_text, metric_inf
                        param_info, params, parse_value)
 from .sim import Simulation
 from .sweep import Sweep
+from .profile import Profile
 
 __version__ = "0.1.0"
 
@@ -58,8 +59,8 @@ def status_name(status):
 
 
 __all__ = [
-    "Simulation", "Sweep", "Param", "params", "param_info", "Metric", "metrics", "metric_info",
-    "Curve", "curves", "help", "help_text", "parse_value",
+    "Simulation", "Sweep", "Profile", "Param", "params", "param_info", "Metric", "metrics",
+    "metric_info", "Curve", "curves", "help", "help_text", "parse_value",
     "library_version", "library_info", "strerror", "status_name",
     "AiwError", "InvalidArgument", "InvalidParameter", "OutOfMemory", "UnknownName",
     "OutOfRange", "ParseError", "ScenarioError", "IOError_", "StateError", "LimitError",

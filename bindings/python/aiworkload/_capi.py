@@ -36,6 +36,13 @@ class aiw_sweep(ctypes.Structure):
 
 SIM = POINTER(aiw_sim)
 SWEEP = POINTER(aiw_sweep)
+
+
+class aiw_profile(ctypes.Structure):
+    """Opaque measured-profile handle."""
+
+
+PROFILE = POINTER(aiw_profile)
 STATUS = "aiw_status"  # marker: c_int restype + errcheck
 
 # Callback types.  The simulation pointer of a callback arrives as a plain
@@ -168,6 +175,26 @@ SIGNATURES = {
                                          ("out", PD)]),
     "aiw_size_training_time": (STATUS, [("flops", c_double), ("gpu", c_char_p),
                                         ("gpus", c_double), ("mfu", c_double), ("out", PD)]),
+    # measured serving profiles (profile.c)
+    "aiw_profile_create": (STATUS, [("out", POINTER(PROFILE))]),
+    "aiw_profile_free": (None, [("profile", PROFILE)]),
+    "aiw_profile_errmsg": (c_char_p, [("profile", PROFILE)]),
+    "aiw_profile_set": (STATUS, [("profile", PROFILE), ("name", c_char_p), ("value", c_double)]),
+    "aiw_profile_read": (STATUS, [("profile", PROFILE), ("path", c_char_p)]),
+    "aiw_profile_group_count": (STATUS, [("profile", PROFILE), ("out", PZ)]),
+    "aiw_profile_group_name": (STATUS, [("profile", PROFILE), ("i", c_size_t), ("name", PSTR),
+                                        ("gpu", PSTR)]),
+    "aiw_profile_term_name": (STATUS, [("i", c_size_t), ("out", PSTR)]),
+    "aiw_profile_datasheet": (STATUS, [("profile", PROFILE), ("gpu", c_char_p),
+                                       ("phase", c_char_p), ("coef", PD), ("n", c_size_t)]),
+    "aiw_profile_fit": (STATUS, [("profile", PROFILE), ("gpu", c_char_p), ("phase", c_char_p),
+                                 ("coef", PD), ("stderr_out", PD), ("n", c_size_t)]),
+    "aiw_profile_row_count": (STATUS, [("profile", PROFILE), ("out", PZ)]),
+    "aiw_profile_row": (STATUS, [("profile", PROFILE), ("i", c_size_t), ("gpu", PSTR),
+                                 ("phase", PSTR), ("tp", PD), ("batch", PD), ("prompt", PD),
+                                 ("context", PD), ("measured_s", PD)]),
+    "aiw_profile_predict": (STATUS, [("profile", PROFILE), ("row", c_size_t), ("coef", PD),
+                                     ("n", c_size_t), ("out", PD)]),
     # collectives (collective.c)
     "aiw_allreduce_time": (STATUS, [("algo", c_char_p), ("bytes", c_double),
                                     ("ranks", c_double), ("gpus_per_node", c_double),
@@ -248,7 +275,7 @@ CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN,
                   "aiw_diversity_progress_fn": DIVERSITY_PROGRESS_FN}
 
 
-HANDLES = (SIM, SWEEP)
+HANDLES = (SIM, SWEEP, PROFILE)
 
 
 def is_output(ctype):
@@ -289,6 +316,8 @@ def _errcheck(result, func, args):
     if takes_sim(cname) and args and args[0]:
         if SIGNATURES[cname][1][0][1] is SIM:
             msg = _text(lib.aiw_sim_errmsg(args[0]))
+        elif SIGNATURES[cname][1][0][1] is PROFILE:
+            msg = _text(lib.aiw_profile_errmsg(args[0]))
         else:
             msg = _text(lib.aiw_sweep_errmsg(args[0]))
     if not msg:

@@ -88,6 +88,9 @@ C_TO_CTYPES = {
     "aiw_sweep *": _capi.SWEEP,
     "const aiw_sweep *": _capi.SWEEP,
     "aiw_sweep **": POINTER(_capi.SWEEP),
+    "aiw_profile *": _capi.PROFILE,
+    "const aiw_profile *": _capi.PROFILE,
+    "aiw_profile **": POINTER(_capi.PROFILE),
     "void *": c_void_p,
 }
 for _name, _t in _capi.CALLBACK_TYPES.items():

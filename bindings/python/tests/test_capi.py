@@ -38,6 +38,7 @@ EXAMPLE_ARGS = {
     "aiw_size_training_time": (3.8e25, "H100-SXM", 16384, 0.4),
     "aiw_allreduce_time": ("ring", 1e9, 8, 8, 5.7e-6, 450e9, 9.6e-6, 50e9, 1.0),
     "aiw_busbw": (1e9, 8, 0.01),
+    "aiw_profile_term_name": (0,),
 }
 
 
@@ -239,6 +240,26 @@ class EveryFunction(unittest.TestCase):
         self.assertEqual(missing, [], "not called through the Python layer: %s" % missing)
 
     def _exercise(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.csv")
+            with open(path, "w") as f:
+                f.write("phase,gpu,tp,batch,prompt,context,time_s\n")
+                for tp in (2, 8):
+                    for b in (1, 4, 16):
+                        for c in (256, 2048):
+                            f.write("decode,H100-SXM,%d,%d,0,%d,%g\n"
+                                    % (tp, b, c, 0.02 + 0.01 / tp + 1e-4 * b + 1e-7 * b * c))
+            p = aiworkload.Profile(path, layers=80)
+            self.assertEqual(p.groups(), [("H100-SXM", "H100-SXM")])
+            fit = p.fit("H100-SXM", "decode")
+            self.assertIn("overhead", fit)
+            self.assertGreater(p.predict(0, fit), 0)
+            self.assertGreater(p.datasheet("H100-SXM", "decode")["gemm"], 1)
+            self.assertEqual(len(p.rows()), 12)
+            self.assertEqual(p.errmsg(), "")
+            with self.assertRaises(errors.AiwError):
+                p.set("no_such_setting", 1)
+            p.close()
         aiworkload.strerror(-1)
         aiworkload.status_name(-1)
         aiworkload.library_info()  # aiw_version, aiw_version_string

@@ -1,0 +1,871 @@
+/*
+ * profile.c - measured serving times and the least-squares fit of the
+ * iteration model to them (profile.h), and the public aiw_profile_* calls.
+ */
+#include "inference/profile.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_multifit.h>
+#include <math.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+static aiw_status perr(aiwi_profile *p, aiw_status code, const char *fmt, ...) AIW_PRINTF(3, 4);
+static aiw_status perr(aiwi_profile *p, aiw_status code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->err, sizeof p->err, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void aiwi_prof_init(aiwi_profile *p)
+{
+	memset(p, 0, sizeof *p);
+	p->shape = aiwi_iter_shape_default();
+	p->overhead_s = AIWI_ITER_OVERHEAD_S;
+	p->hold[AIWI_PH_PREFILL][AIWI_IT_MEM] = true;
+	p->hold[AIWI_PH_DECODE][AIWI_IT_ATTN] = true;
+}
+
+void aiwi_prof_clear(aiwi_profile *p)
+{
+	free(p->rows);
+	free(p->groups);
+	p->rows = NULL;
+	p->groups = NULL;
+	p->nrows = p->cap = p->ngroups = 0;
+	p->nconfigs = 0;
+}
+
+/* ------------------------------------------------------------------------ */
+/* groups                                                                    */
+/* ------------------------------------------------------------------------ */
+static const struct {
+	const char *table, *gpu;
+} ALIASES[] = {
+	/* Splitwise's hardware names; the power-capped H100 rows are H100s */
+	{"a100-80gb", "A100-80GB"},
+	{"h100-80gb", "H100-SXM"},
+	{"h100-80gb-pcap", "H100-SXM"},
+};
+
+int aiwi_prof_group_find(const aiwi_profile *p, const char *name)
+{
+	if (!name)
+		return -1;
+	for (size_t i = 0; i < p->ngroups; i++)
+		if (aiwi_hw_ieq(p->groups[i].name, name))
+			return (int)i;
+	for (size_t i = 0; i < p->ngroups; i++)
+		if (aiwi_hw_ieq(p->groups[i].gpu, name))
+			return (int)i;
+	return -1;
+}
+
+static int group_add(aiwi_profile *p, const char *name)
+{
+	for (size_t i = 0; i < p->ngroups; i++)
+		if (strcmp(p->groups[i].name, name) == 0)
+			return (int)i;
+	aiwi_prof_group *g = realloc(p->groups, (p->ngroups + 1) * sizeof *g);
+	if (!g)
+		return -1;
+	p->groups = g;
+	aiwi_prof_group *n = &g[p->ngroups];
+	snprintf(n->name, sizeof n->name, "%s", name);
+	snprintf(n->gpu, sizeof n->gpu, "%s", name);
+	for (size_t k = 0; k < sizeof ALIASES / sizeof *ALIASES; k++)
+		if (aiwi_hw_ieq(name, ALIASES[k].table))
+			snprintf(n->gpu, sizeof n->gpu, "%s", ALIASES[k].gpu);
+	return (int)p->ngroups++;
+}
+
+/* ------------------------------------------------------------------------ */
+/* reading                                                                   */
+/* ------------------------------------------------------------------------ */
+#define MAXCOLS 32
+
+/* Split line (modified in place) at commas; fields trimmed, quotes off. */
+static int split(char *line, char **f, int max)
+{
+	int n = 0;
+	char *s = line;
+	for (;;) {
+		char *e = strchr(s, ',');
+		if (e)
+			*e = '\0';
+		while (*s == ' ' || *s == '\t')
+			s++;
+		size_t len = strlen(s);
+		while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+			s[--len] = '\0';
+		if (len >= 2 && s[0] == '"' && s[len - 1] == '"') {
+			s[len - 1] = '\0';
+			s++;
+		}
+		if (n < max)
+			f[n++] = s;
+		if (!e)
+			return n;
+		s = e + 1;
+	}
+}
+
+enum { C_HW, C_TP, C_PROMPT, C_BATCH, C_TOKENS, C_PTIME, C_TTIME, NSW };
+static const char *const SW_COLS[NSW] = {"hardware",   "tensor_parallel", "prompt_size",
+                                         "batch_size", "token_size",      "prompt_time",
+                                         "token_time"};
+enum { N_PHASE, N_GPU, N_TP, N_BATCH, N_PROMPT, N_CONTEXT, N_TIME, N_PP, NNAT };
+static const char *const NAT_COLS[NNAT] = {"phase",  "gpu",     "tp",     "batch",
+                                           "prompt", "context", "time_s", "pp"};
+
+static aiw_status row_add(aiwi_profile *p, const aiwi_prof_row *r)
+{
+	if (p->nrows == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		aiwi_prof_row *n = realloc(p->rows, cap * sizeof *n);
+		if (!n)
+			return perr(p, AIW_ENOMEM, "out of memory");
+		p->rows = n;
+		p->cap = cap;
+	}
+	aiwi_prof_row x = *r;
+	/* the sizes of the terms */
+	if (x.phase == AIWI_PH_PREFILL) {
+		x.u = x.batch * x.prompt;
+		x.v = x.batch * x.prompt * x.prompt;
+	} else {
+		x.u = x.batch;
+		x.v = x.batch * x.context;
+	}
+	/* a configuration: the same phase, group and sizes */
+	x.config = -1;
+	for (size_t i = p->nrows; i-- > 0;) {
+		const aiwi_prof_row *o = &p->rows[i];
+		if (o->phase == x.phase && o->group == x.group && o->tp == x.tp && o->pp == x.pp &&
+		    o->batch == x.batch && o->prompt == x.prompt && o->context == x.context &&
+		    o->out == x.out) {
+			x.config = o->config;
+			break;
+		}
+	}
+	if (x.config < 0)
+		x.config = p->nconfigs++;
+	p->rows[p->nrows++] = x;
+	return AIW_OK;
+}
+
+static aiw_status number(aiwi_profile *p, const char *origin, int line, const char *col,
+                         const char *s, double lo, bool integer, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || *end || !isfinite(v))
+		return perr(p, AIW_EPARSE, "%s:%d: column %s = \"%s\" is not a number", origin, line,
+		            col, s);
+	if (v < lo || (integer && floor(v) != v) || v > 1e12)
+		return perr(p, AIW_ERANGE, "%s:%d: column %s = %g must be %s >= %g", origin, line, col,
+		            v, integer ? "an integer" : "a number", lo);
+	*out = v;
+	return AIW_OK;
+}
+
+aiw_status aiwi_prof_read_text(aiwi_profile *p, const char *text, const char *origin)
+{
+	if (!text)
+		return perr(p, AIW_EINVAL, "profile text is NULL");
+	if (!origin)
+		origin = "profile";
+	int idx[(int)NNAT > (int)NSW ? (int)NNAT : (int)NSW];
+	int layout = -1, ncol = 0, lineno = 0, data = 0;
+	const char *s = text;
+	char buf[4096];
+	while (*s) {
+		const char *e = strchr(s, '\n');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		lineno++;
+		if (len >= sizeof buf)
+			return perr(p, AIW_EPARSE, "%s:%d: line longer than %zu characters", origin, lineno,
+			            sizeof buf - 1);
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		s = e ? e + 1 : s + len;
+		char *t = buf;
+		while (*t == ' ' || *t == '\t' || *t == '\r')
+			t++;
+		if (!*t || *t == '#')
+			continue;
+		char *f[MAXCOLS];
+		int n = split(buf, f, MAXCOLS);
+		if (layout < 0) {
+			/* the header decides the layout */
+			const char *const *want[2] = {SW_COLS, NAT_COLS};
+			int nwant[2] = {NSW, NNAT}, nreq[2] = {NSW, NNAT - 1};
+			for (int l = 0; l < 2 && layout < 0; l++) {
+				int found = 0;
+				for (int k = 0; k < nwant[l]; k++) {
+					idx[k] = -1;
+					for (int c = 0; c < n; c++)
+						if (aiwi_hw_ieq(f[c], want[l][k]))
+							idx[k] = c;
+					if (idx[k] >= 0 && k < nreq[l])
+						found++;
+				}
+				if (found == nreq[l])
+					layout = l;
+			}
+			if (layout < 0)
+				return perr(p, AIW_EPARSE,
+				            "%s:%d: header names neither Splitwise's columns (hardware, "
+				            "tensor_parallel, prompt_size, batch_size, token_size, "
+				            "prompt_time, token_time) nor phase, gpu, tp, batch, prompt, "
+				            "context, time_s",
+				            origin, lineno);
+			ncol = n;
+			p->splitwise = layout == 0;
+			continue;
+		}
+		if (n != ncol)
+			return perr(p, AIW_EPARSE, "%s:%d: %d columns, the header has %d", origin, lineno,
+			            n, ncol);
+		aiw_status st;
+		aiwi_prof_row r = {0};
+		r.pp = 1;
+		if (layout == 0) {
+			double tp, pr, b, tok, pt, tt;
+			if ((st = number(p, origin, lineno, "tensor_parallel", f[idx[C_TP]], 1, true, &tp)) ||
+			    (st = number(p, origin, lineno, "prompt_size", f[idx[C_PROMPT]], 1, true, &pr)) ||
+			    (st = number(p, origin, lineno, "batch_size", f[idx[C_BATCH]], 1, true, &b)) ||
+			    (st = number(p, origin, lineno, "token_size", f[idx[C_TOKENS]], 1, true, &tok)) ||
+			    (st = number(p, origin, lineno, "prompt_time", f[idx[C_PTIME]], 0, false, &pt)) ||
+			    (st = number(p, origin, lineno, "token_time", f[idx[C_TTIME]], 0, false, &tt)))
+				return st;
+			if (!f[idx[C_HW]][0])
+				return perr(p, AIW_EPARSE, "%s:%d: column hardware is empty", origin, lineno);
+			int g = group_add(p, f[idx[C_HW]]);
+			if (g < 0)
+				return perr(p, AIW_ENOMEM, "out of memory");
+			r.group = g;
+			r.tp = tp;
+			r.batch = b;
+			r.prompt = pr;
+			r.out = tok;
+			if (pt > 0) {
+				r.phase = AIWI_PH_PREFILL;
+				r.y = pt * 1e-3;
+				if ((st = row_add(p, &r)))
+					return st;
+			}
+			if (tt > 0 && tok > 1) {
+				r.phase = AIWI_PH_DECODE;
+				r.context = pr + tok / 2; /* the mean over the decode */
+				r.y = tt * 1e-3;
+				if ((st = row_add(p, &r)))
+					return st;
+			}
+		} else {
+			int ph = aiwi_iter_phase_index(f[idx[N_PHASE]]);
+			if (ph < 0)
+				return perr(p, AIW_EPARSE, "%s:%d: column phase = \"%s\" must be prefill or decode",
+				            origin, lineno, f[idx[N_PHASE]]);
+			r.phase = ph;
+			if ((st = number(p, origin, lineno, "tp", f[idx[N_TP]], 1, true, &r.tp)) ||
+			    (st = number(p, origin, lineno, "batch", f[idx[N_BATCH]], 1, true, &r.batch)) ||
+			    (st = number(p, origin, lineno, "time_s", f[idx[N_TIME]], 0, false, &r.y)))
+				return st;
+			if (idx[N_PP] >= 0 &&
+			    (st = number(p, origin, lineno, "pp", f[idx[N_PP]], 1, true, &r.pp)))
+				return st;
+			if (ph == AIWI_PH_PREFILL &&
+			    (st = number(p, origin, lineno, "prompt", f[idx[N_PROMPT]], 1, true, &r.prompt)))
+				return st;
+			if (ph == AIWI_PH_DECODE &&
+			    (st = number(p, origin, lineno, "context", f[idx[N_CONTEXT]], 0, false,
+			                 &r.context)))
+				return st;
+			if (!(r.y > 0))
+				return perr(p, AIW_ERANGE, "%s:%d: column time_s = %g must be > 0", origin,
+				            lineno, r.y);
+			if (!f[idx[N_GPU]][0])
+				return perr(p, AIW_EPARSE, "%s:%d: column gpu is empty", origin, lineno);
+			int g = group_add(p, f[idx[N_GPU]]);
+			if (g < 0)
+				return perr(p, AIW_ENOMEM, "out of memory");
+			r.group = g;
+			if ((st = row_add(p, &r)))
+				return st;
+		}
+		data++;
+	}
+	if (layout < 0)
+		return perr(p, AIW_EPARSE, "%s: no header line", origin);
+	if (!data)
+		return perr(p, AIW_EPARSE, "%s: no data rows", origin);
+	return AIW_OK;
+}
+
+aiw_status aiwi_prof_read(aiwi_profile *p, const char *path)
+{
+	if (!path)
+		return perr(p, AIW_EINVAL, "profile path is NULL");
+	FILE *fp = fopen(path, "rb");
+	if (!fp)
+		return perr(p, AIW_EIO, "%s: cannot open", path);
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			fclose(fp);
+			return perr(p, AIW_ENOMEM, "out of memory");
+		}
+		n += fread(buf + n, 1, cap - n - 1, fp);
+		if (n < cap - 1)
+			break;
+		if (cap >= (size_t)1 << 30) {
+			free(buf);
+			fclose(fp);
+			return perr(p, AIW_ELIMIT, "%s: larger than 1 GB", path);
+		}
+		cap *= 2;
+		char *nb = realloc(buf, cap);
+		if (!nb)
+			free(buf);
+		buf = nb;
+	}
+	bool bad = ferror(fp);
+	fclose(fp);
+	if (bad) {
+		free(buf);
+		return perr(p, AIW_EIO, "%s: read error", path);
+	}
+	buf[n] = '\0';
+	aiw_status st = aiwi_prof_read_text(p, buf, path);
+	free(buf);
+	return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* terms and the fit                                                         */
+/* ------------------------------------------------------------------------ */
+static aiw_status group_hw(aiwi_profile *p, int group, const aiwi_iter_shape *s,
+                           const aiwi_gpu_spec **g, aiwi_iter_hw *h)
+{
+	if (group < 0 || (size_t)group >= p->ngroups)
+		return perr(p, AIW_ERANGE, "group %d out of range", group);
+	*g = aiwi_hw_gpu(NULL, p->groups[group].gpu);
+	if (!*g)
+		return perr(p, AIW_EUNKNOWN,
+		            "GPU \"%s\" of the profile is not in the catalog (aiworkload catalog lists "
+		            "it)",
+		            p->groups[group].gpu);
+	aiwi_iter_hw_of(*g, s, true, h);
+	return AIW_OK;
+}
+
+aiw_status aiwi_prof_terms(aiwi_profile *p, const aiwi_prof_row *r, double x[AIWI_IT_NTERMS])
+{
+	aiwi_iter_shape s = p->shape;
+	s.tp = r->tp;
+	s.pp = r->pp;
+	const aiwi_gpu_spec *g;
+	aiwi_iter_hw h;
+	aiw_status st = group_hw(p, r->group, &s, &g, &h);
+	if (st)
+		return st;
+	aiwi_iter_affine t[AIWI_IT_NTERMS];
+	aiwi_iter_terms(r->phase, &s, &h, t);
+	aiwi_iter_eval(t, r->batch, r->u, r->v, x);
+	return AIW_OK;
+}
+
+aiw_status aiwi_prof_datasheet(aiwi_profile *p, int group, int phase, double beta[AIWI_IT_NTERMS])
+{
+	const aiwi_gpu_spec *g;
+	aiwi_iter_hw h;
+	aiw_status st = group_hw(p, group, &p->shape, &g, &h);
+	if (st)
+		return st;
+	(void)phase;
+	aiwi_iter_datasheet(g, &h, p->overhead_s, beta);
+	return AIW_OK;
+}
+
+double aiwi_prof_predict(aiwi_profile *p, const aiwi_prof_row *r, const double beta[AIWI_IT_NTERMS])
+{
+	double x[AIWI_IT_NTERMS];
+	if (aiwi_prof_terms(p, r, x))
+		return NAN;
+	return aiwi_iter_time(beta, x);
+}
+
+/* Distinct values of f over the rows used (up to 3 counted). */
+static int distinct(const aiwi_profile *p, const int *ix, size_t n, double (*f)(const aiwi_prof_row *),
+                    double *first)
+{
+	double seen[3];
+	int k = 0;
+	for (size_t i = 0; i < n && k < 3; i++) {
+		double v = f(&p->rows[ix[i]]);
+		bool dup = false;
+		for (int j = 0; j < k; j++)
+			dup |= fabs(seen[j] - v) <= 1e-9 * fabs(v);
+		if (!dup)
+			seen[k++] = v;
+	}
+	if (first)
+		*first = k ? seen[0] : NAN;
+	return k;
+}
+static double f_tp(const aiwi_prof_row *r) { return r->tp; }
+static double f_u(const aiwi_prof_row *r) { return r->u; }
+static double f_len(const aiwi_prof_row *r) { return r->v / r->u; }
+static double f_ctx(const aiwi_prof_row *r) { return r->v; }
+
+aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
+                         double beta[AIWI_IT_NTERMS], double se[AIWI_IT_NTERMS], size_t *nused)
+{
+	if (phase < 0 || phase >= AIWI_PH_N)
+		return perr(p, AIW_ERANGE, "phase %d out of range", phase);
+	int *ix = malloc((p->nrows ? p->nrows : 1) * sizeof *ix);
+	if (!ix)
+		return perr(p, AIW_ENOMEM, "out of memory");
+	size_t n = 0;
+	for (size_t i = 0; i < p->nrows; i++)
+		if (p->rows[i].phase == phase && (group < 0 || p->rows[i].group == group) &&
+		    (!use || use[i]))
+			ix[n++] = (int)i;
+	const char *ph = aiwi_iter_phase_names[phase];
+	const char *gname = group >= 0 && (size_t)group < p->ngroups ? p->groups[group].name : "all";
+	aiw_status st = AIW_OK;
+	if (nused)
+		*nused = n;
+	if (n == 0) {
+		st = perr(p, AIW_ESCENARIO, "no %s rows for %s in the profile", ph, gname);
+		goto out;
+	}
+	/* the datasheet values of the held coefficients */
+	aiw_status dst = aiwi_prof_datasheet(p, group >= 0 ? group : p->rows[ix[0]].group, phase, beta);
+	if (dst) {
+		st = dst;
+		goto out;
+	}
+	int freej[AIWI_IT_NTERMS], k = 0;
+	for (int j = 0; j < AIWI_IT_NTERMS; j++) {
+		se[j] = 0;
+		if (!p->hold[phase][j])
+			freej[k++] = j;
+	}
+	/* what the table must vary for each free term */
+	double v0;
+	for (int q = 0; q < k; q++) {
+		int j = freej[q];
+		if (j == AIWI_IT_COMM && distinct(p, ix, n, f_tp, &v0) < 2) {
+			st = perr(p, AIW_ESCENARIO,
+			          "%s, %s: only one tensor-parallel degree (tp = %g): the TP "
+			          "communication term is not determined; hold it at the collective "
+			          "model (hold %s.comm)",
+			          gname, ph, v0, ph);
+			goto out;
+		}
+		if (j == AIWI_IT_GEMM && distinct(p, ix, n, f_u, &v0) < 2) {
+			st = perr(p, AIW_ESCENARIO,
+			          "%s, %s: only one %s (%g): the GEMM term, which grows with it, is not "
+			          "determined",
+			          gname, ph, phase == AIWI_PH_PREFILL ? "token count" : "batch size", v0);
+			goto out;
+		}
+		if (j == AIWI_IT_ATTN && phase == AIWI_PH_PREFILL &&
+		    distinct(p, ix, n, f_len, &v0) < 2) {
+			st = perr(p, AIW_ESCENARIO,
+			          "%s, %s: only one prompt length (%g tokens): the attention term "
+			          "(quadratic in the prompt) is not determined",
+			          gname, ph, v0);
+			goto out;
+		}
+		if ((j == AIWI_IT_MEM || j == AIWI_IT_ATTN) && phase == AIWI_PH_DECODE &&
+		    distinct(p, ix, n, f_ctx, &v0) < 2) {
+			st = perr(p, AIW_ESCENARIO,
+			          "%s, %s: only one context size (%g tokens): the %s term, which grows "
+			          "with it, is not determined",
+			          gname, ph, v0, aiwi_iter_term_names[j]);
+			goto out;
+		}
+	}
+	if (n < (size_t)k + 1) {
+		st = perr(p, AIW_ESCENARIO,
+		          "%s, %s: %zu rows for %d coefficients: at least %d are needed", gname, ph, n,
+		          k, k + 1);
+		goto out;
+	}
+	gsl_matrix *X = gsl_matrix_alloc(n, (size_t)k);
+	gsl_vector *y = gsl_vector_alloc(n), *w = gsl_vector_alloc(n), *c = gsl_vector_alloc((size_t)k);
+	gsl_matrix *cov = gsl_matrix_alloc((size_t)k, (size_t)k);
+	if (!X || !y || !w || !c || !cov) {
+		st = perr(p, AIW_ENOMEM, "out of memory");
+		goto free;
+	}
+	/* columns scaled to unit size in the weighted norm: the rank test
+	 * below then compares like with like */
+	double scale[AIWI_IT_NTERMS] = {0};
+	for (size_t i = 0; i < n; i++) {
+		const aiwi_prof_row *r = &p->rows[ix[i]];
+		double x[AIWI_IT_NTERMS];
+		if ((st = aiwi_prof_terms(p, r, x)))
+			goto free;
+		double rhs = r->y;
+		for (int j = 0; j < AIWI_IT_NTERMS; j++)
+			if (p->hold[phase][j])
+				rhs -= beta[j] * x[j];
+		for (int q = 0; q < k; q++) {
+			gsl_matrix_set(X, i, (size_t)q, x[freej[q]]);
+			scale[q] += x[freej[q]] * x[freej[q]] / (r->y * r->y);
+		}
+		gsl_vector_set(y, i, rhs);
+		gsl_vector_set(w, i, 1 / (r->y * r->y));
+	}
+	for (int q = 0; q < k; q++) {
+		scale[q] = sqrt(scale[q] / (double)n);
+		if (!(scale[q] > 0)) {
+			st = perr(p, AIW_ESCENARIO, "%s, %s: the %s term is zero on every row", gname, ph,
+			          aiwi_iter_term_names[freej[q]]);
+			goto free;
+		}
+		gsl_vector_view col = gsl_matrix_column(X, (size_t)q);
+		gsl_vector_scale(&col.vector, 1 / scale[q]);
+	}
+	/* rank: singular values of the weighted, scaled design */
+	{
+		gsl_matrix *A = gsl_matrix_alloc(n, (size_t)k);
+		gsl_matrix *V = gsl_matrix_alloc((size_t)k, (size_t)k);
+		gsl_vector *S = gsl_vector_alloc((size_t)k), *wk = gsl_vector_alloc((size_t)k);
+		if (!A || !V || !S || !wk) {
+			gsl_matrix_free(A);
+			gsl_matrix_free(V);
+			gsl_vector_free(S);
+			gsl_vector_free(wk);
+			st = perr(p, AIW_ENOMEM, "out of memory");
+			goto free;
+		}
+		for (size_t i = 0; i < n; i++)
+			for (int q = 0; q < k; q++)
+				gsl_matrix_set(A, i, (size_t)q,
+				               gsl_matrix_get(X, i, (size_t)q) * sqrt(gsl_vector_get(w, i)));
+		gsl_linalg_SV_decomp(A, V, S, wk);
+		double smax = gsl_vector_get(S, 0), smin = gsl_vector_get(S, (size_t)k - 1);
+		if (!(smin > 1e-9 * smax)) {
+			/* the term with the largest share of the null direction */
+			int worst = 0;
+			for (int q = 1; q < k; q++)
+				if (fabs(gsl_matrix_get(V, (size_t)q, (size_t)k - 1)) >
+				    fabs(gsl_matrix_get(V, (size_t)worst, (size_t)k - 1)))
+					worst = q;
+			st = perr(p, AIW_ESCENARIO,
+			          "%s, %s: the rows do not tell the %s term from the others (singular "
+			          "values %.3g of %.3g); add rows that vary it, or hold it",
+			          gname, ph, aiwi_iter_term_names[freej[worst]], smin, smax);
+		}
+		gsl_matrix_free(A);
+		gsl_matrix_free(V);
+		gsl_vector_free(S);
+		gsl_vector_free(wk);
+		if (st)
+			goto free;
+	}
+	/* relative errors: every row divided by its measurement, then a
+	 * robust fit (bisquare, gsl_multifit_robust), so that the few
+	 * inconsistent rows of a table weigh as their residuals say, not as
+	 * squares */
+	for (size_t i = 0; i < n; i++) {
+		double yi = p->rows[ix[i]].y;
+		gsl_vector_view row = gsl_matrix_row(X, i);
+		gsl_vector_scale(&row.vector, 1 / yi);
+		gsl_vector_set(y, i, gsl_vector_get(y, i) / yi);
+	}
+	gsl_multifit_robust_workspace *rw =
+		gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, (size_t)k);
+	if (!rw) {
+		st = perr(p, AIW_ENOMEM, "out of memory");
+		goto free;
+	}
+	int rc = gsl_multifit_robust(X, y, c, cov, rw);
+	gsl_multifit_robust_free(rw);
+	if (rc != GSL_SUCCESS && rc != GSL_EMAXITER) {
+		st = perr(p, AIW_ESCENARIO, "%s, %s: the least-squares fit failed (%s)", gname, ph,
+		          gsl_strerror(rc));
+		goto free;
+	}
+	for (int q = 0; q < k; q++) {
+		int j = freej[q];
+		beta[j] = gsl_vector_get(c, (size_t)q) / scale[q];
+		se[j] = sqrt(gsl_matrix_get(cov, (size_t)q, (size_t)q)) / scale[q];
+	}
+free:
+	gsl_matrix_free(cov);
+	gsl_vector_free(c);
+	gsl_vector_free(w);
+	gsl_vector_free(y);
+	gsl_matrix_free(X);
+out:
+	free(ix);
+	return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* public                                                                    */
+/* ------------------------------------------------------------------------ */
+struct aiw_profile {
+	aiwi_profile p;
+};
+
+static pthread_once_t gsl_once = PTHREAD_ONCE_INIT;
+
+static void gsl_setup(void)
+{
+	/* as aiw_sim_create: GSL's default handler aborts */
+	gsl_error_handler_t *prev = gsl_set_error_handler_off();
+	if (prev)
+		gsl_set_error_handler(prev);
+}
+
+AIW_EXPORT aiw_status aiw_profile_create(aiw_profile **out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	pthread_once(&gsl_once, gsl_setup);
+	*out = calloc(1, sizeof **out);
+	if (!*out)
+		return AIW_ENOMEM;
+	aiwi_prof_init(&(*out)->p);
+	return AIW_OK;
+}
+
+AIW_EXPORT void aiw_profile_free(aiw_profile *pr)
+{
+	if (!pr)
+		return;
+	aiwi_prof_clear(&pr->p);
+	free(pr);
+}
+
+AIW_EXPORT const char *aiw_profile_errmsg(const aiw_profile *pr)
+{
+	return pr ? pr->p.err : "";
+}
+
+static const struct {
+	const char *name;
+	size_t off;
+	double lo, hi;
+} SHAPE_KEYS[] = {
+	{"model_params", offsetof(aiwi_iter_shape, params), 1, 1e15},
+	{"layers", offsetof(aiwi_iter_shape, layers), 1, 1e5},
+	{"hidden", offsetof(aiwi_iter_shape, hidden), 1, 1e7},
+	{"kv_bytes_per_token", offsetof(aiwi_iter_shape, kv_bytes), 0, 1e12},
+	{"weight_bits", offsetof(aiwi_iter_shape, weight_bits), 1, 64},
+	{"act_bits", offsetof(aiwi_iter_shape, act_bits), 1, 64},
+};
+
+AIW_EXPORT aiw_status aiw_profile_set(aiw_profile *pr, const char *name, double value)
+{
+	if (!pr || !name)
+		return AIW_EINVAL;
+	aiwi_profile *p = &pr->p;
+	for (size_t i = 0; i < sizeof SHAPE_KEYS / sizeof *SHAPE_KEYS; i++) {
+		if (!aiwi_hw_ieq(name, SHAPE_KEYS[i].name))
+			continue;
+		if (!isfinite(value) || value < SHAPE_KEYS[i].lo || value > SHAPE_KEYS[i].hi)
+			return perr(p, AIW_ERANGE, "%s = %g must be in [%g, %g]", name, value,
+			            SHAPE_KEYS[i].lo, SHAPE_KEYS[i].hi);
+		*(double *)(void *)((char *)&p->shape + SHAPE_KEYS[i].off) = value;
+		return AIW_OK;
+	}
+	if (aiwi_hw_ieq(name, "overhead")) {
+		if (!isfinite(value) || value < 0 || value > 10)
+			return perr(p, AIW_ERANGE, "overhead = %g s must be in [0, 10]", value);
+		p->overhead_s = value;
+		return AIW_OK;
+	}
+	/* hold.PHASE.TERM = 1 (held at the datasheet) or 0 (fitted) */
+	if (strncmp(name, "hold.", 5) == 0) {
+		char ph[16];
+		const char *dot = strchr(name + 5, '.');
+		size_t len = dot ? (size_t)(dot - name - 5) : 0;
+		if (dot && len < sizeof ph) {
+			memcpy(ph, name + 5, len);
+			ph[len] = '\0';
+			int phase = aiwi_iter_phase_index(ph), term = aiwi_iter_term_index(dot + 1);
+			if (phase >= 0 && term >= 0) {
+				if (value != 0 && value != 1)
+					return perr(p, AIW_ERANGE, "%s = %g must be 0 (fit) or 1 (hold)", name,
+					            value);
+				p->hold[phase][term] = value != 0;
+				return AIW_OK;
+			}
+		}
+		return perr(p, AIW_EUNKNOWN,
+		            "%s: expected hold.PHASE.TERM, PHASE prefill or decode, TERM overhead, "
+		            "gemm, attn, mem or comm",
+		            name);
+	}
+	return perr(p, AIW_EUNKNOWN,
+	            "unknown profile setting \"%s\" (model_params, layers, hidden, "
+	            "kv_bytes_per_token, weight_bits, act_bits, overhead, hold.PHASE.TERM)",
+	            name);
+}
+
+AIW_EXPORT aiw_status aiw_profile_read(aiw_profile *pr, const char *path)
+{
+	if (!pr || !path)
+		return AIW_EINVAL;
+	return aiwi_prof_read(&pr->p, path);
+}
+
+AIW_EXPORT aiw_status aiw_profile_group_count(const aiw_profile *pr, size_t *out)
+{
+	if (!pr || !out)
+		return AIW_EINVAL;
+	*out = pr->p.ngroups;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_profile_group_name(const aiw_profile *pr, size_t i, const char **name,
+                                             const char **gpu)
+{
+	if (!pr)
+		return AIW_EINVAL;
+	if (i >= pr->p.ngroups)
+		return AIW_ERANGE;
+	if (name)
+		*name = pr->p.groups[i].name;
+	if (gpu)
+		*gpu = pr->p.groups[i].gpu;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_profile_term_name(size_t i, const char **out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	if (i >= AIWI_IT_NTERMS)
+		return AIW_ERANGE;
+	*out = aiwi_iter_term_names[i];
+	return AIW_OK;
+}
+
+static aiw_status phase_group(aiw_profile *pr, const char *group, const char *phase, int *g,
+                              int *ph)
+{
+	aiwi_profile *p = &pr->p;
+	*ph = aiwi_iter_phase_index(phase);
+	if (*ph < 0)
+		return perr(p, AIW_EUNKNOWN, "phase \"%s\" must be prefill or decode",
+		            phase ? phase : "(null)");
+	*g = aiwi_prof_group_find(p, group);
+	if (*g < 0) {
+		char names[256] = "";
+		size_t n = 0;
+		for (size_t i = 0; i < p->ngroups && n < sizeof names; i++)
+			n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
+			                      p->groups[i].name);
+		return perr(p, AIW_EUNKNOWN, "GPU \"%s\" has no rows in the profile (it has: %s)",
+		            group ? group : "(null)", names);
+	}
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_profile_datasheet(aiw_profile *pr, const char *group, const char *phase,
+                                            double *coef, size_t n)
+{
+	if (!pr || !group || !phase || !coef)
+		return AIW_EINVAL;
+	if (n < AIWI_IT_NTERMS)
+		return perr(&pr->p, AIW_EBUFFER, "coefficients: %zu slots, %d needed", n,
+		            AIWI_IT_NTERMS);
+	int g, ph;
+	aiw_status st = phase_group(pr, group, phase, &g, &ph);
+	return st ? st : aiwi_prof_datasheet(&pr->p, g, ph, coef);
+}
+
+AIW_EXPORT aiw_status aiw_profile_fit(aiw_profile *pr, const char *group, const char *phase,
+                                      double *coef, double *stderr_out, size_t n)
+{
+	if (!pr || !group || !phase || !coef)
+		return AIW_EINVAL;
+	if (n < AIWI_IT_NTERMS)
+		return perr(&pr->p, AIW_EBUFFER, "coefficients: %zu slots, %d needed", n,
+		            AIWI_IT_NTERMS);
+	int g, ph;
+	aiw_status st = phase_group(pr, group, phase, &g, &ph);
+	if (st)
+		return st;
+	double se[AIWI_IT_NTERMS];
+	st = aiwi_prof_fit(&pr->p, g, ph, NULL, coef, se, NULL);
+	if (st == AIW_OK && stderr_out)
+		memcpy(stderr_out, se, sizeof se);
+	return st;
+}
+
+AIW_EXPORT aiw_status aiw_profile_row_count(const aiw_profile *pr, size_t *out)
+{
+	if (!pr || !out)
+		return AIW_EINVAL;
+	*out = pr->p.nrows;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_profile_row(const aiw_profile *pr, size_t i, const char **group,
+                                      const char **phase, double *tp, double *batch,
+                                      double *prompt, double *context, double *measured)
+{
+	if (!pr)
+		return AIW_EINVAL;
+	if (i >= pr->p.nrows)
+		return AIW_ERANGE;
+	const aiwi_prof_row *r = &pr->p.rows[i];
+	if (group)
+		*group = pr->p.groups[r->group].name;
+	if (phase)
+		*phase = aiwi_iter_phase_names[r->phase];
+	if (tp)
+		*tp = r->tp;
+	if (batch)
+		*batch = r->batch;
+	if (prompt)
+		*prompt = r->prompt;
+	if (context)
+		*context = r->context;
+	if (measured)
+		*measured = r->y;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *pr, size_t i, const double *coef, size_t n,
+                                          double *out)
+{
+	if (!pr || !coef || !out)
+		return AIW_EINVAL;
+	if (i >= pr->p.nrows)
+		return AIW_ERANGE;
+	if (n < AIWI_IT_NTERMS)
+		return perr(&pr->p, AIW_EBUFFER, "coefficients: %zu slots, %d needed", n,
+		            AIWI_IT_NTERMS);
+	for (size_t j = 0; j < AIWI_IT_NTERMS; j++)
+		if (!isfinite(coef[j]) || fabs(coef[j]) > 1e6)
+			return perr(&pr->p, AIW_ERANGE, "coefficient %s = %g must be in [-1e6, 1e6]",
+			            aiwi_iter_term_names[j], coef[j]);
+	double x[AIWI_IT_NTERMS];
+	aiw_status st = aiwi_prof_terms(&pr->p, &pr->p.rows[i], x);
+	if (st)
+		return st;
+	*out = aiwi_iter_time(coef, x);
+	return AIW_OK;
+}
