@@ -125,7 +125,8 @@ AIW_EXPORT aiw_status aiw_sim_load_string(aiw_sim *sim, const char *text, const 
 
 /* Run to sim.duration, or up to simulated time t (s) so that a driver can
  * read metrics and change parameters between steps.  Summary metrics are
- * available after any run call and reflect the state at the current time. */
+ * available after any run call and reflect the state at the current time
+ * (after a run that failed: at the failing event, sim.time_s). */
 AIW_EXPORT aiw_status aiw_sim_run(aiw_sim *sim);
 AIW_EXPORT aiw_status aiw_sim_run_until(aiw_sim *sim, double t);
 /* Current simulated time (s). */

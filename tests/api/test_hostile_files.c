@@ -318,6 +318,46 @@ START_TEST(trace_hole_after_64k)
 }
 END_TEST
 
+/* A run that fails mid-way publishes the metrics of what ran, at the
+ * failing event: here a trace of one row every 0.1 s (2 MiB of rows, about
+ * 190,000, 5 h), cut to half its size by an event at t = 100 s: the reader
+ * fails at the cut, near t = 2.3 h. */
+static void cut_file(aiw_sim *sim, double t, void *payload)
+{
+	(void)sim, (void)t;
+	ck_assert(truncate(payload, 1 << 20) == 0);
+}
+
+START_TEST(failed_run_metrics)
+{
+	char path[] = "/tmp/aiwi_hostile_failXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	FILE *f = fdopen(fd, "w");
+	ck_assert(f != NULL);
+	size_t rows = 0;
+	for (long off = 0; off < 2 << 20; rows++)
+		off += fprintf(f, "%zu.%zu,10,10\n", rows / 10, rows % 10);
+	fclose(f);
+	aiw_sim *sim = new_sim();
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "1d"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.sample_interval", "10min"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.a.traffic", "trace"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.a.trace_file", path));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.a.replicas", "4"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_schedule(sim, 100, cut_file, path, NULL));
+	ck_assert_int_ne(aiw_sim_run(sim), AIW_OK); /* (the cut leaves half a row) */
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), path) != NULL, "%s", aiw_sim_errmsg(sim));
+	double t = aiwi_test_metric(sim, "sim.time_s");
+	double arrived = aiwi_test_metric(sim, "inference.a.requests_arrived");
+	ck_assert_msg(t > 100 && t < 0.1 * (double)rows, "failed at t = %g s", t);
+	ck_assert_msg(fabs(arrived - 10 * t) <= 100,
+	              "%g requests arrived by t = %g s of %zu rows", arrived, t, rows);
+	aiw_sim_free(sim);
+	unlink(path);
+}
+END_TEST
+
 /* A 1 GB scenario file is refused from its size: less than 1 MiB read. */
 START_TEST(scenario_size_unread)
 {
@@ -356,6 +396,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, trace_hole_after_64k);
 	tcase_add_test(tc, scenario_size_unread);
+	tcase_add_test(tc, failed_run_metrics);
 	suite_add_tcase(s, tc);
 	return s;
 }
