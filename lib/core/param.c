@@ -642,6 +642,28 @@ AIW_EXPORT aiw_status aiw_param_info(size_t i, const char **name, const char **t
 	return AIW_OK;
 }
 
+AIW_EXPORT aiw_status aiw_param_flags(size_t i, unsigned *out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	const aiwi_param_def *d = param_at(i);
+	if (!d)
+		return AIW_ERANGE;
+	unsigned f = 0;
+	if (d->flags & AIW_PF_EXCL_MIN)
+		f |= AIW_PARAM_MIN_EXCLUSIVE;
+	if (d->flags & AIW_PF_RUNTIME)
+		f |= AIW_PARAM_RUNTIME;
+	if (d->flags & AIW_PF_AUTO)
+		f |= AIW_PARAM_AUTO;
+	if (d->flags & AIW_PF_NONE)
+		f |= AIW_PARAM_NONE;
+	if (d->flags & AIW_PF_ALL)
+		f |= AIW_PARAM_ALL;
+	*out = f;
+	return AIW_OK;
+}
+
 AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out)
 {
 	if (!name || !out)

@@ -159,6 +159,121 @@ START_TEST(range_message_rounding)
 END_TEST
 
 
+/* Every numeric parameter accepts the minimum and the maximum that
+ * aiw_param_info reports, unless aiw_param_flags says the minimum is
+ * excluded; then it refuses the minimum and accepts the next double. */
+START_TEST(range_bounds_introspected)
+{
+	size_t n, excl = 0, numeric = 0;
+	ck_assert_int_eq(aiw_param_count(&n), AIW_OK);
+	ck_assert_int_eq(aiw_param_flags(n, &(unsigned){0}), AIW_ERANGE);
+	ck_assert_int_eq(aiw_param_flags(0, NULL), AIW_EINVAL);
+	for (size_t i = 0; i < n; i++) {
+		const char *name, *type;
+		double min, max;
+		unsigned flags;
+		ck_assert_int_eq(aiw_param_info(i, &name, &type, NULL, NULL, &min, &max, NULL, NULL),
+		                 AIW_OK);
+		ck_assert_int_eq(aiw_param_flags(i, &flags), AIW_OK);
+		if (!strcmp(type, "string") || !strcmp(type, "enum") || !strcmp(type, "bool") ||
+		    !strcmp(type, "dist"))
+			continue;
+		numeric++;
+		char full[256], v[64];
+		const char *p = strstr(name, ".NAME.");
+		if (p)
+			snprintf(full, sizeof full, "%.*s.x.%s", (int)(p - name), name, p + 6);
+		else
+			snprintf(full, sizeof full, "%s", name);
+		aiw_sim *sim = new_sim();
+		bool ex = flags & AIW_PARAM_MIN_EXCLUSIVE;
+		excl += ex;
+		snprintf(v, sizeof v, "%.17g", min);
+		aiw_status st = aiw_sim_set(sim, full, v);
+		ck_assert_msg(ex ? st == AIW_ERANGE : st == AIW_OK, "%s = %s (min%s): %s: %s", full, v,
+		              ex ? ", excluded" : "", aiw_status_name(st), aiw_sim_errmsg(sim));
+		if (ex) {
+			snprintf(v, sizeof v, "%.17g", nextafter(min, INFINITY));
+			if (!strcmp(type, "int"))
+				snprintf(v, sizeof v, "%.17g", floor(min) + 1);
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, full, v));
+		}
+		if (max <= 1.8e19) { /* the seed's 2^64 - 1 does not print as a double */
+			snprintf(v, sizeof v, "%.17g", max);
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, full, v));
+		}
+		aiw_sim_free(sim);
+	}
+	/* the parameters whose minimum was refused without a word of it */
+	ck_assert_msg(excl >= 50 && numeric > excl, "%zu of %zu exclude their minimum", excl,
+	              numeric);
+}
+END_TEST
+
+/* A seed is an exact integer in [0, 2^64 - 1]: written in digits, or in
+ * any notation whose value is exactly such an integer; the JSON and
+ * aiw_sim_get give its digits, and 1e16 runs as 10^16, not as seed 1. */
+START_TEST(seeds_exact)
+{
+	static const struct {
+		const char *text, *digits;
+	} ok[] = {{"1e16", "10000000000000000"}, {"2e18", "2000000000000000000"},
+	          {"18446744073709551615", "18446744073709551615"},
+	          {"1.8446744073709551615e19", "18446744073709551615"},
+	          {"1.5k", "1500"}, {"007", "7"}, {"+3", "3"}, {"0.0", "0"}};
+	static const struct {
+		const char *text;
+		aiw_status st;
+		const char *msg;
+	} bad[] = {
+		{"18446744073709551616", AIW_ERANGE,
+		 "sim.seed = 18446744073709551616: 18446744073709551616 is outside the range [0, "
+		 "18446744073709551615]"},
+		{"1e20", AIW_ERANGE, "sim.seed = 1e20: 1e20 is outside the range [0, 18446744073709551615]"},
+		{"1e-3", AIW_EPARSE, "sim.seed = 1e-3: '1e-3' is not an integer"},
+		{"0.5", AIW_EPARSE, "sim.seed = 0.5: '0.5' is not an integer"},
+		{"0x1p3", AIW_EPARSE, "sim.seed = 0x1p3: '0x1p3' is not an integer"},
+		{"5abc", AIW_EPARSE, "sim.seed = 5abc: '5abc' is not an integer"},
+		{"nan", AIW_EPARSE, "sim.seed = nan: 'nan' is not an integer"},
+	};
+	aiw_sim *sim = new_sim();
+	char buf[64];
+	for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.seed", ok[i].text));
+		AIW_OK_OR_FAIL(sim, aiw_sim_get(sim, "sim.seed", buf, sizeof buf));
+		ck_assert_str_eq(buf, ok[i].digits);
+	}
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		ck_assert_int_eq(aiw_sim_set(sim, "sim.seed", bad[i].text), bad[i].st);
+		ck_assert_msg_eq(sim, bad[i].msg);
+	}
+	/* through aiw_sim_set_double: 1e16 is exact, 2^64 is out of range */
+	AIW_OK_OR_FAIL(sim, aiw_sim_set_double(sim, "sim.seed", 1e16));
+	AIW_OK_OR_FAIL(sim, aiw_sim_get(sim, "sim.seed", buf, sizeof buf));
+	ck_assert_str_eq(buf, "10000000000000000");
+	ck_assert_int_eq(aiw_sim_set_double(sim, "sim.seed", 18446744073709551616.0), AIW_ERANGE);
+	aiw_sim_free(sim);
+
+	/* seeds 1e16 and 1 run differently; aiw_sim_create's seed is exact */
+	double arrived[3];
+	for (int k = 0; k < 3; k++) {
+		sim = NULL;
+		ck_assert_int_eq(aiw_sim_create(&sim, k == 2 ? UINT64_C(10000000000000000) : 1), AIW_OK);
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "10min"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.a.rate", "5/s"));
+		if (k == 1)
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.seed", "1e16"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		arrived[k] = aiwi_test_metric(sim, "inference.a.requests_arrived");
+		AIW_OK_OR_FAIL(sim, aiw_sim_get(sim, "sim.seed", buf, sizeof buf));
+		ck_assert_str_eq(buf, k ? "10000000000000000" : "1");
+		aiw_sim_free(sim);
+	}
+	ck_assert(arrived[1] != arrived[0]);
+	ck_assert(arrived[1] == arrived[2]);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("hostile_values");
@@ -166,6 +281,8 @@ static Suite *make_suite(void)
 	tcase_add_loop_test(tc, set_hostile, 0, (int)(sizeof SET_CASES / sizeof *SET_CASES));
 	tcase_add_test(tc, set_double_non_finite);
 	tcase_add_test(tc, range_message_rounding);
+	tcase_add_test(tc, range_bounds_introspected);
+	tcase_add_test(tc, seeds_exact);
 	suite_add_tcase(s, tc);
 	return s;
 }
