@@ -44,7 +44,48 @@ static const trace_case TRACE_CASES[] = {
 	/* NUL bytes, in the first line and later */
 	TC("0,1\0,1\n", AIW_EPARSE, "1: NUL byte in the line: not a text CSV file"),
 	TC("0,10,10\n1,2\0,3\n", AIW_EPARSE, "2: NUL byte in the line: not a text CSV file"),
+	/* carriage returns: CR alone does not end a line (a classic Mac OS file
+	 * is one line, not a count of fields), a stray one is shown escaped */
+	TC("0,10,10\r1,20,5\r2,3,3\r", AIW_EPARSE,
+	   "1: carriage return (\\r) inside the line, at byte 8 ('0,10,10\\r1,20,5\\r2,3,3'): "
+	   "lines must end with LF or CR LF (a file whose lines end with CR alone is one line)"),
+	TC("0,10,10\r\n1,2\r0,3\r\n", AIW_EPARSE,
+	   "2: carriage return (\\r) inside the line, at byte 4 ('1,2\\r0,3'): lines must end "
+	   "with LF or CR LF (a file whose lines end with CR alone is one line)"),
+	/* other control characters in a quoted field: escaped */
+	TC("0,10,10\n1,\x1b[2J,3\n", AIW_EPARSE,
+	   "2: ContextTokens (prompt tokens) '\\x1b[2J' is not a number >= 0"),
+	TC("0,10,10\n1\t\x7f,2,3\n", AIW_EPARSE,
+	   "2: timestamp '1\\t\\x7f' is neither 'YYYY-MM-DD HH:MM:SS[.fraction]' nor a number of "
+	   "seconds"),
+	/* a second 60 is a leap second only at 23:59 */
+	TC("2016-12-31 12:00:60,1,1\n", AIW_EPARSE,
+	   "1: timestamp '2016-12-31 12:00:60' is neither 'YYYY-MM-DD HH:MM:SS[.fraction]' nor a "
+	   "number of seconds"),
+	TC("2016-12-31 23:59:61,1,1\n", AIW_EPARSE,
+	   "1: timestamp '2016-12-31 23:59:61' is neither 'YYYY-MM-DD HH:MM:SS[.fraction]' nor a "
+	   "number of seconds"),
 };
+
+/* A leap second (2016-12-31 23:59:60 UTC, valid ISO 8601) is a timestamp:
+ * it counts as the next midnight, so the row after it may be equal. */
+START_TEST(trace_leap_second)
+{
+	char path[] = "/tmp/aiwi_hostile_leapXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	close(fd);
+	const char rows[] = "2016-12-31 23:59:59.5,10,10\n2016-12-31 23:59:60,10,10\n"
+	                    "2016-12-31 23:59:60.5,10,10\n2017-01-01 00:00:00.5,10,10\n"
+	                    "2017-01-01 00:00:01,10,10\n";
+	write_file(path, rows, sizeof rows - 1);
+	aiw_sim *sim;
+	AIW_OK_OR_FAIL(sim, run_trace(&sim, path, false));
+	ck_assert(aiwi_test_metric(sim, "inference.a.requests_arrived") == 5);
+	aiw_sim_free(sim);
+	unlink(path);
+}
+END_TEST
 
 START_TEST(trace_hostile)
 {
@@ -318,6 +359,48 @@ START_TEST(trace_hole_after_64k)
 }
 END_TEST
 
+/* empirical(FILE): the first field is a whole decimal number ("5abc" was
+ * read as 5 and "0x1p3" as 8, silently); ", x" and "# c" may follow it. */
+START_TEST(empirical_numbers)
+{
+	static const struct {
+		const char *data, *msg; /* after "PATH:" */
+	} bad[] = {
+		{"1\n5abc\n", "2: not a number: '5abc'"},
+		{"5abc\n1\n", "1: not a number: '5abc'"},
+		{"1\n0x1p3\n", "2: not a number: '0x1p3'"},
+		{"-0X10\n", "1: not a number: '-0X10'"},
+		{"1\n2.5e\n", "2: not a number: '2.5e'"},
+		{"1\n1e3s,2\n", "2: not a number: '1e3s'"},
+	};
+	char path[] = "/tmp/aiwi_hostile_empXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	close(fd);
+	char spec[128], want[256];
+	snprintf(spec, sizeof spec, "empirical(%s)", path);
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		write_file(path, bad[i].data, strlen(bad[i].data));
+		aiw_sim *sim = new_sim();
+		ck_assert_int_eq(aiw_sim_set(sim, "inference.a.prompt_tokens", spec), AIW_EPARSE);
+		snprintf(want, sizeof want, "inference.a.prompt_tokens = %s: %s:%s", spec, path,
+		         bad[i].msg);
+		ck_assert_msg_eq(sim, want);
+		aiw_sim_free(sim);
+	}
+	/* a header, fields after the number, comments: 3 samples, mean 20 */
+	const char ok[] = "tokens,weight\n10,1\n20 x\n30;y # z\n# 1000\n";
+	write_file(path, ok, sizeof ok - 1);
+	aiw_sim *sim = new_sim();
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.a.prompt_tokens", spec));
+	double mean;
+	AIW_OK_OR_FAIL(sim, aiw_sim_get_double(sim, "inference.a.prompt_tokens", &mean));
+	ck_assert(mean == 20);
+	aiw_sim_free(sim);
+	unlink(path);
+}
+END_TEST
+
 /* A run that fails mid-way publishes the metrics of what ran, at the
  * failing event: here a trace of one row every 0.1 s (2 MiB of rows, about
  * 190,000, 5 h), cut to half its size by an event at t = 100 s: the reader
@@ -386,10 +469,12 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, trace_hostile, 0, (int)(sizeof TRACE_CASES / sizeof *TRACE_CASES));
 	tcase_add_test(tc, trace_crlf);
+	tcase_add_test(tc, trace_leap_second);
 	tcase_add_test(tc, trace_long_lines);
 	tcase_add_test(tc, trace_one_gigabyte);
 	tcase_add_test(tc, trace_huge_timestamps);
 	tcase_add_test(tc, scenario_files);
+	tcase_add_test(tc, empirical_numbers);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("unread");
