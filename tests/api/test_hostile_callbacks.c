@@ -109,9 +109,12 @@ typedef struct sweep_probe {
 	bool free_it;
 } sweep_probe;
 
-static void sweep_cb(aiw_sweep *sw, size_t point, void *payload)
+/* The callback gets a const handle; a caller that casts it away (or keeps
+ * its own copy of the handle) can still try these. */
+static void sweep_cb(const aiw_sweep *csw, size_t point, void *payload)
 {
 	(void)point;
+	aiw_sweep *sw = (aiw_sweep *)(uintptr_t)csw;
 	sweep_probe *p = payload;
 	p->calls++;
 	if (p->free_it) {
@@ -248,8 +251,10 @@ START_TEST(stepping_exact)
 	                                    "examples/scenarios/autoscaling.ini"};
 	static const double steps[] = {97.3, 1234.5, 7};
 	char *ini = read_example(files[_i]);
-	for (size_t k = 0; k < sizeof steps / sizeof *steps; k++)
-		assert_stepping_exact(ini, "3h", steps[k]);
+	/* (one hour and one step size under valgrind and the sanitizers) */
+	size_t nsteps = slowed() ? 1 : sizeof steps / sizeof *steps;
+	for (size_t k = 0; k < nsteps; k++)
+		assert_stepping_exact(ini, slowed() ? "1h" : "3h", steps[k]);
 }
 END_TEST
 

@@ -6,24 +6,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
 
-/* Under valgrind (~50x slower) the 1e7-event heap shrinks to 1e5, under
- * the sanitizers (AIW_SANITIZED=1, ~10x) to 1e6: there the point is memory
- * checking; the full size runs in the plain build. */
-static bool under_valgrind(void)
-{
-#ifdef RUNNING_ON_VALGRIND
-	if (RUNNING_ON_VALGRIND)
-		return true;
-#endif
-	const char *p = getenv("LD_PRELOAD");
-	return p && strstr(p, "vgpreload") != NULL;
-}
 
 /* ======================================================================== */
 /* numerical edge cases                                                      */
