@@ -580,6 +580,19 @@ static aiw_status resolve(aiw_sim *sim, const char *full, bool create, aiwi_comp
 	return AIW_OK;
 }
 
+/* Bytes of empirical(FILE) samples the parameters of sim hold. */
+static double empirical_bytes(const aiw_sim *sim)
+{
+	double b = 0;
+	for (size_t k = 0; k < sim->ncomps; k++) {
+		const aiwi_comp *c = sim->comps[k];
+		for (size_t j = 0; j < c->kind->nparams; j++)
+			if (c->v[j].dist && c->v[j].dist->kind == AIW_D_EMPIRICAL)
+				b += 8.0 * (double)c->v[j].dist->n;
+	}
+	return b;
+}
+
 static aiw_status set_value(aiw_sim *sim, aiwi_comp *c, size_t i, const char *text)
 {
 	const aiwi_param_def *d = &c->kind->params[i];
@@ -597,6 +610,19 @@ static aiw_status set_value(aiw_sim *sim, aiwi_comp *c, size_t i, const char *te
 	if (st != AIW_OK) {
 		aiwi_value_free(&old);
 		return aiwi_err(sim, st, "%s.%s = %s: %s", c->prefix, d->key, text, e);
+	}
+	/* the samples of empirical files are read now: their sum is held to the
+	 * memory limit here, before a second file is read past it */
+	if (c->v[i].dist && c->v[i].dist->kind == AIW_D_EMPIRICAL) {
+		double b = empirical_bytes(sim);
+		if (b > AIW_LIMIT_MEMORY_BYTES) {
+			aiwi_value_free(&c->v[i]);
+			c->v[i] = old;
+			return aiwi_err(sim, AIW_ELIMIT,
+			                "%s.%s = %s: the empirical samples of the simulation would take "
+			                "about %.3g bytes; the limit is %.3g bytes (use fewer samples)",
+			                c->prefix, d->key, text, b, AIW_LIMIT_MEMORY_BYTES);
+		}
 	}
 	if (sim->state == ST_RUNNING && c->kind->param_changed && c->state) {
 		st = c->kind->param_changed(c, i);
