@@ -322,10 +322,7 @@ static aiw_status parse_u64(const char *t, uint64_t *out, char *canon, size_t cl
 	}
 	if (net < 0)
 		return aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer", t);
-	if (neg || (long)nd + net > 20 ||
-	    ((long)nd + net == 20 && (memcmp(dig, U64_MAX_TEXT, nd) > 0 ||
-	                              (memcmp(dig, U64_MAX_TEXT, nd) == 0 && net > 0 &&
-	                               strspn(U64_MAX_TEXT + nd, "0") != (size_t)net))))
+	if (neg || (long)nd + net > 20) /* (nd digits, the first not 0) */
 		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
 		                   "%s is outside the range [0, " U64_MAX_TEXT "]", t);
 	while (net-- > 0)
