@@ -1020,6 +1020,8 @@ static aiw_status run_to_inner(aiw_sim *sim, double t_end)
 				              e->now);
 				break;
 			}
+			if (AIW_UNLIKELY(sim->free_pending))
+				break;
 		}
 	}
 	sim->in_run = false;

@@ -62,7 +62,15 @@ static int free_in_progress(aiw_sim *sim, double now, double end, void *payload)
 	(void)now, (void)end;
 	++*(int *)payload;
 	aiw_sim_free(sim);
-	return 0;
+	return 0; /* (the run stops all the same) */
+}
+
+/* An event after the free would run on a simulation its owner has let go:
+ * none may. */
+static void must_not_run(aiw_sim *sim, double t, void *payload)
+{
+	(void)sim, (void)t, (void)payload;
+	ck_abort_msg("an event ran after aiw_sim_free");
 }
 
 static void free_in_sample(aiw_sim *sim, double t, const double *values, size_t n,
@@ -92,6 +100,9 @@ START_TEST(free_from_callbacks)
 			AIW_OK_OR_FAIL(sim, aiw_sim_set_sample_callback(sim, free_in_sample, &calls));
 		else
 			AIW_OK_OR_FAIL(sim, aiw_sim_schedule(sim, 600, free_in_event, &calls, NULL));
+		/* the progress call at t >= 60 s, the first tick at 60 s, the event at 600 s:
+		 * nothing of the user's after them */
+		AIW_OK_OR_FAIL(sim, aiw_sim_schedule(sim, how == 2 ? 600 : 61, must_not_run, NULL, NULL));
 		/* the run stops after the callback, frees sim and says so; sim is
 		 * gone (the sanitizers and valgrind see any later use) */
 		ck_assert_int_eq(aiw_sim_run(sim), AIW_ESTOPPED);
