@@ -179,6 +179,18 @@ void aiwi_est_refuse(aiwi_estimate *E, aiw_status st)
 		E->bad = st;
 }
 
+bool aiwi_est_refused(const aiwi_estimate *E)
+{
+	return E->bad != AIW_OK;
+}
+
+#define FMT_ITEM(it, n_, fix_, ...)                                         \
+	do {                                                                \
+		(it)->n = (n_);                                             \
+		snprintf((it)->what, sizeof (it)->what, __VA_ARGS__);       \
+		snprintf((it)->fix, sizeof (it)->fix, "%s", (fix_));        \
+	} while (0)
+
 /* The samples of empirical(FILE) distributions that the parameters of a
  * component hold, 8 bytes each (the sorted copy read at set time; no model
  * keeps another): whatever the kind, so counted here rather than in the
