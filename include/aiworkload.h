@@ -125,7 +125,8 @@ AIW_EXPORT aiw_status aiw_sim_load_string(aiw_sim *sim, const char *text, const 
 
 /* Run to sim.duration, or up to simulated time t (s) so that a driver can
  * read metrics and change parameters between steps.  Summary metrics are
- * available after any run call and reflect the state at the current time. */
+ * available after any run call and reflect the state at the current time
+ * (after a run that failed: at the failing event, sim.time_s). */
 AIW_EXPORT aiw_status aiw_sim_run(aiw_sim *sim);
 AIW_EXPORT aiw_status aiw_sim_run_until(aiw_sim *sim, double t);
 /* Current simulated time (s). */
@@ -194,6 +195,16 @@ AIW_EXPORT aiw_status aiw_param_count(size_t *out);
 AIW_EXPORT aiw_status aiw_param_info(size_t i, const char **name, const char **type,
                                      const char **def, const char **unit, double *min,
                                      double *max, const char **choices, const char **doc);
+/* What aiw_param_info's fields do not say, as bits of *out: the range
+ * excludes its minimum (a value must be > min: sim.duration > 0), the
+ * parameter may change during a run, it accepts "auto", "none" (unset),
+ * or "all" (a count where 0 means no bound). */
+#define AIW_PARAM_MIN_EXCLUSIVE 0x1u
+#define AIW_PARAM_RUNTIME 0x2u
+#define AIW_PARAM_AUTO 0x4u
+#define AIW_PARAM_NONE 0x8u
+#define AIW_PARAM_ALL 0x10u
+AIW_EXPORT aiw_status aiw_param_flags(size_t i, unsigned *out);
 /* Index of a parameter given a full name ("inference.chat.max_batch"). */
 AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out);
 

@@ -13,7 +13,10 @@
  *   gamma(k,theta)                shape k, scale theta (mean k*theta)
  *   pareto(xm,alpha)              scale xm, shape alpha
  *   empirical(file)               bootstrap from the numbers in file (first
- *                                 field of each line; '#' comments)
+ *                                 field of each line, a decimal number
+ *                                 ended by a blank, ',', ';' or the line's
+ *                                 end; '#' comments; a first line that is
+ *                                 not a number is a header)
  *
  * The maximum of n iid draws is sampled in O(1) as Q(U^(1/n)): the upper
  * tail 1 - U^(1/n) is computed as -expm1(log(U)/n), without cancellation
@@ -122,6 +125,18 @@ static aiw_status load_empirical(aiwi_dist *d, const char *file, const char *bas
 			continue;
 		char *end;
 		double v = strtod(p, &end);
+		/* the first field is the number: it ends at the line's end, a blank,
+		 * a comma, a semicolon or a comment ("5abc" is not 5); strtod's hex
+		 * ("0x1p3") is not a decimal number */
+		const char *q = (*p == '-' || *p == '+') ? p + 1 : p;
+		bool hex = q[0] == '0' && (q[1] == 'x' || q[1] == 'X');
+		if (end != p && (hex || !(*end == 0 || isspace((unsigned char)*end) || *end == ',' ||
+		                          *end == ';' || *end == '#'))) {
+			size_t w = strcspn(p, " \t\r\n,;#");
+			st = aiwi_buferr(err, len, AIW_EPARSE, "%s:%zu: not a number: '%.*s'", path, line,
+			                 (int)(w > 40 ? 40 : w), p);
+			break;
+		}
 		if (end == p || !isfinite(v)) {
 			if (n == 0 && line == 1) /* a header line */
 				continue;

@@ -285,8 +285,12 @@ enum {
 	AIW_PF_EXCL_MIN = 1u << 3, /* range open at min: value must be > min */
 	AIW_PF_PATH = 1u << 4,     /* a file name: relative ones resolve against the
 	                              scenario file's directory when loaded from one */
-	AIW_PF_ALL = 1u << 5       /* a count where 0 means no bound: accepts "all"
+	AIW_PF_ALL = 1u << 5,      /* a count where 0 means no bound: accepts "all"
 	                              (stored as 0), and 0 formats as "all" */
+	AIW_PF_U64 = 1u << 6       /* an exact integer in [0, 2^64 - 1] (a seed): text
+	                              is its canonical decimal digits, d its nearest
+	                              double; anything not exactly such an integer
+	                              is refused */
 };
 
 typedef struct aiwi_param_def {
@@ -576,6 +580,29 @@ typedef struct aiwi_integral {
 	double sum;   /* integral from 0 to t */
 } aiwi_integral;
 
+/* The end of a run call publishes metrics at a time that is generally not
+ * a sample tick: the integrals a kind's finish hook advances to that time
+ * are logged first (while aiwi_int_peek is set, by sim.c) and put back
+ * afterwards, so that a run stepped by aiw_sim_run_until adds exactly the
+ * same terms, in the same order, as one aiw_sim_run: the sums are split
+ * only at level changes and sample ticks, however a run is stepped. */
+typedef struct aiwi_int_saved {
+	aiwi_integral *x;
+	aiwi_integral was;
+} aiwi_int_saved;
+typedef struct aiwi_int_log {
+	aiwi_int_saved *v;
+	size_t n, cap;
+	bool lost; /* a save failed for memory: that integral stays advanced */
+} aiwi_int_log;
+#if defined(__GNUC__)
+#define AIW_TLS_IE __attribute__((tls_model("initial-exec")))
+#else
+#define AIW_TLS_IE
+#endif
+extern _Thread_local aiwi_int_log *aiwi_int_peek AIW_TLS_IE;
+void aiwi_int_save(aiwi_integral *x);
+
 static inline void aiwi_int_init(aiwi_integral *x, double t, double value)
 {
 	x->t = t;
@@ -586,6 +613,8 @@ static inline void aiwi_int_init(aiwi_integral *x, double t, double value)
 static inline void aiwi_int_advance(aiwi_integral *x, double t)
 {
 	if (t > x->t) {
+		if (AIW_UNLIKELY(aiwi_int_peek != NULL))
+			aiwi_int_save(x);
 		x->sum += x->value * (t - x->t);
 		x->t = t;
 	}
@@ -593,6 +622,8 @@ static inline void aiwi_int_advance(aiwi_integral *x, double t)
 /* Change the level at time t. */
 static inline void aiwi_int_set(aiwi_integral *x, double t, double value)
 {
+	if (AIW_UNLIKELY(aiwi_int_peek != NULL))
+		aiwi_int_save(x);
 	aiwi_int_advance(x, t);
 	x->value = value;
 }

@@ -191,6 +191,24 @@ bool aiwi_est_refused(const aiwi_estimate *E)
 		snprintf((it)->fix, sizeof (it)->fix, "%s", (fix_));        \
 	} while (0)
 
+/* The samples of empirical(FILE) distributions that the parameters of a
+ * component hold, 8 bytes each (the sorted copy read at set time; no model
+ * keeps another): whatever the kind, so counted here rather than in the
+ * kinds' estimate hooks. */
+static void empirical_memory(aiwi_estimate *E, aiwi_comp *c)
+{
+	for (size_t j = 0; j < c->kind->nparams; j++) {
+		const aiwi_dist *d = c->v[j].dist;
+		if (!d || d->kind != AIW_D_EMPIRICAL)
+			continue;
+		char a[64];
+		aiwi_est_memory(E, 8.0 * (double)d->n, "use fewer samples in the file",
+		                "%s.%s: about @ bytes (%s samples of %s)", c->prefix,
+		                c->kind->params[j].key, aiwi_est_num(a, sizeof a, (double)d->n),
+		                d->spec);
+	}
+}
+
 static void estimate(aiw_sim *sim, aiwi_estimate *E)
 {
 	memset(E, 0, sizeof *E);
@@ -212,6 +230,7 @@ static void estimate(aiw_sim *sim, aiwi_estimate *E)
 		E->origin = c->origin;
 		/* its own curves, and the standard ones when it is accounted */
 		curves += (double)aiwi_kind_curve_count(c->kind);
+		empirical_memory(E, c);
 		if (c->kind->sample && !c->kind->singleton)
 			curves += (double)ncomponent_curves;
 		if (!c->kind->estimate) { /* fixed state only */

@@ -262,6 +262,81 @@ static bool enum_index(const char *choices, const char *text, double *out)
 	return false;
 }
 
+/* An exact integer in [0, 2^64 - 1] from decimal text: digits, an optional
+ * fraction and exponent and the int suffixes k and M, as long as the value
+ * is exactly an integer ("1e16" is 10000000000000000, "1.5k" 1500; "1e-3",
+ * "0.5" and "1e20" are refused).  canon gets the canonical digits. */
+#define U64_MAX_TEXT "18446744073709551615"
+static aiw_status parse_u64(const char *t, uint64_t *out, char *canon, size_t clen,
+                            char *errbuf, size_t errlen)
+{
+	const char *p = t;
+	bool neg = false;
+	if (*p == '+' || *p == '-')
+		neg = *p++ == '-';
+	char dig[4200];
+	size_t nd = 0, nfrac = 0;
+	bool any = false;
+	for (; isdigit((unsigned char)*p); p++, any = true)
+		if (nd || *p != '0')
+			dig[nd++] = *p;
+	if (*p == '.') {
+		for (p++; isdigit((unsigned char)*p); p++, any = true) {
+			dig[nd++] = *p;
+			nfrac++;
+		}
+		if (!nd) /* 0.000: only zeros so far */
+			nfrac = 0;
+	}
+	if (!any)
+		return aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer", t);
+	long exp10 = 0;
+	if (*p == 'e' || *p == 'E') {
+		const char *q = p + 1;
+		bool eneg = false;
+		if (*q == '+' || *q == '-')
+			eneg = *q++ == '-';
+		if (!isdigit((unsigned char)*q))
+			return aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer", t);
+		for (; isdigit((unsigned char)*q); q++)
+			if (exp10 < 100000)
+				exp10 = exp10 * 10 + (*q - '0');
+		exp10 = eneg ? -exp10 : exp10;
+		p = q;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == 'k' && !p[1])
+		exp10 += 3, p++;
+	else if (*p == 'M' && !p[1])
+		exp10 += 6, p++;
+	if (*p)
+		return aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer", t);
+	long net = exp10 - (long)nfrac;
+	while (nd && net < 0 && dig[nd - 1] == '0')
+		nd--, net++;
+	if (!nd) { /* zero, however written */
+		snprintf(canon, clen, "0");
+		*out = 0;
+		return AIW_OK;
+	}
+	if (net < 0)
+		return aiwi_buferr(errbuf, errlen, AIW_EPARSE, "'%s' is not an integer", t);
+	if (neg || (long)nd + net > 20) /* (nd digits, the first not 0) */
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+		                   "%s is outside the range [0, " U64_MAX_TEXT "]", t);
+	while (net-- > 0)
+		dig[nd++] = '0';
+	dig[nd] = 0;
+	if (nd == 20 && strcmp(dig, U64_MAX_TEXT) > 0)
+		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
+		                   "%s is outside the range [0, " U64_MAX_TEXT "]", t);
+	if (clen > nd) /* nd <= 20 here */
+		memcpy(canon, dig, nd + 1);
+	*out = strtoull(dig, NULL, 10);
+	return AIW_OK;
+}
+
 static char *trimmed_dup(const char *text)
 {
 	const char *p = skip_ws(text);
@@ -305,6 +380,22 @@ aiw_status aiwi_value_parse(const aiwi_param_def *def, const char *text, const c
 		goto done;
 	}
 	n.set = true;
+	if (def->flags & AIW_PF_U64) {
+		char canon[24];
+		uint64_t u;
+		st = parse_u64(t, &u, canon, sizeof canon, errbuf, errlen);
+		if (st == AIW_OK) {
+			char *c = strdup(canon);
+			if (!c) {
+				free(t);
+				return AIW_ENOMEM;
+			}
+			free(t);
+			t = c;
+			n.d = (double)u;
+		}
+		goto done;
+	}
 	switch (def->type) {
 	case AIW_PT_ENUM:
 		if (!enum_index(def->choices, t, &n.d))
@@ -432,6 +523,8 @@ void aiwi_value_format(const aiwi_param_def *def, const aiwi_value *v, char *buf
 		snprintf(buf, len, "%s", v->s ? v->s : "");
 	else if (def->type == AIW_PT_BOOL)
 		snprintf(buf, len, "%s", v->d != 0 ? "true" : "false");
+	else if ((def->flags & AIW_PF_U64) && v->s)
+		snprintf(buf, len, "%s", v->s); /* the exact digits */
 	else if (def->type == AIW_PT_INT && fabs(v->d) >= 9007199254740992.0 && v->s)
 		snprintf(buf, len, "%s", v->s); /* beyond 2^53 the text is exact */
 	else if (def->type == AIW_PT_INT)
@@ -543,6 +636,28 @@ AIW_EXPORT aiw_status aiw_param_info(size_t i, const char **name, const char **t
 		*choices = d->choices ? d->choices : "";
 	if (doc)
 		*doc = d->doc ? d->doc : "";
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_param_flags(size_t i, unsigned *out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	const aiwi_param_def *d = param_at(i);
+	if (!d)
+		return AIW_ERANGE;
+	unsigned f = 0;
+	if (d->flags & AIW_PF_EXCL_MIN)
+		f |= AIW_PARAM_MIN_EXCLUSIVE;
+	if (d->flags & AIW_PF_RUNTIME)
+		f |= AIW_PARAM_RUNTIME;
+	if (d->flags & AIW_PF_AUTO)
+		f |= AIW_PARAM_AUTO;
+	if (d->flags & AIW_PF_NONE)
+		f |= AIW_PARAM_NONE;
+	if (d->flags & AIW_PF_ALL)
+		f |= AIW_PARAM_ALL;
+	*out = f;
 	return AIW_OK;
 }
 

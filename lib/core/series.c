@@ -46,7 +46,25 @@ struct aiwi_recorder {
 	double interval, last_t, cur_t;
 	uint64_t k;      /* index of the next tick */
 	bool in_tick;
+	size_t *hash;    /* curves by name, open addressing: index+1, 0 empty */
+	size_t hcap;
 };
+
+static size_t name_hash(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static void hash_put(aiwi_recorder *r, size_t i)
+{
+	size_t j = name_hash(r->s[i].name) & (r->hcap - 1);
+	while (r->hash[j])
+		j = (j + 1) & (r->hcap - 1);
+	r->hash[j] = i + 1;
+}
 
 aiwi_recorder *aiwi_rec_new(void)
 {
@@ -63,6 +81,7 @@ void aiwi_rec_clear(aiwi_recorder *r)
 	free(r->s);
 	free(r->t);
 	free(r->row);
+	free(r->hash);
 	memset(r, 0, sizeof *r);
 }
 
@@ -89,6 +108,18 @@ int aiwi_rec_add(aiw_sim *sim, const char *name, const char *unit)
 		r->s = p;
 		r->caps = n;
 	}
+	/* curves are found by name in O(1): registering N of them is O(N) */
+	if (2 * (r->ns + 1) > r->hcap) {
+		size_t cap = r->hcap ? 2 * r->hcap : 64;
+		size_t *h = calloc(cap, sizeof *h);
+		if (!h)
+			return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+		free(r->hash);
+		r->hash = h;
+		r->hcap = cap;
+		for (size_t i = 0; i < r->ns; i++)
+			hash_put(r, i);
+	}
 	series *s = &r->s[r->ns];
 	s->name = strdup(name);
 	s->unit = strdup(unit ? unit : "");
@@ -98,6 +129,7 @@ int aiwi_rec_add(aiw_sim *sim, const char *name, const char *unit)
 		free(s->unit);
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	}
+	hash_put(r, r->ns);
 	return (int)r->ns++;
 }
 
@@ -319,9 +351,11 @@ const double *aiwi_rec_values(aiwi_recorder *r, size_t i)
 
 int aiwi_rec_find(const aiwi_recorder *r, const char *name)
 {
-	for (size_t i = 0; i < r->ns; i++)
-		if (strcmp(r->s[i].name, name) == 0)
-			return (int)i;
+	if (!r->hcap)
+		return -1;
+	for (size_t j = name_hash(name) & (r->hcap - 1); r->hash[j]; j = (j + 1) & (r->hcap - 1))
+		if (strcmp(r->s[r->hash[j] - 1].name, name) == 0)
+			return (int)(r->hash[j] - 1);
 	return -1;
 }
 

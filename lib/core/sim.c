@@ -22,6 +22,8 @@
 #include <gsl/gsl_errno.h>
 
 #define ERRMSG_LEN 1024
+/* the shortest progress interval, as sim.sample_interval's minimum */
+#define AIW_PROGRESS_MIN_EVERY 1e-6
 
 enum { ST_CONFIG, ST_RUNNING, ST_DONE };
 
@@ -35,6 +37,8 @@ struct aiw_sim {
 	aiwi_engine eng;
 	aiwi_comp **comps;
 	size_t ncomps, capcomps;
+	size_t *chash; /* components by (kind, name), open addressing: index+1, 0 empty */
+	size_t chcap;
 	aiwi_recorder *rec;
 	aiwi_comp *simcomp, *site; /* the sim and site singletons */
 	metric *metrics;
@@ -43,6 +47,7 @@ struct aiw_sim {
 	size_t mhcap;
 	int state;
 	bool in_run;
+	bool free_pending; /* aiw_sim_free called from a callback: done at the run's end */
 	aiw_status fail;
 	double end, sample_interval;
 	aiw_progress_fn progress;
@@ -51,8 +56,27 @@ struct aiw_sim {
 	void *sample_payload;
 	double progress_every, progress_next;
 	const char *base_dir;
+	aiwi_int_log intlog; /* integrals advanced by the finish hooks (internal.h) */
 	char errmsg[ERRMSG_LEN];
 };
+
+_Thread_local aiwi_int_log *aiwi_int_peek AIW_TLS_IE;
+
+void aiwi_int_save(aiwi_integral *x)
+{
+	aiwi_int_log *l = aiwi_int_peek;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 64;
+		aiwi_int_saved *v = realloc(l->v, cap * sizeof *v);
+		if (!v) {
+			l->lost = true;
+			return;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = (aiwi_int_saved){x, *x};
+}
 
 /* ------------------------------------------------------------------------ */
 /* status codes and version                                                  */
@@ -208,8 +232,57 @@ static aiw_status comp_new(aiw_sim *sim, const aiwi_kind *k, const char *name, a
 	return AIW_OK;
 }
 
+/* Components are found by (kind, name) in a hash table, so that setting up
+ * N components costs O(N), not O(N^2) string comparisons. */
+static size_t comp_hash(const aiwi_kind *k, const char *name)
+{
+	size_t h = 1469598103934665603ull ^ (size_t)(uintptr_t)k;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;
+	return h ^ (h >> 29);
+}
+
+static void chash_put(aiw_sim *sim, size_t i)
+{
+	const aiwi_comp *c = sim->comps[i];
+	size_t j = comp_hash(c->kind, c->name) & (sim->chcap - 1);
+	while (sim->chash[j])
+		j = (j + 1) & (sim->chcap - 1);
+	sim->chash[j] = i + 1;
+}
+
+/* Rebuild the table for the first sim->ncomps components at capacity cap. */
+static bool chash_rebuild(aiw_sim *sim, size_t cap)
+{
+	size_t *h = calloc(cap, sizeof *h);
+	if (!h)
+		return false;
+	free(sim->chash);
+	sim->chash = h;
+	sim->chcap = cap;
+	for (size_t i = 0; i < sim->ncomps; i++)
+		chash_put(sim, i);
+	return true;
+}
+
+static aiwi_comp *comp_find(const aiw_sim *sim, const aiwi_kind *k, const char *name)
+{
+	if (!sim->chcap)
+		return NULL;
+	size_t j = comp_hash(k, name) & (sim->chcap - 1);
+	for (; sim->chash[j]; j = (j + 1) & (sim->chcap - 1)) {
+		aiwi_comp *c = sim->comps[sim->chash[j] - 1];
+		if (c->kind == k && strcmp(c->name, name) == 0)
+			return c;
+	}
+	return NULL;
+}
+
 static aiw_status comp_append(aiw_sim *sim, aiwi_comp *c)
 {
+	if (2 * (sim->ncomps + 1) > sim->chcap &&
+	    !chash_rebuild(sim, sim->chcap ? 2 * sim->chcap : 16))
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	if (sim->ncomps == sim->capcomps) {
 		size_t n = sim->capcomps ? 2 * sim->capcomps : 8;
 		aiwi_comp **p = realloc(sim->comps, n * sizeof *p);
@@ -220,6 +293,7 @@ static aiw_status comp_append(aiw_sim *sim, aiwi_comp *c)
 	}
 	c->order = sim->ncomps;
 	sim->comps[sim->ncomps++] = c;
+	chash_put(sim, sim->ncomps - 1);
 	return AIW_OK;
 }
 
@@ -255,11 +329,11 @@ aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
 		return aiwi_err(sim, AIW_EINVAL,
 		                "component name '%s' for %s: use 1-64 letters, digits, '_' or '-'",
 		                name ? name : "(null)", kind);
-	for (size_t i = 0; i < sim->ncomps; i++)
-		if (sim->comps[i]->kind == k && strcmp(sim->comps[i]->name, name) == 0) {
-			*out = sim->comps[i];
-			return AIW_OK;
-		}
+	aiwi_comp *found = comp_find(sim, k, name);
+	if (found) {
+		*out = found;
+		return AIW_OK;
+	}
 	if (!create)
 		return aiwi_err(sim, AIW_EUNKNOWN, "no component %s %s", kind, name);
 	if (sim->state != ST_CONFIG)
@@ -417,10 +491,19 @@ AIW_EXPORT void aiw_sim_free(aiw_sim *sim)
 {
 	if (!sim)
 		return;
+	if (sim->in_run) {
+		/* from a callback during a run call: the run stops after the
+		 * callback returns, and the run call frees sim on its way out */
+		sim->free_pending = true;
+		sim->eng.inl_end = -INFINITY; /* nothing more runs in place */
+		return;
+	}
 	stop_components(sim);
 	for (size_t i = 0; i < sim->ncomps; i++)
 		comp_free(sim->comps[i]);
 	free(sim->comps);
+	free(sim->chash);
+	free(sim->intlog.v);
 	aiwi_engine_free(&sim->eng);
 	aiwi_rec_free(sim->rec);
 	clear_metrics(sim);
@@ -497,6 +580,19 @@ static aiw_status resolve(aiw_sim *sim, const char *full, bool create, aiwi_comp
 	return AIW_OK;
 }
 
+/* Bytes of empirical(FILE) samples the parameters of sim hold. */
+static double empirical_bytes(const aiw_sim *sim)
+{
+	double b = 0;
+	for (size_t k = 0; k < sim->ncomps; k++) {
+		const aiwi_comp *c = sim->comps[k];
+		for (size_t j = 0; j < c->kind->nparams; j++)
+			if (c->v[j].dist && c->v[j].dist->kind == AIW_D_EMPIRICAL)
+				b += 8.0 * (double)c->v[j].dist->n;
+	}
+	return b;
+}
+
 static aiw_status set_value(aiw_sim *sim, aiwi_comp *c, size_t i, const char *text)
 {
 	const aiwi_param_def *d = &c->kind->params[i];
@@ -515,6 +611,19 @@ static aiw_status set_value(aiw_sim *sim, aiwi_comp *c, size_t i, const char *te
 		aiwi_value_free(&old);
 		return aiwi_err(sim, st, "%s.%s = %s: %s", c->prefix, d->key, text, e);
 	}
+	/* the samples of empirical files are read now: their sum is held to the
+	 * memory limit here, before a second file is read past it */
+	if (c->v[i].dist && c->v[i].dist->kind == AIW_D_EMPIRICAL) {
+		double b = empirical_bytes(sim);
+		if (b > AIW_LIMIT_MEMORY_BYTES) {
+			aiwi_value_free(&c->v[i]);
+			c->v[i] = old;
+			return aiwi_err(sim, AIW_ELIMIT,
+			                "%s.%s = %s: the empirical samples of the simulation would take "
+			                "about %.3g bytes; the limit is %.3g bytes (use fewer samples)",
+			                c->prefix, d->key, text, b, AIW_LIMIT_MEMORY_BYTES);
+		}
+	}
 	if (sim->state == ST_RUNNING && c->kind->param_changed && c->state) {
 		st = c->kind->param_changed(c, i);
 		if (st != AIW_OK) { /* the model refused: restore the old value */
@@ -530,8 +639,14 @@ static aiw_status set_value(aiw_sim *sim, aiwi_comp *c, size_t i, const char *te
 /* Undo the creation of the newest component (a set that failed on it). */
 static void drop_new(aiw_sim *sim, size_t before)
 {
+	if (sim->ncomps <= before)
+		return;
 	while (sim->ncomps > before)
 		comp_free(sim->comps[--sim->ncomps]);
+	/* the table only shrinks: rebuilt in place at the same capacity */
+	memset(sim->chash, 0, sim->chcap * sizeof *sim->chash);
+	for (size_t i = 0; i < sim->ncomps; i++)
+		chash_put(sim, i);
 }
 
 AIW_EXPORT aiw_status aiw_sim_set(aiw_sim *sim, const char *name, const char *value)
@@ -758,9 +873,9 @@ static aiw_status start(aiw_sim *sim)
 	size_t idur = aiwi_kind_param_index(sc->kind, "duration");
 	size_t isi = aiwi_kind_param_index(sc->kind, "sample_interval");
 	size_t ikeep = aiwi_kind_param_index(sc->kind, "series_keep");
-	/* doubles hold integers exactly only up to 2^53: read big seeds as text */
-	sim->seed = sc->v[iseed].d < 9007199254740992.0 ? (uint64_t)sc->v[iseed].d
-	                                                : strtoull(sc->v[iseed].s, NULL, 10);
+	/* doubles hold integers exactly only up to 2^53: the seed is read from
+	 * its exact digits (AIW_PF_U64) */
+	sim->seed = strtoull(sc->v[iseed].s, NULL, 10);
 	sim->end = sc->v[idur].d;
 	double si = sc->v[isi].d;
 	sim->sample_interval = si;
@@ -819,6 +934,10 @@ static aiw_status start(aiw_sim *sim)
 static void finish_all(aiw_sim *sim)
 {
 	double t = sim->eng.now;
+	/* the integrals the hooks advance to t are put back afterwards: the run
+	 * goes on as if this call had not ended here (internal.h) */
+	sim->intlog.n = 0;
+	aiwi_int_peek = &sim->intlog;
 	/* the kinds that finish last (the site) sum what the others published */
 	for (int last = 0; last < 2; last++)
 		for (size_t i = 0; i < sim->ncomps; i++) {
@@ -826,11 +945,46 @@ static void finish_all(aiw_sim *sim)
 			if (c->kind->finish && c->kind->finish_last == (last == 1))
 				c->kind->finish(c, t);
 		}
+	aiwi_int_peek = NULL;
+	for (size_t i = sim->intlog.n; i-- > 0;)
+		*sim->intlog.v[i].x = sim->intlog.v[i].was;
+	sim->intlog.n = 0;
 	aiwi_metric(sim, "sim", "time_s", t);
 	aiwi_metric(sim, "sim", "events", (double)sim->eng.seq);
 }
 
+/* The next progress time after the clock: a few steps of `every' (the
+ * times the callback has always had), then a jump, so that a tiny interval
+ * costs O(1) per event and a step lost to rounding cannot loop forever. */
+static void progress_advance(aiw_sim *sim)
+{
+	double now = sim->eng.now;
+	double every = sim->progress_every > 0 ? sim->progress_every : sim->sample_interval;
+	for (int i = 0; i < 64 && sim->progress_next <= now; i++)
+		sim->progress_next += every;
+	if (sim->progress_next <= now) {
+		double k = floor((now - sim->progress_next) / every) + 1;
+		sim->progress_next += k * every;
+		if (!(sim->progress_next > now))
+			sim->progress_next = nextafter(now, INFINITY);
+	}
+}
+
+static aiw_status run_to_inner(aiw_sim *sim, double t_end);
+
+/* A run call may be made from inside another simulation's finish hook (a
+ * kind comparing against a counterfactual simulation): that one's log of
+ * advanced integrals is set aside meanwhile. */
 static aiw_status run_to(aiw_sim *sim, double t_end)
+{
+	aiwi_int_log *outer = aiwi_int_peek;
+	aiwi_int_peek = NULL;
+	aiw_status st = run_to_inner(sim, t_end);
+	aiwi_int_peek = outer;
+	return st;
+}
+
+static aiw_status run_to_inner(aiw_sim *sim, double t_end)
 {
 	if (sim->in_run)
 		return aiwi_err(sim, AIW_ESTATE, "run called from inside a run (an event callback)");
@@ -856,24 +1010,33 @@ static aiw_status run_to(aiw_sim *sim, double t_end)
 		uint64_t arg;
 		aiwi_engine_pop(e, &fn, &ctx, &arg);
 		fn(sim, ctx, arg);
-		if (AIW_UNLIKELY(sim->fail != AIW_OK))
+		if (AIW_UNLIKELY(sim->fail != AIW_OK || sim->free_pending))
 			break;
 		if (AIW_UNLIKELY(sim->progress) && e->now >= sim->progress_next) {
-			double every = sim->progress_every > 0 ? sim->progress_every : sim->sample_interval;
-			while (sim->progress_next <= e->now)
-				sim->progress_next += every;
+			progress_advance(sim);
 			e->inl_before = sim->progress_next;
 			if (sim->progress(sim, e->now, sim->end, sim->progress_payload)) {
 				st = aiwi_err(sim, AIW_ESTOPPED, "run stopped by the progress callback at t = %g s",
 				              e->now);
 				break;
 			}
+			if (AIW_UNLIKELY(sim->free_pending))
+				break;
 		}
 	}
 	sim->in_run = false;
 	e->inl_end = -INFINITY;
-	if (sim->fail != AIW_OK)
+	if (sim->free_pending) {
+		sim->free_pending = false;
+		aiw_sim_free(sim);
+		return AIW_ESTOPPED;
+	}
+	if (sim->fail != AIW_OK) {
+		/* the metrics of what ran, at the time of the failure (the header
+		 * promises metrics after any run call); the run cannot go on */
+		finish_all(sim);
 		return sim->fail;
+	}
 	if (st == AIW_OK)
 		e->now = t_end;
 	finish_all(sim);
@@ -929,6 +1092,13 @@ AIW_EXPORT aiw_status aiw_sim_set_progress(aiw_sim *sim, aiw_progress_fn fn, voi
 	if (!(every >= 0) || !isfinite(every))
 		return aiwi_err(sim, AIW_ERANGE, "aiw_sim_set_progress: every = %g s must be >= 0",
 		                every);
+	/* at most one call per AIW_PROGRESS_MIN_EVERY simulated seconds (and at
+	 * most one per event): a shorter interval is refused */
+	if (every > 0 && every < AIW_PROGRESS_MIN_EVERY)
+		return aiwi_err(sim, AIW_ERANGE,
+		                "aiw_sim_set_progress: every = %g s is outside the range 0 or "
+		                "[%g, inf) s",
+		                every, AIW_PROGRESS_MIN_EVERY);
 	sim->progress = fn;
 	sim->progress_payload = payload;
 	sim->progress_every = every;
@@ -992,7 +1162,7 @@ AIW_EXPORT aiw_status aiw_sim_pending(const aiw_sim *sim, size_t *out)
 /* the sim kind: run-wide parameters                                         */
 /* ------------------------------------------------------------------------ */
 static const aiwi_param_def SIM_PARAMS[SIM_P_NPARAMS] = {
-	[SIM_P_SEED] = {"seed", "sim.seed", AIW_PT_INT, "1", "", 0, 18446744073709551615.0, NULL, 0,
+	[SIM_P_SEED] = {"seed", "sim.seed", AIW_PT_INT, "1", "", 0, 18446744073709551615.0, NULL, AIW_PF_U64,
 	 "seed of every random stream (a result depends only on scenario and seed)", 0},
 	[SIM_P_DURATION] = {"duration", "sim.duration", AIW_PT_DURATION, "24h", "s", 0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
 	 "simulated time span of a run", 0},

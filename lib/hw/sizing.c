@@ -152,8 +152,8 @@ AIW_EXPORT aiw_status aiw_size_max_sequences(double mem_bytes, double weight_byt
 	    !nonneg(headroom) || headroom >= 1)
 		return AIW_ERANGE;
 	double free_b = mem_bytes * (1 - headroom) - weight_bytes;
-	*out = free_b > 0 ? floor(free_b / kv_bytes_per_sequence) : 0;
-	return AIW_OK;
+	/* a tiny KV size can make the quotient overflow to +inf: refused */
+	return put(out, free_b > 0 ? floor(free_b / kv_bytes_per_sequence) : 0);
 }
 
 AIW_EXPORT aiw_status aiw_size_min_gpus(const char *gpu, double bytes, double headroom,

@@ -449,8 +449,10 @@ bool aiwi_trace_parse_datetime(const char *s, size_t len, int64_t *sec, int64_t 
 	    !digits(s + 17, 2, &se))
 		return false;
 	bool leap = (Y % 4 == 0 && Y % 100 != 0) || Y % 400 == 0;
+	/* a leap second, 23:59:60 (UTC, ISO 8601), counts as the next day's
+	 * 00:00:00, as POSIX time does: equal times are allowed in order */
 	if (M < 1 || M > 12 || D < 1 || D > mdays[M - 1] + (M == 2 && leap) || h > 23 ||
-	    mi > 59 || se > 59)
+	    mi > 59 || se > 60 || (se == 60 && !(h == 23 && mi == 59)))
 		return false;
 	int64_t ns = 0;
 	size_t i = 19;
@@ -494,6 +496,27 @@ static bool parse_number(const char *s, size_t len, double *out)
 	return true;
 }
 
+/* Up to 40 bytes of a field as a message shows them: control characters
+ * escaped ("\\r", "\\t", "\\x1b"), so that a stray carriage return cannot
+ * rewrite the terminal line the message is printed on. */
+static const char *shown(const char *s, size_t len, char *out, size_t cap)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < len && i < 40 && o + 5 < cap; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c == '\r')
+			o += (size_t)snprintf(out + o, cap - o, "\\r");
+		else if (c == '\t')
+			o += (size_t)snprintf(out + o, cap - o, "\\t");
+		else if (c < 0x20 || c == 0x7f)
+			o += (size_t)snprintf(out + o, cap - o, "\\x%02x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = 0;
+	return out;
+}
+
 typedef enum { LINE_OK, LINE_EOF, LINE_ERR } line_status;
 
 /* Read one physical line into tr->buf (without "\n" or "\r\n"). */
@@ -535,6 +558,19 @@ static line_status read_line(aiwi_traffic *tr, size_t *len)
 	if (n > 0 && tr->buf[n - 1] == '\r')
 		n--;
 	tr->buf[n] = 0;
+	const char *cr = memchr(tr->buf, '\r', n);
+	if (cr) {
+		/* a file whose lines end with CR alone (classic Mac OS) reads as one
+		 * line: say so, rather than count its fields */
+		char sh[4 * 40 + 1];
+		size_t at = (size_t)(cr - tr->buf);
+		size_t from = at > 20 ? at - 20 : 0;
+		trace_err(tr,
+		          "carriage return (\\r) inside the line, at byte %zu ('%s'): lines must "
+		          "end with LF or CR LF (a file whose lines end with CR alone is one line)",
+		          at + 1, shown(tr->buf + from, n - from, sh, sizeof sh));
+		return LINE_ERR;
+	}
 	*len = n;
 	return LINE_OK;
 }
@@ -595,6 +631,7 @@ static row_status next_row(aiwi_traffic *tr, double *rel, double *prompt, double
 		if (!*p || *p == '#')
 			continue; /* blank line or comment */
 		field f[MAX_FIELDS];
+		char sh[4 * 40 + 1]; /* a field as messages show it */
 		int nf = split_fields(tr->buf, len, f, MAX_FIELDS);
 		/* a header: the first non-blank line, not starting like a number */
 		bool first = !tr->pass.seen_content;
@@ -622,9 +659,9 @@ static row_status next_row(aiwi_traffic *tr, double *rel, double *prompt, double
 		bool is_num = !is_dt && parse_number(f[0].s, f[0].len, &secs);
 		if (!is_dt && !is_num) {
 			trace_err(tr,
-			          "timestamp '%.*s' is neither 'YYYY-MM-DD HH:MM:SS[.fraction]' "
+			          "timestamp '%s' is neither 'YYYY-MM-DD HH:MM:SS[.fraction]' "
 			          "nor a number of seconds",
-			          (int)(f[0].len > 40 ? 40 : f[0].len), f[0].s);
+			          shown(f[0].s, f[0].len, sh, sizeof sh));
 			return ROW_ERR;
 		}
 		ts_format fmt = is_dt ? TS_DATETIME : TS_SECONDS;
@@ -634,8 +671,8 @@ static row_status next_row(aiwi_traffic *tr, double *rel, double *prompt, double
 			tr->nsec0 = nsec;
 			tr->t0 = secs;
 		} else if (fmt != tr->fmt) {
-			trace_err(tr, "timestamp '%.*s' is %s but the first row's is %s",
-			          (int)(f[0].len > 40 ? 40 : f[0].len), f[0].s,
+			trace_err(tr, "timestamp '%s' is %s but the first row's is %s",
+			          shown(f[0].s, f[0].len, sh, sizeof sh),
 			          is_dt ? "a date and time" : "a number of seconds",
 			          is_dt ? "a number of seconds" : "a date and time");
 			return ROW_ERR;
@@ -645,9 +682,9 @@ static row_status next_row(aiwi_traffic *tr, double *rel, double *prompt, double
 		               : secs - tr->t0;
 		if (tr->pass.rows > 0 && r < tr->pass.prev_rel) {
 			trace_err(tr,
-			          "timestamp '%.*s' is earlier than the previous row's (line %llu): "
+			          "timestamp '%s' is earlier than the previous row's (line %llu): "
 			          "rows must be in time order (equal times are allowed)",
-			          (int)(f[0].len > 40 ? 40 : f[0].len), f[0].s,
+			          shown(f[0].s, f[0].len, sh, sizeof sh),
 			          (unsigned long long)tr->pass.prev_line);
 			return ROW_ERR;
 		}
@@ -656,15 +693,15 @@ static row_status next_row(aiwi_traffic *tr, double *rel, double *prompt, double
 			return ROW_ERR;
 		}
 		if (!(r <= 1e15)) { /* ~31.7 million years: keeps every span finite */
-			trace_err(tr, "timestamp '%.*s' is more than 1e15 s after the first row's",
-			          (int)(f[0].len > 40 ? 40 : f[0].len), f[0].s);
+			trace_err(tr, "timestamp '%s' is more than 1e15 s after the first row's",
+			          shown(f[0].s, f[0].len, sh, sizeof sh));
 			return ROW_ERR;
 		}
 		double tok[MAX_FIELDS] = {NAN, NAN, NAN};
 		for (int k = 1; k < nf; k++) {
 			if (!parse_number(f[k].s, f[k].len, &tok[k]) || tok[k] < 0.0) {
-				trace_err(tr, "%s '%.*s' is not a number >= 0", FIELD_NAMES[k],
-				          (int)(f[k].len > 40 ? 40 : f[k].len), f[k].s);
+				trace_err(tr, "%s '%s' is not a number >= 0", FIELD_NAMES[k],
+				          shown(f[k].s, f[k].len, sh, sizeof sh));
 				return ROW_ERR;
 			}
 		}

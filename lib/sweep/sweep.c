@@ -101,6 +101,9 @@ struct aiw_sweep {
 
 	atomic_int stop;      /* 1: stop requested, 2: a task failed */
 	sw_sync *sy;
+	/* inside aiw_sweep_run (its callbacks run on the caller's thread): a
+	 * second run is refused and aiw_sweep_free is deferred to the run's end */
+	bool running, free_pending;
 };
 
 /* ======================================================================== */
@@ -163,6 +166,11 @@ AIW_EXPORT void aiw_sweep_free(aiw_sweep *sw)
 {
 	if (!sw)
 		return;
+	if (sw->running) { /* from a callback: freed when aiw_sweep_run returns */
+		sw->free_pending = true;
+		aiw_sweep_stop(sw);
+		return;
+	}
 	unprepare(sw);
 	free(sw->path);
 	free(sw->text);
@@ -1225,7 +1233,7 @@ static void notify(run_ctx *rc, bool final)
 		if (sw->left[p])
 			break;
 		rc->deliver++;
-		if (sw->cb) {
+		if (sw->cb && !sw->free_pending) {
 			pthread_mutex_unlock(&sw->sy->mu);
 			sw->cb(sw, p, sw->cb_payload);
 			pthread_mutex_lock(&sw->sy->mu);
@@ -1233,7 +1241,7 @@ static void notify(run_ctx *rc, bool final)
 	}
 	if (rc->reported != sw->nstored) {
 		rc->reported = sw->nstored;
-		if (sw->prog) {
+		if (sw->prog && !sw->free_pending) {
 			size_t done = sw->nstored;
 			pthread_mutex_unlock(&sw->sy->mu);
 			if (sw->prog(sw, done, sw->ntasks, sw->prog_payload))
@@ -1249,14 +1257,32 @@ static unsigned online_cpus(void)
 	return n < 1 ? 1u : n > (long)MAX_JOBS ? MAX_JOBS : (unsigned)n;
 }
 
+static aiw_status sweep_run(aiw_sweep *sw);
+
 AIW_EXPORT aiw_status aiw_sweep_run(aiw_sweep *sw)
 {
 	if (!sw)
 		return AIW_EINVAL;
+	if (sw->running)
+		return sw_err(sw, AIW_ESTATE,
+		              "aiw_sweep_run: called from inside the sweep's own callback (the run "
+		              "in progress is not finished)");
 	atomic_store(&sw->stop, 0);
 	aiw_status st = aiw_sweep_prepare(sw);
 	if (st != AIW_OK)
 		return st;
+	sw->running = true;
+	st = sweep_run(sw);
+	sw->running = false;
+	if (sw->free_pending) {
+		aiw_sweep_free(sw);
+		return AIW_ESTOPPED;
+	}
+	return st;
+}
+
+static aiw_status sweep_run(aiw_sweep *sw)
+{
 	run_ctx rc = {.sw = sw, .err_task = SIZE_MAX, .err_st = AIW_OK};
 	rc.pend = malloc(sw->npoints);
 	if (!rc.pend)

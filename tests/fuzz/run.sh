@@ -27,7 +27,7 @@ done
 status=0
 # the command line's harness links the commands' sources (all but main.c)
 cli_src="common.c run.c summary.c scenario.c sweep.c"
-for h in scenario units trace api cli; do
+for h in scenario units trace api cli stepping; do
 	extra=""
 	if [ $h = cli ]; then
 		for f in $cli_src; do extra="$extra $top/tools/cli/$f"; done

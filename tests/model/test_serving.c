@@ -770,7 +770,7 @@ static void expect_fail(const char *text, aiw_status code, const char *msg)
 /* A trace that changes under a running replay (here cut to half its rows
  * between two run calls) stops the run with AIW_EIO and a message naming
  * the file and both row counts, as aiw_sim_run(3) says: at the failing
- * event, with the metrics of the call before, failed until a reset. */
+ * event, with the metrics of what ran, failed until a reset. */
 START_TEST(trace_changed_during_run)
 {
 	char path[256];
@@ -796,12 +796,15 @@ START_TEST(trace_changed_during_run)
 	ck_assert_msg(strstr(m, "inference.t: ") && strstr(m, path) &&
 	                  strstr(m, "the file changed during the run (50000 rows, 100000 at start)"),
 	              "%s", m);
-	/* it stopped at the arrival it could read last, row 49,999 at 4999.9 s,
-	 * and published nothing: the metrics are those of the call before */
+	/* it stopped at the arrival it could read last, row 49,999 at 4999.9 s
+	 * (whose successor could not be read: it never entered the model), and
+	 * published the metrics of what ran: rows 0 to 49,998 */
 	double now = 0;
 	AIW_OK_OR_FAIL(sim, aiw_sim_now(sim, &now));
 	ck_assert_msg(now == 4999.9, "stopped at %.17g s", now);
-	ck_assert_msg(M(sim, "t", "requests_arrived") == 1001, "%.17g arrived",
+	ck_assert_msg(aiwi_test_metric(sim, "sim.time_s") == 4999.9, "metrics at %.17g s",
+	              aiwi_test_metric(sim, "sim.time_s"));
+	ck_assert_msg(M(sim, "t", "requests_arrived") == 49999, "%.17g arrived",
 	              M(sim, "t", "requests_arrived"));
 	check_conservation(sim, "t");
 	/* until a reset, the run stays failed */

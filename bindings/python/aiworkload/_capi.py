@@ -54,6 +54,25 @@ SWEEP_FN = CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
 SWEEP_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_size_t, c_size_t, c_void_p)
 DIVERSITY_PROGRESS_FN = CFUNCTYPE(c_int, c_size_t, c_size_t, c_void_p)
 
+def _nul_guard(f, cname, idx):
+    """f, refusing with InvalidArgument a text argument (at the positions idx)
+    that holds a NUL byte: C would see only the text before it, silently
+    ("1\\x0099" would set 1)."""
+    def call(*args):
+        for i in idx:
+            v = args[i] if i < len(args) else None
+            if isinstance(v, (bytes, str)) and (b"\0" if isinstance(v, bytes) else "\0") in v:
+                from .errors import InvalidArgument
+                shown = v.decode("utf-8", "replace") if isinstance(v, bytes) else v
+                raise InvalidArgument(-1, "AIW_EINVAL", "%s: argument %s %r holds a NUL byte at "
+                                      "offset %d, where C text ends"
+                                      % (cname, SIGNATURES[cname][1][i][0], shown,
+                                         shown.index("\0")), cname)
+        return f(*args)
+    call.__name__ = cname
+    return call
+
+
 PD = POINTER(c_double)
 PZ = POINTER(c_size_t)
 PU64 = POINTER(c_uint64)
@@ -111,6 +130,7 @@ SIGNATURES = {
     "aiw_param_info": (STATUS, [("i", c_size_t), ("name", PSTR), ("type", PSTR), ("def", PSTR),
                                 ("unit", PSTR), ("min", PD), ("max", PD), ("choices", PSTR),
                                 ("doc", PSTR)]),
+    "aiw_param_flags": (STATUS, [("i", c_size_t), ("out", POINTER(c_uint))]),
     "aiw_param_find": (STATUS, [("name", c_char_p), ("out", PZ)]),
     # metric catalogue
     "aiw_metric_count": (STATUS, [("out", PZ)]),
@@ -454,7 +474,8 @@ class _Lib(object):
                 f.errcheck = _errcheck
             else:
                 f.restype = restype
-            setattr(self, cname, f)
+            text = [i for i, (_, t) in enumerate(args) if t is c_char_p]
+            setattr(self, cname, _nul_guard(f, cname, text) if text else f)
         self._dll = dll
 
     def __getattr__(self, name):

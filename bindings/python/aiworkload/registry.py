@@ -14,14 +14,16 @@ __all__ = ["Param", "params", "param_info", "Metric", "metrics", "metric_info", 
            "curves", "help_text", "help", "parse_value"]
 
 Param = collections.namedtuple(
-    "Param", "name type default unit min max choices doc")
+    "Param", "name type default unit min max choices doc min_exclusive runtime")
 Param.__doc__ = """One declared parameter.
 
 name: full name with NAME as the instance placeholder ("training.NAME.gpus");
 type: int, real, duration, rate, size, bandwidth, power, energy, money,
 flops, enum, string, dist or bool; default: text ("" when unset); unit: SI
 unit ("" when none); min, max: numeric range in SI units; choices: tuple of
-enum values (empty otherwise); doc: one line."""
+enum values (empty otherwise); doc: one line; min_exclusive: the range
+excludes min (a value must be greater: sim.duration > 0); runtime: the
+parameter may change during a run."""
 
 
 def _s(b):
@@ -33,9 +35,12 @@ def _info(i):
     lo, hi = c_double(), c_double()
     _capi.lib.aiw_param_info(i, byref(name), byref(typ), byref(default), byref(unit),
                              byref(lo), byref(hi), byref(choices), byref(doc))
+    flags = c_uint()
+    _capi.lib.aiw_param_flags(i, byref(flags))
     ch = _s(choices.value)
     return Param(_s(name.value), _s(typ.value), _s(default.value), _s(unit.value), lo.value,
-                 hi.value, tuple(ch.split("|")) if ch else (), _s(doc.value))
+                 hi.value, tuple(ch.split("|")) if ch else (), _s(doc.value),
+                 bool(flags.value & 0x1), bool(flags.value & 0x2))
 
 
 @functools.lru_cache(maxsize=None)
@@ -135,7 +140,7 @@ def _fmt_range(p):
         return ""
     lo = "%g" % p.min
     hi = "%g" % p.max
-    return "[%s, %s]" % (lo, hi)
+    return "%s%s, %s]" % ("(" if p.min_exclusive else "[", lo, hi)
 
 
 def help_text(pattern=None, width=78):

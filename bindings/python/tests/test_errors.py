@@ -17,6 +17,27 @@ class StatusToException(unittest.TestCase):
     def tearDown(self):
         self.sim.close()
 
+    def test_embedded_nul_is_refused(self):
+        # C would see only "1" of "1\x0099": every text argument refuses a NUL
+        for value in ("1\x0099", b"1\x0099"):
+            with self.assertRaises(aiw.InvalidArgument) as cm:
+                self.sim.set("site.pue", value)
+            self.assertEqual(cm.exception.status_name, "AIW_EINVAL")
+            self.assertIn("NUL byte at offset 1", str(cm.exception))
+        with self.assertRaises(aiw.InvalidArgument):
+            self.sim.set("site.pue\x00x", "1.2")
+        with self.assertRaises(aiw.InvalidArgument):
+            aiw.parse_value("duration", "1h\x00junk")
+
+    def test_exclusive_minimum_is_introspected(self):
+        d = aiw.param_info("sim.duration")
+        self.assertTrue(d.min_exclusive)
+        self.assertEqual(d.min, 0)
+        with self.assertRaises(aiw.OutOfRange):
+            self.sim.set("sim.duration", d.min)
+        self.assertFalse(aiw.param_info("site.pue").min_exclusive)
+        self.sim.set("site.pue", aiw.param_info("site.pue").min)
+
     def test_out_of_range_names_the_parameter(self):
         with self.assertRaises(aiw.OutOfRange) as cm:
             self.sim.set("site.pue", 0.5)
