@@ -493,6 +493,11 @@ static inline bool aiwi_pset(const aiwi_comp *c, size_t i) { return c->v[i].set;
 /* sim.c: components, run loop, metrics                                      */
 /* ======================================================================== */
 /* Find or create a component.  kind NULL searches by prefix only. */
+/* For tests: the entries a lookup compares, of the component (kind, name)
+ * when kind is given, else of the metric metric_name (hash tables: about
+ * 1 to 2 at the tables' load, whatever the number of entries). */
+size_t aiwi_sim_lookup_probes(const aiw_sim *sim, const char *kind, const char *name,
+                              const char *metric_name);
 aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool create,
                          aiwi_comp **out);
 size_t aiwi_ncomps(const aiw_sim *sim);

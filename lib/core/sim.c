@@ -265,17 +265,32 @@ static bool chash_rebuild(aiw_sim *sim, size_t cap)
 	return true;
 }
 
+/* The component of kind k named name, or NULL; *probes (may be NULL)
+ * receives the entries compared. */
+static aiwi_comp *comp_lookup(const aiw_sim *sim, const aiwi_kind *k, const char *name,
+                              size_t *probes)
+{
+	size_t n = 0;
+	aiwi_comp *found = NULL;
+	if (sim->chcap) {
+		size_t j = comp_hash(k, name) & (sim->chcap - 1);
+		for (; sim->chash[j]; j = (j + 1) & (sim->chcap - 1)) {
+			aiwi_comp *c = sim->comps[sim->chash[j] - 1];
+			n++;
+			if (c->kind == k && strcmp(c->name, name) == 0) {
+				found = c;
+				break;
+			}
+		}
+	}
+	if (probes)
+		*probes = n;
+	return found;
+}
+
 static aiwi_comp *comp_find(const aiw_sim *sim, const aiwi_kind *k, const char *name)
 {
-	if (!sim->chcap)
-		return NULL;
-	size_t j = comp_hash(k, name) & (sim->chcap - 1);
-	for (; sim->chash[j]; j = (j + 1) & (sim->chcap - 1)) {
-		aiwi_comp *c = sim->comps[sim->chash[j] - 1];
-		if (c->kind == k && strcmp(c->name, name) == 0)
-			return c;
-	}
-	return NULL;
+	return comp_lookup(sim, k, name, NULL);
 }
 
 static aiw_status comp_append(aiw_sim *sim, aiwi_comp *c)
@@ -772,18 +787,42 @@ static bool rehash(aiw_sim *sim, size_t cap)
 	return true;
 }
 
+static metric *metric_lookup(const aiw_sim *sim, const char *name, size_t *probes)
+{
+	size_t n = 0;
+	metric *found = NULL;
+	if (sim->mhcap) {
+		size_t j = hash_str(name) & (sim->mhcap - 1);
+		while (sim->mhash[j]) {
+			metric *m = &sim->metrics[sim->mhash[j] - 1];
+			n++;
+			if (strcmp(m->name, name) == 0) {
+				found = m;
+				break;
+			}
+			j = (j + 1) & (sim->mhcap - 1);
+		}
+	}
+	if (probes)
+		*probes = n;
+	return found;
+}
+
 static metric *metric_find(const aiw_sim *sim, const char *name)
 {
-	if (!sim->mhcap)
-		return NULL;
-	size_t j = hash_str(name) & (sim->mhcap - 1);
-	while (sim->mhash[j]) {
-		metric *m = &sim->metrics[sim->mhash[j] - 1];
-		if (strcmp(m->name, name) == 0)
-			return m;
-		j = (j + 1) & (sim->mhcap - 1);
-	}
-	return NULL;
+	return metric_lookup(sim, name, NULL);
+}
+
+size_t aiwi_sim_lookup_probes(const aiw_sim *sim, const char *kind, const char *name,
+                              const char *metric_name)
+{
+	size_t n = 0;
+	const aiwi_kind *k = kind ? aiwi_kind_find(kind) : NULL;
+	if (k)
+		comp_lookup(sim, k, name ? name : "", &n);
+	else if (metric_name)
+		metric_lookup(sim, metric_name, &n);
+	return n;
 }
 
 aiw_status aiwi_metric(aiw_sim *sim, const char *prefix, const char *key, double value)
