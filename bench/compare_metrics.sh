@@ -9,10 +9,11 @@
 # `bench/inference_day --print-scenario`, at the peak hour) through both
 # builds' `aiworkload run`, and compares, byte for byte:
 #   - the `--summary json` metrics, and the parameters it echoes: a
-#     parameter of build A missing or with another value in build B is a
-#     difference, a parameter only build B lists (a new one, at its
-#     default) is reported but is not;
-#   - the `--series` CSV: every curve at every sample.
+#     parameter or metric of build A missing or with another value in build
+#     B is a difference; one only build B has (a new parameter at its
+#     default, a new metric) is reported but is not;
+#   - the `--series` CSV: every curve of build A at every sample, found by
+#     its column name in build B's file (B's new curves are reported).
 # Prints one line per scenario (same / DIFFERENT) and exits 1 if any
 # differs.  BUILD_A, BUILD_B: configured and built trees (tools/aiworkload).
 # SRCDIR (default: this script's checkout) holds the scenarios; both builds
@@ -63,18 +64,35 @@ one() { # one() NAME DIR ARGS...: run both builds in DIR, compare
 	done
 	added=$(comm -13 "$tmp/a.p" "$tmp/b.p" | wc -l)
 	changed=$(comm -23 "$tmp/a.p" "$tmp/b.p" | wc -l)
+	# metrics by name: each of A's must be in B with the same value; B's
+	# new ones are listed, not a difference
+	for side in a b; do grep '^    "' "$tmp/$side.m" | sed 's/,$//' | sort >"$tmp/$side.ms"; done
+	mchanged=$(comm -23 "$tmp/a.ms" "$tmp/b.ms" | wc -l)
+	madded=$(comm -13 "$tmp/a.ms" "$tmp/b.ms" | wc -l)
+	# curves by column name: A's columns taken out of B's file, in A's order
+	awk -F, 'NR == FNR { if (FNR == 1) for (i = 1; i <= NF; i++) want[i] = $i; nw = NF; next }
+	         FNR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; newc = NF - nw }
+	         { line = ""; for (i = 1; i <= nw; i++) {
+	               v = (want[i] in col) ? $(col[want[i]]) : "MISSING"
+	               line = line (i > 1 ? "," : "") v }
+	           print line }
+	         END { print newc > "/dev/stderr" }' \
+		"$tmp/a.csv" "$tmp/b.csv" >"$tmp/b.sel.csv" 2>"$tmp/newcols"
+	cadded=$(cat "$tmp/newcols")
 	note=""
-	[ "$added" -gt 0 ] && [ "$changed" = 0 ] && note=", $added new parameters listed"
+	[ "$added" -gt 0 ] && note="$note, $added new parameters"
+	[ "$madded" -gt 0 ] && note="$note, $madded new metrics"
+	[ "${cadded:-0}" -gt 0 ] && note="$note, $cadded new curves"
 	if [ "$changed" -gt 0 ]; then
 		echo "DIFFERENT  $name: parameters"
 		comm -3 "$tmp/a.p" "$tmp/b.p" | head -n 10
 		bad=1
-	elif cmp -s "$tmp/a.m" "$tmp/b.m" && cmp -s "$tmp/a.csv" "$tmp/b.csv"; then
-		echo "same       $name ($(grep -c '^    "' "$tmp/a.m") metrics, $(wc -l <"$tmp/a.csv") rows of curves$note)"
+	elif [ "$mchanged" = 0 ] && cmp -s "$tmp/a.csv" "$tmp/b.sel.csv"; then
+		echo "same       $name ($(wc -l <"$tmp/a.ms") metrics, $(wc -l <"$tmp/a.csv") rows of curves$note)"
 	else
 		echo "DIFFERENT  $name"
-		diff "$tmp/a.m" "$tmp/b.m" | head -n 10
-		cmp "$tmp/a.csv" "$tmp/b.csv" || true
+		comm -3 "$tmp/a.ms" "$tmp/b.ms" | head -n 10
+		cmp "$tmp/a.csv" "$tmp/b.sel.csv" || true
 		bad=1
 	fi
 }
