@@ -1,7 +1,7 @@
 /*
  * autoscale.h - autoscaling of an inference fleet: the parameters the
  * inference kind includes in its table, the hooks serving.c calls
- * (controller.c), and the decision functions of the policies (hpa.c,
+ * (lib/inference/autoscale_glue.c), and the decision functions of the policies (hpa.c,
  * kpa.c, schedule.c), which take plain numbers and no fleet: the
  * simulation and the replay of recorded metrics run the same code.
  *

@@ -511,7 +511,7 @@ aiw_status aiwi_hpa_policies_parse(const char *text, aiwi_hpa_scaling *out, char
 /* ======================================================================== */
 int32_t aiwi_as_hpa_recommendation(const autoscaler *a, const window *w)
 {
-	aiwi_serving_counts k;
+	aiwi_as_fleet k;
 	aiwi_as_counts(a, &k);
 	int64_t have = (int64_t)k.ready + k.loading;
 	int64_t pods = a->spec > have ? a->spec : have;

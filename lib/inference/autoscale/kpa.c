@@ -226,7 +226,7 @@ static void kpa_decide_now(autoscaler *a)
 	double iv = P(a, AIW_AS_METRIC_INTERVAL);
 	size_t ns = (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9);
 	size_t np = (size_t)ceil(P(a, AIW_AS_KPA_PANIC_WINDOW) / iv - 1e-9);
-	aiwi_serving_counts k;
+	aiwi_as_fleet k;
 	aiwi_as_counts(a, &k);
 	a->kc.target = P(a, AIW_AS_TARGET_VALUE) * P(a, AIW_AS_KPA_TARGET_UTILIZATION);
 	a->kc.down_delay = P(a, AIW_AS_KPA_DOWN_DELAY);
@@ -295,7 +295,7 @@ static aiw_status kpa_start(autoscaler *a)
 	a->kc.stable_window = P(a, AIW_AS_KPA_STABLE_WINDOW);
 	/* the decider is created with the replicas ready now: more than one
 	 * starts it in panic mode, as Knative */
-	aiwi_serving_counts k;
+	aiwi_as_fleet k;
 	aiwi_as_counts(a, &k);
 	aiwi_kpa_state_start(&a->ks, aiwi_now(a->sim), (int32_t)k.ready);
 	if (!isnan(a->ks.panic_time))
