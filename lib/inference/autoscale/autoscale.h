@@ -282,7 +282,8 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 0},                                                                                      \
 	{"hpa_legacy_up_minimum", AIW_AS_P_(KIND, "hpa_legacy_up_minimum"), AIW_PT_REAL, "4",    \
 	 "1", 0, 1e6, NULL, AIW_PF_RUNTIME,                                                       \
-	 "hpa_behavior = legacy: ... or to this many replicas if more (scaleUpLimitMinimum)",    \
+	 "hpa_behavior = legacy: scale-up at most to this many replicas when more than "        \
+	 "hpa_legacy_up_factor x current (horizontal.go, scaleUpLimitMinimum)",                  \
 	 0}
 
 /* ======================================================================== */

@@ -12,6 +12,17 @@
  * grace period; a request reaching an empty fleet triggers a decision at
  * once (the activator's poke).
  *
+ * Where the library differs from Knative's reconciler (pkg/reconciler/
+ * autoscaling/kpa/scaler.go, handleScaleToZero): there a zero decision is
+ * applied only once the PodAutoscaler has been active for a stable window,
+ * then marked inactive (the activator in the path), and inactive for
+ * max(scale-to-zero-grace-period, scale-to-zero-pod-retention-period);
+ * meanwhile it keeps 1 replica (or, on the tick that marks it inactive,
+ * the current count).  Here the grace period starts at the first zero
+ * decision and there is no activation state: a revision active for less
+ * than a stable window goes to zero grace seconds after its demand does,
+ * sooner than Knative would; pod retention is not modelled.
+ *
  * The decision functions (aiwi_kpa_*) take numbers, not a fleet; the glue
  * at the end samples the fleet through the controller.
  */
