@@ -15,4 +15,11 @@ for p in hpa kpa; do
 	e=$(date +%s.%N)
 	echo "$p: 1000000 samples, $(($(wc -l <"$tmp/out.csv") - 1)) syncs, $(echo "$e - $s" | bc) s"
 done
-printf 'machine: %s, %s CPUs\n' "$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)" "$(nproc)"
+# the machine line of the C benchmarks (bench/bench.h, print_machine)
+field() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo 2>/dev/null | head -1; }
+cc=$(sed -n 's/^CC = //p' "$b/Makefile" 2>/dev/null)
+ccv=$(${cc:-cc} --version 2>/dev/null | head -1)
+model=$(field 'model name')
+printf 'machine: %s (family %s, model %s), %s CPU(s) online, compiler %s\n' \
+	"${model:-unknown processor}" "$(field 'cpu family')" "$(field 'model')" \
+	"$(getconf _NPROCESSORS_ONLN)" "${ccv:-unknown}"

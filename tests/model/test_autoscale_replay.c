@@ -1,13 +1,15 @@
 /* test_autoscale_replay.c - upstream autoscaler test cases (data files in
- * tests/model/data/autoscale/, each case with its upstream file and test
- * name) run through aiw_autoscale_replay: every sync's replica count must
- * be the upstream expectation exactly.  Also the replay's refusals.
+ * tests/model/data/autoscale/, listed with their sources in its README)
+ * run through aiw_autoscale_replay: every sync's replica count must be the
+ * upstream expectation exactly.  Also the replay's refusals.
  *
  * A data file holds cases: "# case: NAME", "# set: KEY=VALUE ...", then a
- * CSV header and rows whose `expect` column is the upstream count. */
+ * CSV header and rows whose `expect` column is the upstream count (empty on
+ * a history row, which is no sync). */
 #include <aiworkload.h>
 
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,16 +97,21 @@ static void run_file(const char *file, const char *policy)
 				k->set[k->nset++] = strdup(t);
 		} else if (line[0] != '#' && line[0] && k->csv) {
 			fprintf(k->csv, "%s\n", line);
-			char copy[1024];
-			snprintf(copy, sizeof copy, "%s", line);
+			/* split on every comma: an empty field is a column too */
 			int c = 0;
-			char *save;
-			for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save), c++) {
+			for (char *t = line, *next; t; t = next, c++) {
+				next = strchr(t, ',');
+				if (next)
+					*next++ = 0;
 				if (k->col_expect < 0 && !strcmp(t, "expect"))
 					k->col_expect = c;
-				else if (c == k->col_expect && strcmp(t, "expect"))
+				else if (c == k->col_expect && strcmp(t, "expect") && *t) {
+					ck_assert(k->nexpect < sizeof k->expect / sizeof k->expect[0]);
 					k->expect[k->nexpect++] = atoi(t);
+				}
 			}
+			if (k->col_expect < 0)
+				k->col_expect = INT32_MAX; /* header without expect */
 		}
 	}
 	run_case(k);
@@ -116,7 +123,15 @@ START_TEST(kubernetes_replica_calculator)
 {
 	cases_run = 0;
 	run_file("kubernetes_replica_calculator.csv", "hpa");
-	ck_assert_int_eq(cases_run, 4);
+	ck_assert_int_eq(cases_run, 47);
+}
+END_TEST
+
+START_TEST(kubernetes_horizontal)
+{
+	cases_run = 0;
+	run_file("kubernetes_horizontal.csv", "hpa");
+	ck_assert_int_eq(cases_run, 65);
 }
 END_TEST
 
@@ -124,7 +139,7 @@ START_TEST(knative_autoscaler)
 {
 	cases_run = 0;
 	run_file("knative_autoscaler.csv", "kpa");
-	ck_assert_int_eq(cases_run, 1);
+	ck_assert_int_eq(cases_run, 31);
 }
 END_TEST
 
@@ -178,6 +193,7 @@ int main(void)
 	Suite *s = suite_create("autoscale_replay");
 	TCase *tc = tcase_create("replay");
 	tcase_add_test(tc, kubernetes_replica_calculator);
+	tcase_add_test(tc, kubernetes_horizontal);
 	tcase_add_test(tc, knative_autoscaler);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);

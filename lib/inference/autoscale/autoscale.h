@@ -1,7 +1,7 @@
 /*
  * autoscale.h - autoscaling of an inference fleet: the parameters the
  * inference kind includes in its table, the hooks serving.c calls
- * (controller.c), and the decision functions of the policies (hpa.c,
+ * (lib/inference/autoscale_glue.c), and the decision functions of the policies (hpa.c,
  * kpa.c, schedule.c), which take plain numbers and no fleet: the
  * simulation and the replay of recorded metrics run the same code.
  *
@@ -84,6 +84,9 @@ enum {
 	AIW_AS_HPA_TOLERANCE_DOWN,
 	AIW_AS_HPA_BEHAVIOR,
 	AIW_AS_KPA_ACTIVATION_SCALE,
+	AIW_AS_KPA_UNREACHABLE,
+	AIW_AS_HPA_LEGACY_FACTOR,
+	AIW_AS_HPA_LEGACY_MINIMUM,
 	AIW_AUTOSCALE_NPARAMS
 };
 
@@ -266,6 +269,21 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 1, 1e6, NULL, AIW_PF_RUNTIME,                                                            \
 	 "kpa: at least this many replicas whenever there is demand (Knative's "                 \
 	 "activation-scale; 1: none)",                                                            \
+	 0},                                                                                      \
+	{"kpa_unreachable", AIW_AS_P_(KIND, "kpa_unreachable"), AIW_PT_BOOL, "false", "", 0, 1,  \
+	 NULL, AIW_PF_RUNTIME,                                                                    \
+	 "kpa: the revision is unreachable (no route sends it traffic, Knative's Reachable = "   \
+	 "false): no max scale-down rate and no scale-down delay",                                \
+	 0},                                                                                      \
+	{"hpa_legacy_up_factor", AIW_AS_P_(KIND, "hpa_legacy_up_factor"), AIW_PT_REAL, "2", "1",  \
+	 1, 1000, NULL, AIW_PF_RUNTIME,                                                           \
+	 "hpa_behavior = legacy: scale-up at most to this many times the current replicas "     \
+	 "(horizontal.go, scaleUpLimitFactor)",                                                   \
+	 0},                                                                                      \
+	{"hpa_legacy_up_minimum", AIW_AS_P_(KIND, "hpa_legacy_up_minimum"), AIW_PT_REAL, "4",    \
+	 "1", 0, 1e6, NULL, AIW_PF_RUNTIME,                                                       \
+	 "hpa_behavior = legacy: scale-up at most to this many replicas when more than "        \
+	 "hpa_legacy_up_factor x current (horizontal.go, scaleUpLimitMinimum)",                  \
 	 0}
 
 /* ======================================================================== */
@@ -343,6 +361,12 @@ typedef struct aiwi_hpa_calc_in {
 	 * |1 - ratio| <= tolerance as in earlier releases */
 	bool per_direction;
 	double tolerance_up, tolerance_down;
+	/* the metric as Kubernetes sums it, exact: when have_sum, sum_milli is
+	 * the sum over the ready pods of their usage in milli-units (resource:
+	 * millicores of a 1000m request per pod; pods metric: milli-values),
+	 * used instead of ready x floor(1000 x value) (the replay reads it) */
+	bool have_sum;
+	int64_t sum_milli;
 } aiwi_hpa_calc_in;
 
 /* The recommendation, or -1 when no pod has a metric (the HPA then does
@@ -408,6 +432,8 @@ typedef struct aiwi_hpa_scaling {
 typedef struct aiwi_hpa_rules {
 	int32_t min_replicas, max_replicas;
 	bool legacy;
+	/* legacy: at most max(up_factor x current, up_minimum) (2 and 4) */
+	double legacy_up_factor, legacy_up_minimum;
 	aiwi_hpa_scaling up, down;
 } aiwi_hpa_rules;
 
@@ -448,6 +474,12 @@ int32_t aiwi_hpa_sync(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now, in
 int32_t aiwi_hpa_sync_r(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now,
                        int32_t current, int32_t recommendation, int *reason);
 
+/* A controller's history, for a replay that starts from it: a scale event
+ * (replicas added, up, or removed) or a recommendation at time t, stored as
+ * the controller stores them.  Returns false on ENOMEM. */
+bool aiwi_hpa_record_event(aiwi_hpa_state *s, double t, bool up, int32_t change);
+bool aiwi_hpa_record_recommendation(aiwi_hpa_state *s, double t, int32_t rec);
+
 /* The stabilisation step alone (stabilizeRecommendationWithBehaviors):
  * records the recommendation and returns the stabilised value. */
 int32_t aiwi_hpa_stabilize(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now,
@@ -473,16 +505,32 @@ typedef struct aiwi_kpa_conf {
 	bool unreachable;
 } aiwi_kpa_conf;
 
+/* The bucket of Knative's scale-down delay window (aggregation/max,
+ * TimeWindow over 2 s buckets). */
+typedef struct aiwi_kpa_bucket {
+	int64_t index; /* floor(time / 2 s) */
+	int32_t value;
+} aiwi_kpa_bucket;
+#define AIWI_KPA_DELAY_BUCKET 2.0 /* s: Knative's tickInterval, the granularity of the window */
+
 typedef struct aiwi_kpa_state {
 	double panic_time;      /* last time over the threshold; NAN: not panicking */
 	int32_t max_panic_pods;
 	/* aiwi_kpa_step only */
 	double zero_since;      /* since when the decision is 0; NAN: it is not */
-	aiwi_hpa_sample *delay; /* the decisions of the scale-down delay window */
-	size_t ndelay, capdelay;
+	/* the scale-down delay window: descending maxima in a ring of
+	 * ceil(delay / 2 s) buckets (Knative's max.window) */
+	aiwi_kpa_bucket *delay;
+	size_t capdelay, first, ndelay;
 } aiwi_kpa_state;
 
 void aiwi_kpa_state_init(aiwi_kpa_state *s);
+/* The decider's creation at time now with `ready` pods ready
+ * (autoscaler.go, newAutoscaler): more than one ready pod starts in panic
+ * mode (panic since now), and the panic's highest count is the ready
+ * count, so that a restarted autoscaler without metric history keeps the
+ * current scale until it has data. */
+void aiwi_kpa_state_start(aiwi_kpa_state *s, double now, int32_t ready);
 void aiwi_kpa_state_free(aiwi_kpa_state *s);
 /* One decision at time now from the stable- and panic-window averages of
  * the total demand (requests in flight, or per second): dspc =
@@ -495,7 +543,9 @@ void aiwi_kpa_state_free(aiwi_kpa_state *s);
 int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, uint32_t ready,
                        double stable, double panic);
 /* The whole decision of a tick: aiwi_kpa_decide, then the scale-down delay
- * (the highest decision of the last down_delay seconds wins), the grace
+ * (reachable revisions only: the highest decision recorded in the last
+ * ceil(down_delay / 2 s) buckets of 2 s, the bucket of a time t being
+ * floor(t / 2 s), wins), the grace
  * period before the last replica goes (current > 0 and a zero decision for
  * less than zero_grace: 1), min/max.  current is the desired count before
  * this tick.  Returns the new desired count, or AIW_ENOMEM. */

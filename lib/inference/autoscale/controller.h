@@ -1,11 +1,11 @@
 /*
- * controller.h - private to lib/inference/autoscale/: the controller's
- * state (controller.c) and what a policy file (hpa.c, kpa.c,
- * predictive.c, schedule.c) may call on it.
- *
- * The controller owns the fleet side: it measures what the fleet did
- * (through serving.h only), provisions and removes replicas to reach the
- * desired count (set_spec), and manages spot capacity.  A policy is an
+ * controller.h - the controller's state and what a policy file (hpa.c,
+ * kpa.c, predictive.c, schedule.c) may call on it.  The controller itself
+ * is the glue to the fleet, lib/inference/autoscale_glue.c: it measures
+ * what the fleet did (through serving.h), provisions and removes replicas
+ * to reach the desired count (set_spec), and manages spot capacity.  The
+ * policies see no fleet state: the numbers the glue hands them only
+ * (aiwi_as_counts, aiwi_as_measure, aiwi_as_traffic).  A policy is an
  * entry of the table aiwi_as_policies: it validates its parameters,
  * schedules its own events, and turns measurements into a desired count
  * with its decision functions (declared in autoscale.h), which take plain
@@ -16,7 +16,7 @@
 #define AIW_AUTOSCALE_CONTROLLER_H
 
 #include "inference/autoscale/autoscale.h"
-#include "inference/serving.h"
+#include "inference/traffic.h"
 
 #include <gsl/gsl_rng.h>
 
@@ -110,11 +110,6 @@ extern const aiwi_as_policy *const aiwi_as_policies[];
 extern const aiwi_as_policy aiwi_as_policy_none, aiwi_as_policy_hpa, aiwi_as_policy_kpa,
 	aiwi_as_policy_predictive, aiwi_as_policy_schedule;
 
-static inline autoscaler *AS_(const aiwi_comp *c)
-{
-	return (autoscaler *)aiwi_serving_autoscale(c);
-}
-
 static inline double P(const autoscaler *a, int i) { return aiwi_p(a->c, a->p + (size_t)i); }
 static inline bool PSET(const autoscaler *a, int i) { return aiwi_pset(a->c, a->p + (size_t)i); }
 
@@ -124,7 +119,7 @@ typedef struct window {
 	uint64_t arrived, completed;
 } window;
 
-/* ---- controller.c, for the policies ---- */
+/* ---- the glue (lib/inference/autoscale_glue.c), for the policies ---- */
 /* Record a failure once (ENOMEM gets its message). */
 void aiwi_as_fail(autoscaler *a, aiw_status st);
 /* Set the desired count and reconcile the fleet to it. */
@@ -133,10 +128,20 @@ void aiwi_as_set_spec(autoscaler *a, int32_t n);
 void aiwi_as_measure(autoscaler *a, window *w);
 /* The metric of each ready replica over the window (NAN: none served). */
 double aiwi_as_metric_value(const autoscaler *a, const window *w);
-/* Replica counts now. */
-void aiwi_as_counts(const autoscaler *a, aiwi_serving_counts *k);
+/* The fleet's replica counts now and its arrivals so far. */
+typedef struct aiwi_as_fleet {
+	uint32_t ready, loading, draining; /* replicas by state */
+	uint64_t arrived;                  /* requests arrived (cumulative) */
+} aiwi_as_fleet;
+void aiwi_as_counts(const autoscaler *a, aiwi_as_fleet *k);
+/* The fleet's arrival process (the predictive policy's forecast). */
+const aiwi_traffic *aiwi_as_traffic(const autoscaler *a);
 /* Start sampling requests in flight every metric_interval. */
 aiw_status aiwi_as_start_scrape(autoscaler *a);
+
+/* ---- predictive.c, for the glue ---- */
+/* The forecast rate (1/s) at time t, NAN without history for it. */
+double aiwi_as_predictive_forecast(const autoscaler *a, double t);
 
 /* ---- hpa.c, for predictive.c ---- */
 /* The HPA's recommendation from the window (aiwi_hpa_calc on the fleet). */

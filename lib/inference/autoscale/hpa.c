@@ -50,7 +50,8 @@ int32_t aiwi_hpa_calc_r(const aiwi_hpa_calc_in *in, int *reason)
 	int why_;
 	int *why = reason ? reason : &why_;
 	*why = AIW_AS_R_SCALE;
-	if (!in || in->ready <= 0 || !(in->value >= 0) || !(in->target > 0)) {
+	if (!in || in->ready <= 0 || !(in->target > 0) ||
+	    (in->have_sum ? in->sum_milli < 0 : !(in->value >= 0))) {
 		*why = AIW_AS_R_NO_METRIC;
 		return -1; /* "did not receive metrics for any ready pods" */
 	}
@@ -70,7 +71,7 @@ int32_t aiwi_hpa_calc_r(const aiwi_hpa_calc_in *in, int *reason)
 		if (target < 1)
 			target = 1;
 		int64_t use = (int64_t)floor(value * 1000);
-		int64_t total = ready * use, req = ready * 1000;
+		int64_t total = in->have_sum ? in->sum_milli : ready * use, req = ready * 1000;
 		ratio = (double)(total * 100 / req) / (double)target;
 		up_unready = unready > 0 && ratio > 1.0;
 		if (!up_unready && missing == 0) {
@@ -99,7 +100,7 @@ int32_t aiwi_hpa_calc_r(const aiwi_hpa_calc_in *in, int *reason)
 		if (target < 1)
 			target = 1;
 		int64_t use = (int64_t)floor(value * 1000);
-		int64_t total = ready * use;
+		int64_t total = in->have_sum ? in->sum_milli : ready * use;
 		n = ready;
 		ratio = (double)(total / n) / (double)target;
 		up_unready = unready > 0 && ratio > 1.0;
@@ -160,6 +161,19 @@ static bool push_sample(aiwi_hpa_sample **v, size_t *n, size_t *cap, aiwi_hpa_sa
 	}
 	(*v)[(*n)++] = x;
 	return true;
+}
+
+bool aiwi_hpa_record_event(aiwi_hpa_state *s, double t, bool up, int32_t change)
+{
+	aiwi_hpa_sample x = {t, change};
+	return up ? push_sample(&s->ups, &s->nups, &s->capups, x)
+	          : push_sample(&s->downs, &s->ndowns, &s->capdowns, x);
+}
+
+bool aiwi_hpa_record_recommendation(aiwi_hpa_state *s, double t, int32_t rec)
+{
+	aiwi_hpa_sample x = {t, rec};
+	return push_sample(&s->recs, &s->nrecs, &s->caprecs, x);
 }
 
 int32_t aiwi_hpa_stabilize(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now,
@@ -360,7 +374,7 @@ int32_t aiwi_hpa_sync_r(const aiwi_hpa_rules *r, aiwi_hpa_state *s, double now,
 			if (d != recommendation)
 				*why = AIW_AS_R_STABILIZED;
 			/* convertDesiredReplicasWithRules: calculateScaleUpLimit */
-			int64_t lim = (int64_t)fmax(2.0 * (double)current, 4.0);
+			int64_t lim = (int64_t)fmax(r->legacy_up_factor * (double)current, r->legacy_up_minimum);
 			int64_t hi = r->max_replicas > lim ? lim : r->max_replicas;
 			if (d < r->min_replicas) {
 				d = r->min_replicas;
@@ -497,7 +511,7 @@ aiw_status aiwi_hpa_policies_parse(const char *text, aiwi_hpa_scaling *out, char
 /* ======================================================================== */
 int32_t aiwi_as_hpa_recommendation(const autoscaler *a, const window *w)
 {
-	aiwi_serving_counts k;
+	aiwi_as_fleet k;
 	aiwi_as_counts(a, &k);
 	int64_t have = (int64_t)k.ready + k.loading;
 	int64_t pods = a->spec > have ? a->spec : have;
@@ -539,6 +553,8 @@ void aiwi_as_hpa_refresh_rules(autoscaler *a)
 	r->min_replicas = (int32_t)P(a, AIW_AS_MIN_REPLICAS);
 	r->max_replicas = (int32_t)P(a, AIW_AS_MAX_REPLICAS);
 	r->legacy = (int)P(a, AIW_AS_HPA_BEHAVIOR) == 1;
+	r->legacy_up_factor = P(a, AIW_AS_HPA_LEGACY_FACTOR);
+	r->legacy_up_minimum = P(a, AIW_AS_HPA_LEGACY_MINIMUM);
 	r->up.window = P(a, AIW_AS_HPA_UPSCALE_STAB);
 	r->down.window = P(a, AIW_AS_HPA_DOWNSCALE_STAB);
 	r->up.select = (int)P(a, AIW_AS_HPA_UP_SELECT);

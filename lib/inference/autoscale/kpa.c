@@ -12,6 +12,17 @@
  * grace period; a request reaching an empty fleet triggers a decision at
  * once (the activator's poke).
  *
+ * Where the library differs from Knative's reconciler (pkg/reconciler/
+ * autoscaling/kpa/scaler.go, handleScaleToZero): there a zero decision is
+ * applied only once the PodAutoscaler has been active for a stable window,
+ * then marked inactive (the activator in the path), and inactive for
+ * max(scale-to-zero-grace-period, scale-to-zero-pod-retention-period);
+ * meanwhile it keeps 1 replica (or, on the tick that marks it inactive,
+ * the current count).  Here the grace period starts at the first zero
+ * decision and there is no activation state: a revision active for less
+ * than a stable window goes to zero grace seconds after its demand does,
+ * sooner than Knative would; pod retention is not modelled.
+ *
  * The decision functions (aiwi_kpa_*) take numbers, not a fleet; the glue
  * at the end samples the fleet through the controller.
  */
@@ -27,6 +38,14 @@ void aiwi_kpa_state_init(aiwi_kpa_state *s)
 	s->panic_time = NAN;
 	s->max_panic_pods = 0;
 	s->zero_since = NAN;
+}
+
+void aiwi_kpa_state_start(aiwi_kpa_state *s, double now, int32_t ready)
+{
+	if (ready < 0)
+		ready = 0;
+	s->panic_time = ready > 1 ? now : NAN;
+	s->max_panic_pods = ready;
 }
 
 /* autoscaler.go, Scale (from the ready pods to the delay window) */
@@ -84,21 +103,35 @@ void aiwi_kpa_state_free(aiwi_kpa_state *s)
 		return;
 	free(s->delay);
 	s->delay = NULL;
-	s->ndelay = s->capdelay = 0;
+	s->ndelay = s->capdelay = s->first = 0;
 }
 
-static bool push_sample(aiwi_hpa_sample **v, size_t *n, size_t *cap, aiwi_hpa_sample x)
+/* aggregation/max: TimeWindow.Record then Current, on a ring of `cap`
+ * buckets holding the descending maxima (the newest last) */
+static int32_t delay_record(aiwi_kpa_state *s, int64_t index, int32_t v)
 {
-	if (*n == *cap) {
-		size_t nc = *cap ? 2 * *cap : 16;
-		aiwi_hpa_sample *p = realloc(*v, nc * sizeof *p);
-		if (!p)
-			return false;
-		*v = p;
-		*cap = nc;
+	size_t cap = s->capdelay;
+	aiwi_kpa_bucket *m = s->delay;
+	/* a value no lower than the newest ones replaces them */
+	while (s->ndelay > 0 && !(v < m[(s->first + s->ndelay - 1) % cap].value))
+		s->ndelay--;
+	/* buckets a window old leave at the front */
+	while (s->ndelay > 0 && index - m[s->first].index >= (int64_t)cap) {
+		s->ndelay--;
+		s->first = (s->first + 1) % cap;
 	}
-	(*v)[(*n)++] = x;
-	return true;
+	/* the same bucket keeps the larger value */
+	if (s->ndelay > 0) {
+		aiwi_kpa_bucket *last = &m[(s->first + s->ndelay - 1) % cap];
+		if (last->index == index) {
+			if (last->value > v)
+				v = last->value;
+			s->ndelay--;
+		}
+	}
+	m[(s->first + s->ndelay) % cap] = (aiwi_kpa_bucket){index, v};
+	s->ndelay++;
+	return m[s->first].value;
 }
 
 int32_t aiwi_kpa_step(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, int32_t current,
@@ -114,22 +147,26 @@ int32_t aiwi_kpa_step_r(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now,
 	int why_;
 	int *why = reason ? reason : &why_;
 	int32_t want = decide(k, s, now, ready, stable, panic, why);
-	/* scale-down delay: the highest decision of the window wins */
+	/* scale-down delay (a reachable revision's): the highest decision of
+	 * the window's buckets wins */
 	double dw = k->down_delay;
-	if (dw > 0) {
-		aiwi_hpa_sample x = {now, want};
-		size_t keep = 0;
-		for (size_t i = 0; i < s->ndelay; i++)
-			if (s->delay[i].t > now - dw) {
-				if (s->delay[i].v > want) {
-					want = s->delay[i].v;
-					*why = AIW_AS_R_DELAY;
-				}
-				s->delay[keep++] = s->delay[i];
-			}
-		s->ndelay = keep;
-		if (!push_sample(&s->delay, &s->ndelay, &s->capdelay, x))
-			return AIW_ENOMEM;
+	if (dw > 0 && !k->unreachable) {
+		size_t cap = (size_t)ceil(dw / AIWI_KPA_DELAY_BUCKET - 1e-9);
+		if (cap < 1)
+			cap = 1;
+		if (s->capdelay != cap) { /* first use (or a new delay): an empty window */
+			aiwi_kpa_bucket *p = realloc(s->delay, cap * sizeof *p);
+			if (!p)
+				return AIW_ENOMEM;
+			s->delay = p;
+			s->capdelay = cap;
+			s->first = s->ndelay = 0;
+		}
+		int32_t held = delay_record(s, (int64_t)floor(now / AIWI_KPA_DELAY_BUCKET), want);
+		if (held != want) {
+			want = held;
+			*why = AIW_AS_R_DELAY;
+		}
 	}
 	/* the last replica stays until the demand has been zero for the grace */
 	if (want == 0) {
@@ -200,7 +237,7 @@ static void kpa_decide_now(autoscaler *a)
 	double iv = P(a, AIW_AS_METRIC_INTERVAL);
 	size_t ns = (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9);
 	size_t np = (size_t)ceil(P(a, AIW_AS_KPA_PANIC_WINDOW) / iv - 1e-9);
-	aiwi_serving_counts k;
+	aiwi_as_fleet k;
 	aiwi_as_counts(a, &k);
 	a->kc.target = P(a, AIW_AS_TARGET_VALUE) * P(a, AIW_AS_KPA_TARGET_UTILIZATION);
 	a->kc.down_delay = P(a, AIW_AS_KPA_DOWN_DELAY);
@@ -208,6 +245,7 @@ static void kpa_decide_now(autoscaler *a)
 	a->kc.min_replicas = (int32_t)P(a, AIW_AS_MIN_REPLICAS);
 	a->kc.max_replicas = (int32_t)P(a, AIW_AS_MAX_REPLICAS);
 	a->kc.activation_scale = (int32_t)P(a, AIW_AS_KPA_ACTIVATION_SCALE);
+	a->kc.unreachable = P(a, AIW_AS_KPA_UNREACHABLE) != 0;
 	bool was = !isnan(a->ks.panic_time);
 	if (was)
 		a->panic_s += now - a->last_tick;
@@ -266,6 +304,14 @@ static aiw_status kpa_start(autoscaler *a)
 	a->kc.max_up_rate = P(a, AIW_AS_KPA_MAX_UP_RATE);
 	a->kc.max_down_rate = P(a, AIW_AS_KPA_MAX_DOWN_RATE);
 	a->kc.stable_window = P(a, AIW_AS_KPA_STABLE_WINDOW);
+	/* the decider is created with the replicas ready now: more than one
+	 * starts it in panic mode, as Knative */
+	aiwi_as_fleet k;
+	aiwi_as_counts(a, &k);
+	aiwi_kpa_state_start(&a->ks, aiwi_now(a->sim), (int32_t)k.ready);
+	if (!isnan(a->ks.panic_time))
+		a->panic_entries++;
+	a->last_tick = aiwi_now(a->sim);
 	if (!aiwi_at(a->sim, P(a, AIW_AS_KPA_TICK), tick_event, a, 0))
 		return AIW_ENOMEM;
 	return aiwi_as_start_scrape(a);

@@ -29,7 +29,7 @@ static inline int64_t clamp32(int64_t x)
 static double forecast_at(const autoscaler *a, double t)
 {
 	if ((int)P(a, AIW_AS_PRED_SOURCE) == AIW_AS_SRC_PROFILE)
-		return aiwi_traffic_rate(aiwi_serving_traffic(a->c), t);
+		return aiwi_traffic_rate(aiwi_as_traffic(a), t);
 	size_t b = (size_t)(fmod(t, 86400.0) / a->bin);
 	return b < a->nbins ? a->est[b] : NAN;
 }
@@ -73,7 +73,7 @@ static double replicas_for(const autoscaler *a, double rate)
 static void bin_event(aiw_sim *sim, void *ctx, uint64_t k)
 {
 	autoscaler *a = ctx;
-	aiwi_serving_counts c;
+	aiwi_as_fleet c;
 	aiwi_as_counts(a, &c);
 	double obs = (double)(c.arrived - a->bin_arr) / a->bin;
 	a->bin_arr = c.arrived;
@@ -129,11 +129,9 @@ static void sync_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		aiwi_as_fail(a, AIW_ENOMEM);
 }
 
-double aiwi_autoscale_forecast(const aiwi_comp *c, double t)
+double aiwi_as_predictive_forecast(const autoscaler *a, double t)
 {
-	if (!aiwi_autoscale_active(c) || AS_(c)->policy != AIW_AS_PREDICTIVE)
-		return NAN;
-	return forecast_at(AS_(c), t);
+	return forecast_at(a, t);
 }
 
 static aiw_status pred_check(autoscaler *a)

@@ -15,12 +15,21 @@
  *   missing  ready pods without a sample (hpa)
  *   current  spec.replicas before this row (default: the last decision)
  *   stable, panic   kpa: the window averages themselves (each row a tick)
+ *   recommendation  hpa: the metric's recommendation itself (the replica
+ *            calculator's result; each row a sync, no metric needed)
+ *   up_event, down_event, past_recommendation   hpa: the controller's
+ *            history before the replay (a scale event of that many
+ *            replicas, a recommendation); such a row is no sync
+ *   reachable  kpa: 0 when the revision is unreachable at this tick, 1
+ *            when it is (default: kpa_unreachable)
  *   expect   ignored (tests keep the expected count there)
+ * An empty field is a value not given (time must be given).
  * hpa: a sync at the first row and then at the first row at or past each
  * hpa_sync_period; its metric is the mean of the rows since the previous
  * sync.  kpa: the rows are the samples of the demand (every
  * metric_interval), a tick at the first row at or past each kpa_tick,
- * unless stable and panic are given.
+ * unless stable and panic are given.  The kpa decider is created at the
+ * first row with `replicas` ready pods (more than one: in panic mode).
  * Output: CSV time,replicas,reason (one line a sync).
  */
 #include "inference/autoscale/controller.h"
@@ -32,10 +41,11 @@
 #include <string.h>
 
 enum { C_TIME, C_READY, C_METRIC, C_TOTAL, C_UNREADY, C_MISSING, C_CURRENT, C_STABLE, C_PANIC,
-       C_EXPECT, NCOLS };
-static const char *const colname[NCOLS] = {"time",    "ready",   "metric", "total",
-                                           "unready", "missing", "current", "stable",
-                                           "panic",   "expect"};
+       C_EXPECT, C_REC, C_UP_EVENT, C_DOWN_EVENT, C_PAST_REC, C_REACHABLE, NCOLS };
+static const char *const colname[NCOLS] = {
+	"time",  "ready",  "metric", "total",          "unready",  "missing",    "current",
+	"stable", "panic", "expect", "recommendation", "up_event", "down_event",
+	"past_recommendation", "reachable"};
 
 typedef struct rp {
 	autoscaler a; /* only c, sim, p, metric and the policy state are used */
@@ -159,7 +169,9 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		a->kc.min_replicas = (int32_t)lo;
 		a->kc.max_replicas = (int32_t)hi;
 		a->kc.activation_scale = (int32_t)P(a, AIW_AS_KPA_ACTIVATION_SCALE);
+		a->kc.unreachable = P(a, AIW_AS_KPA_UNREACHABLE) != 0;
 	}
+	bool unreachable = a->kc.unreachable, started = false;
 	if (!(in = fopen(metrics_path, "r"))) {
 		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: %s", metrics_path, strerror(errno));
 		goto done;
@@ -171,13 +183,13 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 	if (r->out)
 		fputs("time,replicas,reason\n", r->out);
 
-	int col[16];
+	int col[NCOLS];
 	size_t ncol = 0;
 	int have[NCOLS] = {0};
 	size_t cap = 0, lineno = 0;
 	ssize_t len;
 	bool header = false;
-	double last_t = -INFINITY, next = -INFINITY, acc = 0;
+	double last_t = -INFINITY, next = -INFINITY, acc = 0, acc_total = 0;
 	size_t nacc = 0;
 	double iv = kpa ? P(a, AIW_AS_METRIC_INTERVAL) : 0;
 	size_t ns = kpa ? (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9) : 0;
@@ -204,10 +216,12 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 					if (!strcmp(tok, colname[j]) ||
 					    (j == C_UNREADY && !strcmp(tok, "starts")))
 						k = j;
-				if (k < 0 || ncol == 16) {
+				if (k < 0 || ncol == NCOLS) {
 					st = fail_at(r, lineno, "header",
 					             "unknown column '%s' (time, ready, metric or total, "
-					             "unready, missing, current, stable, panic, expect)",
+					             "unready, missing, current, stable, panic, "
+					             "recommendation, up_event, down_event, "
+					             "past_recommendation, expect)",
 					             tok);
 					goto done;
 				}
@@ -219,13 +233,26 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				col[ncol++] = k;
 			}
 			bool kpa_direct = kpa && have[C_STABLE] && have[C_PANIC];
-			const char *miss = !have[C_TIME]    ? "time"
-			                   : !have[C_READY] ? "ready"
-			                   : !kpa_direct && !have[C_METRIC] && !have[C_TOTAL]
+			bool hpa_direct = !kpa && have[C_REC];
+			const char *miss = !have[C_TIME] ? "time"
+			                   : !have[C_READY] && !hpa_direct ? "ready"
+			                   : !kpa_direct && !hpa_direct && !have[C_METRIC] &&
+			                                   !have[C_TOTAL]
 			                           ? "metric or total"
 			                           : NULL;
 			if (miss) {
 				st = fail_at(r, lineno, "header", "no '%s' column", miss);
+				goto done;
+			}
+			if (!kpa && have[C_REACHABLE]) {
+				st = fail_at(r, lineno, "header", "%s", "reachable is a kpa column");
+				goto done;
+			}
+			if (kpa && (have[C_REC] || have[C_UP_EVENT] || have[C_DOWN_EVENT] ||
+			            have[C_PAST_REC])) {
+				st = fail_at(r, lineno, "header", "%s",
+				             "recommendation, up_event, down_event and "
+				             "past_recommendation are hpa columns");
 				goto done;
 			}
 			if (have[C_METRIC] && have[C_TOTAL]) {
@@ -239,8 +266,10 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		for (int j = 0; j < NCOLS; j++)
 			v[j] = NAN;
 		size_t k = 0;
-		char *save = NULL;
-		for (char *tok = strtok_r(p, ",", &save); tok; tok = strtok_r(NULL, ",", &save), k++) {
+		for (char *tok = p, *next; tok; tok = next, k++) {
+			next = strchr(tok, ',');
+			if (next)
+				*next++ = 0;
 			if (k >= ncol) {
 				st = fail_at(r, lineno, "row", "more fields than the header's %s", "columns");
 				goto done;
@@ -248,6 +277,8 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 			char *end;
 			while (*tok == ' ')
 				tok++;
+			if (!*tok && col[k] != C_TIME)
+				continue; /* not given */
 			double x = strtod(tok, &end);
 			while (*end == ' ')
 				end++;
@@ -260,7 +291,8 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				goto done;
 			}
 			if (col[k] != C_TIME && col[k] != C_METRIC && col[k] != C_TOTAL &&
-			    col[k] != C_STABLE && col[k] != C_PANIC && x != floor(x)) {
+			    col[k] != C_STABLE && col[k] != C_PANIC && col[k] != C_EXPECT &&
+			    x != floor(x)) {
 				st = fail_at(r, lineno, colname[col[k]], "%s is not a whole pod count", tok);
 				goto done;
 			}
@@ -280,27 +312,54 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		last_t = t;
 		if (!isnan(v[C_CURRENT]))
 			r->spec = (int32_t)fmin(v[C_CURRENT], INT32_MAX);
-		int32_t ready = (int32_t)fmin(v[C_READY], INT32_MAX);
+		int32_t ready = isnan(v[C_READY]) ? 0 : (int32_t)fmin(v[C_READY], INT32_MAX);
+		double row_total = !isnan(v[C_TOTAL])                  ? v[C_TOTAL]
+		                   : !isnan(v[C_METRIC]) && !isnan(v[C_READY]) ? v[C_METRIC] * ready
+		                                                           : NAN;
 		double per_pod = !isnan(v[C_METRIC]) ? v[C_METRIC]
 		                 : ready > 0         ? v[C_TOTAL] / ready
 		                                     : NAN;
 		int why = AIW_AS_R_SCALE;
 		int32_t n;
 		if (!kpa) {
-			if (!isnan(per_pod)) {
-				acc += per_pod;
-				nacc++;
-			}
-			if (t < next)
+			/* the controller's history before the replay: no sync */
+			if (!isnan(v[C_UP_EVENT]) || !isnan(v[C_DOWN_EVENT]) || !isnan(v[C_PAST_REC])) {
+				bool ok = true;
+				if (!isnan(v[C_UP_EVENT]))
+					ok = ok && aiwi_hpa_record_event(&a->hs, t, true,
+					                                 (int32_t)fmin(v[C_UP_EVENT], INT32_MAX));
+				if (!isnan(v[C_DOWN_EVENT]))
+					ok = ok && aiwi_hpa_record_event(&a->hs, t, false,
+					                                 (int32_t)fmin(v[C_DOWN_EVENT], INT32_MAX));
+				if (!isnan(v[C_PAST_REC]))
+					ok = ok && aiwi_hpa_record_recommendation(
+						       &a->hs, t, (int32_t)fmin(v[C_PAST_REC], INT32_MAX));
+				if (!ok) {
+					st = aiwi_buferr(err, errlen, AIW_ENOMEM, "out of memory");
+					goto done;
+				}
 				continue;
-			while (next <= t)
-				next = isfinite(next) ? next + period : t + period;
+			}
+			bool direct = !isnan(v[C_REC]);
+			if (!direct) {
+				if (!isnan(per_pod)) {
+					acc += per_pod;
+					acc_total += row_total;
+					nacc++;
+				}
+				if (t < next)
+					continue;
+				while (next <= t)
+					next = isfinite(next) ? next + period : t + period;
+			}
+			double mean_total = nacc ? acc_total / (double)nacc : NAN;
+			double mean_pod = nacc ? acc / (double)nacc : NAN;
 			aiwi_hpa_calc_in ci = {
 				.current = r->spec,
 				.ready = ready,
 				.unready = isnan(v[C_UNREADY]) ? 0 : (int32_t)fmin(v[C_UNREADY], INT32_MAX),
 				.missing = isnan(v[C_MISSING]) ? 0 : (int32_t)fmin(v[C_MISSING], INT32_MAX),
-				.value = nacc ? acc / (double)nacc : NAN,
+				.value = mean_pod,
 				.target = a->metric == AIW_AS_M_UTILIZATION ? P(a, AIW_AS_TARGET_UTILIZATION)
 				                                            : P(a, AIW_AS_TARGET_VALUE),
 				.tolerance = P(a, AIW_AS_HPA_TOLERANCE),
@@ -313,15 +372,28 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				.tolerance_down = PSET(a, AIW_AS_HPA_TOLERANCE_DOWN)
 				                          ? P(a, AIW_AS_HPA_TOLERANCE_DOWN)
 				                          : P(a, AIW_AS_HPA_TOLERANCE),
+				/* Kubernetes sums integer milli-units: the recorded values
+				 * rounded to them (per pod for `metric`) */
+				.have_sum = nacc > 0,
+				.sum_milli = !nacc ? 0
+				             : have[C_TOTAL]
+				                     ? (int64_t)llround(fmin(mean_total, 1e12) * 1000)
+				                     : (int64_t)llround(fmin(mean_pod, 1e9) * 1000) * ready,
 			};
 			acc = 0;
+			acc_total = 0;
 			nacc = 0;
-			int cwhy;
-			int32_t rec = aiwi_hpa_calc_r(&ci, &cwhy);
+			int cwhy = AIW_AS_R_SCALE;
+			int32_t rec = direct ? (int32_t)fmin(v[C_REC], INT32_MAX) : aiwi_hpa_calc_r(&ci, &cwhy);
 			n = aiwi_hpa_sync_r(&a->rules, &a->hs, t, r->spec, rec, &why);
 			if (why == AIW_AS_R_SCALE && cwhy == AIW_AS_R_TOLERANCE && n == r->spec)
 				why = AIW_AS_R_TOLERANCE;
 		} else {
+			if (!started) {
+				aiwi_kpa_state_start(&a->ks, t, r->spec);
+				started = true;
+			}
+			a->kc.unreachable = isnan(v[C_REACHABLE]) ? unreachable : v[C_REACHABLE] == 0;
 			double stable, panic;
 			if (have[C_STABLE] && have[C_PANIC]) {
 				stable = v[C_STABLE];

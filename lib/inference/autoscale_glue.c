@@ -1,6 +1,7 @@
 /*
- * controller.c - the part of autoscaling every policy shares: the
- * controller that provisions replicas (cold starts, draining, spot
+ * autoscale_glue.c - the autoscaling controller, the glue between the
+ * fleet and the policies of lib/inference/autoscale/ (which see no fleet
+ * state): the controller that provisions replicas (cold starts, draining, spot
  * capacity with preemptions), the measurement of what the fleet did, the
  * table of policies (hpa.c, kpa.c, predictive.c, schedule.c), and a
  * fixed-fleet twin run for the savings metrics.  It reaches the fleet only
@@ -30,6 +31,7 @@
  * policy changes.
  */
 #include "inference/autoscale/controller.h"
+#include "inference/serving.h"
 
 #include "site/cost.h"
 
@@ -422,9 +424,28 @@ aiw_status aiwi_as_start_scrape(autoscaler *a)
 	                                                                         : AIW_ENOMEM;
 }
 
-void aiwi_as_counts(const autoscaler *a, aiwi_serving_counts *k)
+static inline autoscaler *AS_(const aiwi_comp *c)
 {
-	aiwi_serving_get_counts(a->c, k);
+	return (autoscaler *)aiwi_serving_autoscale(c);
+}
+
+void aiwi_as_counts(const autoscaler *a, aiwi_as_fleet *k)
+{
+	aiwi_serving_counts f;
+	aiwi_serving_get_counts(a->c, &f);
+	*k = (aiwi_as_fleet){f.ready, f.loading, f.draining, f.arrived};
+}
+
+const aiwi_traffic *aiwi_as_traffic(const autoscaler *a)
+{
+	return aiwi_serving_traffic(a->c);
+}
+
+double aiwi_autoscale_forecast(const aiwi_comp *c, double t)
+{
+	if (!aiwi_autoscale_active(c) || AS_(c)->policy != AIW_AS_PREDICTIVE)
+		return NAN;
+	return aiwi_as_predictive_forecast(AS_(c), t);
 }
 
 /* ======================================================================== */
