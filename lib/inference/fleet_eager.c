@@ -30,8 +30,14 @@
  * RUN_SORTED (the running set stays a sorted array, which an undo restores
  * exactly).  Results equal those of the boundary event but for the rounding
  * of floating-point sums taken in another order (tests/model/test_serving.c runs
- * every feature both ways). */
-int aiwi_serving_eager = 1;
+ * every feature both ways, aiwi_serving_set_eager). */
+
+/* Whether the fleet's configuration allows eager cuts (above). */
+static bool eager_possible(const fleet *f)
+{
+	return f->batching == B_CONTINUOUS && !f->service_mode && f->router != RT_CENTRAL &&
+	       !(f->timeout < INFINITY) && f->max_batch <= RUN_SORTED;
+}
 
 /* Admit at r's pending start current.start what the boundary would (continuous
  * batching's admission, in the same order); the waiting integral counts

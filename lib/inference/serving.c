@@ -194,8 +194,7 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->max_delay = aiwi_p(c, P_MAX_QUEUE_DELAY);
 	f->timeout = aiwi_pset(c, P_TIMEOUT) ? aiwi_p(c, P_TIMEOUT) : INFINITY;
 	f->queue_limit = aiwi_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiwi_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
-	f->eager = aiwi_serving_eager && f->batching == B_CONTINUOUS && !f->service_mode &&
-	           f->router != RT_CENTRAL && !(f->timeout < INFINITY) && f->max_batch <= RUN_SORTED;
+	f->eager = eager_possible(f);
 	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;

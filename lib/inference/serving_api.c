@@ -123,3 +123,25 @@ const aiwi_hist *aiwi_serving_hist(const aiwi_comp *c, const char *which)
 		return &f->wait;
 	return NULL;
 }
+
+aiw_status aiwi_serving_set_eager(aiwi_comp *c, bool eager)
+{
+	if (!aiwi_serving_active(c))
+		return AIW_ESTATE;
+	fleet *f = F_(c);
+	if (!eager && f->eager) {
+		double now = aiwi_now(c->sim);
+		for (uint32_t i = 0; i < f->slot_count; i++) {
+			replica *r = &f->replicas[i];
+			if (!r->pending)
+				continue;
+			if (now < r->current.start)
+				eager_undo(f, r, now);
+			else
+				eager_settle(f, r);
+		}
+	}
+	f->eager = eager && eager_possible(f);
+	FLEET_CHECK(f);
+	return f->fail ? AIW_ENOMEM : AIW_OK;
+}
