@@ -97,8 +97,8 @@
  * at its end, and tokens_at / flops_at correct both to the time asked, so
  * that energy, tokens and FLOPs are exact at every sample.
  *
- * ---- invariants (checked by aiwi_fleet_check, fleet_check.c, after every
- * event in a build configured with --enable-checks) ----
+ * ---- invariants (checked by fleet_check, fleet_check.c, after every event
+ * in a build configured with --enable-checks) ----
  *  requests  arrived = completed + dropped + in_flight, and in_flight =
  *            waiting_count + running_count; waiting_count = the central
  *            queue + every slot's routed and preempted queues;
@@ -360,13 +360,17 @@ typedef struct fleet {
 static inline fleet *F_(const aiwi_comp *c) { return (fleet *)c->state; }
 
 /* The fleet's invariants (above) on its live state, in a build configured
- * with --enable-checks (AIW_CHECKS): a broken one fails the run with
- * AIW_ESTATE and a message naming it.  Nothing in a release build. */
+ * with --enable-checks (AIW_CHECKS=1; fleet_check.c): after every event
+ * (FLEET_CHECK) and, walking every queue too, at every sample
+ * (FLEET_CHECK_DEEP).  A broken one fails the run with AIW_ESTATE and a
+ * message naming it.  Nothing in a release build. */
 #if AIW_CHECKS
-static void aiwi_fleet_check(fleet *f);
-#define FLEET_CHECK(f) aiwi_fleet_check(f)
+static void fleet_check(fleet *f, bool deep);
+#define FLEET_CHECK(f) fleet_check((f), false)
+#define FLEET_CHECK_DEEP(f) fleet_check((f), true)
 #else
 #define FLEET_CHECK(f) ((void)0)
+#define FLEET_CHECK_DEEP(f) ((void)0)
 #endif
 
 #endif /* AIW_INFERENCE_FLEET_H */

@@ -150,6 +150,7 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 			replica_event(f, r, now);
 			if (!r->rescheduled)
 				ag_remove(f, r);
+			FLEET_CHECK(f);
 		} else {
 			/* the first span end is most often the next event after
 			 * this arrival: its replica's first line comes in
@@ -158,10 +159,12 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 				__builtin_prefetch(&f->replicas[s], 1);
 			if (!arrive(f, now))
 				break;
+			FLEET_CHECK(f);
 		}
 	}
 	f->in_master = false;
 	ag_sync(f);
+	FLEET_CHECK(f);
 }
 
 /* A request became available to r: start it, or cut the running span at its
@@ -222,12 +225,14 @@ static void timer_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	if (arg == NIL) {
 		f->central_timer = 0;
 		central_dispatch(f, now);
+		FLEET_CHECK(f);
 		return;
 	}
 	replica *r = &f->replicas[arg];
 	r->batch_timer = 0;
 	if (r->span_kind == SPAN_NONE)
 		step(f, r, now);
+	FLEET_CHECK(f);
 }
 
 static void ensure_timer(fleet *f, replica *r, double now)

@@ -103,6 +103,7 @@ int aiwi_serving_add_replica(aiwi_comp *c, double cold_start_s, bool spot)
 		schedule(f, r, now + cold_start_s);
 	else
 		make_ready(f, r, now);
+	FLEET_CHECK(f);
 	return f->fail ? AIW_ENOMEM : s;
 }
 
@@ -137,6 +138,7 @@ int aiwi_serving_remove_replica(aiwi_comp *c, int id)
 	replica *r = &f->replicas[id];
 	if (r->state == AIW_REPLICA_LOADING) {
 		retire(f, r, now);
+		FLEET_CHECK(f);
 		return id;
 	}
 	ready_remove(f, (uint32_t)id);
@@ -154,6 +156,7 @@ int aiwi_serving_remove_replica(aiwi_comp *c, int id)
 		else
 			step(f, r, now);
 	}
+	FLEET_CHECK(f);
 	return id;
 }
 
@@ -234,5 +237,6 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 	for (uint32_t i = 0; i < k; i++)
 		route(f, hold[front ? k - 1 - i : i], REQUEUE, now);
 	free(hold);
+	FLEET_CHECK(f);
 	return AIW_OK;
 }

@@ -375,6 +375,7 @@ static void inference_sample(aiwi_comp *c, double t)
 	}
 	free(ahead);
 	aiwi_autoscale_sample(c, t);
+	FLEET_CHECK_DEEP(f);
 }
 
 static void inference_finish(aiwi_comp *c, double t)
@@ -385,6 +386,7 @@ static void inference_finish(aiwi_comp *c, double t)
 	bring_to(c, t);
 	emit_metrics(c, t);
 	aiwi_autoscale_finish(c, t);
+	FLEET_CHECK_DEEP(F_(c));
 }
 
 static void emit_metrics(aiwi_comp *c, double t)
