@@ -42,6 +42,7 @@ typedef struct span {
 	        end_iteration;
 	uint32_t batch, first_tokens;
 } span;
+
 /* floor(q) for q >= 0 by a conversion instead of the libm call (floor is
  * one without SSE4.1, which the baseline x86-64 lacks); some value <= -1
  * for q < 0, which every caller clamps to 0; NaN stays NaN. */
