@@ -1,6 +1,6 @@
 /*
- * fleet_admit.c - request ends (completion, drops, timeouts), admission by batching
- * mode, preemption, and the start of a roofline span.
+ * fleet_admit.c - request ends (completion, drops, timeouts), admission by
+ * batching mode, preemption, and the start of a roofline span.
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */

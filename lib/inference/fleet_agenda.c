@@ -1,6 +1,7 @@
 /*
- * fleet_agenda.c - the agenda: the pending end of each slot in a winner tree, and the
- * one engine event (the master) at the earliest of it and the next arrival.
+ * fleet_agenda.c - the agenda: the pending end of each slot in a winner
+ * tree, and the one engine event (the master) at the earliest of it and the
+ * next arrival.
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */

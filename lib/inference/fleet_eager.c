@@ -1,6 +1,6 @@
 /*
- * fleet_eager.c - eager cuts: an arrival's cut at the next iteration boundary done at
- * the arrival (the protocol: fleet.h).
+ * fleet_eager.c - eager cuts: an arrival's cut at the next iteration
+ * boundary done at the arrival (the protocol: fleet.h).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -76,7 +76,9 @@ static void eager_span(fleet *f, replica *r)
 	r->current.prefill_s = prefill_time(f, r->current.prefill_tokens);
 	r->current.first_tokens = r->pending_admissions.length;
 	span_decode(f, r);
-	schedule(f, r, r->current.start + r->current.prefill_s + span_time(&r->current, r->current.end_iteration));
+	schedule(f, r,
+	         r->current.start + r->current.prefill_s +
+	                 span_time(&r->current, r->current.end_iteration));
 }
 
 /* The cut of r's running span after kb iterations, at tb, done now (false:
@@ -206,7 +208,8 @@ static void eager_undo(fleet *f, replica *r, double now)
 	run_entry *h = r->run + r->run_head;
 	uint32_t m = 0;
 	for (uint32_t i = 0; i < r->run_count; i++)
-		if ((uint32_t)(h[i].admission - r->first_admission) >= (uint32_t)(f->admissions - r->first_admission))
+		if ((uint32_t)(h[i].admission - r->first_admission) >=
+		    (uint32_t)(f->admissions - r->first_admission))
 			h[m++] = h[i];
 	r->run_count = m;
 	for (uint32_t id = last; id != NIL;) {

@@ -1,8 +1,9 @@
 /*
- * fleet_energy.c - accounting: power, busy, paid and cost integrals from integer counts
- * of GPUs per phase, the racks, the phase changes, the prefill surcharge
- * booked ahead and taken back (fleet.h), the waiting integral, and the
- * values at a time t between events (tokens_at, flops_at, energy_at).
+ * fleet_energy.c - accounting: power, busy, paid and cost integrals from
+ * integer counts of GPUs per phase, the racks, the phase changes, the
+ * prefill surcharge booked ahead and taken back (fleet.h), the waiting
+ * integral, and the values at a time t between events (tokens_at, flops_at,
+ * energy_at).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -18,7 +19,8 @@ static void levels(fleet *f)
 	f->energy.value = f->replica_gpus * w;
 	f->busy.value = f->replica_gpus * (double)f->phase_count[PH_DECODE];
 	f->paid.value = f->replica_gpus * (double)prov;
-	f->cost.value = f->replica_gpus * ((double)(prov - f->spot_count) + (double)f->spot_count * f->spot_factor) *
+	f->cost.value = f->replica_gpus *
+	                ((double)(prov - f->spot_count) + (double)f->spot_count * f->spot_factor) *
 	                f->price.usd_per_gpu_s;
 }
 

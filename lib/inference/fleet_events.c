@@ -1,7 +1,8 @@
 /*
- * fleet_events.c - the events: a slot leaving service or going idle, the next step
- * of a replica, span and service ends, the master event, cuts for a new
- * request (kick), dynamic-batch timers, the central router's dispatch.
+ * fleet_events.c - the events: a slot leaving service or going idle, the
+ * next step of a replica, span and service ends, the master event, cuts for
+ * a new request (kick), dynamic-batch timers, the central router's
+ * dispatch.
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -77,7 +78,8 @@ static void span_done(fleet *f, replica *r, double now)
 		f->flops += 2 * f->model_params * n * k;
 		f->batch_iterations[r->current.batch] += (uint64_t)k;
 		if (f->batching == B_CONTINUOUS)
-			f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens : f->kv_peak_tokens;
+			f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens
+			                                                          : f->kv_peak_tokens;
 	}
 	while (r->run_count && run_min(r) <= r->iterations_done)
 		complete(f, r, run_pop(r).id, now);
@@ -198,7 +200,8 @@ static void kick(fleet *f, replica *r, double now)
 		double kb = x < 0 ? 0 : span_iterations_by_next(&r->current, x, &tn) + 1;
 		r->cut = 1;
 		if (kb < r->current.end_iteration) {
-			double tb = r->current.start + r->current.prefill_s + (isnan(tn) ? span_time(&r->current, kb) : tn);
+			double tb = r->current.start + r->current.prefill_s +
+			            (isnan(tn) ? span_time(&r->current, kb) : tn);
 			if (!f->eager || !eager_cut(f, r, now, kb, tb)) {
 				r->current.end_iteration = kb;
 				schedule(f, r, tb);

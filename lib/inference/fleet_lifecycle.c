@@ -1,5 +1,6 @@
 /*
- * fleet_lifecycle.c - replica lifecycle: new slots, ready, add, remove (drain), fail.
+ * fleet_lifecycle.c - replica lifecycle: new slots, ready, add, remove
+ * (drain), fail.
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -200,7 +201,8 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		for (uint32_t i = 0; i < r->run_count; i++) {
 			req *q = &f->requests[run_at(r, i)->id];
 			/* admitted by this span: since first_admission */
-			if (in_prefill && (uint32_t)(run_at(r, i)->admission - r->first_admission) < (uint32_t)(f->admissions - r->first_admission)) {
+			if (in_prefill && (uint32_t)(run_at(r, i)->admission - r->first_admission) <
+			                          (uint32_t)(f->admissions - r->first_admission)) {
 				q->generated--; /* its prefill token never came */
 				if (q->first_token == r->current.start + r->current.prefill_s)
 					q->first_token = NAN; /* (its TTFT sample stays recorded) */

@@ -1,6 +1,7 @@
 /*
- * fleet_pool.c - the request pool (32-byte requests, a free list), the FIFO queues linked
- * through the requests, and a replica's running set (sorted array or heap).
+ * fleet_pool.c - the request pool (32-byte requests, a free list), the FIFO
+ * queues linked through the requests, and a replica's running set (sorted
+ * array or heap).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -90,7 +91,8 @@ static inline uint32_t q_pop(fleet *f, queue *q)
  * (equal keys in admission order).  A new request finds its place by a
  * branchless binary search and those after it move up by one entry (a
  * third of them on bench/inference_day's load: its whole output is still
- * ahead of it); the earliest leaves from the front in O(1) (run_head moves up).  Past RUN_SORTED entries the array becomes a binary
+ * ahead of it); the earliest leaves from the front in O(1) (run_head moves
+ * up).  Past RUN_SORTED entries the array becomes a binary
  * min-heap (a sorted array is one: nothing to convert) and stays one until
  * the replica holds RUN_SORTED / 2, when it is sorted back: large batches
  * (service = DIST with thousands in service) keep O(log n) per operation,

@@ -1,6 +1,6 @@
 /*
- * fleet_route.c - routing (round robin, least loaded, power of two choices, central)
- * and arrivals (times drawn ahead, sizes by table).
+ * fleet_route.c - routing (round robin, least loaded, power of two choices,
+ * central) and arrivals (times drawn ahead, sizes by table).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -58,7 +58,8 @@ static void route(fleet *f, uint32_t id, int how, double now)
 	if (how == FRESH) {
 		purge(f, &r->routed, r, now);
 		/* (requests of a pending start are still in the queue) */
-		if (r->routed.length + (r->pending && now < r->current.start ? r->pending_from_queue : 0) >= f->queue_limit) {
+		if (r->routed.length + (r->pending && now < r->current.start ? r->pending_from_queue : 0) >=
+		    f->queue_limit) {
 			drop(f, id, DROP_QUEUE_FULL);
 			return;
 		}
@@ -135,7 +136,8 @@ static inline uint32_t size_by_table(const fleet *f, const aiwi_count_table *t, 
 #define ABUF 64
 static void arrivals_ahead(fleet *f, double now)
 {
-	f->ahead_count = (uint32_t)aiwi_traffic_next_n(f->traffic, f->comp->rng, now, f->ahead_times, ABUF);
+	f->ahead_count =
+	        (uint32_t)aiwi_traffic_next_n(f->traffic, f->comp->rng, now, f->ahead_times, ABUF);
 	f->ahead_next = 0;
 }
 

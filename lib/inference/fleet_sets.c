@@ -1,6 +1,6 @@
 /*
- * fleet_sets.c - the sets of slots: the ready set, the least-loaded buckets, the
- * central router's idle set, the heap of FREE slots.
+ * fleet_sets.c - the sets of slots: the ready set, the least-loaded
+ * buckets, the central router's idle set, the heap of FREE slots.
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */

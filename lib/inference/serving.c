@@ -44,7 +44,8 @@
  * an arithmetic series summed (and inverted) in closed form.  An arrival
  * for a busy replica cuts its span at the next iteration boundary, where it
  * is admitted; with continuous batching the cut does that boundary's work
- * at the arrival (eager cuts, below), so that the boundary is no event.
+ * at the arrival (eager cuts: fleet.h, fleet_eager.c), so that the boundary
+ * is no event.
  * The pending span ends of all replicas sit in a winner tree, and the next
  * arrival beside it, behind one engine event, the master (cuts move an
  * entry instead of cancelling one).  A request costs two scheduled events

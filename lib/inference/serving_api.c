@@ -1,6 +1,6 @@
 /*
- * serving_api.c - the internal interface of serving.h for the autoscaler, the
- * exporters and tests (counts, slots, integrals, histograms, settings).
+ * serving_api.c - the internal interface of serving.h for the autoscaler,
+ * the exporters and tests (counts, slots, integrals, histograms, settings).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
