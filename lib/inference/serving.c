@@ -63,7 +63,7 @@
  * insertion point a branchless binary search finds (a heap past RUN_SORTED
  * entries), and the generator is the library's MT19937 (rng.h), whose
  * refill does not branch on random bits as GSL's does (doc/inference.md,
- * "Speed", has the measured figures).
+ * "Speed"; the measured history in doc/perf-log.md).
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
