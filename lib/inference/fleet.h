@@ -108,17 +108,19 @@
  *  replicas  state_count[s] = slots in state s (they sum to slot_count);
  *            the ready set holds exactly the READY slots, the free heap
  *            the FREE ones; phase_count[p] = slots in phase p; spot_count =
- *            provisioned spot slots; every rack's GPUs in phase p sum to
+ *            provisioned spot slots; the racks' GPUs in phase p add up to
  *            replica_gpus phase_count[p]; the paid GPUs' level =
  *            replica_gpus (provisioned slots).
  *  spans     FREE: phase OFF, span NONE, nothing held, no agenda entry;
- *            LOADING: phase LOADING, span LOAD, nothing running;
+ *            LOADING: phase LOADING, span LOAD, nothing running, an agenda
+ *            entry;
  *            READY / DRAINING: span NONE with phase IDLE, nothing running
  *            and no agenda entry, or span RUN / SERVICE with phase DECODE,
  *            something running and an agenda entry: RUN's at exactly
  *            start + prefill_s + T(end_iteration) of `current`, with
  *            current.batch running, SERVICE's at its earliest end; the
- *            agenda's root is its earliest entry; `pending` only on an
+ *            agenda's root is its earliest entry, and the master event is
+ *            at or before the next own event; `pending` only on an
  *            eager fleet's RUN span, with pending_from_queue <=
  *            pending_admissions.length <= run_count.
  */
