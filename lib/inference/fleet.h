@@ -256,13 +256,17 @@ _Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &
                offsetof(replica, reserved_tokens) >= 4 * 64 && sizeof(replica) % 64 == 0,
                "replica's layout by cache line");
 
-/* A rack of site.gpus_per_rack GPUs, for the site's rack power curves. */
+/* A rack of site.gpus_per_rack GPUs, for the site's rack power curves: 64
+ * bytes, so that a span start's booking finds a replica's rack by a shift
+ * (the padding keeps the size it had with five phases). */
 typedef struct rack {
 	aiwi_integral power;
 	double prev_energy;          /* reported energy at the previous sample */
 	double booked;               /* prefill energy booked ahead (J) */
 	uint32_t gpus_by_phase[NPH]; /* GPUs of this rack per phase */
+	uint32_t padding[2];
 } rack;
+_Static_assert(sizeof(rack) == 64, "a rack in 64 bytes");
 
 typedef struct fleet {
 	aiwi_comp *comp;
