@@ -291,6 +291,9 @@ typedef struct fleet {
 	double max_delay, timeout, slo_ttft, slo_tpot, slo_e2e, response_bytes;
 	uint64_t queue_limit;
 	double watts[NPH];      /* W per GPU by phase, node overhead included */
+	double padding;         /* where a fifth phase's watts were: the fields below
+	                           keep the offsets they were measured with (the
+	                           agenda's root beside the next arrival) */
 	double prefill_extra_w; /* W per GPU of prefill over decode */
 	double spot_factor;
 	/* requests */
