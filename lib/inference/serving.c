@@ -112,7 +112,9 @@
  * fleet_route.c (routing, arrivals), fleet_lifecycle.c (add, remove, fail
  * replicas), serving_api.c (serving.h) and fleet_check.c (invariants, in a
  * checking build).  span.h holds the roofline maths, serving_params.c the
- * parameter table; doc/inference.md describes the whole.
+ * parameter table, metrics.c the kind's metric, curve and histogram
+ * tables, estimate.c its work estimate; doc/inference.md describes the
+ * whole.
  */
 #include "inference/fleet.h"
 
