@@ -21,21 +21,24 @@
  * queued ones too, and takes nothing new.  Freed slots are reused lowest
  * index first; slot s holds GPUs [s g, s g + g) of the component.
  *
- * What a provisioned slot is doing, `span` (SPAN_*):
+ * What a provisioned slot is doing, `span_kind` (SPAN_*):
  *   SPAN_LOAD     LOADING: its weights load; its agenda entry is the end.
  *   SPAN_NONE     READY or DRAINING, nothing in its batch: idle, no agenda
  *                 entry (dynamic batching: maybe a batch timer).
- *   SPAN_RUN      roofline: a span (span.h) runs, the prefill of what was
- *                 admitted at its start then decode iterations; its agenda
- *                 entry is the span's end, t0 + tp + T(k_end).
+ *   SPAN_RUN      roofline: a span (`current`, span.h) runs, the prefill of
+ *                 what was admitted at its start then decode iterations;
+ *                 its agenda entry is the span's end,
+ *                 start + prefill_s + T(end_iteration).
  *   SPAN_SERVICE  service = DIST: requests hold batch slots for sampled
  *                 times; its agenda entry is the earliest of them.
  * At a span end (replica_event) the departures leave, what fits is
  * admitted and the next span starts (step), or the replica goes idle.
  *
  * Power `phase` (PH_*), per GPU from the catalog: OFF (FREE), LOADING,
- * IDLE (SPAN_NONE), DECODE (SPAN_RUN and SPAN_SERVICE).  A span's prefill
- * part is accounted as DECODE plus a surcharge booked ahead (below).
+ * IDLE (SPAN_NONE), DECODE (SPAN_RUN and SPAN_SERVICE).  There is no
+ * prefill phase: a span's prefill part is accounted as DECODE plus a
+ * surcharge booked ahead (below), so that a span is one phase change at
+ * most, not two.
  *
  * ---- the agenda ----
  * Every slot's pending end (SPAN_LOAD, SPAN_RUN, SPAN_SERVICE) is a key in
@@ -46,70 +49,80 @@
  * ---- the eager-cut protocol (continuous batching; fleet_eager.c) ----
  * A request routed to a replica in the middle of a span joins at the next
  * iteration boundary tb: the span is cut there (kick).  Lazily, tb is an
- * event of its own.  Eagerly, the cut does tb's work at the arrival:
- *   cut     (eager_cut)    the running span, kept as `pv`, ends after kb
- *           iterations; the replica's iteration clock and context move to
- *           tb; what tb would admit is admitted now into the running set
- *           (its requests listed, in admission order, in `pq`; `pnq` of
- *           them came from the replica's queue); the next span `sp`, from
- *           sp.t0 = tb, is computed and its end scheduled; `pend` is set.
+ * event of its own (the span's end_iteration becomes the boundary's and
+ * `cut` is set).  Eagerly, the cut does tb's work at the arrival:
+ *   cut     (eager_cut)    the running span, kept as `cut_span`, ends after
+ *           kb iterations; the replica's iteration clock and context move to
+ *           tb (their values before, kept); what tb would admit is admitted
+ *           now into the running set (its requests listed, in admission
+ *           order, in `pending_admissions`; `pending_from_queue` of them
+ *           came from the replica's routed queue); the next span `current`,
+ *           from current.start = tb, is computed and its end scheduled;
+ *           `pending` is set.
  *   merge   (eager_merge)  an arrival before tb: tb admits it too if it
  *           fits; the pending span is recomputed.
  *   settle  (eager_settle) the clock reaches tb (the replica's next event
  *           or arrival, a sample, the end of the run, an autoscaler read):
  *           the sums, histograms and first-token times tb would have booked
- *           are booked, in tb's order; `pend` is cleared.
+ *           are booked, in tb's order; `pending` is cleared.
  *   undo    (eager_undo)   a failure before tb, or requeued requests that
  *           must go first: the admissions go back to their queues in front,
- *           the clock and context back to pv's, and tb is scheduled as an
- *           event (lazily) again.
+ *           the clock and context back to cut_span's, and tb is scheduled
+ *           as an event (lazily) again.
  * Until tb, what the rest of the model reads is what the lazy boundary
- * would leave: span_at() gives pv before sp.t0, eager_waiting() counts the
- * pending admissions as waiting (the waiting integral already holds their
- * request-seconds up to tb, taken back for reads before tb), and the queue
- * limit still counts the `pnq` pending ones.  Used when `eager` is set:
- * continuous batching on the roofline, a router other than central, no
- * timeout (a queue can then only grow before tb) and max_batch <=
- * RUN_SORTED (the running set stays a sorted array, which an undo restores
- * exactly); aiwi_serving_set_eager turns it off for a component (tests
- * compare both ways: the same results but for the rounding of sums taken
- * in another order).
+ * would leave: span_at() gives cut_span before current.start,
+ * eager_waiting() counts the pending admissions as waiting (the waiting
+ * integral already holds their request-seconds up to tb, taken back for
+ * reads before tb), and the queue limit still counts the
+ * pending_from_queue ones.  Used when `eager` is set: continuous batching
+ * on the roofline, a router other than central, no timeout (a queue can
+ * then only grow before tb) and max_batch <= RUN_SORTED (the running set
+ * stays a sorted array, which an undo restores exactly);
+ * aiwi_serving_set_eager turns it off or on for a component (tests compare
+ * both ways: the same results but for the rounding of sums taken in
+ * another order).
  *
  * ---- energy booked ahead and taken back (fleet_energy.c) ----
  * The phase integrals come from integer counts of GPUs per phase, exact.
- * A span's prefill of tp seconds draws prefill_w instead of decode_w: the
- * surcharge (prefill_w - decode_w) tp per GPU (prefill_surcharge, the one
- * place of that formula) is booked when the span starts, into the fleet's
- * energy_adj and its racks' adj, by GPUs (book_prefill); a read at time t
- * inside the prefill takes back the part still ahead of t,
- * prefill_surcharge(t0 + tp - t) (prefill_pending: energy_at, the racks'
- * samples); a failure inside the prefill takes it back for good
+ * A span's prefill of prefill_s seconds draws prefill_w instead of
+ * decode_w: the surcharge (prefill_w - decode_w) x seconds per GPU
+ * (prefill_surcharge, the one place of that formula) is booked when the
+ * span starts (start_span; eager_settle for a pending start), into the
+ * fleet's energy_booked and its racks' `booked`, by GPUs (book_prefill); a
+ * read at time t inside the prefill takes back the part still ahead of t,
+ * the surcharge of start + prefill_s - t (prefill_pending: energy_at and
+ * the racks' samples); a failure inside the prefill takes it back for good
  * (book_prefill with sign -1).  Tokens and FLOPs likewise: a span's first
  * tokens and prefill FLOPs are booked at its start, its decode iterations
  * at its end, and tokens_at / flops_at correct both to the time asked, so
  * that energy, tokens and FLOPs are exact at every sample.
  *
- * ---- invariants (checked by aiwi_fleet_check, fleet_check.c, after every
- * event in a build configured with --enable-checks) ----
- *  requests  arrived = completed + dropped + in_flight, in_flight =
- *            nwaiting + nrunning; nwaiting = central queue + every slot's
- *            queue and preempted list; nrunning = every slot's running set;
- *            a slot's outstanding = its queue + preempted + running; the
- *            waiting integral's level = nwaiting.
- *  replicas  nstate[s] = slots in state s (they sum to nslots); the ready
- *            set holds exactly the READY slots (nready = nstate[READY]),
- *            the free heap the FREE ones; nph[p] = slots in phase p; nspot
- *            = provisioned spot slots; each rack's GPUs per phase sum to g
- *            nph[p]; paid GPUs = g (provisioned slots).
+ * ---- invariants (checked by fleet_check, fleet_check.c, after every event
+ * in a build configured with --enable-checks) ----
+ *  requests  arrived = completed + dropped + in_flight, and in_flight =
+ *            waiting_count + running_count; waiting_count = the central
+ *            queue + every slot's routed and preempted queues;
+ *            running_count = every slot's running set; a slot's
+ *            outstanding = routed + preempted + running; the waiting
+ *            integral's level = waiting_count.
+ *  replicas  state_count[s] = slots in state s (they sum to slot_count);
+ *            the ready set holds exactly the READY slots, the free heap
+ *            the FREE ones; phase_count[p] = slots in phase p; spot_count =
+ *            provisioned spot slots; the racks' GPUs in phase p add up to
+ *            replica_gpus phase_count[p]; the paid GPUs' level =
+ *            replica_gpus (provisioned slots).
  *  spans     FREE: phase OFF, span NONE, nothing held, no agenda entry;
- *            LOADING: phase LOADING, span LOAD, nothing running;
+ *            LOADING: phase LOADING, span LOAD, nothing running, an agenda
+ *            entry;
  *            READY / DRAINING: span NONE with phase IDLE, nothing running
  *            and no agenda entry, or span RUN / SERVICE with phase DECODE,
  *            something running and an agenda entry: RUN's at exactly
- *            t0 + tp + T(k_end) of its span, with sp.n running, SERVICE's at
- *            its earliest end; the agenda's root is the earliest entry;
- *            `pend` only on an eager fleet's RUN span, with pq.len <=
- *            nrunning and pnq <= pq.len.
+ *            start + prefill_s + T(end_iteration) of `current`, with
+ *            current.batch running, SERVICE's at its earliest end; the
+ *            agenda's root is its earliest entry, and the master event is
+ *            at or before the next own event; `pending` only on an
+ *            eager fleet's RUN span, with pending_from_queue <=
+ *            pending_admissions.length <= run_count.
  */
 #ifndef AIW_INFERENCE_FLEET_H
 #define AIW_INFERENCE_FLEET_H
@@ -150,47 +163,45 @@
 #define SIZE_TABLE_MAX 65536u
 #define SIZE_TABLE_TAIL 1e-2
 
-/* Power phases of a replica.  A roofline span (prefill of the admitted
- * prompts, then decode iterations) is accounted as DECODE throughout, its
- * prefill part adding (prefill_w - decode_w) through a correction that is
- * exact at every sample time (see prefill_pending). */
-enum { PH_OFF, PH_LOADING, PH_IDLE, PH_PREFILL, PH_DECODE, NPH };
+/* Power phases of a replica (above: a span's prefill is DECODE plus the
+ * surcharge booked ahead). */
+enum { PH_OFF, PH_LOADING, PH_IDLE, PH_DECODE, NPH };
 enum { SPAN_NONE, SPAN_LOAD, SPAN_RUN, SPAN_SERVICE };
 enum { DROP_TIMEOUT, DROP_QUEUE_FULL, DROP_KV_TOO_LARGE, NDROP };
 static const char *const DROP_NAMES[NDROP] = {"timeout", "queue_full", "kv_too_large"};
 
-/* One request: 48 bytes, pooled, freed when it ends. */
-/* 32 bytes, two to a cache line (the pool is aligned to one, see
- * req_alloc): the requests in flight are most of the model's memory, and a
- * request is read at random times (admission, first token, completion). */
+/* One request: 32 bytes, two to a cache line (the pool is aligned to one,
+ * see req_alloc): the requests in flight are most of the model's memory,
+ * and a request is read at random times (admission, first token,
+ * completion).  Pooled, freed when it ends. */
 typedef struct req {
-	double t_arr;
+	double arrival;
 	union {
-		double t_first; /* roofline: time of the first token; NAN before */
-		double key;     /* service mode, before admission: its sampled service time */
+		double first_token; /* roofline: time of the first token; NAN before */
+		double key;         /* service mode, before admission: its sampled service time */
 	};
 	/* prompt <= 1e9 (aiwi_round_count) < 2^30 */
 	uint32_t prompt : 30;
-	uint32_t started : 1;  /* admitted at least once (queue wait recorded) */
-	uint32_t from_pre : 1; /* pending admission taken from the preempted list */
-	uint32_t output, gen;  /* gen: tokens streamed (or due by the span's prefill end) */
-	uint32_t next;         /* queue link or free list */
+	uint32_t started : 1;        /* admitted at least once (queue wait recorded) */
+	uint32_t from_preempted : 1; /* pending admission taken from the preempted list */
+	uint32_t output, generated;  /* tokens streamed (or due by the span's prefill end) */
+	uint32_t next;               /* queue link or free list */
 } req;
 _Static_assert(sizeof(req) == 32, "two requests to a cache line");
 
+/* A FIFO of requests linked by their `next`. */
 typedef struct queue {
 	uint32_t head, tail;
-	uint32_t len;
+	uint32_t length;
 } queue;
 
 /* A running request: the decode iteration (roofline) or the time (service)
  * at which it ends; the key sits next to the id for cache-friendly sifts. */
-typedef struct rent {
+typedef struct run_entry {
 	double key;
 	uint32_t id;
-	uint32_t seq; /* admission order, modulo 2^32 (preemption victim) */
-} rent;
-
+	uint32_t admission; /* admission order, modulo 2^32 (preemption victim) */
+} run_entry;
 
 /* Laid out by use: the first four cache lines hold all that an arrival
  * (routing, an eager cut, its admissions, the next span) and a span end
@@ -200,136 +211,153 @@ typedef struct rent {
  * (300 replicas take 94 KB), so each line an event touches is a miss. */
 typedef struct replica {
 	/* line 1: what every event reads first */
-	_Alignas(64) uint8_t state;
-	uint8_t span;
-	uint8_t pnq;         /* of pq, taken from q (the queue limit counts them;
-	                        eager cuts only: at most max_batch <= 64) */
-	uint8_t cut : 1;     /* span already cut at a boundary for an admission */
-	uint8_t pend : 1;    /* an eager cut's admissions are pending (see below) */
-	uint8_t resched : 1; /* scheduled while handling its own span end */
-	uint8_t rheap : 1;
-	uint8_t inb : 1;     /* in a least-loaded bucket */
-	uint8_t phase : 3;   /* PH_* */
-	uint32_t nrun, rh;
-	uint32_t outstanding;
-	rent *run;        /* running requests by key: sorted from rh, or a heap (run_push) */
-	double it;        /* decode iterations done: the clock of the roofline keys */
-	double S;         /* KV context tokens of the running requests */
-	span sp;          /* the current span (roofline), into line 2 */
-	queue q;          /* routed here, waiting */
-	queue pre;        /* preempted / requeued: admitted before q */
-	uint32_t caprun;
-	/* an eager cut (see eager_cut): sp starts at sp.t0, later than the
-	 * arrival that cut pv, the span before it, after pv.k_end iterations;
-	 * its admissions are pending until the clock reaches sp.t0 (pq: linked
-	 * by next, in admission order) */
-	queue pq;
-	uint32_t seq0;    /* the first request admitted by the current span */
-	uint32_t seq0_pv;
-	span pv;
-	double it_pv, S_pv; /* it and S before the cut */
-	uint32_t rack0, rack1; /* racks of its GPUs (see slot_racks) */
+	_Alignas(64) uint8_t state; /* AIW_REPLICA_* */
+	uint8_t span_kind;          /* SPAN_* */
+	uint8_t pending_from_queue; /* of pending_admissions, taken from `routed` (the
+	                               queue limit counts them; eager cuts only: at
+	                               most max_batch <= 64) */
+	uint8_t cut : 1;            /* span already cut at a boundary for an admission */
+	uint8_t pending : 1;        /* an eager cut's admissions are pending (fleet.h) */
+	uint8_t rescheduled : 1;    /* scheduled while handling its own span end */
+	uint8_t run_is_heap : 1;    /* the running set is a heap (else sorted) */
+	uint8_t in_bucket : 1;      /* in a least-loaded bucket */
+	uint8_t phase : 3;          /* PH_* */
+	uint32_t run_count, run_head;
+	uint32_t outstanding;       /* routed + preempted + running */
+	run_entry *run;             /* running requests by key: sorted from run_head, or a
+	                               heap (run_push) */
+	double iterations_done;     /* decode iterations done: the clock of the roofline keys */
+	double context_tokens;      /* KV context tokens of the running requests */
+	span current;               /* the current span (roofline), into line 2 */
+	queue routed;               /* routed here, waiting */
+	queue preempted;            /* preempted / requeued: admitted before routed */
+	uint32_t run_capacity;
+	/* an eager cut (fleet_eager.c): `current` starts at current.start,
+	 * later than the arrival that cut cut_span, the span before it, after
+	 * cut_span.end_iteration iterations; its admissions are pending until
+	 * the clock reaches current.start (pending_admissions: linked by next,
+	 * in admission order) */
+	queue pending_admissions;
+	uint32_t first_admission; /* the first request admitted by the current span */
+	uint32_t first_admission_before_cut;
+	span cut_span;
+	double iterations_before_cut, context_before_cut;
+	uint32_t first_rack, last_rack; /* racks of its GPUs (see slot_racks) */
 	/* line 5: the rest */
-	double resv;      /* dynamic / none: tokens reserved (prompt + output) */
-	uint64_t tmr;     /* pending dynamic-batch timer (engine handle) */
+	double reserved_tokens; /* dynamic / none: tokens reserved (prompt + output) */
+	uint64_t batch_timer;   /* pending dynamic-batch timer (engine handle) */
 	double free_since;
 	uint32_t ready_pos, idle_pos;
 	uint8_t spot;
-	uint8_t in_idle;  /* in the central idle set */
+	uint8_t in_idle; /* in the central idle set */
 } replica;
-_Static_assert(offsetof(replica, sp) + offsetof(span, sa) < 64 + 64 &&
-               offsetof(replica, rack1) + sizeof(uint32_t) <= 4 * 64 &&
-               offsetof(replica, resv) >= 4 * 64 && sizeof(replica) % 64 == 0,
+_Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &&
+               offsetof(replica, last_rack) + sizeof(uint32_t) <= 4 * 64 &&
+               offsetof(replica, reserved_tokens) >= 4 * 64 && sizeof(replica) % 64 == 0,
                "replica's layout by cache line");
 
+/* A rack of site.gpus_per_rack GPUs, for the site's rack power curves: 64
+ * bytes, so that a span start's booking finds a replica's rack by a shift
+ * (the padding keeps the size it had with five phases). */
 typedef struct rack {
-	aiwi_integral p;
-	double prev;       /* reported energy at the previous sample */
-	double adj;        /* prefill energy booked ahead (J) */
-	uint32_t cnt[NPH]; /* GPUs of this rack per phase */
+	aiwi_integral power;
+	double prev_energy;          /* reported energy at the previous sample */
+	double booked;               /* prefill energy booked ahead (J) */
+	uint32_t gpus_by_phase[NPH]; /* GPUs of this rack per phase */
+	uint32_t padding[2];
 } rack;
+_Static_assert(sizeof(rack) == 64, "a rack in 64 bytes");
 
 typedef struct fleet {
-	aiwi_comp *c;
+	aiwi_comp *comp;
 	aiw_sim *sim;
-	aiwi_engine *eng; /* the sim's, for at() */
+	aiwi_engine *engine; /* the sim's, for at() */
 	aiwi_gpu_spec gpu;
 	aiwi_pricing price;
 	int batching, router;
 	bool service_mode;
-	bool eager;        /* cuts admit at the arrival (eager_cut) */
-	/* model */
-	double g, P, Wb, kvpt, cap_tokens, F, BW, t_weights, gpr;
-	/* per span: a prefill of T tokens takes T pf_s (compute), a decode
-	 * iteration of n requests holding S tokens max(n pf_s, t_weights + S
-	 * kv_s) (products instead of divisions on every span start) */
-	double pf_s, kv_s;
+	bool eager; /* cuts admit at the arrival (eager_cut) */
+	/* model: GPUs of a replica, parameters, weight bytes, KV bytes per
+	 * token, KV capacity of a replica in tokens, its FLOP/s and bytes/s
+	 * (derated), the time of one read of the weights, GPUs per rack */
+	double replica_gpus, model_params, weight_bytes, kv_bytes_per_token, kv_capacity_tokens,
+	        flops_per_s, bytes_per_s, weights_read_s, gpus_per_rack;
+	/* per span: a prefill of T tokens takes T prefill_s_per_token
+	 * (compute), a decode iteration of n requests holding S tokens
+	 * max(n prefill_s_per_token, weights_read_s + S kv_s_per_token)
+	 * (products instead of divisions on every span start) */
+	double prefill_s_per_token, kv_s_per_token;
 	uint32_t max_batch;
-	double max_delay, timeout, slo_ttft, slo_tpot, slo_e2e, resp_bytes;
-	uint64_t qlimit;
-	double w_tot[NPH]; /* W per GPU by phase, node overhead included */
-	double w_pre_extra; /* W per GPU of prefill over decode */
+	double max_delay, timeout, slo_ttft, slo_tpot, slo_e2e, response_bytes;
+	uint64_t queue_limit;
+	double watts[NPH];      /* W per GPU by phase, node overhead included */
+	double padding;         /* where a fifth phase's watts were: the fields below
+	                           keep the offsets they were measured with (the
+	                           agenda's root beside the next arrival) */
+	double prefill_extra_w; /* W per GPU of prefill over decode */
 	double spot_factor;
 	/* requests */
-	req *rq;
-	uint32_t nrq, free_head;
-	uint64_t in_flight, nwaiting, nrunning;
-	uint32_t seq;
+	req *requests;
+	uint32_t request_capacity, free_head;
+	uint64_t in_flight, waiting_count, running_count;
+	uint32_t admissions; /* admissions so far, modulo 2^32 */
 	/* replicas */
-	replica *rep;
-	uint32_t nslots, capslots;
-	uint32_t *freeh, nfree; /* min-heap of FREE slot indexes (capslots long) */
-	uint32_t *ready, nready;
-	uint32_t *idle, nidle;
-	uint32_t *bhead, *btail, nb, bmin;
-	/* least-loaded bucket links by slot (capslots long): apart from the
-	 * replicas, so that moving one touches its neighbours' links, not
+	replica *replicas;
+	uint32_t slot_count, slot_capacity;
+	uint32_t *free_heap, free_count; /* min-heap of FREE slot indexes (slot_capacity long) */
+	uint32_t *ready, ready_count;
+	uint32_t *idle, idle_count;
+	uint32_t *bucket_head, *bucket_tail, bucket_count, bucket_min;
+	/* least-loaded bucket links by slot (slot_capacity long): apart from
+	 * the replicas, so that moving one touches its neighbours' links, not
 	 * their whole state */
-	struct blink {
+	struct bucket_link {
 		uint32_t prev, next;
-	} *bl;
-	uint32_t rr;
-	uint32_t nstate[4];
-	uint32_t nph[NPH], nspot;
-	queue cq;
-	uint64_t cq_tmr;
+	} *bucket_links;
+	uint32_t round_robin_next;
+	uint32_t state_count[4];
+	uint32_t phase_count[NPH], spot_count;
+	queue central;
+	uint64_t central_timer;
 	/* the agenda of span ends, behind one engine event */
-	uint32_t *at;     /* winner tree of slot ids: node n in 1 .. np - 1, leaf of slot i at np + i */
-	uint64_t *ak;     /* pending span end of each slot (its time's IEEE bits, or NONE) */
-	uint32_t np;      /* leaves: a power of two >= slots */
-	uint32_t depth;   /* log2 np (np <= 2^20: MAX_SLOTS) */
-	uint32_t at_id;   /* the root's winner and its key (at[1], ak[at[1]]), kept */
-	uint64_t at_key;  /* beside the fleet's other hot fields by ag_set */
+	uint32_t *tree;     /* winner tree of slot ids: node n in 1 .. leaves - 1, leaf of
+	                       slot i at leaves + i */
+	uint64_t *end_keys; /* pending span end of each slot (its time's IEEE bits, or NONE) */
+	uint32_t leaves;    /* a power of two >= slots */
+	uint32_t depth;     /* log2 leaves (leaves <= 2^20: MAX_SLOTS) */
+	uint32_t top_slot;  /* the root's winner and its key (tree[1], end_keys[tree[1]]), */
+	uint64_t top_key;   /* kept beside the fleet's other hot fields by ag_set */
 	uint64_t master;
-	double master_t;
+	double master_time;
 	bool in_master;
-	double arr_t;     /* the next arrival (+inf: none), run by the master */
+	double arrival_time; /* the next arrival (+inf: none), run by the master */
 	/* arrivals drawn ahead (aiwi_traffic_next_n: all but a trace's), the
-	 * next at abuf[ai]; an = 0: drawn one at a time */
-	uint32_t ai, an;
-	double *abuf;
+	 * next at ahead_times[ahead_next]; ahead_count = 0: drawn one at a time */
+	uint32_t ahead_next, ahead_count;
+	double *ahead_times;
 	/* integrals */
 	aiwi_integral energy, busy, paid, cost, waiting;
-	double energy_adj; /* prefill energy booked ahead (J) */
+	double energy_booked; /* prefill energy booked ahead (J) */
 	rack *racks;
-	size_t nracks, racks_used; /* allocated; touched by a replica so far */
+	size_t rack_capacity, racks_used; /* allocated; touched by a replica so far */
 	/* traffic */
-	aiwi_traffic *tr;
-	double next_p, next_o;
-	aiwi_count_table *tok_p, *tok_o; /* prompt and output sizes (NULL: draw and round) */
-	uint32_t xp, xo; /* the next arrival's words for tok_p, tok_o (sizes_ahead) */
+	aiwi_traffic *traffic;
+	double next_prompt, next_output;
+	aiwi_count_table *prompt_sizes, *output_sizes; /* sizes by table (NULL: draw and round) */
+	uint32_t prompt_word, output_word; /* the next arrival's words for them (sizes_ahead) */
 	gsl_rng *rng_size, *rng_route, *rng_life;
 	/* statistics */
 	aiwi_hist ttft, ttft_win, tpot, e2e, wait;
-	uint64_t *bs; /* decode iterations by batch size */
-	uint32_t *adm, nadm; /* requests admitted at this instant (max_batch) */
+	uint64_t *batch_iterations;           /* decode iterations by batch size */
+	uint32_t *admitted, admitted_count;   /* requests admitted at this instant (max_batch) */
 	uint64_t arrived, completed, dropped[NDROP], started, preemptions;
 	uint64_t met_all, met_ttft, met_tpot, met_e2e;
 	double tokens_out, tokens_prefill, flops;
 	double kv_peak_tokens, batch_wait_max;
 	uint32_t batch_peak;
 	/* curves */
-	int id_arr, id_thr, id_good, id_ttft99, id_qlen, id_busy, id_reps, id_resp, id_tok, id_cu;
+	int curve_arrival_rate, curve_throughput, curve_goodput, curve_ttft_p99, curve_queue_length,
+	        curve_busy, curve_replicas, curve_response_bytes, curve_tokens, curve_compute;
 	uint64_t prev_arrived, prev_completed, prev_met;
 	double prev_tokens, prev_waiting, prev_busy, prev_paid, prev_flops;
 	void *autoscale; /* the autoscaler's state (autoscale.c owns it) */
@@ -337,16 +365,21 @@ typedef struct fleet {
 } fleet;
 
 
+/* The fleet of a started inference component. */
 static inline fleet *F_(const aiwi_comp *c) { return (fleet *)c->state; }
 
 /* The fleet's invariants (above) on its live state, in a build configured
- * with --enable-checks (AIW_CHECKS): a broken one fails the run with
- * AIW_ESTATE and a message naming it.  Nothing in a release build. */
+ * with --enable-checks (AIW_CHECKS=1; fleet_check.c): after every event
+ * (FLEET_CHECK) and, walking every queue too, at every sample
+ * (FLEET_CHECK_DEEP).  A broken one fails the run with AIW_ESTATE and a
+ * message naming it.  Nothing in a release build. */
 #if AIW_CHECKS
-static void aiwi_fleet_check(fleet *f);
-#define FLEET_CHECK(f) aiwi_fleet_check(f)
+static void fleet_check(fleet *f, bool deep);
+#define FLEET_CHECK(f) fleet_check((f), false)
+#define FLEET_CHECK_DEEP(f) fleet_check((f), true)
 #else
 #define FLEET_CHECK(f) ((void)0)
+#define FLEET_CHECK_DEEP(f) ((void)0)
 #endif
 
 #endif /* AIW_INFERENCE_FLEET_H */

@@ -1,6 +1,6 @@
 /*
- * fleet_admit.c - request ends (completion, drops, timeouts), admission by batching
- * mode, preemption, and the start of a roofline span.
+ * fleet_admit.c - request ends (completion, drops, timeouts), admission by
+ * batching mode, preemption, and the start of a roofline span.
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -16,8 +16,8 @@ static void drop(fleet *f, uint32_t id, int why)
 
 static void complete(fleet *f, replica *r, uint32_t id, double now)
 {
-	req *q = &f->rq[id];
-	double e2e = now - q->t_arr;
+	req *q = &f->requests[id];
+	double e2e = now - q->arrival;
 	bool ok_ttft, ok_tpot = true, ok_e2e = e2e <= f->slo_e2e;
 	if (f->service_mode) {
 		/* the response arrives whole: first token = completion, one
@@ -27,22 +27,22 @@ static void complete(fleet *f, replica *r, uint32_t id, double now)
 		f->tokens_out += q->output;
 	} else {
 		aiwi_hist_add_fast(&f->e2e, e2e);
-		ok_ttft = q->t_first - q->t_arr <= f->slo_ttft;
+		ok_ttft = q->first_token - q->arrival <= f->slo_ttft;
 		if (q->output > 1) {
-			double tpot = (now - q->t_first) / (double)(q->output - 1);
+			double tpot = (now - q->first_token) / (double)(q->output - 1);
 			aiwi_hist_add_fast(&f->tpot, tpot);
 			ok_tpot = tpot <= f->slo_tpot;
 		}
-		r->S -= (double)q->prompt + q->output;
+		r->context_tokens -= (double)q->prompt + q->output;
 		if (f->batching != B_CONTINUOUS)
-			r->resv -= (double)q->prompt + q->output;
+			r->reserved_tokens -= (double)q->prompt + q->output;
 	}
 	f->met_ttft += ok_ttft;
 	f->met_tpot += ok_tpot;
 	f->met_e2e += ok_e2e;
 	f->met_all += ok_ttft && ok_tpot && ok_e2e;
 	f->completed++;
-	f->nrunning--;
+	f->running_count--;
 	out_add(f, r, -1);
 	req_free(f, id);
 }
@@ -54,8 +54,8 @@ static void purge(fleet *f, queue *q, replica *owner, double now)
 	if (!(f->timeout < INFINITY))
 		return;
 	while (q->head != NIL) {
-		req *x = &f->rq[q->head];
-		double deadline = x->t_arr + f->timeout;
+		req *x = &f->requests[q->head];
+		double deadline = x->arrival + f->timeout;
 		if (x->started || !(now > deadline))
 			break;
 		uint32_t id = q_pop(f, q);
@@ -71,10 +71,10 @@ static void purge_all(fleet *f, double now)
 {
 	if (!(f->timeout < INFINITY))
 		return;
-	purge(f, &f->cq, NULL, now);
-	for (uint32_t i = 0; i < f->nslots; i++)
-		if (f->rep[i].q.len)
-			purge(f, &f->rep[i].q, &f->rep[i], now);
+	purge(f, &f->central, NULL, now);
+	for (uint32_t i = 0; i < f->slot_count; i++)
+		if (f->replicas[i].routed.length)
+			purge(f, &f->replicas[i].routed, &f->replicas[i], now);
 }
 
 /* ======================================================================== */
@@ -87,18 +87,18 @@ static void step(fleet *f, replica *r, double now);
  * takes nothing new). */
 static inline queue *source(fleet *f, replica *r)
 {
-	return f->router == RT_CENTRAL && r->state == AIW_REPLICA_READY ? &f->cq : &r->q;
+	return f->router == RT_CENTRAL && r->state == AIW_REPLICA_READY ? &f->central : &r->routed;
 }
 
 /* Next candidate: preempted first, then the source queue (after expiry). */
 static uint32_t peek(fleet *f, replica *r, queue **from, double now)
 {
-	if (r->pre.len) {
-		*from = &r->pre;
-		return r->pre.head;
+	if (r->preempted.length) {
+		*from = &r->preempted;
+		return r->preempted.head;
 	}
 	queue *s = source(f, r);
-	purge(f, s, s == &r->q ? r : NULL, now);
+	purge(f, s, s == &r->routed ? r : NULL, now);
 	*from = s;
 	return s->head;
 }
@@ -110,62 +110,62 @@ static void take(fleet *f, replica *r, queue *from, double now, double *prefill_
 {
 	uint32_t id = q_pop(f, from);
 	waiting_add(f, now, -1);
-	f->nrunning++;
-	if (from == &f->cq)
+	f->running_count++;
+	if (from == &f->central)
 		out_add(f, r, +1); /* central: outstanding counts batch members */
-	req *q = &f->rq[id];
+	req *q = &f->requests[id];
 	if (!q->started) {
 		q->started = 1;
 		f->started++;
-		aiwi_hist_add_fast(&f->wait, now - q->t_arr);
+		aiwi_hist_add_fast(&f->wait, now - q->arrival);
 	}
-	uint32_t seq = f->seq++;
+	uint32_t seq = f->admissions++;
 	if (f->service_mode) {
 		run_push(f, r, id, now + q->key, seq);
 		return;
 	}
-	*prefill_tokens += (double)q->prompt + q->gen;
-	r->S += (double)q->prompt + q->gen + 1;
+	*prefill_tokens += (double)q->prompt + q->generated;
+	r->context_tokens += (double)q->prompt + q->generated + 1;
 	if (f->batching != B_CONTINUOUS)
-		r->resv += (double)q->prompt + q->output;
-	q->gen++; /* due at the end of the prefill */
-	f->adm[f->nadm++] = id;
+		r->reserved_tokens += (double)q->prompt + q->output;
+	q->generated++; /* due at the end of the prefill */
+	f->admitted[f->admitted_count++] = id;
 	/* it leaves after output - gen more decode iterations (0: right after
 	 * the prefill); it is preempted at the earliest after that prefill */
-	run_push(f, r, id, r->it + (q->output - q->gen), seq);
+	run_push(f, r, id, r->iterations_done + (q->output - q->generated), seq);
 }
 
 /* Whether a free replica starts a batch now (dynamic) or at all (none). */
 static bool batch_ready(fleet *f, replica *r, double now)
 {
-	if (r->pre.len)
+	if (r->preempted.length)
 		return true;
 	queue *s = source(f, r);
-	purge(f, s, s == &r->q ? r : NULL, now);
-	if (!s->len)
+	purge(f, s, s == &r->routed ? r : NULL, now);
+	if (!s->length)
 		return false;
-	if (f->batching == B_NONE || s->len >= f->max_batch || r->state == AIW_REPLICA_DRAINING)
+	if (f->batching == B_NONE || s->length >= f->max_batch || r->state == AIW_REPLICA_DRAINING)
 		return true;
-	return now >= f->rq[s->head].t_arr + f->max_delay;
+	return now >= f->requests[s->head].arrival + f->max_delay;
 }
 
 /* Admit what r's batching allows; returns the count, adds the prompt
  * tokens to prefill to *ptok. */
 static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
 {
-	uint32_t n0 = r->nrun, k = 0;
+	uint32_t n0 = r->run_count, k = 0;
 	queue *from;
 	if (f->batching == B_CONTINUOUS) {
-		while (r->nrun < f->max_batch) {
+		while (r->run_count < f->max_batch) {
 			uint32_t id = peek(f, r, &from, now);
 			if (id == NIL)
 				break;
-			const req *q = &f->rq[id];
+			const req *q = &f->requests[id];
 			if (!f->service_mode) {
-				double need = (double)q->prompt + q->gen + 1;
+				double need = (double)q->prompt + q->generated + 1;
 				/* the batch after admission must still fit one more token
 				 * per request; an empty replica takes anything that fits */
-				if (r->nrun > 0 && r->S + need + (r->nrun + 1) > f->cap_tokens)
+				if (r->run_count > 0 && r->context_tokens + need + (r->run_count + 1) > f->kv_capacity_tokens)
 					break;
 			}
 			take(f, r, from, now, ptok);
@@ -178,12 +178,12 @@ static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
 			uint32_t id = peek(f, r, &from, now);
 			if (id == NIL)
 				break;
-			const req *q = &f->rq[id];
+			const req *q = &f->requests[id];
 			if (k > 0 && !f->service_mode &&
-			    r->resv + (double)q->prompt + q->output > f->cap_tokens)
+			    r->reserved_tokens + (double)q->prompt + q->output > f->kv_capacity_tokens)
 				break;
 			if (k == 0)
-				head_arr = q->t_arr;
+				head_arr = q->arrival;
 			take(f, r, from, now, ptok);
 			k++;
 		}
@@ -194,18 +194,18 @@ static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
 			double w = now - fmax(head_arr, free_t);
 			if (w > f->batch_wait_max)
 				f->batch_wait_max = w;
-			if (r->tmr) {
-				aiwi_cancel(f->sim, r->tmr);
-				r->tmr = 0;
+			if (r->batch_timer) {
+				aiwi_cancel(f->sim, r->batch_timer);
+				r->batch_timer = 0;
 			}
 		}
 	}
 	if (k) {
-		f->batch_peak = r->nrun > f->batch_peak ? r->nrun : f->batch_peak;
-		double kv = f->batching == B_CONTINUOUS ? r->S : r->resv;
+		f->batch_peak = r->run_count > f->batch_peak ? r->run_count : f->batch_peak;
+		double kv = f->batching == B_CONTINUOUS ? r->context_tokens : r->reserved_tokens;
 		f->kv_peak_tokens = kv > f->kv_peak_tokens ? kv : f->kv_peak_tokens;
 		if (r->in_idle)
-			idle_remove(f, (uint32_t)(r - f->rep));
+			idle_remove(f, (uint32_t)(r - f->replicas));
 	}
 	return k;
 }
@@ -217,17 +217,17 @@ static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
 static void preempt_one(fleet *f, replica *r, double now)
 {
 	uint32_t best = 0, age = UINT32_MAX; /* the youngest: seq counts modulo 2^32 */
-	for (uint32_t i = 0; i < r->nrun; i++) {
-		uint32_t a = f->seq - run_at(r, i)->seq;
+	for (uint32_t i = 0; i < r->run_count; i++) {
+		uint32_t a = f->admissions - run_at(r, i)->admission;
 		if (a < age)
 			age = a, best = i;
 	}
-	rent x = run_remove_at(r, best);
-	req *q = &f->rq[x.id];
-	q->gen = q->output - (uint32_t)(x.key - r->it);
-	r->S -= (double)q->prompt + q->gen;
-	q_push_front(f, &r->pre, x.id);
-	f->nrunning--;
+	run_entry x = run_remove_at(r, best);
+	req *q = &f->requests[x.id];
+	q->generated = q->output - (uint32_t)(x.key - r->iterations_done);
+	r->context_tokens -= (double)q->prompt + q->generated;
+	q_push_front(f, &r->preempted, x.id);
+	f->running_count--;
 	waiting_add(f, now, +1);
 	f->preemptions++;
 }
@@ -239,28 +239,28 @@ static void preempt_one(fleet *f, replica *r, double now)
  * weights. */
 static inline double prefill_time(const fleet *f, double ptok)
 {
-	return span_prefill_time(ptok, f->pf_s, f->t_weights);
+	return span_prefill_time(ptok, f->prefill_s_per_token, f->weights_read_s);
 }
 
-/* The decode part of r's span (sp) from its running set: the iterations to
+/* The decode part of r's span (current) from its running set: the iterations to
  * the first departure (continuous batching: or to a full KV cache; 0 is a
  * boundary right after the prefill, where the preemption happens), and the
  * terms of their times. */
 static AIW_INLINE void span_decode(fleet *f, replica *r)
 {
-	double n = r->nrun;
-	double k = run_min(r) - r->it;
+	double n = r->run_count;
+	double k = run_min(r) - r->iterations_done;
 	if (f->batching == B_CONTINUOUS) {
-		double kkv = floor_nonneg((f->cap_tokens - r->S) / n);
+		double kkv = floor_nonneg((f->kv_capacity_tokens - r->context_tokens) / n);
 		double kk = kkv > 0 ? kkv : 0;
 		k = kkv < k ? kk : k; /* selects: which bound comes first varies */
 	}
-	r->sp.sc = n * f->pf_s;
-	r->sp.sa = f->t_weights + r->S * f->kv_s;
-	r->sp.sb = n * f->kv_s;
-	r->sp.js = span_js(&r->sp);
-	r->sp.k_end = k;
-	r->sp.n = r->nrun;
+	r->current.compute_s = n * f->prefill_s_per_token;
+	r->current.memory_s = f->weights_read_s + r->context_tokens * f->kv_s_per_token;
+	r->current.memory_step_s = n * f->kv_s_per_token;
+	r->current.memory_from = span_memory_from(&r->current);
+	r->current.end_iteration = k;
+	r->current.batch = r->run_count;
 	r->cut = 0;
 }
 
@@ -269,30 +269,30 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 	double tp = 0;
 	if (nadm) {
 		f->tokens_prefill += ptok;
-		f->flops += 2 * f->P * ptok;
+		f->flops += 2 * f->model_params * ptok;
 		tp = prefill_time(f, ptok);
 		double t1 = now + tp;
-		for (uint32_t i = 0; i < f->nadm; i++) {
-			req *q = &f->rq[f->adm[i]];
-			if (isnan(q->t_first)) {
-				q->t_first = t1;
-				aiwi_hist_add_fast(&f->ttft_win, t1 - q->t_arr);
+		for (uint32_t i = 0; i < f->admitted_count; i++) {
+			req *q = &f->requests[f->admitted[i]];
+			if (isnan(q->first_token)) {
+				q->first_token = t1;
+				aiwi_hist_add_fast(&f->ttft_win, t1 - q->arrival);
 			}
 		}
 		f->tokens_out += nadm;
-		r->seq0 = f->seq - nadm; /* the admitted ones have seq >= seq0 */
+		r->first_admission = f->admissions - nadm; /* the admitted ones have seq >= first_admission */
 	} else if (f->batching == B_CONTINUOUS) {
-		while (r->nrun > 1 && r->S + r->nrun > f->cap_tokens)
+		while (r->run_count > 1 && r->context_tokens + r->run_count > f->kv_capacity_tokens)
 			preempt_one(f, r, now);
 	}
-	r->sp.t0 = now;
-	r->sp.tp = tp;
-	r->sp.ptok = nadm ? ptok : 0;
-	r->sp.nfirst = nadm;
+	r->current.start = now;
+	r->current.prefill_s = tp;
+	r->current.prefill_tokens = nadm ? ptok : 0;
+	r->current.first_tokens = nadm;
 	span_decode(f, r);
-	r->span = SPAN_RUN;
+	r->span_kind = SPAN_RUN;
 	set_phase(f, r, PH_DECODE, now);
 	if (tp > 0)
 		book_prefill(f, r, tp, +1);
-	schedule(f, r, now + tp + span_T(&r->sp, r->sp.k_end));
+	schedule(f, r, now + tp + span_time(&r->current, r->current.end_iteration));
 }

@@ -1,6 +1,7 @@
 /*
- * fleet_agenda.c - the agenda: the pending end of each slot in a winner tree, and the
- * one engine event (the master) at the earliest of it and the next arrival.
+ * fleet_agenda.c - the agenda: the pending end of each slot in a winner
+ * tree, and the one engine event (the master) at the earliest of it and the
+ * next arrival.
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -8,9 +9,9 @@
 /* ======================================================================== */
 /* the agenda: the pending span end of each replica, in a winner tree over  */
 /* the slots (Knuth TAOCP 5.4.1), fed to the engine as one event at its     */
-/* earliest time.  The keys live in one array by slot (f->ak); the tree     */
-/* holds slot ids only (f->at, node n in 1 .. np - 1 the winner of its      */
-/* subtree, leaf np + i standing for slot i), so a winner's key is read     */
+/* earliest time.  The keys live in one array by slot (f->end_keys); the tree     */
+/* holds slot ids only (f->tree, node n in 1 .. leaves - 1 the winner of its      */
+/* subtree, leaf leaves + i standing for slot i), so a winner's key is read     */
 /* through its id.  Setting slot i's key recomputes its path (ag_set).     */
 /* Ties go to the lower slot (keys compare as (key, slot)): deterministic,  */
 /* and the order the slots' leaves give.                                    */
@@ -42,7 +43,7 @@ static inline bool ag_before(uint64_t ka, uint32_t a, uint64_t kb, uint32_t b)
 }
 
 /* Slot i's key is now k: recompute the winners on its path, leaf to root,
- * always the whole path (log2 np levels, np a power of two: a loop the
+ * always the whole path (log2 leaves levels, leaves a power of two: a loop the
  * branch predictor learns) with selects instead of branches.  Stopping
  * early where the winner no longer changes saves a few levels but costs a
  * mispredicted branch at a random level; callgrind's branch simulation
@@ -52,11 +53,11 @@ static inline bool ag_before(uint64_t ka, uint32_t a, uint64_t kb, uint32_t b)
  * when it lies to the left (n odd), its slots being the lower ones. */
 static void ag_set(fleet *f, uint32_t i, uint64_t k)
 {
-	uint32_t *t = f->at;
-	const uint64_t *ak = f->ak;
-	f->ak[i] = k;
+	uint32_t *t = f->tree;
+	const uint64_t *ak = f->end_keys;
+	f->end_keys[i] = k;
 	uint64_t key = k;
-	uint32_t id = i, n = f->np + i;
+	uint32_t id = i, n = f->leaves + i;
 	/* the levels unrolled, entered at the tree's depth (a jump the
 	 * predictor always takes the same way): no loop test per level */
 #define AG_LEVEL                                                                 \
@@ -93,16 +94,16 @@ static void ag_set(fleet *f, uint32_t i, uint64_t k)
 	default: break;
 	}
 #undef AG_LEVEL
-	f->at_id = id;
-	f->at_key = key;
+	f->top_slot = id;
+	f->top_key = key;
 }
 
 /* Room for slots [0, n): rebuild with more leaves. */
 static bool ag_grow(fleet *f, uint32_t n)
 {
-	if (n <= f->np)
+	if (n <= f->leaves)
 		return true;
-	uint32_t np = f->np ? f->np : 2;
+	uint32_t np = f->leaves ? f->leaves : 2;
 	while (np < n)
 		np *= 2;
 	uint32_t *t = malloc(2 * (size_t)np * sizeof *t);
@@ -113,7 +114,7 @@ static bool ag_grow(fleet *f, uint32_t n)
 		return false;
 	}
 	for (uint32_t i = 0; i < np; i++) {
-		ak[i] = i < f->np ? f->ak[i] : NONE;
+		ak[i] = i < f->leaves ? f->end_keys[i] : NONE;
 		t[np + i] = i;
 	}
 	for (uint32_t m = np - 1; m >= 1; m--) {
@@ -121,33 +122,33 @@ static bool ag_grow(fleet *f, uint32_t n)
 		t[m] = ag_before(ak[b], b, ak[a], a) ? b : a;
 	}
 	t[0] = 0;
-	free(f->at);
-	free(f->ak);
-	f->at = t;
-	f->ak = ak;
-	f->np = np;
+	free(f->tree);
+	free(f->end_keys);
+	f->tree = t;
+	f->end_keys = ak;
+	f->leaves = np;
 	f->depth = (uint32_t)__builtin_ctz(np);
-	f->at_id = t[1];
-	f->at_key = ak[t[1]];
+	f->top_slot = t[1];
+	f->top_key = ak[t[1]];
 	return true;
 }
 
 /* The earliest pending key and its slot. */
 static inline uint64_t ag_top(const fleet *f, uint32_t *slot)
 {
-	*slot = f->at_id;
-	return f->at_key;
+	*slot = f->top_slot;
+	return f->top_key;
 }
 
 static inline bool ag_pending(const fleet *f, const replica *r)
 {
-	return f->ak[(uint32_t)(r - f->rep)] != NONE;
+	return f->end_keys[(uint32_t)(r - f->replicas)] != NONE;
 }
 
 static void ag_remove(fleet *f, replica *r)
 {
 	if (ag_pending(f, r))
-		ag_set(f, (uint32_t)(r - f->rep), NONE);
+		ag_set(f, (uint32_t)(r - f->replicas), NONE);
 }
 
 static void master_event(aiw_sim *sim, void *ctx, uint64_t arg);
@@ -158,9 +159,9 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg);
  * back). */
 static inline uint64_t at(fleet *f, double t, aiwi_evfn fn)
 {
-	if (t < f->eng->now)
-		t = f->eng->now;
-	uint64_t h = aiwi_engine_push(f->eng, t, fn, f, 0);
+	if (t < f->engine->now)
+		t = f->engine->now;
+	uint64_t h = aiwi_engine_push(f->engine, t, fn, f, 0);
 	return AIW_LIKELY(h) ? h : aiwi_at(f->sim, t, fn, f, 0);
 }
 
@@ -171,7 +172,7 @@ static inline double next_own(const fleet *f)
 	uint32_t s;
 	uint64_t k = ag_top(f, &s);
 	double t = k == NONE ? INFINITY : btime(k);
-	return f->arr_t < t ? f->arr_t : t;
+	return f->arrival_time < t ? f->arrival_time : t;
 }
 
 /* Keep the one engine event at the component's next own event.  A later
@@ -183,11 +184,11 @@ static void ag_sync(fleet *f)
 	double t = next_own(f);
 	if (!(t < INFINITY))
 		return;
-	if (f->master && !(t < f->master_t))
+	if (f->master && !(t < f->master_time))
 		return;
 	if (f->master)
 		aiwi_cancel(f->sim, f->master);
-	f->master_t = t;
+	f->master_time = t;
 	f->master = at(f, t, master_event);
 	if (!f->master)
 		f->fail = true;
@@ -195,7 +196,7 @@ static void ag_sync(fleet *f)
 
 static void schedule(fleet *f, replica *r, double t)
 {
-	r->resched = 1;
-	ag_set(f, (uint32_t)(r - f->rep), tbits(t));
+	r->rescheduled = 1;
+	ag_set(f, (uint32_t)(r - f->replicas), tbits(t));
 	ag_sync(f);
 }

@@ -1,6 +1,6 @@
 /*
- * fleet_eager.c - eager cuts: an arrival's cut at the next iteration boundary done at
- * the arrival (the protocol: fleet.h).
+ * fleet_eager.c - eager cuts: an arrival's cut at the next iteration
+ * boundary done at the arrival (the protocol: fleet.h).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -22,7 +22,7 @@
  *    failure, an autoscaler's read);
  *  - the waiting integral counts the admitted requests up to tb, and the
  *    samples, counts and metrics taken before tb count them as waiting and
- *    see the cut span (pv) as the running one;
+ *    see the cut span (cut_span) as the running one;
  *  - an arrival before tb joins the boundary's admissions (eager_merge);
  *  - a failure before tb undoes the cut (eager_undo).
  * Used with continuous batching on the roofline, routers other than central,
@@ -30,36 +30,42 @@
  * RUN_SORTED (the running set stays a sorted array, which an undo restores
  * exactly).  Results equal those of the boundary event but for the rounding
  * of floating-point sums taken in another order (tests/model/test_serving.c runs
- * every feature both ways). */
-int aiwi_serving_eager = 1;
+ * every feature both ways, aiwi_serving_set_eager). */
 
-/* Admit at r's pending start sp.t0 what the boundary would (continuous
+/* Whether the fleet's configuration allows eager cuts (above). */
+static bool eager_possible(const fleet *f)
+{
+	return f->batching == B_CONTINUOUS && !f->service_mode && f->router != RT_CENTRAL &&
+	       !(f->timeout < INFINITY) && f->max_batch <= RUN_SORTED;
+}
+
+/* Admit at r's pending start current.start what the boundary would (continuous
  * batching's admission, in the same order); the waiting integral counts
- * each request up to sp.t0. */
+ * each request up to current.start. */
 static void eager_admit(fleet *f, replica *r, double now)
 {
-	double t0 = r->sp.t0;
-	while (r->nrun < f->max_batch) {
-		queue *from = r->pre.len ? &r->pre : &r->q;
+	double t0 = r->current.start;
+	while (r->run_count < f->max_batch) {
+		queue *from = r->preempted.length ? &r->preempted : &r->routed;
 		uint32_t id = from->head;
 		if (id == NIL)
 			break;
-		req *q = &f->rq[id];
-		double need = (double)q->prompt + q->gen + 1;
-		if (r->nrun > 0 && r->S + need + (r->nrun + 1) > f->cap_tokens)
+		req *q = &f->requests[id];
+		double need = (double)q->prompt + q->generated + 1;
+		if (r->run_count > 0 && r->context_tokens + need + (r->run_count + 1) > f->kv_capacity_tokens)
 			break;
 		q_pop(f, from);
 		waiting_add(f, now, -1);
 		f->waiting.sum += t0 - now;
-		f->nrunning++;
-		uint32_t seq = f->seq++;
-		q->from_pre = from == &r->pre;
-		r->pnq += !q->from_pre;
-		r->sp.ptok += (double)q->prompt + q->gen;
-		r->S += (double)q->prompt + q->gen + 1;
-		q->gen++;
-		q_push(f, &r->pq, id);
-		run_push(f, r, id, r->it + (q->output - q->gen), seq);
+		f->running_count++;
+		uint32_t seq = f->admissions++;
+		q->from_preempted = from == &r->preempted;
+		r->pending_from_queue += !q->from_preempted;
+		r->current.prefill_tokens += (double)q->prompt + q->generated;
+		r->context_tokens += (double)q->prompt + q->generated + 1;
+		q->generated++;
+		q_push(f, &r->pending_admissions, id);
+		run_push(f, r, id, r->iterations_done + (q->output - q->generated), seq);
 	}
 }
 
@@ -67,38 +73,40 @@ static void eager_admit(fleet *f, replica *r, double now)
  * end scheduled. */
 static void eager_span(fleet *f, replica *r)
 {
-	r->sp.tp = prefill_time(f, r->sp.ptok);
-	r->sp.nfirst = r->pq.len;
+	r->current.prefill_s = prefill_time(f, r->current.prefill_tokens);
+	r->current.first_tokens = r->pending_admissions.length;
 	span_decode(f, r);
-	schedule(f, r, r->sp.t0 + r->sp.tp + span_T(&r->sp, r->sp.k_end));
+	schedule(f, r,
+	         r->current.start + r->current.prefill_s +
+	                 span_time(&r->current, r->current.end_iteration));
 }
 
 /* The cut of r's running span after kb iterations, at tb, done now (false:
  * the boundary would admit nothing, so it stays an event). */
 static bool eager_cut(fleet *f, replica *r, double now, double kb, double tb)
 {
-	const queue *from = r->pre.len ? &r->pre : &r->q;
-	if (from->head == NIL || r->nrun >= f->max_batch)
+	const queue *from = r->preempted.length ? &r->preempted : &r->routed;
+	if (from->head == NIL || r->run_count >= f->max_batch)
 		return false;
-	const req *q = &f->rq[from->head];
-	double n = r->sp.n, S1 = kb > 0 ? r->S + n * kb : r->S;
-	if (S1 + ((double)q->prompt + q->gen + 1) + (r->nrun + 1) > f->cap_tokens)
+	const req *q = &f->requests[from->head];
+	double n = r->current.batch, S1 = kb > 0 ? r->context_tokens + n * kb : r->context_tokens;
+	if (S1 + ((double)q->prompt + q->generated + 1) + (r->run_count + 1) > f->kv_capacity_tokens)
 		return false;
-	r->pv = r->sp;
-	r->pv.k_end = kb;
-	r->it_pv = r->it;
-	r->S_pv = r->S;
-	r->seq0_pv = r->seq0;
+	r->cut_span = r->current;
+	r->cut_span.end_iteration = kb;
+	r->iterations_before_cut = r->iterations_done;
+	r->context_before_cut = r->context_tokens;
+	r->first_admission_before_cut = r->first_admission;
 	if (kb > 0) {
-		r->it += kb;
-		r->S = S1;
+		r->iterations_done += kb;
+		r->context_tokens = S1;
 	}
-	r->pend = 1;
-	q_init(&r->pq);
-	r->pnq = 0;
-	r->seq0 = f->seq;
-	r->sp.t0 = tb;
-	r->sp.ptok = 0;
+	r->pending = 1;
+	q_init(&r->pending_admissions);
+	r->pending_from_queue = 0;
+	r->first_admission = f->admissions;
+	r->current.start = tb;
+	r->current.prefill_tokens = 0;
 	eager_admit(f, r, now);
 	eager_span(f, r);
 	return true;
@@ -108,9 +116,9 @@ static bool eager_cut(fleet *f, replica *r, double now, double kb, double tb)
  * fits (and what waited before it did). */
 static void eager_merge(fleet *f, replica *r, double now)
 {
-	uint32_t pn = r->pq.len;
+	uint32_t pn = r->pending_admissions.length;
 	eager_admit(f, r, now);
-	if (r->pq.len != pn)
+	if (r->pending_admissions.length != pn)
 		eager_span(f, r);
 }
 
@@ -119,38 +127,38 @@ static void eager_merge(fleet *f, replica *r, double now)
  * for the admissions), in its order. */
 static void eager_settle(fleet *f, replica *r)
 {
-	r->pend = 0;
-	double k = r->pv.k_end, n = r->pv.n;
+	r->pending = 0;
+	double k = r->cut_span.end_iteration, n = r->cut_span.batch;
 	if (k > 0) {
 		f->tokens_out += n * k;
-		f->flops += 2 * f->P * n * k;
-		f->bs[r->pv.n] += (uint64_t)k;
-		double S1 = r->S_pv + n * k;
+		f->flops += 2 * f->model_params * n * k;
+		f->batch_iterations[r->cut_span.batch] += (uint64_t)k;
+		double S1 = r->context_before_cut + n * k;
 		f->kv_peak_tokens = S1 > f->kv_peak_tokens ? S1 : f->kv_peak_tokens;
 	}
 	/* take's queue waits and start_span's first tokens, in one pass (each
 	 * histogram gets its values in the boundary's order) */
-	double t0 = r->sp.t0, t1 = t0 + r->sp.tp;
-	for (uint32_t id = r->pq.head; id != NIL; id = f->rq[id].next) {
-		req *q = &f->rq[id];
+	double t0 = r->current.start, t1 = t0 + r->current.prefill_s;
+	for (uint32_t id = r->pending_admissions.head; id != NIL; id = f->requests[id].next) {
+		req *q = &f->requests[id];
 		if (!q->started) {
 			q->started = 1;
 			f->started++;
-			aiwi_hist_add_fast(&f->wait, t0 - q->t_arr);
+			aiwi_hist_add_fast(&f->wait, t0 - q->arrival);
 		}
-		if (isnan(q->t_first)) {
-			q->t_first = t1;
-			aiwi_hist_add_fast(&f->ttft_win, t1 - q->t_arr);
+		if (isnan(q->first_token)) {
+			q->first_token = t1;
+			aiwi_hist_add_fast(&f->ttft_win, t1 - q->arrival);
 		}
 	}
 	/* (selects: the peaks' updates, rare, as stores without branches) */
-	f->batch_peak = r->sp.n > f->batch_peak ? r->sp.n : f->batch_peak;
-	f->kv_peak_tokens = r->S > f->kv_peak_tokens ? r->S : f->kv_peak_tokens;
-	f->tokens_prefill += r->sp.ptok;
-	f->flops += 2 * f->P * r->sp.ptok;
-	f->tokens_out += r->pq.len;
-	if (r->sp.tp > 0)
-		book_prefill(f, r, r->sp.tp, +1);
+	f->batch_peak = r->current.batch > f->batch_peak ? r->current.batch : f->batch_peak;
+	f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens : f->kv_peak_tokens;
+	f->tokens_prefill += r->current.prefill_tokens;
+	f->flops += 2 * f->model_params * r->current.prefill_tokens;
+	f->tokens_out += r->pending_admissions.length;
+	if (r->current.prefill_s > 0)
+		book_prefill(f, r, r->current.prefill_s, +1);
 }
 
 /* Every pending start reached by t. */
@@ -158,9 +166,9 @@ static void eager_settle_all(fleet *f, double t)
 {
 	if (!f->eager)
 		return;
-	for (uint32_t i = 0; i < f->nslots; i++)
-		if (f->rep[i].pend && f->rep[i].sp.t0 <= t)
-			eager_settle(f, &f->rep[i]);
+	for (uint32_t i = 0; i < f->slot_count; i++)
+		if (f->replicas[i].pending && f->replicas[i].current.start <= t)
+			eager_settle(f, &f->replicas[i]);
 }
 
 /* Requests admitted at pending starts after t (still waiting at t), and,
@@ -170,11 +178,11 @@ static uint64_t eager_waiting(const fleet *f, double t, double *ahead)
 {
 	uint64_t n = 0;
 	double w = 0;
-	for (uint32_t i = 0; f->eager && i < f->nslots; i++) {
-		const replica *r = &f->rep[i];
-		if (r->pend && t < r->sp.t0) {
-			n += r->pq.len;
-			w += r->pq.len * (r->sp.t0 - t);
+	for (uint32_t i = 0; f->eager && i < f->slot_count; i++) {
+		const replica *r = &f->replicas[i];
+		if (r->pending && t < r->current.start) {
+			n += r->pending_admissions.length;
+			w += r->pending_admissions.length * (r->current.start - t);
 		}
 	}
 	if (ahead)
@@ -187,37 +195,38 @@ static uint64_t eager_waiting(const fleet *f, double t, double *ahead)
  * boundary had not come. */
 static void eager_undo(fleet *f, replica *r, double now)
 {
-	double t0 = r->sp.t0;
+	double t0 = r->current.start;
 	uint32_t last = NIL;
-	for (uint32_t id = r->pq.head; id != NIL;) { /* reverse the list */
-		uint32_t nx = f->rq[id].next;
-		f->rq[id].next = last;
+	for (uint32_t id = r->pending_admissions.head; id != NIL;) { /* reverse the list */
+		uint32_t nx = f->requests[id].next;
+		f->requests[id].next = last;
 		last = id;
 		id = nx;
 	}
 	/* the running set without them (the requests it admitted since the
-	 * cut: seq0 on), the others in their order */
-	rent *h = r->run + r->rh;
+	 * cut: first_admission on), the others in their order */
+	run_entry *h = r->run + r->run_head;
 	uint32_t m = 0;
-	for (uint32_t i = 0; i < r->nrun; i++)
-		if ((uint32_t)(h[i].seq - r->seq0) >= (uint32_t)(f->seq - r->seq0))
+	for (uint32_t i = 0; i < r->run_count; i++)
+		if ((uint32_t)(h[i].admission - r->first_admission) >=
+		    (uint32_t)(f->admissions - r->first_admission))
 			h[m++] = h[i];
-	r->nrun = m;
+	r->run_count = m;
 	for (uint32_t id = last; id != NIL;) {
-		req *q = &f->rq[id];
+		req *q = &f->requests[id];
 		uint32_t nx = q->next;
-		q->gen--;
-		q_push_front(f, q->from_pre ? &r->pre : &r->q, id);
-		f->nrunning--;
+		q->generated--;
+		q_push_front(f, q->from_preempted ? &r->preempted : &r->routed, id);
+		f->running_count--;
 		waiting_add(f, now, +1);
 		f->waiting.sum -= t0 - now;
 		id = nx;
 	}
-	r->pend = 0;
-	r->it = r->it_pv;
-	r->S = r->S_pv;
-	r->seq0 = r->seq0_pv;
-	r->sp = r->pv;
+	r->pending = 0;
+	r->iterations_done = r->iterations_before_cut;
+	r->context_tokens = r->context_before_cut;
+	r->first_admission = r->first_admission_before_cut;
+	r->current = r->cut_span;
 	r->cut = 1;
 	schedule(f, r, t0);
 }

@@ -1,8 +1,9 @@
 /*
- * fleet_energy.c - accounting: power, busy, paid and cost integrals from integer counts
- * of GPUs per phase, the racks, the phase changes, the prefill surcharge
- * booked ahead and taken back (fleet.h), the waiting integral, and the
- * values at a time t between events (tokens_at, flops_at, energy_at).
+ * fleet_energy.c - accounting: power, busy, paid and cost integrals from
+ * integer counts of GPUs per phase, the racks, the phase changes, the
+ * prefill surcharge booked ahead and taken back (fleet.h), the waiting
+ * integral, and the values at a time t between events (tokens_at, flops_at,
+ * energy_at).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -12,13 +13,14 @@ static void levels(fleet *f)
 	double w = 0;
 	uint32_t prov = 0;
 	for (int p = PH_LOADING; p < NPH; p++) {
-		w += f->nph[p] * f->w_tot[p];
-		prov += f->nph[p];
+		w += f->phase_count[p] * f->watts[p];
+		prov += f->phase_count[p];
 	}
-	f->energy.value = f->g * w;
-	f->busy.value = f->g * (double)(f->nph[PH_PREFILL] + f->nph[PH_DECODE]);
-	f->paid.value = f->g * (double)prov;
-	f->cost.value = f->g * ((double)(prov - f->nspot) + (double)f->nspot * f->spot_factor) *
+	f->energy.value = f->replica_gpus * w;
+	f->busy.value = f->replica_gpus * (double)f->phase_count[PH_DECODE];
+	f->paid.value = f->replica_gpus * (double)prov;
+	f->cost.value = f->replica_gpus *
+	                ((double)(prov - f->spot_count) + (double)f->spot_count * f->spot_factor) *
 	                f->price.usd_per_gpu_s;
 }
 
@@ -34,21 +36,21 @@ static bool ensure_racks(fleet *f, size_t need)
 {
 	if (need > f->racks_used)
 		f->racks_used = need;
-	if (need <= f->nracks)
+	if (need <= f->rack_capacity)
 		return true;
-	size_t n = f->nracks ? 2 * f->nracks : 8;
+	size_t n = f->rack_capacity ? 2 * f->rack_capacity : 8;
 	while (n < need)
 		n *= 2;
 	rack *p = realloc(f->racks, n * sizeof *p);
 	if (!p)
 		return false;
 	double now = aiwi_now(f->sim);
-	for (size_t i = f->nracks; i < n; i++) {
+	for (size_t i = f->rack_capacity; i < n; i++) {
 		memset(&p[i], 0, sizeof p[i]);
-		aiwi_int_init(&p[i].p, now, 0); /* a new rack held nothing before */
+		aiwi_int_init(&p[i].power, now, 0); /* a new rack held nothing before */
 	}
 	f->racks = p;
-	f->nracks = n;
+	f->rack_capacity = n;
 	return true;
 }
 
@@ -57,19 +59,19 @@ static bool ensure_racks(fleet *f, size_t need)
  * fixed for the run). */
 static inline void slot_racks(const fleet *f, uint32_t s, size_t *r0, size_t *r1)
 {
-	*r0 = f->rep[s].rack0;
-	*r1 = f->rep[s].rack1;
+	*r0 = f->replicas[s].first_rack;
+	*r1 = f->replicas[s].last_rack;
 }
 
 /* GPUs of slot s in rack k of its racks r0..r1: all g of them when it sits
  * in one rack (exactly what the general expression gives then). */
 static inline double slot_gpus_in(const fleet *f, uint32_t s, size_t k)
 {
-	const replica *r = &f->rep[s];
-	if (r->rack0 == r->rack1)
-		return f->g;
-	double first = (double)s * f->g, last = first + f->g;
-	return fmin(last, ((double)k + 1) * f->gpr) - fmax(first, (double)k * f->gpr);
+	const replica *r = &f->replicas[s];
+	if (r->first_rack == r->last_rack)
+		return f->replica_gpus;
+	double first = (double)s * f->replica_gpus, last = first + f->replica_gpus;
+	return fmin(last, ((double)k + 1) * f->gpus_per_rack) - fmax(first, (double)k * f->gpus_per_rack);
 }
 
 /* Move replica slot s's GPUs from phase a to phase b in the racks. */
@@ -84,13 +86,13 @@ static void rack_move(fleet *f, uint32_t s, int a, int b, double now)
 	for (size_t k = r0; k <= r1; k++) {
 		uint32_t n = (uint32_t)slot_gpus_in(f, s, k);
 		rack *rk = &f->racks[k];
-		aiwi_int_advance(&rk->p, now);
-		rk->cnt[a] -= (uint32_t)n;
-		rk->cnt[b] += (uint32_t)n;
+		aiwi_int_advance(&rk->power, now);
+		rk->gpus_by_phase[a] -= (uint32_t)n;
+		rk->gpus_by_phase[b] += (uint32_t)n;
 		double w = 0;
 		for (int p = PH_LOADING; p < NPH; p++)
-			w += rk->cnt[p] * f->w_tot[p];
-		rk->p.value = w;
+			w += rk->gpus_by_phase[p] * f->watts[p];
+		rk->power.value = w;
 	}
 }
 
@@ -98,17 +100,17 @@ static void phase_change(fleet *f, replica *r, int ph, double now)
 {
 	int old = r->phase;
 	advance(f, now);
-	f->nph[old]--;
-	f->nph[ph]++;
+	f->phase_count[old]--;
+	f->phase_count[ph]++;
 	if (r->spot) {
 		if (old == PH_OFF)
-			f->nspot++;
+			f->spot_count++;
 		else if (ph == PH_OFF)
-			f->nspot--;
+			f->spot_count--;
 	}
 	r->phase = (uint8_t)ph;
 	levels(f);
-	rack_move(f, (uint32_t)(r - f->rep), old, ph, now);
+	rack_move(f, (uint32_t)(r - f->replicas), old, ph, now);
 }
 
 /* The check inline: a busy replica starting its next span stays in its phase. */
@@ -118,38 +120,49 @@ static inline void set_phase(fleet *f, replica *r, int ph, double now)
 		phase_change(f, r, ph, now);
 }
 
-/* Book the extra energy of a span's prefill (prefill over decode power). */
-static inline void book_prefill(fleet *f, replica *r, double tp, double sign)
+/* The energy a GPU draws over `seconds` of prefill beyond what the DECODE
+ * phase's integral counts for them, in J: the one formula of the prefill
+ * surcharge, booked ahead and taken back (fleet.h). */
+static inline double prefill_surcharge(const fleet *f, double seconds)
 {
-	double per_gpu = sign * f->w_pre_extra * tp;
-	uint32_t s = (uint32_t)(r - f->rep);
+	return f->prefill_extra_w * seconds;
+}
+
+/* Book (sign +1) or take back for good (sign -1) the surcharge of
+ * `seconds` of prefill on replica r: into the fleet's energy and its racks'
+ * by GPUs. */
+static inline void book_prefill(fleet *f, replica *r, double seconds, double sign)
+{
+	double per_gpu = sign * prefill_surcharge(f, seconds);
+	uint32_t s = (uint32_t)(r - f->replicas);
 	size_t r0, r1;
 	slot_racks(f, s, &r0, &r1);
-	f->energy_adj += per_gpu * f->g;
+	f->energy_booked += per_gpu * f->replica_gpus;
 	for (size_t k = r0; k <= r1; k++)
-		f->racks[k].adj += per_gpu * slot_gpus_in(f, s, k);
+		f->racks[k].booked += per_gpu * slot_gpus_in(f, s, k);
 }
 
 /* The span r runs at time t: the cut one while a pending start is ahead. */
 static inline const span *span_at(const replica *r, double t)
 {
-	return r->pend && t < r->sp.t0 ? &r->pv : &r->sp;
+	return r->pending && t < r->current.start ? &r->cut_span : &r->current;
 }
 
-/* Part of the booked prefill energy of replica r still ahead of time t. */
+/* Part of the prefill surcharge booked for replica r still ahead of time t
+ * (J per GPU): what a read at t takes back. */
 static double prefill_pending(const fleet *f, const replica *r, double t)
 {
 	const span *sp = span_at(r, t);
-	if (r->span != SPAN_RUN || !(t < sp->t0 + sp->tp))
+	if (r->span_kind != SPAN_RUN || !(t < sp->start + sp->prefill_s))
 		return 0;
-	return f->w_pre_extra * (sp->t0 + sp->tp - t); /* per GPU */
+	return prefill_surcharge(f, sp->start + sp->prefill_s - t);
 }
 
 static void waiting_add(fleet *f, double now, int d)
 {
 	aiwi_int_advance(&f->waiting, now);
-	f->nwaiting += d;
-	f->waiting.value = (double)f->nwaiting;
+	f->waiting_count += d;
+	f->waiting.value = (double)f->waiting_count;
 }
 
 /* Output tokens emitted up to t: the decode iterations of the spans in
@@ -159,16 +172,16 @@ static double tokens_at(const fleet *f, double t)
 	double tok = f->tokens_out;
 	if (f->service_mode)
 		return tok;
-	for (uint32_t i = 0; i < f->nslots; i++) {
-		const replica *r = &f->rep[i];
-		if (r->span != SPAN_RUN)
+	for (uint32_t i = 0; i < f->slot_count; i++) {
+		const replica *r = &f->replicas[i];
+		if (r->span_kind != SPAN_RUN)
 			continue;
 		const span *sp = span_at(r, t);
-		double x = t - sp->t0 - sp->tp;
+		double x = t - sp->start - sp->prefill_s;
 		if (x < 0)
-			tok -= sp->nfirst;
+			tok -= sp->first_tokens;
 		else
-			tok += sp->n * fmin(span_done_by(sp, x), sp->k_end);
+			tok += sp->batch * fmin(span_iterations_by(sp, x), sp->end_iteration);
 	}
 	return tok;
 }
@@ -180,16 +193,16 @@ static double flops_at(const fleet *f, double t)
 	double fl = f->flops;
 	if (f->service_mode)
 		return fl;
-	for (uint32_t i = 0; i < f->nslots; i++) {
-		const replica *r = &f->rep[i];
-		if (r->span != SPAN_RUN)
+	for (uint32_t i = 0; i < f->slot_count; i++) {
+		const replica *r = &f->replicas[i];
+		if (r->span_kind != SPAN_RUN)
 			continue;
 		const span *sp = span_at(r, t);
-		double x = t - sp->t0 - sp->tp;
+		double x = t - sp->start - sp->prefill_s;
 		if (x < 0)
-			fl -= 2 * f->P * sp->ptok * (-x / sp->tp);
+			fl -= 2 * f->model_params * sp->prefill_tokens * (-x / sp->prefill_s);
 		else
-			fl += 2 * f->P * sp->n * fmin(span_done_by(sp, x), sp->k_end);
+			fl += 2 * f->model_params * sp->batch * fmin(span_iterations_by(sp, x), sp->end_iteration);
 	}
 	return fl;
 }
@@ -198,10 +211,10 @@ static double flops_at(const fleet *f, double t)
  * the spans, less what of it lies after t. */
 static double energy_at(const fleet *f, double t)
 {
-	double e = f->energy.sum + f->energy_adj;
+	double e = f->energy.sum + f->energy_booked;
 	if (f->service_mode)
 		return e;
-	for (uint32_t i = 0; i < f->nslots; i++)
-		e -= prefill_pending(f, &f->rep[i], t) * f->g;
+	for (uint32_t i = 0; i < f->slot_count; i++)
+		e -= prefill_pending(f, &f->replicas[i], t) * f->replica_gpus;
 	return e;
 }

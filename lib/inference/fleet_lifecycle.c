@@ -1,5 +1,6 @@
 /*
- * fleet_lifecycle.c - replica lifecycle: new slots, ready, add, remove (drain), fail.
+ * fleet_lifecycle.c - replica lifecycle: new slots, ready, add, remove
+ * (drain), fail.
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -9,25 +10,25 @@
 /* ======================================================================== */
 static int slot_new(fleet *f)
 {
-	if (f->nfree)
+	if (f->free_count)
 		return (int)free_pop(f);
-	if (f->nslots >= MAX_SLOTS)
-		return aiwi_err(f->sim, AIW_ELIMIT, "%s: more than %u replica slots", f->c->prefix,
+	if (f->slot_count >= MAX_SLOTS)
+		return aiwi_err(f->sim, AIW_ELIMIT, "%s: more than %u replica slots", f->comp->prefix,
 		                MAX_SLOTS);
-	if (f->nslots == f->capslots) {
-		uint32_t n = f->capslots ? 2 * f->capslots : 16;
+	if (f->slot_count == f->slot_capacity) {
+		uint32_t n = f->slot_capacity ? 2 * f->slot_capacity : 16;
 		/* aligned to a cache line, as replica is (its layout is by line) */
 		replica *p = aligned_alloc(_Alignof(replica), (size_t)n * sizeof *p);
 		if (!p)
 			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
-		if (f->nslots)
-			memcpy(p, f->rep, (size_t)f->nslots * sizeof *p);
-		free(f->rep);
-		f->rep = p;
-		struct blink *bl = realloc(f->bl, (size_t)n * sizeof *bl);
+		if (f->slot_count)
+			memcpy(p, f->replicas, (size_t)f->slot_count * sizeof *p);
+		free(f->replicas);
+		f->replicas = p;
+		struct bucket_link *bl = realloc(f->bucket_links, (size_t)n * sizeof *bl);
 		if (!bl)
 			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
-		f->bl = bl;
+		f->bucket_links = bl;
 		uint32_t *a = realloc(f->ready, (size_t)n * sizeof *a);
 		if (!a)
 			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
@@ -36,40 +37,40 @@ static int slot_new(fleet *f)
 		if (!b)
 			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
 		f->idle = b;
-		uint32_t *h = realloc(f->freeh, (size_t)n * sizeof *h);
+		uint32_t *h = realloc(f->free_heap, (size_t)n * sizeof *h);
 		if (!h)
 			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
-		f->freeh = h;
-		f->capslots = n;
+		f->free_heap = h;
+		f->slot_capacity = n;
 	}
-	if (!ag_grow(f, f->nslots + 1))
+	if (!ag_grow(f, f->slot_count + 1))
 		return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
-	replica *r = &f->rep[f->nslots];
+	replica *r = &f->replicas[f->slot_count];
 	memset(r, 0, sizeof *r);
-	double first = (double)f->nslots * f->g;
-	r->rack0 = (uint32_t)(first / f->gpr);
-	r->rack1 = (uint32_t)((first + f->g - 1) / f->gpr);
+	double first = (double)f->slot_count * f->replica_gpus;
+	r->first_rack = (uint32_t)(first / f->gpus_per_rack);
+	r->last_rack = (uint32_t)((first + f->replica_gpus - 1) / f->gpus_per_rack);
 	r->state = AIW_REPLICA_FREE;
 	r->phase = PH_OFF;
-	f->nph[PH_OFF]++;
-	f->nstate[AIW_REPLICA_FREE]++;
-	return (int)f->nslots++;
+	f->phase_count[PH_OFF]++;
+	f->state_count[AIW_REPLICA_FREE]++;
+	return (int)f->slot_count++;
 }
 
 static void make_ready(fleet *f, replica *r, double now)
 {
-	uint32_t id = (uint32_t)(r - f->rep);
-	f->nstate[r->state]--;
+	uint32_t id = (uint32_t)(r - f->replicas);
+	f->state_count[r->state]--;
 	r->state = AIW_REPLICA_READY;
-	f->nstate[AIW_REPLICA_READY]++;
-	r->span = SPAN_NONE;
+	f->state_count[AIW_REPLICA_READY]++;
+	r->span_kind = SPAN_NONE;
 	set_phase(f, r, PH_IDLE, now);
 	r->free_since = now;
 	ready_add(f, id);
 	if (f->router == RT_CENTRAL)
 		idle_add(f, id);
 	reroute_central(f, now);
-	if (r->span == SPAN_NONE && r->state == AIW_REPLICA_READY)
+	if (r->span_kind == SPAN_NONE && r->state == AIW_REPLICA_READY)
 		step(f, r, now);
 }
 
@@ -84,31 +85,32 @@ int aiwi_serving_add_replica(aiwi_comp *c, double cold_start_s, bool spot)
 	int s = slot_new(f);
 	if (s < 0)
 		return s;
-	replica *r = &f->rep[s];
+	replica *r = &f->replicas[s];
 	double now = aiwi_now(c->sim);
-	q_init(&r->q);
-	q_init(&r->pre);
+	q_init(&r->routed);
+	q_init(&r->preempted);
 	run_clear(r);
-	r->S = r->resv = r->it = 0;
+	r->context_tokens = r->reserved_tokens = r->iterations_done = 0;
 	r->outstanding = 0;
-	r->tmr = 0;
-	r->inb = r->in_idle = r->cut = 0;
+	r->batch_timer = 0;
+	r->in_bucket = r->in_idle = r->cut = 0;
 	r->spot = spot ? 1 : 0;
-	f->nstate[AIW_REPLICA_FREE]--;
+	f->state_count[AIW_REPLICA_FREE]--;
 	r->state = AIW_REPLICA_LOADING;
-	f->nstate[AIW_REPLICA_LOADING]++;
-	r->span = SPAN_LOAD;
+	f->state_count[AIW_REPLICA_LOADING]++;
+	r->span_kind = SPAN_LOAD;
 	set_phase(f, r, PH_LOADING, now);
 	if (cold_start_s > 0)
 		schedule(f, r, now + cold_start_s);
 	else
 		make_ready(f, r, now);
+	FLEET_CHECK(f);
 	return f->fail ? AIW_ENOMEM : s;
 }
 
 static bool valid_id(const fleet *f, int id)
 {
-	return id >= 0 && (uint32_t)id < f->nslots && f->rep[id].state != AIW_REPLICA_FREE;
+	return id >= 0 && (uint32_t)id < f->slot_count && f->replicas[id].state != AIW_REPLICA_FREE;
 }
 
 int aiwi_serving_remove_replica(aiwi_comp *c, int id)
@@ -118,42 +120,44 @@ int aiwi_serving_remove_replica(aiwi_comp *c, int id)
 	fleet *f = F_(c);
 	double now = aiwi_now(c->sim);
 	if (id < 0) {
-		for (uint32_t i = f->nslots; i-- > 0;)
-			if (f->rep[i].state == AIW_REPLICA_LOADING) {
+		for (uint32_t i = f->slot_count; i-- > 0;)
+			if (f->replicas[i].state == AIW_REPLICA_LOADING) {
 				id = (int)i;
 				break;
 			}
-		if (id < 0 && f->nready) {
+		if (id < 0 && f->ready_count) {
 			uint32_t ll = least_loaded(f);
 			id = (int)(ll != NIL ? ll : f->ready[0]);
 		}
 		if (id < 0)
 			return aiwi_err(c->sim, AIW_ESTATE, "%s: no loading or ready replica to remove",
 			                c->prefix);
-	} else if (!valid_id(f, id) || f->rep[id].state == AIW_REPLICA_DRAINING) {
+	} else if (!valid_id(f, id) || f->replicas[id].state == AIW_REPLICA_DRAINING) {
 		return aiwi_err(c->sim, AIW_EINVAL, "%s: replica %d is not loading or ready",
 		                c->prefix, id);
 	}
-	replica *r = &f->rep[id];
+	replica *r = &f->replicas[id];
 	if (r->state == AIW_REPLICA_LOADING) {
 		retire(f, r, now);
+		FLEET_CHECK(f);
 		return id;
 	}
 	ready_remove(f, (uint32_t)id);
 	idle_remove(f, (uint32_t)id);
-	f->nstate[r->state]--;
+	f->state_count[r->state]--;
 	r->state = AIW_REPLICA_DRAINING;
-	f->nstate[AIW_REPLICA_DRAINING]++;
-	if (r->tmr) { /* a draining replica serves what it holds without waiting */
-		aiwi_cancel(f->sim, r->tmr);
-		r->tmr = 0;
+	f->state_count[AIW_REPLICA_DRAINING]++;
+	if (r->batch_timer) { /* a draining replica serves what it holds without waiting */
+		aiwi_cancel(f->sim, r->batch_timer);
+		r->batch_timer = 0;
 	}
-	if (r->span == SPAN_NONE) {
+	if (r->span_kind == SPAN_NONE) {
 		if (r->outstanding == 0)
 			retire(f, r, now);
 		else
 			step(f, r, now);
 	}
+	FLEET_CHECK(f);
 	return id;
 }
 
@@ -165,74 +169,76 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 	if (!valid_id(f, id))
 		return aiwi_err(c->sim, AIW_EINVAL, "%s: replica %d is not provisioned", c->prefix, id);
 	double now = aiwi_now(c->sim);
-	replica *r = &f->rep[id];
-	if (r->pend) {
-		if (now < r->sp.t0)
+	replica *r = &f->replicas[id];
+	if (r->pending) {
+		if (now < r->current.start)
 			eager_undo(f, r, now);
 		else
 			eager_settle(f, r);
 	}
-	uint32_t nhold = r->nrun + r->pre.len + r->q.len;
+	uint32_t nhold = r->run_count + r->preempted.length + r->routed.length;
 	uint32_t *hold = nhold ? malloc((size_t)nhold * sizeof *hold) : NULL;
 	if (nhold && !hold)
 		return aiwi_err(c->sim, AIW_ENOMEM, "out of memory");
 	uint32_t k = 0;
-	if (r->span == SPAN_RUN) {
+	if (r->span_kind == SPAN_RUN) {
 		/* the state at now: decode iterations done, the prefill not yet
 		 * finished (its tokens were booked ahead: take them back) */
-		double x = now - r->sp.t0 - r->sp.tp;
+		double x = now - r->current.start - r->current.prefill_s;
 		bool in_prefill = x < 0;
-		double done = in_prefill ? 0 : fmin(span_done_by(&r->sp, x), r->sp.k_end);
-		r->it += done;
-		f->tokens_out += r->sp.n * done;
-		f->flops += 2 * f->P * r->sp.n * done;
-		f->bs[r->sp.n] += (uint64_t)done;
+		double done = in_prefill ? 0 : fmin(span_iterations_by(&r->current, x), r->current.end_iteration);
+		r->iterations_done += done;
+		f->tokens_out += r->current.batch * done;
+		f->flops += 2 * f->model_params * r->current.batch * done;
+		f->batch_iterations[r->current.batch] += (uint64_t)done;
 		if (in_prefill) {
-			double undone = (r->sp.t0 + r->sp.tp - now) / r->sp.tp;
-			book_prefill(f, r, r->sp.t0 + r->sp.tp - now, -1);
-			f->tokens_out -= r->sp.nfirst;
-			f->flops -= 2 * f->P * r->sp.ptok * undone;
-			f->tokens_prefill -= r->sp.ptok * undone;
+			double undone = (r->current.start + r->current.prefill_s - now) / r->current.prefill_s;
+			book_prefill(f, r, r->current.start + r->current.prefill_s - now, -1);
+			f->tokens_out -= r->current.first_tokens;
+			f->flops -= 2 * f->model_params * r->current.prefill_tokens * undone;
+			f->tokens_prefill -= r->current.prefill_tokens * undone;
 		}
-		for (uint32_t i = 0; i < r->nrun; i++) {
-			req *q = &f->rq[run_at(r, i)->id];
-			/* admitted by this span: since seq0 */
-			if (in_prefill && (uint32_t)(run_at(r, i)->seq - r->seq0) < (uint32_t)(f->seq - r->seq0)) {
-				q->gen--; /* its prefill token never came */
-				if (q->t_first == r->sp.t0 + r->sp.tp)
-					q->t_first = NAN; /* (its TTFT sample stays recorded) */
+		for (uint32_t i = 0; i < r->run_count; i++) {
+			req *q = &f->requests[run_at(r, i)->id];
+			/* admitted by this span: since first_admission */
+			if (in_prefill && (uint32_t)(run_at(r, i)->admission - r->first_admission) <
+			                          (uint32_t)(f->admissions - r->first_admission)) {
+				q->generated--; /* its prefill token never came */
+				if (q->first_token == r->current.start + r->current.prefill_s)
+					q->first_token = NAN; /* (its TTFT sample stays recorded) */
 			} else {
-				q->gen = q->output - (uint32_t)(run_at(r, i)->key - r->it);
+				q->generated = q->output - (uint32_t)(run_at(r, i)->key - r->iterations_done);
 			}
 		}
 	}
-	for (uint32_t i = 0; i < r->nrun; i++) {
-		const rent *e = run_at(r, i);
-		req *q = &f->rq[e->id];
+	for (uint32_t i = 0; i < r->run_count; i++) {
+		const run_entry *e = run_at(r, i);
+		req *q = &f->requests[e->id];
 		if (f->service_mode) /* what is left of its service */
 			q->key = e->key > now ? e->key - now : 0;
 		hold[k++] = e->id;
 	}
-	uint32_t nrun = r->nrun;
-	f->nrunning -= nrun;
+	uint32_t nrun = r->run_count;
+	f->running_count -= nrun;
 	f->preemptions += nrun;
 	waiting_add(f, now, (int)nrun);
-	while (r->pre.len)
-		hold[k++] = q_pop(f, &r->pre);
-	while (r->q.len)
-		hold[k++] = q_pop(f, &r->q);
+	while (r->preempted.length)
+		hold[k++] = q_pop(f, &r->preempted);
+	while (r->routed.length)
+		hold[k++] = q_pop(f, &r->routed);
 	run_clear(r);
-	r->S = r->resv = 0;
-	if (r->inb)
+	r->context_tokens = r->reserved_tokens = 0;
+	if (r->in_bucket)
 		bucket_remove(f, (uint32_t)id);
 	r->outstanding = 0;
 	retire(f, r, now);
 	/* the router's queue takes them in front: requeue in reverse there to
 	 * keep their order; a replica's preempted list takes them at the back */
 	waiting_add(f, now, -(int)k);
-	bool front = f->router == RT_CENTRAL || f->nready == 0;
+	bool front = f->router == RT_CENTRAL || f->ready_count == 0;
 	for (uint32_t i = 0; i < k; i++)
 		route(f, hold[front ? k - 1 - i : i], REQUEUE, now);
 	free(hold);
+	FLEET_CHECK(f);
 	return AIW_OK;
 }

@@ -1,6 +1,7 @@
 /*
- * fleet_pool.c - the request pool (32-byte requests, a free list), the FIFO queues linked
- * through the requests, and a replica's running set (sorted array or heap).
+ * fleet_pool.c - the request pool (32-byte requests, a free list), the FIFO
+ * queues linked through the requests, and a replica's running set (sorted
+ * array or heap).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -8,7 +9,7 @@
 static void oom(fleet *f)
 {
 	if (!f->fail) {
-		aiwi_err(f->sim, AIW_ENOMEM, "%s: out of memory", f->c->prefix);
+		aiwi_err(f->sim, AIW_ENOMEM, "%s: out of memory", f->comp->prefix);
 		aiwi_fail(f->sim, AIW_ENOMEM);
 		f->fail = true;
 	}
@@ -17,34 +18,34 @@ static void oom(fleet *f)
 static uint32_t req_alloc(fleet *f)
 {
 	if (f->free_head == NIL) {
-		if (f->nrq >= MAX_IN_FLIGHT)
+		if (f->request_capacity >= MAX_IN_FLIGHT)
 			return NIL;
-		uint32_t n = f->nrq ? 2 * f->nrq : 1024;
+		uint32_t n = f->request_capacity ? 2 * f->request_capacity : 1024;
 		if (n > MAX_IN_FLIGHT)
 			n = MAX_IN_FLIGHT;
 		/* aligned to a cache line: no request straddles two */
 		req *p = aligned_alloc(64, (size_t)n * sizeof *p);
 		if (!p)
 			return NIL;
-		if (f->nrq)
-			memcpy(p, f->rq, (size_t)f->nrq * sizeof *p);
-		free(f->rq);
-		f->rq = p;
-		for (uint32_t i = n; i-- > f->nrq;) {
+		if (f->request_capacity)
+			memcpy(p, f->requests, (size_t)f->request_capacity * sizeof *p);
+		free(f->requests);
+		f->requests = p;
+		for (uint32_t i = n; i-- > f->request_capacity;) {
 			p[i].next = f->free_head;
 			f->free_head = i;
 		}
-		f->nrq = n;
+		f->request_capacity = n;
 	}
 	uint32_t id = f->free_head;
-	f->free_head = f->rq[id].next;
+	f->free_head = f->requests[id].next;
 	f->in_flight++;
 	return id;
 }
 
 static void req_free(fleet *f, uint32_t id)
 {
-	f->rq[id].next = f->free_head;
+	f->requests[id].next = f->free_head;
 	f->free_head = id;
 	f->in_flight--;
 }
@@ -52,54 +53,55 @@ static void req_free(fleet *f, uint32_t id)
 static inline void q_init(queue *q)
 {
 	q->head = q->tail = NIL;
-	q->len = 0;
+	q->length = 0;
 }
 
 static inline void q_push(fleet *f, queue *q, uint32_t id)
 {
-	f->rq[id].next = NIL;
+	f->requests[id].next = NIL;
 	if (q->tail == NIL)
 		q->head = id;
 	else
-		f->rq[q->tail].next = id;
+		f->requests[q->tail].next = id;
 	q->tail = id;
-	q->len++;
+	q->length++;
 }
 
 static inline void q_push_front(fleet *f, queue *q, uint32_t id)
 {
-	f->rq[id].next = q->head;
+	f->requests[id].next = q->head;
 	q->head = id;
 	if (q->tail == NIL)
 		q->tail = id;
-	q->len++;
+	q->length++;
 }
 
 static inline uint32_t q_pop(fleet *f, queue *q)
 {
 	uint32_t id = q->head;
-	q->head = f->rq[id].next;
+	q->head = f->requests[id].next;
 	if (q->head == NIL)
 		q->tail = NIL;
-	q->len--;
+	q->length--;
 	return id;
 }
 
 /* ---- the running requests of a replica, by key ----
- * Up to RUN_SORTED entries: a sorted array run[rh .. rh + nrun), stable
+ * Up to RUN_SORTED entries: a sorted array run[run_head .. run_head + run_count), stable
  * (equal keys in admission order).  A new request finds its place by a
  * branchless binary search and those after it move up by one entry (a
  * third of them on bench/inference_day's load: its whole output is still
- * ahead of it); the earliest leaves from the front in O(1) (rh moves up).  Past RUN_SORTED entries the array becomes a binary
+ * ahead of it); the earliest leaves from the front in O(1) (run_head moves
+ * up).  Past RUN_SORTED entries the array becomes a binary
  * min-heap (a sorted array is one: nothing to convert) and stays one until
  * the replica holds RUN_SORTED / 2, when it is sorted back: large batches
  * (service = DIST with thousands in service) keep O(log n) per operation,
  * without flapping at the bound. */
 #define RUN_SORTED 64u
 
-static void run_up(rent *h, uint32_t i)
+static void run_up(run_entry *h, uint32_t i)
 {
-	rent x = h[i];
+	run_entry x = h[i];
 	while (i > 0) {
 		uint32_t p = (i - 1) / 2;
 		if (!(x.key < h[p].key))
@@ -110,9 +112,9 @@ static void run_up(rent *h, uint32_t i)
 	h[i] = x;
 }
 
-static void run_down(rent *h, uint32_t n, uint32_t i)
+static void run_down(run_entry *h, uint32_t n, uint32_t i)
 {
-	rent x = h[i];
+	run_entry x = h[i];
 	for (;;) {
 		uint32_t c = 2 * i + 1;
 		if (c >= n)
@@ -128,44 +130,44 @@ static void run_down(rent *h, uint32_t n, uint32_t i)
 }
 
 /* The earliest key (nrun > 0). */
-static inline double run_min(const replica *r) { return r->run[r->rh].key; }
+static inline double run_min(const replica *r) { return r->run[r->run_head].key; }
 
 /* Entry i, 0 <= i < nrun, in no particular order. */
-static inline rent *run_at(const replica *r, uint32_t i) { return &r->run[r->rh + i]; }
+static inline run_entry *run_at(const replica *r, uint32_t i) { return &r->run[r->run_head + i]; }
 
 static inline void run_push(fleet *f, replica *r, uint32_t id, double key, uint32_t seq)
 {
-	rent *h = r->run;
-	if (r->rheap || r->nrun >= RUN_SORTED) {
-		if (!r->rheap && r->rh) { /* now a heap: from index 0 */
-			memmove(h, h + r->rh, (size_t)r->nrun * sizeof *h);
-			r->rh = 0;
+	run_entry *h = r->run;
+	if (r->run_is_heap || r->run_count >= RUN_SORTED) {
+		if (!r->run_is_heap && r->run_head) { /* now a heap: from index 0 */
+			memmove(h, h + r->run_head, (size_t)r->run_count * sizeof *h);
+			r->run_head = 0;
 		}
-		r->rheap = 1;
-	} else if (r->rh + r->nrun == r->caprun && r->rh) {
-		memmove(h, h + r->rh, (size_t)r->nrun * sizeof *h);
-		r->rh = 0;
+		r->run_is_heap = 1;
+	} else if (r->run_head + r->run_count == r->run_capacity && r->run_head) {
+		memmove(h, h + r->run_head, (size_t)r->run_count * sizeof *h);
+		r->run_head = 0;
 	}
-	if (r->rh + r->nrun == r->caprun) {
-		uint32_t n = r->caprun ? 2 * r->caprun : 8;
+	if (r->run_head + r->run_count == r->run_capacity) {
+		uint32_t n = r->run_capacity ? 2 * r->run_capacity : 8;
 		h = realloc(r->run, (size_t)n * sizeof *h);
 		if (!h) {
 			oom(f);
 			return;
 		}
 		r->run = h;
-		r->caprun = n;
+		r->run_capacity = n;
 	}
-	if (r->rheap) {
-		h[r->nrun] = (rent){key, id, seq};
-		run_up(h, r->nrun++);
+	if (r->run_is_heap) {
+		h[r->run_count] = (run_entry){key, id, seq};
+		run_up(h, r->run_count++);
 		return;
 	}
 	/* after the last entry <= key: a branchless binary search (the number
 	 * of entries it passes varies from one request to the next, so a scan
 	 * from the back would end on a mispredicted branch), then one move */
-	rent *b = h + r->rh;
-	uint32_t len = r->nrun;
+	run_entry *b = h + r->run_head;
+	uint32_t len = r->run_count;
 	if (len) {
 		while (len > 1) {
 			uint32_t half = len / 2;
@@ -174,18 +176,18 @@ static inline void run_push(fleet *f, replica *r, uint32_t id, double key, uint3
 		}
 		b += b->key <= key;
 	}
-	rent *end = h + r->rh + r->nrun++;
+	run_entry *end = h + r->run_head + r->run_count++;
 	memmove(b + 1, b, (size_t)(end - b) * sizeof *b);
-	*b = (rent){key, id, seq};
+	*b = (run_entry){key, id, seq};
 }
 
 /* Insertion sort of a heap back into a sorted array (at most RUN_SORTED / 2
  * entries, once per return under the bound). */
 static void run_sort(replica *r)
 {
-	rent *h = r->run;
-	for (uint32_t i = 1; i < r->nrun; i++) {
-		rent x = h[i];
+	run_entry *h = r->run;
+	for (uint32_t i = 1; i < r->run_count; i++) {
+		run_entry x = h[i];
 		uint32_t j = i;
 		while (j > 0 && h[j - 1].key > x.key) {
 			h[j] = h[j - 1];
@@ -193,26 +195,26 @@ static void run_sort(replica *r)
 		}
 		h[j] = x;
 	}
-	r->rheap = 0;
+	r->run_is_heap = 0;
 }
 
 /* The earliest running request out.  Heap: Floyd's variant of the
  * sift-down (Knuth TAOCP 5.2.3, exercise 18): the hole goes down to a leaf
  * through the smaller children, picked with a select, and the last entry
  * climbs back from there (seldom far: it came from the bottom). */
-static inline rent run_pop(replica *r)
+static inline run_entry run_pop(replica *r)
 {
-	rent *h = r->run, top = h[r->rh];
-	uint32_t n = --r->nrun;
-	if (!r->rheap) {
-		r->rh = n ? r->rh + 1 : 0;
+	run_entry *h = r->run, top = h[r->run_head];
+	uint32_t n = --r->run_count;
+	if (!r->run_is_heap) {
+		r->run_head = n ? r->run_head + 1 : 0;
 		return top;
 	}
 	if (n == 0) {
-		r->rheap = 0;
+		r->run_is_heap = 0;
 		return top;
 	}
-	rent x = h[n];
+	run_entry x = h[n];
 	uint32_t i = 0, c;
 	while ((c = 2 * i + 1) + 1 < n) {
 		c += h[c + 1].key < h[c].key;
@@ -231,20 +233,20 @@ static inline rent run_pop(replica *r)
 }
 
 /* Entry i (as run_at numbers them) out. */
-static inline rent run_remove_at(replica *r, uint32_t i)
+static inline run_entry run_remove_at(replica *r, uint32_t i)
 {
-	rent *h = r->run + r->rh, x = h[i];
-	r->nrun--;
-	if (!r->rheap) {
-		memmove(h + i, h + i + 1, (size_t)(r->nrun - i) * sizeof *h);
-		if (!r->nrun)
-			r->rh = 0;
-	} else if (i < r->nrun) {
-		h[i] = h[r->nrun];
-		run_down(h, r->nrun, i);
+	run_entry *h = r->run + r->run_head, x = h[i];
+	r->run_count--;
+	if (!r->run_is_heap) {
+		memmove(h + i, h + i + 1, (size_t)(r->run_count - i) * sizeof *h);
+		if (!r->run_count)
+			r->run_head = 0;
+	} else if (i < r->run_count) {
+		h[i] = h[r->run_count];
+		run_down(h, r->run_count, i);
 		run_up(h, i);
 	}
-	if (r->rheap && r->nrun <= RUN_SORTED / 2)
+	if (r->run_is_heap && r->run_count <= RUN_SORTED / 2)
 		run_sort(r);
 	return x;
 }
@@ -252,7 +254,7 @@ static inline rent run_remove_at(replica *r, uint32_t i)
 /* No running request left (the replica failed). */
 static inline void run_clear(replica *r)
 {
-	r->nrun = 0;
-	r->rh = 0;
-	r->rheap = 0;
+	r->run_count = 0;
+	r->run_head = 0;
+	r->run_is_heap = 0;
 }

@@ -1,6 +1,6 @@
 /*
- * fleet_route.c - routing (round robin, least loaded, power of two choices, central)
- * and arrivals (times drawn ahead, sizes by table).
+ * fleet_route.c - routing (round robin, least loaded, power of two choices,
+ * central) and arrivals (times drawn ahead, sizes by table).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -12,20 +12,20 @@ static uint32_t choose(fleet *f)
 {
 	switch (f->router) {
 	case RT_ROUND_ROBIN:
-		if (f->rr >= f->nready)
-			f->rr = 0;
-		return f->ready[f->rr++];
+		if (f->round_robin_next >= f->ready_count)
+			f->round_robin_next = 0;
+		return f->ready[f->round_robin_next++];
 	case RT_LEAST_LOADED:
 		return least_loaded(f);
 	case RT_P2C: {
-		if (f->nready == 1)
+		if (f->ready_count == 1)
 			return f->ready[0];
-		uint32_t i = (uint32_t)gsl_rng_uniform_int(f->rng_route, f->nready);
-		uint32_t j = (uint32_t)gsl_rng_uniform_int(f->rng_route, f->nready - 1);
+		uint32_t i = (uint32_t)gsl_rng_uniform_int(f->rng_route, f->ready_count);
+		uint32_t j = (uint32_t)gsl_rng_uniform_int(f->rng_route, f->ready_count - 1);
 		if (j >= i)
 			j++;
 		uint32_t a = f->ready[i], b = f->ready[j];
-		return f->rep[b].outstanding < f->rep[a].outstanding ? b : a;
+		return f->replicas[b].outstanding < f->replicas[a].outstanding ? b : a;
 	}
 	}
 	return f->ready[0];
@@ -38,33 +38,34 @@ static uint32_t choose(fleet *f)
 enum { FRESH, MOVE, REQUEUE };
 static void route(fleet *f, uint32_t id, int how, double now)
 {
-	if (f->router == RT_CENTRAL || f->nready == 0) {
+	if (f->router == RT_CENTRAL || f->ready_count == 0) {
 		if (how == FRESH) {
-			purge(f, &f->cq, NULL, now);
-			if (f->cq.len >= f->qlimit) {
+			purge(f, &f->central, NULL, now);
+			if (f->central.length >= f->queue_limit) {
 				drop(f, id, DROP_QUEUE_FULL);
 				return;
 			}
-			q_push(f, &f->cq, id);
+			q_push(f, &f->central, id);
 		} else {
-			q_push_front(f, &f->cq, id);
+			q_push_front(f, &f->central, id);
 		}
 		waiting_add(f, now, +1);
 		if (f->router == RT_CENTRAL)
 			central_dispatch(f, now);
 		return;
 	}
-	replica *r = &f->rep[choose(f)];
+	replica *r = &f->replicas[choose(f)];
 	if (how == FRESH) {
-		purge(f, &r->q, r, now);
+		purge(f, &r->routed, r, now);
 		/* (requests of a pending start are still in the queue) */
-		if (r->q.len + (r->pend && now < r->sp.t0 ? r->pnq : 0) >= f->qlimit) {
+		if (r->routed.length + (r->pending && now < r->current.start ? r->pending_from_queue : 0) >=
+		    f->queue_limit) {
 			drop(f, id, DROP_QUEUE_FULL);
 			return;
 		}
-		q_push(f, &r->q, id);
+		q_push(f, &r->routed, id);
 	} else {
-		q_push(f, how == MOVE ? &r->q : &r->pre, id);
+		q_push(f, how == MOVE ? &r->routed : &r->preempted, id);
 	}
 	waiting_add(f, now, +1);
 	out_add(f, r, +1);
@@ -78,8 +79,8 @@ static void reroute_central(fleet *f, double now)
 		central_dispatch(f, now);
 		return;
 	}
-	while (f->cq.len && f->nready) {
-		uint32_t id = q_pop(f, &f->cq);
+	while (f->central.length && f->ready_count) {
+		uint32_t id = q_pop(f, &f->central);
 		waiting_add(f, now, -1);
 		route(f, id, MOVE, now);
 	}
@@ -113,13 +114,13 @@ static inline double draw(const aiwi_dist *d, gsl_rng *r)
  * random). */
 static inline void sizes_ahead(fleet *f)
 {
-	if (f->tok_p) {
-		f->xp = aiwi_rng_u32(f->rng_size);
-		__builtin_prefetch(aiwi_count_slot(f->tok_p, f->xp));
+	if (f->prompt_sizes) {
+		f->prompt_word = aiwi_rng_u32(f->rng_size);
+		__builtin_prefetch(aiwi_count_slot(f->prompt_sizes, f->prompt_word));
 	}
-	if (f->tok_o) {
-		f->xo = aiwi_rng_u32(f->rng_size);
-		__builtin_prefetch(aiwi_count_slot(f->tok_o, f->xo));
+	if (f->output_sizes) {
+		f->output_word = aiwi_rng_u32(f->rng_size);
+		__builtin_prefetch(aiwi_count_slot(f->output_sizes, f->output_word));
 	}
 }
 
@@ -135,39 +136,40 @@ static inline uint32_t size_by_table(const fleet *f, const aiwi_count_table *t, 
 #define ABUF 64
 static void arrivals_ahead(fleet *f, double now)
 {
-	f->an = (uint32_t)aiwi_traffic_next_n(f->tr, f->c->rng, now, f->abuf, ABUF);
-	f->ai = 0;
+	f->ahead_count =
+	        (uint32_t)aiwi_traffic_next_n(f->traffic, f->comp->rng, now, f->ahead_times, ABUF);
+	f->ahead_next = 0;
 }
 
 /* The arrival after the one at now: from the buffer, refilled when empty
  * (a trace's one row at a time, its sizes to next_p, next_o). */
 static inline double next_arrival(fleet *f, double now)
 {
-	if (f->an) {
-		if (AIW_UNLIKELY(f->ai == f->an))
+	if (f->ahead_count) {
+		if (AIW_UNLIKELY(f->ahead_next == f->ahead_count))
 			arrivals_ahead(f, now);
-		return f->abuf[f->ai++];
+		return f->ahead_times[f->ahead_next++];
 	}
-	return aiwi_traffic_next(f->tr, f->c->rng, now, &f->next_p, &f->next_o);
+	return aiwi_traffic_next(f->traffic, f->comp->rng, now, &f->next_prompt, &f->next_output);
 }
 
 /* The arrival due at now (run by the master event); false when the run
  * fails here (the trace could not be read, too many requests in flight). */
 static bool arrive(fleet *f, double now)
 {
-	aiwi_comp *c = f->c;
+	aiwi_comp *c = f->comp;
 	aiw_sim *sim = f->sim;
-	double p = f->next_p, o = f->next_o;
+	double p = f->next_prompt, o = f->next_output;
 	/* the next arrival first: its sizes come with it from a trace */
 	double nt = next_arrival(f, now);
-	f->arr_t = INFINITY;
+	f->arrival_time = INFINITY;
 	if (isnan(nt)) {
-		aiwi_err(sim, AIW_EIO, "%s: %s", c->prefix, aiwi_traffic_errmsg(f->tr));
+		aiwi_err(sim, AIW_EIO, "%s: %s", c->prefix, aiwi_traffic_errmsg(f->traffic));
 		aiwi_fail(sim, AIW_EIO);
 		return false;
 	}
 	if (isfinite(nt))
-		f->arr_t = nt;
+		f->arrival_time = nt;
 	f->arrived++;
 	uint32_t prompt, output;
 	double svc = 0;
@@ -181,20 +183,20 @@ static bool arrive(fleet *f, double now)
 		/* sizes from the trace, or drawn: by table (dist.c), or drawn
 		 * and rounded */
 		prompt = !isnan(p) ? tokens_of(p)
-		         : f->tok_p ? size_by_table(f, f->tok_p, f->xp)
+		         : f->prompt_sizes ? size_by_table(f, f->prompt_sizes, f->prompt_word)
 		                    : tokens_of(draw(aiwi_pd(c, P_PROMPT_TOKENS), f->rng_size));
 		output = !isnan(o) ? tokens_of(o)
-		         : f->tok_o ? size_by_table(f, f->tok_o, f->xo)
+		         : f->output_sizes ? size_by_table(f, f->output_sizes, f->output_word)
 		                    : tokens_of(draw(aiwi_pd(c, P_OUTPUT_TOKENS), f->rng_size));
 		sizes_ahead(f);
 	}
-	if (!f->service_mode && (double)prompt + output > f->cap_tokens) {
+	if (!f->service_mode && (double)prompt + output > f->kv_capacity_tokens) {
 		f->dropped[DROP_KV_TOO_LARGE]++;
 		return true;
 	}
 	uint32_t id = req_alloc(f);
 	if (id == NIL) {
-		bool limit = f->nrq >= MAX_IN_FLIGHT;
+		bool limit = f->request_capacity >= MAX_IN_FLIGHT;
 		if (limit)
 			aiwi_err(sim, AIW_ELIMIT,
 			         "%s: more than %u requests in flight (the fleet is overloaded); set "
@@ -206,15 +208,15 @@ static bool arrive(fleet *f, double now)
 		f->arrived--; /* never entered the model: the run stops here */
 		return false;
 	}
-	req *q = &f->rq[id];
-	q->t_arr = now;
+	req *q = &f->requests[id];
+	q->arrival = now;
 	if (f->service_mode)
 		q->key = svc > 0 ? svc : 0;
 	else
-		q->t_first = NAN;
+		q->first_token = NAN;
 	q->prompt = prompt;
 	q->output = output;
-	q->gen = 0;
+	q->generated = 0;
 	q->started = 0;
 	route(f, id, FRESH, now);
 	return true;

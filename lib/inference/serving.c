@@ -44,7 +44,8 @@
  * an arithmetic series summed (and inverted) in closed form.  An arrival
  * for a busy replica cuts its span at the next iteration boundary, where it
  * is admitted; with continuous batching the cut does that boundary's work
- * at the arrival (eager cuts, below), so that the boundary is no event.
+ * at the arrival (eager cuts: fleet.h, fleet_eager.c), so that the boundary
+ * is no event.
  * The pending span ends of all replicas sit in a winner tree, and the next
  * arrival beside it, behind one engine event, the master (cuts move an
  * entry instead of cancelling one).  A request costs two scheduled events
@@ -62,7 +63,7 @@
  * insertion point a branchless binary search finds (a heap past RUN_SORTED
  * entries), and the generator is the library's MT19937 (rng.h), whose
  * refill does not branch on random bits as GSL's does (doc/inference.md,
- * "Speed", has the measured figures).
+ * "Speed"; the measured history in doc/perf-log.md).
  * The prefill part of a span is accounted at decode power plus the prefill
  * surcharge booked when the span starts; samples take back the part still
  * ahead of them, so energy, tokens and FLOPs are exact at every sample.
@@ -111,7 +112,9 @@
  * fleet_route.c (routing, arrivals), fleet_lifecycle.c (add, remove, fail
  * replicas), serving_api.c (serving.h) and fleet_check.c (invariants, in a
  * checking build).  span.h holds the roofline maths, serving_params.c the
- * parameter table; doc/inference.md describes the whole.
+ * parameter table, metrics.c the kind's metric, curve and histogram
+ * tables, estimate.c its work estimate; doc/inference.md describes the
+ * whole.
  */
 #include "inference/fleet.h"
 
@@ -143,15 +146,15 @@ static aiw_status inference_start(aiwi_comp *c)
 	if (!f)
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	c->state = f;
-	f->c = c;
+	f->comp = c;
 	f->sim = sim;
-	f->eng = aiwi_sim_engine(sim);
+	f->engine = aiwi_sim_engine(sim);
 	f->free_head = NIL;
-	q_init(&f->cq);
+	q_init(&f->central);
 	f->spot_factor = 1;
-	f->master_t = INFINITY;
-	f->arr_t = INFINITY;
-	f->at_key = NONE;
+	f->master_time = INFINITY;
+	f->arrival_time = INFINITY;
+	f->top_key = NONE;
 	const aiwi_gpu_spec *gs = NULL;
 	aiw_status gst = aiwi_hw_gpu_get(sim, aiwi_ps(c, P_GPU), &gs);
 	if (gst != AIW_OK) { /* named as training.c names it */
@@ -166,47 +169,45 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->batching = (int)aiwi_p(c, P_BATCHING);
 	f->router = (int)aiwi_p(c, P_ROUTER);
 	f->service_mode = aiwi_pset(c, P_SERVICE);
-	f->g = aiwi_p(c, P_GPUS_PER_REPLICA);
-	f->P = aiwi_p(c, P_MODEL_PARAMS);
-	f->Wb = f->P * aiwi_p(c, P_WEIGHT_BITS) / 8;
-	f->kvpt = aiwi_pset(c, P_KV_BYTES_PER_TOKEN)
+	f->replica_gpus = aiwi_p(c, P_GPUS_PER_REPLICA);
+	f->model_params = aiwi_p(c, P_MODEL_PARAMS);
+	f->weight_bytes = f->model_params * aiwi_p(c, P_WEIGHT_BITS) / 8;
+	f->kv_bytes_per_token = aiwi_pset(c, P_KV_BYTES_PER_TOKEN)
 	                  ? aiwi_p(c, P_KV_BYTES_PER_TOKEN)
 	                  : 2 * aiwi_p(c, P_LAYERS) * aiwi_p(c, P_KV_HEADS) * aiwi_p(c, P_HEAD_DIM) *
 	                            aiwi_p(c, P_KV_BITS) / 8;
 	double peak = aiwi_p(c, P_WEIGHT_BITS) <= 8 && f->gpu.fp8_flops > 0 ? f->gpu.fp8_flops
 	                                                                   : f->gpu.bf16_flops;
-	f->F = f->g * peak * aiwi_p(c, P_MFU);
-	f->BW = f->g * f->gpu.mem_bw * aiwi_p(c, P_MEM_BW_EFF);
-	f->t_weights = f->Wb / f->BW;
-	f->pf_s = 2 * f->P / f->F;
-	f->kv_s = f->kvpt / f->BW;
-	double usable = f->g * f->gpu.mem_bytes * (1 - aiwi_p(c, P_KV_MARGIN));
-	f->cap_tokens = floor((usable - f->Wb) / f->kvpt);
-	if (!f->service_mode && !(f->cap_tokens >= 2))
+	f->flops_per_s = f->replica_gpus * peak * aiwi_p(c, P_MFU);
+	f->bytes_per_s = f->replica_gpus * f->gpu.mem_bw * aiwi_p(c, P_MEM_BW_EFF);
+	f->weights_read_s = f->weight_bytes / f->bytes_per_s;
+	f->prefill_s_per_token = 2 * f->model_params / f->flops_per_s;
+	f->kv_s_per_token = f->kv_bytes_per_token / f->bytes_per_s;
+	double usable = f->replica_gpus * f->gpu.mem_bytes * (1 - aiwi_p(c, P_KV_MARGIN));
+	f->kv_capacity_tokens = floor((usable - f->weight_bytes) / f->kv_bytes_per_token);
+	if (!f->service_mode && !(f->kv_capacity_tokens >= 2))
 		return aiwi_err(sim, AIW_ERANGE,
 		                "%s: weights of %.4g GB (model_params %g at weight_bits %g) do not fit "
 		                "with room for a KV cache in gpus_per_replica = %g x %.4g GB (%s) less "
 		                "kv_margin %g; raise gpus_per_replica or lower weight_bits",
-		                c->prefix, f->Wb / 1e9, f->P, aiwi_p(c, P_WEIGHT_BITS), f->g,
+		                c->prefix, f->weight_bytes / 1e9, f->model_params, aiwi_p(c, P_WEIGHT_BITS), f->replica_gpus,
 		                f->gpu.mem_bytes / 1e9, f->gpu.name, aiwi_p(c, P_KV_MARGIN));
-	f->gpr = aiwi_site_gpus_per_rack(sim);
+	f->gpus_per_rack = aiwi_site_gpus_per_rack(sim);
 	f->max_batch = (uint32_t)aiwi_p(c, P_MAX_BATCH);
 	f->max_delay = aiwi_p(c, P_MAX_QUEUE_DELAY);
 	f->timeout = aiwi_pset(c, P_TIMEOUT) ? aiwi_p(c, P_TIMEOUT) : INFINITY;
-	f->qlimit = aiwi_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiwi_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
-	f->eager = aiwi_serving_eager && f->batching == B_CONTINUOUS && !f->service_mode &&
-	           f->router != RT_CENTRAL && !(f->timeout < INFINITY) && f->max_batch <= RUN_SORTED;
+	f->queue_limit = aiwi_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiwi_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
+	f->eager = eager_possible(f);
 	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;
-	f->resp_bytes = aiwi_p(c, P_RESPONSE_BYTES);
+	f->response_bytes = aiwi_p(c, P_RESPONSE_BYTES);
 	double ovh = f->price.node_overhead_w / aiwi_p(c, P_GPUS_PER_NODE);
-	f->w_tot[PH_OFF] = 0;
-	f->w_tot[PH_LOADING] = f->gpu.loading_w + ovh;
-	f->w_tot[PH_IDLE] = f->gpu.idle_w + ovh;
-	f->w_tot[PH_PREFILL] = f->gpu.prefill_w + ovh;
-	f->w_tot[PH_DECODE] = f->gpu.decode_w + ovh;
-	f->w_pre_extra = f->gpu.prefill_w - f->gpu.decode_w;
+	f->watts[PH_OFF] = 0;
+	f->watts[PH_LOADING] = f->gpu.loading_w + ovh;
+	f->watts[PH_IDLE] = f->gpu.idle_w + ovh;
+	f->watts[PH_DECODE] = f->gpu.decode_w + ovh;
+	f->prefill_extra_w = f->gpu.prefill_w - f->gpu.decode_w;
 
 	/* traffic */
 	aiwi_traffic_conf tc;
@@ -214,7 +215,7 @@ static aiw_status inference_start(aiwi_comp *c)
 		return aiwi_err(sim, AIW_EINVAL,
 		                "%s.trace_file is not set: traffic = trace needs a CSV file", c->prefix);
 	char e[512];
-	st = aiwi_traffic_new(&f->tr, &tc, e, sizeof e);
+	st = aiwi_traffic_new(&f->traffic, &tc, e, sizeof e);
 	if (st != AIW_OK)
 		return aiwi_err(sim, st, "%s", e);
 
@@ -230,8 +231,8 @@ static aiw_status inference_start(aiwi_comp *c)
 	gsl_rng_set(f->rng_life, gsl_rng_get(c->rng));
 	/* request sizes by table (a trace brings its own) */
 	if (!f->service_mode && tc.kind != AIW_TRAFFIC_TRACE &&
-	    (aiwi_count_table_new(aiwi_pd(c, P_PROMPT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->tok_p) != AIW_OK ||
-	     aiwi_count_table_new(aiwi_pd(c, P_OUTPUT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->tok_o) != AIW_OK))
+	    (aiwi_count_table_new(aiwi_pd(c, P_PROMPT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->prompt_sizes) != AIW_OK ||
+	     aiwi_count_table_new(aiwi_pd(c, P_OUTPUT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->output_sizes) != AIW_OK))
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 
 	/* statistics */
@@ -240,9 +241,9 @@ static aiw_status inference_start(aiwi_comp *c)
 		if ((st = aiwi_hist_init(hs[i], AIW_HIST_MIN_S, AIW_HIST_MAX_S, AIW_HIST_REL_ERR, e,
 		                        sizeof e)) != AIW_OK)
 			return aiwi_err(sim, st, "%s: %s", c->prefix, e);
-	f->bs = calloc((size_t)f->max_batch + 1, sizeof *f->bs);
-	f->adm = calloc((size_t)f->max_batch, sizeof *f->adm);
-	if (!f->bs || !f->adm)
+	f->batch_iterations = calloc((size_t)f->max_batch + 1, sizeof *f->batch_iterations);
+	f->admitted = calloc((size_t)f->max_batch, sizeof *f->admitted);
+	if (!f->batch_iterations || !f->admitted)
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 
 	/* curves */
@@ -250,12 +251,12 @@ static aiw_status inference_start(aiwi_comp *c)
 		int *id;
 		const char *key, *unit;
 	} curves[] = {
-		{&f->id_arr, "arrival_rate", "1/s"},     {&f->id_thr, "throughput", "1/s"},
-		{&f->id_good, "goodput_rps", "1/s"},     {&f->id_ttft99, "ttft_p99_s", "s"},
-		{&f->id_qlen, "queue_length", "1"},      {&f->id_busy, "busy_replicas", "1"},
-		{&f->id_reps, "replicas", "1"},          {&f->id_tok, "tokens_per_s", "1/s"},
-		{&f->id_resp, "response_bytes_per_s", "B/s"},
-		{&f->id_cu, "compute_utilization", "1"},
+		{&f->curve_arrival_rate, "arrival_rate", "1/s"},     {&f->curve_throughput, "throughput", "1/s"},
+		{&f->curve_goodput, "goodput_rps", "1/s"},     {&f->curve_ttft_p99, "ttft_p99_s", "s"},
+		{&f->curve_queue_length, "queue_length", "1"},      {&f->curve_busy, "busy_replicas", "1"},
+		{&f->curve_replicas, "replicas", "1"},          {&f->curve_tokens, "tokens_per_s", "1/s"},
+		{&f->curve_response_bytes, "response_bytes_per_s", "B/s"},
+		{&f->curve_compute, "compute_utilization", "1"},
 	};
 	for (size_t i = 0; i < sizeof curves / sizeof *curves; i++) {
 		char n[256];
@@ -285,16 +286,16 @@ static aiw_status inference_start(aiwi_comp *c)
 		return st;
 
 	/* the first arrival */
-	f->next_p = f->next_o = NAN;
-	f->abuf = malloc(ABUF * sizeof *f->abuf);
-	if (!f->abuf)
+	f->next_prompt = f->next_output = NAN;
+	f->ahead_times = malloc(ABUF * sizeof *f->ahead_times);
+	if (!f->ahead_times)
 		return aiwi_err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
 	arrivals_ahead(f, 0);
 	double t = next_arrival(f, 0);
 	sizes_ahead(f);
 	if (isnan(t))
-		return aiwi_err(sim, AIW_EIO, "%s: %s", c->prefix, aiwi_traffic_errmsg(f->tr));
-	f->arr_t = isfinite(t) ? t : INFINITY;
+		return aiwi_err(sim, AIW_EIO, "%s: %s", c->prefix, aiwi_traffic_errmsg(f->traffic));
+	f->arrival_time = isfinite(t) ? t : INFINITY;
 	ag_sync(f);
 	return f->fail ? AIW_ENOMEM : AIW_OK;
 }
@@ -325,23 +326,23 @@ static void inference_sample(aiwi_comp *c, double t)
 	double wsum = f->waiting.sum - w_ahead; /* as the boundary events would have it */
 	double dt = aiwi_rec_dt(sim);
 	double tok = tokens_at(f, t), fl = flops_at(f, t);
-	double peak_gpu = f->F / f->g / aiwi_p(c, P_MFU); /* FLOP/s of one GPU */
+	double peak_gpu = f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU); /* FLOP/s of one GPU */
 	double ttft99 = aiwi_hist_quantile(&f->ttft_win, 0.99);
 	aiwi_hist_merge(&f->ttft, &f->ttft_win);
 	aiwi_hist_reset(&f->ttft_win);
 	if (dt > 0) {
-		aiwi_rec_put(sim, f->id_arr, (double)(f->arrived - f->prev_arrived) / dt);
-		aiwi_rec_put(sim, f->id_thr, (double)(f->completed - f->prev_completed) / dt);
-		aiwi_rec_put(sim, f->id_good, (double)(f->met_all - f->prev_met) / dt);
-		aiwi_rec_put(sim, f->id_qlen, (wsum - f->prev_waiting) / dt);
-		aiwi_rec_put(sim, f->id_busy, (f->busy.sum - f->prev_busy) / f->g / dt);
-		aiwi_rec_put(sim, f->id_reps, (f->paid.sum - f->prev_paid) / f->g / dt);
-		aiwi_rec_put(sim, f->id_tok, (tok - f->prev_tokens) / dt);
-		aiwi_rec_put(sim, f->id_resp, (tok - f->prev_tokens) * f->resp_bytes / dt);
+		aiwi_rec_put(sim, f->curve_arrival_rate, (double)(f->arrived - f->prev_arrived) / dt);
+		aiwi_rec_put(sim, f->curve_throughput, (double)(f->completed - f->prev_completed) / dt);
+		aiwi_rec_put(sim, f->curve_goodput, (double)(f->met_all - f->prev_met) / dt);
+		aiwi_rec_put(sim, f->curve_queue_length, (wsum - f->prev_waiting) / dt);
+		aiwi_rec_put(sim, f->curve_busy, (f->busy.sum - f->prev_busy) / f->replica_gpus / dt);
+		aiwi_rec_put(sim, f->curve_replicas, (f->paid.sum - f->prev_paid) / f->replica_gpus / dt);
+		aiwi_rec_put(sim, f->curve_tokens, (tok - f->prev_tokens) / dt);
+		aiwi_rec_put(sim, f->curve_response_bytes, (tok - f->prev_tokens) * f->response_bytes / dt);
 		double dp = f->paid.sum - f->prev_paid;
-		aiwi_rec_put(sim, f->id_cu, dp > 0 ? (fl - f->prev_flops) / (dp * peak_gpu) : 0);
+		aiwi_rec_put(sim, f->curve_compute, dp > 0 ? (fl - f->prev_flops) / (dp * peak_gpu) : 0);
 	}
-	aiwi_rec_put(sim, f->id_ttft99, ttft99);
+	aiwi_rec_put(sim, f->curve_ttft_p99, ttft99);
 	f->prev_arrived = f->arrived;
 	f->prev_completed = f->completed;
 	f->prev_met = f->met_all;
@@ -353,14 +354,14 @@ static void inference_sample(aiwi_comp *c, double t)
 	/* racks: the booked prefill energy still ahead of t is taken back per rack */
 	size_t nr = f->racks_used;
 	for (size_t k = 0; k < nr; k++)
-		aiwi_int_advance(&f->racks[k].p, t);
+		aiwi_int_advance(&f->racks[k].power, t);
 	double *ahead = nr ? calloc(nr, sizeof *ahead) : NULL;
 	if (nr && !ahead) {
 		oom(f);
 		return;
 	}
-	for (uint32_t i = 0; i < f->nslots && !f->service_mode; i++) {
-		double pend = prefill_pending(f, &f->rep[i], t);
+	for (uint32_t i = 0; i < f->slot_count && !f->service_mode; i++) {
+		double pend = prefill_pending(f, &f->replicas[i], t);
 		if (pend > 0) {
 			size_t r0, r1;
 			slot_racks(f, i, &r0, &r1);
@@ -370,13 +371,14 @@ static void inference_sample(aiwi_comp *c, double t)
 	}
 	for (size_t k = 0; k < nr; k++) {
 		rack *rk = &f->racks[k];
-		double e = rk->p.sum + rk->adj - ahead[k];
+		double e = rk->power.sum + rk->booked - ahead[k];
 		if (dt > 0)
-			aiwi_site_rack_power(sim, c, k, (e - rk->prev) / dt);
-		rk->prev = e;
+			aiwi_site_rack_power(sim, c, k, (e - rk->prev_energy) / dt);
+		rk->prev_energy = e;
 	}
 	free(ahead);
 	aiwi_autoscale_sample(c, t);
+	FLEET_CHECK_DEEP(f);
 }
 
 static void inference_finish(aiwi_comp *c, double t)
@@ -387,6 +389,7 @@ static void inference_finish(aiwi_comp *c, double t)
 	bring_to(c, t);
 	emit_metrics(c, t);
 	aiwi_autoscale_finish(c, t);
+	FLEET_CHECK_DEEP(F_(c));
 }
 
 static void emit_metrics(aiwi_comp *c, double t)
@@ -407,8 +410,8 @@ static void emit_metrics(aiwi_comp *c, double t)
 	M("requests_dropped", (double)dropped);
 	M("requests_in_flight", (double)f->in_flight);
 	uint64_t ahead = eager_waiting(f, t, NULL);
-	M("requests_waiting", (double)(f->nwaiting + ahead));
-	M("requests_running", (double)(f->nrunning - ahead));
+	M("requests_waiting", (double)(f->waiting_count + ahead));
+	M("requests_running", (double)(f->running_count - ahead));
 	M("requests_started", (double)f->started);
 	M("preemptions", (double)f->preemptions);
 
@@ -447,22 +450,22 @@ static void emit_metrics(aiwi_comp *c, double t)
 	M("tokens_out", tok);
 	M("tokens_per_s", t > 0 ? tok / t : NAN);
 	M("prefill_tokens", f->tokens_prefill);
-	M("response_bytes", tok * f->resp_bytes);
+	M("response_bytes", tok * f->response_bytes);
 
 	/* batch sizes, per decode iteration */
 	double iters = 0, sum = 0;
 	uint32_t bmax = 0;
 	for (uint32_t b = 1; b <= f->max_batch; b++) {
-		iters += (double)f->bs[b];
-		sum += (double)f->bs[b] * b;
-		if (f->bs[b])
+		iters += (double)f->batch_iterations[b];
+		sum += (double)f->batch_iterations[b] * b;
+		if (f->batch_iterations[b])
 			bmax = b;
 	}
 	double p99 = NAN;
 	if (iters > 0) {
 		double rank = ceil(0.99 * iters), cum = 0;
 		for (uint32_t b = 1; b <= f->max_batch; b++) {
-			cum += (double)f->bs[b];
+			cum += (double)f->batch_iterations[b];
 			if (cum >= rank) {
 				p99 = b;
 				break;
@@ -474,18 +477,18 @@ static void emit_metrics(aiwi_comp *c, double t)
 	M("batch_size_p99", p99);
 	M("batch_size_max", (double)(bmax > f->batch_peak ? bmax : f->batch_peak));
 	M("batch_wait_max_s", f->batch_wait_max);
-	M("kv_capacity_bytes", f->service_mode ? NAN : f->cap_tokens * f->kvpt);
-	M("kv_peak_bytes", f->service_mode ? NAN : f->kv_peak_tokens * f->kvpt);
-	M("kv_bytes_per_token", f->kvpt);
-	M("weight_bytes", f->Wb);
+	M("kv_capacity_bytes", f->service_mode ? NAN : f->kv_capacity_tokens * f->kv_bytes_per_token);
+	M("kv_peak_bytes", f->service_mode ? NAN : f->kv_peak_tokens * f->kv_bytes_per_token);
+	M("kv_bytes_per_token", f->kv_bytes_per_token);
+	M("weight_bytes", f->weight_bytes);
 
 	M("utilization", c->paid_gpu_s > 0 ? c->busy_gpu_s / c->paid_gpu_s : NAN);
 	M("compute_utilization",
-	  c->paid_gpu_s > 0 ? flops_at(f, t) / (c->paid_gpu_s * f->F / f->g / aiwi_p(c, P_MFU)) : NAN);
+	  c->paid_gpu_s > 0 ? flops_at(f, t) / (c->paid_gpu_s * f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU)) : NAN);
 	M("gpu_hours", c->paid_gpu_s / 3600);
-	M("replicas_ready", (double)f->nstate[AIW_REPLICA_READY]);
-	M("replicas_loading", (double)f->nstate[AIW_REPLICA_LOADING]);
-	M("replicas_draining", (double)f->nstate[AIW_REPLICA_DRAINING]);
+	M("replicas_ready", (double)f->state_count[AIW_REPLICA_READY]);
+	M("replicas_loading", (double)f->state_count[AIW_REPLICA_LOADING]);
+	M("replicas_draining", (double)f->state_count[AIW_REPLICA_DRAINING]);
 	M("energy_kwh", c->energy_j / 3.6e6);
 	/* hardware + energy at the site's PUE and price, as the site's
 	 * <prefix>.cost_usd (published by power.c) */
@@ -505,7 +508,7 @@ static aiw_status inference_param_changed(aiwi_comp *c, size_t idx)
 		return AIW_OK;
 	fleet *f = F_(c);
 	uint32_t want = (uint32_t)aiwi_p(c, P_REPLICAS);
-	uint32_t have = f->nstate[AIW_REPLICA_READY] + f->nstate[AIW_REPLICA_LOADING];
+	uint32_t have = f->state_count[AIW_REPLICA_READY] + f->state_count[AIW_REPLICA_LOADING];
 	while (have < want) {
 		double cs = draw(aiwi_pd(c, P_COLD_START), f->rng_life);
 		int s = aiwi_serving_add_replica(c, cs > 0 ? cs : 0, false);
@@ -528,25 +531,25 @@ static void inference_destroy(aiwi_comp *c)
 	if (!f)
 		return;
 	aiwi_autoscale_destroy(c);
-	for (uint32_t i = 0; i < f->nslots; i++)
-		free(f->rep[i].run);
-	free(f->rep);
+	for (uint32_t i = 0; i < f->slot_count; i++)
+		free(f->replicas[i].run);
+	free(f->replicas);
 	free(f->ready);
 	free(f->idle);
-	free(f->freeh);
-	free(f->bhead);
-	free(f->btail);
-	free(f->bl);
+	free(f->free_heap);
+	free(f->bucket_head);
+	free(f->bucket_tail);
+	free(f->bucket_links);
 	free(f->racks);
-	free(f->at);
-	free(f->ak);
-	free(f->rq);
-	free(f->bs);
-	free(f->adm);
-	free(f->abuf);
-	aiwi_traffic_free(f->tr);
-	aiwi_count_table_free(f->tok_p);
-	aiwi_count_table_free(f->tok_o);
+	free(f->tree);
+	free(f->end_keys);
+	free(f->requests);
+	free(f->batch_iterations);
+	free(f->admitted);
+	free(f->ahead_times);
+	aiwi_traffic_free(f->traffic);
+	aiwi_count_table_free(f->prompt_sizes);
+	aiwi_count_table_free(f->output_sizes);
 	if (f->rng_size)
 		gsl_rng_free(f->rng_size);
 	if (f->rng_route)

@@ -108,9 +108,12 @@ void aiwi_serving_set_autoscale(aiwi_comp *c, void *state);
  * reached a sample tick at its end). */
 const aiwi_hist *aiwi_serving_hist(const aiwi_comp *c, const char *which);
 
-/* Whether inference components started from now on do their cuts eagerly
- * (serving.c, "eager cuts"; default 1).  For tests, which compare both
- * ways; not thread-safe to change while runs are going. */
-extern int aiwi_serving_eager;
+/* Whether c does its cuts eagerly from now on (fleet.h, "the eager-cut
+ * protocol"): on by default where c's configuration allows it (then `true`
+ * turns it back on; elsewhere it stays off).  Turning it off first undoes
+ * the cuts whose boundaries are still ahead (they become events again, as
+ * if never done eagerly) and settles the others.  For tests, which compare
+ * both ways.  AIW_ESTATE if c is not a started inference component. */
+aiw_status aiwi_serving_set_eager(aiwi_comp *c, bool eager);
 
 #endif /* AIW_SERVING_H */

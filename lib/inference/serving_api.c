@@ -1,6 +1,6 @@
 /*
- * serving_api.c - the internal interface of serving.h for the autoscaler, the
- * exporters and tests (counts, slots, integrals, histograms, settings).
+ * serving_api.c - the internal interface of serving.h for the autoscaler,
+ * the exporters and tests (counts, slots, integrals, histograms, settings).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -14,14 +14,14 @@ void aiwi_serving_get_counts(const aiwi_comp *c, aiwi_serving_counts *out)
 	if (!aiwi_serving_active(c))
 		return;
 	const fleet *f = F_(c);
-	out->ready = f->nstate[AIW_REPLICA_READY];
-	out->loading = f->nstate[AIW_REPLICA_LOADING];
-	out->draining = f->nstate[AIW_REPLICA_DRAINING];
-	out->busy = f->nph[PH_PREFILL] + f->nph[PH_DECODE];
-	out->spot = f->nspot;
+	out->ready = f->state_count[AIW_REPLICA_READY];
+	out->loading = f->state_count[AIW_REPLICA_LOADING];
+	out->draining = f->state_count[AIW_REPLICA_DRAINING];
+	out->busy = f->phase_count[PH_DECODE];
+	out->spot = f->spot_count;
 	uint64_t ahead = eager_waiting(f, aiwi_now(c->sim), NULL);
-	out->waiting = f->nwaiting + ahead;
-	out->running = f->nrunning - ahead;
+	out->waiting = f->waiting_count + ahead;
+	out->running = f->running_count - ahead;
 	out->arrived = f->arrived;
 	out->completed = f->completed;
 	for (int i = 0; i < NDROP; i++)
@@ -30,28 +30,28 @@ void aiwi_serving_get_counts(const aiwi_comp *c, aiwi_serving_counts *out)
 
 size_t aiwi_serving_slots(const aiwi_comp *c)
 {
-	return aiwi_serving_active(c) ? F_(c)->nslots : 0;
+	return aiwi_serving_active(c) ? F_(c)->slot_count : 0;
 }
 
 aiwi_replica_state aiwi_serving_replica_state(const aiwi_comp *c, size_t id)
 {
-	if (!aiwi_serving_active(c) || id >= F_(c)->nslots)
+	if (!aiwi_serving_active(c) || id >= F_(c)->slot_count)
 		return AIW_REPLICA_FREE;
-	return (aiwi_replica_state)F_(c)->rep[id].state;
+	return (aiwi_replica_state)F_(c)->replicas[id].state;
 }
 
 bool aiwi_serving_replica_spot(const aiwi_comp *c, size_t id)
 {
-	if (!aiwi_serving_active(c) || id >= F_(c)->nslots)
+	if (!aiwi_serving_active(c) || id >= F_(c)->slot_count)
 		return false;
-	return F_(c)->rep[id].spot != 0;
+	return F_(c)->replicas[id].spot != 0;
 }
 
 uint32_t aiwi_serving_replica_outstanding(const aiwi_comp *c, size_t id)
 {
-	if (!aiwi_serving_active(c) || id >= F_(c)->nslots)
+	if (!aiwi_serving_active(c) || id >= F_(c)->slot_count)
 		return 0;
-	return F_(c)->rep[id].outstanding;
+	return F_(c)->replicas[id].outstanding;
 }
 
 void aiwi_serving_integrals(aiwi_comp *c, double *busy_gpu_s, double *paid_gpu_s,
@@ -90,7 +90,7 @@ void aiwi_serving_set_autoscale(aiwi_comp *c, void *state)
 
 const aiwi_traffic *aiwi_serving_traffic(const aiwi_comp *c)
 {
-	return aiwi_serving_active(c) ? F_(c)->tr : NULL;
+	return aiwi_serving_active(c) ? F_(c)->traffic : NULL;
 }
 
 aiw_status aiwi_serving_set_spot_factor(aiwi_comp *c, double factor)
@@ -122,4 +122,26 @@ const aiwi_hist *aiwi_serving_hist(const aiwi_comp *c, const char *which)
 	if (!strcmp(which, "queue_wait"))
 		return &f->wait;
 	return NULL;
+}
+
+aiw_status aiwi_serving_set_eager(aiwi_comp *c, bool eager)
+{
+	if (!aiwi_serving_active(c))
+		return AIW_ESTATE;
+	fleet *f = F_(c);
+	if (!eager && f->eager) {
+		double now = aiwi_now(c->sim);
+		for (uint32_t i = 0; i < f->slot_count; i++) {
+			replica *r = &f->replicas[i];
+			if (!r->pending)
+				continue;
+			if (now < r->current.start)
+				eager_undo(f, r, now);
+			else
+				eager_settle(f, r);
+		}
+	}
+	f->eager = eager && eager_possible(f);
+	FLEET_CHECK(f);
+	return f->fail ? AIW_ENOMEM : AIW_OK;
 }

@@ -11,14 +11,14 @@
  *   decode iteration j of n requests holding S context tokens when the
  *   span starts (each iteration adds one token per request):
  *     max(c, a + b j)  with c = n 2P/F, a = W/B + S k/B, b = n k/B
- * The iterations only lengthen, so from iteration js on (span_js) the
+ * The iterations only lengthen, so from iteration js on (span_memory_from) the
  * memory term is the larger and the times form an arithmetic series:
  *   T(K) = sum_{j<K} max(c, a + b j)
  *        = c K                                         for K <= js
  *        = c js + m a2 + b m (m - 1) / 2, m = K - js,
- *          a2 = a + b js                               for K >  js  (span_T)
+ *          a2 = a + b js                               for K >  js  (span_time)
  * and its inverse, the iterations done x seconds into the decode part,
- * the largest K with T(K) <= x (span_done_by), starts from the bound
+ * the largest K with T(K) <= x (span_iterations_by), starts from the bound
  * m <= x2 / a2 (x2 = x - c js: T(m) >= m a2) or the root of the quadratic
  * and steps to the exact K.
  */
@@ -30,14 +30,17 @@
 #include <math.h>
 #include <stdint.h>
 
-/* A roofline span: prefill of tp seconds from t0 (first tokens of nfirst
- * requests at its end, ptok prompt tokens), then decode iteration j of its n
- * requests takes max(sc, sa + sb j); it ends after k_end iterations; from
- * iteration js on, the memory term is the larger (span_js, kept: it is read
- * by every span_T, and cuts call span_T several times). */
+/* A roofline span: a prefill of prefill_s seconds from `start` (the first
+ * tokens of first_tokens requests at its end, prefill_tokens prompt tokens
+ * prefilled), then decode iteration j of its `batch` requests takes
+ * max(compute_s, memory_s + memory_step_s j) (c, a and b above); it ends
+ * after end_iteration iterations; from iteration memory_from on (js above,
+ * kept: it is read by every span_time, and cuts call span_time several
+ * times), the memory term is the larger. */
 typedef struct span {
-	double t0, tp, ptok, sc, sa, sb, js, k_end;
-	uint32_t n, nfirst;
+	double start, prefill_s, prefill_tokens, compute_s, memory_s, memory_step_s, memory_from,
+	        end_iteration;
+	uint32_t batch, first_tokens;
 } span;
 
 /* floor(q) for q >= 0 by a conversion instead of the libm call (floor is
@@ -51,23 +54,23 @@ static inline double floor_nonneg(double q)
 }
 
 /* First decode iteration j whose memory time a + b j reaches the compute floor c. */
-static inline double span_js(const span *r)
+static inline double span_memory_from(const span *sp)
 {
-	if (r->sa >= r->sc)
+	if (sp->memory_s >= sp->compute_s)
 		return 0;
-	if (r->sb <= 0)
+	if (sp->memory_step_s <= 0)
 		return INFINITY;
-	return ceil((r->sc - r->sa) / r->sb);
+	return ceil((sp->compute_s - sp->memory_s) / sp->memory_step_s);
 }
 
 /* Time of the first k decode iterations: sum_{j<k} max(c, a + b j). */
-static double span_T(const span *r, double k)
+static double span_time(const span *sp, double k)
 {
-	double js = r->js;
+	double js = sp->memory_from;
 	if (k <= js)
-		return r->sc * k;
-	double m = k - js, a2 = r->sa + r->sb * js;
-	return r->sc * js + m * a2 + r->sb * m * (m - 1) * 0.5;
+		return sp->compute_s * k;
+	double m = k - js, a2 = sp->memory_s + sp->memory_step_s * js;
+	return sp->compute_s * js + m * a2 + sp->memory_step_s * m * (m - 1) * 0.5;
 }
 
 /* Decode iterations completed x seconds after the prefill part: the largest
@@ -77,16 +80,16 @@ static double span_T(const span *r, double k)
  * most requests' path twice, and their calls cost 2.4% of the time
  * (bench/interleave_day, both slices); ag_set and complete inlined too
  * were 1.3% slower. */
-static AIW_INLINE double span_done_by_next(const span *r, double x, double *t_next)
+static AIW_INLINE double span_iterations_by_next(const span *sp, double x, double *t_next)
 {
 	*t_next = NAN;
 	if (!(x > 0))
 		return 0;
-	double js = r->js, k;
-	if (x < r->sc * js) {
-		k = floor_nonneg(x / r->sc);
+	double js = sp->memory_from, k;
+	if (x < sp->compute_s * js) {
+		k = floor_nonneg(x / sp->compute_s);
 	} else {
-		double x2 = x - (isinf(js) ? 0 : r->sc * js), a2 = r->sa + r->sb * js;
+		double x2 = x - (isinf(js) ? 0 : sp->compute_s * js), a2 = sp->memory_s + sp->memory_step_s * js;
 		double m;
 		/* x2 / a2 bounds m from above (the iterations only lengthen:
 		 * T(m) >= m a2) and is off by about sb m^2 / (2 a2) iterations:
@@ -94,25 +97,25 @@ static AIW_INLINE double span_done_by_next(const span *r, double x, double *t_ne
 		 * take a step at most), else the root of the quadratic (a
 		 * square root more on the chain); the loops make k exact */
 		m = floor_nonneg(x2 / a2);
-		if (r->sb > 0 && r->sb * m * m > a2) {
-			double p = a2 - 0.5 * r->sb;
-			m = floor_nonneg((-p + sqrt(p * p + 2 * r->sb * x2)) / r->sb);
+		if (sp->memory_step_s > 0 && sp->memory_step_s * m * m > a2) {
+			double p = a2 - 0.5 * sp->memory_step_s;
+			m = floor_nonneg((-p + sqrt(p * p + 2 * sp->memory_step_s * x2)) / sp->memory_step_s);
 		}
 		k = js + (m > 0 ? m : 0);
 	}
-	while (k > 0 && span_T(r, k) > x)
+	while (k > 0 && span_time(sp, k) > x)
 		k--;
 	double tn;
-	while ((tn = span_T(r, k + 1)) <= x)
+	while ((tn = span_time(sp, k + 1)) <= x)
 		k++;
 	*t_next = tn;
 	return k;
 }
 
-static double span_done_by(const span *r, double x)
+static double span_iterations_by(const span *sp, double x)
 {
 	double tn;
-	return span_done_by_next(r, x, &tn);
+	return span_iterations_by_next(sp, x, &tn);
 }
 
 /* The prefill of tokens > 0 prompt tokens at s_per_token seconds each of

@@ -818,24 +818,39 @@ START_TEST(trace_changed_during_run)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
-/* eager cuts (serving.c): the same results as boundary events               */
+/* eager cuts (fleet_eager.c): the same results as boundary events          */
 /* ------------------------------------------------------------------------ */
-/* Run text with eager cuts on or off (in `steps` calls of aiw_sim_run_until
- * when steps > 1, so that runs stop with admissions pending). */
+/* Each inference component of sim set to do its cuts eagerly or not. */
+static void set_eager(aiw_sim *sim, bool eager)
+{
+	for (size_t i = 0; aiwi_comp_at(sim, i); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (aiwi_serving_active(c))
+			AIW_OK_OR_FAIL(sim, aiwi_serving_set_eager(c, eager));
+	}
+}
+
+/* Run text with eager cuts on (eager 1) or off (0), or on for the first
+ * half of the steps and off from there (2: the cuts pending then are
+ * undone), in `steps` calls of aiw_sim_run_until when steps > 1, so that
+ * runs stop with admissions pending.  Every way starts the run at t = 0
+ * first, where the components are set. */
 static aiw_sim *run_cuts(const char *text, int eager, int steps)
 {
-	int saved = aiwi_serving_eager;
-	aiwi_serving_eager = eager;
 	aiw_sim *sim = load(11, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 0));
+	set_eager(sim, eager != 0);
 	if (steps > 1) {
 		double d = NAN;
 		AIW_OK_OR_FAIL(sim, aiw_sim_get_double(sim, "sim.duration", &d));
-		for (int i = 1; i <= steps; i++)
+		for (int i = 1; i <= steps; i++) {
 			AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, i < steps ? d * i / steps + 0.0123 : d));
+			if (eager == 2 && i == steps / 2)
+				set_eager(sim, false);
+		}
 	} else {
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	}
-	aiwi_serving_eager = saved;
 	return sim;
 }
 
@@ -916,6 +931,11 @@ START_TEST(eager_cuts_equal_boundary_events)
 		for (int steps = 1; steps <= 7; steps += 6) {
 			aiw_sim *a = run_cuts(cases[i][1], 1, steps), *b = run_cuts(cases[i][1], 0, steps);
 			same_results(a, b, cases[i][0]);
+			if (steps > 1) { /* eager cuts turned off in the middle of the run */
+				aiw_sim *m = run_cuts(cases[i][1], 2, steps);
+				same_results(a, m, cases[i][0]);
+				aiw_sim_free(m);
+			}
 			/* and with fewer events: a cut that admits is no event */
 			double ea = aiwi_test_metric(a, "sim.events"), eb = aiwi_test_metric(b, "sim.events");
 			ck_assert_msg(ea < eb, "%s: %g events eager, %g with boundary events", cases[i][0],
