@@ -51,8 +51,14 @@ struct aiw_sim {
 	void *sample_payload;
 	double progress_every, progress_next;
 	const char *base_dir;
+	struct aiwi_warnings *warnings; /* warnings.c */
 	char errmsg[ERRMSG_LEN];
 };
+
+struct aiwi_warnings **aiwi_sim_warnings(aiw_sim *sim)
+{
+	return &sim->warnings;
+}
 
 /* ------------------------------------------------------------------------ */
 /* status codes and version                                                  */
@@ -424,6 +430,7 @@ AIW_EXPORT void aiw_sim_free(aiw_sim *sim)
 	aiwi_engine_free(&sim->eng);
 	aiwi_rec_free(sim->rec);
 	clear_metrics(sim);
+	aiwi_warnings_clear(sim);
 	free(sim->metrics);
 	free(sim->mhash);
 	free(sim);
@@ -439,6 +446,7 @@ AIW_EXPORT aiw_status aiw_sim_reset(aiw_sim *sim)
 	aiwi_engine_clear(&sim->eng);
 	aiwi_rec_clear(sim->rec);
 	clear_metrics(sim);
+	aiwi_warnings_clear(sim);
 	sim->state = ST_CONFIG;
 	sim->fail = AIW_OK;
 	sim->errmsg[0] = 0;

@@ -69,7 +69,9 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	                 0},
 	[P_CAPACITY] = {"capacity", "site.capacity", AIW_PT_POWER, NULL, "W", 0, 1e12, NULL,
 	                AIW_PF_NONE | AIW_PF_EXCL_MIN,
-	                "contracted facility power (none: the recommended provisioning of the run)",
+	                "contracted facility power (none: the recommended provisioning of the run); "
+	                "a run whose facility peak exceeds it is not capped: it warns and "
+	                "capacity_headroom_w is negative",
 	                0},
 };
 
@@ -303,8 +305,16 @@ static void site_finish(aiwi_comp *c, double t)
 	            s->peak_it > 0 ? sum_rack_peaks / s->peak_it : NAN);
 	aiwi_metric(sim, "site", "racks", racks);
 	aiwi_metric(sim, "site", "provisioned_power_w", recommended);
-	if (aiwi_pset(c, P_CAPACITY))
+	if (aiwi_pset(c, P_CAPACITY)) {
 		aiwi_metric(sim, "site", "capacity_headroom_w", capacity - peak_fac);
+		/* not capped (the run's loads are what they are): said, not hidden */
+		if (peak_fac > capacity)
+			aiwi_warn(sim,
+			          "site.capacity %.4g kW exceeded: facility power peak %.4g kW "
+			          "(headroom %.4g kW); the run does not cap the load, its figures "
+			          "assume the power was there",
+			          capacity / 1e3, peak_fac / 1e3, (capacity - peak_fac) / 1e3);
+	}
 	aiwi_metric(sim, "site", "energy_kwh", energy / 3.6e6);
 	aiwi_metric(sim, "site", "facility_energy_kwh", energy * pue / 3.6e6);
 	aiwi_metric(sim, "site", "energy_cost_usd", energy_cost);

@@ -254,6 +254,71 @@ START_TEST(missing_price)
 }
 END_TEST
 
+/* site.capacity below the facility peak: the run goes on (status OK, the
+ * load not capped), the headroom is negative, and one warning says so with
+ * both figures; none when the capacity holds; reset clears them. */
+START_TEST(capacity_exceeded_warns)
+{
+	/* 10 kW IT x PUE 1.2 = 12 kW facility peak */
+	aiw_sim *sim = load_text(JOB "gpu_price = 30000\n[site]\ncapacity = 11kW\n");
+	size_t n = 99;
+	const char *w = NULL;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 0);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "site.capacity_headroom_w"), -1000, 1e-9);
+	ck_assert_rel(aiwi_test_metric(sim, "site.facility_power_peak_w"), 12000, 1e-9);
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 1);
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, 0, &w));
+	ck_assert_msg(strstr(w, "site.capacity 11 kW exceeded") && strstr(w, "12 kW") &&
+	                      strstr(w, "-1 kW"),
+	              "%s", w);
+	ck_assert_int_eq(aiw_sim_warning(sim, 1, &w), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "warning index 1: there are 1"), "%s",
+	              aiw_sim_errmsg(sim));
+	ck_assert_int_eq(aiw_sim_warning(sim, 0, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_warning_count(sim, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_warning_count(NULL, &n), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_warning(NULL, 0, &w), AIW_EINVAL);
+	AIW_OK_OR_FAIL(sim, aiw_sim_reset(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 0);
+	/* a capacity that holds: no warning */
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "site.capacity", "12.5kW"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "site.capacity_headroom_w"), 500, 1e-9);
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 0);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* The store: a text given twice is kept once; past the cap the last entry
+ * counts the rest. */
+START_TEST(warnings_store)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	aiwi_warn(sim, "same %d", 1);
+	aiwi_warn(sim, "same %d", 1);
+	size_t n = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 1);
+	for (int i = 0; i < 100; i++)
+		aiwi_warn(sim, "warning %d", i);
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, AIWI_WARNINGS_MAX);
+	const char *w;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, AIWI_WARNINGS_MAX - 2, &w));
+	ck_assert_str_eq(w, "warning 61");
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, AIWI_WARNINGS_MAX - 1, &w));
+	/* 101 distinct warnings, 63 kept, 38 counted */
+	ck_assert_msg(strstr(w, "38 more warnings not kept (at most 63 are)"), "%s", w);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -267,6 +332,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, bad_prices);
 	tcase_add_test(tc, unknown_gpu);
 	tcase_add_test(tc, missing_price);
+	tcase_add_test(tc, capacity_exceeded_warns);
+	tcase_add_test(tc, warnings_store);
 	suite_add_tcase(s, tc);
 	return s;
 }
