@@ -53,7 +53,26 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 /* The cost per million tokens, for the kinds that count tokens. */
 #define AIWI_METRIC_COST_PER_MTOK \
 	{"cost_per_mtok_usd", "Cost per million tokens", "USD", AIW_METRIC_HEADLINE, \
-	 "cost per million tokens (trained, or generated)", NULL, NULL, NULL, NULL}
+	 "cost / million tokens: training, tokens trained; inference, the whole cost over the " \
+	 "output tokens alone (prompt tokens count for nothing: see cost_per_mtok_input_usd, " \
+	 "_output_usd and _blended_usd for prices as serving quotes them)", NULL, NULL, NULL, NULL}
+
+/* Inference: how the cost splits between input and output tokens, as
+ * serving is priced (a price per million input tokens and a higher one per
+ * million output tokens).  With C the fleet's cost, N_in and N_out its
+ * tokens and k this ratio, the break-even prices are
+ *   input  = C / (N_in + k N_out),   output = k x input,
+ * so that N_in x input + N_out x output = C.  Default 4: the median
+ * output/input price multiple of 198 API models (D. Rosehill, "Output/Input
+ * Price Multiple Analysis", Hugging Face space agentic-llm-price-comparisons,
+ * read 2026-12-01); OpenAI GPT-4o lists $2.50 / $10 (4x), Anthropic's
+ * models 5x, many open-weight hosts 1x. */
+#define AIW_TOKEN_PRICE_PARAM_DEFS(KIND) \
+	{"output_price_ratio", KIND ".NAME.output_price_ratio", AIW_PT_REAL, "4", "1", 0.01, 1000, \
+	 NULL, 0, \
+	 "price of an output token / price of an input token, to split the cost between them " \
+	 "(cost_per_mtok_input_usd, _output_usd); 4: the median of published API prices", 0}
+#define AIW_TOKEN_PRICE_NPARAMS 1
 
 typedef struct aiwi_pricing {
 	double usd_per_gpu_s;  /* cost of one provisioned GPU for one second */

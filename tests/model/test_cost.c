@@ -319,6 +319,46 @@ START_TEST(warnings_store)
 }
 END_TEST
 
+/* Inference cost per million tokens as serving is priced: with C the
+ * fleet's cost (hardware + energy at the site's PUE and price), N_in the
+ * prompt tokens of the admitted requests (each once), N_out the generated
+ * tokens and k = output_price_ratio, input = C / (N_in + k N_out), output =
+ * k x input, blended = C / (N_in + N_out); cost_per_mtok_usd stays C /
+ * N_out.  Both admission paths (eager cuts; a timeout forces the boundary
+ * events), 2,048-token prompts and 28-token outputs as the Azure code
+ * trace's medians. */
+#define FLEET(NAME, EXTRA)                                                                    \
+	"[inference " NAME "]\ngpu = H100-SXM\nmodel_params = 8e9\ntraffic = poisson\n"        \
+	"rate = 3/s\nreplicas = 2\nprompt_tokens = 2048\noutput_tokens = 28\n" EXTRA
+START_TEST(inference_token_prices)
+{
+	aiw_sim *sim = load_text("[sim]\nduration = 20min\nsample_interval = 1min\n"
+	                         FLEET("a", "") FLEET("b", "timeout = 1h\noutput_price_ratio = 1\n"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	static const char *const names[2] = {"a", "b"};
+	for (int i = 0; i < 2; i++) {
+		char n[128];
+#define IM(key) (snprintf(n, sizeof n, "inference.%s.%s", names[i], key), aiwi_test_metric(sim, n))
+		double c = IM("cost_usd"), nin = IM("tokens_in"), nout = IM("tokens_out");
+		double k = i == 0 ? 4 : 1;
+		ck_assert(nout > 1000);
+		ck_assert_double_eq(nin, 2048 * IM("requests_started"));
+		double pin = IM("cost_per_mtok_input_usd"), pout = IM("cost_per_mtok_output_usd");
+		ck_assert_rel(pin, c / (nin + k * nout) * 1e6, 1e-12);
+		ck_assert_rel(pout, k * pin, 1e-12);
+		ck_assert(nin > 0 && nout > 0 && pin > 0);
+		ck_assert_rel((nin * pin + nout * pout) / 1e6, c, 1e-12);
+		ck_assert_rel(IM("cost_per_mtok_blended_usd"), c / (nin + nout) * 1e6, 1e-12);
+		ck_assert_rel(IM("cost_per_mtok_usd"), c / nout * 1e6, 1e-12);
+		/* the output-only figure is 1 + N_in / N_out ~ 74 times the blended one */
+		double out_only = IM("cost_per_mtok_usd"), blended = IM("cost_per_mtok_blended_usd");
+		ck_assert(out_only > 50 * blended);
+#undef IM
+	}
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -334,6 +374,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, missing_price);
 	tcase_add_test(tc, capacity_exceeded_warns);
 	tcase_add_test(tc, warnings_store);
+	tcase_add_test(tc, inference_token_prices);
 	suite_add_tcase(s, tc);
 	return s;
 }
