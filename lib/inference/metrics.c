@@ -163,6 +163,18 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	 "provisioned GPU-hours (loading and draining replicas included)", NULL, NULL, NULL, NULL},
 	{"gpu_hours_busy", "GPU-hours busy", "h", AIW_METRIC_COUNT,
 	 "GPU-hours of replicas serving at least one request", NULL, NULL, NULL, NULL},
+	{"released_gpu_hours", "GPU-hours released below the peak", "h", AIW_METRIC_COUNT,
+	 "autoscaled: replicas_peak x GPUs per replica x run time - provisioned GPU-hours",
+	 NULL, NULL, NULL, NULL},
+	{"released_usd", "  their hardware cost", "USD", 0,
+	 "autoscaled: released GPU-hours at the fleet's mean hardware price per GPU-hour "
+	 "(rented: not paid, a saving; owned or reserved: paid anyway)", NULL, NULL, NULL, NULL},
+	{"stranded_gpu_hours", "GPU-hours stranded (owned, released)", "h", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
+	 "autoscaled under capex or reserved pricing: the released GPU-hours, paid but idle "
+	 "unless other work uses them (0 under ondemand pricing)", NULL, NULL, NULL, NULL},
+	{"stranded_usd", "  their hardware cost", "USD", AIW_METRIC_HEADLINE,
+	 "hardware cost of the stranded GPU-hours (not a saving: owned capacity is paid)",
+	 NULL, NULL, NULL, NULL},
 	{"spot_preemptions", "Spot preemptions", "1", AIW_METRIC_COUNT,
 	 "spot replicas reclaimed by the provider (notice given)", NULL, NULL, NULL, NULL},
 	{"spot_preemptions_expected", "  expected", "1", AIW_METRIC_RATIO,
@@ -196,7 +208,9 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	{"gpu_hours_saved", "GPU-hours saved", "h", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
 	 "compare_fixed: GPU-hours of the fixed fleet minus this fleet's", NULL, NULL, NULL, NULL},
 	{"cost_saved_usd", "Cost saved", "USD", AIW_METRIC_HEADLINE,
-	 "compare_fixed: cost of the fixed fleet minus this fleet's", NULL, NULL, NULL, NULL},
+	 "compare_fixed: cost of the fixed fleet minus this fleet's, with this fleet's stranded "
+	 "capacity counted as paid (capex, reserved): then only energy and a smaller owned fleet "
+	 "save; under ondemand pricing the released GPU-hours are saved", NULL, NULL, NULL, NULL},
 	{"cost_saved_fraction", "Cost saved (share)", "1", AIW_METRIC_FRACTION,
 	 "compare_fixed: cost saved / cost of the fixed fleet", NULL, NULL, NULL, NULL},
 	{"energy_saved_kwh", "Energy saved", "kWh", 0,

@@ -84,6 +84,12 @@ typedef struct aiwi_pricing {
 aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec *g,
                             aiwi_pricing *out);
 
+/* Whether component c (a kind with AIW_COST_PARAM_DEFS) pays for its GPUs
+ * whether it uses them or not: capex (owned) and reserved (committed)
+ * pricing.  Capacity such a component releases (an autoscaler scaling
+ * down) is stranded, not saved, unless other work uses it. */
+bool aiwi_cost_committed(const aiwi_comp *c);
+
 /* What the site charges for it_energy_j joules of IT energy: facility energy
  * (x site.pue) at site.electricity_price.  The site publishes it per
  * component as <prefix>.energy_cost_usd; a model uses it for its own

@@ -359,6 +359,52 @@ START_TEST(inference_token_prices)
 }
 END_TEST
 
+/* Autoscaling released capacity: peak x GPUs x time - provisioned
+ * GPU-hours.  Rented (ondemand), the released GPU-hours are not paid: the
+ * saving against the fixed fleet is the hardware and energy difference.
+ * Owned (capex), they are paid anyway (stranded): against a fixed fleet of
+ * the peak size (compare_fixed = auto) the saving is the energy alone. */
+#define HPA_FLEET                                                                             \
+	"[sim]\nduration = 6h\nsample_interval = 1min\n"                                      \
+	"[inference hpa]\ngpus_per_replica = 2\nweight_bits = 8\ntraffic = diurnal\n"         \
+	"rate = 10/s\npeak_to_trough = 10\npeak_hour = 4\nreplicas = 4\nautoscaler = hpa\n"    \
+	"min_replicas = 2\nmax_replicas = 24\nmetric = concurrency\ntarget_value = 12\n"        \
+	"cold_start = uniform(10s,30s)\ncompare_fixed = auto\n"
+START_TEST(autoscale_stranded_vs_released)
+{
+	for (int owned = 0; owned < 2; owned++) {
+		aiw_sim *sim = load_text(owned ? HPA_FLEET "pricing = capex\n"
+		                               : HPA_FLEET "pricing = ondemand\n");
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+#define HM(key) aiwi_test_metric(sim, "inference.hpa." key)
+		double peak = HM("replicas_peak"), gh = HM("gpu_hours");
+		double rel = HM("released_gpu_hours"), rel_usd = HM("released_usd");
+		ck_assert_double_eq(HM("fixed_replicas"), peak);
+		ck_assert_rel(rel, peak * 2 * 6 - gh, 1e-12);
+		ck_assert(rel > 0.2 * gh); /* the night trough is released */
+		ck_assert_rel(rel_usd, rel * HM("hardware_cost_usd") / gh, 1e-12);
+		double cost = HM("cost_usd"), fixed = HM("fixed_cost_usd"), saved = HM("cost_saved_usd");
+		if (!owned) {
+			ck_assert_double_eq(HM("stranded_gpu_hours"), 0);
+			ck_assert_double_eq(HM("stranded_usd"), 0);
+			ck_assert_rel(saved, fixed - cost, 1e-12);
+			ck_assert(saved > 0.8 * rel_usd); /* mostly the rent of what was released */
+		} else {
+			ck_assert_double_eq(HM("stranded_gpu_hours"), rel);
+			ck_assert_double_eq(HM("stranded_usd"), rel_usd);
+			ck_assert_rel(saved, fixed - cost - rel_usd, 1e-12);
+			/* same owned hardware on both sides: only the energy is saved */
+			double fixed_energy_cost = fixed - HM("fixed_hardware_cost_usd");
+			double energy_cost = cost - HM("hardware_cost_usd");
+			ck_assert_rel(saved, fixed_energy_cost - energy_cost, 1e-9);
+			ck_assert(saved < 0.2 * rel_usd);
+		}
+#undef HM
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -375,6 +421,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, capacity_exceeded_warns);
 	tcase_add_test(tc, warnings_store);
 	tcase_add_test(tc, inference_token_prices);
+	tcase_add_test(tc, autoscale_stranded_vs_released);
 	suite_add_tcase(s, tc);
 	return s;
 }
