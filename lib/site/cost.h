@@ -17,7 +17,18 @@
 #define AIW_PRICING_CHOICES "capex|ondemand"
 enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 
-/* The entries, in this order; KIND is a string literal ("training"). */
+/* The entries, in this order; KIND is a string literal ("training").
+ * Node power beyond the GPUs, typical against nameplate, for an 8-GPU
+ * DGX/HGX H100 node: NVIDIA's DGX H100 user guide rates the system at
+ * 10.2 kW max (six 3.3 kW supplies, 4+2 redundant), i.e. 4.6 kW beyond
+ * 8 x 700 W GPUs: node_nameplate's default.  Measured, the node drew at
+ * most ~8.4 kW training Llama2-13b and ResNet with the GPUs near full
+ * utilisation, 18 % under the rating (Latif et al., "Single-Node Power
+ * Demand During AI Training: Measurements on an 8-GPU NVIDIA H100 System",
+ * IEEE Access 13:61740, 2025).  node_overhead (1.5 kW, drawn whatever the
+ * GPUs do) is an estimate of the running CPUs, NICs, NVSwitches and fans
+ * below both; nameplate provisioning (site.nameplate_power_w) uses
+ * node_nameplate. */
 #define AIW_COST_PARAM_DEFS(KIND)                                                             \
 	{"pricing", KIND ".NAME.pricing", AIW_PT_ENUM, "capex", "", 0, 1, AIW_PRICING_CHOICES, 0, \
 	 "capex: purchase price amortised over lifetime; ondemand: hourly rental", 0},           \
@@ -29,8 +40,12 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 	 NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,                                                    \
 	 "rental price per GPU-hour (none: the catalog's)", 0},                                  \
 	{"node_overhead", KIND ".NAME.node_overhead", AIW_PT_POWER, "1.5kW", "W", 0, 1e6, NULL,  \
-	 0, "power of a node beyond its GPUs: CPUs, NICs, fans, switches", 0}
-#define AIW_COST_NPARAMS 5
+	 0, "power a node draws beyond its GPUs while running (CPUs, NICs, fans, switches)", 0}, \
+	{"node_nameplate", KIND ".NAME.node_nameplate", AIW_PT_POWER, "4.6kW", "W", 0, 1e6, NULL,\
+	 0,                                                                                      \
+	 "rated power of a node beyond its GPUs, for nameplate provisioning (DGX H100: 10.2 kW "  \
+	 "max - 8 x 700 W = 4.6 kW)", 0}
+#define AIW_COST_NPARAMS 6
 
 /* The summary metrics the site publishes for every accounted component
  * (site.c) and its IT energy, which each model publishes: rows every such

@@ -405,6 +405,31 @@ START_TEST(autoscale_stranded_vs_released)
 }
 END_TEST
 
+/* Nameplate provisioning beside the simulated peak: each component's most
+ * GPUs x (TDP + node_nameplate / gpus_per_node), a scripted load its own
+ * peak; x PUE for the facility. */
+START_TEST(nameplate_power)
+{
+	aiw_sim *sim = load_text(JOB "gpu_price = 30000\n"
+	                         "[inference f]\ngpu = H100-SXM\nmodel_params = 8e9\nrate = 1/s\n"
+	                         "replicas = 3\ngpus_per_replica = 1\nautoscaler = none\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double inf = 3 * (700 + 4600.0 / 8), load = 10000; /* H100 TDP 700 W */
+	ck_assert_rel(aiwi_test_metric(sim, "site.nameplate_power_w"), inf + load, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.facility_nameplate_power_w"), 1.2 * (inf + load),
+	              1e-12);
+	/* the simulated peak is below it: the fleet draws idle/decode power */
+	ck_assert(aiwi_test_metric(sim, "site.power_peak_w") < inf + load);
+	aiw_sim_free(sim);
+	sim = load_text(JOB "gpu_price = 30000\n[inference f]\ngpu = B200\nmodel_params = 8e9\n"
+	                "rate = 1/s\nreplicas = 2\ngpus_per_replica = 1\ngpus_per_node = 4\nnode_nameplate = 2kW\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "site.nameplate_power_w"), 2 * (1000 + 500.0) + load,
+	              1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -422,6 +447,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, warnings_store);
 	tcase_add_test(tc, inference_token_prices);
 	tcase_add_test(tc, autoscale_stranded_vs_released);
+	tcase_add_test(tc, nameplate_power);
 	suite_add_tcase(s, tc);
 	return s;
 }
