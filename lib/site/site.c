@@ -383,7 +383,7 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	 "facility power peak x (1 + site.provisioning_margin)", NULL, NULL, NULL, NULL},
 	{"nameplate_power_w", "IT nameplate power", "W", AIW_METRIC_HEADLINE,
 	 "sum over components of their most GPUs x (TDP + node_nameplate / gpus_per_node); "
-	 "scripted loads: their peak.  What rated provisioning reserves, beside power_peak_w",
+	 "scripted loads: their peak (what rated provisioning reserves, beside power_peak_w)",
 	 NULL, NULL, NULL, NULL},
 	{"facility_nameplate_power_w", "Facility nameplate power", "W", AIW_METRIC_HEADLINE,
 	 "IT nameplate power x PUE: nameplate provisioning, to compare with provisioned_power_w",
