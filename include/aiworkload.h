@@ -101,6 +101,12 @@ AIW_EXPORT const char *aiw_sim_errmsg(const aiw_sim *sim);
 /* Back to time 0 with the same parameters and seed: curves, metrics and
  * pending events are cleared; a new run reproduces the first bit for bit. */
 AIW_EXPORT aiw_status aiw_sim_reset(aiw_sim *sim);
+/* Warnings of the run so far: results to read with care (a contracted
+ * site.capacity exceeded, ...).  A warning never fails a call; the library
+ * never prints.  Each text is kept once, at most 64; the i-th (from 0) is
+ * valid until the next aiw_sim_reset or aiw_sim_free. */
+AIW_EXPORT aiw_status aiw_sim_warning_count(aiw_sim *sim, size_t *out);
+AIW_EXPORT aiw_status aiw_sim_warning(aiw_sim *sim, size_t i, const char **out);
 
 /* Parameters, by name: "sim.seed", "site.pue", "training.pretrain.gpus",
  * "inference.chat.max_batch".  Setting a parameter of a component that does

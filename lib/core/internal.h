@@ -42,6 +42,16 @@ typedef struct aiwi_dist aiwi_dist;
 /* Record a message on sim (may be NULL) and return code. */
 aiw_status aiwi_err(aiw_sim *sim, aiw_status code, const char *fmt, ...) AIW_PRINTF(3, 4);
 aiw_status aiwi_verr(aiw_sim *sim, aiw_status code, const char *fmt, va_list ap);
+/* Warnings (warnings.c): a result the run gives but that the user should
+ * not take at face value (a limit exceeded, a default that misleads).  The
+ * run goes on; the caller reads them with aiw_sim_warning_count and
+ * aiw_sim_warning.  An identical text is kept once; at most
+ * AIWI_WARNINGS_MAX are kept (the last one then says how many more came).
+ * Cleared by aiw_sim_reset. */
+#define AIWI_WARNINGS_MAX 64
+void aiwi_warn(aiw_sim *sim, const char *fmt, ...) AIW_PRINTF(2, 3);
+void aiwi_warnings_clear(aiw_sim *sim);
+struct aiwi_warnings **aiwi_sim_warnings(aiw_sim *sim); /* sim.c: the slot */
 /* Write into a caller buffer (may be NULL), return code. */
 aiw_status aiwi_buferr(char *buf, size_t len, aiw_status code, const char *fmt, ...)
 	AIW_PRINTF(4, 5);

@@ -57,8 +57,14 @@ struct aiw_sim {
 	double progress_every, progress_next;
 	const char *base_dir;
 	aiwi_int_log intlog; /* integrals advanced by the finish hooks (internal.h) */
+	struct aiwi_warnings *warnings; /* warnings.c */
 	char errmsg[ERRMSG_LEN];
 };
+
+struct aiwi_warnings **aiwi_sim_warnings(aiw_sim *sim)
+{
+	return &sim->warnings;
+}
 
 _Thread_local aiwi_int_log *aiwi_int_peek AIW_TLS_IE;
 
@@ -522,6 +528,7 @@ AIW_EXPORT void aiw_sim_free(aiw_sim *sim)
 	aiwi_engine_free(&sim->eng);
 	aiwi_rec_free(sim->rec);
 	clear_metrics(sim);
+	aiwi_warnings_clear(sim);
 	free(sim->metrics);
 	free(sim->mhash);
 	free(sim);
@@ -537,6 +544,7 @@ AIW_EXPORT aiw_status aiw_sim_reset(aiw_sim *sim)
 	aiwi_engine_clear(&sim->eng);
 	aiwi_rec_clear(sim->rec);
 	clear_metrics(sim);
+	aiwi_warnings_clear(sim);
 	sim->state = ST_CONFIG;
 	sim->fail = AIW_OK;
 	sim->errmsg[0] = 0;

@@ -506,6 +506,8 @@ static aiw_status build_fixed(autoscaler *a)
 	return AIW_OK;
 }
 
+static double released(const autoscaler *a, double t, bool stranded_usd);
+
 static void run_fixed(autoscaler *a, double t)
 {
 	aiwi_comp *c = a->c;
@@ -549,10 +551,12 @@ static void run_fixed(autoscaler *a, double t)
 		aiwi_metric(a->sim, px, keys[i][1], fix[i]);
 	}
 	/* this run's figures from its integrals (the site publishes cost_usd
-	 * after the components finish) */
+	 * after the components finish); owned or reserved, the capacity it
+	 * released below its peak is paid all the same (stranded) */
 	double mine[4] = {c->paid_gpu_s / 3600,
-	                  c->cost_usd + aiwi_cost_energy_usd(a->sim, c->energy_j), 0,
-	                  c->energy_j / 3.6e6};
+	                  c->cost_usd + aiwi_cost_energy_usd(a->sim, c->energy_j) +
+	                          released(a, t, true),
+	                  0, c->energy_j / 3.6e6};
 	aiwi_metric(a->sim, px, "fixed_replicas", want);
 	aiwi_metric(a->sim, px, "gpu_hours_saved", fix[0] - mine[0]);
 	aiwi_metric(a->sim, px, "cost_saved_usd", fix[1] - mine[1]);
@@ -727,6 +731,24 @@ void aiwi_autoscale_sample(aiwi_comp *c, double t)
 		aiwi_rec_put(a->sim, a->id_panic, isnan(a->ks.panic_time) ? 0 : 1);
 }
 
+/* GPU-seconds (usd false) or their hardware cost (usd true) that the fleet
+ * released below its peak: owned capacity (peak replicas x GPUs x time)
+ * less the provisioned GPU-seconds.  stranded: only under capex or
+ * reserved pricing, where released GPUs are paid anyway (aiwi_cost_committed);
+ * the cost is at the fleet's mean price per provisioned GPU-second. */
+static double released(const autoscaler *a, double t, bool stranded_usd)
+{
+	const aiwi_comp *c = a->c;
+	double s = (double)a->peak * a->g * t - c->paid_gpu_s;
+	if (!(s > 0))
+		return 0;
+	if (!stranded_usd)
+		return s;
+	if (!aiwi_cost_committed(c) || !(c->paid_gpu_s > 0))
+		return 0;
+	return s * c->cost_usd / c->paid_gpu_s;
+}
+
 void aiwi_autoscale_finish(aiwi_comp *c, double t)
 {
 	autoscaler *a = c ? AS_(c) : NULL;
@@ -748,6 +770,14 @@ void aiwi_autoscale_finish(aiwi_comp *c, double t)
 	M("cold_start_mean_s", a->cold_starts ? a->cold_sum / (double)a->cold_starts : NAN);
 	M("gpu_hours_paid", c->paid_gpu_s / 3600);
 	M("gpu_hours_busy", c->busy_gpu_s / 3600);
+	/* capacity released below the peak: saved if rented, stranded if owned */
+	double rel_s = released(a, t, false);
+	double rel_usd = c->paid_gpu_s > 0 ? rel_s * c->cost_usd / c->paid_gpu_s : 0;
+	bool owned = aiwi_cost_committed(c);
+	M("released_gpu_hours", rel_s / 3600);
+	M("released_usd", rel_usd);
+	M("stranded_gpu_hours", owned ? rel_s / 3600 : 0);
+	M("stranded_usd", owned ? rel_usd : 0);
 	M("spot_preemptions", a->preemptions);
 	M("spot_reclaims", a->reclaims);
 	M("spot_exposure_h", a->spot_live.sum / 3600);

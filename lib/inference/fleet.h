@@ -353,6 +353,7 @@ typedef struct fleet {
 	uint64_t arrived, completed, dropped[NDROP], started, preemptions;
 	uint64_t met_all, met_ttft, met_tpot, met_e2e;
 	double tokens_out, tokens_prefill, flops;
+	double tokens_in; /* prompt tokens of the admitted requests, each once */
 	double kv_peak_tokens, batch_wait_max;
 	uint32_t batch_peak;
 	/* curves */

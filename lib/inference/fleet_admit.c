@@ -117,6 +117,7 @@ static void take(fleet *f, replica *r, queue *from, double now, double *prefill_
 	if (!q->started) {
 		q->started = 1;
 		f->started++;
+		f->tokens_in += q->prompt;
 		aiwi_hist_add_fast(&f->wait, now - q->arrival);
 	}
 	uint32_t seq = f->admissions++;

@@ -144,6 +144,7 @@ static void eager_settle(fleet *f, replica *r)
 		if (!q->started) {
 			q->started = 1;
 			f->started++;
+			f->tokens_in += q->prompt;
 			aiwi_hist_add_fast(&f->wait, t0 - q->arrival);
 		}
 		if (isnan(q->first_token)) {

@@ -494,6 +494,12 @@ static void emit_metrics(aiwi_comp *c, double t)
 	 * <prefix>.cost_usd (published by power.c) */
 	double total = c->cost_usd + c->energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim);
 	M("cost_per_mtok_usd", tok > 0 ? total / tok * 1e6 : NAN);
+	/* as serving is priced (cost.h, AIW_TOKEN_PRICE_PARAM_DEFS) */
+	double k = aiwi_p(c, P_TOKEN_PRICE), tin = f->tokens_in;
+	M("tokens_in", tin);
+	M("cost_per_mtok_input_usd", tin + k * tok > 0 ? total / (tin + k * tok) * 1e6 : NAN);
+	M("cost_per_mtok_output_usd", tin + k * tok > 0 ? k * total / (tin + k * tok) * 1e6 : NAN);
+	M("cost_per_mtok_blended_usd", tin + tok > 0 ? total / (tin + tok) * 1e6 : NAN);
 	M("cost_per_request_usd", f->completed ? total / (double)f->completed : NAN);
 #undef M
 }

@@ -127,6 +127,7 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                      AIW_PT_SIZE, "4", "B", 0, 1e9, NULL, 0,
 	                      "bytes sent to the client per output token (north-south traffic)", 0},
 	AIW_COST_PARAM_DEFS("inference"),
+	AIW_TOKEN_PRICE_PARAM_DEFS("inference"),
 	AIW_AUTOSCALE_PARAM_DEFS("inference"),
 };
 #undef IP

@@ -36,6 +36,12 @@ aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_sp
 	return AIW_OK;
 }
 
+bool aiwi_cost_committed(const aiwi_comp *c)
+{
+	size_t i = aiwi_kind_param_index(c->kind, "pricing");
+	return i != SIZE_MAX && (int)aiwi_p(c, i) != AIW_PRICING_ONDEMAND;
+}
+
 double aiwi_cost_energy_usd(const aiw_sim *sim, double it_energy_j)
 {
 	return it_energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim);

@@ -17,7 +17,18 @@
 #define AIW_PRICING_CHOICES "capex|ondemand"
 enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 
-/* The entries, in this order; KIND is a string literal ("training"). */
+/* The entries, in this order; KIND is a string literal ("training").
+ * Node power beyond the GPUs, typical against nameplate, for an 8-GPU
+ * DGX/HGX H100 node: NVIDIA's DGX H100 user guide rates the system at
+ * 10.2 kW max (six 3.3 kW supplies, 4+2 redundant), i.e. 4.6 kW beyond
+ * 8 x 700 W GPUs: node_nameplate's default.  Measured, the node drew at
+ * most ~8.4 kW training Llama2-13b and ResNet with the GPUs near full
+ * utilisation, 18 % under the rating (Latif et al., "Single-Node Power
+ * Demand During AI Training: Measurements on an 8-GPU NVIDIA H100 System",
+ * IEEE Access 13:61740, 2025).  node_overhead (1.5 kW, drawn whatever the
+ * GPUs do) is an estimate of the running CPUs, NICs, NVSwitches and fans
+ * below both; nameplate provisioning (site.nameplate_power_w) uses
+ * node_nameplate. */
 #define AIW_COST_PARAM_DEFS(KIND)                                                             \
 	{"pricing", KIND ".NAME.pricing", AIW_PT_ENUM, "capex", "", 0, 1, AIW_PRICING_CHOICES, 0, \
 	 "capex: purchase price amortised over lifetime; ondemand: hourly rental", 0},           \
@@ -29,8 +40,12 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 	 NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,                                                    \
 	 "rental price per GPU-hour (none: the catalog's)", 0},                                  \
 	{"node_overhead", KIND ".NAME.node_overhead", AIW_PT_POWER, "1.5kW", "W", 0, 1e6, NULL,  \
-	 0, "power of a node beyond its GPUs: CPUs, NICs, fans, switches", 0}
-#define AIW_COST_NPARAMS 5
+	 0, "power a node draws beyond its GPUs while running (CPUs, NICs, fans, switches)", 0}, \
+	{"node_nameplate", KIND ".NAME.node_nameplate", AIW_PT_POWER, "4.6kW", "W", 0, 1e6, NULL,\
+	 0,                                                                                      \
+	 "rated power of a node beyond its GPUs, for nameplate provisioning (DGX H100: 10.2 kW "  \
+	 "max - 8 x 700 W = 4.6 kW)", 0}
+#define AIW_COST_NPARAMS 6
 
 /* The summary metrics the site publishes for every accounted component
  * (site.c) and its IT energy, which each model publishes: rows every such
@@ -53,7 +68,26 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 /* The cost per million tokens, for the kinds that count tokens. */
 #define AIWI_METRIC_COST_PER_MTOK \
 	{"cost_per_mtok_usd", "Cost per million tokens", "USD", AIW_METRIC_HEADLINE, \
-	 "cost per million tokens (trained, or generated)", NULL, NULL, NULL, NULL}
+	 "cost / million tokens: training, tokens trained; inference, the whole cost over the " \
+	 "output tokens alone (prompt tokens count for nothing: see cost_per_mtok_input_usd, " \
+	 "_output_usd and _blended_usd for prices as serving quotes them)", NULL, NULL, NULL, NULL}
+
+/* Inference: how the cost splits between input and output tokens, as
+ * serving is priced (a price per million input tokens and a higher one per
+ * million output tokens).  With C the fleet's cost, N_in and N_out its
+ * tokens and k this ratio, the break-even prices are
+ *   input  = C / (N_in + k N_out),   output = k x input,
+ * so that N_in x input + N_out x output = C.  Default 4: the median
+ * output/input price multiple of 198 API models (D. Rosehill, "Output/Input
+ * Price Multiple Analysis", Hugging Face space agentic-llm-price-comparisons,
+ * read 2026-12-01); OpenAI GPT-4o lists $2.50 / $10 (4x), Anthropic's
+ * models 5x, many open-weight hosts 1x. */
+#define AIW_TOKEN_PRICE_PARAM_DEFS(KIND) \
+	{"output_price_ratio", KIND ".NAME.output_price_ratio", AIW_PT_REAL, "4", "1", 0.01, 1000, \
+	 NULL, 0, \
+	 "price of an output token / price of an input token, to split the cost between them " \
+	 "(cost_per_mtok_input_usd, _output_usd); 4: the median of published API prices", 0}
+#define AIW_TOKEN_PRICE_NPARAMS 1
 
 typedef struct aiwi_pricing {
 	double usd_per_gpu_s;  /* cost of one provisioned GPU for one second */
@@ -64,6 +98,12 @@ typedef struct aiwi_pricing {
  * `first`, for GPU g.  Errors (no price known) are recorded on c->sim. */
 aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec *g,
                             aiwi_pricing *out);
+
+/* Whether component c (a kind with AIW_COST_PARAM_DEFS) pays for its GPUs
+ * whether it uses them or not: capex (owned) and reserved (committed)
+ * pricing.  Capacity such a component releases (an autoscaler scaling
+ * down) is stranded, not saved, unless other work uses it. */
+bool aiwi_cost_committed(const aiwi_comp *c);
 
 /* What the site charges for it_energy_j joules of IT energy: facility energy
  * (x site.pue) at site.electricity_price.  The site publishes it per

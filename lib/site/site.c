@@ -69,7 +69,9 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	                 0},
 	[P_CAPACITY] = {"capacity", "site.capacity", AIW_PT_POWER, NULL, "W", 0, 1e12, NULL,
 	                AIW_PF_NONE | AIW_PF_EXCL_MIN,
-	                "contracted facility power (none: the recommended provisioning of the run)",
+	                "contracted facility power (none: the recommended provisioning of the run); "
+	                "a run whose facility peak exceeds it is not capped: it warns and "
+	                "capacity_headroom_w is negative",
 	                0},
 };
 
@@ -84,6 +86,7 @@ typedef struct compacc {
 	double peak;                                       /* of the sampled IT power */
 	double last_e, last_busy, last_paid, last_cost;    /* at the last site update */
 	double idle_cost;                                  /* USD */
+	double peak_gpus;                                  /* most GPUs at a sample */
 	int id_cost;                                       /* <prefix>.cost_usd */
 	rackset racks;
 } compacc;
@@ -233,6 +236,8 @@ static void site_sample(aiwi_comp *c, double t)
 		rate += k->tick_cost_rate;
 		if (k->tick_power_w > a->peak)
 			a->peak = k->tick_power_w;
+		if (k->tick_gpus > a->peak_gpus)
+			a->peak_gpus = k->tick_gpus;
 		double kc = k->cost_usd + k->energy_j * pue * price_j;
 		aiwi_rec_put(sim, a->id_cost, kc);
 		cum += kc;
@@ -248,6 +253,22 @@ static void site_sample(aiwi_comp *c, double t)
 	aiwi_rec_put(sim, s->id_cost, cum + cap * t);
 }
 
+/* The IT power component k is rated for: its most GPUs at once x (TDP +
+ * node_nameplate / gpus_per_node); a component with no catalog GPU (a
+ * scripted load) counts its own peak. */
+static double nameplate_w(aiw_sim *sim, const aiwi_comp *k, const compacc *a)
+{
+	size_t ig = aiwi_kind_param_index(k->kind, "gpu");
+	size_t in = aiwi_kind_param_index(k->kind, "node_nameplate");
+	size_t ipn = aiwi_kind_param_index(k->kind, "gpus_per_node");
+	const aiwi_gpu_spec *g = NULL;
+	if (ig == SIZE_MAX || in == SIZE_MAX || !aiwi_pset(k, ig) || !(a->peak_gpus > 0) ||
+	    aiwi_hw_gpu_get(sim, aiwi_ps(k, ig), &g) != AIW_OK || !g)
+		return a->peak;
+	double per_node = ipn != SIZE_MAX ? aiwi_p(k, ipn) : 8;
+	return a->peak_gpus * (g->tdp_w + aiwi_p(k, in) / per_node);
+}
+
 static void site_finish(aiwi_comp *c, double t)
 {
 	site *s = c->state;
@@ -257,13 +278,14 @@ static void site_finish(aiwi_comp *c, double t)
 	site_catch_up(s, sim);
 	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
 	double sum_peaks = 0, sum_rack_peaks = 0, racks = 0, energy = 0, hw = 0, idle = 0;
-	double busy = 0, paid = 0;
+	double busy = 0, paid = 0, nameplate = 0;
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		if (!k->accounted)
 			continue;
 		compacc *a = &s->comp[i];
 		sum_peaks += a->peak;
+		nameplate += nameplate_w(sim, k, a);
 		if (a->racks.used) {
 			for (size_t r = 0; r < a->racks.used; r++)
 				sum_rack_peaks += a->racks.peak[r];
@@ -303,8 +325,18 @@ static void site_finish(aiwi_comp *c, double t)
 	            s->peak_it > 0 ? sum_rack_peaks / s->peak_it : NAN);
 	aiwi_metric(sim, "site", "racks", racks);
 	aiwi_metric(sim, "site", "provisioned_power_w", recommended);
-	if (aiwi_pset(c, P_CAPACITY))
+	aiwi_metric(sim, "site", "nameplate_power_w", nameplate);
+	aiwi_metric(sim, "site", "facility_nameplate_power_w", nameplate * pue);
+	if (aiwi_pset(c, P_CAPACITY)) {
 		aiwi_metric(sim, "site", "capacity_headroom_w", capacity - peak_fac);
+		/* not capped (the run's loads are what they are): said, not hidden */
+		if (peak_fac > capacity)
+			aiwi_warn(sim,
+			          "site.capacity %.4g kW exceeded: facility power peak %.4g kW "
+			          "(headroom %.4g kW); the run does not cap the load, its figures "
+			          "assume the power was there",
+			          capacity / 1e3, peak_fac / 1e3, (capacity - peak_fac) / 1e3);
+	}
 	aiwi_metric(sim, "site", "energy_kwh", energy / 3.6e6);
 	aiwi_metric(sim, "site", "facility_energy_kwh", energy * pue / 3.6e6);
 	aiwi_metric(sim, "site", "energy_cost_usd", energy_cost);
@@ -349,6 +381,13 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	 "racks of site.gpus_per_rack GPUs over all components", NULL, NULL, NULL, NULL},
 	{"provisioned_power_w", "Provisioned power (recommended)", "W", AIW_METRIC_HEADLINE,
 	 "facility power peak x (1 + site.provisioning_margin)", NULL, NULL, NULL, NULL},
+	{"nameplate_power_w", "IT nameplate power", "W", AIW_METRIC_HEADLINE,
+	 "sum over components of their most GPUs x (TDP + node_nameplate / gpus_per_node); "
+	 "scripted loads: their peak (what rated provisioning reserves, beside power_peak_w)",
+	 NULL, NULL, NULL, NULL},
+	{"facility_nameplate_power_w", "Facility nameplate power", "W", AIW_METRIC_HEADLINE,
+	 "IT nameplate power x PUE: nameplate provisioning, to compare with provisioned_power_w",
+	 NULL, NULL, NULL, NULL},
 	{"capacity_headroom_w", "Capacity headroom", "W", AIW_METRIC_HEADLINE,
 	 "site.capacity - facility power peak (negative: the contract is exceeded)", NULL, NULL, NULL, NULL},
 	{"utilization", "GPU utilisation (busy time)", "1", AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,

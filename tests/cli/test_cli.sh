@@ -235,6 +235,16 @@ has "$tmp/err" "sim.series_keep = -1: -1 is outside the range [0, 5e+07]" \
 grep -q '%' "$tmp/e2" && [ ! -s "$tmp/o2" ] && ok "--progress draws on stderr only" ||
 	bad "--progress output"
 
+# --- warnings: on stderr after the run, the exit code unchanged -----------
+expect 0 "site.capacity exceeded still exits 0" -- "$aiw" run "$tmp/small.ini" \
+	--set site.capacity=10kW
+has "$tmp/err" "aiworkload: warning: site.capacity 10 kW exceeded: facility power peak" \
+	"site.capacity exceeded: a warning on stderr"
+has "$tmp/out" "Capacity headroom" "the summary still prints after the warning"
+expect 0 "site.capacity that holds" -- "$aiw" run "$tmp/small.ini" --summary none \
+	--set site.capacity=100MW
+[ ! -s "$tmp/err" ] && ok "no warning when the capacity holds" || bad "stray warning"
+
 # --- Prometheus: exposition lint, rule files, one rules unit test -----------
 if [ -z "$promtool" ]; then
 	echo "SKIP: promtool not found (Debian package prometheus); other checks done"

@@ -743,7 +743,12 @@ START_TEST(diurnal_48h_predictive_vs_hpa)
 	ck_assert_rel(gh_f, M_(p, "chat", "replicas_peak") * 4 * 48, 1e-9);
 	ck_assert_rel(M_(p, "chat", "fixed_replicas"), M_(p, "chat", "replicas_peak"), 0);
 	ck_assert_rel(M_(p, "chat", "gpu_hours_saved"), gh_f - gh_p, 1e-9);
-	ck_assert(M_(p, "chat", "cost_saved_fraction") > 0.3);
+	/* owned (capex, the default) capacity the autoscaler releases is paid
+	 * anyway (stranded): against a fixed twin of the peak size only the
+	 * energy is saved, a few percent of the cost */
+	ck_assert_rel(M_(p, "chat", "stranded_gpu_hours"), gh_f - gh_p, 1e-9);
+	ck_assert(M_(p, "chat", "cost_saved_fraction") > 0);
+	ck_assert(M_(p, "chat", "cost_saved_fraction") < 0.1);
 	ck_assert(M_(p, "chat", "energy_saved_kwh") > 0);
 	/* the twin serves the same requests */
 	ck_assert(M_(p, "chat", "fixed_requests_completed") >=

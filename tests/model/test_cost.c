@@ -254,6 +254,182 @@ START_TEST(missing_price)
 }
 END_TEST
 
+/* site.capacity below the facility peak: the run goes on (status OK, the
+ * load not capped), the headroom is negative, and one warning says so with
+ * both figures; none when the capacity holds; reset clears them. */
+START_TEST(capacity_exceeded_warns)
+{
+	/* 10 kW IT x PUE 1.2 = 12 kW facility peak */
+	aiw_sim *sim = load_text(JOB "gpu_price = 30000\n[site]\ncapacity = 11kW\n");
+	size_t n = 99;
+	const char *w = NULL;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 0);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "site.capacity_headroom_w"), -1000, 1e-9);
+	ck_assert_rel(aiwi_test_metric(sim, "site.facility_power_peak_w"), 12000, 1e-9);
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 1);
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, 0, &w));
+	ck_assert_msg(strstr(w, "site.capacity 11 kW exceeded") && strstr(w, "12 kW") &&
+	                      strstr(w, "-1 kW"),
+	              "%s", w);
+	ck_assert_int_eq(aiw_sim_warning(sim, 1, &w), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "warning index 1: there are 1"), "%s",
+	              aiw_sim_errmsg(sim));
+	ck_assert_int_eq(aiw_sim_warning(sim, 0, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_warning_count(sim, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_warning_count(NULL, &n), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_warning(NULL, 0, &w), AIW_EINVAL);
+	AIW_OK_OR_FAIL(sim, aiw_sim_reset(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 0);
+	/* a capacity that holds: no warning */
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "site.capacity", "12.5kW"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "site.capacity_headroom_w"), 500, 1e-9);
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 0);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* The store: a text given twice is kept once; past the cap the last entry
+ * counts the rest. */
+START_TEST(warnings_store)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	aiwi_warn(sim, "same %d", 1);
+	aiwi_warn(sim, "same %d", 1);
+	size_t n = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, 1);
+	for (int i = 0; i < 100; i++)
+		aiwi_warn(sim, "warning %d", i);
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	ck_assert_uint_eq(n, AIWI_WARNINGS_MAX);
+	const char *w;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, AIWI_WARNINGS_MAX - 2, &w));
+	ck_assert_str_eq(w, "warning 61");
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, AIWI_WARNINGS_MAX - 1, &w));
+	/* 101 distinct warnings, 63 kept, 38 counted */
+	ck_assert_msg(strstr(w, "38 more warnings not kept (at most 63 are)"), "%s", w);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* Inference cost per million tokens as serving is priced: with C the
+ * fleet's cost (hardware + energy at the site's PUE and price), N_in the
+ * prompt tokens of the admitted requests (each once), N_out the generated
+ * tokens and k = output_price_ratio, input = C / (N_in + k N_out), output =
+ * k x input, blended = C / (N_in + N_out); cost_per_mtok_usd stays C /
+ * N_out.  Both admission paths (eager cuts; a timeout forces the boundary
+ * events), 2,048-token prompts and 28-token outputs as the Azure code
+ * trace's medians. */
+#define FLEET(NAME, EXTRA)                                                                    \
+	"[inference " NAME "]\ngpu = H100-SXM\nmodel_params = 8e9\ntraffic = poisson\n"        \
+	"rate = 3/s\nreplicas = 2\nprompt_tokens = 2048\noutput_tokens = 28\n" EXTRA
+START_TEST(inference_token_prices)
+{
+	aiw_sim *sim = load_text("[sim]\nduration = 20min\nsample_interval = 1min\n"
+	                         FLEET("a", "") FLEET("b", "timeout = 1h\noutput_price_ratio = 1\n"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	static const char *const names[2] = {"a", "b"};
+	for (int i = 0; i < 2; i++) {
+		char n[128];
+#define IM(key) (snprintf(n, sizeof n, "inference.%s.%s", names[i], key), aiwi_test_metric(sim, n))
+		double c = IM("cost_usd"), nin = IM("tokens_in"), nout = IM("tokens_out");
+		double k = i == 0 ? 4 : 1;
+		ck_assert(nout > 1000);
+		ck_assert_double_eq(nin, 2048 * IM("requests_started"));
+		double pin = IM("cost_per_mtok_input_usd"), pout = IM("cost_per_mtok_output_usd");
+		ck_assert_rel(pin, c / (nin + k * nout) * 1e6, 1e-12);
+		ck_assert_rel(pout, k * pin, 1e-12);
+		ck_assert(nin > 0 && nout > 0 && pin > 0);
+		ck_assert_rel((nin * pin + nout * pout) / 1e6, c, 1e-12);
+		ck_assert_rel(IM("cost_per_mtok_blended_usd"), c / (nin + nout) * 1e6, 1e-12);
+		ck_assert_rel(IM("cost_per_mtok_usd"), c / nout * 1e6, 1e-12);
+		/* the output-only figure is 1 + N_in / N_out ~ 74 times the blended one */
+		double out_only = IM("cost_per_mtok_usd"), blended = IM("cost_per_mtok_blended_usd");
+		ck_assert(out_only > 50 * blended);
+#undef IM
+	}
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* Autoscaling released capacity: peak x GPUs x time - provisioned
+ * GPU-hours.  Rented (ondemand), the released GPU-hours are not paid: the
+ * saving against the fixed fleet is the hardware and energy difference.
+ * Owned (capex), they are paid anyway (stranded): against a fixed fleet of
+ * the peak size (compare_fixed = auto) the saving is the energy alone. */
+#define HPA_FLEET                                                                             \
+	"[sim]\nduration = 6h\nsample_interval = 1min\n"                                      \
+	"[inference hpa]\ngpus_per_replica = 2\nweight_bits = 8\ntraffic = diurnal\n"         \
+	"rate = 10/s\npeak_to_trough = 10\npeak_hour = 4\nreplicas = 4\nautoscaler = hpa\n"    \
+	"min_replicas = 2\nmax_replicas = 24\nmetric = concurrency\ntarget_value = 12\n"        \
+	"cold_start = uniform(10s,30s)\ncompare_fixed = auto\n"
+START_TEST(autoscale_stranded_vs_released)
+{
+	for (int owned = 0; owned < 2; owned++) {
+		aiw_sim *sim = load_text(owned ? HPA_FLEET "pricing = capex\n"
+		                               : HPA_FLEET "pricing = ondemand\n");
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+#define HM(key) aiwi_test_metric(sim, "inference.hpa." key)
+		double peak = HM("replicas_peak"), gh = HM("gpu_hours");
+		double rel = HM("released_gpu_hours"), rel_usd = HM("released_usd");
+		ck_assert_double_eq(HM("fixed_replicas"), peak);
+		ck_assert_rel(rel, peak * 2 * 6 - gh, 1e-12);
+		ck_assert(rel > 0.2 * gh); /* the night trough is released */
+		ck_assert_rel(rel_usd, rel * HM("hardware_cost_usd") / gh, 1e-12);
+		double cost = HM("cost_usd"), fixed = HM("fixed_cost_usd"), saved = HM("cost_saved_usd");
+		if (!owned) {
+			ck_assert_double_eq(HM("stranded_gpu_hours"), 0);
+			ck_assert_double_eq(HM("stranded_usd"), 0);
+			ck_assert_rel(saved, fixed - cost, 1e-12);
+			ck_assert(saved > 0.8 * rel_usd); /* mostly the rent of what was released */
+		} else {
+			ck_assert_double_eq(HM("stranded_gpu_hours"), rel);
+			ck_assert_double_eq(HM("stranded_usd"), rel_usd);
+			ck_assert_rel(saved, fixed - cost - rel_usd, 1e-12);
+			/* same owned hardware on both sides: only the energy is saved */
+			double fixed_energy_cost = fixed - HM("fixed_hardware_cost_usd");
+			double energy_cost = cost - HM("hardware_cost_usd");
+			ck_assert_rel(saved, fixed_energy_cost - energy_cost, 1e-9);
+			ck_assert(saved < 0.2 * rel_usd);
+		}
+#undef HM
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
+/* Nameplate provisioning beside the simulated peak: each component's most
+ * GPUs x (TDP + node_nameplate / gpus_per_node), a scripted load its own
+ * peak; x PUE for the facility. */
+START_TEST(nameplate_power)
+{
+	aiw_sim *sim = load_text(JOB "gpu_price = 30000\n"
+	                         "[inference f]\ngpu = H100-SXM\nmodel_params = 8e9\nrate = 1/s\n"
+	                         "replicas = 3\ngpus_per_replica = 1\nautoscaler = none\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double inf = 3 * (700 + 4600.0 / 8), load = 10000; /* H100 TDP 700 W */
+	ck_assert_rel(aiwi_test_metric(sim, "site.nameplate_power_w"), inf + load, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.facility_nameplate_power_w"), 1.2 * (inf + load),
+	              1e-12);
+	/* the simulated peak is below it: the fleet draws idle/decode power */
+	ck_assert(aiwi_test_metric(sim, "site.power_peak_w") < inf + load);
+	aiw_sim_free(sim);
+	sim = load_text(JOB "gpu_price = 30000\n[inference f]\ngpu = B200\nmodel_params = 8e9\n"
+	                "rate = 1/s\nreplicas = 2\ngpus_per_replica = 1\ngpus_per_node = 4\nnode_nameplate = 2kW\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "site.nameplate_power_w"), 2 * (1000 + 500.0) + load,
+	              1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -267,6 +443,11 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, bad_prices);
 	tcase_add_test(tc, unknown_gpu);
 	tcase_add_test(tc, missing_price);
+	tcase_add_test(tc, capacity_exceeded_warns);
+	tcase_add_test(tc, warnings_store);
+	tcase_add_test(tc, inference_token_prices);
+	tcase_add_test(tc, autoscale_stranded_vs_released);
+	tcase_add_test(tc, nameplate_power);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -416,6 +416,19 @@ static int check_paths(const cli_run_opts *o)
 
 /* The run's progress callback: the bar, when shown, and the stop that
  * SIGINT or SIGTERM asks for (--stream-csv). */
+/* The run's warnings (aiw_sim_warning), one line each on stderr, after the
+ * run and before the summary; they never change the exit code. */
+static void print_warnings(aiw_sim *sim)
+{
+	size_t n = 0;
+	const char *text;
+	if (aiw_sim_warning_count(sim, &n) != AIW_OK)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (aiw_sim_warning(sim, i, &text) == AIW_OK)
+			fprintf(stderr, "%s: warning: %s\n", cli_prog, text);
+}
+
 typedef struct run_watch {
 	progress *bar; /* NULL: no bar */
 	bool signals;
@@ -520,6 +533,7 @@ int cli_run(int argc, char **argv, int first, bool plot)
 	}
 	if (signals) /* after the stream's last row is out */
 		cli_sweep_release_signals();
+	print_warnings(sim);
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double wall = cli_elapsed(&pr.start, &t1);

@@ -117,6 +117,8 @@ SIGNATURES = {
     "aiw_sim_metric": (STATUS, [("sim", SIM), ("name", c_char_p), ("out", PD)]),
     "aiw_sim_metric_count": (STATUS, [("sim", SIM), ("out", PZ)]),
     "aiw_sim_metric_name": (STATUS, [("sim", SIM), ("i", c_size_t), ("out", PSTR)]),
+    "aiw_sim_warning_count": (STATUS, [("sim", SIM), ("out", PZ)]),
+    "aiw_sim_warning": (STATUS, [("sim", SIM), ("i", c_size_t), ("out", PSTR)]),
     "aiw_sim_series_count": (STATUS, [("sim", SIM), ("out", PZ)]),
     "aiw_sim_series_name": (STATUS, [("sim", SIM), ("i", c_size_t), ("out", PSTR)]),
     "aiw_sim_series_unit": (STATUS, [("sim", SIM), ("name", c_char_p), ("out", PSTR)]),

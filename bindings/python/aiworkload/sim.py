@@ -455,6 +455,20 @@ class Simulation(object):
         """Every summary metric as {name: value} (after a run call)."""
         return {name: self.metric(name) for name in self.metric_names()}
 
+    def warnings(self):
+        """The run's warnings (results to read with care, e.g. site.capacity
+        exceeded), as a list of strings; [] when none.  They never raise:
+        the run's status is its own.  Cleared by reset()."""
+        p = self._p()
+        n = c_size_t()
+        _capi.lib.aiw_sim_warning_count(p, byref(n))
+        text = c_char_p()
+        out = []
+        for i in range(n.value):
+            _capi.lib.aiw_sim_warning(p, i, byref(text))
+            out.append(_s(text.value))
+        return out
+
     def series_names(self):
         """Names of the recorded curves, in recorder order."""
         p = self._p()

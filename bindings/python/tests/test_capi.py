@@ -296,6 +296,7 @@ class EveryFunction(unittest.TestCase):
             with self.assertRaises(aiworkload.UnknownName):
                 sim.metric("site.nothing")  # errmsg
             self.assertGreater(len(sim.metrics()), 5)  # metric_count/name, metric
+            self.assertEqual(sim.warnings(), [])  # warning_count
             names = sim.series_names()  # series_count, series_name
             sim.series_unit(names[0])
             sim.series_length(names[0])
@@ -307,6 +308,10 @@ class EveryFunction(unittest.TestCase):
             sim.write_svg(os.path.join(d, "o.svg"), "t")
             sim.reset()
             sim.close()  # free
+        with aiworkload.Simulation("[load a]\nprofile = 0:40kW\n[site]\ncapacity = 1kW\n",
+                                   sim__duration=60) as sim:
+            sim.run()
+            self.assertEqual(len(sim.warnings()), 1)  # warning_count, warning
         with aiworkload.Simulation(**{"training.t.gpus": 64}) as sim:
             step, eff = sim.training_scaling("t", [8, 64])
             self.assertEqual(len(step), 2)

@@ -172,6 +172,21 @@ class Curves(unittest.TestCase):
         if saved is not None:
             self.assertEqual(t1.dtype.name, "float64")
 
+    def test_warnings(self):
+        # site.capacity below the facility peak (40 kW x PUE 1.3 = 52 kW):
+        # the run succeeds and says so; reset() clears it
+        sim = aiw.Simulation("[sim]\nduration = 1h\n[load a]\nprofile = 0:40kW\n"
+                             "[site]\ncapacity = 50kW\n")
+        self.assertEqual(sim.warnings(), [])
+        sim.run()
+        w = sim.warnings()
+        self.assertEqual(len(w), 1)
+        self.assertIn("site.capacity 50 kW exceeded: facility power peak 52 kW", w[0])
+        self.assertLess(sim.metric("site.capacity_headroom_w"), 0)
+        sim.reset()
+        self.assertEqual(sim.warnings(), [])
+        sim.close()
+
     def test_empty_before_run(self):
         with aiw.Simulation(aiwtest.SCRIPTED) as sim:
             self.assertEqual(sim.series_names(), [])
