@@ -1,11 +1,22 @@
-/* testutil.h - small helpers shared by the Check suites. */
+/* testutil.h - what the Check suites share: status and closeness
+ * assertions, metric reads, request conservation, curve integrals, the
+ * detection of slow builds (valgrind, the sanitizers), temporary files and
+ * one main(). */
 #ifndef AIW_TESTUTIL_H
 #define AIW_TESTUTIL_H
 
 #include <check.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#if defined(__has_include)
+#if __has_include(<valgrind/valgrind.h>)
+#include <valgrind/valgrind.h>
+#endif
+#endif
 
 #include "aiworkload.h"
 
@@ -32,6 +43,68 @@ static inline double aiwi_test_metric(aiw_sim *sim, const char *name)
 	aiw_status st = aiw_sim_metric(sim, name, &v);
 	ck_assert_msg(st == AIW_OK, "metric %s: %s", name, aiw_sim_errmsg(sim));
 	return v;
+}
+
+/* Request conservation of an inference component ("inference.chat"),
+ * exactly: arrived = completed + dropped + in flight. */
+static inline void aiwi_test_conservation(aiw_sim *sim, const char *prefix)
+{
+	char n[4][160];
+	static const char *const key[4] = {"requests_arrived", "requests_completed",
+	                                   "requests_dropped", "requests_in_flight"};
+	double v[4];
+	for (int i = 0; i < 4; i++) {
+		snprintf(n[i], sizeof n[i], "%s.%s", prefix, key[i]);
+		v[i] = aiwi_test_metric(sim, n[i]);
+	}
+	ck_assert_msg(v[0] == v[1] + v[2] + v[3],
+	              "%s: arrived %.17g != completed %.17g + dropped %.17g + in flight %.17g", prefix,
+	              v[0], v[1], v[2], v[3]);
+}
+
+/* The integral over time of a recorded curve: each point is the average
+ * over the sample interval that ends at its time, so the integral is the
+ * sum of point x interval (the first interval starts at 0).  All its points
+ * must be kept (sim.series_keep = all). */
+static inline double aiwi_test_curve_integral(aiw_sim *sim, const char *name)
+{
+	size_t n = 0;
+	aiw_status st = aiw_sim_series_length(sim, name, &n);
+	ck_assert_msg(st == AIW_OK, "curve %s: %s", name, aiw_sim_errmsg(sim));
+	double *t = malloc((n ? n : 1) * sizeof *t), *v = malloc((n ? n : 1) * sizeof *v);
+	ck_assert(t && v);
+	size_t got = 0;
+	st = aiw_sim_series_copy(sim, name, t, v, n, &got);
+	ck_assert(got == n);
+	ck_assert_msg(st == AIW_OK, "curve %s: %s", name, aiw_sim_errmsg(sim));
+	double sum = 0, prev = 0;
+	for (size_t i = 0; i < n; i++) {
+		sum += v[i] * (t[i] - prev);
+		prev = t[i];
+	}
+	free(t);
+	free(v);
+	return sum;
+}
+
+/* Running under valgrind (about 50 times slower): tests shrink their sizes
+ * there, since the point is memory checking. */
+static inline bool aiwi_test_under_valgrind(void)
+{
+#ifdef RUNNING_ON_VALGRIND
+	if (RUNNING_ON_VALGRIND)
+		return true;
+#endif
+	const char *p = getenv("LD_PRELOAD");
+	return p && strstr(p, "vgpreload") != NULL;
+}
+
+/* Under valgrind or the sanitizers (AIW_SANITIZED=1, about 10 times
+ * slower). */
+static inline bool aiwi_test_slowed(void)
+{
+	const char *s = getenv("AIW_SANITIZED");
+	return aiwi_test_under_valgrind() || (s && *s == '1');
 }
 
 /* A new temporary file, open for writing; its name goes to path (len bytes,

@@ -11,31 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-
 /* Under valgrind (~50x slower) the 1e7-event heap shrinks to 1e5, under
  * the sanitizers (AIW_SANITIZED=1, ~10x) to 1e6: there the point is memory
- * checking; the full size runs in the plain build. */
-static inline bool under_valgrind(void)
-{
-#ifdef RUNNING_ON_VALGRIND
-	if (RUNNING_ON_VALGRIND)
-		return true;
-#endif
-	const char *p = getenv("LD_PRELOAD");
-	return p && strstr(p, "vgpreload") != NULL;
-}
-
-/* Under valgrind or the sanitizers (AIW_SANITIZED=1): smaller sizes. */
-static inline bool slowed(void)
-{
-	const char *s = getenv("AIW_SANITIZED");
-	return under_valgrind() || (s && *s == '1');
-}
+ * checking; the full size runs in the plain build (testutil.h). */
+#define under_valgrind aiwi_test_under_valgrind
+#define slowed aiwi_test_slowed
 
 static inline aiw_sim *new_sim(void)
 {

@@ -14,23 +14,9 @@
 
 #include <gsl/gsl_cdf.h>
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-
 /* Under valgrind (~50x slower) the statistical test runs fewer sweeps: there
  * the point is memory checking; the full test runs in the other builds. */
-static bool under_valgrind(void)
-{
-#ifdef RUNNING_ON_VALGRIND
-	if (RUNNING_ON_VALGRIND)
-		return true;
-#endif
-	const char *p = getenv("LD_PRELOAD");
-	return p && strstr(p, "vgpreload") != NULL;
-}
+#define under_valgrind aiwi_test_under_valgrind
 
 /* M/M/1: Poisson arrivals at lambda = 1/s, exponential service of mean
  * 0.5 s (mu = 2/s), one replica, no batching: rho = 0.5, mean wait in queue

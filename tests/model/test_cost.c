@@ -33,21 +33,7 @@ static double curve_last(aiw_sim *sim, const char *name)
 	return x;
 }
 
-static double curve_integral(aiw_sim *sim, const char *name)
-{
-	size_t n;
-	AIW_OK_OR_FAIL(sim, aiw_sim_series_length(sim, name, &n));
-	double *t = malloc(n * sizeof *t), *v = malloc(n * sizeof *v);
-	AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, name, t, v, n, &n));
-	double s = 0, prev = 0;
-	for (size_t i = 0; i < n; i++) {
-		s += v[i] * (t[i] - prev);
-		prev = t[i];
-	}
-	free(t);
-	free(v);
-	return s;
-}
+#define curve_integral aiwi_test_curve_integral
 
 /* 8 GPUs drawing 10 kW, busy in [0, 1h) and [3h, 10h), idle in [1h, 3h);
  * samples every 47 min (nothing aligns) */

@@ -28,27 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#if defined(__has_include)
-#if __has_include(<valgrind/valgrind.h>)
-#include <valgrind/valgrind.h>
-#endif
-#endif
-
-static bool under_valgrind(void)
-{
-#ifdef RUNNING_ON_VALGRIND
-	if (RUNNING_ON_VALGRIND)
-		return true;
-#endif
-	const char *p = getenv("LD_PRELOAD");
-	return p && strstr(p, "vgpreload") != NULL;
-}
-
-static bool sanitized(void)
-{
-	const char *s = getenv("AIW_SANITIZED");
-	return (s && *s == '1') || under_valgrind();
-}
+#define under_valgrind aiwi_test_under_valgrind
+#define sanitized aiwi_test_slowed
 
 static const char MIXED[] = "[sim]\n"
                             "sample_interval = 6h\n"

@@ -18,23 +18,7 @@ static aiw_sim *load_text(const char *text, uint64_t seed)
 	return sim;
 }
 
-/* Integral over time of a curve: each point is the average over the
- * interval that ends at its time. */
-static double curve_integral(aiw_sim *sim, const char *name)
-{
-	size_t n;
-	AIW_OK_OR_FAIL(sim, aiw_sim_series_length(sim, name, &n));
-	double *t = malloc(n * sizeof *t), *v = malloc(n * sizeof *v);
-	AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, name, t, v, n, &n));
-	double s = 0, prev = 0;
-	for (size_t i = 0; i < n; i++) {
-		s += v[i] * (t[i] - prev);
-		prev = t[i];
-	}
-	free(t);
-	free(v);
-	return s;
-}
+#define curve_integral aiwi_test_curve_integral
 
 /* Every mode of the load kind, a sample interval that divides nothing and a
  * duration that is not a multiple of it. */

@@ -9,6 +9,7 @@
  * Trace replay is compared with counts computed here, independently, from
  * the timestamps of the Azure CSV files.
  */
+#include "../testutil.h"
 #include "inference/traffic.h"
 
 #include <check.h>
@@ -1035,11 +1036,4 @@ static Suite *traffic_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(traffic_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+AIW_TEST_MAIN(traffic_suite)

@@ -3,6 +3,7 @@
  * (Thakur, Rabenseifner & Gropp 2005), the nccl-tests bus-bandwidth
  * relation, the degraded-link factor and every bad-argument path.
  */
+#include "../testutil.h"
 #include "hw/hw.h"
 #include "core/internal.h"
 
@@ -263,11 +264,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failures = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failures ? 1 : 0;
-}
+AIW_TEST_MAIN(suite)

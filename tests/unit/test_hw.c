@@ -4,6 +4,7 @@
  * for unknown names, user [gpu NAME] sections (inheritance, defaults,
  * validation messages) and every error path of the public catalog.
  */
+#include "../testutil.h"
 #include "hw/hw.h"
 #include "core/internal.h"
 
@@ -506,11 +507,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failures = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failures ? 1 : 0;
-}
+AIW_TEST_MAIN(suite)

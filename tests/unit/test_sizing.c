@@ -4,6 +4,7 @@
  * Korthikanti et al.'s activation formulas, KV cache, fit calculations and
  * every bad-argument path.
  */
+#include "../testutil.h"
 #include "hw/hw.h"
 #include "core/internal.h"
 
@@ -302,11 +303,4 @@ static Suite *suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failures = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failures ? 1 : 0;
-}
+AIW_TEST_MAIN(suite)

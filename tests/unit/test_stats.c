@@ -6,6 +6,7 @@
  * point), so it is asserted as it is, against exact order statistics of
  * 1e6 samples, with slack only for floating-point rounding (1e-12).
  */
+#include "../testutil.h"
 #include "core/stats.h"
 
 #include <check.h>
@@ -495,11 +496,4 @@ static Suite *stats_suite(void)
 	return s;
 }
 
-int main(void)
-{
-	SRunner *sr = srunner_create(stats_suite());
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+AIW_TEST_MAIN(stats_suite)
