@@ -420,6 +420,9 @@ static Suite *make_suite(void)
 {
 	Suite *s = suite_create("cost");
 	TCase *tc = tcase_create("core");
+	/* the autoscaled fleets run 216,000 requests twice with their fixed
+	 * comparison: seconds under the sanitizers and the invariant checks */
+	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, capex_exact);
 	tcase_add_test(tc, ondemand_exact);
 	tcase_add_test(tc, catalog_prices);
