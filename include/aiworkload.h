@@ -122,6 +122,12 @@ AIW_EXPORT aiw_status aiw_sim_get_double(aiw_sim *sim, const char *name, double 
 /* Add a component explicitly: kind "training" or "inference", a name made
  * of letters, digits, '_' and '-'. */
 AIW_EXPORT aiw_status aiw_sim_add_component(aiw_sim *sim, const char *kind, const char *name);
+/* The components of sim, in creation order (sim and site first): kind
+ * ("training") and name ("pretrain"; "" for sim and site), valid until sim
+ * is freed. */
+AIW_EXPORT aiw_status aiw_sim_component_count(const aiw_sim *sim, size_t *out);
+AIW_EXPORT aiw_status aiw_sim_component(aiw_sim *sim, size_t i, const char **kind,
+                                        const char **name);
 
 /* INI scenario files: [sim], [site], [training NAME], [inference NAME],
  * [gpu NAME]; keys are parameter names without the component prefix.

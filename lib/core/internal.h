@@ -436,6 +436,9 @@ struct aiwi_comp {
 	char *prefix;   /* "training.pretrain" or "site" */
 	char *origin;   /* "FILE:LINE" of the scenario section that declared it first, or NULL */
 	aiwi_value *v;   /* one per kind->params entry */
+	unsigned char *late; /* per parameter: set through aiw_sim_set after the scenario
+	                        section that declared the component (sim.c names them
+	                        in the component's start-time errors) */
 	gsl_rng *rng;   /* this component's stream: seed + prefix */
 	void *state;    /* model state, built by start() */
 	size_t order;   /* creation order */

@@ -183,6 +183,7 @@ static void comp_free(aiwi_comp *c)
 	for (size_t i = 0; i < c->kind->nparams; i++)
 		aiwi_value_free(&c->v[i]);
 	free(c->v);
+	free(c->late);
 	if (c->rng)
 		gsl_rng_free(c->rng);
 	free(c->name);
@@ -213,7 +214,8 @@ static aiw_status comp_new(aiw_sim *sim, const aiwi_kind *k, const char *name, a
 	size_t pl = strlen(k->name) + strlen(name) + 2;
 	c->prefix = malloc(pl);
 	c->v = calloc(k->nparams ? k->nparams : 1, sizeof *c->v);
-	if (!c->name || !c->prefix || !c->v) {
+	c->late = calloc(k->nparams ? k->nparams : 1, 1);
+	if (!c->name || !c->prefix || !c->v || !c->late) {
 		comp_free(c);
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory creating %s %s", k->name, name);
 	}
@@ -656,6 +658,9 @@ static aiw_status set_value(aiw_sim *sim, aiwi_comp *c, size_t i, const char *te
 		}
 	}
 	aiwi_value_free(&old);
+	/* a value set after the scenario section that declared the component
+	 * (a scenario is being loaded while base_dir is set, scenario.c) */
+	c->late[i] = c->origin && !sim->base_dir;
 	return AIW_OK;
 }
 
@@ -765,6 +770,29 @@ AIW_EXPORT aiw_status aiw_sim_add_component(aiw_sim *sim, const char *kind, cons
 		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_add_component: kind is NULL");
 	aiwi_comp *c;
 	return aiwi_comp_get(sim, kind, name, true, &c);
+}
+
+AIW_EXPORT aiw_status aiw_sim_component_count(const aiw_sim *sim, size_t *out)
+{
+	if (!sim || !out)
+		return AIW_EINVAL;
+	*out = sim->ncomps;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sim_component(aiw_sim *sim, size_t i, const char **kind,
+                                        const char **name)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!kind || !name)
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_component: kind and name must not be NULL");
+	if (i >= sim->ncomps)
+		return aiwi_err(sim, AIW_ERANGE, "component index %zu: there are %zu components", i,
+		                sim->ncomps);
+	*kind = sim->comps[i]->kind->name;
+	*name = sim->comps[i]->name;
+	return AIW_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -913,6 +941,37 @@ AIW_EXPORT aiw_status aiw_sim_metric_name(aiw_sim *sim, size_t i, const char **o
 /* ------------------------------------------------------------------------ */
 /* running                                                                   */
 /* ------------------------------------------------------------------------ */
+/* The start-time error of c rewritten as "PREFIX (declared at ORIGIN;
+ * KEY = VALUE, ... set after loading): MESSAGE" when parameters of c were
+ * set after its scenario section; false (nothing changed) when none was. */
+static bool start_error_late(aiw_sim *sim, const aiwi_comp *c, aiw_status st)
+{
+	char note[512];
+	size_t o = 0;
+	note[0] = 0;
+	for (size_t j = 0; j < c->kind->nparams && o < sizeof note; j++) {
+		if (!c->late[j])
+			continue;
+		char v[128];
+		aiwi_value_format(&c->kind->params[j], &c->v[j], v, sizeof v);
+		o += (size_t)snprintf(note + o, sizeof note - o, "%s%s = %s", o ? ", " : "",
+		                      c->kind->params[j].key, v);
+	}
+	if (!o)
+		return false;
+	const char *m = sim->errmsg;
+	size_t ol = strlen(c->origin), pl = strlen(c->prefix);
+	if (strncmp(m, c->origin, ol) == 0 && strncmp(m + ol, ": ", 2) == 0)
+		m += ol + 2;
+	if (strncmp(m, c->prefix, pl) == 0 && strncmp(m + pl, ": ", 2) == 0)
+		m += pl + 2;
+	char msg[sizeof sim->errmsg];
+	snprintf(msg, sizeof msg, "%s", m);
+	aiwi_err(sim, st, "%s (declared at %s; %s set after loading): %s", c->prefix, c->origin,
+	         note, msg);
+	return true;
+}
+
 static aiw_status start(aiw_sim *sim)
 {
 	aiwi_comp *sc = sim->simcomp;
@@ -960,8 +1019,11 @@ static aiw_status start(aiw_sim *sim)
 		aiwi_comp *c = sim->comps[i];
 		if (c->kind->start && (st = c->kind->start(c)) != AIW_OK) {
 			/* named by the scenario line that declared the component, as
-			 * the errors found while loading are */
-			if (c->origin && strncmp(sim->errmsg, c->origin, strlen(c->origin)) != 0) {
+			 * the errors found while loading are, and by the values set
+			 * after it, which the line does not show */
+			if (c->origin && start_error_late(sim, c, st))
+				;
+			else if (c->origin && strncmp(sim->errmsg, c->origin, strlen(c->origin)) != 0) {
 				char msg[sizeof sim->errmsg];
 				snprintf(msg, sizeof msg, "%s", sim->errmsg);
 				aiwi_err(sim, st, "%s: %s", c->origin, msg);

@@ -109,6 +109,34 @@ START_TEST(start_errors_name_the_section)
 	ck_assert_errmsg_starts(sim, "s.ini:2: the recorder: about 3.5e10 rack and replica samples");
 	aiw_sim_free(sim);
 
+	/* a value set after loading is named beside the section's line */
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, "[sim]\nduration = 1h\n[inference a]\n"
+	                                        "model_params = 8e9\n", "v.ini"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.a.model_params", "1e13"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
+	ck_assert_errmsg_starts(sim, "inference.a (declared at v.ini:3; model_params = 10000000000000 "
+	                             "set after loading): weights of ");
+	aiw_sim_free(sim);
+
+	/* the components, listed in creation order */
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, "[training t]\n[inference chat]\n", "c.ini"));
+	size_t nc = 0;
+	const char *ck = NULL, *cn = NULL;
+	AIW_OK_OR_FAIL(sim, aiw_sim_component_count(sim, &nc));
+	ck_assert_uint_ge(nc, 4);
+	AIW_OK_OR_FAIL(sim, aiw_sim_component(sim, 0, &ck, &cn));
+	ck_assert_str_eq(ck, "sim");
+	ck_assert_str_eq(cn, "");
+	AIW_OK_OR_FAIL(sim, aiw_sim_component(sim, nc - 1, &ck, &cn));
+	ck_assert_str_eq(ck, "inference");
+	ck_assert_str_eq(cn, "chat");
+	ck_assert_int_eq(aiw_sim_component(sim, nc, &ck, &cn), AIW_ERANGE);
+	ck_assert_int_eq(aiw_sim_component(sim, 0, NULL, &cn), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_component_count(NULL, &nc), AIW_EINVAL);
+	aiw_sim_free(sim);
+
 	/* through the API: no origin */
 	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
 	AIW_OK_OR_FAIL(sim, aiw_sim_add_component(sim, "inference", "c"));

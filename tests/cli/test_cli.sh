@@ -66,6 +66,28 @@ has "$tmp/err" "nonexistent.ini" "missing file is named"
 expect 2 "misspelt parameter via --set" -- "$aiw" run "$tmp/small.ini" --set site.peu=1.2
 has "$tmp/err" "did you mean 'pue'" "--set suggests the closest name"
 expect 2 "out-of-range --duration" -- "$aiw" run "$tmp/small.ini" --duration 0
+# --set on a component the scenario does not declare would create it (a
+# typo would add a fleet): refused with the nearest name; --add creates one
+expect 2 "--set on an undeclared component" -- "$aiw" run --set inference.chta.replicas=40
+has "$tmp/err" "declares no inference.chta; did you mean inference.chat?" \
+	"--set on an undeclared component suggests the nearest one"
+has "$tmp/err" "--add inference.chta" "--set on an undeclared component names --add"
+expect 2 "sweep --set on an undeclared component" -- "$aiw" sweep "$tmp/small.ini" \
+	--set training.tinny.gpus=8,16
+has "$tmp/err" "did you mean training.tiny?" "sweep --set suggests the nearest component"
+expect 0 "--add then --set" -- "$aiw" run "$tmp/small.ini" --add training.second \
+	--set training.second.gpus=8 --summary full --no-progress
+has "$tmp/out" "training second (8 x" "--add creates the component"
+expect 2 "--add of a declared component" -- "$aiw" run "$tmp/small.ini" --add training.tiny
+expect 2 "--add without a name" -- "$aiw" run "$tmp/small.ini" --add training
+# an error found at start names the --set that caused it, not only the
+# scenario line that declared the component
+expect 2 "--set error at start" -- "$aiw" run --set inference.chat.gpus_per_replica=3 \
+	--no-progress
+has "$tmp/err" "aiworkload: --set inference.chat.gpus_per_replica=3: inference.chat (declared at mixed-site.ini (built-in):" \
+	"a start error names the --set"
+has "$tmp/err" "gpus_per_replica = 3 set after loading): weights of" \
+	"a start error names the value set after loading"
 expect 2 "plot without -o" -- "$aiw" plot "$tmp/small.ini"
 expect 2 "plot without scenario" -- "$aiw" plot -o "$tmp/x.svg"
 expect 2 "--rules without --promtest" -- "$aiw" run "$tmp/small.ini" --rules a.yml

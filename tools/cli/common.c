@@ -216,3 +216,96 @@ int cli_close_output(FILE *f, const char *path)
 	}
 	return 0;
 }
+
+/* Levenshtein distance between a and b (short names). */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 200 || lb > 200)
+		return SIZE_MAX;
+	size_t row[201];
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = j;
+	for (size_t i = 1; i <= la; i++) {
+		size_t diag = row[0];
+		row[0] = i;
+		for (size_t j = 1; j <= lb; j++) {
+			size_t up = row[j];
+			size_t best = diag + (a[i - 1] != b[j - 1]);
+			if (row[j] + 1 < best)
+				best = row[j] + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+bool cli_has_component(aiw_sim *sim, const char *kind, const char *name)
+{
+	size_t n = 0;
+	aiw_sim_component_count(sim, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *k, *c;
+		if (aiw_sim_component(sim, i, &k, &c) == AIW_OK && strcmp(k, kind) == 0 &&
+		    strcmp(c, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Whether kind names a kind with named components (training, inference,
+ * ...): its parameters are listed as KIND.NAME.key. */
+static bool kind_has_names(const char *kind)
+{
+	size_t n = 0, kl = strlen(kind);
+	aiw_param_count(&n);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = NULL;
+		if (aiw_param_info(i, &name, NULL, NULL, NULL, NULL, NULL, NULL, NULL) != AIW_OK ||
+		    !name)
+			continue;
+		if (strncmp(name, kind, kl) == 0 && name[kl] == '.')
+			return strncmp(name + kl + 1, "NAME.", 5) == 0;
+	}
+	return false;
+}
+
+bool cli_undeclared_component(aiw_sim *sim, const char *param, const char *const *added,
+                              size_t nadded, char *msg, size_t len)
+{
+	const char *d1 = strchr(param, '.'), *d2 = d1 ? strchr(d1 + 1, '.') : NULL;
+	if (!d1 || !d2 || d1 == param || d2 == d1 + 1 || d2 - param > 200)
+		return false; /* not KIND.NAME.key: the library names the mistake */
+	char kind[208], comp[208];
+	snprintf(kind, sizeof kind, "%.*s", (int)(d1 - param), param);
+	snprintf(comp, sizeof comp, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
+	if (!kind_has_names(kind) || cli_has_component(sim, kind, comp))
+		return false;
+	for (size_t i = 0; i < nadded; i++) {
+		size_t kl = strlen(kind);
+		if (strncmp(added[i], kind, kl) == 0 && added[i][kl] == '.' &&
+		    strcmp(added[i] + kl + 1, comp) == 0)
+			return false;
+	}
+	/* the nearest component of the same kind */
+	const char *best = NULL;
+	size_t bd = SIZE_MAX, n = 0;
+	aiw_sim_component_count(sim, &n);
+	for (size_t i = 0; i < n; i++) {
+		const char *k, *c;
+		if (aiw_sim_component(sim, i, &k, &c) != AIW_OK || strcmp(k, kind) != 0)
+			continue;
+		size_t d = edit_distance(c, comp);
+		if (d < bd)
+			bd = d, best = c;
+	}
+	if (best)
+		snprintf(msg, len, "the scenario declares no %s.%s; did you mean %s.%s?", kind, comp,
+		         kind, best);
+	else
+		snprintf(msg, len, "the scenario declares no %s component (%s.%s)", kind, kind, comp);
+	return true;
+}

@@ -103,12 +103,25 @@ int cli_flush_stdout(void);
  * and the message gives none. */
 void cli_lib_error(const char *msg, aiw_status st, int err);
 
+/* Whether sim has the component kind.name (name "" for sim and site). */
+bool cli_has_component(aiw_sim *sim, const char *kind, const char *name);
+/* A parameter KIND.NAME.key naming a component that sim does not have
+ * (aiw_sim_set would create it: a typo would add a fleet): true, with msg
+ * "the scenario declares no inference.chta; did you mean inference.chat?"
+ * (the nearest name of that kind, by edit distance).  added: the "KIND.NAME"
+ * components the command line creates explicitly (--add), which pass.
+ * False for every other name, which aiw_sim_set judges. */
+bool cli_undeclared_component(aiw_sim *sim, const char *param, const char *const *added,
+                              size_t nadded, char *msg, size_t len);
+
 /* run and plot: the command line, parsed (the strings point into argv). */
 typedef struct cli_run_opts {
 	const char **scenarios;
 	size_t nscenarios;
 	const char **sets; /* "NAME=VALUE" in command-line order */
 	size_t nsets;
+	const char **adds; /* --add "KIND.NAME" in command-line order */
+	size_t nadds;
 	const char *seed, *duration, *sample_interval;
 	const char *summary;
 	const char *series, *json, *metrics, *promtest, *rules, *plot, *title;

@@ -40,6 +40,8 @@ static void usage_text(FILE *f)
 	        "\n"
 	        "run and plot options:\n"
 	        "  --set NAME=VALUE     set a parameter (site.pue=1.2, training.pretrain.gpus=2048)\n"
+	        "                       of a component the scenario declares\n"
+	        "  --add KIND.NAME      create a component (inference.chat2) for --set to configure\n"
 	        "  --seed N             sim.seed\n"
 	        "  --duration D         sim.duration (90d, 36h, 15min)\n"
 	        "  --sample-interval D  sim.sample_interval (resolution of curves and peaks)\n"

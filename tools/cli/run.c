@@ -72,8 +72,10 @@ void cli_run_opts_free(cli_run_opts *o)
 {
 	free(o->scenarios);
 	free(o->sets);
+	free(o->adds);
 	o->scenarios = NULL;
 	o->sets = NULL;
+	o->adds = NULL;
 }
 
 /* An option that takes one value, given a second time, is refused: which
@@ -93,7 +95,8 @@ int cli_run_parse(int argc, char **argv, int first, bool plot, cli_run_opts *o)
 	o->summary = plot ? "none" : "text";
 	o->scenarios = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->scenarios);
 	o->sets = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->sets);
-	if (!o->scenarios || !o->sets) {
+	o->adds = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->adds);
+	if (!o->scenarios || !o->sets || !o->adds) {
 		cli_errorf("out of memory");
 		return EXIT_FAIL;
 	}
@@ -114,6 +117,12 @@ int cli_run_parse(int argc, char **argv, int first, bool plot, cli_run_opts *o)
 				err = cli_usage_error("--set %s: expected NAME=VALUE", v);
 			if (!err)
 				o->sets[o->nsets++] = v;
+		} else if (cli_opt_value(argc, argv, &i, "--add", &v, &err)) {
+			const char *dot = err ? NULL : strchr(v, '.');
+			if (!err && (!dot || dot == v || !dot[1] || strchr(dot + 1, '.')))
+				err = cli_usage_error("--add %s: expected KIND.NAME (inference.chat2)", v);
+			if (!err)
+				o->adds[o->nadds++] = v;
 		} else if (cli_opt_value(argc, argv, &i, "--seed", &v, &err)) {
 			if (!err)
 				err = once("--seed", o->seed, v);
@@ -212,6 +221,26 @@ int cli_run_configure(aiw_sim *sim, const cli_run_opts *o)
 			return st == AIW_EIO ? EXIT_USAGE : cli_exit_code(st) ? cli_exit_code(st) : EXIT_FAIL;
 		}
 	}
+	/* --add: components created explicitly, before any --set */
+	for (size_t i = 0; i < o->nadds; i++) {
+		const char *add = o->adds[i], *dot = strchr(add, '.');
+		char kind[64];
+		snprintf(kind, sizeof kind, "%.*s", (int)(dot - add < 63 ? dot - add : 63), add);
+		if (cli_has_component(sim, kind, "")) {
+			cli_errorf("--add %s: there is one %s, always: set its parameters with --set "
+			           "%s.KEY=VALUE", add, kind, kind);
+			return EXIT_USAGE;
+		}
+		if (cli_has_component(sim, kind, dot + 1)) {
+			cli_errorf("--add %s: the scenario already declares %s: set its parameters with "
+			           "--set %s.KEY=VALUE", add, add, add);
+			return EXIT_USAGE;
+		}
+		if ((st = aiw_sim_add_component(sim, kind, dot + 1)) != AIW_OK) {
+			cli_errorf("--add %s: %s", add, aiw_sim_errmsg(sim));
+			return cli_exit_code(st) ? cli_exit_code(st) : EXIT_FAIL;
+		}
+	}
 	int rc;
 	for (size_t i = 0; i < o->nsets; i++) {
 		/* NAME=VALUE of any length: the name copied, the value as given */
@@ -228,6 +257,16 @@ int cli_run_configure(aiw_sim *sim, const cli_run_opts *o)
 		}
 		memcpy(name, set, (size_t)(end - set));
 		name[end - set] = 0;
+		/* setting a parameter of a component the scenario does not declare
+		 * would create it: a typo would add a fleet, silently */
+		char why[512];
+		if (cli_undeclared_component(sim, name, NULL, 0, why, sizeof why)) {
+			const char *d1 = strchr(name, '.'), *d2 = strchr(d1 + 1, '.');
+			cli_errorf("--set %s: %s (to create a component, give --add %.*s)", o->sets[i], why,
+			           (int)(d2 - name), name);
+			free(name);
+			return EXIT_USAGE;
+		}
 		rc = set_param(sim, name, eq + 1, "--set");
 		free(name);
 		if (rc != 0)
@@ -241,6 +280,34 @@ int cli_run_configure(aiw_sim *sim, const cli_run_opts *o)
 	    (rc = set_param(sim, "sim.sample_interval", o->sample_interval, "--sample-interval")) != 0)
 		return rc;
 	return 0;
+}
+
+/* The message of a failed run; the library names a component's values set
+ * after its scenario section ("inference.chat (declared at FILE:LINE;
+ * gpus_per_replica = 3 set after loading): ..."): the --set options that
+ * set them go in front, since they are what the user changed. */
+static void run_error(aiw_sim *sim, const cli_run_opts *o)
+{
+	const char *msg = aiw_sim_errmsg(sim), *paren = strstr(msg, " (declared at ");
+	if (!paren || !strstr(paren, " set after loading): ")) {
+		cli_errorf("%s", msg);
+		return;
+	}
+	size_t pl = (size_t)(paren - msg);
+	char lead[1024];
+	size_t n = 0;
+	lead[0] = 0;
+	for (size_t i = 0; i < o->nsets && n < sizeof lead; i++) {
+		const char *set = o->sets[i];
+		while (isspace((unsigned char)*set))
+			set++;
+		if (strncmp(set, msg, pl) == 0 && set[pl] == '.')
+			n += (size_t)snprintf(lead + n, sizeof lead - n, "%s--set %s", n ? ", " : "", set);
+	}
+	if (n)
+		cli_errorf("%s: %s", lead, msg);
+	else
+		cli_errorf("%s", msg);
 }
 
 /* A temporary file TMPDIR/aiworkload-WHATXXXXXX (or in /tmp), created;
@@ -522,7 +589,7 @@ int cli_run(int argc, char **argv, int first, bool plot)
 			           "output written", t, o.stream_csv);
 			rc = AIW_CLI_EXIT_INTERRUPTED;
 		} else if (st != AIW_OK) {
-			cli_errorf("%s", aiw_sim_errmsg(sim));
+			run_error(sim, &o);
 			rc = cli_exit_code(st) ? cli_exit_code(st) : EXIT_FAIL;
 		}
 	}

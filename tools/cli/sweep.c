@@ -270,6 +270,39 @@ int cli_sweep_check_paths(const cli_sweep_opts *o, bool quiet)
 	return 0;
 }
 
+/* An axis on a component the scenario does not declare is refused: each
+ * run would create it (a typo would add a fleet).  0 or EXIT_USAGE. */
+static int check_components(const cli_sweep_opts *o, bool quiet)
+{
+	aiw_sim *sim;
+	if (aiw_sim_create(&sim, 1) != AIW_OK)
+		return 0; /* out of memory: the sweep reports it */
+	int rc = 0;
+	if (aiw_sim_load_file(sim, o->scenario) == AIW_OK)
+		for (size_t i = 0; i < o->naxes && rc == 0; i++) {
+			const char *a = o->axes[i], *eq = strchr(a, '=');
+			while (a < eq && (*a == ' ' || *a == '\t'))
+				a++;
+			const char *e = eq;
+			while (e > a && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+			char name[256], why[512];
+			if (e - a >= (long)sizeof name)
+				continue;
+			snprintf(name, sizeof name, "%.*s", (int)(e - a), a);
+			if (cli_undeclared_component(sim, name, NULL, 0, why, sizeof why)) {
+				const char *d2 = strchr(strchr(name, '.') + 1, '.');
+				rc = usage_error(quiet, "--set %s: %s (to create a component, declare "
+				                 "[%.*s %.*s] in %s)", o->axes[i], why,
+				                 (int)(strchr(name, '.') - name), name,
+				                 (int)(d2 - strchr(name, '.') - 1), strchr(name, '.') + 1,
+				                 o->scenario);
+			}
+		}
+	aiw_sim_free(sim);
+	return rc;
+}
+
 int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet)
 {
 	*out = NULL;
@@ -282,6 +315,10 @@ int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet)
 		if (!quiet)
 			errorf("%s: %s", o->scenario, aiw_strerror(st));
 		return cli_sweep_exit_code(st);
+	}
+	if ((rc = check_components(o, quiet)) != 0) {
+		aiw_sweep_free(sw);
+		return rc;
 	}
 	for (size_t i = 0; i < o->naxes && st == AIW_OK; i++) {
 		char *name = strdup(o->axes[i]);

@@ -100,6 +100,8 @@ SIGNATURES = {
                              ("len", c_size_t)]),
     "aiw_sim_get_double": (STATUS, [("sim", SIM), ("name", c_char_p), ("out", PD)]),
     "aiw_sim_add_component": (STATUS, [("sim", SIM), ("kind", c_char_p), ("name", c_char_p)]),
+    "aiw_sim_component_count": (STATUS, [("sim", SIM), ("out", PZ)]),
+    "aiw_sim_component": (STATUS, [("sim", SIM), ("i", c_size_t), ("kind", PSTR), ("name", PSTR)]),
     "aiw_sim_load_file": (STATUS, [("sim", SIM), ("path", c_char_p)]),
     "aiw_sim_load_string": (STATUS, [("sim", SIM), ("text", c_char_p), ("origin", c_char_p)]),
     "aiw_sim_run": (STATUS, [("sim", SIM)]),

@@ -291,6 +291,19 @@ class Simulation(object):
         _capi.lib.aiw_sim_add_component(self._p(), _b(kind), _b(name))
         return self
 
+    def components(self):
+        """The components, in creation order, as (kind, name) pairs: ("sim",
+        "") and ("site", "") first, then ("training", "pretrain"), ..."""
+        p = self._p()
+        n = c_size_t()
+        _capi.lib.aiw_sim_component_count(p, byref(n))
+        kind, name = c_char_p(), c_char_p()
+        out = []
+        for i in range(n.value):
+            _capi.lib.aiw_sim_component(p, i, byref(kind), byref(name))
+            out.append((_s(kind.value), _s(name.value)))
+        return out
+
     def load(self, path_or_text, origin=None):
         """Load an INI scenario from a file (a PathLike, or a str naming a file)
         or from text (a str with a newline or starting with '[', or bytes)."""

@@ -283,6 +283,8 @@ class EveryFunction(unittest.TestCase):
             self.assertEqual(sim.get("site.pue"), 1.25)  # get_double
             self.assertEqual(sim.get_text("sim.duration"), "14400")  # get
             sim.add_component("load", "c")
+            self.assertIn(("load", "c"), sim.components())  # component_count, component
+            self.assertEqual(sim.components()[:2], [("sim", ""), ("site", "")])
             sim.set_progress(lambda s, now, end: False, every=3600)
             sim.set_sample_callback(lambda s, t, values: None)
             h = sim.schedule(100, lambda s, t: None)
