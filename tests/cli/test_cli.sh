@@ -128,6 +128,14 @@ expect 0 "bare 'aiworkload FILE.ini' means run" -- "$aiw" "$tmp/small.ini" --no-
 expect 0 "params" -- "$aiw" params
 has "$tmp/out" "site.pue" "params lists site.pue"
 has "$tmp/out" "training.NAME.gpus" "params lists training parameters"
+# which parameters may change during a run, and exclusive minimums
+expect 0 "params sim.duration" -- "$aiw" params sim.duration
+has "$tmp/out" "(0, 3.2e+09]" "params shows an exclusive minimum as (0, ...]"
+has "$tmp/out" "start = fixed when the run starts" "params has a legend"
+expect 0 "params training.NAME.jitter" -- "$aiw" params training.NAME.jitter
+if grep -q '^training\.NAME\.jitter .* runtime ' "$tmp/out"; then
+	ok "params marks runtime parameters"; else bad "params does not mark jitter runtime"; fi
+if grep -q '^sim\.duration .* start ' "$tmp/out"; then bad "the jitter table shows sim"; fi
 expect 0 "params PATTERN" -- "$aiw" params 'sim.*'
 if grep -q '^site\.' "$tmp/out"; then bad "params 'sim.*' shows site parameters"; else
 	ok "params pattern filters"; fi

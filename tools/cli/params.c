@@ -26,15 +26,26 @@ static bool numeric_type(const char *type)
 	       strcmp(type, "bool");
 }
 
+/* Interval notation: "[0, 1e+06]", "(0, 3.2e+09]" when the minimum is
+ * excluded (AIW_PARAM_MIN_EXCLUSIVE); an enum's choices; "-" for none. */
 static void fmt_range(char *buf, size_t len, const char *type, double lo, double hi,
-                      const char *choices)
+                      const char *choices, unsigned flags)
 {
 	if (strcmp(type, "enum") == 0)
 		snprintf(buf, len, "%s", choices);
 	else if (!numeric_type(type) || (lo == 0 && hi == 0))
 		snprintf(buf, len, "-");
 	else
-		snprintf(buf, len, "%g..%g", lo, hi);
+		snprintf(buf, len, "%s%g, %g]", flags & AIW_PARAM_MIN_EXCLUSIVE ? "(" : "[", lo, hi);
+}
+
+/* The flags of parameter i (0 when the library cannot say). */
+static unsigned param_flags(size_t i)
+{
+	unsigned f = 0;
+	if (aiw_param_flags(i, &f) != AIW_OK)
+		f = 0;
+	return f;
 }
 
 static int man_params(void);
@@ -60,8 +71,8 @@ int cli_params(int argc, char **argv)
 	}
 	size_t n = 0, shown = 0;
 	aiw_param_count(&n);
-	printf("%-36s %-9s %-14s %-8s %-22s %s\n", "NAME", "TYPE", "DEFAULT", "UNIT", "RANGE",
-	       "DESCRIPTION");
+	printf("%-36s %-9s %-14s %-8s %-22s %-7s %s\n", "NAME", "TYPE", "DEFAULT", "UNIT", "RANGE",
+	       "WHEN", "DESCRIPTION");
 	for (size_t i = 0; i < n; i++) {
 		const char *name, *type, *def, *unit, *choices, *doc;
 		double lo, hi;
@@ -70,15 +81,20 @@ int cli_params(int argc, char **argv)
 		if (!name_matches(name, pat))
 			continue;
 		char range[128]; /* two %g numbers; an enum's choices are printed as they are */
-		fmt_range(range, sizeof range, type, lo, hi, choices);
-		printf("%-36s %-9s %-14s %-8s %-22s %s\n", name, type, *def ? def : "-",
-		       *unit ? unit : "-", strcmp(type, "enum") == 0 ? choices : range, doc);
+		unsigned fl = param_flags(i);
+		fmt_range(range, sizeof range, type, lo, hi, choices, fl);
+		printf("%-36s %-9s %-14s %-8s %-22s %-7s %s\n", name, type, *def ? def : "-",
+		       *unit ? unit : "-", strcmp(type, "enum") == 0 ? choices : range,
+		       fl & AIW_PARAM_RUNTIME ? "runtime" : "start", doc);
 		shown++;
 	}
 	if (shown == 0) {
 		cli_errorf("no parameter matches '%s'", pat ? pat : "");
 		return EXIT_USAGE;
 	}
+	printf("\nWHEN: runtime = may change during a run (aiw_sim_set between run calls, such as\n"
+	       "aiw_sim_run_until steps); start = fixed when the run starts (aiw_sim_reset first).\n"
+	       "RANGE: [a, b] includes both ends; (a, b] excludes a (the value must be > a).\n");
 	return cli_flush_stdout();
 }
 
@@ -122,7 +138,12 @@ static int man_params(void)
 	       "gives\n.Ql training.pretrain.gpus .\n"
 	       "Values take units, such as\n"
 	       ".Ql 90d ,\n.Ql 250ms ,\n.Ql 20/s ,\n.Ql 80GB ,\n.Ql 3.35TB/s\nor\n.Ql 700W ;\n"
-	       "a bare number is in SI base units, and so are the ranges below.\n",
+	       "a bare number is in SI base units, and so are the ranges below:\n"
+	       ".Ql [a, b]\nincludes both ends,\n.Ql (a, b]\nexcludes\n.Ar a\n"
+	       "(the value must be greater).\n"
+	       "A parameter marked\n.Dq May change during a run\n"
+	       "may be set between run calls\n.Pq Xr aiw_sim_run_until 3 ;\n"
+	       "the others are fixed when the run starts.\n",
 	       MAN_DATE, aiw_version_string());
 	/* parameters grouped by kind */
 	size_t n = 0;
@@ -142,6 +163,7 @@ static int man_params(void)
 			printf(".Ss Parameters of %s\n.Bl -tag -width Ds\n", cur);
 		}
 		bool has_unit = *unit && strcmp(unit, "1") != 0;
+		unsigned fl = param_flags(i);
 		printf(".It Li %s Pq Vt %s\n", name, type);
 		man_text(doc);
 		printf(".\nDefault:\n");
@@ -152,11 +174,14 @@ static int man_params(void)
 		if (strcmp(type, "enum") == 0)
 			printf("one of\n.Ql %s .\n", choices);
 		else if (numeric_type(type) && !(lo == 0 && hi == 0))
-			printf("range %g to %g%s%s.\n", lo, hi, has_unit ? " " : "", has_unit ? unit : "");
+			printf("range %s%g, %g]%s%s.\n", fl & AIW_PARAM_MIN_EXCLUSIVE ? "(" : "[", lo, hi,
+			       has_unit ? " " : "", has_unit ? unit : "");
 		else if (has_unit)
 			printf("unit %s.\n", unit);
 		else
 			printf("no range.\n");
+		if (fl & AIW_PARAM_RUNTIME)
+			printf("May change during a run.\n");
 	}
 	if (cur[0])
 		printf(".El\n");

@@ -158,6 +158,7 @@ def help_text(pattern=None, width=78):
         rng = _fmt_range(p)
         if rng:
             extra.append("range: %s" % rng)
+        extra.append("may change during a run" if p.runtime else "fixed at start")
         for line in textwrap.wrap(body, width - 4) or [""]:
             out.append("    " + line)
         out.append("    " + "; ".join(extra))
