@@ -202,10 +202,15 @@ static aiw_status open_probe(const char *scenario, aiw_sim **out, const aiwi_com
 	size_t itok = param_or_none((*T)->kind, "tokens_per_step");
 	double reps0 = aiwi_pset(*I, irep) && aiwi_p(*I, irep) >= 1 ? aiwi_p(*I, irep) : 1;
 	base->train_gpus = aiwi_pset(*T, ig) ? aiwi_p(*T, ig) : 0;
+	/* tokens_per_gpu scales with the job by itself; an unset tokens_per_step
+	 * is training's 4e6 (training.NAME.tokens_per_step) */
+	size_t itpg = param_or_none((*T)->kind, "tokens_per_gpu");
+	bool per_gpu = itpg != SIZE_MAX && aiwi_pset(*T, itpg);
 	base->tokens_per_step =
-		itok != SIZE_MAX && aiwi_pset(*T, itok) && (*T)->kind->params[itok].type != AIW_PT_STRING
+		per_gpu ? 0
+		: itok != SIZE_MAX && aiwi_pset(*T, itok) && (*T)->kind->params[itok].type != AIW_PT_STRING
 			? aiwi_p(*T, itok)
-			: 0;
+			: 4e6;
 	if (!(base->tokens_per_step > 0) || !isfinite(base->tokens_per_step))
 		base->tokens_per_step = 0;
 	/* the scenario's own run: what its fleet really serves */

@@ -61,6 +61,7 @@ enum {
 	P_GPN,
 	P_MODEL_PARAMS,
 	P_TOKENS,
+	P_TOKENS_PER_GPU,
 	P_MFU,
 	P_STEP_COMPUTE,
 	P_GRAD_BYTES,
@@ -130,8 +131,20 @@ static const aiwi_param_def TRAINING_PARAMS[P_NPARAMS] = {
 	[P_MODEL_PARAMS] = {"model_params", "training.NAME.model_params", AIW_PT_REAL, "70e9", "1",
 	                    0, 1e15, NULL, AIW_PF_EXCL_MIN,
 	                    "model parameters (6 x params x tokens FLOP per step)", 0},
-	[P_TOKENS] = {"tokens_per_step", "training.NAME.tokens_per_step", AIW_PT_REAL, "4e6", "1", 0,
-	              1e12, NULL, AIW_PF_EXCL_MIN, "global batch in tokens", 0},
+	[P_TOKENS] = {"tokens_per_step", "training.NAME.tokens_per_step", AIW_PT_REAL, NULL, "1", 0,
+	              1e12, NULL, AIW_PF_EXCL_MIN | AIW_PF_NONE,
+	              "global batch in tokens; none: tokens_per_gpu x gpus when tokens_per_gpu is "
+	              "set, else 4e6", 0},
+	/* weak scaling: the global batch grows with the job, as real jobs do up
+	 * to their critical batch size (Kaplan et al. 2020, "Scaling laws for
+	 * neural language models", arXiv:2001.08361; McCandlish et al. 2018,
+	 * "An empirical model of large-batch training", arXiv:1812.06162) */
+	[P_TOKENS_PER_GPU] = {"tokens_per_gpu", "training.NAME.tokens_per_gpu", AIW_PT_REAL, NULL,
+	                      "1", 0, 1e12, NULL, AIW_PF_EXCL_MIN | AIW_PF_NONE,
+	                      "tokens per GPU per step; when set, tokens_per_step = tokens_per_gpu x "
+	                      "gpus (weak scaling: the global batch grows with the job, as real "
+	                      "jobs do up to their critical batch size; Kaplan et al. 2020, "
+	                      "McCandlish et al. 2018)", 0},
 	[P_MFU] = {"mfu", "training.NAME.mfu", AIW_PT_REAL, "0.45", "1", 0, 1, NULL, AIW_PF_EXCL_MIN,
 	           "model FLOP utilisation of the compute phase (ignored with step_compute)", 0},
 	[P_STEP_COMPUTE] = {"step_compute", "training.NAME.step_compute", AIW_PT_DURATION, NULL, "s",
@@ -372,6 +385,27 @@ static double failure_rate(const aiwi_comp *c)
 
 /* The layout model's part of derive(): architecture and layout, memory
  * (refused up front when it does not fit), the nominal step. */
+/* The global batch in tokens when no parallel layout gives it: tokens_per_step,
+ * or tokens_per_gpu x gpus (weak scaling), or 4e6; both set is refused. */
+#define DEFAULT_TOKENS_PER_STEP 4e6
+static aiw_status step_tokens(aiwi_comp *c, double *out)
+{
+	bool ts = aiwi_pset(c, P_TOKENS), tg = aiwi_pset(c, P_TOKENS_PER_GPU);
+	if (ts && tg)
+		return aiwi_err(c->sim, AIW_EINVAL,
+		                "%s.tokens_per_step = %g and %s.tokens_per_gpu = %g are both set: set "
+		                "one (tokens_per_step = tokens_per_gpu x gpus)",
+		                c->prefix, aiwi_p(c, P_TOKENS), c->prefix, aiwi_p(c, P_TOKENS_PER_GPU));
+	*out = ts ? aiwi_p(c, P_TOKENS)
+	          : tg ? aiwi_p(c, P_TOKENS_PER_GPU) * aiwi_p(c, P_GPUS) : DEFAULT_TOKENS_PER_STEP;
+	if (!(*out <= 1e12))
+		return aiwi_err(c->sim, AIW_ERANGE,
+		                "%s.tokens_per_gpu = %g x gpus = %g gives %g tokens per step; the "
+		                "range of tokens_per_step is (0, 1e+12]",
+		                c->prefix, aiwi_p(c, P_TOKENS_PER_GPU), aiwi_p(c, P_GPUS), *out);
+	return AIW_OK;
+}
+
 static aiw_status derive_layout(aiwi_comp *c, tcfg *k)
 {
 	aiw_sim *sim = c->sim;
@@ -410,12 +444,16 @@ static aiw_status derive_layout(aiwi_comp *c, tcfg *k)
 	if (aiwi_pset(c, P_GLOBAL_BATCH)) {
 		L->global_batch = aiwi_p(c, P_GLOBAL_BATCH);
 	} else {
-		L->global_batch = aiwi_p(c, P_TOKENS) / A->seq;
+		double tokens;
+		aiw_status tst = step_tokens(c, &tokens);
+		if (tst != AIW_OK)
+			return tst;
+		L->global_batch = tokens / A->seq;
 		if (floor(L->global_batch) != L->global_batch)
 			return aiwi_err(sim, AIW_ERANGE,
 			                "%s.tokens_per_step = %g is not a multiple of seq_len = %g: set "
 			                "global_batch (sequences per step)",
-			                p, aiwi_p(c, P_TOKENS), A->seq);
+			                p, tokens, A->seq);
 	}
 	L->schedule = (int)aiwi_p(c, P_SCHEDULE);
 	L->zero = (int)aiwi_p(c, P_ZERO);
@@ -556,7 +594,8 @@ static aiw_status derive(aiwi_comp *c, tcfg *k)
 		                "(e.g. lognormal(0,0.03))",
 		                c->prefix, aiwi_ps(c, P_JITTER), mu);
 	k->mu = mu;
-	k->tokens_per_step = aiwi_p(c, P_TOKENS);
+	if ((st = step_tokens(c, &k->tokens_per_step)) != AIW_OK)
+		return st;
 	double params = aiwi_p(c, P_MODEL_PARAMS);
 	k->ar_ranks = k->N;
 	if (!aiwi_pset(c, P_LAYERS)) {

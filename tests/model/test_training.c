@@ -933,6 +933,46 @@ START_TEST(scaling_vs_simulation)
 }
 END_TEST
 
+/* tokens_per_gpu: the global batch grows with the job (weak scaling),
+ * tokens_per_step = tokens_per_gpu x gpus exactly: the same run, bit for
+ * bit, as that tokens_per_step; 3906.25 x 1024 is the built-in 4e6 */
+START_TEST(tokens_per_gpu)
+{
+	const double Ns[] = {1024, 2048, 16384};
+	for (size_t j = 0; j < 3; j++) {
+		const char *fmt = "[sim]\nduration=2h\nsample_interval=10min\n"
+		                  "[training t]\ngpus=%g\nmodel_params=70e9\nmfu=0.45\n%s=%.17g\n";
+		aiw_sim *a = load(5, fmt, Ns[j], "tokens_per_gpu", 3906.25);
+		aiw_sim *b = load(5, fmt, Ns[j], "tokens_per_step", 3906.25 * Ns[j]);
+		AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+		AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+		ck_assert(M(a, "steps") > 0);
+		ck_assert(M(a, "tokens") == M(a, "steps") * 3906.25 * Ns[j]);
+		ck_assert(M(a, "tokens") == M(b, "tokens"));
+		ck_assert(M(a, "step_time_mean_s") == M(b, "step_time_mean_s"));
+		aiw_sim_free(a);
+		aiw_sim_free(b);
+	}
+	/* neither set: 4e6 tokens per step at every size */
+	aiw_sim *sim = load(5, "[sim]\nduration=1h\n[training t]\ngpus=64\nstep_compute=1s\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert(M(sim, "tokens") == M(sim, "steps") * 4e6);
+	aiw_sim_free(sim);
+	/* both set: refused at start, both named */
+	sim = load(5, "[sim]\nduration=1h\n[training t]\ntokens_per_step=4e6\n"
+	              "tokens_per_gpu=3906.25\n");
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "training.t.tokens_per_step = 4e+06 and "
+	                                          "training.t.tokens_per_gpu = 3906.25 are both set"),
+	              "%s", aiw_sim_errmsg(sim));
+	aiw_sim_free(sim);
+	/* the product is held to tokens_per_step's range */
+	sim = load(5, "[sim]\nduration=1h\n[training t]\ngpus=1e6\ntokens_per_gpu=1e7\n");
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("training");
@@ -957,6 +997,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, invalid_params);
 	tcase_add_test(tc, scaling);
 	tcase_add_test(tc, scaling_vs_simulation);
+	tcase_add_test(tc, tokens_per_gpu);
 	suite_add_tcase(s, tc);
 	return s;
 }
