@@ -67,6 +67,12 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	 "mean time to first token", NULL, NULL, NULL, NULL},
 	{"ttft_max_s", "TTFT max", "s", 0,
 	 "largest time to first token", NULL, NULL, NULL, NULL},
+	{"ttft_p99_last_interval_s", "TTFT P99 (last interval)", "s", 0,
+	 "99th percentile of the TTFT of the requests that got their first token in the last "
+	 "sample interval ended (the last point of the ttft_p99_s curve), for a controller "
+	 "stepping the run; the other percentiles are cumulative since the start (NaN before "
+	 "the first interval ends, or when no request got its first token in it)",
+	 NULL, NULL, NULL, NULL},
 	{"tpot_p50_s", "TPOT P50", "s", 0,
 	 "median time per output token (after the first)", NULL, NULL, NULL, NULL},
 	{"tpot_p95_s", "TPOT P95", "s", 0,

@@ -437,6 +437,16 @@ static void emit_metrics(aiwi_comp *c, double t)
 	}
 	if (have_all)
 		aiwi_hist_free(&all);
+	/* the windowed figure of the curve: its last point (the interval that
+	 * ended last), which a controller stepping the run can act on */
+	{
+		char cn[256];
+		snprintf(cn, sizeof cn, "%s.ttft_p99_s", px);
+		aiwi_recorder *r = aiwi_sim_recorder(sim);
+		int id = aiwi_rec_find(r, cn);
+		size_t len = aiwi_rec_length(r);
+		M("ttft_p99_last_interval_s", id >= 0 && len ? aiwi_rec_values(r, (size_t)id)[len - 1] : NAN);
+	}
 	M("queue_wait_count", (double)aiwi_hist_count(&f->wait));
 	M("queue_wait_sum_s", aiwi_hist_sum(&f->wait));
 	double finished = (double)(f->completed + dropped);

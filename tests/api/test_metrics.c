@@ -7,6 +7,7 @@
 
 #include "../testutil.h"
 
+#include <math.h>
 #include <string.h>
 
 START_TEST(catalogue_rows)
@@ -179,6 +180,49 @@ START_TEST(curve_catalogue)
 }
 END_TEST
 
+/* The windowed TTFT P99 (ttft_p99_last_interval_s), published at the end of
+ * every run call, is the last point of the ttft_p99_s curve; after an
+ * overloaded start, the cumulative P99 keeps the backlog's waits while the
+ * last interval's is back to the light-load figure. */
+START_TEST(windowed_percentile)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 3), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim,
+	                                        "[sim]\nduration = 2h\nsample_interval = 1min\n"
+	                                        "[inference c]\ngpu = H100-SXM\ngpus_per_replica = 1\n"
+	                                        "model_params = 8e9\nreplicas = 1\nrate = 40/s\n",
+	                                        "w.ini"));
+	const char *name = "inference.c.ttft_p99_s";
+	double last = NAN, cum = NAN, first_window = NAN;
+	for (int step = 1; step <= 8; step++) {
+		if (step == 2) /* 15 min overloaded, then enough replicas */
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.c.replicas", "16"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 900.0 * step));
+		size_t n = 0;
+		AIW_OK_OR_FAIL(sim, aiw_sim_series_length(sim, name, &n));
+		ck_assert_uint_eq(n, 15 * (size_t)step);
+		double t[120], v[120];
+		size_t got = 0;
+		AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, name, t, v, 120, &got));
+		ck_assert_uint_eq(got, n);
+		AIW_OK_OR_FAIL(sim, aiw_sim_metric(sim, "inference.c.ttft_p99_last_interval_s", &last));
+		AIW_OK_OR_FAIL(sim, aiw_sim_metric(sim, "inference.c.ttft_p99_s", &cum));
+		/* the same number, bit for bit, as the curve's last point */
+		ck_assert_msg(last == v[n - 1] || (isnan(last) && isnan(v[n - 1])),
+		              "step %d: %.17g vs the curve's %.17g", step, last, v[n - 1]);
+		if (step == 1)
+			first_window = last;
+	}
+	/* overloaded (one replica at 40/s): the queue grows for 15 min, the
+	 * waits reach minutes; two hours later the window is light load */
+	ck_assert_msg(first_window > 10, "overloaded window P99 %g s", first_window);
+	ck_assert_msg(last < 2, "light-load window P99 %g s", last);
+	ck_assert_msg(cum > 10 * last, "cumulative P99 %g s vs window %g s", cum, last);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -187,6 +231,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, catalogue_rows);
 	tcase_add_test(tc, runs_publish_catalogued_metrics);
 	tcase_add_test(tc, curve_catalogue);
+	tcase_add_test(tc, windowed_percentile);
 	suite_add_tcase(s, tc);
 	return s;
 }
