@@ -7,7 +7,7 @@
  * the all-reduce is the library's collective model (collective.c, Thakur,
  * Rabenseifner & Gropp 2005) with NCCL's per-step latencies, whose small-
  * message size the TP all-reduces of decode are: about 6 us for 2 H100 on
- * NVLink measured with nccl-tests (NVIDIA/nccl issue 1259), the model's
+ * NVLink measured with nccl-tests (NVIDIA/nccl#1259), the model's
  * 2 (p - 1) alpha = 6.8 us.
  * The fixed cost per iteration, AIWI_ITER_OVERHEAD_S = 8 ms, is an estimate
  * from vLLM's profile of its v0.5 engine (blog.vllm.ai, 2024-09-05: for

@@ -6,36 +6,11 @@
 # only when asked.
 # Exit 77 (skip) only when promtool is missing; every other check still runs.
 set -u
-: "${top_srcdir:?}" "${top_builddir:?}"
-aiw="$top_builddir/tools/aiworkload"
-[ -x "$aiw" ] || { echo "FAIL: no $aiw"; exit 1; }
+. "$top_srcdir/tests/cli/common.sh"
 promtool=${PROMTOOL:-}
 [ -n "$promtool" ] && [ -x "$promtool" ] || promtool=$(command -v promtool 2>/dev/null || true)
 py=${PYTHON3:-python3}
 command -v "$py" >/dev/null 2>&1 || py=""
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-fail=0
-ok() { echo "ok   $*"; }
-bad() { echo "FAIL $*"; fail=1; }
-
-# expect STATUS DESCRIPTION -- command...: run, keep stdout/stderr in $tmp
-expect() {
-	want=$1 what=$2
-	shift 3
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$got" = "$want" ]; then ok "$what (exit $got)"; else
-		bad "$what: exit $got, expected $want"
-		sed 's/^/     | /' "$tmp/err" | head -5
-	fi
-}
-has() { # has FILE TEXT DESCRIPTION
-	if grep -qF -- "$2" "$1"; then ok "$3"; else
-		bad "$3: no '$2' in"
-		sed 's/^/     | /' "$1" | head -8
-	fi
-}
 
 # A small fast scenario: one scripted load, one short training job.
 cat >"$tmp/small.ini" <<'EOF'
