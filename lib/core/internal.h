@@ -401,6 +401,10 @@ typedef struct aiwi_kind {
 	                                 with every simulation */
 	bool finish_last;             /* finish after the others (the site sums
 	                                 what they published) */
+	bool telemetry;               /* its components keep kbusy_gpu_s, flops and
+	                                 peak_flop_s: the recorder adds their
+	                                 <prefix>.kernel_busy and .tensor_activity
+	                                 (rows AIWI_TELEMETRY_CURVES of its table) */
 	size_t state_size;            /* unused by the core; for kinds' use */
 	/* summary metrics, in the order of the summary table (a component that
 	 * takes part in the accounting also has the site's per-component rows,
@@ -449,11 +453,19 @@ struct aiwi_comp {
 	double paid_gpu_s;    /* GPU-seconds provisioned (paid) */
 	double cost_usd;      /* money spent (hardware + energy at PUE) */
 	double gpus;          /* GPUs currently provisioned (for utilisation) */
+	/* GPU telemetry as nvidia-smi and DCGM report it (aiworkload(7)
+	 * "Utilisation"): a model that sets peak_flop_s > 0 keeps them */
+	double kbusy_gpu_s;   /* GPU-seconds with a kernel running (utilization.gpu) */
+	double flops;         /* hardware FLOPs executed (lost work included) */
+	double peak_flop_s;   /* dense peak FLOP/s of one GPU at the precision run */
 	/* filled by the recorder at each tick from the deltas of the above:
 	 * interval averages over the tick that just ended */
-	double tick_power_w, tick_util, tick_cost_rate, tick_gpus;
+	double tick_power_w, tick_util, tick_cost_rate, tick_gpus, tick_kbusy, tick_tensor;
 	double prev_energy_j, prev_busy_gpu_s, prev_paid_gpu_s, prev_cost_usd;
-	int series_base;      /* recorder id of <prefix>.power_w (then util, cost) */
+	double prev_kbusy_gpu_s, prev_flops;
+	int series_base;      /* recorder id of <prefix>.power_w (then util, cost,
+	                       * and, for a telemetry kind, kernel_busy and
+	                       * tensor_activity) */
 	bool accounted;       /* takes part in power/cost accounting */
 };
 

@@ -183,7 +183,14 @@ aiw_status aiwi_rec_begin(aiw_sim *sim, double interval, size_t keep)
 		int id2 = aiwi_rec_add(sim, n, "1");
 		snprintf(n, sizeof n, "%s.cost_rate_usd_per_h", c->prefix);
 		int id3 = aiwi_rec_add(sim, n, "USD/h");
-		if (id < 0 || id2 < 0 || id3 < 0)
+		int id4 = 0, id5 = 0;
+		if (c->kind->telemetry) {
+			snprintf(n, sizeof n, "%s.kernel_busy", c->prefix);
+			id4 = aiwi_rec_add(sim, n, "1");
+			snprintf(n, sizeof n, "%s.tensor_activity", c->prefix);
+			id5 = aiwi_rec_add(sim, n, "1");
+		}
+		if (id < 0 || id2 < 0 || id3 < 0 || id4 < 0 || id5 < 0)
 			return AIW_ENOMEM;
 		c->series_base = id;
 		c->accounted = true;
@@ -287,6 +294,12 @@ void aiwi_rec_tick(aiw_sim *sim, double t)
 		c->tick_util = dp > 0 ? db / dp : 0;
 		c->tick_cost_rate = dt > 0 ? dc / dt * 3600.0 : 0;
 		c->tick_gpus = dt > 0 ? dp / dt : c->gpus;
+		/* telemetry figures: NaN where the model keeps none */
+		bool tel = c->peak_flop_s > 0;
+		c->tick_kbusy = !tel ? NAN : dp > 0 ? (c->kbusy_gpu_s - c->prev_kbusy_gpu_s) / dp : 0;
+		c->tick_tensor = !tel ? NAN : dp > 0 ? (c->flops - c->prev_flops) / (dp * c->peak_flop_s) : 0;
+		c->prev_kbusy_gpu_s = c->kbusy_gpu_s;
+		c->prev_flops = c->flops;
 		c->prev_energy_j = c->energy_j;
 		c->prev_busy_gpu_s = c->busy_gpu_s;
 		c->prev_paid_gpu_s = c->paid_gpu_s;
@@ -294,6 +307,10 @@ void aiwi_rec_tick(aiw_sim *sim, double t)
 		r->s[c->series_base].v[r->cur] = c->tick_power_w;
 		r->s[c->series_base + 1].v[r->cur] = c->tick_util;
 		r->s[c->series_base + 2].v[r->cur] = c->tick_cost_rate;
+		if (c->kind->telemetry) {
+			r->s[c->series_base + 3].v[r->cur] = c->tick_kbusy;
+			r->s[c->series_base + 4].v[r->cur] = c->tick_tensor;
+		}
 	}
 	if (site->kind->sample)
 		site->kind->sample(site, t);
@@ -464,7 +481,8 @@ const aiwi_curve_def aiwi_component_curves[] = {
 	{"power_w", "W", "power_watts", NULL, AIWI_CURVE_GAUGE, false, false,
 	 "IT power of a component: GPUs and node overhead (W)"},
 	{"utilization", "1", "gpu_utilization", NULL, AIWI_CURVE_GAUGE, false, false,
-	 "busy GPU-seconds / provisioned GPU-seconds of a component (0-1)"},
+	 "useful-work GPU-seconds / provisioned GPU-seconds of a component (0-1): inference, a "
+	 "replica with a request in its batch; training, compute time only"},
 	{"cost_rate_usd_per_h", "USD/h", NULL, NULL, 0, false, false,
 	 "hardware and energy cost rate of a component over the interval (USD/h)"},
 	/* recorded by the site (site.c) */

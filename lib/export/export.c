@@ -860,6 +860,7 @@ static void draw_line(panel *p, const double *t, const double *v, size_t n, doub
 typedef struct svg_comp {
 	const char *label; /* prefix "training.pretrain" */
 	int power, util, replicas;
+	bool telemetry; /* util + 2, util + 3: kernel_busy, tensor_activity */
 	bool training;
 } svg_comp;
 
@@ -905,6 +906,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		s->label = c->prefix;
 		s->power = c->series_base;
 		s->util = c->series_base + 1;
+		s->telemetry = c->kind->telemetry;
 		s->replicas = aiwi_rec_find(r, n);
 		s->training = strcmp(c->kind->name, "training") == 0;
 		nrep += s->replicas >= 0;
@@ -1050,13 +1052,38 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 	if (ncomp > 0 || sutil >= 0) {
 		p.y = (axis){.lo = 0, .hi = 1, .step = 0.2, .div = 1, .unit = ""};
 		p.y0 = SVG_TOP + 20 + k++ * (SVG_PANEL_H + SVG_GAP);
-		panel_frame(&p, "GPU utilisation (busy / provisioned GPU-seconds)", "utilisation",
-		            true);
-		int e = 0, total = (int)ncomp + (sutil >= 0);
+		/* per component: kernel-busy time (nvidia-smi) solid, tensor
+		 * activity (FLOPs / peak, DCGM) dashed; a component without
+		 * them (a scripted load) its busy time; the site's useful-work
+		 * line only when no component has the telemetry figures */
+		size_t ntel = 0;
+		for (size_t c = 0; c < ncomp; c++)
+			ntel += comps[c].telemetry;
+		if (ntel)
+			sutil = -1;
+		panel_frame(&p,
+		            ntel ? "GPU utilisation: kernel-busy as nvidia-smi (solid), tensor "
+		                   "activity as DCGM (dashed)"
+		                 : "GPU utilisation (busy / provisioned GPU-seconds)",
+		            "utilisation", true);
+		int e = 0, total = (int)(ncomp + ntel) + (sutil >= 0);
 		for (size_t c = 0; c < ncomp; c++) {
 			const char *col = PALETTE[c % NPALETTE];
-			draw_line(&p, t, aiwi_rec_values(r, (size_t)comps[c].util), len, 1, col, false);
-			legend_entry(&p, e++, total, col, comps[c].label, false, false);
+			char lab[300];
+			if (!comps[c].telemetry) {
+				draw_line(&p, t, aiwi_rec_values(r, (size_t)comps[c].util), len, 1, col,
+				          false);
+				legend_entry(&p, e++, total, col, comps[c].label, false, false);
+				continue;
+			}
+			draw_line(&p, t, aiwi_rec_values(r, (size_t)comps[c].util + 2), len, 1, col,
+			          false);
+			snprintf(lab, sizeof lab, "%s kernel-busy", comps[c].label);
+			legend_entry(&p, e++, total, col, lab, false, false);
+			draw_line(&p, t, aiwi_rec_values(r, (size_t)comps[c].util + 3), len, 1, col,
+			          true);
+			snprintf(lab, sizeof lab, "%s tensor", comps[c].label);
+			legend_entry(&p, e++, total, col, lab, true, false);
 		}
 		if (sutil >= 0) {
 			draw_line(&p, t, aiwi_rec_values(r, (size_t)sutil), len, 1, "#222222", true);

@@ -11,10 +11,14 @@
 
 const aiwi_metric_def aiwi_inference_metrics[] = {
 	AIWI_ACCOUNT_METRICS_FIRST,
-	{"utilization", "GPU utilisation (busy time)", "1", AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,
-	 "busy GPU-seconds / provisioned GPU-seconds over the run", NULL, NULL, NULL, NULL},
-	{"compute_utilization", "Compute utilisation (FLOPs)", "1", AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,
-	 "FLOPs executed / peak FLOPs of the provisioned GPUs", NULL, NULL, NULL, NULL},
+	AIWI_TELEMETRY_METRICS,
+	{"utilization", "Busy time (a request in the batch)", "1", AIW_METRIC_FRACTION,
+	 "busy GPU-seconds / provisioned GPU-seconds over the run, a replica being busy while a "
+	 "request is in its batch: the same figure as kernel_busy (near 1 for any continuously "
+	 "batched fleet with work, whatever its load)", NULL, NULL, NULL, NULL},
+	{"compute_utilization", "Compute utilisation (FLOPs / peak)", "1", AIW_METRIC_FRACTION,
+	 "FLOPs executed / peak FLOPs of the provisioned GPUs: the same figure as tensor_activity",
+	 NULL, NULL, NULL, NULL},
 	{"requests_arrived", "Requests arrived", "1", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
 	 "requests that arrived",
 	 "inference_requests_arrived_total", "counter", NULL,
@@ -247,6 +251,7 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 };
 
 const aiwi_curve_def aiwi_inference_curves[] = {
+	AIWI_TELEMETRY_CURVES,
 	{"arrival_rate", "1/s", "inference_requests_arrived_total", NULL,
 	 AIWI_CURVE_COUNTER_OF_RATE, true, false, "requests arrived per second, interval average"},
 	{"throughput", "1/s", "inference_requests_total", "outcome=\"completed\"",

@@ -311,6 +311,14 @@ static void bring_to(aiwi_comp *c, double t)
 	c->paid_gpu_s = f->paid.sum;
 	c->cost_usd = f->cost.sum;
 	c->gpus = f->paid.value;
+	/* telemetry: a replica with work in its batch runs kernels all the
+	 * time (continuous batching keeps it launching them); FLOPs as
+	 * compute_utilization counts them */
+	c->kbusy_gpu_s = f->busy.sum;
+	if (!f->service_mode) {
+		c->flops = flops_at(f, t);
+		c->peak_flop_s = f->F / f->g / aiwi_p(c, P_MFU);
+	}
 }
 
 static void inference_sample(aiwi_comp *c, double t)
@@ -608,6 +616,7 @@ void aiwi_serving_fleet_conf(const aiwi_comp *c, aiwi_serving_fleet *out)
 
 const aiwi_kind aiwi_kind_inference = {
 	.name = "inference",
+	.telemetry = true,
 	.params = aiwi_inference_params,
 	.nparams = P_NPARAMS,
 	.metrics = aiwi_inference_metrics,

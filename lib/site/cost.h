@@ -65,6 +65,26 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL}, \
 	{"cost_usd", "Cost", "USD", AIW_METRIC_HEADLINE, \
 	 "hardware and energy cost of the component", NULL, NULL, NULL, NULL}
+/* The GPU telemetry figures of a component (published by the site, site.c,
+ * for the kinds that keep them: aiwi_comp kbusy_gpu_s, flops, peak_flop_s). */
+#define AIWI_TELEMETRY_METRICS \
+	{"kernel_busy", "GPU busy (kernel-busy, nvidia-smi)", "1", \
+	 AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION, \
+	 "GPU-seconds with a kernel running / provisioned GPU-seconds: nvidia-smi's " \
+	 "utilization.gpu (DCGM_FI_DEV_GPU_UTIL)", NULL, NULL, NULL, NULL}, \
+	{"tensor_activity", "Tensor activity (FLOPs/peak, DCGM)", "1", \
+	 AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION, \
+	 "hardware FLOPs executed / (provisioned GPU-seconds x peak FLOP/s at the precision run): " \
+	 "the model's DCGM_FI_PROF_PIPE_TENSOR_ACTIVE", NULL, NULL, NULL, NULL}
+/* Their curves, recorded by series.c for a kind with `telemetry' set (rows
+ * of its curve table, so that the catalogue lists them for it alone). */
+#define AIWI_TELEMETRY_CURVES \
+	{"kernel_busy", "1", "gpu_kernel_busy_ratio", NULL, AIWI_CURVE_GAUGE, false, false, \
+	 "kernel-busy GPU-seconds / provisioned GPU-seconds of a component over the interval, " \
+	 "what nvidia-smi reports as utilization.gpu (0-1; NaN where the model keeps none)"}, \
+	{"tensor_activity", "1", "gpu_tensor_activity_ratio", NULL, AIWI_CURVE_GAUGE, false, false, \
+	 "hardware FLOPs / (provisioned GPU-seconds x peak FLOP/s at the precision run) of a " \
+	 "component over the interval, the model's DCGM_FI_PROF_PIPE_TENSOR_ACTIVE (0-1)"}
 /* The cost per million tokens, for the kinds that count tokens. */
 #define AIWI_METRIC_COST_PER_MTOK \
 	{"cost_per_mtok_usd", "Cost per million tokens", "USD", AIW_METRIC_HEADLINE, \

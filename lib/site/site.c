@@ -92,7 +92,7 @@ typedef struct compacc {
 } compacc;
 
 typedef struct site {
-	int id_it, id_fac, id_util, id_cost_rate, id_cost;
+	int id_it, id_fac, id_util, id_cost_rate, id_cost, id_kbusy, id_tensor;
 	double peak_it;
 	compacc *comp; /* indexed by creation order */
 	size_t ncomp;
@@ -174,6 +174,18 @@ static aiw_status site_start(aiwi_comp *c)
 	s->id_util = aiwi_rec_add(sim, "site.utilization", "1");
 	s->id_cost_rate = aiwi_rec_add(sim, "site.cost_rate_usd_per_h", "USD/h");
 	s->id_cost = aiwi_rec_add(sim, "site.cost_usd", "USD");
+	/* the telemetry figures when a component keeps them */
+	s->id_kbusy = s->id_tensor = -1;
+	for (size_t i = 0; i < s->ncomp; i++) {
+		aiwi_comp *k = aiwi_comp_at(sim, i);
+		if (k->accounted && k->kind->telemetry) {
+			s->id_kbusy = aiwi_rec_add(sim, "site.kernel_busy", "1");
+			s->id_tensor = aiwi_rec_add(sim, "site.tensor_activity", "1");
+			if (s->id_kbusy < 0 || s->id_tensor < 0)
+				return AIW_ENOMEM;
+			break;
+		}
+	}
 	if (s->id_it < 0 || s->id_fac < 0 || s->id_util < 0 || s->id_cost_rate < 0 ||
 	    s->id_cost < 0)
 		return AIW_ENOMEM;
@@ -224,7 +236,7 @@ static void site_sample(aiwi_comp *c, double t)
 	site *s = c->state;
 	aiw_sim *sim = c->sim;
 	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
-	double it = 0, busy = 0, paid = 0, rate = 0, cum = 0;
+	double it = 0, busy = 0, paid = 0, rate = 0, cum = 0, kb = 0, ten = 0, tpaid = 0;
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		if (!k->accounted)
@@ -233,6 +245,11 @@ static void site_sample(aiwi_comp *c, double t)
 		it += k->tick_power_w;
 		busy += k->tick_util * k->tick_gpus;
 		paid += k->tick_gpus;
+		if (k->peak_flop_s > 0 && k->tick_gpus > 0) { /* a telemetry figure: GPU-weighted */
+			kb += k->tick_kbusy * k->tick_gpus;
+			ten += k->tick_tensor * k->tick_gpus;
+			tpaid += k->tick_gpus;
+		}
 		rate += k->tick_cost_rate;
 		if (k->tick_power_w > a->peak)
 			a->peak = k->tick_power_w;
@@ -251,6 +268,10 @@ static void site_sample(aiwi_comp *c, double t)
 	aiwi_rec_put(sim, s->id_util, paid > 0 ? busy / paid : 0);
 	aiwi_rec_put(sim, s->id_cost_rate, rate + (it * pue * price_j + cap) * 3600.0);
 	aiwi_rec_put(sim, s->id_cost, cum + cap * t);
+	if (s->id_kbusy >= 0) {
+		aiwi_rec_put(sim, s->id_kbusy, tpaid > 0 ? kb / tpaid : 0);
+		aiwi_rec_put(sim, s->id_tensor, tpaid > 0 ? ten / tpaid : 0);
+	}
 }
 
 /* The IT power component k is rated for: its most GPUs at once x (TDP +
@@ -278,7 +299,7 @@ static void site_finish(aiwi_comp *c, double t)
 	site_catch_up(s, sim);
 	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
 	double sum_peaks = 0, sum_rack_peaks = 0, racks = 0, energy = 0, hw = 0, idle = 0;
-	double busy = 0, paid = 0, nameplate = 0;
+	double busy = 0, paid = 0, nameplate = 0, kbusy = 0, flops = 0, tpaid = 0;
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		if (!k->accounted)
@@ -305,6 +326,15 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, k->prefix, "hardware_cost_usd", k->cost_usd);
 		aiwi_metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost);
 		aiwi_metric(sim, k->prefix, "idle_cost_usd", a->idle_cost);
+		if (k->peak_flop_s > 0) {
+			double kp = k->paid_gpu_s;
+			aiwi_metric(sim, k->prefix, "kernel_busy", kp > 0 ? k->kbusy_gpu_s / kp : NAN);
+			aiwi_metric(sim, k->prefix, "tensor_activity",
+			            kp > 0 ? k->flops / (kp * k->peak_flop_s) : NAN);
+			kbusy += k->kbusy_gpu_s;
+			flops += k->flops / k->peak_flop_s; /* GPU-seconds at peak */
+			tpaid += kp;
+		}
 	}
 	double peak_fac = s->peak_it * pue;
 	double recommended = peak_fac * (1 + aiwi_p(c, P_MARGIN));
@@ -347,6 +377,12 @@ static void site_finish(aiwi_comp *c, double t)
 	aiwi_metric(sim, "site", "gpu_hours", paid / 3600.0);
 	aiwi_metric(sim, "site", "busy_gpu_hours", busy / 3600.0);
 	aiwi_metric(sim, "site", "utilization", paid > 0 ? busy / paid : NAN);
+	/* each the mean of one figure over the components that keep it,
+	 * weighted by their provisioned GPU-seconds */
+	if (s->id_kbusy >= 0) {
+		aiwi_metric(sim, "site", "kernel_busy", tpaid > 0 ? kbusy / tpaid : NAN);
+		aiwi_metric(sim, "site", "tensor_activity", tpaid > 0 ? flops / tpaid : NAN);
+	}
 	aiwi_metric(sim, "site", "cost_per_gpu_hour_usd", paid > 0 ? total / (paid / 3600.0) : NAN);
 }
 
@@ -390,8 +426,19 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	 NULL, NULL, NULL, NULL},
 	{"capacity_headroom_w", "Capacity headroom", "W", AIW_METRIC_HEADLINE,
 	 "site.capacity - facility power peak (negative: the contract is exceeded)", NULL, NULL, NULL, NULL},
-	{"utilization", "GPU utilisation (busy time)", "1", AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,
-	 "busy GPU-seconds / provisioned GPU-seconds over the run", NULL, NULL, NULL, NULL},
+	{"kernel_busy", "GPU busy (kernel-busy, nvidia-smi)", "1",
+	 AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,
+	 "kernel-busy GPU-seconds / provisioned GPU-seconds of the components that model it "
+	 "(inference and training): nvidia-smi's utilization.gpu, GPU-weighted", NULL, NULL, NULL,
+	 NULL},
+	{"tensor_activity", "Tensor activity (FLOPs/peak, DCGM)", "1",
+	 AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,
+	 "hardware FLOPs / (provisioned GPU-seconds x peak FLOP/s) of the components that model "
+	 "it: DCGM's tensor-pipe activity, GPU-weighted", NULL, NULL, NULL, NULL},
+	{"utilization", "Useful-work time (each kind's busy)", "1", AIW_METRIC_FRACTION,
+	 "busy GPU-seconds / provisioned GPU-seconds over the run, busy as each kind counts useful "
+	 "work (inference: a request in the batch; training: compute only); unlike figures summed, "
+	 "see kernel_busy and tensor_activity", NULL, NULL, NULL, NULL},
 	{"gpu_hours", "GPU-hours provisioned", "h", AIW_METRIC_COUNT,
 	 "provisioned (paid) GPU-hours", NULL, NULL, NULL, NULL},
 	{"busy_gpu_hours", "GPU-hours busy", "h", AIW_METRIC_COUNT,
@@ -421,7 +468,13 @@ static const aiwi_curve_def SITE_CURVES[] = {
 	{"facility_power_w", "W", "site_facility_power_watts", NULL, AIWI_CURVE_GAUGE, false, false,
 	 "facility power of the site: IT power x PUE (W)"},
 	{"utilization", "1", "site_gpu_utilization", NULL, AIWI_CURVE_GAUGE, false, false,
-	 "busy GPU-seconds / provisioned GPU-seconds over the whole site (0-1)"},
+	 "useful-work GPU-seconds / provisioned GPU-seconds over the whole site, busy as each kind "
+	 "counts it (0-1)"},
+	{"kernel_busy", "1", "site_gpu_kernel_busy_ratio", NULL, AIWI_CURVE_GAUGE, false, false,
+	 "kernel-busy GPU-seconds / provisioned GPU-seconds over the components that model it "
+	 "(0-1, as nvidia-smi)"},
+	{"tensor_activity", "1", "site_gpu_tensor_activity_ratio", NULL, AIWI_CURVE_GAUGE, false,
+	 false, "GPU-weighted tensor activity over the components that model it (0-1, as DCGM)"},
 	{"cost_rate_usd_per_h", "USD/h", NULL, NULL, 0, false, false,
 	 "cost rate of the site over the interval: hardware, energy and capacity (USD/h)"},
 	{"cost_usd", "USD", NULL, NULL, 0, false, false,

@@ -345,6 +345,9 @@ typedef struct tcfg {
 	double bubble;      /* pipeline bubble at nominal speed (s), scaled by the jitter */
 	double ar_ranks;    /* ranks of the gradient reduction (busbw) */
 	double flops_per_token, peak;
+	/* telemetry (aiworkload(7) "Utilisation"): hardware FLOPs of one step
+	 * (recomputation included) and the peak FLOP/s they are held to */
+	double hw_flops_step, tel_peak;
 } tcfg;
 
 static double daly_tau(double d, double M)
@@ -540,6 +543,8 @@ static aiw_status derive_layout(aiwi_comp *c, tcfg *k)
 	aiwi_tflops_per_token(A, L->recompute, &F);
 	k->flops_per_token = F.model;
 	k->peak = L->precision == AIWI_PREC_FP8 ? k->g.fp8_flops : k->g.bf16_flops;
+	k->hw_flops_step = F.hardware * k->tokens_per_step;
+	k->tel_peak = k->peak;
 	return AIW_OK;
 }
 
@@ -658,6 +663,10 @@ static aiw_status derive(aiwi_comp *c, tcfg *k)
 	if (aiwi_pset(c, P_MAX_TOKENS))
 		k->steps_budget = fmin(k->steps_budget, ceil(aiwi_p(c, P_MAX_TOKENS) / k->tokens_per_step));
 	k->fixed_w = (k->nodes + k->nodes_spare) * k->price.node_overhead_w + k->spares * k->g.idle_w;
+	if (!k->layout) { /* 6 N D: forward and backward, no recomputation */
+		k->hw_flops_step = 6 * params * k->tokens_per_step;
+		k->tel_peak = k->g.bf16_flops > 0 ? k->g.bf16_flops : 0;
+	}
 	return AIW_OK;
 }
 
@@ -675,6 +684,8 @@ typedef struct phase {
 	double busy[MAX_PIECES];  /* GPUs computing */
 	double energy, busy_s;    /* integrals over the whole phase */
 	double bytes, comm_len;   /* east-west bytes per node, over the last comm_len */
+	double kb_gpus;           /* GPUs running a kernel all the phase (N in a step) */
+	double flops;             /* hardware FLOPs of the phase, done as busy_s is */
 	/* step only */
 	double t_max;             /* compute of the slowest GPU */
 	double e;                 /* exposed communication */
@@ -690,7 +701,7 @@ typedef struct training {
 	uint64_t ev_phase, ev_fail;
 	double t_start, t_done;
 	/* integrals of finished phases */
-	double e_done, busy_done, bytes_done;
+	double e_done, busy_done, bytes_done, kbusy_done, flops_done;
 	/* persisted progress: committed at checkpoints, pending since */
 	double c_steps, c_compute, c_wait, c_comm, c_bubble;
 	double p_steps, p_compute, p_wait, p_comm, p_bubble;
@@ -740,6 +751,16 @@ static void phase_partial(const phase *ph, double x, double *e, double *b, doubl
 		double f = (x - (ph->dur - ph->comm_len)) / ph->comm_len;
 		*by = ph->bytes * fmin(1, fmax(0, f));
 	}
+}
+
+/* telemetry integrals of ph over [t0, t0 + x]: kernel-busy GPU-seconds and
+ * hardware FLOPs (spread over the phase as its computing GPU-seconds) */
+static void phase_telemetry(const phase *ph, double x, double *kb, double *fl)
+{
+	double e, b, by;
+	phase_partial(ph, x, &e, &b, &by);
+	*kb = ph->kb_gpus * fmin(fmax(x, 0), ph->dur);
+	*fl = ph->busy_s > 0 ? ph->flops * fmin(1, b / ph->busy_s) : 0;
 }
 
 static void phase_close(phase *ph)
@@ -821,6 +842,12 @@ static void begin_step(aiwi_comp *c, training *T, double t)
 	ph->base = k->bubble > 0 ? tc + k->bubble + k->e0 : tc + k->e0;
 	ph->bytes = k->ew_node;
 	ph->comm_len = fmin(k->t_comm, ph->dur);
+	/* kernel-busy: a GPU that finished its compute waits for the slowest
+	 * inside the gradient reduction's NCCL kernel, and a pipeline stage
+	 * in the bubble inside its NCCL receive, both spinning on the GPU,
+	 * which nvidia-smi counts as busy: the whole step, on every GPU */
+	ph->kb_gpus = N;
+	ph->flops = k->hw_flops_step;
 	T->state = S_STEP;
 	T->ev_phase = aiwi_at(c->sim, t + ph->dur, ev_step_end, c, 0);
 }
@@ -833,6 +860,7 @@ static void begin_flat(aiwi_comp *c, training *T, double t, double dur, int stat
 	piece_add(ph, dur, T->k.N * T->k.g.idle_w, 0);
 	phase_close(ph);
 	ph->bytes = ph->comm_len = 0;
+	ph->kb_gpus = ph->flops = 0; /* checkpoint writes, restarts: no kernel */
 	T->state = state;
 	T->ev_phase = aiwi_at(c->sim, t + dur, fn, c, 0);
 }
@@ -845,6 +873,10 @@ static void close_phase_at(training *T, double t)
 	T->e_done += e;
 	T->busy_done += b;
 	T->bytes_done += by;
+	double kb, fl;
+	phase_telemetry(&T->ph, t - T->ph.t0, &kb, &fl);
+	T->kbusy_done += kb;
+	T->flops_done += fl;
 }
 
 static void finish_job(aiwi_comp *c, training *T, double t)
@@ -867,6 +899,8 @@ static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	T->e_done += ph->energy;
 	T->busy_done += ph->busy_s;
 	T->bytes_done += ph->bytes;
+	T->kbusy_done += ph->kb_gpus * ph->dur;
+	T->flops_done += ph->flops;
 	T->steps_exec++;
 	T->step_sum += ph->dur;
 	T->base_sum += ph->base;
@@ -1044,6 +1078,12 @@ static void account(aiwi_comp *c, double t)
 	c->busy_gpu_s = T->busy_done + b;
 	c->paid_gpu_s = (T->k.N + T->k.spares) * act;
 	c->cost_usd = c->paid_gpu_s * T->k.price.usd_per_gpu_s;
+	double kb = 0, fl = 0;
+	if (T->state == S_STEP)
+		phase_telemetry(&T->ph, t - T->ph.t0, &kb, &fl);
+	c->kbusy_gpu_s = T->kbusy_done + kb;
+	c->flops = T->flops_done + fl;
+	c->peak_flop_s = T->k.tel_peak;
 }
 
 static double bytes_at(const training *T, double t)
@@ -1223,6 +1263,7 @@ static void training_destroy(aiwi_comp *c)
 /* The summary metrics, in the order of the summary table. */
 static const aiwi_metric_def TRAINING_METRICS[] = {
 	AIWI_ACCOUNT_METRICS_FIRST,
+	AIWI_TELEMETRY_METRICS,
 	{"goodput", "Goodput (useful compute / wall)", "1", AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,
 	 "useful compute time / wall time (work later lost to a failure is not useful)",
 	 "training_goodput_ratio", "gauge", NULL,
@@ -1335,6 +1376,7 @@ static const aiwi_metric_def TRAINING_METRICS[] = {
 };
 
 static const aiwi_curve_def TRAINING_CURVES[] = {
+	AIWI_TELEMETRY_CURVES,
 	{"step_time_s", "s", "training_step_time_seconds", NULL, AIWI_CURVE_GAUGE, false, false,
 	 "mean duration of the training steps that ended in the sample interval (s)"},
 	{"tokens", "1", "training_progress_tokens", NULL, AIWI_CURVE_GAUGE, true, false,
@@ -1383,6 +1425,7 @@ static void training_estimate(aiwi_comp *c, aiwi_estimate *E)
 
 const aiwi_kind aiwi_kind_training = {
 	.name = "training",
+	.telemetry = true,
 	.params = TRAINING_PARAMS,
 	.nparams = P_NPARAMS,
 	.metrics = TRAINING_METRICS,

@@ -119,7 +119,8 @@ static fmt_kind fmt_from_name(const char *key)
 	if (cli_ends_with(key, "_s"))
 		return F_TIME;
 	if (cli_ends_with(key, "_ratio") || cli_ends_with(key, "attainment") || cli_ends_with(key, "goodput") ||
-	    cli_ends_with(key, "utilization") || cli_ends_with(key, "efficiency") || cli_ends_with(key, "fraction"))
+	    cli_ends_with(key, "utilization") || cli_ends_with(key, "efficiency") || cli_ends_with(key, "fraction") ||
+	    cli_ends_with(key, "kernel_busy") || cli_ends_with(key, "activity"))
 		return F_PCT;
 	return F_PLAIN;
 }
@@ -316,6 +317,13 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
 			         is_site ? "" : gc);
 			double um;
 			bool has_util = aiw_sim_metric(sim, cname, &um) == AIW_OK;
+			/* a component with the telemetry figures needs no fallback */
+			snprintf(cname, 2 * width, "%s%s%s.kernel_busy", gk, is_site ? "" : ".",
+			         is_site ? "" : gc);
+			if (aiw_sim_metric(sim, cname, &um) == AIW_OK)
+				has_util = true;
+			snprintf(cname, 2 * width, "%s%s%s.utilization", gk, is_site ? "" : ".",
+			         is_site ? "" : gc);
 			char rk[64];
 			const char *rkey, *rlabel, *rdoc;
 			fmt_kind rfmt;
@@ -348,7 +356,7 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
 					if (isfinite(um)) {
 						char val[64];
 						fmt_value(val, sizeof val, um, F_PCT);
-						print_row("GPU utilisation (time average)", val);
+						print_row("Busy time (time average)", val);
 					}
 				}
 			}
