@@ -608,12 +608,42 @@ static aiw_status check_bounds(const aiwi_comp *c, size_t p, const aiwi_as_polic
 	return AIW_OK;
 }
 
+/* The busy-time trap: a replica with any request in its batch is busy, so
+ * under continuous batching the busy fraction stays high until replicas sit
+ * idle between requests, and a policy scaling on it grows the fleet far past
+ * the load's need, up to max_replicas (aiworkload(7)
+ * "Utilisation").  Warned, not refused: the arithmetic is Kubernetes'. */
+static void warn_busy_metric(const autoscaler *a)
+{
+	const aiwi_comp *c = a->c;
+	if (a->metric != AIW_AS_M_UTILIZATION ||
+	    (a->policy != AIW_AS_HPA && a->policy != AIW_AS_PREDICTIVE) ||
+	    (a->policy == AIW_AS_PREDICTIVE && aiwi_pset(c, a->p + AIW_AS_PRED_CAPACITY)))
+		return;
+	size_t ib = aiwi_kind_param_index(c->kind, "batching");
+	char b[32] = "";
+	if (ib != SIZE_MAX)
+		aiwi_value_format(&c->kind->params[ib], &c->v[ib], b, sizeof b);
+	if (strcmp(b, "continuous") != 0)
+		return;
+	aiwi_warn(a->sim,
+	          "%s: autoscaler = %s on metric = utilization with continuous batching: the busy "
+	          "fraction (a replica with any request in its batch is busy) stays high until "
+	          "replicas sit idle between requests, so the fleet grows far past what the load "
+	          "needs, up to max_replicas; scale on metric = concurrency (target_value = "
+	          "requests in flight per replica) or rps",
+	          c->prefix, a->policy == AIW_AS_HPA ? "hpa" : "predictive");
+}
+
 static aiw_status start_checks(autoscaler *a)
 {
 	aiw_status st = check_bounds(a->c, a->p, a->pol);
 	if (st != AIW_OK)
 		return st;
-	return a->pol->check ? a->pol->check(a) : AIW_OK;
+	st = a->pol->check ? a->pol->check(a) : AIW_OK;
+	if (st == AIW_OK)
+		warn_busy_metric(a);
+	return st;
 }
 
 aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first)

@@ -317,7 +317,7 @@ static void bring_to(aiwi_comp *c, double t)
 	c->kbusy_gpu_s = f->busy.sum;
 	if (!f->service_mode) {
 		c->flops = flops_at(f, t);
-		c->peak_flop_s = f->F / f->g / aiwi_p(c, P_MFU);
+		c->peak_flop_s = f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU);
 	}
 }
 

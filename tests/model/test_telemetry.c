@@ -260,6 +260,50 @@ START_TEST(site_weighted_means)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* the autoscaling trap                                                      */
+/* ------------------------------------------------------------------------ */
+static bool warned(aiw_sim *sim, const char *needle)
+{
+	size_t n = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	for (size_t i = 0; i < n; i++) {
+		const char *w;
+		AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, i, &w));
+		if (strstr(w, needle))
+			return true;
+	}
+	return false;
+}
+
+/* An HPA on the busy fraction of a continuously batching fleet whose load
+ * two replicas serve within 16 requests in flight each climbs to
+ * max_replicas, with a warning naming the reason and the fix; on
+ * concurrency it stays small, unwarned. */
+START_TEST(autoscale_busy_metric_warned)
+{
+	for (int conc = 0; conc < 2; conc++) {
+		aiw_sim *sim = load("[sim]\nduration = 2h\nsample_interval = 60s\n"
+		                    "[inference chat]\nreplicas = 2\ngpus_per_replica = 8\n"
+		                    "model_params = 70e9\nbatching = continuous\nrate = 4/s\n"
+		                    "autoscaler = hpa\nmin_replicas = 1\nmax_replicas = 12\n%s",
+		                    conc ? "metric = concurrency\ntarget_value = 16\n" : "");
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		double peak = M(sim, "inference.chat.replicas_peak");
+		bool w = warned(sim, "metric = utilization with continuous batching");
+		if (conc) {
+			ck_assert_msg(!w, "warned on concurrency");
+			ck_assert_msg(peak <= 4, "peak %g replicas on concurrency", peak);
+		} else {
+			ck_assert_msg(w, "no warning for the busy-time metric");
+			ck_assert(warned(sim, "metric = concurrency"));
+			ck_assert_msg(peak == 12, "peak %g replicas on the busy time", peak);
+		}
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
 Suite *make_suite(void)
 {
 	Suite *s = suite_create("telemetry");
@@ -271,6 +315,7 @@ Suite *make_suite(void)
 	tcase_add_test(t, training_checkpoints_idle);
 	tcase_add_test(t, training_layout_recompute);
 	tcase_add_test(t, site_weighted_means);
+	tcase_add_test(t, autoscale_busy_metric_warned);
 	suite_add_tcase(s, t);
 	return s;
 }
