@@ -353,14 +353,18 @@ typedef struct fleet {
 	uint64_t arrived, completed, dropped[NDROP], started, preemptions;
 	uint64_t met_all, met_ttft, met_tpot, met_e2e;
 	double tokens_out, tokens_prefill, flops;
+	double dram_bytes; /* bytes read from GPU memory, booked like flops: a
+	                      prefill's weights at its start, decode iterations
+	                      as they end (dram_at corrects both to a time) */
 	double tokens_in; /* prompt tokens of the admitted requests, each once */
 	double kv_peak_tokens, batch_wait_max;
 	uint32_t batch_peak;
 	/* curves */
 	int curve_arrival_rate, curve_throughput, curve_goodput, curve_ttft_p99, curve_queue_length,
-	        curve_busy, curve_replicas, curve_response_bytes, curve_tokens, curve_compute;
+	        curve_busy, curve_replicas, curve_response_bytes, curve_tokens, curve_compute,
+	        curve_dram;
 	uint64_t prev_arrived, prev_completed, prev_met;
-	double prev_tokens, prev_waiting, prev_busy, prev_paid, prev_flops;
+	double prev_tokens, prev_waiting, prev_busy, prev_paid, prev_flops, prev_dram;
 	void *autoscale; /* the autoscaler's state (autoscale.c owns it) */
 	bool fail;
 } fleet;

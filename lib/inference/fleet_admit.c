@@ -271,6 +271,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double p
 	if (nadm) {
 		f->tokens_prefill += ptok;
 		f->flops += 2 * f->model_params * ptok;
+		f->dram_bytes += f->weight_bytes;
 		tp = prefill_time(f, ptok);
 		double t1 = now + tp;
 		for (uint32_t i = 0; i < f->admitted_count; i++) {

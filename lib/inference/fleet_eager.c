@@ -132,6 +132,7 @@ static void eager_settle(fleet *f, replica *r)
 	if (k > 0) {
 		f->tokens_out += n * k;
 		f->flops += 2 * f->model_params * n * k;
+		f->dram_bytes += f->bytes_per_s * span_memory_time(&r->cut_span, k);
 		f->batch_iterations[r->cut_span.batch] += (uint64_t)k;
 		double S1 = r->context_before_cut + n * k;
 		f->kv_peak_tokens = S1 > f->kv_peak_tokens ? S1 : f->kv_peak_tokens;
@@ -157,6 +158,8 @@ static void eager_settle(fleet *f, replica *r)
 	f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens : f->kv_peak_tokens;
 	f->tokens_prefill += r->current.prefill_tokens;
 	f->flops += 2 * f->model_params * r->current.prefill_tokens;
+	if (r->pending_admissions.length)
+		f->dram_bytes += f->weight_bytes;
 	f->tokens_out += r->pending_admissions.length;
 	if (r->current.prefill_s > 0)
 		book_prefill(f, r, r->current.prefill_s, +1);

@@ -207,6 +207,30 @@ static double flops_at(const fleet *f, double t)
 	return fl;
 }
 
+/* Bytes read from GPU memory up to t, as flops_at: a prefill reads the
+ * weights once, at a constant rate over it; decode iteration j of a span
+ * reads the weights and the batch's KV cache, (a + b j) x the bandwidth. */
+static double dram_at(const fleet *f, double t)
+{
+	double by = f->dram_bytes;
+	if (f->service_mode)
+		return by;
+	for (uint32_t i = 0; i < f->slot_count; i++) {
+		const replica *r = &f->replicas[i];
+		if (r->span_kind != SPAN_RUN)
+			continue;
+		const span *sp = span_at(r, t);
+		double x = t - sp->start - sp->prefill_s;
+		if (x < 0) {
+			if (sp->prefill_s > 0)
+				by -= f->weight_bytes * (-x / sp->prefill_s);
+		} else
+			by += f->bytes_per_s *
+			      span_memory_time(sp, fmin(span_iterations_by(sp, x), sp->end_iteration));
+	}
+	return by;
+}
+
 /* IT energy up to t: the phase integral, plus the prefill energy booked by
  * the spans, less what of it lies after t. */
 static double energy_at(const fleet *f, double t)

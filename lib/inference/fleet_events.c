@@ -76,6 +76,7 @@ static void span_done(fleet *f, replica *r, double now)
 		r->context_tokens += n * k;
 		f->tokens_out += n * k;
 		f->flops += 2 * f->model_params * n * k;
+		f->dram_bytes += f->bytes_per_s * span_memory_time(&r->current, k);
 		f->batch_iterations[r->current.batch] += (uint64_t)k;
 		if (f->batching == B_CONTINUOUS)
 			f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens

@@ -190,12 +190,14 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		r->iterations_done += done;
 		f->tokens_out += r->current.batch * done;
 		f->flops += 2 * f->model_params * r->current.batch * done;
+		f->dram_bytes += f->bytes_per_s * span_memory_time(&r->current, done);
 		f->batch_iterations[r->current.batch] += (uint64_t)done;
 		if (in_prefill) {
 			double undone = (r->current.start + r->current.prefill_s - now) / r->current.prefill_s;
 			book_prefill(f, r, r->current.start + r->current.prefill_s - now, -1);
 			f->tokens_out -= r->current.first_tokens;
 			f->flops -= 2 * f->model_params * r->current.prefill_tokens * undone;
+			f->dram_bytes -= f->weight_bytes * undone;
 			f->tokens_prefill -= r->current.prefill_tokens * undone;
 		}
 		for (uint32_t i = 0; i < r->run_count; i++) {

@@ -19,6 +19,11 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	{"compute_utilization", "Compute utilisation (FLOPs / peak)", "1", AIW_METRIC_FRACTION,
 	 "FLOPs executed / peak FLOPs of the provisioned GPUs: the same figure as tensor_activity",
 	 NULL, NULL, NULL, NULL},
+	{"dram_activity", "DRAM activity (bytes/peak BW, DCGM)", "1",
+	 AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,
+	 "bytes read from GPU memory (each prefill's weights, each decode iteration's weights "
+	 "and KV cache) / (provisioned GPU-seconds x memory bandwidth): the model's "
+	 "DCGM_FI_PROF_DRAM_ACTIVE", NULL, NULL, NULL, NULL},
 	{"requests_arrived", "Requests arrived", "1", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
 	 "requests that arrived",
 	 "inference_requests_arrived_total", "counter", NULL,
@@ -273,6 +278,9 @@ const aiwi_curve_def aiwi_inference_curves[] = {
 	 "response bytes sent per second (tokens x response_bytes_per_token), interval average"},
 	{"compute_utilization", "1", NULL, NULL, 0, false, false,
 	 "FLOPs done / (provisioned GPUs x peak FLOP/s) over the interval (0-1)"},
+	{"dram_activity", "1", "gpu_dram_activity_ratio", NULL, AIWI_CURVE_GAUGE, false, false,
+	 "bytes read from GPU memory / (provisioned GPU-seconds x memory bandwidth) over the "
+	 "interval, the model's DCGM_FI_PROF_DRAM_ACTIVE (0-1)"},
 	AIWI_AUTOSCALE_CURVE_DEFS,
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };

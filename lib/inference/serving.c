@@ -257,6 +257,7 @@ static aiw_status inference_start(aiwi_comp *c)
 		{&f->curve_replicas, "replicas", "1"},          {&f->curve_tokens, "tokens_per_s", "1/s"},
 		{&f->curve_response_bytes, "response_bytes_per_s", "B/s"},
 		{&f->curve_compute, "compute_utilization", "1"},
+		{&f->curve_dram, "dram_activity", "1"},
 	};
 	for (size_t i = 0; i < sizeof curves / sizeof *curves; i++) {
 		char n[256];
@@ -315,10 +316,9 @@ static void bring_to(aiwi_comp *c, double t)
 	 * time (continuous batching keeps it launching them); FLOPs as
 	 * compute_utilization counts them */
 	c->kbusy_gpu_s = f->busy.sum;
-	if (!f->service_mode) {
-		c->flops = flops_at(f, t);
+	c->flops = flops_at(f, t);
+	if (!f->service_mode)
 		c->peak_flop_s = f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU);
-	}
 }
 
 static void inference_sample(aiwi_comp *c, double t)
@@ -333,7 +333,7 @@ static void inference_sample(aiwi_comp *c, double t)
 	eager_waiting(f, t, &w_ahead);
 	double wsum = f->waiting.sum - w_ahead; /* as the boundary events would have it */
 	double dt = aiwi_rec_dt(sim);
-	double tok = tokens_at(f, t), fl = flops_at(f, t);
+	double tok = tokens_at(f, t), fl = c->flops, dr = dram_at(f, t); /* (bring_to: flops) */
 	double peak_gpu = f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU); /* FLOP/s of one GPU */
 	double ttft99 = aiwi_hist_quantile(&f->ttft_win, 0.99);
 	aiwi_hist_merge(&f->ttft, &f->ttft_win);
@@ -349,6 +349,8 @@ static void inference_sample(aiwi_comp *c, double t)
 		aiwi_rec_put(sim, f->curve_response_bytes, (tok - f->prev_tokens) * f->response_bytes / dt);
 		double dp = f->paid.sum - f->prev_paid;
 		aiwi_rec_put(sim, f->curve_compute, dp > 0 ? (fl - f->prev_flops) / (dp * peak_gpu) : 0);
+		aiwi_rec_put(sim, f->curve_dram,
+		             dp > 0 ? (dr - f->prev_dram) / (dp * f->gpu.mem_bw) : 0);
 	}
 	aiwi_rec_put(sim, f->curve_ttft_p99, ttft99);
 	f->prev_arrived = f->arrived;
@@ -359,6 +361,7 @@ static void inference_sample(aiwi_comp *c, double t)
 	f->prev_paid = f->paid.sum;
 	f->prev_tokens = tok;
 	f->prev_flops = fl;
+	f->prev_dram = dr;
 	/* racks: the booked prefill energy still ahead of t is taken back per rack */
 	size_t nr = f->racks_used;
 	for (size_t k = 0; k < nr; k++)
@@ -503,6 +506,9 @@ static void emit_metrics(aiwi_comp *c, double t)
 	M("utilization", c->paid_gpu_s > 0 ? c->busy_gpu_s / c->paid_gpu_s : NAN);
 	M("compute_utilization",
 	  c->paid_gpu_s > 0 ? flops_at(f, t) / (c->paid_gpu_s * f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU)) : NAN);
+	M("dram_activity", c->paid_gpu_s > 0 && !f->service_mode
+	                           ? dram_at(f, t) / (c->paid_gpu_s * f->gpu.mem_bw)
+	                           : NAN);
 	M("gpu_hours", c->paid_gpu_s / 3600);
 	M("replicas_ready", (double)f->state_count[AIW_REPLICA_READY]);
 	M("replicas_loading", (double)f->state_count[AIW_REPLICA_LOADING]);

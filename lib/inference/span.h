@@ -63,6 +63,14 @@ static inline double span_memory_from(const span *sp)
 	return ceil((sp->compute_s - sp->memory_s) / sp->memory_step_s);
 }
 
+/* Memory time of the first k decode iterations, sum_{j<k} (a + b j): times
+ * the replica's (derated) bandwidth, the bytes they read, weights and KV
+ * cache, compute-bound or not. */
+static inline double span_memory_time(const span *sp, double k)
+{
+	return k * sp->memory_s + sp->memory_step_s * k * (k - 1) * 0.5;
+}
+
 /* Time of the first k decode iterations: sum_{j<k} max(c, a + b j). */
 static double span_time(const span *sp, double k)
 {

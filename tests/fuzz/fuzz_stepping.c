@@ -39,7 +39,8 @@ static int on_progress(aiw_sim *sim, double now, double end, void *payload)
 
 static bool reordered(const char *name)
 {
-	static const char *const SUM[] = {"compute_utilization", "tensor_activity"};
+	static const char *const SUM[] = {"compute_utilization", "tensor_activity",
+	                                  "dram_activity"};
 	size_t n = strlen(name);
 	for (size_t i = 0; i < sizeof SUM / sizeof *SUM; i++) {
 		size_t k = strlen(SUM[i]);

@@ -1,7 +1,8 @@
 /* test_telemetry.c - the GPU telemetry figures (aiworkload(7)
  * "Utilisation"): kernel-busy time (nvidia-smi's utilization.gpu) and tensor
  * activity (FLOPs / peak, DCGM's tensor-pipe activity) of an inference fleet
- * and of a training job against closed forms, their curves integrating back
+ * and of a training job and DRAM activity (bytes / peak bandwidth, DCGM's
+ * DRAM activity) of an inference fleet against closed forms, their curves integrating back
  * to the metrics, the site's figures as GPU-weighted means of the same
  * figure, and the summary's headline rows: no unlike figures averaged, no
  * 100 % busy line standing for what the GPUs compute. */
@@ -110,6 +111,14 @@ START_TEST(inference_one_request)
 	/* the curves average back to them (equal intervals of 60 s) */
 	ck_assert_rel(curve_mean(sim, "inference.one.kernel_busy", T), kb, 1e-12);
 	ck_assert_rel(curve_mean(sim, "inference.one.tensor_activity", T), ta, 1e-12);
+	/* DRAM: the prefill reads the weights once, decode iteration j the
+	 * weights and the KV cache of its 1001 + j context tokens */
+	double bytes = W;
+	for (int j = 0; j < 99; j++)
+		bytes += W + kv * (1001 + j);
+	double da = bytes / (G * g->mem_bw * T);
+	ck_assert_rel(M(sim, "inference.one.dram_activity"), da, 1e-12);
+	ck_assert_rel(curve_mean(sim, "inference.one.dram_activity", T), da, 1e-12);
 	/* one component: the site's figures are its own */
 	ck_assert_rel(M(sim, "site.kernel_busy"), kb, 1e-12);
 	ck_assert_rel(M(sim, "site.tensor_activity"), ta, 1e-12);
@@ -139,6 +148,11 @@ START_TEST(inference_busy_is_not_compute)
 	double hi = 2 * 70e9 * tok / (gs * pk);
 	ck_assert_msg(ta <= hi * (1 + 1e-12) && ta >= 0.9 * hi, "tensor %g, 2 P tokens / peak %g",
 	              ta, hi);
+	/* decode is memory-bound: DRAM activity at most busy x mem_bw_efficiency
+	 * (0.7) and, the batches being small, well above the tensor activity */
+	double da = M(sim, "inference.chat.dram_activity");
+	ck_assert_msg(da <= 0.7 * kb * (1 + 1e-9) && da > 2 * ta, "dram %g, busy %g, tensor %g", da,
+	              kb, ta);
 	/* the summary's headline: both figures, and the busy-time key no longer
 	 * one (it is the same figure as kernel_busy) */
 	unsigned fk = 0, ft = 0, fu = 0;
