@@ -1119,13 +1119,6 @@ static void training_sample(aiwi_comp *c, double t)
 	T->prev_e = c->energy_j;
 }
 
-static double site_param(aiw_sim *sim, const char *key)
-{
-	aiwi_comp *s = aiwi_site(sim);
-	size_t i = aiwi_kind_param_index(s->kind, key);
-	return i == SIZE_MAX ? 0 : aiwi_p(s, i);
-}
-
 static void training_finish(aiwi_comp *c, double t)
 {
 	training *T = c->state;
@@ -1162,8 +1155,9 @@ static void training_finish(aiwi_comp *c, double t)
 	double wall = active_s(T, t);
 	double tokens = steps * k->tokens_per_step;
 	double useful = steps * k->t_c;
-	double pue = site_param(sim, "pue"), price = site_param(sim, "electricity_price");
-	double energy_cost = c->energy_j / 3.6e6 * pue * price;
+	/* what the site charges (site/cost.h: the one formula of the energy
+	 * price), so that cost_per_mtok_usd agrees with the published cost */
+	double energy_cost = aiwi_cost_energy_usd(sim, c->energy_j);
 	double cost = c->cost_usd + energy_cost;
 	double mean = T->steps_exec > 0 ? T->step_sum / T->steps_exec : NAN;
 	const char *p = c->prefix;
