@@ -35,9 +35,12 @@ static FILE *open_out(aiw_sim *sim, const char *path, const char *fn)
 
 static aiw_status close_out(aiw_sim *sim, FILE *f, const char *path)
 {
-	bool bad = ferror(f) != 0;
-	if (fclose(f) != 0 || bad)
-		return aiwi_err(sim, AIW_EIO, "error writing '%s'", path);
+	/* a failed write leaves its errno; a failed close sets its own */
+	int e = ferror(f) ? (errno ? errno : EIO) : 0;
+	if (fclose(f) != 0 && !e)
+		e = errno ? errno : EIO;
+	if (e)
+		return aiwi_err(sim, AIW_EIO, "error writing '%s': %s", path, strerror(e));
 	return AIW_OK;
 }
 
@@ -356,7 +359,7 @@ AIW_EXPORT aiw_status aiw_sim_write_prometheus(aiw_sim *sim, const char *path)
 	if (!f)
 		return path ? AIW_EIO : AIW_EINVAL;
 	pset s = {0};
-	char name[320], labels[256], fam_help[512];
+	char name[352], labels[256], fam_help[512];
 	/* every summary metric under its generic name, and the operator name
 	 * for the counters and ratios operators watch */
 	size_t nm = 0;
@@ -554,7 +557,7 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 	}
 	fprintf(f, "%s\nevaluation_interval: %s\ntests:\n  - interval: %s\n    input_series:\n",
 	        any ? "" : " []", dur, dur);
-	char name[320], labels[256];
+	char name[352], labels[256];
 	double *acc = malloc(len * sizeof *acc);
 	if (!acc) {
 		fclose(f);

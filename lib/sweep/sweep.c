@@ -1587,9 +1587,12 @@ static aiw_status open_out(aiw_sweep *sw, const char *fn, const char *path, FILE
 
 static aiw_status close_out(aiw_sweep *sw, FILE *f, const char *path)
 {
-	bool bad = ferror(f) != 0;
-	if (fclose(f) != 0 || bad)
-		return sw_err(sw, AIW_EIO, "error writing '%s'", path);
+	/* a failed write leaves its errno; a failed close sets its own */
+	int e = ferror(f) ? (errno ? errno : EIO) : 0;
+	if (fclose(f) != 0 && !e)
+		e = errno ? errno : EIO;
+	if (e)
+		return sw_err(sw, AIW_EIO, "error writing '%s': %s", path, strerror(e));
 	return AIW_OK;
 }
 

@@ -140,6 +140,12 @@ START_TEST(prometheus_errors)
 	ck_assert_int_eq(aiw_sim_write_prometheus(sim, "/nonexistent/dir/x.prom"), AIW_EIO);
 	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "/nonexistent/dir/x.prom"), "%s",
 	              aiw_sim_errmsg(sim));
+	/* a write that fails after the open names the file and the reason */
+	if (access("/dev/full", W_OK) == 0) {
+		ck_assert_int_eq(aiw_sim_write_prometheus(sim, "/dev/full"), AIW_EIO);
+		ck_assert_msg(strstr(aiw_sim_errmsg(sim), "error writing '/dev/full': No space"),
+		              "%s", aiw_sim_errmsg(sim));
+	}
 	/* before a run: only the info line, still a valid exposition */
 	char *path = tmpname("prom0");
 	AIW_OK_OR_FAIL(sim, aiw_sim_write_prometheus(sim, path));
