@@ -80,22 +80,24 @@ static const aiwi_link_spec LINKS[] = {
  * vary by provider and over time by a factor of several. */
 /* Achievable fraction of the dense peak on a transformer's weight GEMMs
  * and attention core (the training model's compute, aiworkload(7)
- * "Training"; element-wise kernels are costed apart, at mem_bw).  Each is
- * calibrated on one published measurement through that model, with the
- * layout, batch and recomputation the measurement states, and nothing
- * else fitted:
- *  - EFF_BF16 on A100-80GB BF16: Narayanan et al., "Efficient Large-Scale
- *    Language Model Training on GPU Clusters Using Megatron-LM", SC'21,
- *    Table 1, first row (1.7B parameters, 32 GPUs, TP 1, PP 1, batch 512,
- *    137 TFLOP/s per GPU with full recomputation);
+ * "Training"; element-wise kernels are costed apart, at mem_bw times the
+ * training model's AIWI_ELEM_BW_EFF).  Each is fitted on published
+ * measurements through that model, with the layout, schedule, batch and
+ * recomputation the measurement states:
+ *  - EFF_BF16 on A100-80GB BF16, together with AIWI_ELEM_BW_EFF: Narayanan
+ *    et al., "Efficient Large-Scale Language Model Training on GPU
+ *    Clusters Using Megatron-LM", SC'21, Table 1, first and last rows
+ *    (1.7B parameters, 32 GPUs, TP 1, PP 1, micro-batch 16, 137 TFLOP/s
+ *    per GPU; 1T, 3072 GPUs, TP 8, PP 64, 163 TFLOP/s; full
+ *    recomputation), two constants on two rows;
  *  - EFF_FP8 on H100-SXM FP8: NVIDIA NeMo Framework 24.09 performance
  *    summary, LLAMA2-7B pre-training on 8 H100 (TP 1, PP 1, GBS 128,
  *    MBS 1, sequence 4096, FP8): 16,934 tokens/s per GPU.
  * The other rows of both tables are predictions (tests/model/
  * test_training_layout.c).  Other GPUs and precisions take these two
  * values as estimates. */
-#define EFF_BF16 0.5343
-#define EFF_FP8 0.4209
+#define EFF_BF16 0.7021
+#define EFF_FP8 0.4645
 
 static const aiwi_gpu_spec GPUS[] = {
 	{

@@ -53,6 +53,7 @@ typedef struct aiwi_tlayout {
 	int zero;            /* 0-3 */
 	int recompute;       /* AIWI_RC_* */
 	bool sp;             /* sequence parallelism */
+	bool tp_overlap;     /* TP collectives overlapped with the GEMMs (step.c) */
 	int precision;       /* AIWI_PREC_* */
 } aiwi_tlayout;
 
@@ -192,6 +193,20 @@ typedef struct aiwi_tstep {
 	double mfu;           /* model_flops / (gpus x peak x step), peak of `precision` */
 	double dp_total;      /* the DP collective time before overlap */
 } aiwi_tstep;
+/* Achieved fraction of the HBM bandwidth of the element-wise kernels
+ * (norms, activations, dropout, residuals, softmax) as step.c counts their
+ * bytes, 4 or 5 passes over Korthikanti et al.'s stored activations: a
+ * lower bound on what the kernels move, at a bandwidth that kernel gaps
+ * and short kernels keep below the peak.  Fitted, with A100-80GB's
+ * bf16_gemm_eff, on the two ends of Narayanan et al. SC'21 Table 1 (rows
+ * 1.7B and 1T: two constants, two rows; the eight rows between are
+ * predictions, tests/model/test_training_layout.c); other GPUs take it as
+ * an estimate.  It carries the size dependence the paper names for that
+ * table ("GPU utilization improves as the models get larger (larger
+ * matrix multiplications)", section 5.1): this work grows as s b h per
+ * layer, the GEMMs as s b h^2 / tp. */
+#define AIWI_ELEM_BW_EFF 0.4742
+
 /* Step time of layout L for A on hardware H.  Returns AIW_OK or
  * AIW_ERANGE with a message when a time is not finite. */
 aiw_status aiwi_tstep_compute(const aiwi_tarch *A, const aiwi_tlayout *L, const aiwi_thw *H,

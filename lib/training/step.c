@@ -12,14 +12,25 @@
  *   element-wise kernels (norms, activations, dropout, residuals, softmax):
  *              memory-bound, 4 passes over the layer's stored activations
  *              (written in the forward, read in the backward, their
- *              gradients written and read) at mem_bw, 5 under full
+ *              gradients written and read) at mem_bw x AIWI_ELEM_BW_EFF
+ *              (layout.h: fitted), 5 under full
  *              recomputation; the activations are those of memory.c without
  *              recomputation, tokens = micro_batch x seq_len / cp;
  *   TP         per layer 4 all-reduces of the layer's activations, 2 bytes x
  *              tokens x h, on the TP group (2 in the forward, 2 in the
  *              backward; with sequence parallelism reduce-scatter + all-gather
  *              pairs, the same ring time), 6 under full recomputation; not
- *              hidden (Narayanan et al. 2021, section 3.3);
+ *              hidden (Narayanan et al. 2021, section 3.3), unless
+ *              tp_comm_overlap: Transformer Engine's userbuffers split each
+ *              collective and the GEMM it feeds or drains into chunks and
+ *              run chunk k's transfer under chunk k+1's GEMM (NeMo's H100
+ *              GPT-3 configuration, ub_cfg_h100_175b_tp4_mbs1: pipelined
+ *              reduce-scatters in num_splits = 4, ring-exchange all-gathers,
+ *              bulk overlaps in the backward), so with UB_SPLITS = 4 chunks
+ *              the exposed part of a layer's TP time T under its GEMM time
+ *              W is the queue's max(T / 4, T - 3 W / 4) (the SMs the
+ *              pipelined reduce-scatters take from the GEMMs, 20-24 of 132
+ *              there, are not charged);
  *   CP         per layer 3 all-gathers (4 under full recomputation) of the
  *              sequence's K and V over the CP group, hidden behind the
  *              attention core as far as it lasts (ring attention);
@@ -44,6 +55,9 @@
 
 #include <math.h>
 #include <stdio.h>
+
+/* chunks of an overlapped TP collective (step.c's header) */
+#define UB_SPLITS 4
 
 /* exposed part of T seconds of reduction queued behind n buckets arriving
  * uniformly over a window W */
@@ -79,7 +93,8 @@ aiw_status aiwi_tstep_compute(const aiwi_tarch *A, const aiwi_tlayout *L, const 
 	double attn_passes = L->recompute == AIWI_RC_NONE ? 3 : 4;
 	double t_attn = tok * F.attn_layer * attn_passes / tp / a_rate *
 	                (A->attention == AIWI_ATTN_FLASH ? 0.5 : 1);
-	double t_elem = (full ? 5 : 4) * aiwi_act_layer_arch(A, L, AIWI_RC_NONE) / H->mem_bw;
+	double t_elem = (full ? 5 : 4) * aiwi_act_layer_arch(A, L, AIWI_RC_NONE) /
+	                (H->mem_bw * AIWI_ELEM_BW_EFF);
 	double t_logits = tok * F.logits * 3 / tp / g_rate;
 	aiwi_tgroup gtp = aiwi_tlayout_group(L, AIWI_G_TP), gcp = aiwi_tlayout_group(L, AIWI_G_CP);
 	aiwi_tgroup gpp = aiwi_tlayout_group(L, AIWI_G_PP), gdp = aiwi_tlayout_group(L, AIWI_G_DP);
@@ -87,6 +102,8 @@ aiw_status aiwi_tstep_compute(const aiwi_tarch *A, const aiwi_tlayout *L, const 
 	const aiwi_link_spec *in = &H->intra, *out = &H->inter;
 	double t_tp = (full ? 6 : 4) *
 	              aiwi_group_allreduce(AIW_AR_RING, 2 * tok * h, gtp, in, out, 1);
+	if (L->tp_overlap)
+		t_tp = queue_exposed(t_tp, t_gemm, UB_SPLITS);
 	double kv_split = fmin(tp, A->kv_heads);
 	double kv_bytes = 2 * L->micro_batch * A->seq * (A->kv_heads / kv_split) *
 	                  (h / A->heads) * 2;

@@ -98,6 +98,7 @@ enum {
 	P_ZERO,
 	P_RECOMPUTE,
 	P_SP,
+	P_TP_OVERLAP,
 	P_PRECISION,
 	P_GEMM_EFF,
 	P_OPTIM_BYTES,
@@ -260,6 +261,11 @@ static const aiwi_param_def TRAINING_PARAMS[P_NPARAMS] = {
 	                 0},
 	[P_SP] = {"sequence_parallel", TK("sequence_parallel"), AIW_PT_BOOL, "false", "", 0, 1,
 	          NULL, 0, "sequence parallelism with TP (norm and dropout activations split)", 0},
+	[P_TP_OVERLAP] = {"tp_comm_overlap", TK("tp_comm_overlap"), AIW_PT_BOOL, "false", "", 0, 1,
+	                  NULL, 0,
+	                  "overlap the TP collectives with the layer's GEMMs in 4 chunks "
+	                  "(Transformer Engine userbuffers); false: exposed",
+	                  0},
 	[P_PRECISION] = {"precision", TK("precision"), AIW_PT_ENUM, "bf16", "", 0, 1,
 	                 AIWI_PREC_CHOICES, 0,
 	                 "GEMM precision: the catalog's peak and efficiency of bf16 or fp8", 0},
@@ -462,6 +468,7 @@ static aiw_status derive_layout(aiwi_comp *c, tcfg *k)
 	L->zero = (int)aiwi_p(c, P_ZERO);
 	L->recompute = (int)aiwi_p(c, P_RECOMPUTE);
 	L->sp = aiwi_p(c, P_SP) != 0;
+	L->tp_overlap = aiwi_p(c, P_TP_OVERLAP) != 0;
 	L->precision = (int)aiwi_p(c, P_PRECISION);
 	char e[400];
 	if (aiwi_tlayout_check(L, A, e, sizeof e) != AIW_OK)

@@ -84,35 +84,44 @@ static double megatron_flops(double B, double s, double l, double h, double V)
 }
 
 typedef struct mrow {
-	double params_b, heads, hidden, layers, tp, pp, gpus, batch, tflops;
+	double params_b, heads, hidden, layers, tp, pp, gpus, batch, tflops, mbs, v;
 } mrow;
 
 /* Table 1: model size (billions), attention heads, hidden size, layers,
  * tensor- and pipeline-parallel size, GPUs, batch size, achieved
  * teraFLOP/s per GPU.  Sequence 2048, vocabulary 51,200, A100 80GB on
- * Selene (8 per node, NVSwitch, 8 HDR InfiniBand 200 Gb/s per node). */
+ * Selene (8 per node, NVSwitch, 8 HDR InfiniBand 200 Gb/s per node).
+ * The last two columns, micro-batch size and virtual stages, are the ones
+ * the paper's own script for Table 1 runs (Megatron-LM,
+ * examples/sc21/run_table_1.sh: MBS, and L / (pp x
+ * num-layers-per-virtual-pipeline-stage), 1 where the script does not
+ * interleave: 1.7B-39B and 1T). */
 static const mrow MEGATRON[] = {
-	{1.7, 24, 2304, 24, 1, 1, 32, 512, 137},
-	{3.6, 32, 3072, 30, 2, 1, 64, 512, 138},
-	{7.5, 32, 4096, 36, 4, 1, 128, 512, 142},
-	{18.4, 48, 6144, 40, 8, 1, 256, 1024, 135},
-	{39.1, 64, 8192, 48, 8, 2, 512, 1536, 138},
-	{76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140},
-	{145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148},
-	{310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155},
-	{529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163},
-	{1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163},
+	{1.7, 24, 2304, 24, 1, 1, 32, 512, 137, 16, 1},
+	{3.6, 32, 3072, 30, 2, 1, 64, 512, 138, 16, 1},
+	{7.5, 32, 4096, 36, 4, 1, 128, 512, 142, 16, 1},
+	{18.4, 48, 6144, 40, 8, 1, 256, 1024, 135, 8, 1},
+	{39.1, 64, 8192, 48, 8, 2, 512, 1536, 138, 4, 1},
+	{76.1, 80, 10240, 60, 8, 4, 1024, 1792, 140, 2, 3},
+	{145.6, 96, 12288, 80, 8, 8, 1536, 2304, 148, 2, 2},
+	{310.1, 128, 16384, 96, 8, 16, 1920, 2160, 155, 1, 2},
+	{529.6, 128, 20480, 105, 8, 35, 2520, 2520, 163, 1, 3},
+	{1008.0, 160, 25600, 128, 8, 64, 3072, 3072, 163, 1, 1},
 };
 #define NMEGATRON (sizeof MEGATRON / sizeof *MEGATRON)
 
-/* The stated settings: full recomputation (section 5.1's FLOP count
- * assumes it), 1F1B, micro-batch 1 (the paper does not list it per row),
+/* The stated settings: the interleaved schedule with the scatter/gather
+ * optimisation (section 5.1: "we use the interleaved pipeline schedule
+ * with the scatter/gather optimization enabled"; the point-to-point
+ * transfers are 1/tp of the activations, step.c) where the script sets
+ * virtual stages, its micro-batch sizes, full recomputation (the script's
+ * --recompute-method uniform; section 5.1's FLOP count assumes it),
  * unfused attention (2021: no flash attention), fp32 gradients reduced
  * (Megatron's main_grad), no sequence parallelism (introduced in 2022). */
 static double megatron_predict(const mrow *r, double *rel)
 {
 	aiwi_tarch A = gpt(r->layers, r->hidden, r->heads, 2048, 51200);
-	aiwi_tlayout L = layout(r->gpus, r->tp, r->pp, 1, 1, 1, r->batch);
+	aiwi_tlayout L = layout(r->gpus, r->tp, r->pp, r->v, 1, r->mbs, r->batch);
 	L.recompute = AIWI_RC_FULL;
 	aiwi_thw H = hw_of("A100-80GB", 4);
 	aiwi_tstep S = step_of(&A, &L, &H);
@@ -124,27 +133,25 @@ static double megatron_predict(const mrow *r, double *rel)
 
 START_TEST(megatron_table1)
 {
-	int miss = 0;
-	fprintf(stderr, "Narayanan et al. SC'21 Table 1 (A100, BF16 efficiency %.3f; row 1 "
-	                "calibrates it, rows 2-10 are predictions)\n",
-	        aiwi_hw_gpu(NULL, "A100-80GB")->bf16_gemm_eff);
-	fprintf(stderr, "  %7s %4s %3s %3s %5s %5s %9s %9s %7s\n", "params", "GPUs", "TP", "PP",
-	        "DP", "batch", "paper", "model", "error");
+	fprintf(stderr, "Narayanan et al. SC'21 Table 1 (A100, BF16 GEMM efficiency %.4f and "
+	                "element-wise bandwidth fraction %.4f fitted on rows 1.7B and 1T; rows "
+	                "3.6B-530B are predictions)\n",
+	        aiwi_hw_gpu(NULL, "A100-80GB")->bf16_gemm_eff, AIWI_ELEM_BW_EFF);
+	fprintf(stderr, "  %7s %4s %3s %3s %5s %5s %3s %2s %9s %9s %7s\n", "params", "GPUs", "TP",
+	        "PP", "DP", "batch", "MBS", "VP", "paper", "model", "error");
 	for (size_t i = 0; i < NMEGATRON; i++) {
 		const mrow *r = &MEGATRON[i];
 		double rel, tf = megatron_predict(r, &rel);
-		fprintf(stderr, "  %6.1fB %4.0f %3.0f %3.0f %5.0f %5.0f %9.0f %9.1f %+6.1f%%\n",
+		fprintf(stderr, "  %6.1fB %4.0f %3.0f %3.0f %5.0f %5.0f %3.0f %2.0f %9.0f %9.1f %+6.1f%%\n",
 		        r->params_b, r->gpus, r->tp, r->pp, r->gpus / (r->tp * r->pp), r->batch,
-		        r->tflops, tf, 100 * rel);
-		if (i == 0) /* the calibration row: reproduced to the printed digits */
-			ck_assert_msg(fabs(rel) < 0.01, "calibration row off by %.3g", rel);
-		miss += fabs(rel) > 0.15;
+		        r->mbs, r->v, r->tflops, tf, 100 * rel);
+		if (i == 0 || i == NMEGATRON - 1) /* the two fitted rows */
+			ck_assert_msg(fabs(rel) < 0.01, "fitted row %.1fB off by %.3g", r->params_b,
+			              rel);
+		/* the goal, on every row; as measured the held-out rows are within
+		 * +1.8% to +8.4% */
+		ck_assert_msg(fabs(rel) < 0.15, "%.1fB off by %.3g", r->params_b, rel);
 	}
-	/* the goal is 15% on each row; as measured, rows 8-10 (310B-1T) miss it
-	 * at -16% to -20% (doc/training.md gives the reason: one efficiency,
-	 * calibrated on the smallest GEMMs, for all sizes).  These bounds keep
-	 * the model from drifting further: no row beyond 25%, no more misses. */
-	ck_assert_int_le(miss, 3);
 }
 END_TEST
 
@@ -174,8 +181,7 @@ START_TEST(nemo_h100)
 		 1524},
 	};
 	const size_t n = sizeof ROWS / sizeof *ROWS;
-	int miss = 0;
-	fprintf(stderr, "NeMo 24.09 performance summary (H100, FP8 efficiency %.3f; LLAMA2-7B "
+	fprintf(stderr, "NeMo 24.09 performance summary (H100, FP8 efficiency %.4f; LLAMA2-7B "
 	                "calibrates it, the others are predictions)\n",
 	        aiwi_hw_gpu(NULL, "H100-SXM")->fp8_gemm_eff);
 	fprintf(stderr, "  %-11s %4s %3s %3s %3s %3s %9s %9s %7s %6s\n", "model", "GPUs", "TP", "PP",
@@ -189,6 +195,12 @@ START_TEST(nemo_h100)
 		/* the recipes: no recomputation, sequence parallelism with TP,
 		 * the distributed optimizer (ZeRO 1), bf16 gradients */
 		L.sp = r->tp > 1;
+		/* TP communication overlap: NeMo's H100 performance configurations
+		 * with TP > 1 run Transformer Engine's userbuffers
+		 * (tp_overlap_configs/userbuffers.py:
+		 * userbuffers_fp8_h100_h12288_tp4_mbs1_seqlen2048 for GPT3-175B,
+		 * userbuffers_fp8_h100_h8192_tp4_mbs1_seqlen8192 for 70B) */
+		L.tp_overlap = r->tp > 1;
 		L.zero = 1;
 		L.precision = AIWI_PREC_FP8;
 		aiwi_thw H = hw_of("H100-SXM", 2);
@@ -201,13 +213,10 @@ START_TEST(nemo_h100)
 		        M.total / 1e9);
 		if (i == 0)
 			ck_assert_msg(fabs(rel) < 0.01, "calibration row off by %.3g", rel);
-		miss += fabs(rel) > 0.15;
-		ck_assert_msg(fabs(rel) < 0.25, "%s off by %.3g", r->name, rel);
+		/* the goal, on every row; as measured -12.5% (GPT3-175B on 512
+		 * GPUs) to +14.5% (LLAMA3-8B) */
+		ck_assert_msg(fabs(rel) < 0.15, "%s off by %.3g", r->name, rel);
 	}
-	/* as measured, GPT3-175B on 512 GPUs misses 15% (-22%): NeMo overlaps
-	 * the TP collectives with the GEMMs (userbuffers), which this model
-	 * does not (doc/training.md) */
-	ck_assert_int_le(miss, 1);
 }
 END_TEST
 
