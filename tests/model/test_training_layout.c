@@ -221,6 +221,56 @@ START_TEST(nemo_h100)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* TP communication overlap and layouts at 25,000 GPUs, exactly              */
+/* ------------------------------------------------------------------------ */
+/* With tp_comm_overlap a layer's TP time T under its GEMM time W is exposed
+ * as the 4-chunk queue max(T/4, T - 3W/4) (step.c); on NVLink the GEMMs
+ * hide all but the first chunk, on a link 1000x slower the excess. */
+START_TEST(tp_overlap_exact)
+{
+	aiwi_tarch A = gpt(96, 12288, 96, 2048, 50257);
+	A.attention = AIWI_ATTN_FLASH;
+	for (int slow = 0; slow < 2; slow++) {
+		aiwi_tlayout L = layout(128, 4, 8, 6, 1, 1, 256);
+		L.sp = true;
+		L.precision = AIWI_PREC_FP8;
+		aiwi_thw H = hw_of("H100-SXM", 2);
+		if (slow)
+			H.intra.bw /= 1000;
+		aiwi_tstep S0 = step_of(&A, &L, &H);
+		L.tp_overlap = true;
+		aiwi_tstep S1 = step_of(&A, &L, &H);
+		aiwi_tflops F;
+		aiwi_tflops_per_token(&A, L.recompute, &F);
+		double per = L.m * A.layers / L.pp;
+		double T = S0.tp / per;
+		double W = 2048 * F.gemm_layer * 3 / L.tp / (H.fp8_flops * H.fp8_eff);
+		double want = fmax(T / 4, T - 3 * W / 4);
+		ck_assert(slow ? T - 3 * W / 4 > T / 4 : T / 4 > T - 3 * W / 4);
+		EQ_REL(S1.tp, per * want);
+		EQ_REL(S1.compute, S0.compute);
+	}
+}
+END_TEST
+
+/* tp x pp x cp must divide gpus, as Megatron-LM's launcher demands:
+ * 25,000 = 2^3 5^5 takes TP 8 x PP 25 (DP 125), not TP 8 x PP 15 */
+START_TEST(layout_25000)
+{
+	aiwi_tarch A = gpt(100, 15360, 120, 8192, 100000);
+	aiwi_tlayout L = layout(25000, 8, 15, 1, 1, 1, 6250);
+	char err[300];
+	ck_assert_int_eq(aiwi_tlayout_check(&L, &A, err, sizeof err), AIW_ERANGE);
+	ck_assert_msg(strstr(err, "tp x pp x cp = 8 x 15 x 1 = 120 does not divide gpus = 25000"),
+	              "%s", err);
+	L = layout(25000, 8, 25, 4, 1, 1, 6250);
+	ck_assert_msg(aiwi_tlayout_check(&L, &A, err, sizeof err) == AIW_OK, "%s", err);
+	ck_assert_double_eq(L.dp, 125);
+	ck_assert_double_eq(L.m, 50);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 /* the [training] kind with a layout                                         */
 /* ------------------------------------------------------------------------ */
 static const char LLAMA70[] = "[sim]\nduration = 1h\n"
@@ -273,6 +323,17 @@ START_TEST(memory_refused)
 	ck_assert_double_gt(aiwi_test_metric(sim, "training.t.pp_bubble_s"), 0);
 	ck_assert_double_eq(aiwi_test_metric(sim, "training.t.dp"), 4);
 	ck_assert_double_eq(aiwi_test_metric(sim, "training.t.micro_batches"), 32);
+	double tp_exposed = aiwi_test_metric(sim, "training.t.step_tp_s");
+	double step = aiwi_test_metric(sim, "training.t.step_time_model_s");
+	aiw_sim_free(sim);
+	/* tp_comm_overlap hides the TP collectives under the GEMMs */
+	ck_assert_int_eq(load_run(&sim, 64,
+	                          "tp = 4\npp = 4\nvirtual_stages = 20\nschedule = interleaved\n"
+	                          "sequence_parallel = true\nzero_stage = 1\nprecision = fp8\n"
+	                          "tp_comm_overlap = true\n"),
+	                 AIW_OK);
+	ck_assert_double_lt(aiwi_test_metric(sim, "training.t.step_tp_s"), 0.5 * tp_exposed);
+	ck_assert_double_lt(aiwi_test_metric(sim, "training.t.step_time_model_s"), step);
 	aiw_sim_free(sim);
 	/* a layout without the architecture is refused */
 	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
@@ -310,6 +371,8 @@ Suite *make_suite(void)
 	TCase *t = tcase_create("published");
 	tcase_add_test(t, megatron_table1);
 	tcase_add_test(t, nemo_h100);
+	tcase_add_test(t, tp_overlap_exact);
+	tcase_add_test(t, layout_25000);
 	tcase_add_test(t, memory_refused);
 	tcase_add_test(t, layout_steps_limited);
 	suite_add_tcase(s, t);
