@@ -81,7 +81,8 @@ static const aiwi_link_spec LINKS[] = {
 /* Achievable fraction of the dense peak on a transformer's weight GEMMs
  * and attention core (the training model's compute, aiworkload(7)
  * "Training"; element-wise kernels are costed apart, at mem_bw times the
- * training model's AIWI_ELEM_BW_EFF).  Each is fitted on published
+ * training model's AIWI_ELEM_BW_EFF, and its collectives inside a node at
+ * nvlink_bw times AIWI_NCCL_NVLINK_EFF).  Each is fitted on published
  * measurements through that model, with the layout, schedule, batch and
  * recomputation the measurement states:
  *  - EFF_BF16 on A100-80GB BF16, together with AIWI_ELEM_BW_EFF: Narayanan
@@ -96,8 +97,8 @@ static const aiwi_link_spec LINKS[] = {
  * The other rows of both tables are predictions (tests/model/
  * test_training_layout.c).  Other GPUs and precisions take these two
  * values as estimates. */
-#define EFF_BF16 0.7021
-#define EFF_FP8 0.4645
+#define EFF_BF16 0.7102
+#define EFF_FP8 0.4662
 
 static const aiwi_gpu_spec GPUS[] = {
 	{

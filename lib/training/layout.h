@@ -205,7 +205,18 @@ typedef struct aiwi_tstep {
  * table ("GPU utilization improves as the models get larger (larger
  * matrix multiplications)", section 5.1): this work grows as s b h per
  * layer, the GEMMs as s b h^2 / tp. */
-#define AIWI_ELEM_BW_EFF 0.4742
+#define AIWI_ELEM_BW_EFF 0.4655
+
+/* Effective fraction of the scale-up link's line rate that NCCL's
+ * collectives reach: "450GB/s is the line rate. With the protocol overhead
+ * (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s" (NCCL's
+ * maintainers on H100, NVIDIA/nccl-tests tracker, 2024; users report
+ * 365-370 GB/s of ring all-reduce bus bandwidth on 2 to 8 H100 in NCCL's
+ * own tracker), 370 / 450.
+ * step.c runs every collective inside a node at intra.bw times this; the
+ * same protocol overhead is taken for every other scale-up link (an
+ * estimate: NVLink3 and 5, PCIe). */
+#define AIWI_NCCL_NVLINK_EFF (370.0 / 450.0)
 
 /* Step time of layout L for A on hardware H.  Returns AIW_OK or
  * AIW_ERANGE with a message when a time is not finite. */

@@ -37,6 +37,8 @@
  *   EP         per MoE layer 4 all-to-alls (dispatch and combine, forward
  *              and backward; 6 under full recomputation) of tokens x topk x h
  *              x 2 bytes over the EP group.
+ * Every collective inside a node runs at the link's line rate times
+ * AIWI_NCCL_NVLINK_EFF (layout.h: NCCL's protocol overhead).
  * A step is m slots, the bubble (aiwi_pp_bubble_slots), the point-to-point
  * transfers on the fill and drain path, 2 (pp-1) v of them, of 2 bytes x
  * tokens x h / tp (Megatron's scatter-gather across the TP ranks), and the
@@ -99,7 +101,9 @@ aiw_status aiwi_tstep_compute(const aiwi_tarch *A, const aiwi_tlayout *L, const 
 	aiwi_tgroup gtp = aiwi_tlayout_group(L, AIWI_G_TP), gcp = aiwi_tlayout_group(L, AIWI_G_CP);
 	aiwi_tgroup gpp = aiwi_tlayout_group(L, AIWI_G_PP), gdp = aiwi_tlayout_group(L, AIWI_G_DP);
 	aiwi_tgroup gep = aiwi_tlayout_group(L, AIWI_G_EP), gedp = aiwi_tlayout_group(L, AIWI_G_EDP);
-	const aiwi_link_spec *in = &H->intra, *out = &H->inter;
+	aiwi_link_spec nccl_intra = H->intra;
+	nccl_intra.bw *= AIWI_NCCL_NVLINK_EFF;
+	const aiwi_link_spec *in = &nccl_intra, *out = &H->inter;
 	double t_tp = (full ? 6 : 4) *
 	              aiwi_group_allreduce(AIW_AR_RING, 2 * tok * h, gtp, in, out, 1);
 	if (L->tp_overlap)
