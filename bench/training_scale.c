@@ -21,8 +21,8 @@
  *    virtual stages, on a dense model of about GPT-4's active parameters
  *    (100 layers, hidden 15,360: 2.8e11; a 16-expert layout needs an EP
  *    that divides both 16 and a power of 5).  A job that wants TP 8 x PP
- *    15 instead runs on 24,960 of them and keeps 40 as hot spares (case
- *    3).  90 days, failures, 1-minute curves; goal under 2 s.
+ *    15 instead runs on 24,960 of them (case 3) and can keep the other 40
+ *    as hot_spares.  90 days, failures, 1-minute curves; goal under 2 s.
  *
  * Each case runs `repeats` times (default 3); the best CPU time is printed
  * (this machine is shared; CPU time is what the model costs).

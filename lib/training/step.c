@@ -24,7 +24,8 @@
  *              tp_comm_overlap: Transformer Engine's userbuffers split each
  *              collective and the GEMM it feeds or drains into chunks and
  *              run chunk k's transfer under chunk k+1's GEMM (NeMo's H100
- *              GPT-3 configuration, ub_cfg_h100_175b_tp4_mbs1: pipelined
+ *              GPT-3 configuration, NeMo-Framework-Launcher ub-confs/
+ *              ub_cfg_h100_175b_tp4_mbs1_seqlen2k_bf16grad.yaml: pipelined
  *              reduce-scatters in num_splits = 4, ring-exchange all-gathers,
  *              bulk overlaps in the backward), so with UB_SPLITS = 4 chunks
  *              the exposed part of a layer's TP time T under its GEMM time
