@@ -33,6 +33,9 @@ void aiwi_prof_init(aiwi_profile *p)
 	memset(p, 0, sizeof *p);
 	p->shape = aiwi_iter_shape_default();
 	p->overhead_s = AIWI_ITER_OVERHEAD_S;
+	for (int ph = 0; ph < AIWI_PH_N; ph++)
+		for (int j = 0; j < AIWI_IT_NTERMS; j++)
+			p->held_at[ph][j] = NAN;
 	p->hold[AIWI_PH_PREFILL][AIWI_IT_MEM] = true;
 	p->hold[AIWI_PH_DECODE][AIWI_IT_ATTN] = true;
 	p->hold[AIWI_PH_DECODE][AIWI_IT_MEM] = true;
@@ -498,6 +501,9 @@ aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
 		st = dst;
 		goto out;
 	}
+	for (int j = 0; j < AIWI_IT_NTERMS; j++)
+		if (p->hold[phase][j] && isfinite(p->held_at[phase][j]))
+			beta[j] = p->held_at[phase][j];
 	int freej[AIWI_IT_NTERMS], k = 0;
 	for (int j = 0; j < AIWI_IT_NTERMS; j++) {
 		se[j] = 0;

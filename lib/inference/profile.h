@@ -61,6 +61,7 @@ typedef struct aiwi_profile {
 	double overhead_s;     /* datasheet overhead */
 	bool tp_link_pcie;     /* the TP all-reduces on the host PCIe link */
 	bool hold[AIWI_PH_N][AIWI_IT_NTERMS];
+	double held_at[AIWI_PH_N][AIWI_IT_NTERMS]; /* a held coefficient's value (NAN: datasheet) */
 	aiwi_prof_row *rows;
 	size_t nrows, cap;
 	aiwi_prof_group *groups;
