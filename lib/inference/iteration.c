@@ -20,7 +20,7 @@
  * profile describes the CPU-side loop over the sequences of an iteration
  * (its Python scheduler, sampler and detokeniser) without a figure per
  * sequence, and a roofline has none; fitted to the Splitwise table it is
- * 0.3-0.6 ms (doc/validation.md).
+ * 0.26 ms on both GPUs (doc/validation.md).
  */
 #include "inference/iteration.h"
 

@@ -26,10 +26,9 @@
  *                 stack's host work per sequence (scheduling, sampling,
  *                 detokenising and returning each sequence's token run on
  *                 the CPU, one after the other), which no GPU term carries:
- *                 a measured decode grows with the batch by about 0.3-0.6
- *                 ms per sequence at TP 2 and TP 8 alike on both GPUs of
- *                 doc/validation.md, where the GEMM FLOPs add 0.02-0.2 ms
- *                 and divide by tp.  Datasheet value AIWI_ITER_SEQ_S
+ *                 fitted, about 0.26 ms per sequence at TP 2 and TP 8
+ *                 alike on both GPUs of doc/validation.md, where the GEMM
+ *                 FLOPs add 0.02-0.2 ms and divide by tp.  Datasheet value AIWI_ITER_SEQ_S
  *
  * Prefill (one iteration, a batch of prompts, T tokens in all, Q the sum of
  * the squared prompt lengths) passes the pp stages one after the other; a

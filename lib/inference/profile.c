@@ -491,6 +491,15 @@ aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
 	aiw_status st = AIW_OK;
 	if (nused)
 		*nused = n;
+	/* the weights of this fit (NAN until it succeeds), one per row */
+	double *wt = realloc(p->weight, (p->nrows ? p->nrows : 1) * sizeof *wt);
+	if (!wt) {
+		free(ix);
+		return perr(p, AIW_ENOMEM, "out of memory");
+	}
+	p->weight = wt;
+	for (size_t i = 0; i < p->nrows; i++)
+		wt[i] = NAN;
 	if (n == 0) {
 		st = perr(p, AIW_ESCENARIO, "no %s rows for %s in the profile", ph, gname);
 		goto out;
@@ -693,11 +702,8 @@ aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
 			gsl_matrix *X0 = gsl_matrix_alloc(nf, (size_t)k);
 			gsl_vector *y0 = gsl_vector_alloc(nf), *res = gsl_vector_alloc(nf);
 			gsl_multifit_linear_workspace *lw = gsl_multifit_linear_alloc(nf, (size_t)k);
-			double *wt = realloc(p->weight, (p->nrows ? p->nrows : 1) * sizeof *wt);
 			double *ar = malloc(nf * sizeof *ar);
-			if (wt)
-				p->weight = wt;
-			if (!X0 || !y0 || !res || !lw || !wt || !ar) {
+			if (!X0 || !y0 || !res || !lw || !ar) {
 				gsl_matrix_free(X0);
 				gsl_vector_free(y0);
 				gsl_vector_free(res);
@@ -775,8 +781,6 @@ aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
 					wn += gsl_vector_get(w, i);
 				double dof = wn - (double)k;
 				gsl_matrix_scale(cov, dof > 0 ? chisq / dof : 0);
-				for (size_t i = 0; i < p->nrows; i++)
-					p->weight[i] = NAN;
 				for (size_t i = 0; i < n; i++)
 					p->weight[ix[i]] = gsl_vector_get(w, (size_t)cof[i]);
 			}
