@@ -598,9 +598,10 @@ AIW_EXPORT aiw_status aiw_autoscale_replay(const char *policy, const char **sett
 /* A table of measured prefill and decode times (Splitwise's perf_model.csv
  * as it is, or phase,gpu,tp,batch,prompt,context,time_s[,pp]) and the
  * least-squares fit of the serving iteration model's coefficients (terms
- * "overhead" in s, "gemm", "attn", "mem", "comm" as multipliers of their
- * datasheet times; aiw_profile_term_name) per GPU and phase ("prefill",
- * "decode").  coef and stderr_out arrays hold n >= 5 values in term order.
+ * "overhead" in s per iteration, "gemm", "attn", "mem", "comm" as
+ * multipliers of their datasheet times, "seq" in s per sequence;
+ * aiw_profile_term_name) per GPU and phase ("prefill", "decode").  coef and
+ * stderr_out arrays hold n >= 6 values in term order.
  * Messages: aiw_profile_errmsg.  One handle per thread. */
 typedef struct aiw_profile aiw_profile;
 AIW_EXPORT aiw_status aiw_profile_create(aiw_profile **out);
@@ -608,6 +609,7 @@ AIW_EXPORT void aiw_profile_free(aiw_profile *profile);
 AIW_EXPORT const char *aiw_profile_errmsg(const aiw_profile *profile);
 /* Model shape and fit options: model_params, layers, hidden,
  * kv_bytes_per_token, weight_bits, act_bits, overhead (datasheet, s),
+ * tp_link_pcie (1: the TP all-reduces on the GPUs' host PCIe link),
  * hold.PHASE.TERM (1: held at the datasheet value, 0: fitted). */
 AIW_EXPORT aiw_status aiw_profile_set(aiw_profile *profile, const char *name, double value);
 AIW_EXPORT aiw_status aiw_profile_read(aiw_profile *profile, const char *path);

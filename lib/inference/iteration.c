@@ -16,13 +16,18 @@
  * read of 16 GB of weights at 3.35 TB/s, 4.8 ms, hence 4.8 x 62 / 38 =
  * 7.8 ms of CPU per iteration.  The engine's later releases overlap much of
  * it (multi-step scheduling), so a calibrated profile should replace it.
+ * The host cost per sequence, AIWI_ITER_SEQ_S, is 0 by default: the same
+ * profile describes the CPU-side loop over the sequences of an iteration
+ * (its Python scheduler, sampler and detokeniser) without a figure per
+ * sequence, and a roofline has none; fitted to the Splitwise table it is
+ * 0.26 ms on both GPUs (doc/validation.md).
  */
 #include "inference/iteration.h"
 
 #include <math.h>
 
-const char *const aiwi_iter_term_names[AIWI_IT_NTERMS] = {"overhead", "gemm", "attn", "mem",
-                                                          "comm"};
+const char *const aiwi_iter_term_names[AIWI_IT_NTERMS] = {"overhead", "gemm", "attn",
+                                                          "mem",      "comm", "seq"};
 const char *const aiwi_iter_phase_names[AIWI_PH_N] = {"prefill", "decode"};
 
 int aiwi_iter_term_index(const char *name)
@@ -78,6 +83,7 @@ void aiwi_iter_datasheet(const aiwi_gpu_spec *g, const aiwi_iter_hw *h, double o
 	beta[AIWI_IT_ATTN] = 1 / g->attn_eff;
 	beta[AIWI_IT_MEM] = 1 / g->mem_bw_eff;
 	beta[AIWI_IT_COMM] = 1;
+	beta[AIWI_IT_SEQ] = AIWI_ITER_SEQ_S;
 }
 
 /* One ring all-reduce of m bytes per unit of size over p ranks on link l,
@@ -111,6 +117,7 @@ void aiwi_iter_terms(int phase, const aiwi_iter_shape *s, const aiwi_iter_hw *h,
 		double hops = pp - 1;
 		x[AIWI_IT_COMM] = (aiwi_iter_affine){nar * ar.a + hops * h->pp_link.alpha_s, 0,
 		                                     nar * ar.b + hops * act / h->pp_link.bw, 0};
+		x[AIWI_IT_SEQ] = (aiwi_iter_affine){0, 1, 0, 0};
 	} else {
 		/* u = n sequences, v = S context tokens; pp micro-batches of n/pp in
 		 * flight: the period of one token for every sequence */
@@ -126,6 +133,7 @@ void aiwi_iter_terms(int phase, const aiwi_iter_shape *s, const aiwi_iter_hw *h,
 		x[AIWI_IT_COMM] = (aiwi_iter_affine){nar * ar.a + sends * h->pp_link.alpha_s, 0,
 		                                     nar * ar.b + (pp > 1 ? act / h->pp_link.bw : 0),
 		                                     0};
+		x[AIWI_IT_SEQ] = (aiwi_iter_affine){0, 1, 0, 0};
 	}
 }
 

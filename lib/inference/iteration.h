@@ -6,9 +6,7 @@
  *   t = sum_j beta_j x_j
  *
  *   j = overhead  x = 1 s per iteration; beta = the serving stack's fixed
- *                 cost (scheduling, input preparation, kernel launches).
- *                 The affine form also has a per-sequence slot (s below),
- *                 which no term uses at present
+ *                 cost (scheduling, input preparation, kernel launches)
  *       gemm      x = GEMM FLOPs / (tp peak), the peak of the kernel's real
  *                 precision (FP8 when weights and activations are 8-bit
  *                 floating point and the GPU has FP8, else BF16: 4-bit
@@ -24,6 +22,13 @@
  *                 replica's scale-up link with the collective model
  *                 (collective.c: ring, latency term included) plus the
  *                 pipeline stages' transfers; beta = 1 (datasheet)
+ *       seq       x = 1 s per sequence of the iteration; beta = the serving
+ *                 stack's host work per sequence (scheduling, sampling,
+ *                 detokenising and returning each sequence's token run on
+ *                 the CPU, one after the other), which no GPU term carries:
+ *                 fitted, about 0.26 ms per sequence at TP 2 and TP 8
+ *                 alike on both GPUs of doc/validation.md, where the GEMM
+ *                 FLOPs add 0.02-0.2 ms and divide by tp.  Datasheet value AIWI_ITER_SEQ_S
  *
  * Prefill (one iteration, a batch of prompts, T tokens in all, Q the sum of
  * the squared prompt lengths) passes the pp stages one after the other; a
@@ -49,11 +54,12 @@ enum {
 	AIWI_IT_ATTN,
 	AIWI_IT_MEM,
 	AIWI_IT_COMM,
+	AIWI_IT_SEQ,
 	AIWI_IT_NTERMS
 };
 enum { AIWI_PH_PREFILL = 0, AIWI_PH_DECODE = 1, AIWI_PH_N };
 
-/* Term names ("overhead", "gemm", "attn", "mem", "comm"), phase names
+/* Term names ("overhead", "gemm", "attn", "mem", "comm", "seq"), phase names
  * ("prefill", "decode"); index by name or -1. */
 extern const char *const aiwi_iter_term_names[AIWI_IT_NTERMS];
 extern const char *const aiwi_iter_phase_names[AIWI_PH_N];
@@ -96,7 +102,7 @@ aiwi_iter_shape aiwi_iter_shape_default(void);
 void aiwi_iter_hw_of(const aiwi_gpu_spec *g, const aiwi_iter_shape *s, bool stages_in_node,
                      aiwi_iter_hw *out);
 /* The datasheet coefficients of a GPU: 1 / efficiency from the catalog,
- * comm 1, overhead overhead_s. */
+ * comm 1, overhead overhead_s, seq AIWI_ITER_SEQ_S. */
 void aiwi_iter_datasheet(const aiwi_gpu_spec *g, const aiwi_iter_hw *h, double overhead_s,
                          double beta[AIWI_IT_NTERMS]);
 /* The affine terms of a phase. */
@@ -113,5 +119,8 @@ void aiwi_iter_fold(const aiwi_iter_affine t[AIWI_IT_NTERMS], const double beta[
 
 /* Default fixed cost per iteration (s): see iteration.c. */
 #define AIWI_ITER_OVERHEAD_S 8e-3
+/* Default host cost per sequence of an iteration (s): none (no datasheet
+ * gives one; a calibrated profile measures it: see iteration.c). */
+#define AIWI_ITER_SEQ_S 0.0
 
 #endif /* AIW_INFERENCE_ITERATION_H */

@@ -7,6 +7,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_linalg.h>
 #include <gsl/gsl_multifit.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -32,14 +33,20 @@ void aiwi_prof_init(aiwi_profile *p)
 	memset(p, 0, sizeof *p);
 	p->shape = aiwi_iter_shape_default();
 	p->overhead_s = AIWI_ITER_OVERHEAD_S;
+	for (int ph = 0; ph < AIWI_PH_N; ph++)
+		for (int j = 0; j < AIWI_IT_NTERMS; j++)
+			p->held_at[ph][j] = NAN;
 	p->hold[AIWI_PH_PREFILL][AIWI_IT_MEM] = true;
 	p->hold[AIWI_PH_DECODE][AIWI_IT_ATTN] = true;
+	p->hold[AIWI_PH_DECODE][AIWI_IT_MEM] = true;
 }
 
 void aiwi_prof_clear(aiwi_profile *p)
 {
 	free(p->rows);
 	free(p->groups);
+	free(p->weight);
+	p->weight = NULL;
 	p->rows = NULL;
 	p->groups = NULL;
 	p->nrows = p->cap = p->ngroups = 0;
@@ -50,12 +57,14 @@ void aiwi_prof_clear(aiwi_profile *p)
 /* groups                                                                    */
 /* ------------------------------------------------------------------------ */
 static const struct {
-	const char *table, *gpu;
+	const char *table, *gpu, *host;
 } ALIASES[] = {
-	/* Splitwise's hardware names; the power-capped H100 rows are H100s */
-	{"a100-80gb", "A100-80GB"},
-	{"h100-80gb", "H100-SXM"},
-	{"h100-80gb-pcap", "H100-SXM"},
+	/* Splitwise's hardware names; the power-capped H100 rows are H100s.
+	 * host: the GPUs' PCIe link to the host (DGX A100: PCIe 4.0 x16 per
+	 * GPU; DGX H100: PCIe 5.0 x16; NVIDIA DGX user guides) */
+	{"a100-80gb", "A100-80GB", "PCIe4"},
+	{"h100-80gb", "H100-SXM", "PCIe5"},
+	{"h100-80gb-pcap", "H100-SXM", "PCIe5"},
 };
 
 int aiwi_prof_group_find(const aiwi_profile *p, const char *name)
@@ -83,9 +92,12 @@ static int group_add(aiwi_profile *p, const char *name)
 	aiwi_prof_group *n = &g[p->ngroups];
 	snprintf(n->name, sizeof n->name, "%s", name);
 	snprintf(n->gpu, sizeof n->gpu, "%s", name);
+	n->host[0] = '\0';
 	for (size_t k = 0; k < sizeof ALIASES / sizeof *ALIASES; k++)
-		if (aiwi_hw_ieq(name, ALIASES[k].table))
+		if (aiwi_hw_ieq(name, ALIASES[k].table)) {
 			snprintf(n->gpu, sizeof n->gpu, "%s", ALIASES[k].gpu);
+			snprintf(n->host, sizeof n->host, "%s", ALIASES[k].host);
+		}
 	return (int)p->ngroups++;
 }
 
@@ -147,13 +159,14 @@ static aiw_status row_add(aiwi_profile *p, const aiwi_prof_row *r)
 		x.u = x.batch;
 		x.v = x.batch * x.context;
 	}
-	/* a configuration: the same phase, group and sizes */
+	/* a configuration: the same phase, group and sizes (a prefill's time
+	 * does not depend on how many tokens the decode goes on to make) */
 	x.config = -1;
 	for (size_t i = p->nrows; i-- > 0;) {
 		const aiwi_prof_row *o = &p->rows[i];
 		if (o->phase == x.phase && o->group == x.group && o->tp == x.tp && o->pp == x.pp &&
 		    o->batch == x.batch && o->prompt == x.prompt && o->context == x.context &&
-		    o->out == x.out) {
+		    (x.phase == AIWI_PH_PREFILL || o->out == x.out)) {
 			x.config = o->config;
 			break;
 		}
@@ -368,6 +381,19 @@ static aiw_status group_hw(aiwi_profile *p, int group, const aiwi_iter_shape *s,
 		            "it)",
 		            p->groups[group].gpu);
 	aiwi_iter_hw_of(*g, s, true, h);
+	if (p->tp_link_pcie) {
+		/* the TP all-reduces over the GPUs' host PCIe link */
+		const aiwi_link_spec *l = NULL;
+		for (size_t i = 0; i < aiwi_hw_link_builtin_count() && p->groups[group].host[0]; i++)
+			if (aiwi_hw_ieq(aiwi_hw_link_builtin(i)->name, p->groups[group].host))
+				l = aiwi_hw_link_builtin(i);
+		if (!l)
+			return perr(p, AIW_EUNKNOWN,
+			            "GPU \"%s\" of the profile: its host PCIe link is not known "
+			            "(tp_link_pcie = 1 knows a100-80gb, h100-80gb); set tp_link_pcie = 0",
+			            p->groups[group].name);
+		h->tp_link = *l;
+	}
 	return AIW_OK;
 }
 
@@ -425,8 +451,23 @@ static int distinct(const aiwi_profile *p, const int *ix, size_t n, double (*f)(
 		*first = k ? seen[0] : NAN;
 	return k;
 }
+double aiwi_prof_lower_bound(int term)
+{
+	return term == AIWI_IT_OVERHEAD || term == AIWI_IT_SEQ ? 0 : 1;
+}
+
+/* The robust fit (aiwi_prof_fit): Tukey's bisquare and Huber's constants
+ * (95% efficiency at normal errors), the floor of the robust scale (relative:
+ * the spread of a measured configuration's repeats), the reweighting
+ * iterations at most. */
+#define BISQUARE_C 4.685
+#define HUBER_C 1.345
+#define SCALE_FLOOR 0.01
+#define IRLS_MAX 100
+
 static double f_tp(const aiwi_prof_row *r) { return r->tp; }
 static double f_u(const aiwi_prof_row *r) { return r->u; }
+static double f_m(const aiwi_prof_row *r) { return r->batch; }
 static double f_len(const aiwi_prof_row *r) { return r->v / r->u; }
 static double f_ctx(const aiwi_prof_row *r) { return r->v; }
 
@@ -439,6 +480,8 @@ aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
 	if (!ix)
 		return perr(p, AIW_ENOMEM, "out of memory");
 	size_t n = 0;
+	aiwi_prof_row *cr = NULL;
+	int *cof = NULL, *ccnt = NULL;
 	for (size_t i = 0; i < p->nrows; i++)
 		if (p->rows[i].phase == phase && (group < 0 || p->rows[i].group == group) &&
 		    (!use || use[i]))
@@ -448,6 +491,15 @@ aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
 	aiw_status st = AIW_OK;
 	if (nused)
 		*nused = n;
+	/* the weights of this fit (NAN until it succeeds), one per row */
+	double *wt = realloc(p->weight, (p->nrows ? p->nrows : 1) * sizeof *wt);
+	if (!wt) {
+		free(ix);
+		return perr(p, AIW_ENOMEM, "out of memory");
+	}
+	p->weight = wt;
+	for (size_t i = 0; i < p->nrows; i++)
+		wt[i] = NAN;
 	if (n == 0) {
 		st = perr(p, AIW_ESCENARIO, "no %s rows for %s in the profile", ph, gname);
 		goto out;
@@ -458,6 +510,9 @@ aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
 		st = dst;
 		goto out;
 	}
+	for (int j = 0; j < AIWI_IT_NTERMS; j++)
+		if (p->hold[phase][j] && isfinite(p->held_at[phase][j]))
+			beta[j] = p->held_at[phase][j];
 	int freej[AIWI_IT_NTERMS], k = 0;
 	for (int j = 0; j < AIWI_IT_NTERMS; j++) {
 		se[j] = 0;
@@ -483,6 +538,13 @@ aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
 			          gname, ph, phase == AIWI_PH_PREFILL ? "token count" : "batch size", v0);
 			goto out;
 		}
+		if (j == AIWI_IT_SEQ && distinct(p, ix, n, f_m, &v0) < 2) {
+			st = perr(p, AIW_ESCENARIO,
+			          "%s, %s: only one batch size (%g): the per-sequence term is not "
+			          "determined; hold it (hold %s.seq)",
+			          gname, ph, v0, ph);
+			goto out;
+		}
 		if (j == AIWI_IT_ATTN && phase == AIWI_PH_PREFILL &&
 		    distinct(p, ix, n, f_len, &v0) < 2) {
 			st = perr(p, AIW_ESCENARIO,
@@ -500,121 +562,272 @@ aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
 			goto out;
 		}
 	}
-	if (n < (size_t)k + 1) {
-		st = perr(p, AIW_ESCENARIO,
-		          "%s, %s: %zu rows for %d coefficients: at least %d are needed", gname, ph, n,
-		          k, k + 1);
+	/* One point per configuration, its repeats' mean: repeats measure the
+	 * noise, not the model's error, and counted one by one the many repeats
+	 * of a few configurations would set the robust scale (and so which
+	 * rows the bisquare rejects) */
+	size_t nf = 0;
+	cr = malloc(n * sizeof *cr);
+	cof = malloc(n * sizeof *cof);
+	ccnt = calloc(n, sizeof *ccnt);
+	if (!cr || !cof || !ccnt) {
+		st = perr(p, AIW_ENOMEM, "out of memory");
 		goto out;
 	}
-	gsl_matrix *X = gsl_matrix_alloc(n, (size_t)k);
-	gsl_vector *y = gsl_vector_alloc(n), *w = gsl_vector_alloc(n), *c = gsl_vector_alloc((size_t)k);
-	gsl_matrix *cov = gsl_matrix_alloc((size_t)k, (size_t)k);
-	if (!X || !y || !w || !c || !cov) {
-		st = perr(p, AIW_ENOMEM, "out of memory");
-		goto free;
-	}
-	/* columns scaled to unit size in the weighted norm: the rank test
-	 * below then compares like with like */
-	double scale[AIWI_IT_NTERMS] = {0};
 	for (size_t i = 0; i < n; i++) {
 		const aiwi_prof_row *r = &p->rows[ix[i]];
-		double x[AIWI_IT_NTERMS];
-		if ((st = aiwi_prof_terms(p, r, x)))
-			goto free;
-		double rhs = r->y;
+		size_t q = 0;
+		while (q < nf && cr[q].config != r->config)
+			q++;
+		if (q == nf) {
+			cr[nf] = *r;
+			cr[nf++].y = 0;
+		}
+		cr[q].y += r->y;
+		ccnt[q]++;
+		cof[i] = (int)q;
+	}
+	for (size_t q = 0; q < nf; q++)
+		cr[q].y /= ccnt[q];
+	if (nf < (size_t)k + 1) {
+		st = perr(p, AIW_ESCENARIO,
+		          "%s, %s: %zu configurations for %d coefficients: at least %d are needed",
+		          gname, ph, nf, k, k + 1);
+		goto out;
+	}
+	/* Bounds: a coefficient is 1 / an efficiency (at most the peak: >= 1)
+	 * or a host cost (overhead, seq: >= 0).  A fit that crosses one holds the coefficient
+	 * furthest past its bound at the bound and fits the others again (an
+	 * active-set solution of the bounded least-squares problem): a table
+	 * that the model does not describe then shows as rows the fit misses,
+	 * not as a negative overhead or a GEMM faster than the peak. */
+	bool held[AIWI_IT_NTERMS];
+	for (int j = 0; j < AIWI_IT_NTERMS; j++)
+		held[j] = p->hold[phase][j];
+	for (int round = 0; round < AIWI_IT_NTERMS; round++) {
+		k = 0;
 		for (int j = 0; j < AIWI_IT_NTERMS; j++)
-			if (p->hold[phase][j])
-				rhs -= beta[j] * x[j];
-		for (int q = 0; q < k; q++) {
-			gsl_matrix_set(X, i, (size_t)q, x[freej[q]]);
-			scale[q] += x[freej[q]] * x[freej[q]] / (r->y * r->y);
-		}
-		gsl_vector_set(y, i, rhs);
-		gsl_vector_set(w, i, 1 / (r->y * r->y));
-	}
-	for (int q = 0; q < k; q++) {
-		scale[q] = sqrt(scale[q] / (double)n);
-		if (!(scale[q] > 0)) {
-			st = perr(p, AIW_ESCENARIO, "%s, %s: the %s term is zero on every row", gname, ph,
-			          aiwi_iter_term_names[freej[q]]);
+			if (!held[j])
+				freej[k++] = j;
+		if (k == 0)
+			break;
+		gsl_matrix *X = gsl_matrix_alloc(nf, (size_t)k);
+		gsl_vector *y = gsl_vector_alloc(nf), *w = gsl_vector_alloc(nf), *c = gsl_vector_alloc((size_t)k);
+		gsl_matrix *cov = gsl_matrix_alloc((size_t)k, (size_t)k);
+		if (!X || !y || !w || !c || !cov) {
+			st = perr(p, AIW_ENOMEM, "out of memory");
 			goto free;
 		}
-		gsl_vector_view col = gsl_matrix_column(X, (size_t)q);
-		gsl_vector_scale(&col.vector, 1 / scale[q]);
-	}
-	/* rank: singular values of the weighted, scaled design */
-	{
-		gsl_matrix *A = gsl_matrix_alloc(n, (size_t)k);
-		gsl_matrix *V = gsl_matrix_alloc((size_t)k, (size_t)k);
-		gsl_vector *S = gsl_vector_alloc((size_t)k), *wk = gsl_vector_alloc((size_t)k);
-		if (!A || !V || !S || !wk) {
+		/* columns scaled to unit size in the weighted norm: the rank test
+		 * below then compares like with like */
+		double scale[AIWI_IT_NTERMS] = {0};
+		for (size_t i = 0; i < nf; i++) {
+			const aiwi_prof_row *r = &cr[i];
+			double x[AIWI_IT_NTERMS];
+			if ((st = aiwi_prof_terms(p, r, x)))
+				goto free;
+			double rhs = r->y;
+			for (int j = 0; j < AIWI_IT_NTERMS; j++)
+				if (held[j])
+					rhs -= beta[j] * x[j];
+			for (int q = 0; q < k; q++) {
+				gsl_matrix_set(X, i, (size_t)q, x[freej[q]]);
+				scale[q] += x[freej[q]] * x[freej[q]] / (r->y * r->y);
+			}
+			gsl_vector_set(y, i, rhs);
+			gsl_vector_set(w, i, 1 / (r->y * r->y));
+		}
+		for (int q = 0; q < k; q++) {
+			scale[q] = sqrt(scale[q] / (double)nf);
+			if (!(scale[q] > 0)) {
+				st = perr(p, AIW_ESCENARIO, "%s, %s: the %s term is zero on every row", gname, ph,
+				          aiwi_iter_term_names[freej[q]]);
+				goto free;
+			}
+			gsl_vector_view col = gsl_matrix_column(X, (size_t)q);
+			gsl_vector_scale(&col.vector, 1 / scale[q]);
+		}
+		/* rank: singular values of the weighted, scaled design */
+		{
+			gsl_matrix *A = gsl_matrix_alloc(nf, (size_t)k);
+			gsl_matrix *V = gsl_matrix_alloc((size_t)k, (size_t)k);
+			gsl_vector *S = gsl_vector_alloc((size_t)k), *wk = gsl_vector_alloc((size_t)k);
+			if (!A || !V || !S || !wk) {
+				gsl_matrix_free(A);
+				gsl_matrix_free(V);
+				gsl_vector_free(S);
+				gsl_vector_free(wk);
+				st = perr(p, AIW_ENOMEM, "out of memory");
+				goto free;
+			}
+			for (size_t i = 0; i < nf; i++)
+				for (int q = 0; q < k; q++)
+					gsl_matrix_set(A, i, (size_t)q,
+					               gsl_matrix_get(X, i, (size_t)q) * sqrt(gsl_vector_get(w, i)));
+			gsl_linalg_SV_decomp(A, V, S, wk);
+			double smax = gsl_vector_get(S, 0), smin = gsl_vector_get(S, (size_t)k - 1);
+			if (!(smin > 1e-9 * smax)) {
+				/* the term with the largest share of the null direction */
+				int worst = 0;
+				for (int q = 1; q < k; q++)
+					if (fabs(gsl_matrix_get(V, (size_t)q, (size_t)k - 1)) >
+					    fabs(gsl_matrix_get(V, (size_t)worst, (size_t)k - 1)))
+						worst = q;
+				st = perr(p, AIW_ESCENARIO,
+				          "%s, %s: the rows do not tell the %s term from the others (singular "
+				          "values %.3g of %.3g); add rows that vary it, or hold it",
+				          gname, ph, aiwi_iter_term_names[freej[worst]], smin, smax);
+			}
 			gsl_matrix_free(A);
 			gsl_matrix_free(V);
 			gsl_vector_free(S);
 			gsl_vector_free(wk);
-			st = perr(p, AIW_ENOMEM, "out of memory");
-			goto free;
+			if (st)
+				goto free;
 		}
-		for (size_t i = 0; i < n; i++)
+		/* Relative errors, robustly.  Every point is divided by the larger of
+		 * its measurement and its prediction, so that its residual is at most
+		 * 1 in size however far the model is from it (divided by the
+		 * measurement alone, one point measured ten times too fast outweighs
+		 * the table), and weighed by Tukey's bisquare (iteratively
+		 * reweighted least squares, gsl_multifit_wlinear): points whose
+		 * residual exceeds BISQUARE_C robust scales get weight zero
+		 * (p->weight: the rejected rows).  The scale is the residuals'
+		 * median absolute deviation / 0.6745, at least SCALE_FLOOR: the
+		 * repeats of a measured configuration spread by about 1% (the
+		 * shipped table's), below which a residual is noise, not misfit.
+		 * The division starts from the datasheet prediction and follows
+		 * the fit. */
+		{
+			gsl_matrix *X0 = gsl_matrix_alloc(nf, (size_t)k);
+			gsl_vector *y0 = gsl_vector_alloc(nf), *res = gsl_vector_alloc(nf);
+			gsl_multifit_linear_workspace *lw = gsl_multifit_linear_alloc(nf, (size_t)k);
+			double *ar = malloc(nf * sizeof *ar);
+			if (!X0 || !y0 || !res || !lw || !ar) {
+				gsl_matrix_free(X0);
+				gsl_vector_free(y0);
+				gsl_vector_free(res);
+				if (lw)
+					gsl_multifit_linear_free(lw);
+				free(ar);
+				st = perr(p, AIW_ENOMEM, "out of memory");
+				goto free;
+			}
+			gsl_matrix_memcpy(X0, X);
+			gsl_vector_memcpy(y0, y);
 			for (int q = 0; q < k; q++)
-				gsl_matrix_set(A, i, (size_t)q,
-				               gsl_matrix_get(X, i, (size_t)q) * sqrt(gsl_vector_get(w, i)));
-		gsl_linalg_SV_decomp(A, V, S, wk);
-		double smax = gsl_vector_get(S, 0), smin = gsl_vector_get(S, (size_t)k - 1);
-		if (!(smin > 1e-9 * smax)) {
-			/* the term with the largest share of the null direction */
-			int worst = 0;
-			for (int q = 1; q < k; q++)
-				if (fabs(gsl_matrix_get(V, (size_t)q, (size_t)k - 1)) >
-				    fabs(gsl_matrix_get(V, (size_t)worst, (size_t)k - 1)))
-					worst = q;
-			st = perr(p, AIW_ESCENARIO,
-			          "%s, %s: the rows do not tell the %s term from the others (singular "
-			          "values %.3g of %.3g); add rows that vary it, or hold it",
-			          gname, ph, aiwi_iter_term_names[freej[worst]], smin, smax);
+				gsl_vector_set(c, (size_t)q, beta[freej[q]] * scale[q]);
+			gsl_vector_set_all(w, 1);
+			int rc = GSL_SUCCESS;
+			double chisq = 0;
+			/* Huber's weights first (a convex problem: one solution, which
+			 * a gross outlier moves only boundedly), then bisquare's from
+			 * there (which rejects it) */
+			bool huber = true;
+			for (int it = 0; it < 2 * IRLS_MAX; it++) {
+				/* divide by the larger of measured and predicted */
+				for (size_t i = 0; i < nf; i++) {
+					double yi = cr[i].y, fi = yi - gsl_vector_get(y0, i);
+					for (int q = 0; q < k; q++)
+						fi += gsl_matrix_get(X0, i, (size_t)q) * gsl_vector_get(c, (size_t)q);
+					double m = fmax(yi, fi);
+					for (int q = 0; q < k; q++)
+						gsl_matrix_set(X, i, (size_t)q, gsl_matrix_get(X0, i, (size_t)q) / m);
+					gsl_vector_set(y, i, gsl_vector_get(y0, i) / m);
+				}
+				gsl_vector *prev = gsl_vector_alloc((size_t)k);
+				if (!prev) {
+					rc = GSL_ENOMEM;
+					break;
+				}
+				gsl_vector_memcpy(prev, c);
+				rc = gsl_multifit_wlinear(X, w, y, c, cov, &chisq, lw);
+				if (rc) {
+					gsl_vector_free(prev);
+					break;
+				}
+				gsl_multifit_linear_residuals(X, y, c, res);
+				for (size_t i = 0; i < nf; i++)
+					ar[i] = fabs(gsl_vector_get(res, i));
+				double sigma = fmax(gsl_stats_median(ar, 1, nf) / 0.6745, SCALE_FLOOR);
+				double moved = 0;
+				for (int q = 0; q < k; q++)
+					moved = fmax(moved, fabs(gsl_vector_get(c, (size_t)q) -
+					                         gsl_vector_get(prev, (size_t)q)) /
+					                        fmax(fabs(gsl_vector_get(c, (size_t)q)), 1e-12));
+				gsl_vector_free(prev);
+				bool converged = it > 0 && moved < 1e-10;
+				if (!huber && (converged || it == 2 * IRLS_MAX - 1))
+					break; /* w: the weights of the fit in c */
+				if (huber && (converged || it == IRLS_MAX - 1))
+					huber = false;
+				for (size_t i = 0; i < nf; i++) {
+					double r = gsl_vector_get(res, i), u;
+					if (huber) {
+						u = fabs(r) / (HUBER_C * sigma);
+						gsl_vector_set(w, i, u <= 1 ? 1 : 1 / u);
+					} else {
+						u = r / (BISQUARE_C * sigma);
+						gsl_vector_set(w, i, fabs(u) < 1 ? (1 - u * u) * (1 - u * u) : 0);
+					}
+				}
+			}
+			if (rc == GSL_SUCCESS) {
+				/* the covariance of the last weighted fit, scaled by its
+				 * reduced chi-square (the weights' sum stands for the
+				 * points that count) */
+				double wn = 0;
+				for (size_t i = 0; i < nf; i++)
+					wn += gsl_vector_get(w, i);
+				double dof = wn - (double)k;
+				gsl_matrix_scale(cov, dof > 0 ? chisq / dof : 0);
+				for (size_t i = 0; i < n; i++)
+					p->weight[ix[i]] = gsl_vector_get(w, (size_t)cof[i]);
+			}
+			gsl_multifit_linear_free(lw);
+			gsl_matrix_free(X0);
+			gsl_vector_free(y0);
+			gsl_vector_free(res);
+			free(ar);
+			if (rc != GSL_SUCCESS) {
+				st = perr(p, AIW_ESCENARIO, "%s, %s: the least-squares fit failed (%s)", gname,
+				          ph, gsl_strerror(rc));
+				goto free;
+			}
 		}
-		gsl_matrix_free(A);
-		gsl_matrix_free(V);
-		gsl_vector_free(S);
-		gsl_vector_free(wk);
+		for (int q = 0; q < k; q++) {
+			int j = freej[q];
+			beta[j] = gsl_vector_get(c, (size_t)q) / scale[q];
+			se[j] = sqrt(gsl_matrix_get(cov, (size_t)q, (size_t)q)) / scale[q];
+		}
+	free:
+		gsl_matrix_free(cov);
+		gsl_vector_free(c);
+		gsl_vector_free(w);
+		gsl_vector_free(y);
+		gsl_matrix_free(X);
 		if (st)
-			goto free;
+			break;
+		int worst = -1;
+		double past = 0;
+		for (int q = 0; q < k; q++) {
+			int j = freej[q];
+			double lb = aiwi_prof_lower_bound(j), v = (lb - beta[j]) / (lb > 0 ? lb : 1);
+			if (beta[j] < lb && v > past) {
+				past = v;
+				worst = j;
+			}
+		}
+		if (worst < 0)
+			break;
+		held[worst] = true;
+		beta[worst] = aiwi_prof_lower_bound(worst);
+		se[worst] = 0;
 	}
-	/* relative errors: every row divided by its measurement, then a
-	 * robust fit (bisquare, gsl_multifit_robust), so that the few
-	 * inconsistent rows of a table weigh as their residuals say, not as
-	 * squares */
-	for (size_t i = 0; i < n; i++) {
-		double yi = p->rows[ix[i]].y;
-		gsl_vector_view row = gsl_matrix_row(X, i);
-		gsl_vector_scale(&row.vector, 1 / yi);
-		gsl_vector_set(y, i, gsl_vector_get(y, i) / yi);
-	}
-	gsl_multifit_robust_workspace *rw =
-		gsl_multifit_robust_alloc(gsl_multifit_robust_bisquare, n, (size_t)k);
-	if (!rw) {
-		st = perr(p, AIW_ENOMEM, "out of memory");
-		goto free;
-	}
-	int rc = gsl_multifit_robust(X, y, c, cov, rw);
-	gsl_multifit_robust_free(rw);
-	if (rc != GSL_SUCCESS && rc != GSL_EMAXITER) {
-		st = perr(p, AIW_ESCENARIO, "%s, %s: the least-squares fit failed (%s)", gname, ph,
-		          gsl_strerror(rc));
-		goto free;
-	}
-	for (int q = 0; q < k; q++) {
-		int j = freej[q];
-		beta[j] = gsl_vector_get(c, (size_t)q) / scale[q];
-		se[j] = sqrt(gsl_matrix_get(cov, (size_t)q, (size_t)q)) / scale[q];
-	}
-free:
-	gsl_matrix_free(cov);
-	gsl_vector_free(c);
-	gsl_vector_free(w);
-	gsl_vector_free(y);
-	gsl_matrix_free(X);
 out:
+	free(cr);
+	free(cof);
+	free(ccnt);
 	free(ix);
 	return st;
 }
@@ -688,6 +901,13 @@ AIW_EXPORT aiw_status aiw_profile_set(aiw_profile *pr, const char *name, double 
 		*(double *)(void *)((char *)&p->shape + SHAPE_KEYS[i].off) = value;
 		return AIW_OK;
 	}
+	if (aiwi_hw_ieq(name, "tp_link_pcie")) {
+		if (value != 0 && value != 1)
+			return perr(p, AIW_ERANGE,
+			            "tp_link_pcie = %g must be 0 (the scale-up link) or 1 (PCIe)", value);
+		p->tp_link_pcie = value != 0;
+		return AIW_OK;
+	}
 	if (aiwi_hw_ieq(name, "overhead")) {
 		if (!isfinite(value) || value < 0 || value > 10)
 			return perr(p, AIW_ERANGE, "overhead = %g s must be in [0, 10]", value);
@@ -713,12 +933,13 @@ AIW_EXPORT aiw_status aiw_profile_set(aiw_profile *pr, const char *name, double 
 		}
 		return perr(p, AIW_EUNKNOWN,
 		            "%s: expected hold.PHASE.TERM, PHASE prefill or decode, TERM overhead, "
-		            "gemm, attn, mem or comm",
+		            "gemm, attn, mem, comm or seq",
 		            name);
 	}
 	return perr(p, AIW_EUNKNOWN,
 	            "unknown profile setting \"%s\" (model_params, layers, hidden, "
-	            "kv_bytes_per_token, weight_bits, act_bits, overhead, hold.PHASE.TERM)",
+	            "kv_bytes_per_token, weight_bits, act_bits, overhead, tp_link_pcie, "
+	            "hold.PHASE.TERM)",
 	            name);
 }
 

@@ -20,11 +20,18 @@
  *
  * The fit, per group and phase, is the linear least-squares problem
  * y = sum_j beta_j x_j over the free coefficients (held ones at their
- * datasheet values move to the left side), weighted by 1 / y^2 so that it
- * minimises the squared relative errors (gsl_multifit_wlinear); standard
- * errors are the covariance scaled by the reduced chi-square.  Tables that
- * do not determine a free coefficient are refused, the message naming what
- * is missing.
+ * datasheet values move to the left side), on relative errors and robust
+ * (profile.c): one point per configuration (its repeats' mean), divided by
+ * the larger of its measured and predicted times; Huber's then Tukey's
+ * bisquare weights by iteratively reweighted gsl_multifit_wlinear, so that
+ * a configuration the others contradict gets weight 0 (rejected, in
+ * weight[]); every coefficient at or above its physical bound
+ * (aiwi_prof_lower_bound: one that crosses it is held there and the others
+ * fitted again).  Standard errors are the last weighted fit's covariance
+ * scaled by its reduced chi-square.  Tables that do not determine a free
+ * coefficient are refused, the message naming what is missing.
+ * With tp_link_pcie set the TP all-reduces run on the group's host PCIe
+ * link instead of its scale-up link (a hypothesis to test on a table).
  */
 #ifndef AIW_INFERENCE_PROFILE_H
 #define AIW_INFERENCE_PROFILE_H
@@ -45,24 +52,33 @@ typedef struct aiwi_prof_row {
 typedef struct aiwi_prof_group {
 	char name[AIWI_PROF_NAME]; /* as the table writes it */
 	char gpu[AIWI_PROF_NAME];  /* catalog GPU */
+	char host[16];             /* built-in link to the host (PCIe), "" if unknown */
 } aiwi_prof_group;
 
 typedef struct aiwi_profile {
 	char err[512];
 	aiwi_iter_shape shape; /* tp and pp come from each row */
 	double overhead_s;     /* datasheet overhead */
+	bool tp_link_pcie;     /* the TP all-reduces on the host PCIe link */
 	bool hold[AIWI_PH_N][AIWI_IT_NTERMS];
+	double held_at[AIWI_PH_N][AIWI_IT_NTERMS]; /* a held coefficient's value (NAN: datasheet) */
 	aiwi_prof_row *rows;
 	size_t nrows, cap;
 	aiwi_prof_group *groups;
 	size_t ngroups;
 	int nconfigs;
 	int splitwise; /* the layout read */
+	/* the robust fit's weight of every row in the last aiwi_prof_fit (0:
+	 * rejected as inconsistent with the others; NAN: not in that fit) */
+	double *weight;
 } aiwi_profile;
 
 /* Defaults: Llama-2-70B's shape, the overhead estimate, held terms
- * prefill.mem and decode.attn (each grows with a size that a free term
- * also grows with: the table cannot tell them apart). */
+ * prefill.mem, decode.attn and decode.mem (the weights' read is constant
+ * at a TP degree, as the overhead; the KV reads and the decode attention
+ * grow with the context alone, which tables vary little: the fit cannot
+ * tell them apart, and the read of the weights at the HBM bandwidth is the
+ * datasheet figure least in doubt). */
 void aiwi_prof_init(aiwi_profile *p);
 void aiwi_prof_clear(aiwi_profile *p);
 /* Read a CSV file (appends rows); messages name file:line and the column. */
@@ -81,6 +97,10 @@ aiw_status aiwi_prof_datasheet(aiwi_profile *p, int group, int phase,
  * the rows when group is -1), se the standard errors (0 for held ones). */
 aiw_status aiwi_prof_fit(aiwi_profile *p, int group, int phase, const bool *use,
                          double beta[AIWI_IT_NTERMS], double se[AIWI_IT_NTERMS], size_t *nused);
+/* The physical lower bound of a coefficient: 0 for the host costs
+ * (overhead, seq: s), 1 for the others (1 / an efficiency, at most the
+ * peak). */
+double aiwi_prof_lower_bound(int term);
 /* Predicted time of row r with coefficients beta. */
 double aiwi_prof_predict(aiwi_profile *p, const aiwi_prof_row *r, const double beta[AIWI_IT_NTERMS]);
 

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#define NT 5
+#define NT 6
 
 static int cmpd(const void *a, const void *b)
 {
@@ -101,7 +101,8 @@ int cli_calibrate(int argc, char **argv)
 	}
 	if (snip)
 		fprintf(snip, "; aiworkload calibrate %s: coefficients of the serving iteration model\n"
-		              "; (overhead in s; the others multiply their datasheet terms)\n",
+		              "; (overhead in s per iteration, seq in s per sequence; the others\n"
+		              "; multiply their datasheet terms)\n",
 		        file);
 	double *err = malloc((nr ? nr : 1) * sizeof *err);
 	for (size_t g = 0; g < ng && err; g++) {
@@ -128,8 +129,9 @@ int cli_calibrate(int argc, char **argv)
 				aiw_profile_term_name(j, &t);
 				if (se[j] > 0)
 					printf("  %-10s %12.4g %12.3g %12.4g\n", t, c[j], se[j], ds[j]);
-				else
-					printf("  %-10s %12.4g %12s %12.4g\n", t, c[j], "(held)", ds[j]);
+				else /* held at the datasheet, or at its bound by the fit */
+					printf("  %-10s %12.4g %12s %12.4g\n", t, c[j],
+					       c[j] == ds[j] ? "(held)" : "(bound)", ds[j]);
 				if (snip)
 					fprintf(snip, "%s.%s = %.6g\n", phase, t, c[j]);
 			}

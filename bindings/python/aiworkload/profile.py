@@ -5,7 +5,7 @@ from ctypes import byref, c_char_p, c_double, c_size_t
 
 from . import _capi
 
-NTERMS = 5
+NTERMS = 6
 
 
 def _b(s):
