@@ -110,8 +110,9 @@
  * scheduling), fleet_admit.c (request ends, admission, span starts),
  * fleet_eager.c (eager cuts), fleet_events.c (the event handlers),
  * fleet_route.c (routing, arrivals), fleet_lifecycle.c (add, remove, fail
- * replicas), serving_api.c (serving.h) and fleet_check.c (invariants, in a
- * checking build).  span.h holds the roofline maths, serving_params.c the
+ * replicas), fleet_timing.c (timing = iteration's span terms), serving_api.c (serving.h) and fleet_check.c (invariants, in a
+ * checking build).  span.h holds the span maths (the roofline's and
+ * the iteration model's), serving_params.c the
  * parameter table, metrics.c the kind's metric, curve and histogram
  * tables, estimate.c its work estimate; doc/inference.md describes the
  * whole.
@@ -127,6 +128,7 @@
 #include "inference/fleet_events.c"
 #include "inference/fleet_route.c"
 #include "inference/fleet_lifecycle.c"
+#include "inference/fleet_timing.c"
 
 /* ======================================================================== */
 /* the component                                                             */
@@ -198,6 +200,8 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->timeout = aiwi_pset(c, P_TIMEOUT) ? aiwi_p(c, P_TIMEOUT) : INFINITY;
 	f->queue_limit = aiwi_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiwi_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
 	f->eager = eager_possible(f);
+	if ((st = timing_setup(c, f)) != AIW_OK)
+		return st;
 	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;
