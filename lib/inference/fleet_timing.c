@@ -26,7 +26,7 @@ static aiw_status timing_profile(aiwi_comp *c, double beta[AIWI_PH_N][AIWI_IT_NT
 	aiwi_prof_init(p);
 	aiw_status st = aiwi_prof_read(p, path);
 	if (st != AIW_OK) {
-		st = aiwi_err(sim, st, "%s.profile = %s: %s", c->prefix, path, p->err);
+		st = aiwi_err(sim, st, "%s.profile: %s", c->prefix, p->err); /* it names the file */
 		goto done;
 	}
 	int g = aiwi_prof_group_find(p, gpu);
@@ -47,8 +47,7 @@ static aiw_status timing_profile(aiwi_comp *c, double beta[AIWI_PH_N][AIWI_IT_NT
 		size_t used = 0;
 		st = aiwi_prof_fit(p, g, ph, NULL, beta[ph], se, &used);
 		if (st != AIW_OK) {
-			st = aiwi_err(sim, st, "%s.profile = %s: %s %s: %s", c->prefix, path,
-			              p->groups[g].name, aiwi_iter_phase_names[ph], p->err);
+			st = aiwi_err(sim, st, "%s.profile = %s: %s", c->prefix, path, p->err);
 			goto done;
 		}
 	}
