@@ -75,7 +75,7 @@
  * integral already holds their request-seconds up to tb, taken back for
  * reads before tb), and the queue limit still counts the
  * pending_from_queue ones.  Used when `eager` is set: continuous batching
- * on the roofline, a router other than central, no timeout (a queue can
+ * (either timing), a router other than central, no timeout (a queue can
  * then only grow before tb) and max_batch <= RUN_SORTED (the running set
  * stays a sorted array, which an undo restores exactly);
  * aiwi_serving_set_eager turns it off or on for a component (tests compare

@@ -25,7 +25,7 @@
  *    see the cut span (cut_span) as the running one;
  *  - an arrival before tb joins the boundary's admissions (eager_merge);
  *  - a failure before tb undoes the cut (eager_undo).
- * Used with continuous batching on the roofline, routers other than central,
+ * Used with continuous batching (either timing), routers other than central,
  * no timeout (a queue can then only grow before tb) and max_batch <=
  * RUN_SORTED (the running set stays a sorted array, which an undo restores
  * exactly).  Results equal those of the boundary event but for the rounding

@@ -3,8 +3,9 @@
  * a router, replicas that batch requests and hold their KV cache, latency
  * histograms (stats.c), power by replica phase, cost.
  *
- * Service time: a roofline per iteration (Williams, Waterman & Patterson
- * 2009) on a replica of g tensor-parallel GPUs (communication not modelled):
+ * Service time (timing = roofline, the default): a roofline per iteration
+ * (Williams, Waterman & Patterson 2009) on a replica of g tensor-parallel
+ * GPUs (communication not modelled):
  *   prefill of T prompt tokens: max(2 P T / F, W / B)      (compute-bound)
  *   decode iteration of n requests holding S context tokens:
  *                               max(2 P n / F, (W + k S) / B) (memory-bound)
@@ -12,7 +13,11 @@
  * (2 layers kv_heads head_dim kv_bits/8), F = g peak_flops mfu (FP8 peak
  * when weight_bits <= 8 and the GPU has FP8, else BF16), B = g mem_bw
  * mem_bw_efficiency.  The attention FLOPs of the prompt (quadratic in its
- * length) are not counted.  Or `service = DIST`: every request holds a
+ * length) are not counted.  timing = iteration: the per-iteration model
+ * (iteration.h: GEMMs at the catalog's efficiency, attention FLOPs, bytes,
+ * 2 TP all-reduces per layer with the collective model, a fixed cost per
+ * iteration), with datasheet, profile-fitted or set coefficients, on the
+ * same span maths (span.h, fleet_timing.c).  Or `service = DIST`: every request holds a
  * batch slot for a sampled time (queueing validation, M/G/c); there are no
  * iterations, no KV cache, token counts come from a trace only, and the
  * response arrives whole (TTFT = end-to-end latency).
