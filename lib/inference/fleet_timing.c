@@ -11,11 +11,18 @@
 #include "inference/profile.h"
 
 /* The coefficients of a fleet whose table is a profile: the fit of its rows
- * for the fleet's GPU (profile_gpu, else gpu), per phase.  The table is
- * read as measurements of the profile's model (profile.h: Llama-2-70B),
- * like `aiworkload calibrate FILE`, whose snippet gives the same
- * coefficients; they multiply this fleet's own datasheet terms. */
-static aiw_status timing_profile(aiwi_comp *c, double beta[AIWI_PH_N][AIWI_IT_NTERMS])
+ * for the fleet's GPU (profile_gpu, else gpu), per phase, over all their
+ * tensor-parallel degrees.  The table is read as measurements of the
+ * profile's model (profile.h: Llama-2-70B), like `aiworkload calibrate
+ * FILE`, whose snippet gives the same coefficients; they multiply this
+ * fleet's own datasheet terms.  The table must have rows at the fleet's tp
+ * (gpus_per_replica): a fit of free coefficients (the overhead can come out
+ * negative) is only checked where it was measured, and between measured
+ * degrees it can be far off (Splitwise's H100 rows, tp 2 and 8, fit a
+ * decode of 0.8 ms at tp 4); the snippet's coefficients, set by hand, go
+ * anywhere. */
+static aiw_status timing_profile(aiwi_comp *c, double tp,
+                                 double beta[AIWI_PH_N][AIWI_IT_NTERMS])
 {
 	aiw_sim *sim = c->sim;
 	const char *path = aiwi_ps(c, P_PROFILE);
@@ -40,6 +47,27 @@ static aiw_status timing_profile(aiwi_comp *c, double beta[AIWI_PH_N][AIWI_IT_NT
 		              "%s.profile = %s: no rows for GPU %s (the table has %s); set "
 		              "%s.profile_gpu to one of them",
 		              c->prefix, path, gpu, p->ngroups ? have : "no rows", c->prefix);
+		goto done;
+	}
+	bool at_tp = false;
+	char tps[200] = "";
+	for (size_t i = 0, len = 0; i < p->nrows; i++) {
+		const aiwi_prof_row *r = &p->rows[i];
+		if (r->group != g)
+			continue;
+		at_tp |= r->tp == tp;
+		bool seen = false; /* the table's degrees, each once */
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p->rows[j].group == g && p->rows[j].tp == r->tp;
+		if (!seen && len < sizeof tps)
+			len += (size_t)snprintf(tps + len, sizeof tps - len, "%s%g", len ? ", " : "", r->tp);
+	}
+	if (!at_tp) {
+		st = aiwi_err(sim, AIW_EINVAL,
+		              "%s.profile = %s: no rows for %s at tp %g (gpus_per_replica; the table "
+		              "has tp %s): the fit is only checked where it was measured (set the "
+		              "coefficients, e.g. from aiworkload calibrate --out, to use it elsewhere)",
+		              c->prefix, path, p->groups[g].name, tp, tps);
 		goto done;
 	}
 	for (int ph = 0; ph < AIWI_PH_N; ph++) {
@@ -123,7 +151,7 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 	aiwi_iter_datasheet(&f->gpu, &h, AIWI_ITER_OVERHEAD_S, beta[AIWI_PH_PREFILL]);
 	memcpy(beta[AIWI_PH_DECODE], beta[AIWI_PH_PREFILL], sizeof beta[0]);
 	if (aiwi_pset(c, P_PROFILE)) {
-		aiw_status st = timing_profile(c, beta);
+		aiw_status st = timing_profile(c, f->replica_gpus, beta);
 		if (st != AIW_OK)
 			return st;
 	}

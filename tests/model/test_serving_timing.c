@@ -373,6 +373,10 @@ START_TEST(refusals)
 	splitwise(sw, sizeof sw);
 	snprintf(text, sizeof text, "[inference p]\ntiming = iteration\nprofile = %s\nprofile_gpu = v100\n", sw);
 	expect_fail(text, AIW_EINVAL, "no rows for GPU v100 (the table has a100-80gb");
+	/* a tp the table did not measure (Splitwise's H100: tp 2 and 8) */
+	snprintf(text, sizeof text,
+	         "[inference p]\ntiming = iteration\nprofile = %s\ngpus_per_replica = 4\n", sw);
+	expect_fail(text, AIW_EINVAL, "no rows for h100-80gb at tp 4 (gpus_per_replica; the table has tp 2, 8)");
 	/* the model's settings without timing = iteration */
 	snprintf(text, sizeof text, "[inference p]\nprofile = %s\n", sw);
 	expect_fail(text, AIW_EINVAL, "inference.p.profile is set but timing = roofline");
