@@ -25,7 +25,8 @@
  *   SPAN_LOAD     LOADING: its weights load; its agenda entry is the end.
  *   SPAN_NONE     READY or DRAINING, nothing in its batch: idle, no agenda
  *                 entry (dynamic batching: maybe a batch timer).
- *   SPAN_RUN      roofline: a span (`current`, span.h) runs, the prefill of
+ *   SPAN_RUN      a span (`current`, span.h; its times from the roofline or
+ *                 the iteration model, fleet_timing.c) runs, the prefill of
  *                 what was admitted at its start then decode iterations;
  *                 its agenda entry is the span's end,
  *                 start + prefill_s + T(end_iteration).
