@@ -14,7 +14,7 @@
  * state (about 1 MB, which both pay alike, a few tenths of a percent per
  * chunk at the default size).
  *
- * usage: bench/interleave_day LIB_A LIB_B [DAYS [CHUNK_S [PEAK_HOUR [RATE]]]]
+ * usage: bench/interleave_day LIB_A LIB_B [DAYS [CHUNK_S [PEAK_HOUR [RATE [B_LINES [A_LINES]]]]]]
  *   LIB_A, LIB_B  paths of two builds' libaiworkload.so (BUILD/.libs/...)
  *   DAYS          simulated days (default 0.05: 1.2 h, at the peak
  *                 with the default PEAK_HOUR 0.6: 7.8 million requests)
@@ -22,6 +22,11 @@
  *                 requests at the peak, 15-20 ms of CPU)
  *   PEAK_HOUR     the diurnal peak (default 0.6)
  *   RATE          mean requests/s (default 1000)
+ *   B_LINES       settings of the [inference chat] section for LIB_B only,
+ *                 one per line ("timing = iteration\nhidden_size = 4096":
+ *                 a new build's other model against the old build's)
+ *   A_LINES       the same for LIB_A ("mem_bw_efficiency = 0.45": an old
+ *                 build's fleet in the same regime, batches as large)
  * The comparison runs twice, in a child process each, with A then with B
  * loaded first: the one loaded first gets other addresses, which moves a
  * run by about 2% here (two copies of one build: 0.98-1.00).  For each it
@@ -93,14 +98,14 @@ typedef struct result {
 	long n;
 } result;
 
-static int run(const char *pa, const char *pb, int order, const char *text, double end,
-               double chunk, result *out)
+static int run(const char *pa, const char *pb, int order, const char *const text[2],
+               double end, double chunk, result *out)
 {
 	lib l[2] = {{0}};
 	const char *path[2] = {pa, pb};
 	for (int j = 0; j < 2; j++) {
 		int k = order ? 1 - j : j;
-		if (open_lib(&l[k], path[k], text))
+		if (open_lib(&l[k], path[k], text[k]))
 			return 1;
 	}
 	double tot[2] = {0, 0}, s = 0, ss = 0;
@@ -139,9 +144,9 @@ static int run(const char *pa, const char *pb, int order, const char *text, doub
 
 int main(int argc, char **argv)
 {
-	if (argc < 3 || argc > 7) {
+	if (argc < 3 || argc > 9) {
 		fprintf(stderr, "usage: interleave_day LIB_A LIB_B [DAYS [CHUNK_S [PEAK_HOUR "
-		                "[RATE]]]]\n");
+		                "[RATE [B_LINES [A_LINES]]]]]]\n");
 		return 2;
 	}
 	double days = argc > 3 ? atof(argv[3]) : 0.05, chunk = argc > 4 ? atof(argv[4]) : 30;
@@ -150,8 +155,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "interleave_day: DAYS, CHUNK_S and RATE > 0, PEAK_HOUR in [0, 24)\n");
 		return 2;
 	}
-	char text[2048];
+	char text[2048], text_a[4096], text_b[4096];
 	inference_day_scenario(text, sizeof text, days, rate, peak);
+	if (snprintf(text_b, sizeof text_b, "%s%s\n", text, argc > 7 ? argv[7] : "") >=
+	            (int)sizeof text_b ||
+	    snprintf(text_a, sizeof text_a, "%s%s\n", text, argc > 8 ? argv[8] : "") >=
+	            (int)sizeof text_a) {
+		fprintf(stderr, "interleave_day: B_LINES or A_LINES too long\n");
+		return 2;
+	}
+	const char *texts[2] = {text_a, text_b};
 	/* the two load orders, each in a child of its own: the library loaded
 	 * first gets other addresses (heap, mappings), which moves a run by
 	 * about 2% here; the geometric mean of the two cancels that */
@@ -171,7 +184,7 @@ int main(int argc, char **argv)
 		if (pid == 0) {
 			close(fd[0]);
 			result x;
-			int rc = run(argv[1], argv[2], order, text, days * 86400, chunk, &x);
+			int rc = run(argv[1], argv[2], order, texts, days * 86400, chunk, &x);
 			if (write(fd[1], &x, sizeof x) != (ssize_t)sizeof x)
 				rc = 1;
 			_exit(rc);

@@ -25,7 +25,8 @@
  *   SPAN_LOAD     LOADING: its weights load; its agenda entry is the end.
  *   SPAN_NONE     READY or DRAINING, nothing in its batch: idle, no agenda
  *                 entry (dynamic batching: maybe a batch timer).
- *   SPAN_RUN      roofline: a span (`current`, span.h) runs, the prefill of
+ *   SPAN_RUN      a span (`current`, span.h; its times from the roofline or
+ *                 the iteration model, fleet_timing.c) runs, the prefill of
  *                 what was admitted at its start then decode iterations;
  *                 its agenda entry is the span's end,
  *                 start + prefill_s + T(end_iteration).
@@ -75,7 +76,7 @@
  * integral already holds their request-seconds up to tb, taken back for
  * reads before tb), and the queue limit still counts the
  * pending_from_queue ones.  Used when `eager` is set: continuous batching
- * on the roofline, a router other than central, no timeout (a queue can
+ * (either timing), a router other than central, no timeout (a queue can
  * then only grow before tb) and max_batch <= RUN_SORTED (the running set
  * stays a sorted array, which an undo restores exactly);
  * aiwi_serving_set_eager turns it off or on for a component (tests compare
@@ -250,6 +251,8 @@ typedef struct replica {
 	uint32_t ready_pos, idle_pos;
 	uint8_t spot;
 	uint8_t in_idle; /* in the central idle set */
+	double pending_prefill_sq; /* an eager cut's admissions: the sum of their
+	                              squared prefill lengths (timing = iteration) */
 } replica;
 _Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &&
                offsetof(replica, last_rack) + sizeof(uint32_t) <= 4 * 64 &&
@@ -277,6 +280,7 @@ typedef struct fleet {
 	int batching, router;
 	bool service_mode;
 	bool eager; /* cuts admit at the arrival (eager_cut) */
+	bool iteration; /* timing = iteration: span times from the iteration model */
 	/* model: GPUs of a replica, parameters, weight bytes, KV bytes per
 	 * token, KV capacity of a replica in tokens, its FLOP/s and bytes/s
 	 * (derated), the time of one read of the weights, GPUs per rack */
@@ -284,16 +288,19 @@ typedef struct fleet {
 	        flops_per_s, bytes_per_s, weights_read_s, gpus_per_rack;
 	/* per span: a prefill of T tokens takes T prefill_s_per_token
 	 * (compute), a decode iteration of n requests holding S tokens
-	 * max(n prefill_s_per_token, weights_read_s + S kv_s_per_token)
-	 * (products instead of divisions on every span start) */
+	 * max(n prefill_s_per_token, weights_read_s + S kv_s_per_token +
+	 * n decode_s_per_seq) (products instead of divisions on every span
+	 * start).  The roofline's decode_s_per_seq is 0; timing = iteration
+	 * sets prefill_s_per_token = 0 (no compute floor: its terms add) and the
+	 * other three to its folded decode c0, cv and cm + cu (span.h) */
 	double prefill_s_per_token, kv_s_per_token;
 	uint32_t max_batch;
 	double max_delay, timeout, slo_ttft, slo_tpot, slo_e2e, response_bytes;
 	uint64_t queue_limit;
 	double watts[NPH];      /* W per GPU by phase, node overhead included */
-	double padding;         /* where a fifth phase's watts were: the fields below
-	                           keep the offsets they were measured with (the
-	                           agenda's root beside the next arrival) */
+	double decode_s_per_seq; /* (above) where a fifth phase's watts were: the
+	                           fields below keep the offsets they were measured
+	                           with (the agenda's root beside the next arrival) */
 	double prefill_extra_w; /* W per GPU of prefill over decode */
 	double spot_factor;
 	/* requests */
@@ -367,11 +374,29 @@ typedef struct fleet {
 	double prev_tokens, prev_waiting, prev_busy, prev_paid, prev_flops, prev_dram;
 	void *autoscale; /* the autoscaler's state (autoscale.c owns it) */
 	bool fail;
+	/* timing = iteration: the folded prefill c0, cm, cu, cv (a prefill of m
+	 * prompts, T tokens, Q their squared lengths: span_iteration_prefill)
+	 * and the coefficients beta by phase and term (iteration.h) */
+	double iter_prefill[4];
+	double iter_beta[2][5];
 } fleet;
 
 
 /* The fleet of a started inference component. */
 static inline fleet *F_(const aiwi_comp *c) { return (fleet *)c->state; }
+
+/* Bytes read from GPU memory by the first k decode iterations of sp, whose
+ * batch held S tokens of context at its start: the weights and the KV
+ * cache every iteration.  The roofline's memory time times the bandwidth
+ * (as it always was); the iteration model's span times hold other terms,
+ * so the bytes themselves. */
+static inline double span_dram(const fleet *f, const span *sp, double k, double S)
+{
+	if (!f->iteration)
+		return f->bytes_per_s * span_memory_time(sp, k);
+	return k * f->weight_bytes +
+	       f->kv_bytes_per_token * (k * S + sp->batch * k * (k - 1) * 0.5);
+}
 
 /* The fleet's invariants (above) on its live state, in a build configured
  * with --enable-checks (AIW_CHECKS=1; fleet_check.c): after every event

@@ -105,8 +105,9 @@ static uint32_t peek(fleet *f, replica *r, queue **from, double now)
 
 /* Take the head of `from` into r's batch.  Roofline: its prompt (plus the
  * tokens it already streamed, when it was preempted) is prefilled by the
- * span that starts now, which also yields its next token. */
-static void take(fleet *f, replica *r, queue *from, double now, double *prefill_tokens)
+ * span that starts now, which also yields its next token; prefill[0] gets
+ * its length, prefill[1] its square (the iteration model's attention). */
+static void take(fleet *f, replica *r, queue *from, double now, double prefill[2])
 {
 	uint32_t id = q_pop(f, from);
 	waiting_add(f, now, -1);
@@ -125,7 +126,9 @@ static void take(fleet *f, replica *r, queue *from, double now, double *prefill_
 		run_push(f, r, id, now + q->key, seq);
 		return;
 	}
-	*prefill_tokens += (double)q->prompt + q->generated;
+	double len = (double)q->prompt + q->generated;
+	prefill[0] += len;
+	prefill[1] += len * len;
 	r->context_tokens += (double)q->prompt + q->generated + 1;
 	if (f->batching != B_CONTINUOUS)
 		r->reserved_tokens += (double)q->prompt + q->output;
@@ -151,8 +154,8 @@ static bool batch_ready(fleet *f, replica *r, double now)
 }
 
 /* Admit what r's batching allows; returns the count, adds the prompt
- * tokens to prefill to *ptok. */
-static uint32_t admit(fleet *f, replica *r, double now, double *ptok)
+ * tokens to prefill to ptok[0], their squared lengths to ptok[1]. */
+static uint32_t admit(fleet *f, replica *r, double now, double ptok[2])
 {
 	uint32_t n0 = r->run_count, k = 0;
 	queue *from;
@@ -236,10 +239,13 @@ static void preempt_one(fleet *f, replica *r, double now)
 /* Start a span at now: the prefill of what was just admitted (tp seconds,
  * none if nothing was), then decode iterations until the first departure or
  * until the KV cache is full. */
-/* The prefill of ptok > 0 prompt tokens: compute-bound, or one read of the
- * weights. */
-static inline double prefill_time(const fleet *f, double ptok)
+/* The prefill of m prompts of ptok > 0 tokens in all, psq the sum of their
+ * squared lengths: on the roofline compute-bound or one read of the
+ * weights; on the iteration model its folded prefill (span.h). */
+static inline double prefill_time(const fleet *f, double m, double ptok, double psq)
 {
+	if (f->iteration)
+		return span_iteration_prefill(f->iter_prefill, m, ptok, psq);
 	return span_prefill_time(ptok, f->prefill_s_per_token, f->weights_read_s);
 }
 
@@ -256,23 +262,23 @@ static AIW_INLINE void span_decode(fleet *f, replica *r)
 		double kk = kkv > 0 ? kkv : 0;
 		k = kkv < k ? kk : k; /* selects: which bound comes first varies */
 	}
-	r->current.compute_s = n * f->prefill_s_per_token;
-	r->current.memory_s = f->weights_read_s + r->context_tokens * f->kv_s_per_token;
-	r->current.memory_step_s = n * f->kv_s_per_token;
-	r->current.memory_from = span_memory_from(&r->current);
+	/* roofline: decode_s_per_seq = 0 (exact: the same sums as the plain
+	 * max(c, a + b j)); iteration: prefill_s_per_token = 0, no floor */
+	span_decode_terms(&r->current, n, r->context_tokens, f->prefill_s_per_token,
+	                  f->weights_read_s, f->kv_s_per_token, f->decode_s_per_seq);
 	r->current.end_iteration = k;
 	r->current.batch = r->run_count;
 	r->cut = 0;
 }
 
-static void start_span(fleet *f, replica *r, double now, uint32_t nadm, double ptok)
+static void start_span(fleet *f, replica *r, double now, uint32_t nadm, const double pf[2])
 {
-	double tp = 0;
+	double tp = 0, ptok = pf[0];
 	if (nadm) {
 		f->tokens_prefill += ptok;
 		f->flops += 2 * f->model_params * ptok;
 		f->dram_bytes += f->weight_bytes;
-		tp = prefill_time(f, ptok);
+		tp = prefill_time(f, nadm, ptok, pf[1]);
 		double t1 = now + tp;
 		for (uint32_t i = 0; i < f->admitted_count; i++) {
 			req *q = &f->requests[f->admitted[i]];

@@ -25,7 +25,7 @@
  *    see the cut span (cut_span) as the running one;
  *  - an arrival before tb joins the boundary's admissions (eager_merge);
  *  - a failure before tb undoes the cut (eager_undo).
- * Used with continuous batching on the roofline, routers other than central,
+ * Used with continuous batching (either timing), routers other than central,
  * no timeout (a queue can then only grow before tb) and max_batch <=
  * RUN_SORTED (the running set stays a sorted array, which an undo restores
  * exactly).  Results equal those of the boundary event but for the rounding
@@ -61,7 +61,9 @@ static void eager_admit(fleet *f, replica *r, double now)
 		uint32_t seq = f->admissions++;
 		q->from_preempted = from == &r->preempted;
 		r->pending_from_queue += !q->from_preempted;
-		r->current.prefill_tokens += (double)q->prompt + q->generated;
+		double len = (double)q->prompt + q->generated;
+		r->current.prefill_tokens += len;
+		r->pending_prefill_sq += len * len;
 		r->context_tokens += (double)q->prompt + q->generated + 1;
 		q->generated++;
 		q_push(f, &r->pending_admissions, id);
@@ -73,8 +75,9 @@ static void eager_admit(fleet *f, replica *r, double now)
  * end scheduled. */
 static void eager_span(fleet *f, replica *r)
 {
-	r->current.prefill_s = prefill_time(f, r->current.prefill_tokens);
 	r->current.first_tokens = r->pending_admissions.length;
+	r->current.prefill_s = prefill_time(f, r->current.first_tokens, r->current.prefill_tokens,
+	                                     r->pending_prefill_sq);
 	span_decode(f, r);
 	schedule(f, r,
 	         r->current.start + r->current.prefill_s +
@@ -107,6 +110,7 @@ static bool eager_cut(fleet *f, replica *r, double now, double kb, double tb)
 	r->first_admission = f->admissions;
 	r->current.start = tb;
 	r->current.prefill_tokens = 0;
+	r->pending_prefill_sq = 0;
 	eager_admit(f, r, now);
 	eager_span(f, r);
 	return true;
@@ -132,7 +136,7 @@ static void eager_settle(fleet *f, replica *r)
 	if (k > 0) {
 		f->tokens_out += n * k;
 		f->flops += 2 * f->model_params * n * k;
-		f->dram_bytes += f->bytes_per_s * span_memory_time(&r->cut_span, k);
+		f->dram_bytes += span_dram(f, &r->cut_span, k, r->context_before_cut);
 		f->batch_iterations[r->cut_span.batch] += (uint64_t)k;
 		double S1 = r->context_before_cut + n * k;
 		f->kv_peak_tokens = S1 > f->kv_peak_tokens ? S1 : f->kv_peak_tokens;

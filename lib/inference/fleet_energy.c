@@ -225,8 +225,8 @@ static double dram_at(const fleet *f, double t)
 			if (sp->prefill_s > 0)
 				by -= f->weight_bytes * (-x / sp->prefill_s);
 		} else
-			by += f->bytes_per_s *
-			      span_memory_time(sp, fmin(span_iterations_by(sp, x), sp->end_iteration));
+			by += span_dram(f, sp, fmin(span_iterations_by(sp, x), sp->end_iteration),
+			                sp == &r->cut_span ? r->context_before_cut : r->context_tokens);
 	}
 	return by;
 }

@@ -49,9 +49,9 @@ static void step(fleet *f, replica *r, double now)
 {
 	if (r->state != AIW_REPLICA_READY && r->state != AIW_REPLICA_DRAINING)
 		return;
-	double ptok = 0;
+	double ptok[2] = {0, 0}; /* prompt tokens to prefill, the sum of their squared lengths */
 	f->admitted_count = 0;
-	uint32_t nadm = admit(f, r, now, &ptok);
+	uint32_t nadm = admit(f, r, now, ptok);
 	if (r->run_count == 0) {
 		go_idle(f, r, now);
 		return;
@@ -72,11 +72,11 @@ static void span_done(fleet *f, replica *r, double now)
 {
 	double k = r->current.end_iteration, n = r->current.batch;
 	if (k > 0) {
+		f->dram_bytes += span_dram(f, &r->current, k, r->context_tokens);
 		r->iterations_done += k;
 		r->context_tokens += n * k;
 		f->tokens_out += n * k;
 		f->flops += 2 * f->model_params * n * k;
-		f->dram_bytes += f->bytes_per_s * span_memory_time(&r->current, k);
 		f->batch_iterations[r->current.batch] += (uint64_t)k;
 		if (f->batching == B_CONTINUOUS)
 			f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens

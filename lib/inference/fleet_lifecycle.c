@@ -190,7 +190,7 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		r->iterations_done += done;
 		f->tokens_out += r->current.batch * done;
 		f->flops += 2 * f->model_params * r->current.batch * done;
-		f->dram_bytes += f->bytes_per_s * span_memory_time(&r->current, done);
+		f->dram_bytes += span_dram(f, &r->current, done, r->context_tokens);
 		f->batch_iterations[r->current.batch] += (uint64_t)done;
 		if (in_prefill) {
 			double undone = (r->current.start + r->current.prefill_s - now) / r->current.prefill_s;

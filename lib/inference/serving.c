@@ -3,8 +3,9 @@
  * a router, replicas that batch requests and hold their KV cache, latency
  * histograms (stats.c), power by replica phase, cost.
  *
- * Service time: a roofline per iteration (Williams, Waterman & Patterson
- * 2009) on a replica of g tensor-parallel GPUs (communication not modelled):
+ * Service time (timing = roofline, the default): a roofline per iteration
+ * (Williams, Waterman & Patterson 2009) on a replica of g tensor-parallel
+ * GPUs (communication not modelled):
  *   prefill of T prompt tokens: max(2 P T / F, W / B)      (compute-bound)
  *   decode iteration of n requests holding S context tokens:
  *                               max(2 P n / F, (W + k S) / B) (memory-bound)
@@ -12,7 +13,11 @@
  * (2 layers kv_heads head_dim kv_bits/8), F = g peak_flops mfu (FP8 peak
  * when weight_bits <= 8 and the GPU has FP8, else BF16), B = g mem_bw
  * mem_bw_efficiency.  The attention FLOPs of the prompt (quadratic in its
- * length) are not counted.  Or `service = DIST`: every request holds a
+ * length) are not counted.  timing = iteration: the per-iteration model
+ * (iteration.h: GEMMs at the catalog's efficiency, attention FLOPs, bytes,
+ * 2 TP all-reduces per layer with the collective model, a fixed cost per
+ * iteration), with datasheet, profile-fitted or set coefficients, on the
+ * same span maths (span.h, fleet_timing.c).  Or `service = DIST`: every request holds a
  * batch slot for a sampled time (queueing validation, M/G/c); there are no
  * iterations, no KV cache, token counts come from a trace only, and the
  * response arrives whole (TTFT = end-to-end latency).
@@ -110,8 +115,9 @@
  * scheduling), fleet_admit.c (request ends, admission, span starts),
  * fleet_eager.c (eager cuts), fleet_events.c (the event handlers),
  * fleet_route.c (routing, arrivals), fleet_lifecycle.c (add, remove, fail
- * replicas), serving_api.c (serving.h) and fleet_check.c (invariants, in a
- * checking build).  span.h holds the roofline maths, serving_params.c the
+ * replicas), fleet_timing.c (timing = iteration's span terms), serving_api.c (serving.h) and fleet_check.c (invariants, in a
+ * checking build).  span.h holds the span maths (the roofline's and
+ * the iteration model's), serving_params.c the
  * parameter table, metrics.c the kind's metric, curve and histogram
  * tables, estimate.c its work estimate; doc/inference.md describes the
  * whole.
@@ -127,6 +133,7 @@
 #include "inference/fleet_events.c"
 #include "inference/fleet_route.c"
 #include "inference/fleet_lifecycle.c"
+#include "inference/fleet_timing.c"
 
 /* ======================================================================== */
 /* the component                                                             */
@@ -198,6 +205,8 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->timeout = aiwi_pset(c, P_TIMEOUT) ? aiwi_p(c, P_TIMEOUT) : INFINITY;
 	f->queue_limit = aiwi_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiwi_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
 	f->eager = eager_possible(f);
+	if ((st = timing_setup(c, f)) != AIW_OK)
+		return st;
 	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;

@@ -49,13 +49,20 @@ enum {
 	P_SLO_TPOT,
 	P_SLO_E2E,
 	P_RESPONSE_BYTES,
-	P_COST,                                    /* AIW_COST_NPARAMS entries */
+	P_TIMING,
+	P_HIDDEN,
+	P_ACT_BITS,
+	P_PROFILE,
+	P_PROFILE_GPU,
+	P_ITER_COEF,                               /* 2 phases x 6 terms (iteration.h's order) */
+	P_COST = P_ITER_COEF + 12,                 /* AIW_COST_NPARAMS entries */
 	P_TOKEN_PRICE = P_COST + AIW_COST_NPARAMS, /* AIW_TOKEN_PRICE_NPARAMS entries */
 	P_AUTOSCALE = P_TOKEN_PRICE + AIW_TOKEN_PRICE_NPARAMS, /* AIW_AUTOSCALE_NPARAMS entries */
 	P_NPARAMS = P_AUTOSCALE + AIW_AUTOSCALE_NPARAMS
 };
 
 enum { B_NONE, B_DYNAMIC, B_CONTINUOUS };
+enum { TIMING_ROOFLINE, TIMING_ITERATION };
 enum { RT_ROUND_ROBIN, RT_LEAST_LOADED, RT_P2C, RT_CENTRAL };
 
 /* The parameter table of the inference kind (P_NPARAMS entries). */

@@ -135,4 +135,33 @@ static inline double span_prefill_time(double tokens, double s_per_token, double
 	return tc > weights_s ? tc : weights_s;
 }
 
+/* ---- the iteration model on a span ----
+ * An iteration of the per-iteration model (iteration.h) takes
+ * t = c0 + cm m + cu u + cv v (aiwi_iter_fold).  A decode iteration has
+ * m = u = n sequences and v = S_j = S + n j tokens of context at iteration
+ * j of the span (each adds a token per sequence), so that
+ *   t_j = (c0 + cv S + (cm + cu) n) + cv n j,
+ * the span's arithmetic series with no compute floor: compute_s = 0 (its
+ * terms add, they do not take a max), memory_s = c0 + cv S + (cm + cu) n,
+ * memory_step_s = cv n, hence memory_from = 0 (given t_0 >= 0); cv >= 0
+ * keeps the iterations lengthening, which the inverse needs.  The
+ * roofline's decode is the same form with compute_per_seq = 2P/F,
+ * fixed_s = W/B, per_token_s = k/B and per_seq_s = 0 (an exact zero: the
+ * same sums as max(c, a + b j)).  A prefill of m prompts, T tokens in
+ * all, Q the sum of their squared lengths, takes c0 + cm m + cu T + cv Q
+ * (span_iteration_prefill, c the prefill's fold). */
+static inline void span_decode_terms(span *sp, double n, double S, double compute_per_seq,
+                                     double fixed_s, double per_token_s, double per_seq_s)
+{
+	sp->compute_s = n * compute_per_seq;
+	sp->memory_s = fixed_s + S * per_token_s + n * per_seq_s;
+	sp->memory_step_s = n * per_token_s;
+	sp->memory_from = span_memory_from(sp);
+}
+
+static inline double span_iteration_prefill(const double c[4], double m, double T, double Q)
+{
+	return c[0] + c[1] * m + c[2] * T + c[3] * Q;
+}
+
 #endif /* AIW_INFERENCE_SPAN_H */

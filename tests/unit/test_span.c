@@ -5,6 +5,8 @@
  * its search starts from.  The figures are chosen exactly representable
  * (integers, halves, powers of two), so that the checks are exact. */
 #include "inference/span.h"
+#include "inference/iteration.h"
+#include "hw/hw.h"
 #include "../testutil.h"
 
 #include <math.h>
@@ -138,6 +140,74 @@ START_TEST(iterations_done_by_a_time)
 }
 END_TEST
 
+/* The iteration model on a span (span.h's mapping): the span's decode
+ * terms from the fold give, for K iterations of n sequences from S tokens
+ * of context, the brute-force sum of the model's time evaluated term by
+ * term at each iteration's own sizes (n, n, S + n j), and the inverse gives
+ * the exact count; the prefill is the model's time at (m, T, Q). */
+START_TEST(iteration_model_on_a_span)
+{
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	ck_assert(g != NULL);
+	for (double tp = 1; tp <= 8; tp *= 2) {
+		aiwi_iter_shape sh = aiwi_iter_shape_default();
+		sh.tp = tp;
+		aiwi_iter_hw h;
+		aiwi_iter_hw_of(g, &sh, true, &h);
+		double beta[AIWI_IT_NTERMS];
+		aiwi_iter_datasheet(g, &h, AIWI_ITER_OVERHEAD_S, beta);
+		aiwi_iter_affine d[AIWI_IT_NTERMS], p[AIWI_IT_NTERMS];
+		aiwi_iter_terms(AIWI_PH_DECODE, &sh, &h, d);
+		aiwi_iter_terms(AIWI_PH_PREFILL, &sh, &h, p);
+		double c0, cm, cu, cv, k[4];
+		aiwi_iter_fold(d, beta, &c0, &cm, &cu, &cv);
+		aiwi_iter_fold(p, beta, &k[0], &k[1], &k[2], &k[3]);
+		const double ns[] = {1, 7, 64}, Ss[] = {1000, 20000, 300000};
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++) {
+				double n = ns[a], S = Ss[b] * n / 64 + n;
+				span sp = {0};
+				span_decode_terms(&sp, n, S, 0, c0, cv, cm + cu);
+				sp.end_iteration = INFINITY;
+				ck_assert(sp.compute_s == 0 && sp.memory_from == 0);
+				double t = 0, x[AIWI_IT_NTERMS];
+				for (int j = 0; j < 2000; j++) {
+					aiwi_iter_eval(d, n, n, S + n * j, x);
+					double tj = aiwi_iter_time(beta, x);
+					/* the span's iteration j is the model's */
+					ck_assert_rel(sp.memory_s + sp.memory_step_s * j, tj, 1e-12);
+					t += tj;
+					if (j % 97 == 0 || j == 1999) {
+						ck_assert_rel(span_time(&sp, j + 1), t, 1e-12);
+						/* the inverse: j + 1 iterations done a hair after
+						 * their sum, j a hair before it */
+						ck_assert(span_iterations_by(&sp, t * (1 + 1e-9)) == j + 1);
+						ck_assert(span_iterations_by(&sp, t * (1 - 1e-9)) == j);
+					}
+				}
+			}
+		/* prefill: m prompts of lengths l_i, T = sum l_i, Q = sum l_i^2 */
+		const double len[] = {2048, 17, 512, 1};
+		double m = 0, T = 0, Q = 0;
+		for (int i = 0; i < 4; i++) {
+			m++, T += len[i], Q += len[i] * len[i];
+			double x[AIWI_IT_NTERMS];
+			aiwi_iter_eval(p, m, T, Q, x);
+			ck_assert_rel(span_iteration_prefill(k, m, T, Q), aiwi_iter_time(beta, x), 1e-12);
+		}
+	}
+	/* the roofline's per-sequence term is an exact zero: the same sums */
+	span r = {0}, q = {0};
+	span_decode_terms(&r, 3, 1001, 0x1p-10, 0x1p-8, 0x1p-20, 0);
+	q.compute_s = 3 * 0x1p-10;
+	q.memory_s = 0x1p-8 + 1001 * 0x1p-20;
+	q.memory_step_s = 3 * 0x1p-20;
+	q.memory_from = span_memory_from(&q);
+	ck_assert(r.compute_s == q.compute_s && r.memory_s == q.memory_s &&
+	          r.memory_step_s == q.memory_step_s && r.memory_from == q.memory_from);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("span");
@@ -146,6 +216,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, memory_term_takes_over);
 	tcase_add_test(tc, time_of_k_iterations);
 	tcase_add_test(tc, iterations_done_by_a_time);
+	tcase_add_test(tc, iteration_model_on_a_span);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,10 @@
  * calibrate.c - `aiworkload calibrate FILE`: fit the serving iteration
  * model's coefficients to a measured table (aiw_profile_*), print them with
  * their standard errors and the fit's error on every row, and write them as
- * an INI snippet.
+ * a scenario snippet: an [inference NAME] section (--component, default
+ * chat) with timing = iteration, the GPU and the twelve coefficients at full
+ * precision, which layered on a scenario gives the times that
+ * `profile = FILE` (with profile_gpu the rows fitted) gives.
  */
 #include "common.h"
 
@@ -21,7 +24,7 @@ static int cmpd(const void *a, const void *b)
 
 int cli_calibrate(int argc, char **argv)
 {
-	const char *file = NULL, *gpu = NULL, *outp = NULL;
+	const char *file = NULL, *gpu = NULL, *outp = NULL, *comp = "chat";
 	aiw_profile *p = NULL;
 	if (aiw_profile_create(&p) != AIW_OK) {
 		cli_errorf("out of memory");
@@ -40,6 +43,10 @@ int cli_calibrate(int argc, char **argv)
 			if (err)
 				goto usage;
 			outp = v;
+		} else if (cli_opt_value(argc, argv, &i, "--component", &v, &err)) {
+			if (err)
+				goto usage;
+			comp = v;
 		} else if ((hold = false, cli_opt_value(argc, argv, &i, "--set", &v, &err)) ||
 		           (hold = true, cli_opt_value(argc, argv, &i, "--hold", &v, &err))) {
 			if (err)
@@ -93,6 +100,26 @@ int cli_calibrate(int argc, char **argv)
 	size_t ng = 0, nr = 0;
 	aiw_profile_group_count(p, &ng);
 	aiw_profile_row_count(p, &nr);
+	/* the snippet is one component's: one GPU's coefficients */
+	size_t nsel = 0;
+	char names[512] = "";
+	for (size_t g = 0, len = 0; g < ng; g++) {
+		const char *name, *cat;
+		aiw_profile_group_name(p, g, &name, &cat);
+		if (gpu && strcasecmp(gpu, name) && strcasecmp(gpu, cat))
+			continue;
+		nsel++;
+		if (len < sizeof names)
+			len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+			                        name);
+	}
+	if (outp && nsel != 1) {
+		rc = nsel ? cli_usage_error("calibrate: --out writes one GPU's coefficients and %s has "
+		                            "%zu (%s): choose one with --gpu",
+		                            file, nsel, names)
+		          : cli_usage_error("calibrate: %s has no rows for GPU %s", file, gpu);
+		goto done;
+	}
 	FILE *snip = NULL;
 	if (outp && !(snip = fopen(outp, "w"))) {
 		cli_errorf("calibrate: cannot write %s", outp);
@@ -111,7 +138,8 @@ int cli_calibrate(int argc, char **argv)
 		if (gpu && strcasecmp(gpu, name) && strcasecmp(gpu, cat))
 			continue;
 		if (snip)
-			fprintf(snip, "\n[calibration %s]\ngpu = %s\n", name, cat);
+			fprintf(snip, "; rows of %s\n[inference %s]\ntiming = iteration\ngpu = %s\n", name,
+			        comp, cat);
 		for (int ph = 0; ph < 2; ph++) {
 			const char *phase = ph ? "decode" : "prefill";
 			double c[NT], se[NT], ds[NT];
@@ -133,7 +161,7 @@ int cli_calibrate(int argc, char **argv)
 					printf("  %-10s %12.4g %12s %12.4g\n", t, c[j],
 					       c[j] == ds[j] ? "(held)" : "(bound)", ds[j]);
 				if (snip)
-					fprintf(snip, "%s.%s = %.6g\n", phase, t, c[j]);
+					fprintf(snip, "%s.%s = %.17g\n", phase, t, c[j]);
 			}
 			printf("  %-6s %-5s %-7s %-8s %11s %11s %8s\n", "tp", "batch", "prompt", "context",
 			       "measured", "fitted", "error");

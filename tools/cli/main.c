@@ -30,7 +30,7 @@ static void usage_text(FILE *f)
 	        "       aiworkload catalog [GPU|LINK]\n"
 	        "       aiworkload scenario\n"
 	        "       aiworkload autoscale-replay --policy hpa|kpa [--set K=V] METRICS.csv\n"
-	        "       aiworkload calibrate FILE.csv [--gpu G] [--out SNIPPET.ini]\n"
+	        "       aiworkload calibrate FILE.csv [--gpu G] [--out SNIPPET.ini [--component NAME]]\n"
 	        "                 [--set NAME=VALUE] [--hold PHASE.TERM]\n"
 	        "       aiworkload --help | --version\n"
 	        "\n"

@@ -1,0 +1,205 @@
+/*
+ * fleet_timing.c - timing = iteration: the span times of the per-iteration
+ * model (iteration.h) instead of the plain roofline.  The coefficients are
+ * the datasheet's (aiwi_iter_datasheet: the catalog's efficiencies, the
+ * collective model on the replica's link, AIWI_ITER_OVERHEAD_S), a measured
+ * profile's fit (profile = FILE, profile.h), or set one by one
+ * (prefill.TERM, decode.TERM), in that order of precedence from the last;
+ * they fold into the constants of the span maths (span.h), once per run.
+ * Part of serving.c's translation unit: included by it after fleet.h.
+ */
+#include "inference/profile.h"
+
+_Static_assert(P_COST - P_ITER_COEF == 2 * AIWI_IT_NTERMS,
+               "serving_params: one prefill.TERM and one decode.TERM per term of iteration.h");
+
+/* The coefficients of a fleet whose table is a profile: the fit of its rows
+ * for the fleet's GPU (profile_gpu, else gpu), per phase, over all their
+ * tensor-parallel degrees.  The table is read as measurements of the
+ * profile's model (profile.h: Llama-2-70B), like `aiworkload calibrate
+ * FILE`, whose snippet gives the same coefficients; they multiply this
+ * fleet's own datasheet terms.  The table must have rows at the fleet's tp
+ * (gpus_per_replica): a fit of free coefficients (the overhead can come out
+ * negative) is only checked where it was measured, and between measured
+ * degrees it can be far off (Splitwise's H100 rows, tp 2 and 8, fit a
+ * decode of 0.8 ms at tp 4); the snippet's coefficients, set by hand, go
+ * anywhere. */
+static aiw_status timing_profile(aiwi_comp *c, double tp,
+                                 double beta[AIWI_PH_N][AIWI_IT_NTERMS])
+{
+	aiw_sim *sim = c->sim;
+	const char *path = aiwi_ps(c, P_PROFILE);
+	const char *gpu = aiwi_pset(c, P_PROFILE_GPU) ? aiwi_ps(c, P_PROFILE_GPU) : aiwi_ps(c, P_GPU);
+	aiwi_profile *p = malloc(sizeof *p);
+	if (!p)
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+	aiwi_prof_init(p);
+	aiw_status st = aiwi_prof_read(p, path);
+	if (st != AIW_OK) {
+		st = aiwi_err(sim, st, "%s.profile: %s", c->prefix, p->err); /* it names the file */
+		goto done;
+	}
+	int g = aiwi_prof_group_find(p, gpu);
+	if (g < 0) {
+		char have[400] = "";
+		size_t len = 0;
+		for (size_t i = 0; i < p->ngroups && len < sizeof have; i++)
+			len += (size_t)snprintf(have + len, sizeof have - len, "%s%s (%s)", i ? ", " : "",
+			                        p->groups[i].name, p->groups[i].gpu);
+		st = aiwi_err(sim, AIW_EINVAL,
+		              "%s.profile = %s: no rows for GPU %s (the table has %s); set "
+		              "%s.profile_gpu to one of them",
+		              c->prefix, path, gpu, p->ngroups ? have : "no rows", c->prefix);
+		goto done;
+	}
+	bool at_tp = false;
+	char tps[200] = "";
+	for (size_t i = 0, len = 0; i < p->nrows; i++) {
+		const aiwi_prof_row *r = &p->rows[i];
+		if (r->group != g)
+			continue;
+		at_tp |= r->tp == tp;
+		bool seen = false; /* the table's degrees, each once */
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p->rows[j].group == g && p->rows[j].tp == r->tp;
+		if (!seen && len < sizeof tps)
+			len += (size_t)snprintf(tps + len, sizeof tps - len, "%s%g", len ? ", " : "", r->tp);
+	}
+	if (!at_tp) {
+		st = aiwi_err(sim, AIW_EINVAL,
+		              "%s.profile = %s: no rows for %s at tp %g (gpus_per_replica; the table "
+		              "has tp %s): the fit is only checked where it was measured (set the "
+		              "coefficients, e.g. from aiworkload calibrate --out, to use it elsewhere)",
+		              c->prefix, path, p->groups[g].name, tp, tps);
+		goto done;
+	}
+	for (int ph = 0; ph < AIWI_PH_N; ph++) {
+		double se[AIWI_IT_NTERMS];
+		size_t used = 0;
+		st = aiwi_prof_fit(p, g, ph, NULL, beta[ph], se, &used);
+		if (st != AIW_OK) {
+			st = aiwi_err(sim, st, "%s.profile = %s: %s", c->prefix, path, p->err);
+			goto done;
+		}
+	}
+done:
+	aiwi_prof_clear(p);
+	free(p);
+	return st;
+}
+
+/* The lowest time of c0 + cm m + cu T + cv Q over a prefill's reachable
+ * sizes: m prompts (1 .. mmax), T tokens (m .. cap), Q between T^2 / m (equal
+ * lengths) and T^2 (one long prompt); *at_m and *at_t get where. */
+static double timing_prefill_min(const double k[4], double mmax, double cap, double *at_m,
+                                 double *at_t)
+{
+	double best = INFINITY;
+	for (double m = 1; m <= mmax; m++) {
+		double q = k[3] >= 0 ? k[3] / m : k[3]; /* the Q coefficient at its worst */
+		double lo = m, hi = cap, cand[3] = {lo, hi, lo};
+		if (q > 0) { /* the vertex of the quadratic in T, if inside */
+			double v = -k[2] / (2 * q);
+			cand[2] = v > lo && v < hi ? v : lo;
+		}
+		for (int i = 0; i < 3; i++) {
+			double T = cand[i], t = k[0] + k[1] * m + k[2] * T + q * T * T;
+			if (t < best)
+				best = t, *at_m = m, *at_t = T;
+		}
+	}
+	return best;
+}
+
+/* Set the fleet's span terms from the iteration model when timing =
+ * iteration; refuse the model's settings without it. */
+static aiw_status timing_setup(aiwi_comp *c, fleet *f)
+{
+	aiw_sim *sim = c->sim;
+	f->iteration = (int)aiwi_p(c, P_TIMING) == TIMING_ITERATION;
+	if (!f->iteration) {
+		int set = aiwi_pset(c, P_PROFILE) ? P_PROFILE : aiwi_pset(c, P_PROFILE_GPU) ? P_PROFILE_GPU : -1;
+		for (int i = 0; set < 0 && i < 2 * AIWI_IT_NTERMS; i++)
+			if (aiwi_pset(c, P_ITER_COEF + i))
+				set = P_ITER_COEF + i;
+		if (set >= 0)
+			return aiwi_err(sim, AIW_EINVAL,
+			                "%s.%s is set but timing = roofline: it is a setting of timing = "
+			                "iteration (set %s.timing = iteration)",
+			                c->prefix, aiwi_inference_params[set].key, c->prefix);
+		return AIW_OK;
+	}
+	if (f->service_mode)
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.timing = iteration with %s.service set: a sampled service time "
+		                "replaces the span times (unset one of them)",
+		                c->prefix, c->prefix);
+	aiwi_iter_shape s = {.params = f->model_params,
+	                     .layers = aiwi_p(c, P_LAYERS),
+	                     .hidden = aiwi_p(c, P_HIDDEN),
+	                     .kv_bytes = f->kv_bytes_per_token,
+	                     .weight_bits = aiwi_p(c, P_WEIGHT_BITS),
+	                     .act_bits = aiwi_p(c, P_ACT_BITS),
+	                     .tp = f->replica_gpus,
+	                     .pp = 1};
+	aiwi_iter_hw h;
+	aiwi_iter_hw_of(&f->gpu, &s, true, &h);
+	if (f->replica_gpus > aiwi_p(c, P_GPUS_PER_NODE)) {
+		/* a replica over several nodes all-reduces on the scale-out link */
+		aiwi_link_spec intra, inter;
+		aiwi_hw_gpu_links(&f->gpu, &intra, &inter);
+		h.tp_link = inter;
+	}
+	double beta[AIWI_PH_N][AIWI_IT_NTERMS];
+	aiwi_iter_datasheet(&f->gpu, &h, AIWI_ITER_OVERHEAD_S, beta[AIWI_PH_PREFILL]);
+	memcpy(beta[AIWI_PH_DECODE], beta[AIWI_PH_PREFILL], sizeof beta[0]);
+	if (aiwi_pset(c, P_PROFILE)) {
+		aiw_status st = timing_profile(c, f->replica_gpus, beta);
+		if (st != AIW_OK)
+			return st;
+	}
+	for (int i = 0; i < 2 * AIWI_IT_NTERMS; i++)
+		if (aiwi_pset(c, P_ITER_COEF + i))
+			beta[i / AIWI_IT_NTERMS][i % AIWI_IT_NTERMS] = aiwi_p(c, P_ITER_COEF + i);
+	aiwi_iter_affine x[AIWI_IT_NTERMS];
+	double *k = f->iter_prefill, c0, cm, cu, cv;
+	aiwi_iter_terms(AIWI_PH_PREFILL, &s, &h, x);
+	aiwi_iter_fold(x, beta[AIWI_PH_PREFILL], &k[0], &k[1], &k[2], &k[3]);
+	aiwi_iter_terms(AIWI_PH_DECODE, &s, &h, x);
+	aiwi_iter_fold(x, beta[AIWI_PH_DECODE], &c0, &cm, &cu, &cv);
+	/* span.h's mapping: no compute floor, t_j = (c0 + cv S + (cm + cu) n) + cv n j */
+	f->prefill_s_per_token = 0;
+	f->weights_read_s = c0;
+	f->kv_s_per_token = cv;
+	f->decode_s_per_seq = cm + cu;
+	/* the span maths needs positive times that only lengthen within a span
+	 * (fitted coefficients can be negative: refuse those that break it) */
+	double cap = f->kv_capacity_tokens, B = fmin(f->max_batch, cap), mm = 0, tt = 0;
+	if (!(cv >= 0))
+		return aiwi_err(sim, AIW_ERANGE,
+		                "%s: timing = iteration: a decode iteration's time falls as the context "
+		                "grows (%.4g s per token of context): the coefficients (decode.attn "
+		                "= %g, decode.mem = %g) must not make it negative",
+		                c->prefix, cv, beta[AIWI_PH_DECODE][AIWI_IT_ATTN],
+		                beta[AIWI_PH_DECODE][AIWI_IT_MEM]);
+	double corner[4][2] = {{1, 1}, {1, cap}, {B, B}, {B, cap}};
+	for (int i = 0; i < 4; i++) {
+		double n = corner[i][0], S = corner[i][1], t = c0 + cv * S + (cm + cu) * n;
+		if (!(t > 0))
+			return aiwi_err(sim, AIW_ERANGE,
+			                "%s: timing = iteration: a decode iteration of %g sequences "
+			                "holding %g tokens would take %.4g s: the coefficients must give "
+			                "positive times (decode.overhead = %g, decode.gemm = %g)",
+			                c->prefix, n, S, t, beta[AIWI_PH_DECODE][AIWI_IT_OVERHEAD],
+			                beta[AIWI_PH_DECODE][AIWI_IT_GEMM]);
+	}
+	double tmin = timing_prefill_min(k, B, cap, &mm, &tt);
+	if (!(tmin > 0))
+		return aiwi_err(sim, AIW_ERANGE,
+		                "%s: timing = iteration: a prefill of %g prompts of %.4g tokens in all "
+		                "would take %.4g s: the coefficients must give positive times "
+		                "(prefill.overhead = %g, prefill.gemm = %g)",
+		                c->prefix, mm, tt, tmin, beta[AIWI_PH_PREFILL][AIWI_IT_OVERHEAD],
+		                beta[AIWI_PH_PREFILL][AIWI_IT_GEMM]);
+	return AIW_OK;
+}

@@ -1,0 +1,453 @@
+/* test_serving_timing.c - the fleet on the per-iteration model (timing =
+ * iteration, lib/inference/fleet_timing.c): one request's TTFT, TPOT and
+ * bytes read against iteration.h's closed form written out by hand, request
+ * conservation and eager cuts equal to boundary events on busy fleets, a
+ * fleet driven by a measured profile equal bit for bit to one given the
+ * fitted coefficients as numbers (as `aiworkload calibrate --out` writes
+ * them), and the refusals: bad profile files and rows (naming the file and
+ * the line), a table without the fleet's GPU or that does not determine
+ * the coefficients, coefficients that make times negative, the model's
+ * settings without it. */
+#include "core/internal.h"
+#include "hw/hw.h"
+#include "inference/serving.h"
+#include "../testutil.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static aiw_sim *load(uint64_t seed, const char *text)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, seed), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "test"));
+	return sim;
+}
+
+static double M(aiw_sim *sim, const char *comp, const char *key)
+{
+	char n[256];
+	snprintf(n, sizeof n, "inference.%s.%s", comp, key);
+	return aiwi_test_metric(sim, n);
+}
+
+static void check_conservation(aiw_sim *sim, const char *comp)
+{
+	char prefix[128];
+	snprintf(prefix, sizeof prefix, "inference.%s", comp);
+	aiwi_test_conservation(sim, prefix);
+	double drop = M(sim, comp, "requests_dropped");
+	double reasons = M(sim, comp, "requests_dropped_timeout") +
+	                 M(sim, comp, "requests_dropped_queue_full") +
+	                 M(sim, comp, "requests_dropped_kv_too_large");
+	ck_assert(drop == reasons);
+	ck_assert(M(sim, comp, "requests_in_flight") ==
+	          M(sim, comp, "requests_waiting") + M(sim, comp, "requests_running"));
+}
+
+static void expect_fail(const char *text, aiw_status code, const char *msg)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	aiw_status st = aiw_sim_load_string(sim, text, "bad");
+	if (st == AIW_OK)
+		st = aiw_sim_run(sim);
+	ck_assert_msg(code ? st == code : st != AIW_OK, "%s: got %s (%s)", msg, aiw_status_name(st),
+	              aiw_sim_errmsg(sim));
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), msg), "message '%s' lacks '%s'",
+	              aiw_sim_errmsg(sim), msg);
+	aiw_sim_free(sim);
+}
+
+/* The measured table shipped with the sources. */
+static const char *splitwise(char *buf, size_t len)
+{
+	const char *top = getenv("top_srcdir");
+	snprintf(buf, len, "%s/data/splitwise-perf/perf_model.csv", top ? top : "..");
+	return buf;
+}
+
+/* ------------------------------------------------------------------------ */
+/* one request, by hand                                                      */
+/* ------------------------------------------------------------------------ */
+START_TEST(iteration_one_request)
+{
+	/* 70B at 16 bits on 2 H100 (tp 2), Llama-2-70B's d = 8192, the
+	 * datasheet coefficients: 8 ms per iteration, GEMMs at 1/matmul_eff,
+	 * attention at 1/attn_eff, bytes at 1/mem_bw_eff, the two ring
+	 * all-reduces per layer on NVLink, latency included */
+	char path[256];
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
+	fprintf(tf, "0,1000,100\n");
+	fclose(tf);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 600s\nsample_interval = 60s\n"
+	         "[inference one]\ngpus_per_replica = 2\nreplicas = 1\nbatching = none\n"
+	         "traffic = trace\ntrace_file = %s\ntiming = iteration\n",
+	         path);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	unlink(path);
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	ck_assert(g != NULL);
+	aiwi_link_spec nv, ib;
+	aiwi_hw_gpu_links(g, &nv, &ib);
+	double P = 70e9, W = 2 * P, L = 80, d = 8192, kv = 2.0 * 80 * 8 * 128 * 2, p = 2;
+	double F = g->bf16_flops, B = g->mem_bw, act = 2 * d;
+	/* a ring all-reduce of m bytes over p GPUs: 2 (p-1) alpha + 2 (p-1)/p m / bw */
+#define RING(m) (2 * (p - 1) * nv.alpha_s + 2 * (p - 1) / p * (m) / nv.bw)
+	double T = 1000, Q = 1000.0 * 1000;
+	double tp = 8e-3 + 2 * P * T / (p * F) / g->matmul_eff +
+	            2 * L * d * Q / (p * F) / g->attn_eff + (W + kv * T) / (p * B) / g->mem_bw_eff +
+	            2 * L * RING(act * T);
+	double td = 0, bytes = W; /* 99 decode iterations over 1001 .. 1099 tokens */
+	for (int j = 0; j < 99; j++) {
+		double S = 1001 + j;
+		td += 8e-3 + 2 * P / (p * F) / g->matmul_eff + 4 * L * d * S / (p * F) / g->attn_eff +
+		      (W + kv * S) / (p * B) / g->mem_bw_eff + 2 * L * RING(act);
+		bytes += W + kv * S;
+	}
+#undef RING
+	ck_assert_rel(M(sim, "one", "ttft_mean_s"), tp, 1e-12);
+	ck_assert_rel(M(sim, "one", "tpot_mean_s"), td / 99, 1e-12);
+	ck_assert_rel(M(sim, "one", "e2e_mean_s"), tp + td, 1e-12);
+	ck_assert(M(sim, "one", "tokens_out") == 100);
+	ck_assert(M(sim, "one", "decode_iterations") == 99);
+	ck_assert_rel(M(sim, "one", "utilization"), (tp + td) / 600, 1e-12);
+	/* bytes read: the weights at the prefill and at every iteration, the
+	 * KV cache of every iteration, over the paid GPU-seconds x mem_bw */
+	ck_assert_rel(M(sim, "one", "dram_activity"), bytes / (p * 600 * B), 1e-12);
+	check_conservation(sim, "one");
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* Prefill of several prompts at once: Q is the sum of their squares. */
+START_TEST(iteration_batch_prefill)
+{
+	/* two requests at t = 0 batched together by the dynamic batcher: one
+	 * prefill of T = 3000 tokens, Q = 1000^2 + 2000^2, on one H100 with an
+	 * 8B model (tp 1: no all-reduces) */
+	char path[256];
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
+	fprintf(tf, "0,1000,2\n0,2000,2\n");
+	fclose(tf);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 60s\n"
+	         "[inference b]\ngpus_per_replica = 1\nmodel_params = 8e9\nlayers = 32\n"
+	         "hidden_size = 4096\nreplicas = 1\nbatching = dynamic\nmax_queue_delay = 1ms\n"
+	         "traffic = trace\ntrace_file = %s\ntiming = iteration\n",
+	         path);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	unlink(path);
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	double P = 8e9, W = 2 * P, L = 32, d = 4096, kv = 2.0 * 32 * 8 * 128 * 2;
+	double F = g->bf16_flops, B = g->mem_bw, T = 3000, Q = 1e6 + 4e6;
+	double tp = 8e-3 + 2 * P * T / F / g->matmul_eff + 2 * L * d * Q / F / g->attn_eff +
+	            (W + kv * T) / B / g->mem_bw_eff;
+	/* both wait the 1 ms the batcher holds the first */
+	ck_assert_rel(M(sim, "b", "ttft_mean_s"), 1e-3 + tp, 1e-12);
+	ck_assert_rel(M(sim, "b", "ttft_max_s"), 1e-3 + tp, 1e-12);
+	/* one decode iteration of both, over 1001 + 2001 tokens */
+	double S = 3002;
+	double t1 = 8e-3 + 2 * P * 2 / F / g->matmul_eff + 4 * L * d * S / F / g->attn_eff +
+	            (W + kv * S) / B / g->mem_bw_eff;
+	ck_assert_rel(M(sim, "b", "e2e_mean_s"), 1e-3 + tp + t1, 1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* busy fleets: conservation, eager cuts equal boundary events               */
+/* ------------------------------------------------------------------------ */
+static void set_eager(aiw_sim *sim, bool eager)
+{
+	for (size_t i = 0; aiwi_comp_at(sim, i); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (aiwi_serving_active(c))
+			AIW_OK_OR_FAIL(sim, aiwi_serving_set_eager(c, eager));
+	}
+}
+
+static aiw_sim *run_cuts(const char *text, bool eager, int steps)
+{
+	aiw_sim *sim = load(11, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 0));
+	set_eager(sim, eager);
+	double dur = NAN;
+	AIW_OK_OR_FAIL(sim, aiw_sim_get_double(sim, "sim.duration", &dur));
+	for (int i = 1; i <= steps; i++)
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, i < steps ? dur * i / steps + 0.0123 : dur));
+	return sim;
+}
+
+/* Every metric and curve point of a and b equal to relative 1e-9 (sums
+ * taken in another order), as tests/model/test_serving.c's. */
+static void same_results(aiw_sim *a, aiw_sim *b, const char *what)
+{
+	size_t n = 0, nb = 0;
+	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
+	AIW_OK_OR_FAIL(b, aiw_sim_metric_count(b, &nb));
+	ck_assert_uint_eq(n, nb);
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
+		if (!strcmp(name, "sim.events") || !strncmp(name, "sim.wall", 8))
+			continue;
+		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
+		ck_assert_msg((isnan(x) && isnan(y)) || fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y)),
+		              "%s: %s eager %.17g, boundary events %.17g", what, name, x, y);
+	}
+	size_t nc = 0;
+	AIW_OK_OR_FAIL(a, aiw_sim_series_count(a, &nc));
+	for (size_t i = 0; i < nc; i++) {
+		const char *name;
+		AIW_OK_OR_FAIL(a, aiw_sim_series_name(a, i, &name));
+		static double ta[4096], va[4096], tb[4096], vb[4096];
+		size_t la = 0, lb = 0;
+		AIW_OK_OR_FAIL(a, aiw_sim_series_copy(a, name, ta, va, 4096, &la));
+		AIW_OK_OR_FAIL(b, aiw_sim_series_copy(b, name, tb, vb, 4096, &lb));
+		ck_assert_uint_eq(la, lb);
+		double top = 0;
+		for (size_t j = 0; j < lb; j++)
+			top = fabs(vb[j]) > top ? fabs(vb[j]) : top;
+		for (size_t j = 0; j < la; j++)
+			ck_assert_msg(ta[j] == tb[j] && ((isnan(va[j]) && isnan(vb[j])) ||
+			                                 fabs(va[j] - vb[j]) <= 1e-9 * top),
+			              "%s: %s[%zu] eager %.17g, boundary events %.17g", what, name, j,
+			              va[j], vb[j]);
+	}
+}
+
+START_TEST(iteration_busy_fleets)
+{
+	static const char *const cases[][3] = {
+	    {"kv", "KV pressure (preemptions) and spot reclaims, tp 2",
+	     "[sim]\nduration = 1h\nsample_interval = 1min\n"
+	     "[inference kv]\ngpus_per_replica = 2\nmodel_params = 70e9\nreplicas = 6\n"
+	     "traffic = bursty\ncv = 3\nrate = 6/s\nmax_batch = 48\ntiming = iteration\n"
+	     "prompt_tokens = lognormal(median=4000,sigma=1)\n"
+	     "output_tokens = lognormal(median=800,sigma=1)\n"
+	     "spot_fraction = 1\nspot_preemption_rate = 60/h\nspot_notice = 0\ncold_start = 20s\n"},
+	    {"s", "spot reclaims without notice, p2c, a queue limit, tp 8, a profile's fit",
+	     "[sim]\nduration = 1h\nsample_interval = 1min\n"
+	     "[inference s]\ngpus_per_replica = 8\nreplicas = 4\nrate = 8/s\nrouter = p2c\n"
+	     "max_batch = 32\nqueue_limit = 50\ntiming = iteration\nprofile = %s\n"
+	     "spot_fraction = 1\nspot_preemption_rate = 20/h\nspot_notice = 0\ncold_start = 30s\n"},
+	    {"a", "round robin, max_batch 3, queue limit 2, tp 4 on two-GPU nodes",
+	     "[sim]\nduration = 30min\nsample_interval = 30s\n"
+	     "[inference a]\ngpus_per_replica = 4\ngpus_per_node = 2\nmodel_params = 8e9\n"
+	     "layers = 32\nhidden_size = 4096\nreplicas = 4\nrate = 40/s\nrouter = round_robin\n"
+	     "max_batch = 3\nqueue_limit = 2\ntiming = iteration\n"},
+	};
+	char sw[512], text[2048];
+	splitwise(sw, sizeof sw);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		snprintf(text, sizeof text, cases[i][2], sw);
+		for (int steps = 1; steps <= 5; steps += 4) {
+			aiw_sim *a = run_cuts(text, true, steps), *b = run_cuts(text, false, steps);
+			same_results(a, b, cases[i][1]);
+			check_conservation(a, cases[i][0]);
+			check_conservation(b, cases[i][0]);
+			ck_assert(M(a, cases[i][0], "requests_completed") > 100);
+			aiw_sim_free(a);
+			aiw_sim_free(b);
+		}
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* a profile's fit = its coefficients written out                            */
+/* ------------------------------------------------------------------------ */
+START_TEST(profile_equals_coefficients)
+{
+	char sw[512];
+	splitwise(sw, sizeof sw);
+	/* the fit as `aiworkload calibrate --gpu h100-80gb` computes it */
+	aiw_profile *pr = NULL;
+	ck_assert_int_eq(aiw_profile_create(&pr), AIW_OK);
+	ck_assert_int_eq(aiw_profile_read(pr, sw), AIW_OK);
+	char coef[2048] = "";
+	size_t len = 0;
+	for (int ph = 0; ph < 2; ph++) {
+		const char *phase = ph ? "decode" : "prefill";
+		const char *tn;
+		size_t nt = 0; /* the model's terms: every one is a coefficient */
+		while (aiw_profile_term_name(nt, &tn) == AIW_OK)
+			nt++;
+		ck_assert(nt >= 6 && nt <= 16);
+		double c[16], se[16];
+		ck_assert_int_eq(aiw_profile_fit(pr, "h100-80gb", phase, c, se, nt), AIW_OK);
+		for (size_t j = 0; j < nt; j++) {
+			const char *t;
+			aiw_profile_term_name(j, &t);
+			len += (size_t)snprintf(coef + len, sizeof coef - len, "%s.%s = %.17g\n", phase, t,
+			                        c[j]);
+		}
+	}
+	aiw_profile_free(pr);
+	const char *base = "[sim]\nduration = 20min\nsample_interval = 1min\n"
+	                   "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 8\nreplicas = 3\n"
+	                   "rate = 4/s\nmax_batch = 24\ntiming = iteration\n";
+	char a_text[4096], b_text[4096];
+	snprintf(a_text, sizeof a_text, "%sprofile = %s\n", base, sw);
+	snprintf(b_text, sizeof b_text, "%s%s", base, coef);
+	aiw_sim *a = load(5, a_text), *b = load(5, b_text);
+	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+	size_t n = 0;
+	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
+		if (!strncmp(name, "sim.wall", 8))
+			continue;
+		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
+		ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0,
+		              "%s: profile %.17g, coefficients %.17g", name, x, y);
+	}
+	/* and the fit is not the datasheet: the times differ */
+	aiw_sim *ds = load(5, base);
+	AIW_OK_OR_FAIL(ds, aiw_sim_run(ds));
+	ck_assert(M(ds, "chat", "tpot_mean_s") != M(a, "chat", "tpot_mean_s"));
+	ck_assert(M(a, "chat", "requests_completed") > 1000);
+	/* a profile's coefficient set by hand wins over its fit */
+	char c_text[4096];
+	snprintf(c_text, sizeof c_text, "%sprofile = %s\ndecode.overhead = 0.02\n", base, sw);
+	aiw_sim *c = load(5, c_text);
+	AIW_OK_OR_FAIL(c, aiw_sim_run(c));
+	ck_assert(M(c, "chat", "tpot_mean_s") != M(a, "chat", "tpot_mean_s"));
+	aiw_sim_free(a);
+	aiw_sim_free(b);
+	aiw_sim_free(c);
+	aiw_sim_free(ds);
+}
+END_TEST
+
+/* timing = roofline set is the default, bit for bit, and the iteration
+ * model on the same fleet is slower per token: its 8 ms of fixed cost and
+ * the all-reduces (3 ms at tp 4) outweigh the datasheet's bandwidth
+ * efficiency (0.9, the roofline's mem_bw_efficiency 0.7: 11.6 against
+ * 14.9 ms of bytes for 70B) */
+START_TEST(roofline_is_the_default)
+{
+	const char *base = "[sim]\nduration = 10min\nsample_interval = 1min\n"
+	                   "[inference r]\ngpus_per_replica = 4\nreplicas = 2\nrate = 2/s\n";
+	char text[1024];
+	snprintf(text, sizeof text, "%stiming = roofline\n", base);
+	aiw_sim *a = load(7, base), *b = load(7, text);
+	snprintf(text, sizeof text, "%stiming = iteration\n", base);
+	aiw_sim *it = load(7, text);
+	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+	AIW_OK_OR_FAIL(it, aiw_sim_run(it));
+	size_t n = 0;
+	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
+		if (!strncmp(name, "sim.wall", 8))
+			continue;
+		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
+		ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0,
+		              "%s: default %.17g, roofline %.17g", name, x, y);
+	}
+	ck_assert(M(it, "r", "tpot_mean_s") > M(a, "r", "tpot_mean_s"));
+	aiw_sim_free(a);
+	aiw_sim_free(b);
+	aiw_sim_free(it);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* refusals                                                                  */
+/* ------------------------------------------------------------------------ */
+static void profile_fail(const char *csv, const char *extra, aiw_status code, const char *msg)
+{
+	char path[256], text[1024];
+	FILE *f = aiwi_test_tmpfile(path, sizeof path);
+	fputs(csv, f);
+	fclose(f);
+	snprintf(text, sizeof text, "[inference p]\ntiming = iteration\nprofile = %s\n%s", path,
+	         extra);
+	expect_fail(text, code, msg);
+	/* the message names the file */
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	aiw_status st = aiw_sim_load_string(sim, text, "bad");
+	if (st == AIW_OK)
+		st = aiw_sim_run(sim);
+	ck_assert(st != AIW_OK);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), path), "'%s' lacks the file", aiw_sim_errmsg(sim));
+	aiw_sim_free(sim);
+	unlink(path);
+}
+
+START_TEST(refusals)
+{
+	/* a file that is not there */
+	expect_fail("[inference p]\ntiming = iteration\nprofile = /nonexistent/perf.csv\n", 0,
+	            "/nonexistent/perf.csv");
+	/* a row that is not a number: file:line */
+	static const char hdr[] = "phase,gpu,tp,batch,prompt,context,time_s\n";
+	char csv[1024];
+	snprintf(csv, sizeof csv, "%sdecode,H100-SXM,8,1,0,1000,0.03\ndecode,H100-SXM,8,x,0,1000,0.03\n",
+	         hdr);
+	profile_fail(csv, "", 0, ":3");
+	/* no rows for the fleet's GPU (they are A100's) */
+	snprintf(csv, sizeof csv, "%sdecode,A100-80GB,8,1,0,1000,0.03\n", hdr);
+	profile_fail(csv, "", AIW_EINVAL, "no rows for GPU H100-SXM");
+	/* rows of the GPU that do not determine the coefficients: one size */
+	snprintf(csv, sizeof csv,
+	         "%sdecode,H100-SXM,8,1,0,1000,0.03\ndecode,H100-SXM,8,1,0,1000,0.031\n"
+	         "prefill,H100-SXM,8,1,1000,0,0.1\n",
+	         hdr);
+	profile_fail(csv, "", 0, "H100-SXM");
+	/* profile_gpu names rows the table lacks */
+	char sw[512], text[1024];
+	splitwise(sw, sizeof sw);
+	snprintf(text, sizeof text, "[inference p]\ntiming = iteration\nprofile = %s\nprofile_gpu = v100\n", sw);
+	expect_fail(text, AIW_EINVAL, "no rows for GPU v100 (the table has a100-80gb");
+	/* a tp the table did not measure (Splitwise's H100: tp 2 and 8) */
+	snprintf(text, sizeof text,
+	         "[inference p]\ntiming = iteration\nprofile = %s\ngpus_per_replica = 4\n", sw);
+	expect_fail(text, AIW_EINVAL, "no rows for h100-80gb at tp 4 (gpus_per_replica; the table has tp 2, 8)");
+	/* the model's settings without timing = iteration */
+	snprintf(text, sizeof text, "[inference p]\nprofile = %s\n", sw);
+	expect_fail(text, AIW_EINVAL, "inference.p.profile is set but timing = roofline");
+	expect_fail("[inference p]\ndecode.mem = 2\n", AIW_EINVAL,
+	            "inference.p.decode.mem is set but timing = roofline");
+	expect_fail("[inference p]\ntiming = iteration\nservice = exp(1s)\n", AIW_EINVAL,
+	            "a sampled service time replaces the span times");
+	/* coefficients that give times of zero or less */
+	expect_fail("[inference p]\ntiming = iteration\ndecode.overhead = -1\n", AIW_ERANGE,
+	            "must give positive times");
+	expect_fail("[inference p]\ntiming = iteration\nprefill.overhead = -1\n", AIW_ERANGE,
+	            "a prefill of");
+	expect_fail("[inference p]\ntiming = iteration\ndecode.mem = -1\ndecode.attn = 0\n",
+	            AIW_ERANGE, "falls as the context grows");
+	expect_fail("[inference p]\ntiming = fast\n", 0, "roofline|iteration");
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("serving_timing");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 600);
+	tcase_add_test(tc, iteration_one_request);
+	tcase_add_test(tc, iteration_batch_prefill);
+	tcase_add_test(tc, iteration_busy_fleets);
+	tcase_add_test(tc, profile_equals_coefficients);
+	tcase_add_test(tc, roofline_is_the_default);
+	tcase_add_test(tc, refusals);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+AIW_TEST_MAIN(make_suite)
