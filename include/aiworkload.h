@@ -478,7 +478,7 @@ enum {
 	AIW_CAPACITY_SERVER_TPOT_P99_S = 9,  /* at the passing rate */
 	AIW_CAPACITY_SERVER_TTFT_OVER = 10,  /* fraction over the TTFT limit there */
 	AIW_CAPACITY_SERVER_TPOT_OVER = 11,  /* fraction over the TPOT limit there */
-	AIW_CAPACITY_SERVER_REQUESTS = 12,   /* requests counted there */
+	AIW_CAPACITY_SERVER_REQUESTS = 12,   /* requests issued in that run */
 	AIW_CAPACITY_SERVER_DURATION_S = 13, /* simulated span of that run */
 	AIW_CAPACITY_SERVER_OUTPUT_TOKENS_PER_S = 14, /* output tokens/s there */
 	AIW_CAPACITY_RUNS = 15,              /* simulations run */

@@ -76,12 +76,14 @@
 /* the tail: P99 */
 #define TAIL 0.01
 /* halvings of the bracket below the offline rate before "no rate passes" */
-#define MAX_HALVINGS 30
+#define MAX_HALVINGS 20
 /* doublings above it before "every rate passes" */
 #define MAX_DOUBLINGS 10
 /* the offline run's horizon: doubled from this until every request ended */
 #define OFFLINE_FIRST_HORIZON 60.0
 #define HORIZON_MAX 3.2e9
+/* sample ticks of a run at most (no curve is read) */
+#define MAX_TICKS 1e4
 
 typedef struct cap_conf {
 	double ttft, tpot;     /* limits (s); INFINITY: none */
@@ -325,7 +327,7 @@ static aiw_status run_offline(const cap_ctx *x, double *out)
 	    (st = set_target(sim, x, "trace_loop", "false")) == AIW_OK &&
 	    (st = set_target(sim, x, "trace_time_scale", "1")) == AIW_OK &&
 	    /* no curve is read: ticks as rare as the limits allow */
-	    (st = aiw_sim_set_double(sim, "sim.sample_interval", HORIZON_MAX / 1e4)) != AIW_OK)
+	    (st = aiw_sim_set_double(sim, "sim.sample_interval", HORIZON_MAX / MAX_TICKS)) != AIW_OK)
 		aiwi_err(x->tmpl, st, "aiw_inference_capacity: %s", aiw_sim_errmsg(sim));
 	double n = x->conf.offline_n, ended = 0;
 	for (double h = OFFLINE_FIRST_HORIZON; st == AIW_OK; h *= 2) {
@@ -378,7 +380,7 @@ typedef struct verdict {
 	bool pass;
 	double ttft_p99, tpot_p99;   /* the fleet's histogram figures */
 	double ttft_over, tpot_over; /* fractions over the limits (censored included) */
-	double n;                    /* requests counted (TTFT) */
+	double n;                    /* requests issued (arrived) */
 	double span;                 /* simulated time */
 	double tokens_per_s;         /* output tokens per second */
 } verdict;
@@ -389,10 +391,16 @@ static aiw_status run_rate(const cap_ctx *x, double rate, verdict *v)
 	double t = fmax(x->conf.duration, need / rate);
 	aiw_sim *sim;
 	/* room for the top-up runs below (the arrivals are random) */
-	aiw_status st = fleet_sim(x, fmin(HORIZON_MAX, 4 * t + 10 / rate), &sim);
+	double horizon = fmin(HORIZON_MAX, 4 * t + 10 / rate);
+	aiw_status st = fleet_sim(x, horizon, &sim);
 	if (st != AIW_OK)
 		return st;
-	if ((st = set_target(sim, x, "traffic", "poisson")) != AIW_OK ||
+	/* no curve is read: at most MAX_TICKS ticks (the scenario's interval
+	 * when it gives fewer) */
+	double dt;
+	if (aiw_sim_get_double(sim, "sim.sample_interval", &dt) == AIW_OK && horizon / dt > MAX_TICKS)
+		st = aiw_sim_set_double(sim, "sim.sample_interval", horizon / MAX_TICKS);
+	if (st != AIW_OK || (st = set_target(sim, x, "traffic", "poisson")) != AIW_OK ||
 	    (st = set_target_num(sim, x, "rate", rate)) != AIW_OK) {
 		aiwi_err(x->tmpl, st, "aiw_inference_capacity: rate %g/s: %s", rate,
 		         aiw_sim_errmsg(sim));
@@ -431,7 +439,7 @@ static aiw_status run_rate(const cap_ctx *x, double rate, verdict *v)
 		          over_tpot <= floor(TAIL * n_tpot);
 		v->ttft_p99 = metric(sim, x, "ttft_p99_s");
 		v->tpot_p99 = metric(sim, x, "tpot_p99_s");
-		v->n = n_ttft;
+		v->n = metric(sim, x, "requests_arrived");
 		aiw_sim_now(sim, &v->span);
 		v->tokens_per_s = v->span > 0 ? metric(sim, x, "tokens_out") / v->span : NAN;
 	}
