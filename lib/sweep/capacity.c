@@ -30,10 +30,12 @@
  * numbers: a Poisson stream's interarrival times are its exponential draws
  * over lambda, so the same seed at another rate replays the same arrivals
  * rescaled in time, and the verdict moves with the rate, not with the
- * noise).  The bracket starts at the offline request rate (above it the
- * queue grows without bound): doubled while it passes, halved while it
- * fails, then bisected geometrically (sqrt(lo hi)) until hi / lo - 1 <=
- * resolution.  The result is the largest rate that passed and the smallest
+ * noise).  The bracket starts at the offline request rate: doubled while it
+ * passes, halved while it fails, then bisected geometrically (sqrt(lo hi))
+ * until hi / lo - 1 <= resolution.  (The offline figure includes the
+ * drain at the end, the last long outputs decoding in small batches, so a
+ * continuously batched fleet's server rate can exceed it by a few percent;
+ * the doubling covers that.)  The result is the largest rate that passed and the smallest
  * that failed; between them the verdict is not known.  The over-limit
  * count is a step function of the rate with noise of its own, so the
  * verdict need not be monotone: bisection then returns one of its changes,
@@ -514,6 +516,17 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 	if (st != AIW_OK)
 		return st;
 	snprintf(x.px, sizeof x.px, "%s", x.target->prefix);
+	{
+		char tr[32];
+		char name[300];
+		snprintf(name, sizeof name, "%s.traffic", x.px);
+		if (aiw_sim_get(sim, name, tr, sizeof tr) == AIW_OK && strcmp(tr, "trace") == 0)
+			aiwi_warn(sim,
+			          "aiw_inference_capacity: %s replays a trace; its capacity is measured "
+			          "with request sizes drawn from prompt_tokens and output_tokens, not "
+			          "the trace's",
+			          x.px);
+	}
 	{
 		char buf[32];
 		if ((st = aiw_sim_get(sim, "sim.seed", buf, sizeof buf)) != AIW_OK)

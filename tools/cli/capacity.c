@@ -206,6 +206,13 @@ int cli_capacity(int argc, char **argv)
 		rc = cli_exit_code(st);
 		goto done;
 	}
+	size_t nw = 0;
+	if (aiw_sim_warning_count(sim, &nw) == AIW_OK)
+		for (size_t k = 0; k < nw; k++) {
+			const char *text;
+			if (aiw_sim_warning(sim, k, &text) == AIW_OK)
+				fprintf(stderr, "%s: warning: %s\n", cli_prog, text);
+		}
 	char a[64], b[64], c[64];
 	printf("Capacity of %s%s%s\n", file, component ? ", fleet " : "", component ? component : "");
 	printf("Offline (%.0f requests issued at t = 0, the last one ends at ",
