@@ -487,7 +487,7 @@ enum {
 typedef int (*aiw_capacity_progress_fn)(size_t done, size_t max_runs, double rate, int verdict,
                                         void *payload);
 AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component,
-                                             const char *const *settings, size_t nsettings,
+                                             const char **settings, size_t nsettings,
                                              double *out, size_t ncolumns,
                                              aiw_capacity_progress_fn progress, void *payload);
 

@@ -494,7 +494,7 @@ static void fill_verdict(double *out, double rate, const verdict *v)
 }
 
 AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component,
-                                             const char *const *settings, size_t nsettings,
+                                             const char **settings, size_t nsettings,
                                              double *out, size_t ncolumns,
                                              aiw_capacity_progress_fn progress, void *payload)
 {
