@@ -471,7 +471,8 @@ enum {
 	AIW_CAPACITY_OFFLINE_INPUT_TOKENS_PER_S = 2,  /* offline input (prompt) tokens/s */
 	AIW_CAPACITY_OFFLINE_MAKESPAN_S = 3,          /* when the last offline request ended */
 	AIW_CAPACITY_OFFLINE_REQUESTS = 4,            /* offline requests completed */
-	AIW_CAPACITY_SERVER_RATE = 5,        /* largest rate that passed (1/s; 0: none) */
+	AIW_CAPACITY_SERVER_RATE = 5,        /* largest rate that passed (1/s; 0: none,
+	                                        NaN: none within max_runs) */
 	AIW_CAPACITY_SERVER_RATE_FAILED = 6, /* smallest rate that failed (inf: none) */
 	AIW_CAPACITY_SERVER_RESOLUTION = 7,  /* failed / passed - 1 */
 	AIW_CAPACITY_SERVER_TTFT_P99_S = 8,  /* at the passing rate */

@@ -549,7 +549,7 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 	/* the bracket [lo, hi]: lo passed (0: none yet), hi failed */
 	double lo = 0, hi = res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S];
 	verdict v, vlo = {0};
-	bool have_hi = false;
+	bool have_hi = false, none_passes = false;
 	if (st == AIW_OK && !stopped) {
 		double r = hi;
 		for (int k = 0; st == AIW_OK && !stopped && runs < max_runs; k++) {
@@ -565,8 +565,12 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 			} else {
 				hi = r;
 				have_hi = true;
-				if (lo > 0 || k >= MAX_HALVINGS)
+				if (lo > 0)
 					break;
+				if (k >= MAX_HALVINGS) {
+					none_passes = true;
+					break;
+				}
 				r /= 2;
 			}
 		}
@@ -589,7 +593,7 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 	if (st == AIW_OK) {
 		if (lo > 0)
 			fill_verdict(res, lo, &vlo);
-		else if (have_hi)
+		else if (none_passes) /* else NaN: max_runs came first */
 			res[AIW_CAPACITY_SERVER_RATE] = 0;
 		res[AIW_CAPACITY_SERVER_RATE_FAILED] = have_hi ? hi : INFINITY;
 		res[AIW_CAPACITY_SERVER_RESOLUTION] = lo > 0 && have_hi ? hi / lo - 1 : NAN;

@@ -237,6 +237,14 @@ START_TEST(bracket_and_resolution)
 	                                           NULL, NULL));
 	ck_assert(out2[AIW_CAPACITY_SERVER_RATE] == 0);
 	ck_assert(isnan(out2[AIW_CAPACITY_SERVER_TTFT_P99_S]));
+	ck_assert(out2[AIW_CAPACITY_RUNS] == 22); /* offline, the offline rate, 20 halvings */
+	/* the same with too few runs to halve that far: not known, not 0 */
+	const char *tight_few[] = {"min_requests=200", "duration=10s", "offline_requests=200",
+	                           "tpot_p99=1us", "max_runs=6"};
+	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, tight_few, 5, out2,
+	                                           AIW_CAPACITY_NCOLUMNS, NULL, NULL));
+	ck_assert(isnan(out2[AIW_CAPACITY_SERVER_RATE]));
+	ck_assert(out2[AIW_CAPACITY_RUNS] == 6);
 	/* the configuration is left as it was: it still runs */
 	double ts;
 	AIW_OK_OR_FAIL(sim, aiw_sim_get_double(sim, "inference.chat.rate", &ts));

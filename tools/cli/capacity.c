@@ -231,9 +231,14 @@ int cli_capacity(int argc, char **argv)
 	}
 	printf("Server (Poisson arrivals; limits: P99 TTFT %s, P99 TPOT %s)\n", ttft, tpot);
 	double rate = out[AIW_CAPACITY_SERVER_RATE];
-	if (!(rate > 0)) {
+	if (isnan(rate)) {
+		printf("  no rate passed within --max-runs (the lowest tried, %.6g/s, failed)\n",
+		       out[AIW_CAPACITY_SERVER_RATE_FAILED]);
+	} else if (!(rate > 0)) {
 		printf("  no rate meets the limits (failed down to %.6g/s)\n",
 		       out[AIW_CAPACITY_SERVER_RATE_FAILED]);
+	} else if (isinf(out[AIW_CAPACITY_SERVER_RATE_FAILED])) {
+		printf("  every rate tried passed, up to %.6g/s\n", rate);
 	} else {
 		printf("  largest rate passing    %.6g/s (fails at %.6g/s: resolution %.3g%%)\n", rate,
 		       out[AIW_CAPACITY_SERVER_RATE_FAILED], 100 * out[AIW_CAPACITY_SERVER_RESOLUTION]);
