@@ -48,7 +48,7 @@
  *   percentile, 99% confidence and a 0.05% margin, 262,742 queries,
  *   rounded up to 33 x 2^13 = 270,336 (DEFAULT_MIN_REQUESTS); offline: at
  *   least 24,576 samples (3 x 2^13, DEFAULT_OFFLINE_REQUESTS).
- *   LoadGen's mlperf.conf since v1.0: min_duration = 600,000 ms
+ *   LoadGen's mlperf.conf: *.Server.min_duration = 600000 (ms)
  *   (DEFAULT_DURATION).  Llama-2-70B server (MLPerf Inference v4.0 rules,
  *   mlperf.conf llama2-70b.Server.ttft_latency = 2000 and tpot_latency =
  *   200, ms): P99 TTFT 2 s, P99 TPOT 200 ms (DEFAULT_TTFT, DEFAULT_TPOT).
