@@ -517,8 +517,18 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 		return st;
 	snprintf(x.px, sizeof x.px, "%s", x.target->prefix);
 	{
-		char tr[32];
+		char tr[32], as[32], reps[32];
 		char name[300];
+		snprintf(name, sizeof name, "%s.autoscaler", x.px);
+		if (aiw_sim_get(sim, name, as, sizeof as) == AIW_OK && strcmp(as, "none") != 0) {
+			snprintf(name, sizeof name, "%s.replicas", x.px);
+			if (aiw_sim_get(sim, name, reps, sizeof reps) != AIW_OK)
+				snprintf(reps, sizeof reps, "?");
+			aiwi_warn(sim,
+			          "aiw_inference_capacity: %s: autoscaler %s turned off; the fleet is "
+			          "measured with replicas = %s",
+			          x.px, as, reps);
+		}
 		snprintf(name, sizeof name, "%s.traffic", x.px);
 		if (aiw_sim_get(sim, name, tr, sizeof tr) == AIW_OK && strcmp(tr, "trace") == 0)
 			aiwi_warn(sim,

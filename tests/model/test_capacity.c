@@ -361,6 +361,42 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+static bool has_warning(aiw_sim *sim, const char *needle)
+{
+	size_t n = 0;
+	const char *w;
+	ck_assert_int_eq(aiw_sim_warning_count(sim, &n), AIW_OK);
+	for (size_t i = 0; i < n; i++)
+		if (aiw_sim_warning(sim, i, &w) == AIW_OK && strstr(w, needle))
+			return true;
+	return false;
+}
+
+/* What the measurement changes is said: an autoscaler turned off, a
+ * trace's sizes replaced by the distributions. */
+START_TEST(warnings_say_what_changed)
+{
+	const char *set[] = {"offline_requests=100", "min_requests=100", "max_runs=3"};
+	double out[AIW_CAPACITY_NCOLUMNS];
+	aiw_sim *sim = load("[inference q]\nreplicas = 3\nservice = const(1s)\nbatching = none\n"
+	                    "autoscaler = hpa\nmax_replicas = 9\n",
+	                    1);
+	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, set, 3, out, AIW_CAPACITY_NCOLUMNS,
+	                                           NULL, NULL));
+	ck_assert(has_warning(sim, "autoscaler hpa turned off"));
+	ck_assert(has_warning(sim, "replicas = 3"));
+	ck_assert(out[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] == 100.0 / 34.0); /* 3 replicas */
+	aiw_sim_free(sim);
+	sim = load("[inference q]\nservice = const(1s)\nbatching = none\n", 1);
+	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, set, 3, out, AIW_CAPACITY_NCOLUMNS,
+	                                           NULL, NULL));
+	size_t n = 1;
+	ck_assert_int_eq(aiw_sim_warning_count(sim, &n), AIW_OK);
+	ck_assert(n == 0);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("capacity");
@@ -371,6 +407,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, bracket_and_resolution);
 	tcase_add_test(tc, reproducible_and_stoppable);
 	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, warnings_say_what_changed);
 	suite_add_tcase(s, tc);
 	return s;
 }
