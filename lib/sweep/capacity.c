@@ -605,7 +605,8 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 			fill_verdict(res, lo, &vlo);
 		else if (none_passes) /* else NaN: max_runs came first */
 			res[AIW_CAPACITY_SERVER_RATE] = 0;
-		res[AIW_CAPACITY_SERVER_RATE_FAILED] = have_hi ? hi : INFINITY;
+		/* infinity: rates were run and every one passed */
+		res[AIW_CAPACITY_SERVER_RATE_FAILED] = have_hi ? hi : lo > 0 && !stopped ? INFINITY : NAN;
 		res[AIW_CAPACITY_SERVER_RESOLUTION] = lo > 0 && have_hi ? hi / lo - 1 : NAN;
 	}
 	for (size_t i = 0; i < ncolumns && i < AIW_CAPACITY_NCOLUMNS; i++)

@@ -289,6 +289,7 @@ START_TEST(reproducible_and_stoppable)
 	ck_assert(r.n == 1);
 	ck_assert(b[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] == a[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S]);
 	ck_assert(isnan(b[AIW_CAPACITY_SERVER_RATE]));
+	ck_assert(isnan(b[AIW_CAPACITY_SERVER_RATE_FAILED]));
 	ck_assert(strstr(aiw_sim_errmsg(s1), "stopped"));
 	aiw_sim_free(s1);
 	aiw_sim_free(s2);
