@@ -473,7 +473,8 @@ enum {
 	AIW_CAPACITY_OFFLINE_REQUESTS = 4,            /* offline requests completed */
 	AIW_CAPACITY_SERVER_RATE = 5,        /* largest rate that passed (1/s; 0: none,
 	                                        NaN: none within max_runs) */
-	AIW_CAPACITY_SERVER_RATE_FAILED = 6, /* smallest rate that failed (inf: none) */
+	AIW_CAPACITY_SERVER_RATE_FAILED = 6, /* smallest rate that failed (inf: every
+	                                        rate tried passed) */
 	AIW_CAPACITY_SERVER_RESOLUTION = 7,  /* failed / passed - 1 */
 	AIW_CAPACITY_SERVER_TTFT_P99_S = 8,  /* at the passing rate */
 	AIW_CAPACITY_SERVER_TPOT_P99_S = 9,  /* at the passing rate */
