@@ -442,6 +442,57 @@ AIW_EXPORT aiw_status aiw_site_diversity_shares(const char *scenario, double tot
                                                 aiw_diversity_progress_fn progress,
                                                 void *payload, char *errbuf, size_t errlen);
 
+/* ---- fleet capacity: MLPerf offline and server (capacity.c) ---- */
+/* What the [inference NAME] fleet `component` of sim ("NAME" or
+ * "inference.NAME"; NULL: the only one) serves, as MLPerf Inference
+ * measures a data-centre system; sim is read, never run.
+ * Offline: offline_requests requests all arriving at t = 0 (MLPerf's
+ * offline scenario), their sizes drawn from prompt_tokens and
+ * output_tokens; requests, output and input tokens per second until the
+ * last one ends.  Server: the largest Poisson rate at which the P99 TTFT
+ * and the P99 TPOT stay within their limits, over runs of at least
+ * `duration` and min_requests arrivals, every run with the scenario's
+ * sim.seed (common random numbers), found by doubling or halving from the
+ * offline rate and bisection until the bracket is within resolution.  The
+ * fleet keeps `replicas` (no autoscaler); other components are left out.
+ * settings: nsettings "KEY=VALUE" strings: ttft_p99 (default 2s),
+ * tpot_p99 (200ms; either may be none), duration (600s), min_requests
+ * (270336), offline_requests (24576), resolution (0.01), max_runs (40,
+ * the offline run included).  out receives ncolumns doubles, the columns
+ * below (a wider row gets NaN beyond them).  progress (may be NULL) is
+ * called after each run: done runs of at most max_runs, the rate (the
+ * offline run: its request rate), verdict 1 pass, 0 fail, -1 offline; a
+ * non-zero return stops the call with AIW_ESTOPPED, the columns known so
+ * far filled.  Messages on sim (aiw_sim_errmsg).  See
+ * aiw_inference_capacity(3). */
+enum {
+	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S = 0,      /* offline requests/s */
+	AIW_CAPACITY_OFFLINE_OUTPUT_TOKENS_PER_S = 1, /* offline output tokens/s */
+	AIW_CAPACITY_OFFLINE_INPUT_TOKENS_PER_S = 2,  /* offline input (prompt) tokens/s */
+	AIW_CAPACITY_OFFLINE_MAKESPAN_S = 3,          /* when the last offline request ended */
+	AIW_CAPACITY_OFFLINE_REQUESTS = 4,            /* offline requests completed */
+	AIW_CAPACITY_SERVER_RATE = 5,        /* largest rate that passed (1/s; 0: none,
+	                                        NaN: none within max_runs) */
+	AIW_CAPACITY_SERVER_RATE_FAILED = 6, /* smallest rate that failed (inf: every
+	                                        rate tried passed) */
+	AIW_CAPACITY_SERVER_RESOLUTION = 7,  /* failed / passed - 1 */
+	AIW_CAPACITY_SERVER_TTFT_P99_S = 8,  /* at the passing rate */
+	AIW_CAPACITY_SERVER_TPOT_P99_S = 9,  /* at the passing rate */
+	AIW_CAPACITY_SERVER_TTFT_OVER = 10,  /* fraction over the TTFT limit there */
+	AIW_CAPACITY_SERVER_TPOT_OVER = 11,  /* fraction over the TPOT limit there */
+	AIW_CAPACITY_SERVER_REQUESTS = 12,   /* requests issued in that run */
+	AIW_CAPACITY_SERVER_DURATION_S = 13, /* simulated span of that run */
+	AIW_CAPACITY_SERVER_OUTPUT_TOKENS_PER_S = 14, /* output tokens/s there */
+	AIW_CAPACITY_RUNS = 15,              /* simulations run */
+	AIW_CAPACITY_NCOLUMNS = 16
+};
+typedef int (*aiw_capacity_progress_fn)(size_t done, size_t max_runs, double rate, int verdict,
+                                        void *payload);
+AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component,
+                                             const char **settings, size_t nsettings,
+                                             double *out, size_t ncolumns,
+                                             aiw_capacity_progress_fn progress, void *payload);
+
 /* ---- training studies (training.c) ---- */
 /* Scaling study of the [training NAME] component `component` ("NAME" or
  * "training.NAME"), from its current parameters: for each of the n GPU

@@ -10,6 +10,7 @@
  *   catalog.c   catalog
  *   scenario.c  the built-in default scenario and `aiworkload scenario`
  *   calibrate.c calibrate (measured serving times, aiw_profile_*)
+ *   capacity.c  capacity (offline and server capacity, aiw_inference_capacity)
  *   sweep.c     sweep (shared with tools/aiworkload-mpi.c through sweep.h)
  *   common.c    the helpers declared here
  *
@@ -145,5 +146,6 @@ int cli_catalog(int argc, char **argv);
 int cli_autoscale_replay(int argc, char **argv);
 int cli_scenario(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
+int cli_capacity(int argc, char **argv);
 
 #endif /* AIW_CLI_COMMON_H */

@@ -9,6 +9,7 @@
  *   aiworkload scenario                              print the built-in default
  *   aiworkload autoscale-replay --policy hpa|kpa METRICS.csv   replay decisions
  *   aiworkload calibrate FILE.csv [--gpu G]          fit serving times to measurements
+ *   aiworkload capacity SCENARIO.ini [--ttft-p99 S]  offline and server capacity (MLPerf)
  *
  * One file per command (common.h lists them).  Exit status: 0 success, 2 bad
  * usage or invalid scenario (the message names file:line or the parameter),
@@ -32,6 +33,8 @@ static void usage_text(FILE *f)
 	        "       aiworkload autoscale-replay --policy hpa|kpa [--set K=V] METRICS.csv\n"
 	        "       aiworkload calibrate FILE.csv [--gpu G] [--out SNIPPET.ini [--component NAME]]\n"
 	        "                 [--set NAME=VALUE] [--hold PHASE.TERM]\n"
+	        "       aiworkload capacity [--ttft-p99 S] [--tpot-p99 S] [--component NAME]\n"
+	        "                 SCENARIO.ini\n"
 	        "       aiworkload --help | --version\n"
 	        "\n"
 	        "Simulate AI training and inference on one discrete-event clock and report\n"
@@ -68,7 +71,8 @@ static void usage_text(FILE *f)
 	        "  --man                the aiworkload-params(7) manual page, generated\n"
 	        "\n"
 	        "Exit status: 0 success, 2 bad usage or invalid scenario, 1 other failure.\n"
-	        "`aiworkload sweep --help` describes sweeps.  See aiworkload(1),\n"
+	        "`aiworkload sweep --help` describes sweeps, `aiworkload capacity --help`\n"
+	        "capacity measurements.  See aiworkload(1),\n"
 	        "aiworkload-scenario(5), aiworkload-params(7).\n",
 	        STREAM_KEEP);
 }
@@ -87,6 +91,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "sweep") == 0) /* sweep.c */
 		return cli_sweep(argc - 1, argv + 1);
+	if (strcmp(cmd, "capacity") == 0) /* capacity.c */
+		return cli_capacity(argc, argv);
 	if (strcmp(cmd, "autoscale-replay") == 0) /* autoscale_replay.c */
 		return cli_autoscale_replay(argc, argv);
 	for (int i = 2; i < argc; i++)

@@ -53,6 +53,7 @@ SAMPLE_FN = CFUNCTYPE(None, c_void_p, c_double, POINTER(c_double), c_size_t, c_v
 SWEEP_FN = CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
 SWEEP_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_size_t, c_size_t, c_void_p)
 DIVERSITY_PROGRESS_FN = CFUNCTYPE(c_int, c_size_t, c_size_t, c_void_p)
+CAPACITY_PROGRESS_FN = CFUNCTYPE(c_int, c_size_t, c_size_t, c_double, c_int, c_void_p)
 
 def _nul_guard(f, cname, idx):
     """f, refusing with InvalidArgument a text argument (at the positions idx)
@@ -239,6 +240,12 @@ SIGNATURES = {
                                            ("progress", DIVERSITY_PROGRESS_FN),
                                            ("payload", c_void_p), ("errbuf", c_char_p),
                                            ("errlen", c_size_t)]),
+    # fleet capacity (capacity.c)
+    "aiw_inference_capacity": (STATUS, [("sim", SIM), ("component", c_char_p),
+                                        ("settings", POINTER(c_char_p)), ("nsettings", c_size_t),
+                                        ("out", PD), ("ncolumns", c_size_t),
+                                        ("progress", CAPACITY_PROGRESS_FN),
+                                        ("payload", c_void_p)]),
     # training studies (training.c)
     "aiw_training_scaling": (STATUS, [("sim", SIM), ("component", c_char_p),
                                       ("gpu_counts", PD), ("n", c_size_t), ("weak", c_int),
@@ -290,13 +297,15 @@ SIGNATURES = {
 # have hand-written wrappers, never generated ones.
 ARRAY_FUNCTIONS = {"aiw_sim_series_copy", "aiw_site_diversity_sweep",
                    "aiw_site_diversity_shares", "aiw_training_scaling",
-                   "aiw_sweep_run_task", "aiw_sweep_store", "aiw_autoscale_replay"}
+                   "aiw_sweep_run_task", "aiw_sweep_store", "aiw_autoscale_replay",
+                   "aiw_inference_capacity"}
 
 # C typedef names of the callback types above (the header test maps them).
 CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN,
                   "aiw_sample_fn": SAMPLE_FN,
                   "aiw_sweep_fn": SWEEP_FN, "aiw_sweep_progress_fn": SWEEP_PROGRESS_FN,
-                  "aiw_diversity_progress_fn": DIVERSITY_PROGRESS_FN}
+                  "aiw_diversity_progress_fn": DIVERSITY_PROGRESS_FN,
+                  "aiw_capacity_progress_fn": CAPACITY_PROGRESS_FN}
 
 
 HANDLES = (SIM, SWEEP, PROFILE)

@@ -534,6 +534,35 @@ class Simulation(object):
                                            _arrays.ptr(eff))
         return step, eff
 
+    # the columns of aiw_inference_capacity, in order (AIW_CAPACITY_*)
+    CAPACITY_COLUMNS = ("offline_requests_per_s", "offline_output_tokens_per_s",
+                        "offline_input_tokens_per_s", "offline_makespan_s", "offline_requests",
+                        "server_rate", "server_rate_failed", "server_resolution",
+                        "server_ttft_p99_s", "server_tpot_p99_s", "server_ttft_over",
+                        "server_tpot_over", "server_requests", "server_duration_s",
+                        "server_output_tokens_per_s", "runs")
+
+    def inference_capacity(self, component=None, progress=None, **settings):
+        """Offline throughput and the largest Poisson rate meeting P99 TTFT
+        and TPOT limits of an inference fleet, as MLPerf Inference reports
+        them (aiw_inference_capacity(3)); the simulation is a template, not
+        run.  settings: ttft_p99, tpot_p99 ("2s", "200ms", or "none"),
+        duration, min_requests, offline_requests, resolution, max_runs.
+        progress(done, max_runs, rate, verdict), if given, is called after
+        each simulation (verdict 1 pass, 0 fail, -1 offline); a true return
+        stops the call (aiworkload.Stopped).  Returns a dict keyed by
+        CAPACITY_COLUMNS."""
+        from ctypes import c_char_p
+        enc = ["%s=%s" % (k, v) for k, v in settings.items()]
+        arr = (c_char_p * max(1, len(enc)))(*[_b(x) for x in enc])
+        w = len(self.CAPACITY_COLUMNS)
+        out = _arrays.empty(w)
+        cb = _capi.CAPACITY_PROGRESS_FN(
+            (lambda d, m, r, v, _p: 1 if progress(d, m, r, v) else 0) if progress else 0)
+        _capi.lib.aiw_inference_capacity(self._p(), _b(component) if component else None, arr,
+                                         len(enc), _arrays.ptr(out), w, cb, None)
+        return {k: out[j] for j, k in enumerate(self.CAPACITY_COLUMNS)}
+
     def to_pandas(self):
         """Every curve in one pandas.DataFrame indexed by time_s (columns named
         by curve; units in df.attrs["units"])."""

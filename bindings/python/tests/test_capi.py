@@ -317,6 +317,9 @@ class EveryFunction(unittest.TestCase):
         with aiworkload.Simulation(**{"training.t.gpus": 64}) as sim:
             step, eff = sim.training_scaling("t", [8, 64])
             self.assertEqual(len(step), 2)
+        with aiworkload.Simulation("[inference q]\nservice = const(1s)\nbatching = none\n") as sim:
+            r = sim.inference_capacity(offline_requests=10, min_requests=100, max_runs=3)
+            self.assertEqual(r["offline_requests_per_s"], 1.0)
         try:  # needs the training and inference models
             r = aiworkload.site_diversity_sweep(SWEEP_SCENARIO, 16, 3)
             self.assertEqual(list(r["share"]), [0.0, 0.5, 1.0])

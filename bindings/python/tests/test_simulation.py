@@ -400,5 +400,35 @@ class CoSimulation(unittest.TestCase):
         self._equivalent(scenario, "training.t.slow_gpus", 1)
 
 
+
+class Capacity(unittest.TestCase):
+    """aiw_inference_capacity: the offline figure of an M/D/4 fleet is 4 / 2 s
+    exactly; settings reach the call and bad ones name themselves."""
+    MDC = ("[inference q]\nreplicas = 4\nservice = const(2s)\nbatching = none\n"
+           "router = central\n")
+
+    def test_offline_exact_and_search(self):
+        seen = []
+        with aiw.Simulation(self.MDC) as sim:
+            r = sim.inference_capacity("q", progress=lambda *a: seen.append(a),
+                                       offline_requests=4000, min_requests=1000,
+                                       duration="100s", ttft_p99="2.5s", tpot_p99="none")
+        self.assertEqual(r["offline_requests_per_s"], 2.0)
+        self.assertEqual(r["offline_makespan_s"], 2000.0)
+        self.assertGreater(r["server_rate"], 0)
+        self.assertLessEqual(r["server_resolution"], 0.01)
+        self.assertEqual(len(seen), r["runs"])
+        self.assertEqual(seen[0][3], -1)
+
+    def test_bad_setting_named(self):
+        with aiw.Simulation(self.MDC) as sim:
+            with self.assertRaises(aiw.OutOfRange) as cm:
+                sim.inference_capacity(resolution=2)
+            self.assertIn("resolution = 2", str(cm.exception))
+            with self.assertRaises(aiw.Stopped):
+                sim.inference_capacity(offline_requests=100, min_requests=100,
+                                       progress=lambda *a: True)
+
+
 if __name__ == "__main__":
     unittest.main()
