@@ -87,6 +87,9 @@ enum {
 	AIW_AS_KPA_UNREACHABLE,
 	AIW_AS_HPA_LEGACY_FACTOR,
 	AIW_AS_HPA_LEGACY_MINIMUM,
+	AIW_AS_HPA_CPU_INIT,
+	AIW_AS_HPA_READINESS_DELAY,
+	AIW_AS_KPA_POD_RETENTION,
 	AIW_AUTOSCALE_NPARAMS
 };
 
@@ -284,6 +287,23 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 "1", 0, 1e6, NULL, AIW_PF_RUNTIME,                                                       \
 	 "hpa_behavior = legacy: scale-up at most to this many replicas when more than "        \
 	 "hpa_legacy_up_factor x current (horizontal.go, scaleUpLimitMinimum)",                  \
+	 0},                                                                                      \
+	{"hpa_cpu_initialization_period", AIW_AS_P_(KIND, "hpa_cpu_initialization_period"),       \
+	 AIW_PT_DURATION, "5min", "s", 0, 86400, NULL, 0,                                         \
+	 "metric = utilization: a replica started less than this ago whose sample window "       \
+	 "began before it was ready counts as unready (kube-controller-manager "                 \
+	 "--horizontal-pod-autoscaler-cpu-initialization-period)",                               \
+	 0},                                                                                      \
+	{"hpa_initial_readiness_delay", AIW_AS_P_(KIND, "hpa_initial_readiness_delay"),           \
+	 AIW_PT_DURATION, "30s", "s", 0, 86400, NULL, 0,                                          \
+	 "metric = utilization: past the initialization period, an unready replica that last "   \
+	 "changed readiness within this of its start (never ready) counts as unready "           \
+	 "(--horizontal-pod-autoscaler-initial-readiness-delay)",                                \
+	 0},                                                                                      \
+	{"kpa_scale_to_zero_pod_retention", AIW_AS_P_(KIND, "kpa_scale_to_zero_pod_retention"),   \
+	 AIW_PT_DURATION, "0s", "s", 0, 86400, NULL, 0,                                           \
+	 "kpa: the last replica stays at least this long after the revision goes inactive "      \
+	 "(Knative's scale-to-zero-pod-retention-period)",                                        \
 	 0}
 
 /* ======================================================================== */
@@ -382,6 +402,38 @@ int32_t aiwi_hpa_calc(const aiwi_hpa_calc_in *in);
  * ratio was within tolerance (or turned direction), AIW_AS_R_NO_METRIC
  * when it returns -1, AIW_AS_R_SCALE otherwise. */
 int32_t aiwi_hpa_calc_r(const aiwi_hpa_calc_in *in, int *reason);
+
+/* One pod as groupPods (replica_calculator.go) sees it, to count the
+ * ready, unready, missing and ignored pods of aiwi_hpa_calc_in.  Times in
+ * seconds on the simulation's clock. */
+enum { AIW_HPA_POD_PENDING, AIW_HPA_POD_RUNNING, AIW_HPA_POD_FAILED };
+typedef struct aiwi_hpa_pod {
+	int phase;          /* AIW_HPA_POD_* (Status.Phase) */
+	bool deleting;      /* DeletionTimestamp set */
+	bool has_metric;    /* a sample in the metrics */
+	bool has_condition; /* a PodReady condition and a StartTime */
+	bool ready;         /* the PodReady condition's status is True */
+	double start;       /* Status.StartTime */
+	double transition;  /* the PodReady condition's LastTransitionTime */
+	double metric_time; /* the sample's Timestamp */
+	double metric_window; /* the sample's Window */
+} aiwi_hpa_pod;
+
+typedef struct aiwi_hpa_groups {
+	int32_t ready, unready, missing, ignored;
+} aiwi_hpa_groups;
+
+/* Count one pod into *g as groupPods does: deleting or failed pods are
+ * ignored; pending pods are unready; a pod without a sample is missing;
+ * on the CPU resource metric only (cpu true), a pod is also unready when it
+ * has no condition or start time, or, started less than cpu_init ago, when
+ * it is not ready or its sample's window began before it last changed
+ * readiness (metric_time < transition + metric_window), or, started
+ * longer ago, when it is not ready and last changed readiness less than
+ * readiness_delay after its start (it has never been ready); every other
+ * pod is ready. */
+void aiwi_hpa_group(const aiwi_hpa_pod *pod, bool cpu, double now, double cpu_init,
+                    double readiness_delay, aiwi_hpa_groups *g);
 
 /* Why a decision is what it is (the replay prints them). */
 enum {

@@ -134,6 +134,39 @@ int32_t aiwi_hpa_calc_r(const aiwi_hpa_calc_in *in, int *reason)
 	return (int32_t)clamp32(nr);
 }
 
+/* replica_calculator.go, groupPods */
+void aiwi_hpa_group(const aiwi_hpa_pod *pod, bool cpu, double now, double cpu_init,
+                    double readiness_delay, aiwi_hpa_groups *g)
+{
+	if (pod->deleting || pod->phase == AIW_HPA_POD_FAILED) {
+		g->ignored++;
+		return;
+	}
+	if (pod->phase == AIW_HPA_POD_PENDING) {
+		g->unready++;
+		return;
+	}
+	if (!pod->has_metric) {
+		g->missing++;
+		return;
+	}
+	if (cpu) {
+		bool unready;
+		if (!pod->has_condition)
+			unready = true;
+		else if (pod->start + cpu_init > now) /* still within its initialisation */
+			unready = !pod->ready ||
+			          pod->metric_time < pod->transition + pod->metric_window;
+		else /* unready and never ready */
+			unready = !pod->ready && pod->start + readiness_delay > pod->transition;
+		if (unready) {
+			g->unready++;
+			return;
+		}
+	}
+	g->ready++;
+}
+
 void aiwi_hpa_state_init(aiwi_hpa_state *s)
 {
 	memset(s, 0, sizeof *s);
@@ -511,15 +544,13 @@ aiw_status aiwi_hpa_policies_parse(const char *text, aiwi_hpa_scaling *out, char
 /* ======================================================================== */
 int32_t aiwi_as_hpa_recommendation(const autoscaler *a, const window *w)
 {
-	aiwi_as_fleet k;
-	aiwi_as_counts(a, &k);
-	int64_t have = (int64_t)k.ready + k.loading;
-	int64_t pods = a->spec > have ? a->spec : have;
+	aiwi_hpa_groups g;
+	aiwi_as_pod_groups(a, w, &g);
 	aiwi_hpa_calc_in in = {
 		.current = a->spec,
-		.ready = (int32_t)k.ready,
-		.unready = (int32_t)(pods - k.ready),
-		.missing = 0,
+		.ready = g.ready,
+		.unready = g.unready,
+		.missing = g.missing,
 		.value = aiwi_as_metric_value(a, w),
 		.target = a->metric == AIW_AS_M_UTILIZATION ? P(a, AIW_AS_TARGET_UTILIZATION)
 		                                            : P(a, AIW_AS_TARGET_VALUE),
