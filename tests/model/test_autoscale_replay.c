@@ -143,6 +143,14 @@ START_TEST(knative_autoscaler)
 }
 END_TEST
 
+START_TEST(knative_scaler)
+{
+	cases_run = 0;
+	run_file("knative_scaler.csv", "kpa");
+	ck_assert_int_eq(cases_run, 35);
+}
+END_TEST
+
 static aiw_status replay_text(const char *policy, const char *text, const char *set, char *err,
                               size_t errlen)
 {
@@ -195,6 +203,7 @@ int main(void)
 	tcase_add_test(tc, kubernetes_replica_calculator);
 	tcase_add_test(tc, kubernetes_horizontal);
 	tcase_add_test(tc, knative_autoscaler);
+	tcase_add_test(tc, knative_scaler);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -5,8 +5,13 @@
  * documented in "Horizontal Pod Autoscaling", algorithm details, and
  * "Configurable scaling behavior"): every sync period, desired =
  * ceil(ready * metric / target) unless |metric / target - 1| <= tolerance;
- * pods not ready yet count as 0 on a scale-up and are set aside on a
- * scale-down; the recommendation is stabilised (highest of the last 300 s
+ * the pods are grouped as groupPods does (aiwi_hpa_group): unready ones
+ * count as 0 on a scale-up and are set aside on a scale-down, missing ones
+ * count as 0 on a scale-up and as the target on a scale-down, ignored ones
+ * (being deleted, failed) are left out; which replica is which is the
+ * glue's mapping (aiwi_as_pod_groups: loading replicas are unready on
+ * metric = utilization, the CPU rule, and missing on the others; draining
+ * ones are being deleted); the recommendation is stabilised (highest of the last 300 s
  * on scale-down) and limited by the scaling policies (up: 100 % or 4 pods
  * per 15 s, the larger; down: 100 % per 15 s), then bounded by min/max.
  * The metric is what the fleet did over the sync period: busy
@@ -458,6 +463,9 @@ static const char *const reason_names[AIW_AS_NREASONS] = {
 	[AIW_AS_R_PANIC] = "panic",           [AIW_AS_R_DELAY] = "delay",
 	[AIW_AS_R_GRACE] = "grace",           [AIW_AS_R_RATE] = "rate",
 	[AIW_AS_R_ACTIVATION] = "activation", [AIW_AS_R_STABLE] = "stable",
+	[AIW_AS_R_IDLE] = "idle",             [AIW_AS_R_DEACTIVATE] = "deactivate",
+	[AIW_AS_R_RETENTION] = "retention",   [AIW_AS_R_ACTIVATING] = "activating",
+	[AIW_AS_R_PROBE] = "probe",
 };
 
 const char *aiwi_as_reason_name(int reason)
