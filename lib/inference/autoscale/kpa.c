@@ -329,9 +329,14 @@ double aiwi_kpa_ring_mean(const aiwi_kpa_ring *r, size_t last)
 	size_t n = last < r->n ? last : r->n;
 	if (!n)
 		return 0;
+	/* newest first, as (pos - i) mod cap for i = 1..n, without a division
+	 * per sample */
 	double s = 0;
-	for (size_t i = 1; i <= n; i++)
-		s += r->v[(r->pos + r->cap - i) % r->cap];
+	size_t a = n < r->pos ? n : r->pos;
+	for (size_t i = r->pos; i > r->pos - a; i--)
+		s += r->v[i - 1];
+	for (size_t i = r->cap, left = n - a; left > 0; i--, left--)
+		s += r->v[i - 1];
 	return s / (double)n;
 }
 
