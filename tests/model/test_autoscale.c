@@ -1007,6 +1007,7 @@ START_TEST(errors_and_runtime_changes)
 	    {"autoscaler = hpa\nmin_replicas = 0\n", "", "use autoscaler = kpa"},
 	    {"autoscaler = kpa\nmetric = queue\n", "", "concurrency or rps"},
 	    {"autoscaler = kpa\nkpa_panic_window = 90s\n", "", "kpa_stable_window"},
+	    {"autoscaler = kpa\nkpa_target_burst_capacity = -0.5\n", "", "expected -1"},
 	    {"autoscaler = schedule\n", "", "needs a table"},
 	    {"autoscaler = schedule\nschedule = 5h:1, 2h:2\n", "", "increase"},
 	    {"autoscaler = predictive\npredictive_source = history\npredictive_bin = 7min\n", "",

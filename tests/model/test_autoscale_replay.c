@@ -193,6 +193,18 @@ START_TEST(refusals)
 	ck_assert_msg(strstr(err, ":1: header:") && strstr(err, "'cpu'"), "%s", err);
 	ck_assert_int_eq(replay_text("vpa", "time,ready,metric\n0,1,1\n", NULL, err, sizeof err),
 	                 AIW_EINVAL);
+	/* kpa's reconciler columns: a decider's count below -1, a kpa column
+	 * for hpa, a burst capacity between -1 and 0 */
+	ck_assert_int_ne(replay_text("kpa", "time,current,desired\n0,1,-2\n", NULL, err,
+	                             sizeof err), AIW_OK);
+	ck_assert_msg(strstr(err, ":2: desired:") && strstr(err, "negative"), "%s", err);
+	ck_assert_int_ne(replay_text("hpa", "time,ready,metric,inactive_for\n0,1,1,5\n", NULL,
+	                             err, sizeof err), AIW_OK);
+	ck_assert_msg(strstr(err, ":1: header:") && strstr(err, "kpa columns"), "%s", err);
+	ck_assert_int_ne(replay_text("kpa", "time,current,desired\n0,1,0\n",
+	                             "kpa_target_burst_capacity=-0.5", err, sizeof err),
+	                 AIW_OK);
+	ck_assert_msg(strstr(err, "kpa_target_burst_capacity") && strstr(err, "-1"), "%s", err);
 }
 END_TEST
 
