@@ -133,6 +133,7 @@ static int provision(autoscaler *a, bool spot, double cold_start)
 	r->t_add = now;
 	r->t_load_end = now + cold_start;
 	r->live = 0;
+	r->initial = 0;
 	a->added++;
 	if (cold_start > 0) {
 		a->cold_starts++;
@@ -436,6 +437,43 @@ void aiwi_as_counts(const autoscaler *a, aiwi_as_fleet *k)
 	*k = (aiwi_as_fleet){f.ready, f.loading, f.draining, f.arrived};
 }
 
+void aiwi_as_pod_groups(const autoscaler *a, const window *w, aiwi_hpa_groups *g)
+{
+	const aiwi_comp *c = a->c;
+	double now = aiwi_now(a->sim);
+	bool cpu = a->metric == AIW_AS_M_UTILIZATION;
+	double init = P(a, AIW_AS_HPA_CPU_INIT), delay = P(a, AIW_AS_HPA_READINESS_DELAY);
+	*g = (aiwi_hpa_groups){0};
+	size_t n = aiwi_serving_slots(c);
+	int64_t provisioned = 0;
+	for (size_t i = 0; i < n; i++) {
+		aiwi_replica_state st = aiwi_serving_replica_state(c, i);
+		if (st == AIW_REPLICA_FREE)
+			continue;
+		const slotrec *r = i < a->nrec && a->rec[i].used && !a->rec[i].initial ? &a->rec[i]
+		                                                                      : NULL;
+		aiwi_hpa_pod pod = {
+			.phase = AIW_HPA_POD_RUNNING,
+			.deleting = st == AIW_REPLICA_DRAINING,
+			.has_metric = st == AIW_REPLICA_READY || cpu,
+			.has_condition = true,
+			.ready = st == AIW_REPLICA_READY,
+			.start = r ? r->t_add : -INFINITY,
+			/* a loading replica has been unready since its start */
+			.transition = !r ? -INFINITY : st == AIW_REPLICA_READY ? r->t_load_end : r->t_add,
+			.metric_time = now,
+			.metric_window = w->dt,
+		};
+		if (st != AIW_REPLICA_DRAINING)
+			provisioned++;
+		aiwi_hpa_group(&pod, cpu, now, init, delay, g);
+	}
+	/* asked for and not provisioned yet (a spot acquisition being retried) */
+	aiwi_hpa_pod pending = {.phase = AIW_HPA_POD_PENDING};
+	for (int64_t k = provisioned; k < a->spec; k++)
+		aiwi_hpa_group(&pending, cpu, now, init, delay, g);
+}
+
 const aiwi_traffic *aiwi_as_traffic(const autoscaler *a)
 {
 	return aiwi_serving_traffic(a->c);
@@ -732,6 +770,7 @@ aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first)
 		if ((st = aiwi_serving_remove_replica(c, s)) < 0 ||
 		    (st = provision(a, true, 0)) < 0)
 			return st;
+		a->rec[(size_t)st].initial = 1;
 	}
 	a->added = 0; /* the initial replicas were not scaling actions */
 	if (!rec_grow(a, aiwi_serving_slots(c) + 1))

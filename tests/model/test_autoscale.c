@@ -69,6 +69,59 @@ START_TEST(hpa_calc_by_hand)
 }
 END_TEST
 
+/* groupPods, as kubernetes/kubernetes replica_calculator_test.go,
+ * TestGroupPods (read at 00067268967ec95a40035bd666374a1caf48dd1a) checks
+ * it: the test's CPU initialization period 2 min, readiness delay 10 s;
+ * times in seconds before the test's time.Now() (0); a metric without a
+ * Timestamp has Go's zero time (taken as -1e12 s); PodSucceeded is neither
+ * pending nor failed (running here).  Each pod of "several pods" is a row. */
+START_TEST(hpa_group_pods_upstream)
+{
+	enum { R, U, M, I };
+	const double Z = -1e12;
+	static const struct {
+		const char *name;
+		aiwi_hpa_pod pod;
+		bool cpu;
+		int want;
+	} t[] = {
+		{"count in a ready pod - memory", {AIW_HPA_POD_RUNNING, false, true, false}, false, R},
+		{"unready a pod without ready condition - CPU",
+		 {AIW_HPA_POD_RUNNING, false, true, false, false, 0, 0, -1e12, 0}, true, U},
+		{"count in a ready pod with fresh metrics during initialization period - CPU",
+		 {AIW_HPA_POD_RUNNING, false, true, true, true, -60, -30, 0, 30}, true, R},
+		{"unready a ready pod without fresh metrics during initialization period - CPU",
+		 {AIW_HPA_POD_RUNNING, false, true, true, true, -60, -30, 0, 60}, true, U},
+		{"unready an unready pod during initialization period - CPU",
+		 {AIW_HPA_POD_RUNNING, false, true, true, false, -600, -594, Z, 0}, true, U},
+		{"count in a ready pod without fresh metrics after initialization period - CPU",
+		 {AIW_HPA_POD_RUNNING, false, true, true, true, -180, -180, -120, 60}, true, R},
+		{"count in an unready pod that was ready after initialization period - CPU",
+		 {AIW_HPA_POD_RUNNING, false, true, true, false, -600, -540, Z, 0}, true, R},
+		{"unready pod that has never been ready after initialization period - CPU",
+		 {AIW_HPA_POD_RUNNING, false, true, true, false, -600, -590, Z, 0}, true, R},
+		{"a missing pod", {AIW_HPA_POD_RUNNING, false, false, false, false, -180}, true, M},
+		{"several pods: lucretius", {AIW_HPA_POD_RUNNING, false, true, false, false, 0}, true,
+		 U},
+		{"several pods: niccolo",
+		 {AIW_HPA_POD_RUNNING, false, true, true, true, -180, -180, Z, 0}, true, R},
+		{"several pods: epicurus", {AIW_HPA_POD_RUNNING, false, false, false, false, -180},
+		 true, M},
+		{"pending pods are unreadied", {AIW_HPA_POD_PENDING}, true, U},
+		{"ignore pods with deletion timestamps", {AIW_HPA_POD_PENDING, true, true}, true, I},
+		{"ignore pods in a failed state", {AIW_HPA_POD_FAILED, false, true}, true, I},
+	};
+	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
+		aiwi_hpa_groups g = {0};
+		aiwi_hpa_group(&t[i].pod, t[i].cpu, 0, 120, 10, &g);
+		int32_t got[4] = {g.ready, g.unready, g.missing, g.ignored};
+		for (int k = 0; k < 4; k++)
+			ck_assert_msg(got[k] == (k == t[i].want), "%s: group %d has %d pods", t[i].name,
+			              k, (int)got[k]);
+	}
+}
+END_TEST
+
 static aiwi_hpa_rules default_rules(int32_t min, int32_t max)
 {
 	/* autoscaling/v2 defaults: scaleUp {stabilization 0, policies 100 %
@@ -338,15 +391,21 @@ START_TEST(hpa_live_unready_and_cold_start)
 {
 	/* 40 requests/s of 1 s each (two at t = 0) saturate every ready
 	 * replica for the whole run, so each sync measures 100 % busy on the
-	 * ready replicas.  Target 25 %, new replicas load for 20 s.  By hand:
+	 * ready replicas.  Target 25 %, new replicas load for 20 s.  Kubernetes'
+	 * groupPods on a CPU-like metric (metric = utilization): a loading
+	 * replica is unready, and so is one ready for less than a sample window
+	 * (the 15 s sync period) when it started less than the 5 min CPU
+	 * initialization period ago.  By hand:
 	 *  t=0   no window yet: no metric -> 2
 	 *  t=15  2 ready at 100 %: ratio 4 -> 8; limit max(2 + 4, 2 x 2) -> 6
 	 *  t=30  2 ready, 4 loading (0 on a scale-up): 2 x 100 / 6 = 33 % ->
 	 *        ratio 1.32 -> ceil(7.92) = 8; limit max(10, 12) -> 8
-	 *  t=45  6 ready (4 since 35), 2 loading: 600 / 8 = 75 % -> ratio 3 ->
-	 *        24; limit max(12, 16) -> 16
-	 *  t=60  8 ready, 8 loading: 800 / 16 = 50 % -> 2 -> 32; limit
-	 *        max(20, 32) = 32, max_replicas 30 -> 30
+	 *  t=45  2 ready; the 4 ready since 35 s are unready (45 < 35 + 15),
+	 *        2 loading: 200 / 8 = 25 %, ratio 1: within tolerance -> 8
+	 *        (counting the 4 as ready, 600 / 8 = 75 % would ask for 24,
+	 *        limited to 16)
+	 *  t=60  6 ready, the 2 ready since 50 s unready: 600 / 8 = 75 % ->
+	 *        ratio 3 -> 24; limit max(8 + 4, 2 x 8) -> 16
 	 * and the utilisation each sync sees is over the replicas that served
 	 * (loading time is not serving time), else these would differ. */
 	char *path = trace(2, 6000, 40, 0, 1);
@@ -359,7 +418,7 @@ START_TEST(hpa_live_unready_and_cold_start)
 	         "cold_start = const(20s)\n",
 	         path);
 	aiw_sim *sim = load(text);
-	int32_t want[5] = {2, 6, 8, 16, 30};
+	int32_t want[5] = {2, 6, 8, 8, 16};
 	for (int k = 0; k < 5; k++) {
 		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 15.0 * k + 0.5));
 		ck_assert_msg(aiwi_autoscale_desired(fleet(sim, "x")) == want[k],
@@ -385,7 +444,8 @@ START_TEST(hpa_live_unready_and_cold_start)
 	}
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	conserved(sim, "x");
-	/* cold starts: 4 + 2 + 8 + 14 replicas added, each loading 20 s */
+	/* cold starts: 4 + 2 + 8 + 14 (at 75 s: 8 ready at 100 %, 8 unready:
+	 * 50 %, 32, max_replicas 30) replicas added, each loading 20 s */
 	ck_assert_int_eq(M_(sim, "x", "cold_starts"), 28);
 	ck_assert_rel(M_(sim, "x", "cold_start_mean_s"), 20.0, 1e-12);
 	aiw_sim_free(sim);
@@ -419,6 +479,49 @@ START_TEST(hpa_queue_metric_by_hand)
 	         path);
 	aiw_sim *sim = load(text);
 	int32_t want[4] = {2, 5, 5, 5};
+	for (int k = 0; k < 4; k++) {
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 15.0 * k + 0.5));
+		ck_assert_msg(aiwi_autoscale_desired(fleet(sim, "q")) == want[k],
+		              "t = %d s: %d replicas desired, by hand %d", 15 * k,
+		              (int)aiwi_autoscale_desired(fleet(sim, "q")), (int)want[k]);
+	}
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	conserved(sim, "q");
+	aiw_sim_free(sim);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+START_TEST(hpa_live_missing_on_scale_down)
+{
+	/* A pods metric (metric = queue) while replicas load: the loading ones
+	 * export no sample yet, so Kubernetes' groupPods counts them missing,
+	 * and on a scale-down a missing pod uses the target (replica_calculator.go,
+	 * calcPlainMetricReplicas), where an unready one would be set aside.
+	 * 12 requests of 5 s at t = 0 on 2 replicas (central queue: 10, 8, 6,
+	 * 4, 2, 0 waiting over successive 5 s), target 2 waiting per replica,
+	 * cold starts of 60 s, no downscale stabilisation.  By hand:
+	 *  t=0   no window yet -> 2
+	 *  t=15  (10 + 8 + 6) x 5 = 120 waiting-seconds over 2 x 15 serving: 4
+	 *        per replica, ratio 2 -> ceil(2 x 2) = 4 (limit 6)
+	 *  t=30  (4 + 2) x 5 = 30 over 30: 1, ratio 0.5 < 1; 2 ready, 2 missing
+	 *        at the target: (2 x 1000 + 2 x 2000) / 4 = 1500 milli, ratio
+	 *        0.75 -> ceil(0.75 x 4) = 3 (set aside as unready: ceil(0.5 x 2)
+	 *        = 1)
+	 *  t=45  nothing waits: 2 ready at 0 and the 1 loading at the target:
+	 *        2000 / 3 = 666 milli, ratio 0.333 -> ceil(0.999) = 1 */
+	char *path = trace(12, 0, 1, 0, 1);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 60s\nsample_interval = 5s\n"
+	         "[inference q]\ntraffic = trace\ntrace_file = %s\nservice = const(5s)\n"
+	         "batching = none\nrouter = central\nreplicas = 2\nautoscaler = hpa\n"
+	         "metric = queue\ntarget_value = 2\nmin_replicas = 1\nmax_replicas = 30\n"
+	         "hpa_downscale_stabilization = 0s\ncold_start = const(60s)\n",
+	         path);
+	aiw_sim *sim = load(text);
+	int32_t want[4] = {2, 4, 3, 1};
 	for (int k = 0; k < 4; k++) {
 		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 15.0 * k + 0.5));
 		ck_assert_msg(aiwi_autoscale_desired(fleet(sim, "q")) == want[k],
@@ -592,6 +695,53 @@ START_TEST(kpa_live_panic_and_zero)
 	ck_assert_int_ge(M_(sim, "k", "kpa_panic_entries"), 1);
 	ck_assert(M_(sim, "k", "kpa_panic_s") > 60);
 	aiw_sim_free(sim);
+	unlink(path);
+}
+END_TEST
+
+/* Knative's reconciler on scale to zero, by hand: one request of 1 s at
+ * 0.5 s on 1 replica (target 1 in flight, utilisation 1, min 0).  The 60 s
+ * stable window holds the sample of 1 s (1 in flight) until the tick at
+ * 62 s, the first zero decision; the revision has been active since 0 for
+ * 62 >= 60 s, so that pass marks it inactive (the count stays 1) and the
+ * activator goes in the path; then:
+ *  - target-burst-capacity 211 (Knative's default): the excess burst
+ *    capacity 1 x 1 - 211 - 0 < 0 kept the activator in the path since
+ *    the first tick (2 s), 60 s >= the 30 s grace: zero at once (62 s);
+ *  - 0: in the path from 62 s only: zero after the grace, 92 s;
+ *  - 211 with a pod retention of 40 s: zero at 62 + 40 = 102 s.
+ * (The first zero decision with a 30 s grace from it also gives 92 s: only
+ * the capacity and the retention tell these apart.) */
+START_TEST(kpa_live_scale_to_zero_reconciler)
+{
+	char path[256];
+	FILE *f = aiwi_test_tmpfile(path, sizeof path);
+	fprintf(f, "0.5\n");
+	fclose(f);
+	const char *extra[3] = {"", "kpa_target_burst_capacity = 0\n",
+	                        "kpa_scale_to_zero_pod_retention = 40s\n"};
+	double zero[3] = {62, 92, 102};
+	for (int k = 0; k < 3; k++) {
+		char text[1024];
+		snprintf(text, sizeof text,
+		         "[sim]\nduration = 150s\nsample_interval = 10s\n"
+		         "[inference z]\ntraffic = trace\ntrace_file = %s\nservice = const(1s)\n"
+		         "batching = none\nreplicas = 1\nautoscaler = kpa\nmetric = concurrency\n"
+		         "target_value = 1\nkpa_target_utilization = 1\nmin_replicas = 0\n"
+		         "max_replicas = 10\ncold_start = const(5s)\n%s",
+		         path, extra[k]);
+		aiw_sim *sim = load(text);
+		aiwi_comp *c = fleet(sim, "z");
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, zero[k] - 0.5));
+		ck_assert_msg(aiwi_autoscale_desired(c) == 1, "case %d: %d desired at %g s", k,
+		              (int)aiwi_autoscale_desired(c), zero[k] - 0.5);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, zero[k] + 0.5));
+		ck_assert_msg(aiwi_autoscale_desired(c) == 0, "case %d: %d desired at %g s", k,
+		              (int)aiwi_autoscale_desired(c), zero[k] + 0.5);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		conserved(sim, "z");
+		aiw_sim_free(sim);
+	}
 	unlink(path);
 }
 END_TEST
@@ -857,6 +1007,7 @@ START_TEST(errors_and_runtime_changes)
 	    {"autoscaler = hpa\nmin_replicas = 0\n", "", "use autoscaler = kpa"},
 	    {"autoscaler = kpa\nmetric = queue\n", "", "concurrency or rps"},
 	    {"autoscaler = kpa\nkpa_panic_window = 90s\n", "", "kpa_stable_window"},
+	    {"autoscaler = kpa\nkpa_target_burst_capacity = -0.5\n", "", "expected -1"},
 	    {"autoscaler = schedule\n", "", "needs a table"},
 	    {"autoscaler = schedule\nschedule = 5h:1, 2h:2\n", "", "increase"},
 	    {"autoscaler = predictive\npredictive_source = history\npredictive_bin = 7min\n", "",
@@ -946,6 +1097,7 @@ Suite *make_suite(void)
 	Suite *s = suite_create("autoscale");
 	TCase *tc = tcase_create("pure");
 	tcase_add_test(tc, hpa_calc_by_hand);
+	tcase_add_test(tc, hpa_group_pods_upstream);
 	tcase_add_test(tc, hpa_scripted_defaults);
 	tcase_add_test(tc, hpa_scripted_rate_limits);
 	tcase_add_test(tc, hpa_state_bounded);
@@ -956,10 +1108,12 @@ Suite *make_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, hpa_live_unready_and_cold_start);
 	tcase_add_test(tc, hpa_queue_metric_by_hand);
+	tcase_add_test(tc, hpa_live_missing_on_scale_down);
 	tcase_add_test(tc, predictive_rps_by_hand);
 	tcase_add_test(tc, kpa_rps_by_hand);
 	tcase_add_test(tc, cold_start_in_ttft);
 	tcase_add_test(tc, kpa_live_panic_and_zero);
+	tcase_add_test(tc, kpa_live_scale_to_zero_reconciler);
 	tcase_add_test(tc, kpa_scale_down_delay);
 	tcase_add_test(tc, spot_poisson_and_conservation);
 	tcase_add_test(tc, spot_price_and_fallback);

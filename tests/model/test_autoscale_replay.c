@@ -143,6 +143,14 @@ START_TEST(knative_autoscaler)
 }
 END_TEST
 
+START_TEST(knative_scaler)
+{
+	cases_run = 0;
+	run_file("knative_scaler.csv", "kpa");
+	ck_assert_int_eq(cases_run, 35);
+}
+END_TEST
+
 static aiw_status replay_text(const char *policy, const char *text, const char *set, char *err,
                               size_t errlen)
 {
@@ -185,6 +193,18 @@ START_TEST(refusals)
 	ck_assert_msg(strstr(err, ":1: header:") && strstr(err, "'cpu'"), "%s", err);
 	ck_assert_int_eq(replay_text("vpa", "time,ready,metric\n0,1,1\n", NULL, err, sizeof err),
 	                 AIW_EINVAL);
+	/* kpa's reconciler columns: a decider's count below -1, a kpa column
+	 * for hpa, a burst capacity between -1 and 0 */
+	ck_assert_int_ne(replay_text("kpa", "time,current,desired\n0,1,-2\n", NULL, err,
+	                             sizeof err), AIW_OK);
+	ck_assert_msg(strstr(err, ":2: desired:") && strstr(err, "negative"), "%s", err);
+	ck_assert_int_ne(replay_text("hpa", "time,ready,metric,inactive_for\n0,1,1,5\n", NULL,
+	                             err, sizeof err), AIW_OK);
+	ck_assert_msg(strstr(err, ":1: header:") && strstr(err, "kpa columns"), "%s", err);
+	ck_assert_int_ne(replay_text("kpa", "time,current,desired\n0,1,0\n",
+	                             "kpa_target_burst_capacity=-0.5", err, sizeof err),
+	                 AIW_OK);
+	ck_assert_msg(strstr(err, "kpa_target_burst_capacity") && strstr(err, "-1"), "%s", err);
 }
 END_TEST
 
@@ -195,6 +215,7 @@ int main(void)
 	tcase_add_test(tc, kubernetes_replica_calculator);
 	tcase_add_test(tc, kubernetes_horizontal);
 	tcase_add_test(tc, knative_autoscaler);
+	tcase_add_test(tc, knative_scaler);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);

@@ -26,7 +26,9 @@ int cli_autoscale_replay(int argc, char **argv)
 			       "                                   METRICS.csv [--out FILE]\n"
 			       "Replay an autoscaler's decisions on recorded metrics: CSV columns time,\n"
 			       "ready, metric (per pod) or total, and optionally unready (starts),\n"
-			       "missing, current, stable, panic.  Prints time,replicas,reason at each\n"
+			       "missing, current, stable, panic (kpa: desired, active_for,\n"
+			       "inactive_for, activating_for, proxy_for, activator; aiw_autoscale_replay(3)).\n"
+			       "Prints time,replicas,reason at each\n"
 			       "sync.  KEY: an autoscaling parameter of [inference] (hpa_tolerance,\n"
 			       "hpa_scale_up_policies, kpa_stable_window, replicas, ...).\n");
 			free(set);

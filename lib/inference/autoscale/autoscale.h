@@ -87,6 +87,12 @@ enum {
 	AIW_AS_KPA_UNREACHABLE,
 	AIW_AS_HPA_LEGACY_FACTOR,
 	AIW_AS_HPA_LEGACY_MINIMUM,
+	AIW_AS_HPA_CPU_INIT,
+	AIW_AS_HPA_READINESS_DELAY,
+	AIW_AS_KPA_POD_RETENTION,
+	AIW_AS_KPA_TBC,
+	AIW_AS_KPA_PROGRESS_DEADLINE,
+	AIW_AS_KPA_RECONCILER,
 	AIW_AUTOSCALE_NPARAMS
 };
 
@@ -180,7 +186,8 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 "kpa: at least the ready replicas divided by this", 0},                                 \
 	{"kpa_scale_to_zero_grace", AIW_AS_P_(KIND, "kpa_scale_to_zero_grace"), AIW_PT_DURATION, \
 	 "30s", "s", 0, 86400, NULL, 0,                                                           \
-	 "kpa: the last replica goes only after zero demand for this long", 0},                  \
+	 "kpa: the last replica goes once the revision has been inactive, or the activator in " \
+	 "the path, for this long (Knative's scale-to-zero-grace-period)", 0},                  \
 	{"kpa_tick", AIW_AS_P_(KIND, "kpa_tick"), AIW_PT_DURATION, "2s", "s", 0, 3600, NULL,     \
 	 AIW_PF_EXCL_MIN, "kpa: decision interval (Knative's tick)", 0},                         \
 	{"kpa_scale_down_delay", AIW_AS_P_(KIND, "kpa_scale_down_delay"), AIW_PT_DURATION, "0s", \
@@ -284,6 +291,40 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 "1", 0, 1e6, NULL, AIW_PF_RUNTIME,                                                       \
 	 "hpa_behavior = legacy: scale-up at most to this many replicas when more than "        \
 	 "hpa_legacy_up_factor x current (horizontal.go, scaleUpLimitMinimum)",                  \
+	 0},                                                                                      \
+	{"hpa_cpu_initialization_period", AIW_AS_P_(KIND, "hpa_cpu_initialization_period"),       \
+	 AIW_PT_DURATION, "5min", "s", 0, 86400, NULL, 0,                                         \
+	 "metric = utilization: a replica started less than this ago whose sample window "       \
+	 "began before it was ready counts as unready (kube-controller-manager "                 \
+	 "--horizontal-pod-autoscaler-cpu-initialization-period)",                               \
+	 0},                                                                                      \
+	{"hpa_initial_readiness_delay", AIW_AS_P_(KIND, "hpa_initial_readiness_delay"),           \
+	 AIW_PT_DURATION, "30s", "s", 0, 86400, NULL, 0,                                          \
+	 "metric = utilization: past the initialization period, an unready replica that last "   \
+	 "changed readiness within this of its start (never ready) counts as unready "           \
+	 "(--horizontal-pod-autoscaler-initial-readiness-delay)",                                \
+	 0},                                                                                      \
+	{"kpa_scale_to_zero_pod_retention", AIW_AS_P_(KIND, "kpa_scale_to_zero_pod_retention"),   \
+	 AIW_PT_DURATION, "0s", "s", 0, 86400, NULL, 0,                                           \
+	 "kpa: the last replica stays at least this long after the revision goes inactive "      \
+	 "(Knative's scale-to-zero-pod-retention-period)",                                        \
+	 0},                                                                                      \
+	{"kpa_target_burst_capacity", AIW_AS_P_(KIND, "kpa_target_burst_capacity"), AIW_PT_REAL,  \
+	 "211", "1", -1, 1e9, NULL, 0,                                                            \
+	 "kpa: requests of headroom the activator stays in the path for (Knative's "             \
+	 "target-burst-capacity: ready x target_value - this - panic demand < 0; -1: always, "   \
+	 "0: only at zero); with it in the path the grace period may end at once",               \
+	 0},                                                                                      \
+	{"kpa_progress_deadline", AIW_AS_P_(KIND, "kpa_progress_deadline"), AIW_PT_DURATION,      \
+	 "600s", "s", 0, 86400, NULL, 0,                                                          \
+	 "kpa: a revision activating (scaled from zero, no replica ready) for longer than this " \
+	 "plus 10 s goes back to zero (Knative's progress-deadline)",                             \
+	 0},                                                                                      \
+	{"kpa_reconciler", AIW_AS_P_(KIND, "kpa_reconciler"), AIW_PT_BOOL, "true", "", 0, 1,      \
+	 NULL, 0,                                                                                 \
+	 "kpa: Knative's reconciler applies the decision (the PodAutoscaler's active state, "    \
+	 "scale to zero after the stable window, grace and pod retention); false: the "          \
+	 "decider's count within min/max as is",                                                  \
 	 0}
 
 /* ======================================================================== */
@@ -383,6 +424,38 @@ int32_t aiwi_hpa_calc(const aiwi_hpa_calc_in *in);
  * when it returns -1, AIW_AS_R_SCALE otherwise. */
 int32_t aiwi_hpa_calc_r(const aiwi_hpa_calc_in *in, int *reason);
 
+/* One pod as groupPods (replica_calculator.go) sees it, to count the
+ * ready, unready, missing and ignored pods of aiwi_hpa_calc_in.  Times in
+ * seconds on the simulation's clock. */
+enum { AIW_HPA_POD_PENDING, AIW_HPA_POD_RUNNING, AIW_HPA_POD_FAILED };
+typedef struct aiwi_hpa_pod {
+	int phase;          /* AIW_HPA_POD_* (Status.Phase) */
+	bool deleting;      /* DeletionTimestamp set */
+	bool has_metric;    /* a sample in the metrics */
+	bool has_condition; /* a PodReady condition and a StartTime */
+	bool ready;         /* the PodReady condition's status is True */
+	double start;       /* Status.StartTime */
+	double transition;  /* the PodReady condition's LastTransitionTime */
+	double metric_time; /* the sample's Timestamp */
+	double metric_window; /* the sample's Window */
+} aiwi_hpa_pod;
+
+typedef struct aiwi_hpa_groups {
+	int32_t ready, unready, missing, ignored;
+} aiwi_hpa_groups;
+
+/* Count one pod into *g as groupPods does: deleting or failed pods are
+ * ignored; pending pods are unready; a pod without a sample is missing;
+ * on the CPU resource metric only (cpu true), a pod is also unready when it
+ * has no condition or start time, or, started less than cpu_init ago, when
+ * it is not ready or its sample's window began before it last changed
+ * readiness (metric_time < transition + metric_window), or, started
+ * longer ago, when it is not ready and last changed readiness less than
+ * readiness_delay after its start (it has never been ready); every other
+ * pod is ready. */
+void aiwi_hpa_group(const aiwi_hpa_pod *pod, bool cpu, double now, double cpu_init,
+                    double readiness_delay, aiwi_hpa_groups *g);
+
 /* Why a decision is what it is (the replay prints them). */
 enum {
 	AIW_AS_R_SCALE,       /* the metric's recommendation, within every limit */
@@ -399,6 +472,11 @@ enum {
 	AIW_AS_R_RATE,        /* kpa: max scale-up or scale-down rate */
 	AIW_AS_R_ACTIVATION,  /* kpa: activation scale */
 	AIW_AS_R_STABLE,      /* kpa: stable mode */
+	AIW_AS_R_IDLE,        /* kpa: active for less than a stable window: 1 */
+	AIW_AS_R_DEACTIVATE,  /* kpa: zero wanted, the revision marked inactive */
+	AIW_AS_R_RETENTION,   /* kpa: the pod retention period holds the last one */
+	AIW_AS_R_ACTIVATING,  /* kpa: activating (no ready replica yet): kept */
+	AIW_AS_R_PROBE,       /* kpa: the activator is not in the path yet: kept */
 	AIW_AS_NREASONS
 };
 /* "scale", "tolerance", "no-metric", ...; NULL out of range */
@@ -503,7 +581,20 @@ typedef struct aiwi_kpa_conf {
 	 * zero-initialised: none and reachable, as the simulation runs */
 	int32_t activation_scale;
 	bool unreachable;
+	/* the reconciler (pkg/reconciler/autoscaling/kpa: scaler.go,
+	 * handleScaleToZero; kpa.go, computeActiveCondition and the SKS mode):
+	 * off (false), aiwi_kpa_step applies the decision within min/max */
+	bool reconciler;
+	double pod_retention;     /* scale-to-zero-pod-retention-period (s) */
+	double burst_capacity;    /* target-burst-capacity (-1: the activator always in the path) */
+	double total_value;       /* target per pod before the utilisation (TotalValue) */
+	double progress_deadline; /* s; activation fails after it + 10 s */
+	bool no_activator;        /* the activator probe fails (the replay's activator = 0) */
 } aiwi_kpa_conf;
+
+/* The PodAutoscaler's Active condition. */
+enum { AIW_KPA_PA_ACTIVATING, AIW_KPA_PA_ACTIVE, AIW_KPA_PA_INACTIVE };
+#define AIWI_KPA_ACTIVATION_BUFFER 10.0 /* s: scaler.go, activationTimeoutBuffer */
 
 /* The bucket of Knative's scale-down delay window (aggregation/max,
  * TimeWindow over 2 s buckets). */
@@ -516,8 +607,11 @@ typedef struct aiwi_kpa_bucket {
 typedef struct aiwi_kpa_state {
 	double panic_time;      /* last time over the threshold; NAN: not panicking */
 	int32_t max_panic_pods;
-	/* aiwi_kpa_step only */
-	double zero_since;      /* since when the decision is 0; NAN: it is not */
+	/* the reconciler: the PodAutoscaler's Active condition since pa_since,
+	 * the ServerlessService in proxy mode (the activator in the path)
+	 * since proxy_since (NAN: serve mode) */
+	int pa;
+	double pa_since, proxy_since;
 	/* the scale-down delay window: descending maxima in a ring of
 	 * ceil(delay / 2 s) buckets (Knative's max.window) */
 	aiwi_kpa_bucket *delay;
@@ -531,6 +625,8 @@ void aiwi_kpa_state_init(aiwi_kpa_state *s);
  * count, so that a restarted autoscaler without metric history keeps the
  * current scale until it has data. */
 void aiwi_kpa_state_start(aiwi_kpa_state *s, double now, int32_t ready);
+/* (The PodAutoscaler starts active since now with ready pods, else
+ * inactive with the activator in the path.) */
 void aiwi_kpa_state_free(aiwi_kpa_state *s);
 /* One decision at time now from the stable- and panic-window averages of
  * the total demand (requests in flight, or per second): dspc =
@@ -545,16 +641,35 @@ int32_t aiwi_kpa_decide(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, u
 /* The whole decision of a tick: aiwi_kpa_decide, then the scale-down delay
  * (reachable revisions only: the highest decision recorded in the last
  * ceil(down_delay / 2 s) buckets of 2 s, the bucket of a time t being
- * floor(t / 2 s), wins), the grace
- * period before the last replica goes (current > 0 and a zero decision for
- * less than zero_grace: 1), min/max.  current is the desired count before
- * this tick.  Returns the new desired count, or AIW_ENOMEM. */
+ * floor(t / 2 s), wins), the excess burst capacity (floor(ready x
+ * total_value - burst_capacity - panic), -1 when burst_capacity < 0, 0
+ * when it is 0), then the reconciler (aiwi_kpa_reconcile_r), run again
+ * while a pass changes the PodAutoscaler's state or the proxy mode (its
+ * status update queues it again at once); without the reconciler, min/max
+ * only.  current is the Deployment's count before this tick.  Returns the
+ * new count, or AIW_ENOMEM. */
 int32_t aiwi_kpa_step(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now, int32_t current,
                      uint32_t ready, double stable, double panic);
 /* The same, telling in *reason (may be NULL) why (AIW_AS_R_*). */
 int32_t aiwi_kpa_step_r(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now,
                        int32_t current, uint32_t ready, double stable, double panic,
                        int *reason);
+
+/* One pass of Knative's reconciler with the decider's count `want` (-1:
+ * no metrics yet) and its excess burst capacity `ebc`: min/max (no minimum
+ * for an unreachable revision); a zero is applied only when the
+ * PodAutoscaler is inactive for max(zero_grace, pod_retention), or for
+ * pod_retention with the activator in the path for zero_grace; while
+ * active for less than stable_window the count is 1; once active for
+ * stable_window it is marked inactive (count kept); while activating for
+ * more than progress_deadline + 10 s the count goes to zero, else it is
+ * kept.  Then the Active condition from the returned count and the ready
+ * pods (at least max(min, 1) ready: active), and the proxy mode (a count
+ * of 0, ebc < 0, or -1 while inactive).  Returns the Deployment's new
+ * count (current when not applied). */
+int32_t aiwi_kpa_reconcile_r(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now,
+                            int32_t current, uint32_t ready, int32_t want, int32_t ebc,
+                            int *reason);
 
 /* The last samples of the demand, for the window averages. */
 typedef struct aiwi_kpa_ring {

@@ -29,6 +29,7 @@ typedef struct slotrec {
 	uint32_t gen;
 	uint8_t used;  /* holds a loading interval not yet folded into load_done */
 	uint8_t live;  /* spot and exposed to preemption (no notice yet) */
+	uint8_t initial; /* one of the replicas ready at 0 (ready since ever) */
 } slotrec;
 
 typedef struct aiwi_as_policy aiwi_as_policy;
@@ -134,6 +135,15 @@ typedef struct aiwi_as_fleet {
 	uint64_t arrived;                  /* requests arrived (cumulative) */
 } aiwi_as_fleet;
 void aiwi_as_counts(const autoscaler *a, aiwi_as_fleet *k);
+/* The HPA's pod groups now for a sample over window w (aiwi_hpa_group on
+ * every replica the controller asked for): a replica not provisioned yet
+ * is a pending pod; a loading one a running pod not ready since its start,
+ * with a sample on metric = utilization (the resource metric, read from
+ * the running container) and none on the others (the serving process
+ * exports them once loaded); a ready one a running, ready pod with a
+ * sample, ready since its cold start ended (the initial replicas since
+ * ever); a draining one a pod being deleted. */
+void aiwi_as_pod_groups(const autoscaler *a, const window *w, aiwi_hpa_groups *g);
 /* The fleet's arrival process (the predictive policy's forecast). */
 const aiwi_traffic *aiwi_as_traffic(const autoscaler *a);
 /* Start sampling requests in flight every metric_interval. */

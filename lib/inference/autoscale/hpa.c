@@ -5,8 +5,13 @@
  * documented in "Horizontal Pod Autoscaling", algorithm details, and
  * "Configurable scaling behavior"): every sync period, desired =
  * ceil(ready * metric / target) unless |metric / target - 1| <= tolerance;
- * pods not ready yet count as 0 on a scale-up and are set aside on a
- * scale-down; the recommendation is stabilised (highest of the last 300 s
+ * the pods are grouped as groupPods does (aiwi_hpa_group): unready ones
+ * count as 0 on a scale-up and are set aside on a scale-down, missing ones
+ * count as 0 on a scale-up and as the target on a scale-down, ignored ones
+ * (being deleted, failed) are left out; which replica is which is the
+ * glue's mapping (aiwi_as_pod_groups: loading replicas are unready on
+ * metric = utilization, the CPU rule, and missing on the others; draining
+ * ones are being deleted); the recommendation is stabilised (highest of the last 300 s
  * on scale-down) and limited by the scaling policies (up: 100 % or 4 pods
  * per 15 s, the larger; down: 100 % per 15 s), then bounded by min/max.
  * The metric is what the fleet did over the sync period: busy
@@ -132,6 +137,39 @@ int32_t aiwi_hpa_calc_r(const aiwi_hpa_calc_in *in, int *reason)
 		return (int32_t)current;
 	}
 	return (int32_t)clamp32(nr);
+}
+
+/* replica_calculator.go, groupPods */
+void aiwi_hpa_group(const aiwi_hpa_pod *pod, bool cpu, double now, double cpu_init,
+                    double readiness_delay, aiwi_hpa_groups *g)
+{
+	if (pod->deleting || pod->phase == AIW_HPA_POD_FAILED) {
+		g->ignored++;
+		return;
+	}
+	if (pod->phase == AIW_HPA_POD_PENDING) {
+		g->unready++;
+		return;
+	}
+	if (!pod->has_metric) {
+		g->missing++;
+		return;
+	}
+	if (cpu) {
+		bool unready;
+		if (!pod->has_condition)
+			unready = true;
+		else if (pod->start + cpu_init > now) /* still within its initialisation */
+			unready = !pod->ready ||
+			          pod->metric_time < pod->transition + pod->metric_window;
+		else /* unready and never ready */
+			unready = !pod->ready && pod->start + readiness_delay > pod->transition;
+		if (unready) {
+			g->unready++;
+			return;
+		}
+	}
+	g->ready++;
 }
 
 void aiwi_hpa_state_init(aiwi_hpa_state *s)
@@ -425,6 +463,9 @@ static const char *const reason_names[AIW_AS_NREASONS] = {
 	[AIW_AS_R_PANIC] = "panic",           [AIW_AS_R_DELAY] = "delay",
 	[AIW_AS_R_GRACE] = "grace",           [AIW_AS_R_RATE] = "rate",
 	[AIW_AS_R_ACTIVATION] = "activation", [AIW_AS_R_STABLE] = "stable",
+	[AIW_AS_R_IDLE] = "idle",             [AIW_AS_R_DEACTIVATE] = "deactivate",
+	[AIW_AS_R_RETENTION] = "retention",   [AIW_AS_R_ACTIVATING] = "activating",
+	[AIW_AS_R_PROBE] = "probe",
 };
 
 const char *aiwi_as_reason_name(int reason)
@@ -511,15 +552,13 @@ aiw_status aiwi_hpa_policies_parse(const char *text, aiwi_hpa_scaling *out, char
 /* ======================================================================== */
 int32_t aiwi_as_hpa_recommendation(const autoscaler *a, const window *w)
 {
-	aiwi_as_fleet k;
-	aiwi_as_counts(a, &k);
-	int64_t have = (int64_t)k.ready + k.loading;
-	int64_t pods = a->spec > have ? a->spec : have;
+	aiwi_hpa_groups g;
+	aiwi_as_pod_groups(a, w, &g);
 	aiwi_hpa_calc_in in = {
 		.current = a->spec,
-		.ready = (int32_t)k.ready,
-		.unready = (int32_t)(pods - k.ready),
-		.missing = 0,
+		.ready = g.ready,
+		.unready = g.unready,
+		.missing = g.missing,
 		.value = aiwi_as_metric_value(a, w),
 		.target = a->metric == AIW_AS_M_UTILIZATION ? P(a, AIW_AS_TARGET_UTILIZATION)
 		                                            : P(a, AIW_AS_TARGET_VALUE),

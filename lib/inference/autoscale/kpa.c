@@ -8,20 +8,31 @@
  * kpa_target_utilization; panic mode starts when dppc / ready >= 2 and
  * ends a stable window after the last time above; in panic the count only
  * grows.  Optionally (scale-down delay) the highest decision of a window
- * wins.  Scale to zero (min_replicas = 0) after zero demand for the
- * grace period; a request reaching an empty fleet triggers a decision at
- * once (the activator's poke).
+ * wins.  A request reaching an empty fleet triggers a decision at once (the
+ * activator's poke).
  *
- * Where the library differs from Knative's reconciler (pkg/reconciler/
- * autoscaling/kpa/scaler.go, handleScaleToZero): there a zero decision is
- * applied only once the PodAutoscaler has been active for a stable window,
- * then marked inactive (the activator in the path), and inactive for
- * max(scale-to-zero-grace-period, scale-to-zero-pod-retention-period);
- * meanwhile it keeps 1 replica (or, on the tick that marks it inactive,
- * the current count).  Here the grace period starts at the first zero
- * decision and there is no activation state: a revision active for less
- * than a stable window goes to zero grace seconds after its demand does,
- * sooner than Knative would; pod retention is not modelled.
+ * Scale to zero (min_replicas = 0) is Knative's reconciler's (pkg/reconciler/
+ * autoscaling/kpa: scaler.go, handleScaleToZero; kpa.go,
+ * computeActiveCondition and the ServerlessService's mode): the
+ * PodAutoscaler is active, inactive or activating since a time.  A zero
+ * decision while active for less than a stable window keeps 1 replica;
+ * once active for a stable window it marks the revision inactive (the
+ * count stays) and the activator goes in the path; inactive, the last
+ * replica goes after max(kpa_scale_to_zero_grace,
+ * kpa_scale_to_zero_pod_retention), or after the retention once the
+ * activator has been in the path for the grace period (it is from the
+ * start when the excess burst capacity, ready x target_value -
+ * kpa_target_burst_capacity - the panic demand, is negative: with Knative's
+ * default 211 a small revision goes to zero as soon as it is inactive).
+ * Activating (scaled from zero, nothing ready yet) for longer than
+ * kpa_progress_deadline + 10 s it goes back to zero.  No minimum applies to
+ * an unreachable revision.  The reconciler runs at every tick and again at
+ * once when a pass changes the PodAutoscaler's state or the proxy mode (its
+ * status update queues it); Knative's timed re-queues (after the rest of the
+ * stable window, the grace, the retention) land on the next tick, which
+ * with the defaults (windows multiples of the 2 s tick) is the same instant.
+ * The activator probe always succeeds in the simulation; initial scale is
+ * not modelled (a fleet starts with `replicas` ready).
  *
  * The decision functions (aiwi_kpa_*) take numbers, not a fleet; the glue
  * at the end samples the fleet through the controller.
@@ -37,7 +48,9 @@ void aiwi_kpa_state_init(aiwi_kpa_state *s)
 	memset(s, 0, sizeof *s);
 	s->panic_time = NAN;
 	s->max_panic_pods = 0;
-	s->zero_since = NAN;
+	s->pa = AIW_KPA_PA_INACTIVE;
+	s->pa_since = 0;
+	s->proxy_since = NAN;
 }
 
 void aiwi_kpa_state_start(aiwi_kpa_state *s, double now, int32_t ready)
@@ -46,6 +59,9 @@ void aiwi_kpa_state_start(aiwi_kpa_state *s, double now, int32_t ready)
 		ready = 0;
 	s->panic_time = ready > 1 ? now : NAN;
 	s->max_panic_pods = ready;
+	s->pa = ready > 0 ? AIW_KPA_PA_ACTIVE : AIW_KPA_PA_INACTIVE;
+	s->pa_since = now;
+	s->proxy_since = ready > 0 ? NAN : now;
 }
 
 /* autoscaler.go, Scale (from the ready pods to the delay window) */
@@ -168,26 +184,117 @@ int32_t aiwi_kpa_step_r(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now,
 			*why = AIW_AS_R_DELAY;
 		}
 	}
-	/* the last replica stays until the demand has been zero for the grace */
-	if (want == 0) {
-		if (isnan(s->zero_since))
-			s->zero_since = now;
-		if (current > 0 && now - s->zero_since < k->zero_grace) {
-			want = 1;
-			*why = AIW_AS_R_GRACE;
+	if (!k->reconciler) {
+		if (want < k->min_replicas) {
+			want = k->min_replicas;
+			*why = AIW_AS_R_MIN;
 		}
+		if (want > k->max_replicas) {
+			want = k->max_replicas;
+			*why = AIW_AS_R_MAX;
+		}
+		return want;
+	}
+	/* autoscaler.go: the excess burst capacity, from the panic value */
+	double ebc = k->burst_capacity == 0 ? 0
+	             : k->burst_capacity > 0
+	                     ? floor((double)ready * k->total_value - k->burst_capacity - panic)
+	                     : -1;
+	int32_t e = (int32_t)fmax(fmin(ebc, INT32_MAX), INT32_MIN);
+	/* the reconciler; a pass that changes the PodAutoscaler's state or the
+	 * ServerlessService's mode updates their status, which queues the
+	 * PodAutoscaler again at once */
+	int32_t n = current;
+	int dec_why = *why;
+	for (int pass = 0; pass < 4; pass++) {
+		int pa = s->pa;
+		bool proxy = !isnan(s->proxy_since);
+		int rwhy = dec_why;
+		n = aiwi_kpa_reconcile_r(k, s, now, n, ready, want, e, &rwhy);
+		*why = rwhy;
+		if (s->pa == pa && !isnan(s->proxy_since) == proxy)
+			break;
+	}
+	return n;
+}
+
+int32_t aiwi_kpa_reconcile_r(const aiwi_kpa_conf *k, aiwi_kpa_state *s, double now,
+                            int32_t current, uint32_t ready, int32_t want, int32_t ebc,
+                            int *reason)
+{
+	int why_;
+	int *why = reason ? reason : &why_;
+	int32_t d = want;
+	bool apply = true;
+	/* scaler.go, scale: no metrics yet (and not activating): nothing */
+	if (d < 0 && s->pa != AIW_KPA_PA_ACTIVATING) {
+		apply = false;
+		*why = AIW_AS_R_NO_METRIC;
 	} else {
-		s->zero_since = NAN;
+		/* PodAutoscaler.ScaleBounds: no minimum when unreachable */
+		int32_t lo = k->unreachable ? 0 : k->min_replicas, hi = k->max_replicas;
+		if (d < lo) {
+			d = lo;
+			*why = AIW_AS_R_MIN;
+		} else if (hi > 0 && d > hi) {
+			d = hi;
+			*why = AIW_AS_R_MAX;
+		}
 	}
-	if (want < k->min_replicas) {
-		want = k->min_replicas;
-		*why = AIW_AS_R_MIN;
+	/* handleScaleToZero */
+	if (d == 0) {
+		double dt = now - s->pa_since;
+		if (s->pa == AIW_KPA_PA_ACTIVATING) {
+			if (!(dt > k->progress_deadline + AIWI_KPA_ACTIVATION_BUFFER)) {
+				d = -1; /* scaleUnknown */
+				apply = false;
+				*why = AIW_AS_R_ACTIVATING;
+			}
+		} else if (s->pa == AIW_KPA_PA_ACTIVE) {
+			if (dt >= k->stable_window) {
+				apply = false; /* marked inactive below */
+				*why = AIW_AS_R_DEACTIVATE;
+			} else {
+				d = 1; /* at most 1 for the rest of the stable window */
+				*why = AIW_AS_R_IDLE;
+			}
+		} else if (k->no_activator && k->burst_capacity != -1) {
+			apply = false; /* probed asynchronously, not in the path yet */
+			*why = AIW_AS_R_PROBE;
+		} else if (!(dt >= fmax(k->zero_grace, k->pod_retention))) {
+			double pf = isnan(s->proxy_since) ? 0 : now - s->proxy_since;
+			if (k->pod_retention > 0 && dt < k->pod_retention) {
+				apply = false;
+				*why = AIW_AS_R_RETENTION;
+			} else if (k->zero_grace - pf > 0) {
+				apply = false;
+				*why = AIW_AS_R_GRACE;
+			}
+		}
 	}
-	if (want > k->max_replicas) {
-		want = k->max_replicas;
-		*why = AIW_AS_R_MAX;
+	int32_t next = apply ? d : current;
+	/* kpa.go, computeActiveCondition (the scale target initialised) */
+	int32_t lo = k->unreachable ? 0 : k->min_replicas;
+	int64_t min_ready = lo > 1 ? lo : 1;
+	int pa = s->pa;
+	if (d == 0)
+		pa = AIW_KPA_PA_INACTIVE;
+	else if ((int64_t)ready < min_ready)
+		pa = d > 0 || s->pa != AIW_KPA_PA_INACTIVE ? AIW_KPA_PA_ACTIVATING : AIW_KPA_PA_INACTIVE;
+	else if (d > 0 || s->pa != AIW_KPA_PA_INACTIVE)
+		pa = AIW_KPA_PA_ACTIVE;
+	if (pa != s->pa) {
+		s->pa = pa;
+		s->pa_since = now;
 	}
-	return want;
+	/* the ServerlessService: the activator in the path at zero, without
+	 * burst capacity, or with no metrics while inactive */
+	bool proxy = d == 0 || ebc < 0 || (d == -1 && s->pa == AIW_KPA_PA_INACTIVE);
+	if (proxy && isnan(s->proxy_since))
+		s->proxy_since = now;
+	else if (!proxy)
+		s->proxy_since = NAN;
+	return next;
 }
 
 aiw_status aiwi_kpa_ring_init(aiwi_kpa_ring *r, size_t cap)
@@ -222,9 +329,14 @@ double aiwi_kpa_ring_mean(const aiwi_kpa_ring *r, size_t last)
 	size_t n = last < r->n ? last : r->n;
 	if (!n)
 		return 0;
+	/* newest first, as (pos - i) mod cap for i = 1..n, without a division
+	 * per sample */
 	double s = 0;
-	for (size_t i = 1; i <= n; i++)
-		s += r->v[(r->pos + r->cap - i) % r->cap];
+	size_t a = n < r->pos ? n : r->pos;
+	for (size_t i = r->pos; i > r->pos - a; i--)
+		s += r->v[i - 1];
+	for (size_t i = r->cap, left = n - a; left > 0; i--, left--)
+		s += r->v[i - 1];
 	return s / (double)n;
 }
 
@@ -242,6 +354,11 @@ static void kpa_decide_now(autoscaler *a)
 	a->kc.target = P(a, AIW_AS_TARGET_VALUE) * P(a, AIW_AS_KPA_TARGET_UTILIZATION);
 	a->kc.down_delay = P(a, AIW_AS_KPA_DOWN_DELAY);
 	a->kc.zero_grace = P(a, AIW_AS_KPA_ZERO_GRACE);
+	a->kc.pod_retention = P(a, AIW_AS_KPA_POD_RETENTION);
+	a->kc.burst_capacity = P(a, AIW_AS_KPA_TBC);
+	a->kc.total_value = P(a, AIW_AS_TARGET_VALUE);
+	a->kc.progress_deadline = P(a, AIW_AS_KPA_PROGRESS_DEADLINE);
+	a->kc.reconciler = P(a, AIW_AS_KPA_RECONCILER) != 0;
 	a->kc.min_replicas = (int32_t)P(a, AIW_AS_MIN_REPLICAS);
 	a->kc.max_replicas = (int32_t)P(a, AIW_AS_MAX_REPLICAS);
 	a->kc.activation_scale = (int32_t)P(a, AIW_AS_KPA_ACTIVATION_SCALE);
@@ -279,6 +396,12 @@ static aiw_status kpa_check(autoscaler *a)
 		                "%s.metric = queue: kpa scales on concurrency or rps", px);
 	if (a->metric == AIW_AS_M_UTILIZATION)
 		a->metric = AIW_AS_M_CONCURRENCY; /* Knative's default metric */
+	double tbc = P(a, AIW_AS_KPA_TBC);
+	if (tbc < 0 && tbc != -1)
+		return aiwi_err(a->sim, AIW_ERANGE,
+		                "%s.kpa_target_burst_capacity = %g: expected -1 (the activator "
+		                "always in the path) or a value >= 0",
+		                px, tbc);
 	double pw = P(a, AIW_AS_KPA_PANIC_WINDOW), sw = P(a, AIW_AS_KPA_STABLE_WINDOW);
 	double iv = P(a, AIW_AS_METRIC_INTERVAL);
 	if (pw > sw)

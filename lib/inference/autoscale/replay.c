@@ -22,6 +22,13 @@
  *            replicas, a recommendation); such a row is no sync
  *   reachable  kpa: 0 when the revision is unreachable at this tick, 1
  *            when it is (default: kpa_unreachable)
+ *   desired  kpa: the decider's count itself (-1: no metrics yet); the row
+ *            is one pass of the reconciler (aiwi_kpa_reconcile_r), no
+ *            demand needed
+ *   active_for, inactive_for, activating_for   kpa: the PodAutoscaler is
+ *            in that state since that many seconds before this row
+ *   proxy_for  kpa: the activator has been in the path for that long
+ *   activator  kpa: 0 when the activator probe fails at this row
  *   expect   ignored (tests keep the expected count there)
  * An empty field is a value not given (time must be given).
  * hpa: a sync at the first row and then at the first row at or past each
@@ -41,11 +48,13 @@
 #include <string.h>
 
 enum { C_TIME, C_READY, C_METRIC, C_TOTAL, C_UNREADY, C_MISSING, C_CURRENT, C_STABLE, C_PANIC,
-       C_EXPECT, C_REC, C_UP_EVENT, C_DOWN_EVENT, C_PAST_REC, C_REACHABLE, NCOLS };
+       C_EXPECT, C_REC, C_UP_EVENT, C_DOWN_EVENT, C_PAST_REC, C_REACHABLE, C_DESIRED,
+       C_ACTIVE_FOR, C_INACTIVE_FOR, C_ACTIVATING_FOR, C_PROXY_FOR, C_ACTIVATOR, NCOLS };
 static const char *const colname[NCOLS] = {
 	"time",  "ready",  "metric", "total",          "unready",  "missing",    "current",
 	"stable", "panic", "expect", "recommendation", "up_event", "down_event",
-	"past_recommendation", "reachable"};
+	"past_recommendation", "reachable", "desired", "active_for", "inactive_for",
+	"activating_for", "proxy_for", "activator"};
 
 typedef struct rp {
 	autoscaler a; /* only c, sim, p, metric and the policy state are used */
@@ -166,6 +175,18 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		a->kc.target = P(a, AIW_AS_TARGET_VALUE) * P(a, AIW_AS_KPA_TARGET_UTILIZATION);
 		a->kc.down_delay = P(a, AIW_AS_KPA_DOWN_DELAY);
 		a->kc.zero_grace = P(a, AIW_AS_KPA_ZERO_GRACE);
+		a->kc.pod_retention = P(a, AIW_AS_KPA_POD_RETENTION);
+		a->kc.burst_capacity = P(a, AIW_AS_KPA_TBC);
+		if (a->kc.burst_capacity < 0 && a->kc.burst_capacity != -1) {
+			st = aiwi_buferr(err, errlen, AIW_ERANGE,
+			                 "kpa_target_burst_capacity = %g: expected -1 (the activator "
+			                 "always in the path) or a value >= 0",
+			                 a->kc.burst_capacity);
+			goto done;
+		}
+		a->kc.total_value = P(a, AIW_AS_TARGET_VALUE);
+		a->kc.progress_deadline = P(a, AIW_AS_KPA_PROGRESS_DEADLINE);
+		a->kc.reconciler = P(a, AIW_AS_KPA_RECONCILER) != 0;
 		a->kc.min_replicas = (int32_t)lo;
 		a->kc.max_replicas = (int32_t)hi;
 		a->kc.activation_scale = (int32_t)P(a, AIW_AS_KPA_ACTIVATION_SCALE);
@@ -221,7 +242,9 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 					             "unknown column '%s' (time, ready, metric or total, "
 					             "unready, missing, current, stable, panic, "
 					             "recommendation, up_event, down_event, "
-					             "past_recommendation, expect)",
+					             "past_recommendation, reachable, desired, active_for, "
+					             "inactive_for, activating_for, proxy_for, activator, "
+					             "expect)",
 					             tok);
 					goto done;
 				}
@@ -232,10 +255,10 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				have[k] = 1;
 				col[ncol++] = k;
 			}
-			bool kpa_direct = kpa && have[C_STABLE] && have[C_PANIC];
+			bool kpa_direct = kpa && ((have[C_STABLE] && have[C_PANIC]) || have[C_DESIRED]);
 			bool hpa_direct = !kpa && have[C_REC];
 			const char *miss = !have[C_TIME] ? "time"
-			                   : !have[C_READY] && !hpa_direct ? "ready"
+			                   : !have[C_READY] && !hpa_direct && !have[C_DESIRED] ? "ready"
 			                   : !kpa_direct && !hpa_direct && !have[C_METRIC] &&
 			                                   !have[C_TOTAL]
 			                           ? "metric or total"
@@ -244,8 +267,12 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				st = fail_at(r, lineno, "header", "no '%s' column", miss);
 				goto done;
 			}
-			if (!kpa && have[C_REACHABLE]) {
-				st = fail_at(r, lineno, "header", "%s", "reachable is a kpa column");
+			if (!kpa && (have[C_REACHABLE] || have[C_DESIRED] || have[C_ACTIVE_FOR] ||
+			             have[C_INACTIVE_FOR] || have[C_ACTIVATING_FOR] || have[C_PROXY_FOR] ||
+			             have[C_ACTIVATOR])) {
+				st = fail_at(r, lineno, "header", "%s",
+				             "reachable, desired, active_for, inactive_for, activating_for, "
+				             "proxy_for and activator are kpa columns");
 				goto done;
 			}
 			if (kpa && (have[C_REC] || have[C_UP_EVENT] || have[C_DOWN_EVENT] ||
@@ -286,13 +313,17 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				st = fail_at(r, lineno, colname[col[k]], "'%s' is not a finite number", tok);
 				goto done;
 			}
-			if (x < 0) {
-				st = fail_at(r, lineno, colname[col[k]], "%s is negative", tok);
+			if (x < 0 && !(col[k] == C_DESIRED && x == -1)) {
+				st = fail_at(r, lineno, colname[col[k]],
+				             col[k] == C_DESIRED ? "%s is negative (-1: no metrics yet)"
+				                                 : "%s is negative",
+				             tok);
 				goto done;
 			}
 			if (col[k] != C_TIME && col[k] != C_METRIC && col[k] != C_TOTAL &&
 			    col[k] != C_STABLE && col[k] != C_PANIC && col[k] != C_EXPECT &&
-			    x != floor(x)) {
+			    col[k] != C_ACTIVE_FOR && col[k] != C_INACTIVE_FOR &&
+			    col[k] != C_ACTIVATING_FOR && col[k] != C_PROXY_FOR && x != floor(x)) {
 				st = fail_at(r, lineno, colname[col[k]], "%s is not a whole pod count", tok);
 				goto done;
 			}
@@ -394,7 +425,28 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				started = true;
 			}
 			a->kc.unreachable = isnan(v[C_REACHABLE]) ? unreachable : v[C_REACHABLE] == 0;
+			a->kc.no_activator = !isnan(v[C_ACTIVATOR]) && v[C_ACTIVATOR] == 0;
+			/* the PodAutoscaler's state and the proxy mode before this row */
+			static const int pa_col[3] = {C_ACTIVE_FOR, C_INACTIVE_FOR, C_ACTIVATING_FOR};
+			static const int pa_state[3] = {AIW_KPA_PA_ACTIVE, AIW_KPA_PA_INACTIVE,
+			                                AIW_KPA_PA_ACTIVATING};
+			for (int j = 0; j < 3; j++)
+				if (!isnan(v[pa_col[j]])) {
+					a->ks.pa = pa_state[j];
+					a->ks.pa_since = t - v[pa_col[j]];
+				}
+			if (!isnan(v[C_PROXY_FOR]))
+				a->ks.proxy_since = t - v[C_PROXY_FOR];
 			double stable, panic;
+			if (!isnan(v[C_DESIRED])) {
+				/* the decider's count given: one pass of the reconciler */
+				why = AIW_AS_R_SCALE;
+				n = aiwi_kpa_reconcile_r(&a->kc, &a->ks, t, r->spec, (uint32_t)ready,
+				                         (int32_t)fmin(v[C_DESIRED], INT32_MAX), 0, &why);
+				r->spec = n;
+				emit(r, t, n, why);
+				continue;
+			}
 			if (have[C_STABLE] && have[C_PANIC]) {
 				stable = v[C_STABLE];
 				panic = v[C_PANIC];
