@@ -467,11 +467,20 @@ static aiw_status find_target(aiw_sim *sim, const char *component, const aiwi_co
 		if (!name ? n == 1 : strcmp(c->name, name) == 0)
 			found = c;
 	}
-	if (!name && n != 1)
+	if (!name && n != 1) {
+		char names[256] = "";
+		size_t len = 0;
+		for (size_t i = 0; i < aiwi_ncomps(sim) && len < sizeof names; i++) {
+			const aiwi_comp *c = aiwi_comp_at(sim, i);
+			if (c->kind == &aiwi_kind_inference)
+				len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+				                        len ? ", " : "", c->name);
+		}
 		return aiwi_err(sim, n ? AIW_EINVAL : AIW_ESCENARIO,
 		                "aiw_inference_capacity: component is NULL and the scenario has %d "
-		                "[inference NAME] sections: name one",
-		                n);
+		                "[inference NAME] sections%s%s%s: name one",
+		                n, n ? " (" : "", names, n ? ")" : "");
+	}
 	if (!found)
 		return aiwi_err(sim, AIW_EUNKNOWN,
 		                "aiw_inference_capacity: component '%s': the scenario has no "

@@ -33,6 +33,10 @@ has "$tmp/err" "component 'nope'" "an unknown fleet is named"
 expect 2 "capacity --set of an undeclared fleet" -- \
 	"$aiw" capacity --set inference.w.replicas=2 "$tmp/mdc.ini"
 has "$tmp/err" "inference.w" "the undeclared component is named"
+expect 2 "capacity of a two-fleet scenario without --component" -- \
+	"$aiw" capacity "$top_srcdir/examples/scenarios/inference-only.ini"
+has "$tmp/err" "2 inference fleets (chat, code): choose one with --component NAME" \
+	"two fleets and no --component: the fleets and the option named"
 expect 2 "capacity of two scenarios" -- "$aiw" capacity "$tmp/mdc.ini" "$tmp/mdc.ini"
 
 # shellcheck disable=SC2086

@@ -198,6 +198,28 @@ int cli_capacity(int argc, char **argv)
 		rc = cli_exit_code(st);
 		goto done;
 	}
+	if (!component) { /* the command's words for the library's "component is NULL" */
+		size_t nc = 0, nfleets = 0;
+		char names[256] = "";
+		size_t len = 0;
+		aiw_sim_component_count(sim, &nc);
+		for (size_t k = 0; k < nc; k++) {
+			const char *kind, *name;
+			if (aiw_sim_component(sim, k, &kind, &name) == AIW_OK &&
+			    strcmp(kind, "inference") == 0) {
+				nfleets++;
+				if (len < sizeof names)
+					len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
+					                        len ? ", " : "", name);
+			}
+		}
+		if (nfleets > 1) {
+			rc = cli_usage_error("capacity: %s has %zu inference fleets (%s): choose one "
+			                     "with --component NAME",
+			                     file, nfleets, names);
+			goto done;
+		}
+	}
 	double out[AIW_CAPACITY_NCOLUMNS];
 	st = aiw_inference_capacity(sim, component, settings, nset, out, AIW_CAPACITY_NCOLUMNS,
 	                            progress ? capacity_progress : NULL, NULL);
