@@ -25,19 +25,21 @@ enum {
 /* Reserved and committed-use pricing, as fractions of the on-demand price
  * per GPU-hour, by term (1 year, 3 years).  Both are paid for the whole
  * term whether the capacity is used or not.
- *  - reserved (capacity bought for the term, AWS Reserved Instances, Azure
- *    Reserved VM Instances, GCP resource-based commitments): Google Cloud's
- *    resource-based committed use discounts on GPUs are 37 % (1 year) and
- *    55 % (3 years) off on-demand (Compute Engine "Resource-based committed
- *    use discounts" and VM instance pricing, read 2026-12-01; summarised in
- *    Lilly Tech Systems, "GCP AI cost: committed use discounts"); AWS
- *    documents about 30 % off for a 1-year no-upfront reservation and
- *    about 63 % for 3 years: 0.63 and 0.45 of on-demand;
- *  - committed (a spend commitment applied to whatever runs, AWS Savings
- *    Plans, Azure savings plan, GCP spend-based/flexible commitments):
- *    Google Cloud's spend-based commitments 25 % (1 year) and 52 %
- *    (3 years) off (same summary); AWS lists Savings Plans at up to 66 %
- *    against up to 72 % for Reserved Instances. */
+ *  - reserved (capacity bought for the term: AWS Reserved Instances, Azure
+ *    Reserved VM Instances, GCP resource-based commitments): 0.63 (1 year)
+ *    and 0.45 (3 years).  AWS g6e.xlarge (1 L40S, us-east-1) lists $1.861/h
+ *    on demand, ~$1.17/h reserved 1 year and ~$0.80/h 3 years, no upfront
+ *    (0.63, 0.43; Modal, "How much does it cost to run NVIDIA L40S GPUs in
+ *    2025?", 2025-08-12); Google Cloud's resource-based committed use
+ *    discounts on GPUs are 37 % and 55 % (0.63, 0.45; Compute Engine
+ *    committed use discounts, read 2026-12-01);
+ *  - committed (a spend commitment applied to whatever runs: AWS Savings
+ *    Plans, Azure savings plan, GCP spend-based commitments): 25 % (1 year)
+ *    and 52 % (3 years) off on-demand, Google Cloud's spend-based figures
+ *    (Lilly Tech Systems, "GCP AI cost: committed use discounts", read
+ *    2026-12-01); AWS states up to 66 % for Savings Plans against up to
+ *    72 % for Reserved Instances: a commitment that follows the workload
+ *    gives less than a reservation. */
 #define AIW_RESERVED_RATIO_1Y 0.63
 #define AIW_RESERVED_RATIO_3Y 0.45
 #define AIW_COMMITTED_DISCOUNT_1Y 0.25
