@@ -34,6 +34,11 @@ aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_sp
 	out->node_overhead_w = aiwi_p(c, first + AIW_COST_NODE_OVERHEAD);
 	if (mode == AIW_PRICING_RESERVED && aiwi_pset(c, first + AIW_COST_RESERVED_PRICE)) {
 		out->usd_per_gpu_s = aiwi_p(c, first + AIW_COST_RESERVED_PRICE) / 3600.0;
+		/* spot against the on-demand price when one is known */
+		double h = aiwi_pset(c, first + AIW_COST_ONDEMAND_PRICE)
+		                   ? aiwi_p(c, first + AIW_COST_ONDEMAND_PRICE)
+		                   : g->ondemand_usd_per_h;
+		out->spot_base_usd_per_gpu_s = h > 0 ? h / 3600.0 : out->usd_per_gpu_s;
 	} else if (mode != AIW_PRICING_CAPEX) {
 		double h = aiwi_pset(c, first + AIW_COST_ONDEMAND_PRICE)
 		                   ? aiwi_p(c, first + AIW_COST_ONDEMAND_PRICE)
@@ -50,6 +55,8 @@ aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_sp
 			f = 1 - aiwi_p(c, first + AIW_COST_COMMITTED_DISCOUNT);
 		/* ondemand: f = 1 exactly, the rate as before */
 		out->usd_per_gpu_s = mode == AIW_PRICING_ONDEMAND ? h / 3600.0 : h * f / 3600.0;
+		out->spot_base_usd_per_gpu_s = h / 3600.0;
+		return AIW_OK;
 	} else {
 		double price = aiwi_pset(c, first + AIW_COST_GPU_PRICE)
 		                       ? aiwi_p(c, first + AIW_COST_GPU_PRICE)
@@ -59,6 +66,7 @@ aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_sp
 			                "%s.gpu_price: the catalog has no price for %s; set one (USD)",
 			                c->prefix, g->name);
 		out->usd_per_gpu_s = price / aiwi_p(c, first + AIW_COST_LIFETIME);
+		out->spot_base_usd_per_gpu_s = out->usd_per_gpu_s;
 	}
 	return AIW_OK;
 }

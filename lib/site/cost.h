@@ -181,6 +181,10 @@ enum {
 typedef struct aiwi_pricing {
 	double usd_per_gpu_s;  /* cost of one provisioned GPU for one second */
 	double node_overhead_w; /* power per node beyond the GPUs (W) */
+	/* the price a spot discount applies to: the on-demand price under
+	 * reserved and committed pricing (spot capacity is not reserved), else
+	 * usd_per_gpu_s */
+	double spot_base_usd_per_gpu_s;
 } aiwi_pricing;
 
 /* The price per GPU-hour of a reserved (ratio of on-demand) or committed

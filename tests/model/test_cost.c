@@ -502,6 +502,37 @@ START_TEST(autoscale_reserved_committed_stranded)
 }
 END_TEST
 
+/* Spot replicas of a reserved or committed fleet are not reserved: the
+ * spot discount applies to the on-demand price.  4 replicas, 2 on spot
+ * without preemptions, 2 h: 2 x 2 h x (3 x 0.63) + 2 x 2 h x 3 x 0.4. */
+START_TEST(spot_of_reserved_fleet)
+{
+	const char *const base = "[sim]\nduration = 2h\n[inference f]\ngpu = H100-SXM\n"
+	                         "model_params = 8e9\nrate = 1/s\nreplicas = 4\n"
+	                         "gpus_per_replica = 1\nautoscaler = none\nspot_fraction = 0.5\n"
+	                         "spot_preemption_rate = 0/h\nondemand_price = 3\n";
+	const struct {
+		const char *set;
+		double want;
+	} cases[] = {
+		{"pricing = reserved\n", 2 * 2 * 3 * 0.63 + 2 * 2 * 3 * 0.4},
+		{"pricing = reserved\nreserved_price = 2\n", 2 * 2 * 2 + 2 * 2 * 3 * 0.4},
+		{"pricing = committed\nterm = 3y\n", 2 * 2 * 3 * 0.48 + 2 * 2 * 3 * 0.4},
+		{"pricing = ondemand\n", 2 * 2 * 3 + 2 * 2 * 3 * 0.4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s%s", base, cases[i].set);
+		aiw_sim *sim = load_text(text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		ck_assert_double_eq(aiwi_test_metric(sim, "inference.f.spot_exposure_h"), 4);
+		ck_assert_rel(aiwi_test_metric(sim, "inference.f.hardware_cost_usd"), cases[i].want,
+		              1e-12);
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
 /* Network and storage capex per GPU, amortised over the lifetime on the
  * provisioned GPU-seconds; facility capex per MW of provisioned facility
  * power over its life. */
@@ -585,6 +616,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, reserved_committed_exact);
 	tcase_add_test(tc, autoscale_reserved_committed_stranded);
 	tcase_add_test(tc, network_storage_facility);
+	tcase_add_test(tc, spot_of_reserved_fleet);
 	suite_add_tcase(s, tc);
 	return s;
 }
