@@ -81,6 +81,9 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	                 "of provisioned facility power, amortised over facility_life "
 	                 "(facility_cost_usd); 0: not charged",
 	                 0},
+	/* 15 years: the service life of a building's mechanical plant (HVAC 15,
+	 * electrical panels 20 years in building useful-life tables; the
+	 * shell's US tax life is 39 years): aiworkload(7) "Cost" */
 	[P_FAC_LIFE] = {"facility_life", "site.facility_life", AIW_PT_DURATION, "15y", "s", 0,
 	                3.2e9, NULL, AIW_PF_EXCL_MIN,
 	                "amortisation period of facility_capex", 0},
