@@ -76,8 +76,16 @@ static const aiwi_link_spec LINKS[] = {
  *    decode being memory-bound on every part;
  *  - comm_w ~ 0.5 TDP: collectives keep a few SMs and the HBM busy;
  *  - loading_w ~ idle + 0.05 TDP: weights stream in over PCIe, SMs idle.
- * On-demand prices are indicative 2024-25 list prices per GPU-hour; they
- * vary by provider and over time by a factor of several. */
+ * Prices (aiworkload(7) HARDWARE CATALOG, "Prices"): price_usd is the
+ * street price of the accelerator alone (module or card; the server, its
+ * CPUs, NICs and switches are not in it: network_price, or a gpu_price of
+ * the system per GPU); ondemand_usd_per_h is an on-demand price per
+ * GPU-hour at specialised GPU clouds ("neoclouds") for the SXM/OAM parts,
+ * the AWS list price for the single-GPU PCIe instances.  Hyperscaler list
+ * prices for the large parts are 2-4x the neocloud ones (H100: AWS p5 and
+ * Azure ND H100 v5 at $6-12/GPU-h; MI300X: Azure and Oracle at $6).  Each
+ * figure has its source and date beside it; rents move by a factor of
+ * several over a year. */
 /* Achievable fraction of the dense peak on a transformer's weight GEMMs
  * and attention core (the training model's compute, aiworkload(7)
  * "Training"; element-wise kernels are costed apart, at mem_bw times the
@@ -117,8 +125,13 @@ static const aiwi_gpu_spec GPUS[] = {
 		.prefill_w = 700,  /* aiworkload(7) HARDWARE CATALOG */
 		.decode_w = 380,   /* aiworkload(7) HARDWARE CATALOG */
 		.loading_w = 110,  /* estimate */
-		.price_usd = 30000, /* aiworkload(7) HARDWARE CATALOG (~$30k, 2023-24 street price) */
-		.ondemand_usd_per_h = 3.0, /* indicative: neocloud 8x H100 SXM ~$3/GPU-h */
+		.price_usd = 30000, /* street $25,000-40,000 by form factor and month, 2023-24
+		                     * (Stratrix, "Why H100 GPUs command such pricing", read
+		                     * 2026-12-01) */
+		.ondemand_usd_per_h = 3.0, /* neocloud: Lambda $2.99, RunPod $3.49 per GPU-h
+		                            * (Cliff Center, "AMD inference economics",
+		                            * 2026-05-18); $2.49-3.99 typical (pricegpu,
+		                            * early 2026) */
 		.nvlink_bw = 450e9, /* NVLink4, 900 GB/s bidirectional */
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX H100: one ConnectX-7 400 Gb/s per GPU */
@@ -145,8 +158,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.prefill_w = 700,
 		.decode_w = 380,
 		.loading_w = 110,
-		.price_usd = 35000, /* estimate: 2024 press reports of $30-40k */
-		.ondemand_usd_per_h = 3.8, /* indicative */
+		.price_usd = 35000, /* estimate: H100's range plus the HBM3e (no list price) */
+		.ondemand_usd_per_h = 3.8, /* neocloud: RunPod $3.59 (Deploybase, 2025-10-15),
+		                            * $2.25 at the low end (packet.ai, 2026-01); AWS
+		                            * capacity blocks $5.41 (p5e, 2024-25) */
 		.nvlink_bw = 450e9,
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX H200: ConnectX-7 400 Gb/s per GPU */
@@ -175,8 +190,11 @@ static const aiwi_gpu_spec GPUS[] = {
 		.prefill_w = 1000,
 		.decode_w = 540,
 		.loading_w = 170,
-		.price_usd = 35000, /* NVIDIA CEO, CNBC March 2024: $30,000-40,000 */
-		.ondemand_usd_per_h = 5.0, /* indicative */
+		.price_usd = 35000, /* the GPU alone: NVIDIA's CEO to CNBC, March 2024,
+		                     * $30,000-40,000; a whole HGX/DGX B200 system is reported
+		                     * near $500,000 per 8 GPUs (not verified here) */
+		.ondemand_usd_per_h = 5.0, /* neocloud: $3.75 the lowest of 26 providers, $5.6
+		                            * bare metal (packet.ai, 2026-06); AWS up to $14.24 */
 		.nvlink_bw = 900e9,
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX B200: ConnectX-7 400 Gb/s per GPU */
@@ -204,8 +222,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.prefill_w = 400,
 		.decode_w = 220,
 		.loading_w = 75,
-		.price_usd = 15000, /* estimate: 2022-23 street price */
-		.ondemand_usd_per_h = 1.8, /* indicative: neocloud A100 SXM 80GB */
+		.price_usd = 15000, /* street $8,000-15,000, the top for new parts (Mercatus,
+		                     * "A100 vs H100 vs H200", 2026) */
+		.ondemand_usd_per_h = 1.8, /* neocloud $1.49-2.49 (pricegpu, early 2026); AWS
+		                            * capacity blocks $1.844 (p4d, 2024-25) */
 		.nvlink_bw = 300e9, /* NVLink3 */
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 25e9, /* DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU */
@@ -233,8 +253,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.prefill_w = 350,
 		.decode_w = 190,
 		.loading_w = 53,
-		.price_usd = 15000, /* aiworkload(7) HARDWARE CATALOG */
-		.ondemand_usd_per_h = 1.861, /* AWS g6e.xlarge (1 L40S), us-east-1 */
+		.price_usd = 8000, /* retail $7,500-8,500 (runlocalai.co, read 2026-12-01);
+		                    * module $7,000-10,000 (datastorage.com) */
+		.ondemand_usd_per_h = 1.861, /* AWS g6e.xlarge (1 L40S), us-east-1 list (Modal,
+		                              * 2025-08-12) */
 		.nvlink_bw = 31.5e9, /* PCIe 4.0 x16 */
 		.nvlink_latency_s = LAT_PCIE,
 		.nic_bw = 12.5e9, /* estimate: 100 GbE per GPU in PCIe servers */
@@ -261,8 +283,9 @@ static const aiwi_gpu_spec GPUS[] = {
 		.prefill_w = 72,
 		.decode_w = 40,
 		.loading_w = 20,
-		.price_usd = 5000, /* aiworkload(7) HARDWARE CATALOG */
-		.ondemand_usd_per_h = 0.805, /* AWS g6.xlarge (1 L4), us-east-1 */
+		.price_usd = 2500, /* retail $2,500 (runlocalai.co, read 2026-12-01); MSRP
+		                    * $2,345 (chipversus.com) */
+		.ondemand_usd_per_h = 0.805, /* AWS g6.xlarge (1 L4), us-east-1 list, 2024-25 */
 		.nvlink_bw = 31.5e9, /* PCIe 4.0 x16 */
 		.nvlink_latency_s = LAT_PCIE,
 		.nic_bw = 12.5e9, /* estimate */
@@ -290,8 +313,10 @@ static const aiwi_gpu_spec GPUS[] = {
 		.prefill_w = 750,
 		.decode_w = 410,
 		.loading_w = 170,
-		.price_usd = 15000, /* estimate: 2024 analyst reports of $10-15k */
-		.ondemand_usd_per_h = 1.85, /* indicative: 2025 list prices $1.7-1.9 */
+		.price_usd = 15000, /* street $10,000-15,000 (awesomeagents.ai, read
+		                     * 2026-12-01) */
+		.ondemand_usd_per_h = 1.85, /* neocloud: Vultr $1.85, TensorWave $1.50; Azure
+		                             * and Oracle list $6 (Cliff Center, 2026-05-18) */
 		.nvlink_bw = 448e9, /* Infinity Fabric: 7 x 64 GB/s per direction */
 		.nvlink_latency_s = LAT_NVLINK, /* RCCL keeps NCCL's model */
 		.nic_bw = 50e9, /* 400 Gb/s NIC per GPU in 8-GPU platforms */

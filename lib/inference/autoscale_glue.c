@@ -590,11 +590,15 @@ static void run_fixed(autoscaler *a, double t)
 	}
 	/* this run's figures from its integrals (the site publishes cost_usd
 	 * after the components finish); owned or reserved, the capacity it
-	 * released below its peak is paid all the same (stranded) */
+	 * released below its peak is paid all the same (stranded); so is the
+	 * network and storage capex of the released capacity (owned) */
+	double extra = aiwi_cost_network_rate(c) + aiwi_cost_storage_rate(c);
 	double mine[4] = {c->paid_gpu_s / 3600,
 	                  c->cost_usd + aiwi_cost_energy_usd(a->sim, c->energy_j) +
 	                          released(a, t, true),
 	                  0, c->energy_j / 3.6e6};
+	if (extra > 0)
+		mine[1] += extra * (c->paid_gpu_s + released(a, t, false));
 	aiwi_metric(a->sim, px, "fixed_replicas", want);
 	aiwi_metric(a->sim, px, "gpu_hours_saved", fix[0] - mine[0]);
 	aiwi_metric(a->sim, px, "cost_saved_usd", fix[1] - mine[1]);

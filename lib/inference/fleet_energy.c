@@ -19,9 +19,16 @@ static void levels(fleet *f)
 	f->energy.value = f->replica_gpus * w;
 	f->busy.value = f->replica_gpus * (double)f->phase_count[PH_DECODE];
 	f->paid.value = f->replica_gpus * (double)prov;
-	f->cost.value = f->replica_gpus *
-	                ((double)(prov - f->spot_count) + (double)f->spot_count * f->spot_factor) *
-	                f->price.usd_per_gpu_s;
+	if (f->price.spot_base_usd_per_gpu_s == f->price.usd_per_gpu_s)
+		f->cost.value =
+		        f->replica_gpus *
+		        ((double)(prov - f->spot_count) + (double)f->spot_count * f->spot_factor) *
+		        f->price.usd_per_gpu_s;
+	else /* reserved, committed: spot replicas at the on-demand price less the discount */
+		f->cost.value = f->replica_gpus *
+		                ((double)(prov - f->spot_count) * f->price.usd_per_gpu_s +
+		                 (double)f->spot_count * f->spot_factor *
+		                         f->price.spot_base_usd_per_gpu_s);
 }
 
 static void advance(fleet *f, double now)

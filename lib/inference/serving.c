@@ -525,7 +525,8 @@ static void emit_metrics(aiwi_comp *c, double t)
 	M("energy_kwh", c->energy_j / 3.6e6);
 	/* hardware + energy at the site's PUE and price, as the site's
 	 * <prefix>.cost_usd (published by power.c) */
-	double total = c->cost_usd + c->energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim);
+	double total = c->cost_usd + c->energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim) +
+	               aiwi_cost_extra_usd(c);
 	M("cost_per_mtok_usd", tok > 0 ? total / tok * 1e6 : NAN);
 	/* as serving is priced (cost.h, AIW_TOKEN_PRICE_PARAM_DEFS) */
 	double k = aiwi_p(c, P_TOKEN_PRICE), tin = f->tokens_in;

@@ -14,8 +14,36 @@
 #include "hw/hw.h"
 #include "core/internal.h"
 
-#define AIW_PRICING_CHOICES "capex|ondemand"
-enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
+#define AIW_PRICING_CHOICES "capex|ondemand|reserved|committed"
+enum {
+	AIW_PRICING_CAPEX = 0,
+	AIW_PRICING_ONDEMAND = 1,
+	AIW_PRICING_RESERVED = 2,
+	AIW_PRICING_COMMITTED = 3
+};
+
+/* Reserved and committed-use pricing, as fractions of the on-demand price
+ * per GPU-hour, by term (1 year, 3 years).  Both are paid for the whole
+ * term whether the capacity is used or not.
+ *  - reserved (capacity bought for the term: AWS Reserved Instances, Azure
+ *    Reserved VM Instances, GCP resource-based commitments): 0.63 (1 year)
+ *    and 0.45 (3 years).  AWS g6e.xlarge (1 L40S, us-east-1) lists $1.861/h
+ *    on demand, ~$1.17/h reserved 1 year and ~$0.80/h 3 years, no upfront
+ *    (0.63, 0.43; Modal, "How much does it cost to run NVIDIA L40S GPUs in
+ *    2025?", 2025-08-12); Google Cloud's resource-based committed use
+ *    discounts on GPUs are 37 % and 55 % (0.63, 0.45; Compute Engine
+ *    committed use discounts, read 2026-12-01);
+ *  - committed (a spend commitment applied to whatever runs: AWS Savings
+ *    Plans, Azure savings plan, GCP spend-based commitments): 25 % (1 year)
+ *    and 52 % (3 years) off on-demand, Google Cloud's spend-based figures
+ *    (Lilly Tech Systems, "GCP AI cost: committed use discounts", read
+ *    2026-12-01); AWS states up to 66 % for Savings Plans against up to
+ *    72 % for Reserved Instances: a commitment that follows the workload
+ *    gives less than a reservation. */
+#define AIW_RESERVED_RATIO_1Y 0.63
+#define AIW_RESERVED_RATIO_3Y 0.45
+#define AIW_COMMITTED_DISCOUNT_1Y 0.25
+#define AIW_COMMITTED_DISCOUNT_3Y 0.52
 
 /* The entries, in this order; KIND is a string literal ("training").
  * Node power beyond the GPUs, typical against nameplate, for an 8-GPU
@@ -30,8 +58,11 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
  * below both; nameplate provisioning (site.nameplate_power_w) uses
  * node_nameplate. */
 #define AIW_COST_PARAM_DEFS(KIND)                                                             \
-	{"pricing", KIND ".NAME.pricing", AIW_PT_ENUM, "capex", "", 0, 1, AIW_PRICING_CHOICES, 0, \
-	 "capex: purchase price amortised over lifetime; ondemand: hourly rental", 0},           \
+	{"pricing", KIND ".NAME.pricing", AIW_PT_ENUM, "capex", "", 0, 3, AIW_PRICING_CHOICES, 0, \
+	 "capex: purchase price amortised over lifetime; ondemand: hourly rental; reserved: "     \
+	 "capacity rented for a term at reserved_price, paid whether used or not; committed: "    \
+	 "on-demand less committed_discount, the commitment (the component's GPUs) paid whether " \
+	 "used or not", 0},                                                                      \
 	{"gpu_price", KIND ".NAME.gpu_price", AIW_PT_MONEY, NULL, "USD", 0, 1e8, NULL,            \
 	 AIW_PF_NONE | AIW_PF_EXCL_MIN, "purchase price per GPU (none: the catalog's)", 0},       \
 	{"lifetime", KIND ".NAME.lifetime", AIW_PT_DURATION, "4y", "s", 0, 3.2e9, NULL,           \
@@ -44,8 +75,39 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 	{"node_nameplate", KIND ".NAME.node_nameplate", AIW_PT_POWER, "4.6kW", "W", 0, 1e6, NULL,\
 	 0,                                                                                      \
 	 "rated power of a node beyond its GPUs, for nameplate provisioning (DGX H100: 10.2 kW "  \
-	 "max - 8 x 700 W = 4.6 kW)", 0}
-#define AIW_COST_NPARAMS 6
+	 "max - 8 x 700 W = 4.6 kW)", 0},                                                         \
+	{"term", KIND ".NAME.term", AIW_PT_ENUM, "1y", "", 0, 1, "1y|3y", 0,                     \
+	 "term of a reserved or committed pricing (the default price or discount follows it)",   \
+	 0},                                                                                     \
+	{"reserved_price", KIND ".NAME.reserved_price", AIW_PT_MONEY, NULL, "USD/h", 0, 1e5,     \
+	 NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,                                                    \
+	 "reserved price per GPU-hour (none: on-demand x 0.63 for a 1y term, x 0.45 for 3y, "     \
+	 "published cloud reserved/on-demand ratios)", 0},                                        \
+	{"committed_discount", KIND ".NAME.committed_discount", AIW_PT_REAL, NULL, "1", 0, 0.99, \
+	 NULL, AIW_PF_NONE,                                                                      \
+	 "committed-use discount on the on-demand price (none: 0.25 for a 1y term, 0.52 for 3y, " \
+	 "published spend-commitment discounts)", 0},                                             \
+	{"network_price", KIND ".NAME.network_price", AIW_PT_MONEY, "0", "USD", 0, 1e8, NULL, 0, \
+	 "network fabric capex per GPU (NICs, switches, optics, cables), amortised over "        \
+	 "lifetime on the provisioned GPU-seconds (network_cost_usd)", 0},                       \
+	{"storage_price", KIND ".NAME.storage_price", AIW_PT_MONEY, "0", "USD", 0, 1e8, NULL, 0, \
+	 "storage capex per GPU, amortised over lifetime on the provisioned GPU-seconds "        \
+	 "(storage_cost_usd)", 0}
+#define AIW_COST_NPARAMS 11
+/* offsets of the entries from `first' */
+enum {
+	AIW_COST_PRICING,
+	AIW_COST_GPU_PRICE,
+	AIW_COST_LIFETIME,
+	AIW_COST_ONDEMAND_PRICE,
+	AIW_COST_NODE_OVERHEAD,
+	AIW_COST_NODE_NAMEPLATE,
+	AIW_COST_TERM,
+	AIW_COST_RESERVED_PRICE,
+	AIW_COST_COMMITTED_DISCOUNT,
+	AIW_COST_NETWORK_PRICE,
+	AIW_COST_STORAGE_PRICE
+};
 
 /* The summary metrics the site publishes for every accounted component
  * (site.c) and its IT energy, which each model publishes: rows every such
@@ -60,11 +122,18 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 	{"energy_cost_usd", "Energy cost", "USD", 0, \
 	 "facility energy x site.electricity_price", NULL, NULL, NULL, NULL}, \
 	{"hardware_cost_usd", "Hardware cost", "USD", 0, \
-	 "GPUs paid: purchase price amortised over the lifetime, or on-demand rent", NULL, NULL, NULL, NULL}, \
+	 "GPUs paid: purchase price amortised over the lifetime, or on-demand, reserved or " \
+	 "committed rent", NULL, NULL, NULL, NULL}, \
+	{"network_cost_usd", "Network cost", "USD", 0, \
+	 "network_price per GPU amortised over the lifetime, on the provisioned GPU-seconds", \
+	 NULL, NULL, NULL, NULL}, \
+	{"storage_cost_usd", "Storage cost", "USD", 0, \
+	 "storage_price per GPU amortised over the lifetime, on the provisioned GPU-seconds", \
+	 NULL, NULL, NULL, NULL}, \
 	{"idle_cost_usd", "Idle cost (paid, not busy)", "USD", 0, \
 	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL}, \
 	{"cost_usd", "Cost", "USD", AIW_METRIC_HEADLINE, \
-	 "hardware and energy cost of the component", NULL, NULL, NULL, NULL}
+	 "hardware, network, storage and energy cost of the component", NULL, NULL, NULL, NULL}
 /* The GPU telemetry figures of a component (published by the site, site.c,
  * for the kinds that keep them: aiwi_comp kbusy_gpu_s, flops, peak_flop_s). */
 #define AIWI_TELEMETRY_METRICS \
@@ -112,7 +181,15 @@ enum { AIW_PRICING_CAPEX = 0, AIW_PRICING_ONDEMAND = 1 };
 typedef struct aiwi_pricing {
 	double usd_per_gpu_s;  /* cost of one provisioned GPU for one second */
 	double node_overhead_w; /* power per node beyond the GPUs (W) */
+	/* the price a spot discount applies to: the on-demand price under
+	 * reserved and committed pricing (spot capacity is not reserved), else
+	 * usd_per_gpu_s */
+	double spot_base_usd_per_gpu_s;
 } aiwi_pricing;
+
+/* The price per GPU-hour of a reserved (ratio of on-demand) or committed
+ * (discount on on-demand) pricing for a term (0: 1 year, 1: 3 years). */
+double aiwi_cost_term_factor(int mode, int term);
 
 /* Resolve the pricing of component c whose cost entries start at index
  * `first`, for GPU g.  Errors (no price known) are recorded on c->sim. */
@@ -124,6 +201,14 @@ aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_sp
  * pricing.  Capacity such a component releases (an autoscaler scaling
  * down) is stranded, not saved, unless other work uses it. */
 bool aiwi_cost_committed(const aiwi_comp *c);
+
+/* Network and storage capex of component c per provisioned GPU-second
+ * (network_price, storage_price over lifetime; 0 for a kind without them),
+ * and their cost over its provisioned GPU-seconds so far: the site adds
+ * them to <prefix>.cost_usd, a model to its own cost summaries. */
+double aiwi_cost_network_rate(const aiwi_comp *c);
+double aiwi_cost_storage_rate(const aiwi_comp *c);
+double aiwi_cost_extra_usd(const aiwi_comp *c);
 
 /* What the site charges for it_energy_j joules of IT energy: facility energy
  * (x site.pue) at site.electricity_price.  The site publishes it per

@@ -236,7 +236,9 @@ static aiw_status load_pricing(aiwi_comp *c, load *L)
 			return aiwi_err(sim, st, "%s.gpu: %s", c->prefix, msg);
 		}
 	}
-	bool priced = g || aiwi_pset(c, L_COST + 1) || aiwi_pset(c, L_COST + 3);
+	bool priced = g || aiwi_pset(c, L_COST + AIW_COST_GPU_PRICE) ||
+	              aiwi_pset(c, L_COST + AIW_COST_ONDEMAND_PRICE) ||
+	              aiwi_pset(c, L_COST + AIW_COST_RESERVED_PRICE);
 	if (!priced || aiwi_p(c, L_GPUS) == 0)
 		return AIW_OK; /* free */
 	aiwi_gpu_spec none = {.name = "a load without a gpu type"};

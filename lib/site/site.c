@@ -49,6 +49,8 @@ enum {
 	P_MARGIN,
 	P_CAP_PRICE,
 	P_CAPACITY,
+	P_FAC_CAPEX,
+	P_FAC_LIFE,
 	P_NPARAMS
 };
 
@@ -73,6 +75,18 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	                "a run whose facility peak exceeds it is not capped: it warns and "
 	                "capacity_headroom_w is negative",
 	                0},
+	[P_FAC_CAPEX] = {"facility_capex", "site.facility_capex", AIW_PT_MONEY, "0", "USD/MW", 0,
+	                 1e12, NULL, 0,
+	                 "capital cost of the facility (building, power and cooling plant) per MW "
+	                 "of provisioned facility power, amortised over facility_life "
+	                 "(facility_cost_usd); 0: not charged",
+	                 0},
+	/* 15 years: the service life of a building's mechanical plant (HVAC 15,
+	 * electrical panels 20 years in building useful-life tables; the
+	 * shell's US tax life is 39 years): aiworkload(7) "Cost" */
+	[P_FAC_LIFE] = {"facility_life", "site.facility_life", AIW_PT_DURATION, "15y", "s", 0,
+	                3.2e9, NULL, AIW_PF_EXCL_MIN,
+	                "amortisation period of facility_capex", 0},
 };
 
 /* per component: peaks, rack peaks, cost bookkeeping */
@@ -87,6 +101,7 @@ typedef struct compacc {
 	double last_e, last_busy, last_paid, last_cost;    /* at the last site update */
 	double idle_cost;                                  /* USD */
 	double peak_gpus;                                  /* most GPUs at a sample */
+	double extra_rate;  /* network + storage capex per GPU-second (cost.h) */
 	int id_cost;                                       /* <prefix>.cost_usd */
 	rackset racks;
 } compacc;
@@ -194,6 +209,7 @@ static aiw_status site_start(aiwi_comp *c)
 		s->comp[i].id_cost = -1;
 		if (!k->accounted)
 			continue;
+		s->comp[i].extra_rate = aiwi_cost_network_rate(k) + aiwi_cost_storage_rate(k);
 		char n[256];
 		snprintf(n, sizeof n, "%s.cost_usd", k->prefix);
 		if ((s->comp[i].id_cost = aiwi_rec_add(sim, n, "USD")) < 0)
@@ -209,6 +225,16 @@ static double capacity_rate(const aiwi_comp *c)
 	if (!aiwi_pset(c, P_CAP_PRICE) || !aiwi_pset(c, P_CAPACITY))
 		return 0;
 	return aiwi_p(c, P_CAPACITY) / 1000.0 * aiwi_p(c, P_CAP_PRICE) / SECONDS_PER_MONTH;
+}
+
+/* The facility's capex per second (USD/s) when the provisioned power is
+ * known from the start (site.capacity), else 0 (charged at the end on the
+ * recommended provisioning). */
+static double facility_rate(const aiwi_comp *c)
+{
+	if (!(aiwi_p(c, P_FAC_CAPEX) > 0) || !aiwi_pset(c, P_CAPACITY))
+		return 0;
+	return aiwi_p(c, P_CAPACITY) / 1e6 * aiwi_p(c, P_FAC_CAPEX) / aiwi_p(c, P_FAC_LIFE);
 }
 
 /* Bring the idle-cost bookkeeping up to the components' current integrals. */
@@ -250,19 +276,19 @@ static void site_sample(aiwi_comp *c, double t)
 			ten += k->tick_tensor * k->tick_gpus;
 			tpaid += k->tick_gpus;
 		}
-		rate += k->tick_cost_rate;
+		rate += k->tick_cost_rate + k->tick_gpus * a->extra_rate * 3600.0;
 		if (k->tick_power_w > a->peak)
 			a->peak = k->tick_power_w;
 		if (k->tick_gpus > a->peak_gpus)
 			a->peak_gpus = k->tick_gpus;
-		double kc = k->cost_usd + k->energy_j * pue * price_j;
+		double kc = k->cost_usd + k->energy_j * pue * price_j + k->paid_gpu_s * a->extra_rate;
 		aiwi_rec_put(sim, a->id_cost, kc);
 		cum += kc;
 	}
 	site_catch_up(s, sim);
 	if (it > s->peak_it)
 		s->peak_it = it;
-	double cap = capacity_rate(c);
+	double cap = capacity_rate(c) + facility_rate(c);
 	aiwi_rec_put(sim, s->id_it, it);
 	aiwi_rec_put(sim, s->id_fac, it * pue);
 	aiwi_rec_put(sim, s->id_util, paid > 0 ? busy / paid : 0);
@@ -300,6 +326,7 @@ static void site_finish(aiwi_comp *c, double t)
 	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
 	double sum_peaks = 0, sum_rack_peaks = 0, racks = 0, energy = 0, hw = 0, idle = 0;
 	double busy = 0, paid = 0, nameplate = 0, kbusy = 0, flops = 0, tpaid = 0;
+	double net = 0, stor = 0;
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		if (!k->accounted)
@@ -324,7 +351,13 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, k->prefix, "power_peak_w", a->peak);
 		aiwi_metric(sim, k->prefix, "energy_cost_usd", ecost);
 		aiwi_metric(sim, k->prefix, "hardware_cost_usd", k->cost_usd);
-		aiwi_metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost);
+		double knet = k->paid_gpu_s * aiwi_cost_network_rate(k);
+		double kstor = k->paid_gpu_s * aiwi_cost_storage_rate(k);
+		net += knet;
+		stor += kstor;
+		aiwi_metric(sim, k->prefix, "network_cost_usd", knet);
+		aiwi_metric(sim, k->prefix, "storage_cost_usd", kstor);
+		aiwi_metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost + knet + kstor);
 		aiwi_metric(sim, k->prefix, "idle_cost_usd", a->idle_cost);
 		if (k->peak_flop_s > 0) {
 			double kp = k->paid_gpu_s;
@@ -343,7 +376,13 @@ static void site_finish(aiwi_comp *c, double t)
 	double cap_cost = aiwi_pset(c, P_CAP_PRICE)
 	                          ? capacity / 1000.0 * aiwi_p(c, P_CAP_PRICE) * t / SECONDS_PER_MONTH
 	                          : 0;
+	/* facility capex on the provisioned facility power (site.capacity, or
+	 * the recommended provisioning), amortised over facility_life */
+	double fac_cost = aiwi_p(c, P_FAC_CAPEX) > 0
+	                          ? capacity / 1e6 * aiwi_p(c, P_FAC_CAPEX) / aiwi_p(c, P_FAC_LIFE) * t
+	                          : 0;
 	double total = hw + energy_cost + cap_cost;
+	total += net + stor + fac_cost;
 	aiwi_metric(sim, "site", "power_peak_w", s->peak_it);
 	aiwi_metric(sim, "site", "facility_power_peak_w", peak_fac);
 	aiwi_metric(sim, "site", "power_mean_w", t > 0 ? energy / t : NAN);
@@ -372,6 +411,9 @@ static void site_finish(aiwi_comp *c, double t)
 	aiwi_metric(sim, "site", "energy_cost_usd", energy_cost);
 	aiwi_metric(sim, "site", "hardware_cost_usd", hw);
 	aiwi_metric(sim, "site", "capacity_cost_usd", cap_cost);
+	aiwi_metric(sim, "site", "network_cost_usd", net);
+	aiwi_metric(sim, "site", "storage_cost_usd", stor);
+	aiwi_metric(sim, "site", "facility_cost_usd", fac_cost);
 	aiwi_metric(sim, "site", "cost_usd", total);
 	aiwi_metric(sim, "site", "idle_cost_usd", idle);
 	aiwi_metric(sim, "site", "gpu_hours", paid / 3600.0);
@@ -453,10 +495,19 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	 "GPUs paid: purchase price amortised over the lifetime, or on-demand rent", NULL, NULL, NULL, NULL},
 	{"capacity_cost_usd", "Capacity cost", "USD", 0,
 	 "contracted facility power x site.capacity_price", NULL, NULL, NULL, NULL},
+	{"network_cost_usd", "Network cost", "USD", 0,
+	 "sum of the components' network_cost_usd (network_price per GPU amortised)",
+	 NULL, NULL, NULL, NULL},
+	{"storage_cost_usd", "Storage cost", "USD", 0,
+	 "sum of the components' storage_cost_usd (storage_price per GPU amortised)",
+	 NULL, NULL, NULL, NULL},
+	{"facility_cost_usd", "Facility cost", "USD", 0,
+	 "provisioned facility power (site.capacity, else provisioned_power_w) in MW x "
+	 "site.facility_capex / site.facility_life x run time", NULL, NULL, NULL, NULL},
 	{"idle_cost_usd", "Idle cost (paid, not busy)", "USD", 0,
 	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL},
 	{"cost_usd", "Total cost", "USD", AIW_METRIC_HEADLINE,
-	 "hardware, energy and capacity cost", NULL, NULL, NULL, NULL},
+	 "hardware, network, storage, energy, capacity and facility cost", NULL, NULL, NULL, NULL},
 	{"cost_per_gpu_hour_usd", "Cost per GPU-hour", "USD", 0,
 	 "total cost / provisioned GPU-hours", NULL, NULL, NULL, NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
@@ -476,7 +527,8 @@ static const aiwi_curve_def SITE_CURVES[] = {
 	{"tensor_activity", "1", "site_gpu_tensor_activity_ratio", NULL, AIWI_CURVE_GAUGE, false,
 	 false, "GPU-weighted tensor activity over the components that model it (0-1, as DCGM)"},
 	{"cost_rate_usd_per_h", "USD/h", NULL, NULL, 0, false, false,
-	 "cost rate of the site over the interval: hardware, energy and capacity (USD/h)"},
+	 "cost rate of the site over the interval: hardware, network, storage, energy, capacity "
+	 "and facility (USD/h; facility and capacity only when site.capacity is set)"},
 	{"cost_usd", "USD", NULL, NULL, 0, false, false,
 	 "cumulative cost of the site since the start (USD)"},
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},

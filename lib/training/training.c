@@ -1165,7 +1165,7 @@ static void training_finish(aiwi_comp *c, double t)
 	/* what the site charges (site/cost.h: the one formula of the energy
 	 * price), so that cost_per_mtok_usd agrees with the published cost */
 	double energy_cost = aiwi_cost_energy_usd(sim, c->energy_j);
-	double cost = c->cost_usd + energy_cost;
+	double cost = c->cost_usd + energy_cost + aiwi_cost_extra_usd(c);
 	double mean = T->steps_exec > 0 ? T->step_sum / T->steps_exec : NAN;
 	const char *p = c->prefix;
 #define M(key, v) aiwi_metric(sim, p, key, v)

@@ -50,6 +50,20 @@ has "$tmp/err" "--add inference.chta" "--set on an undeclared component names --
 expect 2 "sweep --set on an undeclared component" -- "$aiw" sweep "$tmp/small.ini" \
 	--set training.tinny.gpus=8,16
 has "$tmp/err" "did you mean training.tiny?" "sweep --set suggests the nearest component"
+# the same for a points file's header: a column on an undeclared component
+# is refused (near miss named), accepted with --add
+printf '# points\ntraining.tinny.gpus\n8\n' > "$tmp/typo.csv"
+expect 2 "sweep --points column on an undeclared component" -- "$aiw" sweep "$tmp/small.ini" \
+	--points "$tmp/typo.csv"
+has "$tmp/err" "column 1, training.tinny.gpus" "sweep --points names the column"
+has "$tmp/err" "did you mean training.tiny?" "sweep --points suggests the nearest component"
+has "$tmp/err" "--add training.tinny" "sweep --points names --add"
+expect 0 "sweep --add with a points column" -- "$aiw" sweep "$tmp/small.ini" \
+	--points "$tmp/typo.csv" --add training.tinny
+has "$tmp/out" "training.tinny.steps.mean" "sweep --add creates the component"
+expect 2 "sweep --add that nothing sets" -- "$aiw" sweep "$tmp/small.ini" --add training.other
+expect 2 "sweep --add of a declared component" -- "$aiw" sweep "$tmp/small.ini" \
+	--add training.tiny --set training.tiny.gpus=8
 expect 0 "--add then --set" -- "$aiw" run "$tmp/small.ini" --add training.second \
 	--set training.second.gpus=8 --summary full --no-progress
 has "$tmp/out" "training second (8 x" "--add creates the component"

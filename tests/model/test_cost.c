@@ -416,6 +416,182 @@ START_TEST(nameplate_power)
 }
 END_TEST
 
+
+/* Reserved and committed-use pricing: a fleet paid at hours x on-demand x
+ * the term's ratio (or the reserved price set), and released capacity
+ * stranded as under capex. */
+START_TEST(reserved_committed_exact)
+{
+	const struct {
+		const char *set;
+		double per_h;
+	} cases[] = {
+		{"pricing = reserved\nondemand_price = 2.5\n", 2.5 * 0.63},
+		{"pricing = reserved\nterm = 3y\nondemand_price = 2.5\n", 2.5 * 0.45},
+		{"pricing = reserved\nterm = 3y\nondemand_price = 2.5\nreserved_price = 1.1\n", 1.1},
+		{"pricing = committed\nondemand_price = 2.5\n", 2.5 * (1 - 0.25)},
+		{"pricing = committed\nterm = 3y\nondemand_price = 2.5\n", 2.5 * (1 - 0.52)},
+		{"pricing = committed\nondemand_price = 2.5\ncommitted_discount = 0.3\n", 2.5 * 0.7},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[512];
+		snprintf(text, sizeof text, "%s%s", JOB, cases[i].set);
+		aiw_sim *sim = load_text(text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		/* 8 GPUs x 10 h x price; idle 8 x 2 h */
+		double hw = 8 * 10 * cases[i].per_h;
+		ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"), hw, 1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.idle_cost_usd"), hw * 0.2, 1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.cost_usd"), hw + 9.6, 1e-12);
+		ck_assert_rel(curve_integral(sim, "site.cost_rate_usd_per_h") / 3600, hw + 9.6, 1e-9);
+		aiw_sim_free(sim);
+	}
+	/* the catalog's on-demand price x the published 1-year ratio */
+	double h100_h;
+	ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "ondemand_usd_per_h", &h100_h), AIW_OK);
+	aiw_sim *sim = load_text(JOB "gpu = H100-SXM\npricing = reserved\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"), 80 * h100_h * 0.63, 1e-12);
+	aiw_sim_free(sim);
+	ck_assert_double_eq(aiwi_cost_term_factor(AIW_PRICING_RESERVED, 0), AIW_RESERVED_RATIO_1Y);
+	ck_assert_double_eq(aiwi_cost_term_factor(AIW_PRICING_COMMITTED, 1),
+	                    1 - AIW_COMMITTED_DISCOUNT_3Y);
+	ck_assert_double_eq(aiwi_cost_term_factor(AIW_PRICING_ONDEMAND, 1), 1);
+	/* no rental price known (Gaudi3): refused, naming the parameter */
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, JOB "gpu = Gaudi3\npricing = reserved\n",
+	                                       "t.ini"));
+	ck_assert_int_ne(aiw_sim_run(sim), AIW_OK);
+	ck_assert_ptr_nonnull(strstr(aiw_sim_errmsg(sim), "load.job.ondemand_price"));
+	ck_assert_ptr_nonnull(strstr(aiw_sim_errmsg(sim), "reserved_price"));
+	aiw_sim_free(sim);
+	/* out of range */
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, JOB, "t.ini"));
+	ck_assert_int_eq(aiw_sim_set(sim, "load.job.committed_discount", "1"), AIW_ERANGE);
+	ck_assert_int_ne(aiw_sim_set(sim, "load.job.term", "2y"), AIW_OK);
+	ck_assert_int_eq(aiw_sim_set(sim, "load.job.reserved_price", "0"), AIW_ERANGE);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(autoscale_reserved_committed_stranded)
+{
+	const char *modes[] = {"pricing = reserved\nterm = 3y\n", "pricing = committed\n"};
+	for (int m = 0; m < 2; m++) {
+		char text[2048];
+		snprintf(text, sizeof text, "%s%s", HPA_FLEET, modes[m]);
+		aiw_sim *sim = load_text(text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+#define HM(key) aiwi_test_metric(sim, "inference.hpa." key)
+		double gh = HM("gpu_hours"), rel = HM("released_gpu_hours");
+		double h;
+		ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "ondemand_usd_per_h", &h), AIW_OK);
+		double per_h = m == 0 ? h * 0.45 : h * 0.75;
+		ck_assert_rel(HM("hardware_cost_usd"), gh * per_h, 1e-12);
+		ck_assert(rel > 0.2 * gh);
+		/* paid whether used or not: stranded, not saved */
+		ck_assert_double_eq(HM("stranded_gpu_hours"), rel);
+		ck_assert_rel(HM("stranded_usd"), rel * per_h, 1e-12);
+		double cost = HM("cost_usd"), fixed = HM("fixed_cost_usd");
+		ck_assert_rel(HM("cost_saved_usd"), fixed - cost - HM("stranded_usd"), 1e-12);
+		ck_assert(HM("cost_saved_usd") < 0.2 * HM("stranded_usd"));
+#undef HM
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
+/* Spot replicas of a reserved or committed fleet are not reserved: the
+ * spot discount applies to the on-demand price.  4 replicas, 2 on spot
+ * without preemptions, 2 h: 2 x 2 h x (3 x 0.63) + 2 x 2 h x 3 x 0.4. */
+START_TEST(spot_of_reserved_fleet)
+{
+	const char *const base = "[sim]\nduration = 2h\n[inference f]\ngpu = H100-SXM\n"
+	                         "model_params = 8e9\nrate = 1/s\nreplicas = 4\n"
+	                         "gpus_per_replica = 1\nautoscaler = none\nspot_fraction = 0.5\n"
+	                         "spot_preemption_rate = 0/h\nondemand_price = 3\n";
+	const struct {
+		const char *set;
+		double want;
+	} cases[] = {
+		{"pricing = reserved\n", 2 * 2 * 3 * 0.63 + 2 * 2 * 3 * 0.4},
+		{"pricing = reserved\nreserved_price = 2\n", 2 * 2 * 2 + 2 * 2 * 3 * 0.4},
+		{"pricing = committed\nterm = 3y\n", 2 * 2 * 3 * 0.48 + 2 * 2 * 3 * 0.4},
+		{"pricing = ondemand\n", 2 * 2 * 3 + 2 * 2 * 3 * 0.4},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s%s", base, cases[i].set);
+		aiw_sim *sim = load_text(text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		ck_assert_double_eq(aiwi_test_metric(sim, "inference.f.spot_exposure_h"), 4);
+		ck_assert_rel(aiwi_test_metric(sim, "inference.f.hardware_cost_usd"), cases[i].want,
+		              1e-12);
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
+/* Network and storage capex per GPU, amortised over the lifetime on the
+ * provisioned GPU-seconds; facility capex per MW of provisioned facility
+ * power over its life. */
+START_TEST(network_storage_facility)
+{
+	aiw_sim *sim = load_text(JOB "gpu_price = 30000\nnetwork_price = 4000\nstorage_price = 1000\n"
+	                         "[site]\nfacility_capex = 12e6\nfacility_life = 15y\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double life = param(sim, "load.job.lifetime"), flife = param(sim, "site.facility_life");
+	ck_assert_rel(flife, 15 * 365 * 86400.0, 1e-12);
+	double hw = 8.0 * 36000 * 30000 / life;
+	double net = 8.0 * 36000 * 4000 / life, stor = 8.0 * 36000 * 1000 / life;
+	/* recommended provisioning: 13.2 kW = 0.0132 MW */
+	double fac = 0.0132 * 12e6 / flife * 36000;
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.network_cost_usd"), net, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.storage_cost_usd"), stor, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.hardware_cost_usd"), hw, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.cost_usd"), hw + net + stor + 9.6, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.network_cost_usd"), net, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.storage_cost_usd"), stor, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.facility_cost_usd"), fac, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.cost_usd"), hw + net + stor + 9.6 + fac, 1e-12);
+	ck_assert_rel(curve_last(sim, "load.job.cost_usd"), hw + net + stor + 9.6, 1e-12);
+	/* the idle cost stays the GPUs' */
+	ck_assert_rel(aiwi_test_metric(sim, "site.idle_cost_usd"), hw * 0.2, 1e-12);
+	aiw_sim_free(sim);
+	/* contracted 2 MW: accrues linearly, the curves carry it */
+	sim = load_text(JOB "network_price = 4000\n[site]\nfacility_capex = 12e6\ncapacity = 2MW\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	life = param(sim, "load.job.lifetime");
+	flife = param(sim, "site.facility_life");
+	fac = 2 * 12e6 / flife * 36000;
+	net = 8.0 * 36000 * 4000 / life;
+	ck_assert_rel(aiwi_test_metric(sim, "site.facility_cost_usd"), fac, 1e-12);
+	ck_assert_rel(curve_last(sim, "site.cost_usd"), 9.6 + net + fac, 1e-12);
+	ck_assert_rel(curve_integral(sim, "site.cost_rate_usd_per_h") / 3600, 9.6 + net + fac, 1e-9);
+	aiw_sim_free(sim);
+	/* the models' own cost summaries count them: a training job's cost per
+	 * million tokens is its published cost over its tokens */
+	sim = load_text("[sim]\nduration = 2h\n[training t]\ngpu = H100-SXM\ngpus = 16\n"
+	                "model_params = 7e9\nnetwork_price = 5000\nstorage_price = 500\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double tok = aiwi_test_metric(sim, "training.t.tokens");
+	double tcost = aiwi_test_metric(sim, "training.t.cost_usd");
+	life = param(sim, "training.t.lifetime");
+	ck_assert_rel(aiwi_test_metric(sim, "training.t.network_cost_usd"),
+	              aiwi_test_metric(sim, "site.gpu_hours") * 3600 * 5000 / life, 1e-12);
+	ck_assert_rel(tcost,
+	              aiwi_test_metric(sim, "training.t.hardware_cost_usd") +
+	                      aiwi_test_metric(sim, "training.t.energy_cost_usd") +
+	                      aiwi_test_metric(sim, "training.t.network_cost_usd") +
+	                      aiwi_test_metric(sim, "training.t.storage_cost_usd"),
+	              1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "training.t.cost_per_mtok_usd"), tcost / (tok / 1e6),
+	              1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -437,6 +613,10 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, inference_token_prices);
 	tcase_add_test(tc, autoscale_stranded_vs_released);
 	tcase_add_test(tc, nameplate_power);
+	tcase_add_test(tc, reserved_committed_exact);
+	tcase_add_test(tc, autoscale_reserved_committed_stranded);
+	tcase_add_test(tc, network_storage_facility);
+	tcase_add_test(tc, spot_of_reserved_fleet);
 	suite_add_tcase(s, tc);
 	return s;
 }

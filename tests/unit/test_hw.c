@@ -100,10 +100,10 @@ START_TEST(design_figures)
 	ck_assert_double_eq(gv("A100-80GB", "fp8_flops"), 0); /* Ampere has no FP8 */
 	ck_assert_double_eq(gv("L40S", "mem_bytes"), 48e9);
 	ck_assert_double_eq(gv("L40S", "tdp_w"), 350);
-	ck_assert_double_eq(gv("L40S", "price_usd"), 15000);
+	ck_assert_double_eq(gv("L40S", "price_usd"), 8000);
 	ck_assert_double_eq(gv("L4", "mem_bytes"), 24e9);
 	ck_assert_double_eq(gv("L4", "tdp_w"), 72);
-	ck_assert_double_eq(gv("L4", "price_usd"), 5000);
+	ck_assert_double_eq(gv("L4", "price_usd"), 2500);
 	ck_assert_double_eq(gv("MI300X", "mem_bytes"), 192e9);
 	ck_assert_double_eq(gv("MI300X", "mem_bw"), 5.3e12);
 	ck_assert_double_eq(gv("MI300X", "tdp_w"), 750);

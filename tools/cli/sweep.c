@@ -88,6 +88,10 @@ void cli_sweep_usage(FILE *f)
 	        "  --points FILE.csv        points from a CSV file: a header of parameter names,\n"
 	        "                           one row per point (combined with the axes: each row\n"
 	        "                           times the axes' grid)\n"
+	        "  --add KIND.NAME          a component the scenario does not declare, created\n"
+	        "                           by the axes or columns that set its parameters\n"
+	        "                           (repeatable; without it a parameter of an undeclared\n"
+	        "                           component is refused)\n"
 	        "  --replications R         runs per point (default 1; 2 or more give sd and CI)\n"
 	        "  --jobs J                 threads (default 0: one per processor)\n"
 	        "  --metrics LIST           metrics to keep: names or shell patterns, comma-\n"
@@ -154,6 +158,8 @@ void cli_sweep_opts_free(cli_sweep_opts *o)
 {
 	free(o->axes);
 	o->axes = NULL;
+	free(o->adds);
+	o->adds = NULL;
 }
 
 int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
@@ -162,7 +168,8 @@ int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 	o->replications = 1;
 	o->progress = -1;
 	o->axes = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->axes);
-	if (!o->axes) {
+	o->adds = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->adds);
+	if (!o->axes || !o->adds) {
 		if (!quiet)
 			errorf("out of memory");
 		return EXIT_FAIL;
@@ -187,6 +194,12 @@ int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 				err = usage_error(quiet, "--set %s: expected NAME=V1,V2,...", v);
 			if (!err)
 				o->axes[o->naxes++] = v;
+		} else if (opt_value(argc, argv, &i, "--add", &v, &err, quiet)) {
+			const char *dot = err ? NULL : strchr(v, '.');
+			if (!err && (!dot || dot == v || !dot[1] || strchr(dot + 1, '.')))
+				err = usage_error(quiet, "--add %s: expected KIND.NAME (inference.chat2)", v);
+			if (!err)
+				o->adds[o->nadds++] = v;
 		} else if (opt_value(argc, argv, &i, "--points", &v, &err, quiet)) {
 			if (!err)
 				err = once(quiet, o->points, "--points", v);
@@ -270,35 +283,128 @@ int cli_sweep_check_paths(const cli_sweep_opts *o, bool quiet)
 	return 0;
 }
 
-/* An axis on a component the scenario does not declare is refused: each
- * run would create it (a typo would add a fleet).  0 or EXIT_USAGE. */
+/* The column names of a points file's header (its first line that is not
+ * blank or a # comment), as the library reads them: comma-separated,
+ * blanks trimmed, double quotes removed.  Returns the count (at most max),
+ * 0 when the file cannot be read (the library reports it). */
+static size_t points_header(const char *path, char names[][256], size_t max)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	static char line[65536];
+	size_t n = 0;
+	while (fgets(line, sizeof line, f)) {
+		const char *s = line;
+		while (*s == ' ' || *s == '\t' || *s == '\r')
+			s++;
+		if (*s == '\n' || *s == '#' || !*s)
+			continue;
+		for (;;) {
+			while (*s == ' ' || *s == '\t')
+				s++;
+			size_t k = 0;
+			bool quoted = *s == '"';
+			if (quoted)
+				s++;
+			while (*s && *s != '\n' && (quoted ? *s != '"' : *s != ',')) {
+				if (k + 1 < 256)
+					names[n][k++] = *s;
+				s++;
+			}
+			if (quoted && *s == '"')
+				s++;
+			while (k > 0 && (names[n][k - 1] == ' ' || names[n][k - 1] == '\t' ||
+			                 names[n][k - 1] == '\r'))
+				k--;
+			names[n][k] = 0;
+			if (n < max)
+				n++;
+			while (*s && *s != ',' && *s != '\n')
+				s++;
+			if (*s != ',' || n >= max)
+				break;
+			s++;
+		}
+		break;
+	}
+	fclose(f);
+	return n;
+}
+
+/* The name before '=' of an axis, blanks trimmed; false if too long. */
+static bool axis_name(const char *axis, char *name, size_t len)
+{
+	const char *a = axis, *eq = strchr(axis, '=');
+	while (a < eq && (*a == ' ' || *a == '\t'))
+		a++;
+	const char *e = eq;
+	while (e > a && (e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	if (e - a >= (long)len)
+		return false;
+	snprintf(name, len, "%.*s", (int)(e - a), a);
+	return true;
+}
+
+/* Whether param (KIND.NAME.key) is on component add (KIND.NAME). */
+static bool on_component(const char *param, const char *add)
+{
+	size_t l = strlen(add);
+	return strncmp(param, add, l) == 0 && param[l] == '.';
+}
+
+#define MAX_COLUMNS 1024
+
+/* An axis or a points column on a component the scenario does not declare
+ * is refused, unless --add names it: each run would create it (a typo
+ * would add a fleet).  0 or EXIT_USAGE. */
 static int check_components(const cli_sweep_opts *o, bool quiet)
 {
 	aiw_sim *sim;
 	if (aiw_sim_create(&sim, 1) != AIW_OK)
 		return 0; /* out of memory: the sweep reports it */
 	int rc = 0;
-	if (aiw_sim_load_file(sim, o->scenario) == AIW_OK)
-		for (size_t i = 0; i < o->naxes && rc == 0; i++) {
-			const char *a = o->axes[i], *eq = strchr(a, '=');
-			while (a < eq && (*a == ' ' || *a == '\t'))
-				a++;
-			const char *e = eq;
-			while (e > a && (e[-1] == ' ' || e[-1] == '\t'))
-				e--;
-			char name[256], why[512];
-			if (e - a >= (long)sizeof name)
+	static char cols[MAX_COLUMNS][256];
+	size_t ncols = o->points ? points_header(o->points, cols, MAX_COLUMNS) : 0;
+	if (aiw_sim_load_file(sim, o->scenario) == AIW_OK) {
+		char kind[64];
+		for (size_t i = 0; i < o->nadds && rc == 0; i++) {
+			const char *add = o->adds[i], *dot = strchr(add, '.');
+			snprintf(kind, sizeof kind, "%.*s", (int)(dot - add < 63 ? dot - add : 63), add);
+			bool used = false;
+			char name[256];
+			for (size_t k = 0; k < o->naxes && !used; k++)
+				used = axis_name(o->axes[k], name, sizeof name) && on_component(name, add);
+			for (size_t k = 0; k < ncols && !used; k++)
+				used = on_component(cols[k], add);
+			if (cli_has_component(sim, kind, dot + 1))
+				rc = usage_error(quiet, "--add %s: %s already declares it", add, o->scenario);
+			else if (!used)
+				rc = usage_error(quiet, "--add %s: no --set axis or --points column sets "
+				                 "a parameter of it (%s.KEY)", add, add);
+		}
+		for (size_t i = 0; i < ncols && rc == 0; i++) {
+			char why[512];
+			if (!cli_undeclared_component(sim, cols[i], o->adds, o->nadds, why, sizeof why))
 				continue;
-			snprintf(name, sizeof name, "%.*s", (int)(e - a), a);
-			if (cli_undeclared_component(sim, name, NULL, 0, why, sizeof why)) {
+			const char *d1 = strchr(cols[i], '.'), *d2 = strchr(d1 + 1, '.');
+			rc = usage_error(quiet, "--points %s: column %zu, %s: %s (to create a component, "
+			                 "give --add %.*s, or declare it in %s)", o->points, i + 1,
+			                 cols[i], why, (int)(d2 - cols[i]), cols[i], o->scenario);
+		}
+		for (size_t i = 0; i < o->naxes && rc == 0; i++) {
+			char name[256], why[512];
+			if (!axis_name(o->axes[i], name, sizeof name))
+				continue;
+			if (cli_undeclared_component(sim, name, o->adds, o->nadds, why, sizeof why)) {
 				const char *d2 = strchr(strchr(name, '.') + 1, '.');
-				rc = usage_error(quiet, "--set %s: %s (to create a component, declare "
-				                 "[%.*s %.*s] in %s)", o->axes[i], why,
-				                 (int)(strchr(name, '.') - name), name,
-				                 (int)(d2 - strchr(name, '.') - 1), strchr(name, '.') + 1,
-				                 o->scenario);
+				rc = usage_error(quiet, "--set %s: %s (to create a component, give --add "
+				                 "%.*s, or declare it in %s)", o->axes[i], why,
+				                 (int)(d2 - name), name, o->scenario);
 			}
 		}
+	}
 	aiw_sim_free(sim);
 	return rc;
 }

@@ -29,6 +29,8 @@ typedef struct cli_sweep_opts {
 	const char **axes;      /* "NAME=V1,V2,..." in command-line order */
 	size_t naxes;
 	const char *points;     /* --points FILE.csv */
+	const char **adds;      /* --add KIND.NAME: components the axes or columns create */
+	size_t nadds;
 	const char *metrics;    /* --metrics LIST */
 	const char *out;        /* --out FILE.csv (NULL: standard output) */
 	const char *reps_out;   /* --replications-out FILE.csv */
