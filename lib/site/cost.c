@@ -66,7 +66,13 @@ aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_sp
 			                "%s.gpu_price: the catalog has no price for %s; set one (USD)",
 			                c->prefix, g->name);
 		out->usd_per_gpu_s = price / aiwi_p(c, first + AIW_COST_LIFETIME);
-		out->spot_base_usd_per_gpu_s = out->usd_per_gpu_s;
+		/* a spot replica of an owned fleet is rented: its discount applies
+		 * to the on-demand price when one is known, else (no rental price
+		 * anywhere) to the capex rate */
+		double h = aiwi_pset(c, first + AIW_COST_ONDEMAND_PRICE)
+		                   ? aiwi_p(c, first + AIW_COST_ONDEMAND_PRICE)
+		                   : g->ondemand_usd_per_h;
+		out->spot_base_usd_per_gpu_s = h > 0 ? h / 3600.0 : out->usd_per_gpu_s;
 	}
 	return AIW_OK;
 }

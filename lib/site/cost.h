@@ -181,9 +181,9 @@ enum {
 typedef struct aiwi_pricing {
 	double usd_per_gpu_s;  /* cost of one provisioned GPU for one second */
 	double node_overhead_w; /* power per node beyond the GPUs (W) */
-	/* the price a spot discount applies to: the on-demand price under
-	 * reserved and committed pricing (spot capacity is not reserved), else
-	 * usd_per_gpu_s */
+	/* the price a spot discount applies to: the on-demand price (spot
+	 * capacity is rented, neither reserved nor owned), usd_per_gpu_s when
+	 * no on-demand price is known */
 	double spot_base_usd_per_gpu_s;
 } aiwi_pricing;
 

@@ -502,7 +502,7 @@ START_TEST(autoscale_reserved_committed_stranded)
 }
 END_TEST
 
-/* Spot replicas of a reserved or committed fleet are not reserved: the
+/* Spot replicas of a reserved, committed or owned fleet are rented: the
  * spot discount applies to the on-demand price.  4 replicas, 2 on spot
  * without preemptions, 2 h: 2 x 2 h x (3 x 0.63) + 2 x 2 h x 3 x 0.4. */
 START_TEST(spot_of_reserved_fleet)
@@ -519,6 +519,10 @@ START_TEST(spot_of_reserved_fleet)
 		{"pricing = reserved\nreserved_price = 2\n", 2 * 2 * 2 + 2 * 2 * 3 * 0.4},
 		{"pricing = committed\nterm = 3y\n", 2 * 2 * 3 * 0.48 + 2 * 2 * 3 * 0.4},
 		{"pricing = ondemand\n", 2 * 2 * 3 + 2 * 2 * 3 * 0.4},
+		/* owned: $30,000 over 10,000 h is $3/h for the owned replicas;
+		 * the spot ones are rented at on-demand less the discount */
+		{"pricing = capex\ngpu_price = 30000\nlifetime = 10000h\nondemand_price = 5\n",
+		 2 * 2 * 3 + 2 * 2 * 5 * 0.4},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char text[1024];
