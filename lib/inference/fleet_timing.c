@@ -111,6 +111,21 @@ static double timing_prefill_min(const double k[4], double mmax, double cap, dou
 	return best;
 }
 
+/* The model dimension d: hidden_size when set, else the d of a dense
+ * transformer of model_params weights and `layers` layers, from
+ * P = 12 L d^2 (Kaplan et al. 2020, "Scaling laws for neural language
+ * models", eq. 2.1: the attention's 4 d^2 and the MLP's 8 d^2 per layer,
+ * embeddings left out), not rounded.  Llama-2-70B's 68.98e9 weights over
+ * its 80 layers give 8,476 against its 8,192 (its grouped-query attention
+ * and 3.5 d MLP hold 12.8 d^2 per layer); GPT-3 175B's over 96 layers
+ * give about 12,300 against 12,288. */
+static double timing_hidden(const aiwi_comp *c, double params)
+{
+	if (aiwi_pset(c, P_HIDDEN))
+		return aiwi_p(c, P_HIDDEN);
+	return sqrt(params / (12 * aiwi_p(c, P_LAYERS)));
+}
+
 /* Set the fleet's span terms from the iteration model when timing =
  * iteration; refuse the model's settings without it. */
 static aiw_status timing_setup(aiwi_comp *c, fleet *f)
@@ -136,7 +151,7 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 		                c->prefix, c->prefix);
 	aiwi_iter_shape s = {.params = f->model_params,
 	                     .layers = aiwi_p(c, P_LAYERS),
-	                     .hidden = aiwi_p(c, P_HIDDEN),
+	                     .hidden = timing_hidden(c, f->model_params),
 	                     .kv_bytes = f->kv_bytes_per_token,
 	                     .weight_bits = aiwi_p(c, P_WEIGHT_BITS),
 	                     .act_bits = aiwi_p(c, P_ACT_BITS),

@@ -132,8 +132,10 @@ const aiwi_param_def aiwi_inference_params[] = {
 	              "iteration (the per-iteration model: GEMM, attention, memory, TP all-reduces, "
 	              "fixed overhead; doc/inference.md)",
 	              0},
-	[P_HIDDEN] = {"hidden_size", IP("hidden_size"), AIW_PT_INT, "8192", "1", 1, 1000000, NULL,
-	              0, "model dimension d (timing = iteration: attention FLOPs, all-reduce sizes)",
+	[P_HIDDEN] = {"hidden_size", IP("hidden_size"), AIW_PT_INT, NULL, "1", 1, 1000000, NULL,
+	              AIW_PF_NONE,
+	              "model dimension d (timing = iteration: attention FLOPs, all-reduce sizes) "
+	              "(none: sqrt(model_params / (12 x layers)), from P = 12 L d^2)",
 	              0},
 	[P_ACT_BITS] = {"activation_bits", IP("activation_bits"), AIW_PT_REAL, "16", "bit", 1, 64,
 	                NULL, 0,
