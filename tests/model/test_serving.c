@@ -74,15 +74,16 @@ static void one_request_trace(char *path, size_t len, int prompt, int output)
 /* ------------------------------------------------------------------------ */
 START_TEST(roofline_one_request)
 {
-	/* 70B at 16 bits on 2 H100 (defaults: mfu 0.5, mem_bw_efficiency 0.7,
-	 * 80 layers x 8 KV heads x 128 dims x 16 bits -> 327,680 B/token) */
+	/* 70B at 16 bits on 2 H100, timing = roofline set (defaults: mfu 0.5,
+	 * mem_bw_efficiency 0.7, 80 layers x 8 KV heads x 128 dims x 16 bits
+	 * -> 327,680 B/token) */
 	char path[256];
 	one_request_trace(path, sizeof path, 1000, 100);
 	char text[1024];
 	snprintf(text, sizeof text,
 	         "[sim]\nduration = 600s\nsample_interval = 60s\n"
 	         "[inference one]\ngpus_per_replica = 2\nreplicas = 1\nbatching = none\n"
-	         "traffic = trace\ntrace_file = %s\n",
+	         "traffic = trace\ntrace_file = %s\ntiming = roofline\n",
 	         path);
 	aiw_sim *sim = load(1, text);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
@@ -152,7 +153,7 @@ START_TEST(prefill_energy_exact_at_ticks)
 	snprintf(text, sizeof text,
 	         "[sim]\nduration = 1s\nsample_interval = 50ms\n"
 	         "[inference one]\ngpus_per_replica = 2\nreplicas = 1\nbatching = continuous\n"
-	         "traffic = trace\ntrace_file = %s\n",
+	         "traffic = trace\ntrace_file = %s\ntiming = roofline\n",
 	         path);
 	aiw_sim *sim = load(1, text);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));

@@ -81,7 +81,8 @@ static double peak_bf16(void)
 /* inference                                                                 */
 /* ------------------------------------------------------------------------ */
 /* One request of 1000 prompt and 100 output tokens on one replica of 2 H100
- * (70B at 16 bits, batching none): kernel-busy while it is served, prefill
+ * (70B at 16 bits, batching none, timing = roofline set: the closed form
+ * below is the roofline's): kernel-busy while it is served, prefill
  * then 99 decode iterations; 2 P FLOPs per token, prompt and output, over
  * the peak of the GPUs paid for the whole run. */
 START_TEST(inference_one_request)
@@ -92,7 +93,7 @@ START_TEST(inference_one_request)
 	fclose(f);
 	aiw_sim *sim = load("[sim]\nduration = 600s\nsample_interval = 60s\n"
 	                    "[inference one]\ngpus_per_replica = 2\nreplicas = 1\nbatching = none\n"
-	                    "traffic = trace\ntrace_file = %s\n",
+	                    "traffic = trace\ntrace_file = %s\ntiming = roofline\n",
 	                    path);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	unlink(path);
