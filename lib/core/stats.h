@@ -205,4 +205,56 @@ double aiwi_rstat_median(const aiwi_rstat *s);   /* P^2 estimate; NAN if n = 0 *
  * in (0, 1): t_{n-1, (1+level)/2} * sd / sqrt(n).  NAN if n < 2. */
 double aiwi_rstat_ci_halfwidth(const aiwi_rstat *s, double level);
 
+/* ======================================================================== */
+/* aiwi_xsum: an exact, order-independent sum of doubles.                    */
+/*                                                                           */
+/* A floating-point sum depends on the order of its terms; where the order  */
+/* depends on when a run is observed (a stepped run settles booked-ahead     */
+/* work at its stops, a single run at the next events), results would move  */
+/* in their last bits.  The sum is kept in fixed point, units of 2^-50 (a    */
+/* term's truncation error <= 2^-50 ~ 8.9e-16 in the term's unit, the same  */
+/* for +x and -x, so that a booking taken back cancels exactly), in a       */
+/* 128-bit integer: integer addition is associative, so every order gives   */
+/* the same sum, rounded to double once, when read.  Terms of magnitude     */
+/* >= 2^12 convert through the 128-bit path; a non-finite term, or one of   */
+/* magnitude >= 2^60 (never reached by the models), makes the sum read NaN. */
+/* Without a 128-bit integer type the sum is a double (order-dependent).    */
+/* ======================================================================== */
+#if defined(__SIZEOF_INT128__)
+typedef struct aiwi_xsum {
+	__int128 fixed; /* x 2^-50; |fixed| >= 2^125: poisoned */
+} aiwi_xsum;
+
+static inline void aiwi_xsum_add(aiwi_xsum *s, double x)
+{
+	double y = x * 0x1p50;
+	if (y > -0x1p62 && y < 0x1p62)
+		s->fixed += (int64_t)y;
+	else if (y > -0x1p110 && y < 0x1p110)
+		s->fixed += (__int128)y;
+	else /* sticky: fast-path terms (< 2^62) cannot bring it under 2^125 */
+		s->fixed = (__int128)1 << 126;
+}
+
+static inline double aiwi_xsum_value(const aiwi_xsum *s)
+{
+	const __int128 poison = (__int128)1 << 125;
+	return s->fixed >= poison || s->fixed <= -poison ? NAN : (double)s->fixed * 0x1p-50;
+}
+#else
+typedef struct aiwi_xsum {
+	double sum;
+} aiwi_xsum;
+
+static inline void aiwi_xsum_add(aiwi_xsum *s, double x)
+{
+	s->sum += x;
+}
+
+static inline double aiwi_xsum_value(const aiwi_xsum *s)
+{
+	return s->sum;
+}
+#endif
+
 #endif /* AIW_STATS_H */

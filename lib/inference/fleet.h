@@ -260,14 +260,15 @@ _Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &
                "replica's layout by cache line");
 
 /* A rack of site.gpus_per_rack GPUs, for the site's rack power curves: 64
- * bytes, so that a span start's booking finds a replica's rack by a shift
- * (the padding keeps the size it had with five phases). */
+ * bytes, so that a span start's booking finds a replica's rack by a shift. */
 typedef struct rack {
 	aiwi_integral power;
 	double prev_energy;          /* reported energy at the previous sample */
-	double booked;               /* prefill energy booked ahead (J) */
+	aiwi_xsum booked;            /* prefill energy booked ahead (J), summed exactly */
 	uint32_t gpus_by_phase[NPH]; /* GPUs of this rack per phase */
-	uint32_t padding[2];
+#if !defined(__SIZEOF_INT128__)
+	uint32_t padding[2]; /* (aiwi_xsum is a double there) */
+#endif
 } rack;
 _Static_assert(sizeof(rack) == 64, "a rack in 64 bytes");
 
@@ -344,7 +345,8 @@ typedef struct fleet {
 	double *ahead_times;
 	/* integrals */
 	aiwi_integral energy, busy, paid, cost, waiting;
-	double energy_booked; /* prefill energy booked ahead (J) */
+	aiwi_xsum energy_booked; /* prefill energy booked ahead (J), summed exactly (stepped runs
+	                          * settle in another order: the same sum) */
 	rack *racks;
 	size_t rack_capacity, racks_used; /* allocated; touched by a replica so far */
 	/* traffic */

@@ -144,9 +144,9 @@ static inline void book_prefill(fleet *f, replica *r, double seconds, double sig
 	uint32_t s = (uint32_t)(r - f->replicas);
 	size_t r0, r1;
 	slot_racks(f, s, &r0, &r1);
-	f->energy_booked += per_gpu * f->replica_gpus;
+	aiwi_xsum_add(&f->energy_booked, per_gpu * f->replica_gpus);
 	for (size_t k = r0; k <= r1; k++)
-		f->racks[k].booked += per_gpu * slot_gpus_in(f, s, k);
+		aiwi_xsum_add(&f->racks[k].booked, per_gpu * slot_gpus_in(f, s, k));
 }
 
 /* The span r runs at time t: the cut one while a pending start is ahead. */
@@ -242,7 +242,7 @@ static double dram_at(const fleet *f, double t)
  * the spans, less what of it lies after t. */
 static double energy_at(const fleet *f, double t)
 {
-	double e = f->energy.sum + f->energy_booked;
+	double e = f->energy.sum + aiwi_xsum_value(&f->energy_booked);
 	if (f->service_mode)
 		return e;
 	for (uint32_t i = 0; i < f->slot_count; i++)

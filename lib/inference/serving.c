@@ -391,7 +391,7 @@ static void inference_sample(aiwi_comp *c, double t)
 	}
 	for (size_t k = 0; k < nr; k++) {
 		rack *rk = &f->racks[k];
-		double e = rk->power.sum + rk->booked - ahead[k];
+		double e = rk->power.sum + aiwi_xsum_value(&rk->booked) - ahead[k];
 		if (dt > 0)
 			aiwi_site_rack_power(sim, c, k, (e - rk->prev_energy) / dt);
 		rk->prev_energy = e;

@@ -475,6 +475,63 @@ START_TEST(rstat_moments)
 }
 END_TEST
 
+/* ---- exact sums ---- */
+/* aiwi_xsum: any order of the same terms gives the same sum, bit for bit;
+ * the sum is within n 2^-50 (the terms' truncation) plus one rounding of
+ * the exact sum of the terms (long double accumulation of 2e5 terms of
+ * magnitude < 2^13 is exact to 2^-64 relative of the total, far finer); a
+ * term taken back cancels exactly; a non-finite or huge term poisons. */
+START_TEST(xsum_exact_and_order_free)
+{
+	enum { N = 200000 };
+	double *x = malloc(N * sizeof *x);
+	ck_assert(x != NULL);
+	gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+	gsl_rng_set(r, 7);
+	long double ref = 0;
+	for (int i = 0; i < N; i++) {
+		/* energies of prefills, J: log-uniform over 1e-3 .. 1e4, some
+		 * take-backs (negative) */
+		x[i] = pow(10, -3 + 7 * gsl_rng_uniform(r)) * (gsl_rng_uniform(r) < 0.1 ? -1 : 1);
+		ref += x[i];
+	}
+	aiwi_xsum a = {0}, b = {0};
+	for (int i = 0; i < N; i++)
+		aiwi_xsum_add(&a, x[i]);
+	gsl_ran_shuffle(r, x, N, sizeof *x);
+	for (int i = 0; i < N; i++)
+		aiwi_xsum_add(&b, x[i]);
+	double va = aiwi_xsum_value(&a), vb = aiwi_xsum_value(&b);
+	ck_assert_msg(memcmp(&va, &vb, sizeof va) == 0, "%.17g != %.17g", va, vb);
+	ck_assert_double_eq_tol(va, (double)ref, N * 0x1p-50 + fabs((double)ref) * 0x1p-52);
+	/* book and take back */
+	aiwi_xsum c = {0};
+	aiwi_xsum_add(&c, 1234.5678901234567);
+	aiwi_xsum_add(&c, 0.1);
+	aiwi_xsum_add(&c, -1234.5678901234567);
+	aiwi_xsum_add(&c, -0.1);
+	ck_assert(aiwi_xsum_value(&c) == 0);
+	/* large terms through the 128-bit path, exact for integers */
+	aiwi_xsum d = {0};
+	aiwi_xsum_add(&d, 0x1p40);
+	aiwi_xsum_add(&d, 1);
+	aiwi_xsum_add(&d, -0x1p40);
+	ck_assert(aiwi_xsum_value(&d) == 1);
+	/* poisoned: NaN, infinity, a term >= 2^60, sticky */
+	static const double bad[] = {NAN, INFINITY, -INFINITY, 0x1p61};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		aiwi_xsum e = {0};
+		aiwi_xsum_add(&e, 5);
+		aiwi_xsum_add(&e, bad[i]);
+		for (int k = 0; k < 1000; k++)
+			aiwi_xsum_add(&e, -1e3);
+		ck_assert_msg(isnan(aiwi_xsum_value(&e)), "term %g: %g", bad[i], aiwi_xsum_value(&e));
+	}
+	gsl_rng_free(r);
+	free(x);
+}
+END_TEST
+
 static Suite *stats_suite(void)
 {
 	Suite *s = suite_create("stats");
@@ -492,6 +549,7 @@ static Suite *stats_suite(void)
 	suite_add_tcase(s, tc);
 	TCase *tr = tcase_create("rstat");
 	tcase_add_test(tr, rstat_moments);
+	tcase_add_test(tr, xsum_exact_and_order_free);
 	suite_add_tcase(s, tr);
 	return s;
 }
