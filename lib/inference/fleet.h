@@ -380,7 +380,6 @@ typedef struct fleet {
 	 * prompts, T tokens, Q their squared lengths: span_iteration_prefill)
 	 * and the coefficients beta by phase and term (iteration.h) */
 	double iter_prefill[4];
-	double iter_beta[2][5];
 } fleet;
 
 
