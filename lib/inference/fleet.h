@@ -344,6 +344,9 @@ typedef struct fleet {
 	double *ahead_times;
 	/* integrals */
 	aiwi_integral energy, busy, paid, cost, waiting;
+	/* committed_gpus (price.commit_gpus >= 0): non-spot GPUs provisioned
+	 * above the commitment, and the commitment's GPUs not provisioned */
+	aiwi_integral excess, stranded;
 	double energy_booked; /* prefill energy booked ahead (J) */
 	rack *racks;
 	size_t rack_capacity, racks_used; /* allocated; touched by a replica so far */
