@@ -147,18 +147,19 @@ enum {
 	{"storage_cost_usd", "Storage cost", "USD", 0, \
 	 "storage_price per GPU amortised over the lifetime, on the provisioned GPU-seconds", \
 	 NULL, NULL, NULL, NULL}, \
-	{"ondemand_excess_gpu_hours", "GPU-hours above the commitment", "h", AIW_METRIC_COUNT, \
+	{"ondemand_excess_gpu_hours", "GPU-hours above the commitment", "h", \
+	 AIW_METRIC_HEADLINE | AIW_METRIC_COUNT, \
 	 "committed_gpus set: provisioned GPU-hours above committed_gpus, the integral of " \
-	 "max(0, provisioned - committed_gpus), billed on demand (NaN: no committed_gpus)", \
+	 "max(0, provisioned - committed_gpus), billed on demand (published with it only)", \
 	 NULL, NULL, NULL, NULL}, \
-	{"ondemand_excess_usd", "  their on-demand cost", "USD", 0, \
+	{"ondemand_excess_usd", "  their on-demand cost", "USD", AIW_METRIC_HEADLINE, \
 	 "committed_gpus set: the on-demand cost of ondemand_excess_gpu_hours (in " \
 	 "hardware_cost_usd)", NULL, NULL, NULL, NULL}, \
 	{"commitment_stranded_gpu_hours", "Committed GPU-hours not provisioned", "h", \
-	 AIW_METRIC_COUNT, \
+	 AIW_METRIC_HEADLINE | AIW_METRIC_COUNT, \
 	 "committed_gpus set: committed GPU-hours not provisioned, the integral of " \
-	 "max(0, committed_gpus - provisioned) (NaN: no committed_gpus)", NULL, NULL, NULL, NULL}, \
-	{"commitment_stranded_usd", "  their cost (paid, unused)", "USD", 0, \
+	 "max(0, committed_gpus - provisioned) (published with it only)", NULL, NULL, NULL, NULL}, \
+	{"commitment_stranded_usd", "  their cost (paid, unused)", "USD", AIW_METRIC_HEADLINE, \
 	 "committed_gpus set: the committed-rate cost of commitment_stranded_gpu_hours (in " \
 	 "hardware_cost_usd: a commitment is paid whether used or not)", NULL, NULL, NULL, NULL}, \
 	{"idle_cost_usd", "Idle cost (paid, not busy)", "USD", 0, \

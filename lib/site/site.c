@@ -364,13 +364,13 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost + knet + kstor);
 		aiwi_metric(sim, k->prefix, "idle_cost_usd", a->idle_cost);
 		size_t ic = aiwi_kind_param_index(k->kind, "committed_gpus");
-		bool commit = ic != SIZE_MAX && aiwi_pset(k, ic);
-		aiwi_metric(sim, k->prefix, "ondemand_excess_gpu_hours",
-		            commit ? k->excess_gpu_s / 3600 : NAN);
-		aiwi_metric(sim, k->prefix, "ondemand_excess_usd", commit ? k->excess_usd : NAN);
-		aiwi_metric(sim, k->prefix, "commitment_stranded_gpu_hours",
-		            commit ? k->stranded_gpu_s / 3600 : NAN);
-		aiwi_metric(sim, k->prefix, "commitment_stranded_usd", commit ? k->stranded_usd : NAN);
+		if (ic != SIZE_MAX && aiwi_pset(k, ic)) { /* a commitment of its own */
+			aiwi_metric(sim, k->prefix, "ondemand_excess_gpu_hours", k->excess_gpu_s / 3600);
+			aiwi_metric(sim, k->prefix, "ondemand_excess_usd", k->excess_usd);
+			aiwi_metric(sim, k->prefix, "commitment_stranded_gpu_hours",
+			            k->stranded_gpu_s / 3600);
+			aiwi_metric(sim, k->prefix, "commitment_stranded_usd", k->stranded_usd);
+		}
 		if (k->peak_flop_s > 0) {
 			double kp = k->paid_gpu_s;
 			aiwi_metric(sim, k->prefix, "kernel_busy", kp > 0 ? k->kbusy_gpu_s / kp : NAN);
