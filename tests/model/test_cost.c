@@ -642,9 +642,15 @@ START_TEST(commitment_fixed_fleet)
 #undef LM
 		aiw_sim_free(sim);
 	}
-	/* unset: no commitment figures, the cost as before */
-	aiw_sim *sim = load_text(JOB "pricing = reserved\nondemand_price = 2.5\n");
+	/* unset: no commitment figures, the cost as before, also after a
+	 * reset from a run with one (its stranded commitment forgotten) */
+	aiw_sim *sim = load_text(JOB "pricing = reserved\nondemand_price = 2.5\n"
+	                             "committed_gpus = 12\n");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_reset(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "load.job.committed_gpus", "none"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.idle_cost_usd"), 80 * rc * 0.2, 1e-12);
 	double v;
 	ck_assert_int_ne(aiw_sim_metric(sim, "load.job.ondemand_excess_gpu_hours", &v), AIW_OK);
 	ck_assert_int_ne(aiw_sim_metric(sim, "load.job.commitment_stranded_usd", &v), AIW_OK);
