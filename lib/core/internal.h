@@ -452,6 +452,10 @@ struct aiwi_comp {
 	double busy_gpu_s;    /* GPU-seconds doing useful work */
 	double paid_gpu_s;    /* GPU-seconds provisioned (paid) */
 	double cost_usd;      /* money spent (hardware + energy at PUE) */
+	/* at a commitment (cost.h, committed_gpus): provisioned GPU-seconds
+	 * above it and their on-demand cost, committed GPU-seconds not
+	 * provisioned and their cost (both within cost_usd) */
+	double excess_gpu_s, excess_usd, stranded_gpu_s, stranded_usd;
 	double gpus;          /* GPUs currently provisioned (for utilisation) */
 	/* GPU telemetry as nvidia-smi and DCGM report it (aiworkload(7)
 	 * "Utilisation"): a model that sets peak_flop_s > 0 keeps them */

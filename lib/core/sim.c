@@ -506,6 +506,7 @@ static void stop_components(aiw_sim *sim)
 		c->prev_energy_j = c->prev_busy_gpu_s = c->prev_paid_gpu_s = c->prev_cost_usd = 0;
 		c->tick_power_w = c->tick_util = c->tick_cost_rate = c->tick_gpus = 0;
 		c->kbusy_gpu_s = c->flops = c->peak_flop_s = 0;
+		c->excess_gpu_s = c->excess_usd = c->stranded_gpu_s = c->stranded_usd = 0;
 		c->prev_kbusy_gpu_s = c->prev_flops = c->tick_kbusy = c->tick_tensor = 0;
 		c->series_base = -1;
 		c->accounted = false;

@@ -546,6 +546,13 @@ static aiw_status build_fixed(autoscaler *a)
 
 static double released(const autoscaler *a, double t, bool stranded_usd);
 
+/* whether the fleet's commitment is set (cost.h, committed_gpus) */
+static bool committed_gpus(const aiwi_comp *c)
+{
+	size_t i = aiwi_kind_param_index(c->kind, "committed_gpus");
+	return i != SIZE_MAX && aiwi_pset(c, i);
+}
+
 static void run_fixed(autoscaler *a, double t)
 {
 	aiwi_comp *c = a->c;
@@ -593,12 +600,14 @@ static void run_fixed(autoscaler *a, double t)
 	 * released below its peak is paid all the same (stranded); so is the
 	 * network and storage capex of the released capacity (owned) */
 	double extra = aiwi_cost_network_rate(c) + aiwi_cost_storage_rate(c);
+	/* at a committed_gpus commitment, cost_usd holds all of it, used or not */
+	bool commit = committed_gpus(c);
 	double mine[4] = {c->paid_gpu_s / 3600,
 	                  c->cost_usd + aiwi_cost_energy_usd(a->sim, c->energy_j) +
-	                          released(a, t, true),
+	                          (commit ? 0 : released(a, t, true)),
 	                  0, c->energy_j / 3.6e6};
 	if (extra > 0)
-		mine[1] += extra * (c->paid_gpu_s + released(a, t, false));
+		mine[1] += extra * (c->paid_gpu_s + (commit ? 0 : released(a, t, false)));
 	aiwi_metric(a->sim, px, "fixed_replicas", want);
 	aiwi_metric(a->sim, px, "gpu_hours_saved", fix[0] - mine[0]);
 	aiwi_metric(a->sim, px, "cost_saved_usd", fix[1] - mine[1]);
@@ -849,8 +858,13 @@ void aiwi_autoscale_finish(aiwi_comp *c, double t)
 	bool owned = aiwi_cost_committed(c);
 	M("released_gpu_hours", rel_s / 3600);
 	M("released_usd", rel_usd);
-	M("stranded_gpu_hours", owned ? rel_s / 3600 : 0);
-	M("stranded_usd", owned ? rel_usd : 0);
+	if (committed_gpus(c)) { /* the commitment's GPU-seconds not provisioned */
+		M("stranded_gpu_hours", c->stranded_gpu_s / 3600);
+		M("stranded_usd", c->stranded_usd);
+	} else {
+		M("stranded_gpu_hours", owned ? rel_s / 3600 : 0);
+		M("stranded_usd", owned ? rel_usd : 0);
+	}
 	M("spot_preemptions", a->preemptions);
 	M("spot_reclaims", a->reclaims);
 	M("spot_exposure_h", a->spot_live.sum / 3600);

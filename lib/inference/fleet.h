@@ -345,6 +345,9 @@ typedef struct fleet {
 	double *ahead_times;
 	/* integrals */
 	aiwi_integral energy, busy, paid, cost, waiting;
+	/* committed_gpus (price.commit_gpus >= 0): non-spot GPUs provisioned
+	 * above the commitment, and the commitment's GPUs not provisioned */
+	aiwi_integral excess, stranded;
 	aiwi_xsum energy_booked; /* prefill energy booked ahead (J), summed exactly (stepped runs
 	                          * settle in another order: the same sum) */
 	rack *racks;

@@ -19,7 +19,17 @@ static void levels(fleet *f)
 	f->energy.value = f->replica_gpus * w;
 	f->busy.value = f->replica_gpus * (double)f->phase_count[PH_DECODE];
 	f->paid.value = f->replica_gpus * (double)prov;
-	if (f->price.spot_base_usd_per_gpu_s == f->price.usd_per_gpu_s)
+	if (f->price.commit_gpus >= 0) {
+		/* the commitment whatever is provisioned, non-spot GPUs above it
+		 * on demand, spot replicas at the on-demand price less the discount */
+		double g = f->replica_gpus * (double)(prov - f->spot_count);
+		double x = g - f->price.commit_gpus;
+		f->excess.value = x > 0 ? x : 0;
+		f->stranded.value = x < 0 ? -x : 0;
+		f->cost.value = aiwi_cost_commit_rate(&f->price, g) +
+		                f->replica_gpus * (double)f->spot_count * f->spot_factor *
+		                        f->price.spot_base_usd_per_gpu_s;
+	} else if (f->price.spot_base_usd_per_gpu_s == f->price.usd_per_gpu_s)
 		f->cost.value =
 		        f->replica_gpus *
 		        ((double)(prov - f->spot_count) + (double)f->spot_count * f->spot_factor) *
@@ -37,6 +47,10 @@ static void advance(fleet *f, double now)
 	aiwi_int_advance(&f->busy, now);
 	aiwi_int_advance(&f->paid, now);
 	aiwi_int_advance(&f->cost, now);
+	if (f->price.commit_gpus >= 0) {
+		aiwi_int_advance(&f->excess, now);
+		aiwi_int_advance(&f->stranded, now);
+	}
 }
 
 static bool ensure_racks(fleet *f, size_t need)

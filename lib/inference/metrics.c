@@ -185,8 +185,10 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	 "autoscaled: released GPU-hours at the fleet's mean hardware price per GPU-hour "
 	 "(rented: not paid, a saving; owned or reserved: paid anyway)", NULL, NULL, NULL, NULL},
 	{"stranded_gpu_hours", "GPU-hours stranded (owned, released)", "h", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
-	 "autoscaled under capex or reserved pricing: the released GPU-hours, paid but idle "
-	 "unless other work uses them (0 under ondemand pricing)", NULL, NULL, NULL, NULL},
+	 "autoscaled under capex, reserved or committed pricing: the released GPU-hours, paid "
+	 "but idle unless other work uses them (0 under ondemand pricing); with committed_gpus, "
+	 "the committed GPU-hours not provisioned (commitment_stranded_gpu_hours)",
+	 NULL, NULL, NULL, NULL},
 	{"stranded_usd", "  their hardware cost", "USD", AIW_METRIC_HEADLINE,
 	 "hardware cost of the stranded GPU-hours (not a saving: owned capacity is paid)",
 	 NULL, NULL, NULL, NULL},
@@ -224,8 +226,9 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	 "compare_fixed: GPU-hours of the fixed fleet minus this fleet's", NULL, NULL, NULL, NULL},
 	{"cost_saved_usd", "Cost saved", "USD", AIW_METRIC_HEADLINE,
 	 "compare_fixed: cost of the fixed fleet minus this fleet's, with this fleet's stranded "
-	 "capacity counted as paid (capex, reserved): then only energy and a smaller owned fleet "
-	 "save; under ondemand pricing the released GPU-hours are saved", NULL, NULL, NULL, NULL},
+	 "capacity counted as paid (capex, reserved, committed): then only energy and a smaller "
+	 "owned fleet save; under ondemand pricing the released GPU-hours are saved; with "
+	 "committed_gpus both fleets hold the commitment, in their cost", NULL, NULL, NULL, NULL},
 	{"cost_saved_fraction", "Cost saved (share)", "1", AIW_METRIC_FRACTION,
 	 "compare_fixed: cost saved / cost of the fixed fleet", NULL, NULL, NULL, NULL},
 	{"energy_saved_kwh", "Energy saved", "kWh", 0,

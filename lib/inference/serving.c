@@ -282,6 +282,13 @@ static aiw_status inference_start(aiwi_comp *c)
 	aiwi_int_init(&f->paid, 0, 0);
 	aiwi_int_init(&f->cost, 0, 0);
 	aiwi_int_init(&f->waiting, 0, 0);
+	aiwi_int_init(&f->excess, 0, 0);
+	aiwi_int_init(&f->stranded, 0, 0);
+	if (f->price.commit_gpus >= 0) {
+		/* no GPU yet: the whole commitment stranded until replicas come */
+		f->stranded.value = f->price.commit_gpus;
+		f->cost.value = aiwi_cost_commit_rate(&f->price, 0);
+	}
 
 	/* the initial replicas, ready at t = 0 */
 	uint32_t nrep = (uint32_t)aiwi_p(c, P_REPLICAS);
@@ -321,6 +328,12 @@ static void bring_to(aiwi_comp *c, double t)
 	c->paid_gpu_s = f->paid.sum;
 	c->cost_usd = f->cost.sum;
 	c->gpus = f->paid.value;
+	if (f->price.commit_gpus >= 0) {
+		c->excess_gpu_s = f->excess.sum;
+		c->excess_usd = f->excess.sum * f->price.ondemand_usd_per_gpu_s;
+		c->stranded_gpu_s = f->stranded.sum;
+		c->stranded_usd = f->stranded.sum * f->price.usd_per_gpu_s;
+	}
 	/* telemetry: a replica with work in its batch runs kernels all the
 	 * time (continuous batching keeps it launching them); FLOPs as
 	 * compute_utilization counts them */

@@ -9,7 +9,18 @@
  * both paid for the term whether used or not, like capex.  All are per
  * provisioned GPU-second, so a model's cost is an exact integral of (GPUs
  * provisioned) x rate.  Network and storage capex per GPU are amortised the
- * same way over the lifetime; the site adds them (aiwi_cost_extra_usd).
+ * same way over the lifetime, plus any price per GPU-hour; the site adds
+ * them (aiwi_cost_extra_usd).
+ *
+ * committed_gpus N: N GPUs are paid at the capex, reserved or committed rate
+ * for the whole run, used or not, and the provisioned GPUs above N at the
+ * on-demand rate, so the cost rate with g GPUs provisioned is
+ * N r + max(0, g - N) r_od (aiwi_cost_commit_rate): a model whose GPU count
+ * is piecewise constant integrates it exactly, with the excess
+ * max(0, g - N) and the stranded commitment max(0, N - g), updated where g
+ * changes.  Unset, the commitment is the component's peak and the cost
+ * counts the provisioned GPU-seconds alone (the released capacity below
+ * the peak is reported beside it as stranded).
  */
 #include "site/cost.h"
 #include "site/power.h"
@@ -25,8 +36,55 @@ double aiwi_cost_term_factor(int mode, int term)
 	return 1;
 }
 
+static aiw_status pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec *g,
+                          aiwi_pricing *out);
+
+/* committed_gpus: the commitment and the on-demand rate of the excess */
 aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec *g,
                             aiwi_pricing *out)
+{
+	out->commit_gpus = -1;
+	out->ondemand_usd_per_gpu_s = NAN;
+	aiw_status st = pricing(c, first, g, out);
+	if (st != AIW_OK || !aiwi_pset(c, first + AIW_COST_COMMITTED_GPUS))
+		return st;
+	int mode = (int)aiwi_p(c, first + AIW_COST_PRICING);
+	if (mode == AIW_PRICING_ONDEMAND)
+		return aiwi_err(c->sim, AIW_EINVAL,
+		                "%s.committed_gpus = %g: pricing = ondemand has no commitment; set "
+		                "pricing = reserved, committed or capex, or committed_gpus = none",
+		                c->prefix, aiwi_p(c, first + AIW_COST_COMMITTED_GPUS));
+	double h = aiwi_pset(c, first + AIW_COST_ONDEMAND_PRICE)
+	                   ? aiwi_p(c, first + AIW_COST_ONDEMAND_PRICE)
+	                   : g->ondemand_usd_per_h;
+	if (!(h > 0))
+		return aiwi_err(c->sim, AIW_ERANGE,
+		                "%s.ondemand_price: committed_gpus bills the GPUs above the "
+		                "commitment on demand, and the catalog has no rental price for %s; "
+		                "set one (USD per GPU-hour)",
+		                c->prefix, g->name);
+	out->commit_gpus = aiwi_p(c, first + AIW_COST_COMMITTED_GPUS);
+	out->ondemand_usd_per_gpu_s = h / 3600.0;
+	return AIW_OK;
+}
+
+void aiwi_cost_account_fixed(aiwi_comp *c, const aiwi_pricing *p, double g, double t)
+{
+	c->paid_gpu_s = g * t;
+	if (!(p->commit_gpus >= 0)) {
+		c->cost_usd = c->paid_gpu_s * p->usd_per_gpu_s;
+		return;
+	}
+	double n = p->commit_gpus;
+	c->excess_gpu_s = g > n ? (g - n) * t : 0;
+	c->stranded_gpu_s = n > g ? (n - g) * t : 0;
+	c->excess_usd = c->excess_gpu_s * p->ondemand_usd_per_gpu_s;
+	c->stranded_usd = c->stranded_gpu_s * p->usd_per_gpu_s;
+	c->cost_usd = aiwi_cost_commit_rate(p, g) * t;
+}
+
+static aiw_status pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec *g,
+                          aiwi_pricing *out)
 {
 	aiw_sim *sim = c->sim;
 	int mode = (int)aiwi_p(c, first + AIW_COST_PRICING);
@@ -83,23 +141,29 @@ bool aiwi_cost_committed(const aiwi_comp *c)
 	return i != SIZE_MAX && (int)aiwi_p(c, i) != AIW_PRICING_ONDEMAND;
 }
 
-static double capex_rate(const aiwi_comp *c, const char *key)
+/* capex per GPU over the lifetime, plus a price per GPU-hour; with the
+ * hourly price 0 (its default) exactly the capex rate as before */
+static double gpu_rate(const aiwi_comp *c, const char *key, const char *hourly)
 {
 	size_t i = aiwi_kind_param_index(c->kind, key);
 	size_t il = aiwi_kind_param_index(c->kind, "lifetime");
-	if (i == SIZE_MAX || il == SIZE_MAX || !(aiwi_p(c, i) > 0))
-		return 0;
-	return aiwi_p(c, i) / aiwi_p(c, il);
+	size_t ih = aiwi_kind_param_index(c->kind, hourly);
+	double r = 0;
+	if (i != SIZE_MAX && il != SIZE_MAX && aiwi_p(c, i) > 0)
+		r = aiwi_p(c, i) / aiwi_p(c, il);
+	if (ih != SIZE_MAX && aiwi_p(c, ih) > 0)
+		r += aiwi_p(c, ih) / 3600.0;
+	return r;
 }
 
 double aiwi_cost_network_rate(const aiwi_comp *c)
 {
-	return capex_rate(c, "network_price");
+	return gpu_rate(c, "network_price", "network_price_per_h");
 }
 
 double aiwi_cost_storage_rate(const aiwi_comp *c)
 {
-	return capex_rate(c, "storage_price");
+	return gpu_rate(c, "storage_price", "storage_price_per_h");
 }
 
 double aiwi_cost_extra_usd(const aiwi_comp *c)

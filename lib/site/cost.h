@@ -92,8 +92,22 @@ enum {
 	 "lifetime on the provisioned GPU-seconds (network_cost_usd)", 0},                       \
 	{"storage_price", KIND ".NAME.storage_price", AIW_PT_MONEY, "0", "USD", 0, 1e8, NULL, 0, \
 	 "storage capex per GPU, amortised over lifetime on the provisioned GPU-seconds "        \
-	 "(storage_cost_usd)", 0}
-#define AIW_COST_NPARAMS 11
+	 "(storage_cost_usd)", 0},                                                                \
+	{"committed_gpus", KIND ".NAME.committed_gpus", AIW_PT_INT, NULL, "1", 0, 1e7, NULL,     \
+	 AIW_PF_NONE,                                                                            \
+	 "GPUs paid at the capex, reserved or committed rate for the whole run, used or not; "   \
+	 "provisioned GPUs above them billed on demand (none: the commitment is the "            \
+	 "component's peak, and hardware_cost_usd counts the provisioned GPU-seconds only)", 0},  \
+	{"network_price_per_h", KIND ".NAME.network_price_per_h", AIW_PT_MONEY, "0", "USD/h", 0,\
+	 1e4, NULL, 0,                                                                           \
+	 "network price per provisioned GPU-hour (cloud billing), added to network_price's "     \
+	 "amortised capex in network_cost_usd", 0},                                              \
+	{"storage_price_per_h", KIND ".NAME.storage_price_per_h", AIW_PT_MONEY, "0", "USD/h", 0,\
+	 1e4, NULL, 0,                                                                           \
+	 "storage price per provisioned GPU-hour (cloud billing: e.g. a checkpoint volume's "    \
+	 "USD per TB-month x TB per GPU / 730 h), added to storage_price's amortised capex in "   \
+	 "storage_cost_usd", 0}
+#define AIW_COST_NPARAMS 14
 /* offsets of the entries from `first' */
 enum {
 	AIW_COST_PRICING,
@@ -106,7 +120,10 @@ enum {
 	AIW_COST_RESERVED_PRICE,
 	AIW_COST_COMMITTED_DISCOUNT,
 	AIW_COST_NETWORK_PRICE,
-	AIW_COST_STORAGE_PRICE
+	AIW_COST_STORAGE_PRICE,
+	AIW_COST_COMMITTED_GPUS,
+	AIW_COST_NETWORK_PRICE_PER_H,
+	AIW_COST_STORAGE_PRICE_PER_H
 };
 
 /* The summary metrics the site publishes for every accounted component
@@ -130,6 +147,21 @@ enum {
 	{"storage_cost_usd", "Storage cost", "USD", 0, \
 	 "storage_price per GPU amortised over the lifetime, on the provisioned GPU-seconds", \
 	 NULL, NULL, NULL, NULL}, \
+	{"ondemand_excess_gpu_hours", "GPU-hours above the commitment", "h", \
+	 AIW_METRIC_HEADLINE | AIW_METRIC_COUNT, \
+	 "committed_gpus set: provisioned GPU-hours above committed_gpus, the integral of " \
+	 "max(0, provisioned - committed_gpus), billed on demand (published with it only)", \
+	 NULL, NULL, NULL, NULL}, \
+	{"ondemand_excess_usd", "  their on-demand cost", "USD", AIW_METRIC_HEADLINE, \
+	 "committed_gpus set: the on-demand cost of ondemand_excess_gpu_hours (in " \
+	 "hardware_cost_usd)", NULL, NULL, NULL, NULL}, \
+	{"commitment_stranded_gpu_hours", "Committed GPU-hours not provisioned", "h", \
+	 AIW_METRIC_HEADLINE | AIW_METRIC_COUNT, \
+	 "committed_gpus set: committed GPU-hours not provisioned, the integral of " \
+	 "max(0, committed_gpus - provisioned) (published with it only)", NULL, NULL, NULL, NULL}, \
+	{"commitment_stranded_usd", "  their cost (paid, unused)", "USD", AIW_METRIC_HEADLINE, \
+	 "committed_gpus set: the committed-rate cost of commitment_stranded_gpu_hours (in " \
+	 "hardware_cost_usd: a commitment is paid whether used or not)", NULL, NULL, NULL, NULL}, \
 	{"idle_cost_usd", "Idle cost (paid, not busy)", "USD", 0, \
 	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL}, \
 	{"cost_usd", "Cost", "USD", AIW_METRIC_HEADLINE, \
@@ -185,7 +217,28 @@ typedef struct aiwi_pricing {
 	 * capacity is rented, neither reserved nor owned), usd_per_gpu_s when
 	 * no on-demand price is known */
 	double spot_base_usd_per_gpu_s;
+	/* committed_gpus: -1 when unset (the commitment is the peak, every
+	 * provisioned GPU-second at usd_per_gpu_s); else the GPUs paid at
+	 * usd_per_gpu_s for the whole run, used or not, and the on-demand rate
+	 * of the provisioned GPUs above them */
+	double commit_gpus;
+	double ondemand_usd_per_gpu_s;
 } aiwi_pricing;
+
+/* Cost rate (USD/s) of g GPUs provisioned at a commitment (commit_gpus >= 0):
+ * the commitment whatever g, and the excess above it on demand. */
+static inline double aiwi_cost_commit_rate(const aiwi_pricing *p, double g)
+{
+	double x = g - p->commit_gpus;
+	return p->commit_gpus * p->usd_per_gpu_s + (x > 0 ? x * p->ondemand_usd_per_gpu_s : 0);
+}
+
+/* A component holding g GPUs for t seconds (training, a scripted load):
+ * sets c->paid_gpu_s, c->cost_usd and, at a commitment, the excess and
+ * stranded figures (c->excess_gpu_s, excess_usd, stranded_gpu_s,
+ * stranded_usd) in closed form; without one, cost = paid x usd_per_gpu_s
+ * as before. */
+void aiwi_cost_account_fixed(aiwi_comp *c, const aiwi_pricing *p, double g, double t);
 
 /* The price per GPU-hour of a reserved (ratio of on-demand) or committed
  * (discount on on-demand) pricing for a term (0: 1 year, 1: 3 years). */
@@ -202,8 +255,9 @@ aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_sp
  * down) is stranded, not saved, unless other work uses it. */
 bool aiwi_cost_committed(const aiwi_comp *c);
 
-/* Network and storage capex of component c per provisioned GPU-second
- * (network_price, storage_price over lifetime; 0 for a kind without them),
+/* Network and storage price of component c per provisioned GPU-second
+ * (network_price, storage_price over lifetime plus network_price_per_h,
+ * storage_price_per_h / 3600; 0 for a kind without them),
  * and their cost over its provisioned GPU-seconds so far: the site adds
  * them to <prefix>.cost_usd, a model to its own cost summaries. */
 double aiwi_cost_network_rate(const aiwi_comp *c);

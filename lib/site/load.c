@@ -102,7 +102,7 @@ typedef struct load {
 	double gpr;         /* GPUs per rack */
 	double elast;       /* shared timeline: energy at the last tick */
 	aiwi_integral energy, busy;
-	double usd_per_gpu_s;
+	aiwi_pricing price; /* free: rate 0, no commitment */
 } load;
 
 #define LOAD_MAX_STEPS 100000
@@ -245,7 +245,7 @@ static aiw_status load_pricing(aiwi_comp *c, load *L)
 	aiwi_pricing p;
 	aiw_status st = aiwi_cost_pricing(c, L_COST, g ? g : &none, &p);
 	if (st == AIW_OK)
-		L->usd_per_gpu_s = p.usd_per_gpu_s;
+		L->price = p;
 	return st;
 }
 
@@ -341,6 +341,7 @@ static aiw_status load_start(aiwi_comp *c)
 	if (!L)
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	c->state = L;
+	L->price.commit_gpus = -1; /* free until load_pricing prices it */
 	aiw_status st;
 	if ((st = load_mode(c, L)) != AIW_OK || (st = load_parse(c, L)) != AIW_OK ||
 	    (st = load_pricing(c, L)) != AIW_OK)
@@ -406,8 +407,7 @@ static void load_account(aiwi_comp *c, double t)
 	load *L = c->state;
 	c->energy_j = int_at(&L->energy, t);
 	c->busy_gpu_s = int_at(&L->busy, t);
-	c->paid_gpu_s = aiwi_p(c, L_GPUS) * t;
-	c->cost_usd = c->paid_gpu_s * L->usd_per_gpu_s;
+	aiwi_cost_account_fixed(c, &L->price, aiwi_p(c, L_GPUS), t);
 }
 
 static void load_sample(aiwi_comp *c, double t)

@@ -249,7 +249,11 @@ static void site_catch_up(site *s, aiw_sim *sim)
 		 * from the cumulative integrals, so it does not depend on how a
 		 * run is stepped (exact for a constant price per GPU-second) */
 		double idle = k->paid_gpu_s > 0 ? 1 - k->busy_gpu_s / k->paid_gpu_s : 0;
-		a->idle_cost = k->cost_usd * (idle > 0 ? (idle < 1 ? idle : 1) : 0);
+		idle = idle > 0 ? (idle < 1 ? idle : 1) : 0;
+		if (k->stranded_usd > 0) /* a commitment's unprovisioned GPUs: idle all along */
+			a->idle_cost = (k->cost_usd - k->stranded_usd) * idle + k->stranded_usd;
+		else
+			a->idle_cost = k->cost_usd * idle;
 		a->last_e = k->energy_j;
 		a->last_busy = k->busy_gpu_s;
 		a->last_paid = k->paid_gpu_s;
@@ -359,6 +363,14 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, k->prefix, "storage_cost_usd", kstor);
 		aiwi_metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost + knet + kstor);
 		aiwi_metric(sim, k->prefix, "idle_cost_usd", a->idle_cost);
+		size_t ic = aiwi_kind_param_index(k->kind, "committed_gpus");
+		if (ic != SIZE_MAX && aiwi_pset(k, ic)) { /* a commitment of its own */
+			aiwi_metric(sim, k->prefix, "ondemand_excess_gpu_hours", k->excess_gpu_s / 3600);
+			aiwi_metric(sim, k->prefix, "ondemand_excess_usd", k->excess_usd);
+			aiwi_metric(sim, k->prefix, "commitment_stranded_gpu_hours",
+			            k->stranded_gpu_s / 3600);
+			aiwi_metric(sim, k->prefix, "commitment_stranded_usd", k->stranded_usd);
+		}
 		if (k->peak_flop_s > 0) {
 			double kp = k->paid_gpu_s;
 			aiwi_metric(sim, k->prefix, "kernel_busy", kp > 0 ? k->kbusy_gpu_s / kp : NAN);

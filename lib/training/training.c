@@ -1083,8 +1083,7 @@ static void account(aiwi_comp *c, double t)
 	double act = active_s(T, t);
 	c->energy_j = T->e_done + e + T->k.fixed_w * act;
 	c->busy_gpu_s = T->busy_done + b;
-	c->paid_gpu_s = (T->k.N + T->k.spares) * act;
-	c->cost_usd = c->paid_gpu_s * T->k.price.usd_per_gpu_s;
+	aiwi_cost_account_fixed(c, &T->k.price, T->k.N + T->k.spares, act);
 	double kb = 0, fl = 0;
 	if (T->state == S_STEP)
 		phase_telemetry(&T->ph, t - T->ph.t0, &kb, &fl);

@@ -5,6 +5,7 @@
 #include "core/internal.h"
 #include "../testutil.h"
 
+#include <math.h>
 #include <string.h>
 
 static aiw_sim *load_text(const char *text)
@@ -596,6 +597,203 @@ START_TEST(network_storage_facility)
 }
 END_TEST
 
+/* committed_gpus N: N GPUs at the committed rate for the whole run, used or
+ * not, the GPUs above N on demand.  The 8-GPU job for 10 h at $2.5/h on
+ * demand, reserved 1y (x 0.63): a commitment under the fleet (5: 3 GPUs x
+ * 10 h on demand), over it (12: 4 x 10 h stranded) and equal to it. */
+START_TEST(commitment_fixed_fleet)
+{
+	const double od = 2.5, rc = 2.5 * 0.63, energy = 9.6;
+	const struct {
+		const char *set;
+		double n, rate;
+	} cases[] = {
+		{"pricing = reserved\n", 5, rc},
+		{"pricing = reserved\n", 12, rc},
+		{"pricing = reserved\n", 8, rc},
+		{"pricing = reserved\n", 0, rc},
+		{"pricing = committed\nterm = 3y\n", 5, 2.5 * 0.48},
+		{"pricing = capex\ngpu_price = 30000\nlifetime = 10000h\n", 3, 3},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char text[1024];
+		snprintf(text, sizeof text, "%s%sondemand_price = 2.5\ncommitted_gpus = %g\n", JOB,
+		         cases[i].set, cases[i].n);
+		aiw_sim *sim = load_text(text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		double n = cases[i].n, r = cases[i].rate;
+		double excess_h = n < 8 ? (8 - n) * 10 : 0, stranded_h = n > 8 ? (n - 8) * 10 : 0;
+		double hw = n * 10 * r + excess_h * od;
+#define LM(key) aiwi_test_metric(sim, "load.job." key)
+		ck_assert_rel(LM("hardware_cost_usd"), hw, 1e-12);
+		ck_assert_rel(LM("cost_usd"), hw + energy, 1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"), hw, 1e-12);
+		ck_assert_double_eq_tol(LM("ondemand_excess_gpu_hours"), excess_h, 1e-9);
+		ck_assert_double_eq_tol(LM("ondemand_excess_usd"), excess_h * od, 1e-9);
+		ck_assert_double_eq_tol(LM("commitment_stranded_gpu_hours"), stranded_h, 1e-9);
+		ck_assert_double_eq_tol(LM("commitment_stranded_usd"), stranded_h * r, 1e-9);
+		/* the stranded commitment is idle all of the time, the provisioned
+		 * GPUs 2 h in 10 */
+		double sus = stranded_h * r;
+		ck_assert_rel(LM("idle_cost_usd"), (hw - sus) * 0.2 + sus, 1e-12);
+		ck_assert_rel(curve_integral(sim, "site.cost_rate_usd_per_h") / 3600, hw + energy,
+		              1e-9);
+		ck_assert_rel(curve_last(sim, "load.job.cost_usd"), hw + energy, 1e-12);
+#undef LM
+		aiw_sim_free(sim);
+	}
+	/* unset: no commitment figures, the cost as before, also after a
+	 * reset from a run with one (its stranded commitment forgotten) */
+	aiw_sim *sim = load_text(JOB "pricing = reserved\nondemand_price = 2.5\n"
+	                             "committed_gpus = 12\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_reset(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "load.job.committed_gpus", "none"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.idle_cost_usd"), 80 * rc * 0.2, 1e-12);
+	double v;
+	ck_assert_int_ne(aiw_sim_metric(sim, "load.job.ondemand_excess_gpu_hours", &v), AIW_OK);
+	ck_assert_int_ne(aiw_sim_metric(sim, "load.job.commitment_stranded_usd", &v), AIW_OK);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.hardware_cost_usd"), 80 * rc, 1e-12);
+	aiw_sim_free(sim);
+	/* a training job of 16 GPUs on an 8-GPU commitment: half on demand */
+	double h;
+	ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "ondemand_usd_per_h", &h), AIW_OK);
+	sim = load_text("[sim]\nduration = 2h\n[training t]\ngpu = H100-SXM\ngpus = 16\n"
+	                "model_params = 7e9\npricing = reserved\ncommitted_gpus = 8\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double gh = aiwi_test_metric(sim, "site.gpu_hours");
+	ck_assert(gh > 0);
+	ck_assert_rel(aiwi_test_metric(sim, "training.t.hardware_cost_usd"),
+	              gh / 2 * h * 0.63 + gh / 2 * h, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "training.t.ondemand_excess_gpu_hours"), gh / 2, 1e-12);
+	ck_assert_double_eq(aiwi_test_metric(sim, "training.t.commitment_stranded_gpu_hours"), 0);
+	aiw_sim_free(sim);
+	/* refused: a commitment under on-demand pricing, or no on-demand
+	 * price for the excess */
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, JOB "pricing = ondemand\nondemand_price = 2\n"
+	                                       "committed_gpus = 4\n", "t.ini"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_EINVAL);
+	ck_assert_ptr_nonnull(strstr(aiw_sim_errmsg(sim), "load.job.committed_gpus = 4"));
+	aiw_sim_free(sim);
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, JOB "gpu = Gaudi3\npricing = reserved\n"
+	                                       "reserved_price = 1\ncommitted_gpus = 4\n", "t.ini"));
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
+	ck_assert_ptr_nonnull(strstr(aiw_sim_errmsg(sim), "load.job.ondemand_price"));
+	aiw_sim_free(sim);
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, JOB, "t.ini"));
+	ck_assert_int_eq(aiw_sim_set(sim, "load.job.committed_gpus", "-1"), AIW_ERANGE);
+	ck_assert_int_ne(aiw_sim_set(sim, "load.job.committed_gpus", "2.5"), AIW_OK);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* An autoscaled fleet (2 GPUs a replica) on a commitment: the excess
+ * against the integral of its provisioned-GPUs curve.  With N = 0 every
+ * provisioned GPU-second is excess: the curve's integral exactly.  With N
+ * at or above the peak nothing is, and the stranded commitment is N T less
+ * it.  Between, per sample interval of mean m the excess lies between
+ * max(0, m - N) dt (Jensen: max(0, g - N) is convex) and that plus
+ * (peak GPUs - N) dt where the count changed in the interval (its mean is
+ * not a whole number of replicas), and excess - stranded = paid - N T
+ * exactly. */
+START_TEST(commitment_autoscaled_fleet)
+{
+	double h;
+	ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "ondemand_usd_per_h", &h), AIW_OK);
+	const double od = h / 3600, rc = h * 0.63 / 3600, T = 6 * 3600.0;
+	double peak_gpus = 0;
+	for (int k = 0; k < 4; k++) {
+		double n = k == 0 ? 0 : k == 1 ? 12 : k == 2 ? 16 : 48;
+		char text[2048];
+		snprintf(text, sizeof text, "%spricing = reserved\ncommitted_gpus = %g\n", HPA_FLEET, n);
+		aiw_sim *sim = load_text(text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+#define HM(key) aiwi_test_metric(sim, "inference.hpa." key)
+		double paid = HM("gpu_hours") * 3600;
+		double ex = HM("ondemand_excess_gpu_hours") * 3600;
+		double st = HM("commitment_stranded_gpu_hours") * 3600;
+		peak_gpus = 2 * HM("replicas_peak");
+		ck_assert(peak_gpus > 24 && peak_gpus < 48);
+		/* the replicas curve: provisioned GPU-seconds / 2 per interval */
+		ck_assert_rel(2 * curve_integral(sim, "inference.hpa.replicas"), paid, 1e-9);
+		ck_assert_double_eq_tol(ex - st, paid - n * T, 1e-9 * paid);
+		if (n == 0) {
+			ck_assert_rel(ex, paid, 1e-12);
+			ck_assert_double_eq(st, 0);
+		} else if (n >= peak_gpus) {
+			ck_assert_double_eq(ex, 0);
+			ck_assert_rel(st, n * T - paid, 1e-12);
+		} else {
+			size_t len;
+			AIW_OK_OR_FAIL(sim, aiw_sim_series_length(sim, "inference.hpa.replicas", &len));
+			double *t = malloc(len * sizeof *t), *v = malloc(len * sizeof *v);
+			AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, "inference.hpa.replicas", t, v, len,
+			                                        &len));
+			double lo = 0, hi = 0, prev = 0;
+			for (size_t i = 0; i < len; i++) {
+				double m = 2 * v[i], dt = t[i] - prev, x = m > n ? (m - n) * dt : 0;
+				lo += x;
+				hi += x + (v[i] != floor(v[i]) ? (peak_gpus - n) * dt : 0);
+				prev = t[i];
+			}
+			free(t);
+			free(v);
+			ck_assert(lo > 0.05 * paid); /* the day's peak is above the commitment */
+			ck_assert_msg(ex >= lo * (1 - 1e-12) && ex <= hi * (1 + 1e-12),
+			              "N %g: excess %.17g outside [%.17g, %.17g]", n, ex, lo, hi);
+			ck_assert(hi - lo < 0.2 * lo); /* the bounds mean something */
+		}
+		ck_assert_rel(HM("ondemand_excess_usd"), ex * od, 1e-12);
+		ck_assert_double_eq_tol(HM("commitment_stranded_usd"), st * rc, 1e-9 * (n * T * rc + 1));
+		/* paid whether used or not: the commitment all run, the excess on demand */
+		ck_assert_rel(HM("hardware_cost_usd"), n * T * rc + ex * od, 1e-9);
+		ck_assert_double_eq(HM("stranded_gpu_hours"), st / 3600);
+		ck_assert_double_eq(HM("stranded_usd"), HM("commitment_stranded_usd"));
+		/* the fixed comparison fleet holds the same commitment; the cost
+		 * holds the stranded part: nothing added to it */
+		ck_assert_rel(HM("cost_saved_usd"), HM("fixed_cost_usd") - HM("cost_usd"), 1e-12);
+		double fixed_hw = n * T * rc + (peak_gpus > n ? (peak_gpus - n) * T * od : 0);
+		ck_assert_rel(HM("fixed_hardware_cost_usd"), fixed_hw, 1e-9);
+#undef HM
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
+/* Network and storage per provisioned GPU-hour (cloud billing), beside the
+ * capex per GPU: 8 GPUs x 10 h x ($0.10 + $0.05) plus the capex. */
+START_TEST(network_storage_per_hour)
+{
+	aiw_sim *sim = load_text(JOB "gpu_price = 30000\nnetwork_price = 4000\n"
+	                         "network_price_per_h = 0.10\nstorage_price_per_h = 0.05\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double life = param(sim, "load.job.lifetime");
+	double hw = 8.0 * 36000 * 30000 / life;
+	double net = 8.0 * 36000 * 4000 / life + 80 * 0.10, stor = 80 * 0.05;
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.network_cost_usd"), net, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.storage_cost_usd"), stor, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.network_cost_usd"), net, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "site.storage_cost_usd"), stor, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.cost_usd"), hw + net + stor + 9.6, 1e-12);
+	ck_assert_rel(curve_last(sim, "site.cost_usd"), hw + net + stor + 9.6, 1e-12);
+	ck_assert_rel(curve_integral(sim, "site.cost_rate_usd_per_h") / 3600, hw + net + stor + 9.6,
+	              1e-9);
+	aiw_sim_free(sim);
+	/* an inference fleet: on its provisioned GPU-hours */
+	sim = load_text("[sim]\nduration = 2h\n[inference f]\ngpu = H100-SXM\nmodel_params = 8e9\n"
+	                "rate = 1/s\nreplicas = 3\ngpus_per_replica = 2\nautoscaler = none\n"
+	                "storage_price_per_h = 0.2\n");
+	ck_assert_int_eq(aiw_sim_set(sim, "inference.f.network_price_per_h", "-1"), AIW_ERANGE);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "inference.f.storage_cost_usd"), 12 * 0.2, 1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("cost");
@@ -621,6 +819,9 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, autoscale_reserved_committed_stranded);
 	tcase_add_test(tc, network_storage_facility);
 	tcase_add_test(tc, spot_of_reserved_fleet);
+	tcase_add_test(tc, commitment_fixed_fleet);
+	tcase_add_test(tc, commitment_autoscaled_fleet);
+	tcase_add_test(tc, network_storage_per_hour);
 	suite_add_tcase(s, tc);
 	return s;
 }
