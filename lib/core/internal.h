@@ -321,6 +321,7 @@ typedef struct aiwi_value {
 	char *s;        /* text as given (strings, enums, canonical text) */
 	aiwi_dist *dist; /* for AIW_PT_DIST */
 	bool set;       /* false: unset (no default, or "none") */
+	bool given;     /* set through aiw_sim_set or a scenario, not the default */
 	bool is_auto;
 } aiwi_value;
 
@@ -517,6 +518,8 @@ static inline double aiwi_p(const aiwi_comp *c, size_t i) { return c->v[i].d; }
 static inline const aiwi_dist *aiwi_pd(const aiwi_comp *c, size_t i) { return c->v[i].dist; }
 static inline const char *aiwi_ps(const aiwi_comp *c, size_t i) { return c->v[i].s; }
 static inline bool aiwi_pset(const aiwi_comp *c, size_t i) { return c->v[i].set; }
+/* the parameter was set (aiw_sim_set, a scenario), even to its default */
+static inline bool aiwi_pgiven(const aiwi_comp *c, size_t i) { return c->v[i].given; }
 
 /* ======================================================================== */
 /* sim.c: components, run loop, metrics                                      */

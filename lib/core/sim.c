@@ -661,6 +661,7 @@ static aiw_status set_value(aiw_sim *sim, aiwi_comp *c, size_t i, const char *te
 		}
 	}
 	aiwi_value_free(&old);
+	c->v[i].given = true;
 	/* a value set after the scenario section that declared the component
 	 * (a scenario is being loaded while base_dir is set, scenario.c) */
 	c->late[i] = c->origin && !sim->base_dir;

@@ -509,6 +509,13 @@ static aiw_status copy_params(aiw_sim *dst, const aiwi_comp *src)
 		st = aiw_sim_set(dst, name, text);
 	}
 	free(text);
+	/* the twin's values are given where the fleet's were, no more (a
+	 * default such as timing's applies by whether it was given) */
+	aiwi_comp *d = NULL;
+	if (st == AIW_OK && k->nparams &&
+	    (st = aiwi_comp_get(dst, k->name, src->name, false, &d)) == AIW_OK)
+		for (size_t i = 0; i < k->nparams; i++)
+			d->v[i].given = src->v[i].given;
 	return st;
 }
 

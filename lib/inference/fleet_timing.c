@@ -127,16 +127,24 @@ static double timing_hidden(const aiwi_comp *c, double params)
 }
 
 /* Set the fleet's span terms from the iteration model when timing =
- * iteration; refuse the model's settings without it. */
+ * iteration; refuse the model's settings without it.  A fleet with a
+ * sampled service time has no span times: the default timing does not
+ * apply to it, an explicit timing = iteration is refused. */
 static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 {
 	aiw_sim *sim = c->sim;
-	f->iteration = (int)aiwi_p(c, P_TIMING) == TIMING_ITERATION;
+	f->iteration = (int)aiwi_p(c, P_TIMING) == TIMING_ITERATION &&
+	               !(f->service_mode && !aiwi_pgiven(c, P_TIMING));
 	if (!f->iteration) {
 		int set = aiwi_pset(c, P_PROFILE) ? P_PROFILE : aiwi_pset(c, P_PROFILE_GPU) ? P_PROFILE_GPU : -1;
 		for (int i = 0; set < 0 && i < 2 * AIWI_IT_NTERMS; i++)
 			if (aiwi_pset(c, P_ITER_COEF + i))
 				set = P_ITER_COEF + i;
+		if (set >= 0 && f->service_mode)
+			return aiwi_err(sim, AIW_EINVAL,
+			                "%s.%s with %s.service set: a sampled service time replaces the "
+			                "span times of timing = iteration (unset one of them)",
+			                c->prefix, aiwi_inference_params[set].key, c->prefix);
 		if (set >= 0)
 			return aiwi_err(sim, AIW_EINVAL,
 			                "%s.%s is set but timing = roofline: it is a setting of timing = "

@@ -126,11 +126,11 @@ const aiwi_param_def aiwi_inference_params[] = {
 	[P_RESPONSE_BYTES] = {"response_bytes_per_token", IP("response_bytes_per_token"),
 	                      AIW_PT_SIZE, "4", "B", 0, 1e9, NULL, 0,
 	                      "bytes sent to the client per output token (north-south traffic)", 0},
-	[P_TIMING] = {"timing", IP("timing"), AIW_PT_ENUM, "roofline", "", 0, 1,
+	[P_TIMING] = {"timing", IP("timing"), AIW_PT_ENUM, "iteration", "", 0, 1,
 	              "roofline|iteration", 0,
-	              "span times: roofline (max of compute and memory, nothing else) or "
-	              "iteration (the per-iteration model: GEMM, attention, memory, TP all-reduces, "
-	              "fixed overhead; doc/inference.md)",
+	              "span times: iteration (the per-iteration model: GEMM, attention, memory, TP "
+	              "all-reduces, fixed overhead; doc/inference.md) or roofline (max of compute and "
+	              "memory, nothing else); the default does not apply with service",
 	              0},
 	[P_HIDDEN] = {"hidden_size", IP("hidden_size"), AIW_PT_INT, NULL, "1", 1, 1000000, NULL,
 	              AIW_PF_NONE,

@@ -336,18 +336,18 @@ END_TEST
  * the all-reduces (3 ms at tp 4) outweigh the datasheet's bandwidth
  * efficiency (0.9, the roofline's mem_bw_efficiency 0.7: 11.6 against
  * 14.9 ms of bytes for 70B) */
-START_TEST(roofline_is_the_default)
+START_TEST(iteration_is_the_default)
 {
 	const char *base = "[sim]\nduration = 10min\nsample_interval = 1min\n"
 	                   "[inference r]\ngpus_per_replica = 4\nreplicas = 2\nrate = 2/s\n";
 	char text[1024];
-	snprintf(text, sizeof text, "%stiming = roofline\n", base);
-	aiw_sim *a = load(7, base), *b = load(7, text);
 	snprintf(text, sizeof text, "%stiming = iteration\n", base);
-	aiw_sim *it = load(7, text);
+	aiw_sim *a = load(7, base), *b = load(7, text);
+	snprintf(text, sizeof text, "%stiming = roofline\n", base);
+	aiw_sim *rf = load(7, text);
 	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
 	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
-	AIW_OK_OR_FAIL(it, aiw_sim_run(it));
+	AIW_OK_OR_FAIL(rf, aiw_sim_run(rf));
 	size_t n = 0;
 	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
 	for (size_t i = 0; i < n; i++) {
@@ -357,12 +357,12 @@ START_TEST(roofline_is_the_default)
 			continue;
 		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
 		ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0,
-		              "%s: default %.17g, roofline %.17g", name, x, y);
+		              "%s: default %.17g, iteration %.17g", name, x, y);
 	}
-	ck_assert(M(it, "r", "tpot_mean_s") > M(a, "r", "tpot_mean_s"));
+	ck_assert(M(a, "r", "tpot_mean_s") > M(rf, "r", "tpot_mean_s"));
 	aiw_sim_free(a);
 	aiw_sim_free(b);
-	aiw_sim_free(it);
+	aiw_sim_free(rf);
 }
 END_TEST
 
@@ -420,12 +420,23 @@ START_TEST(refusals)
 	         "[inference p]\ntiming = iteration\nprofile = %s\ngpus_per_replica = 4\n", sw);
 	expect_fail(text, AIW_EINVAL, "no rows for h100-80gb at tp 4 (gpus_per_replica; the table has tp 2, 8)");
 	/* the model's settings without timing = iteration */
-	snprintf(text, sizeof text, "[inference p]\nprofile = %s\n", sw);
+	snprintf(text, sizeof text, "[inference p]\ntiming = roofline\nprofile = %s\n", sw);
 	expect_fail(text, AIW_EINVAL, "inference.p.profile is set but timing = roofline");
-	expect_fail("[inference p]\ndecode.mem = 2\n", AIW_EINVAL,
+	expect_fail("[inference p]\ntiming = roofline\ndecode.mem = 2\n", AIW_EINVAL,
 	            "inference.p.decode.mem is set but timing = roofline");
 	expect_fail("[inference p]\ntiming = iteration\nservice = exp(1s)\n", AIW_EINVAL,
 	            "a sampled service time replaces the span times");
+	/* a service fleet runs under the default timing; the model's settings
+	 * with it are refused */
+	aiw_sim *svc = load(7, "[sim]\nduration = 10min\n[inference p]\nservice = exp(1s)\n"
+	                       "rate = 0.5/s\n");
+	AIW_OK_OR_FAIL(svc, aiw_sim_run(svc));
+	ck_assert(M(svc, "p", "requests_completed") > 0);
+	aiw_sim_free(svc);
+	snprintf(text, sizeof text, "[inference p]\nservice = exp(1s)\nprofile = %s\n", sw);
+	expect_fail(text, AIW_EINVAL, "inference.p.profile with inference.p.service set");
+	expect_fail("[inference p]\nservice = exp(1s)\ndecode.mem = 2\n", AIW_EINVAL,
+	            "inference.p.decode.mem with inference.p.service set");
 	/* coefficients that give times of zero or less */
 	expect_fail("[inference p]\ntiming = iteration\ndecode.overhead = -1\n", AIW_ERANGE,
 	            "must give positive times");
@@ -446,7 +457,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, iteration_batch_prefill);
 	tcase_add_test(tc, iteration_busy_fleets);
 	tcase_add_test(tc, profile_equals_coefficients);
-	tcase_add_test(tc, roofline_is_the_default);
+	tcase_add_test(tc, iteration_is_the_default);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);
 	return s;
