@@ -859,46 +859,6 @@ static aiw_sim *run_cuts(const char *text, int eager, int steps)
 	return sim;
 }
 
-/* Every metric (sim.events aside) and every point of every curve of a and
- * b equal, but for the rounding of sums taken in another order: relative
- * 1e-9 (a request, a token or a bucket count apart is far more), for a
- * curve relative to its largest value (a curve's point is the difference
- * of a running integral over one interval, whose rounding is that of the
- * integral). */
-static void same_results(aiw_sim *a, aiw_sim *b, const char *what)
-{
-	size_t n = 0, nb = 0;
-	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
-	AIW_OK_OR_FAIL(b, aiw_sim_metric_count(b, &nb));
-	ck_assert_uint_eq(n, nb);
-	for (size_t i = 0; i < n; i++) {
-		const char *name;
-		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
-		if (!strcmp(name, "sim.events") || !strncmp(name, "sim.wall", 8))
-			continue;
-		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
-		ck_assert_msg((isnan(x) && isnan(y)) || fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y)),
-		              "%s: %s eager %.17g, boundary events %.17g", what, name, x, y);
-	}
-	size_t nc = 0;
-	AIW_OK_OR_FAIL(a, aiw_sim_series_count(a, &nc));
-	for (size_t i = 0; i < nc; i++) {
-		const char *name;
-		AIW_OK_OR_FAIL(a, aiw_sim_series_name(a, i, &name));
-		static double ta[4096], va[4096], tb[4096], vb[4096];
-		size_t la = curve(a, name, ta, va, 4096), lb = curve(b, name, tb, vb, 4096);
-		ck_assert_uint_eq(la, lb);
-		double top = 0;
-		for (size_t j = 0; j < lb; j++)
-			if (fabs(vb[j]) > top)
-				top = fabs(vb[j]);
-		for (size_t j = 0; j < la; j++)
-			ck_assert_msg(ta[j] == tb[j] && ((isnan(va[j]) && isnan(vb[j])) ||
-			                                 fabs(va[j] - vb[j]) <= 1e-9 * top),
-			              "%s: %s[%zu] eager %.17g, boundary events %.17g", what, name, j,
-			              va[j], vb[j]);
-	}
-}
 
 START_TEST(eager_cuts_equal_boundary_events)
 {
@@ -935,10 +895,10 @@ START_TEST(eager_cuts_equal_boundary_events)
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		for (int steps = 1; steps <= 7; steps += 6) {
 			aiw_sim *a = run_cuts(cases[i][1], 1, steps), *b = run_cuts(cases[i][1], 0, steps);
-			same_results(a, b, cases[i][0]);
+			aiwi_test_same_results(a, b, cases[i][0]);
 			if (steps > 1) { /* eager cuts turned off in the middle of the run */
 				aiw_sim *m = run_cuts(cases[i][1], 2, steps);
-				same_results(a, m, cases[i][0]);
+				aiwi_test_same_results(a, m, cases[i][0]);
 				aiw_sim_free(m);
 			}
 			/* and with fewer events: a cut that admits is no event */

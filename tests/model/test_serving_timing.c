@@ -187,43 +187,6 @@ static aiw_sim *run_cuts(const char *text, bool eager, int steps)
 	return sim;
 }
 
-/* Every metric and curve point of a and b equal to relative 1e-9 (sums
- * taken in another order), as tests/model/test_serving.c's. */
-static void same_results(aiw_sim *a, aiw_sim *b, const char *what)
-{
-	size_t n = 0, nb = 0;
-	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
-	AIW_OK_OR_FAIL(b, aiw_sim_metric_count(b, &nb));
-	ck_assert_uint_eq(n, nb);
-	for (size_t i = 0; i < n; i++) {
-		const char *name;
-		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
-		if (!strcmp(name, "sim.events") || !strncmp(name, "sim.wall", 8))
-			continue;
-		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
-		ck_assert_msg((isnan(x) && isnan(y)) || fabs(x - y) <= 1e-9 * fmax(fabs(x), fabs(y)),
-		              "%s: %s eager %.17g, boundary events %.17g", what, name, x, y);
-	}
-	size_t nc = 0;
-	AIW_OK_OR_FAIL(a, aiw_sim_series_count(a, &nc));
-	for (size_t i = 0; i < nc; i++) {
-		const char *name;
-		AIW_OK_OR_FAIL(a, aiw_sim_series_name(a, i, &name));
-		static double ta[4096], va[4096], tb[4096], vb[4096];
-		size_t la = 0, lb = 0;
-		AIW_OK_OR_FAIL(a, aiw_sim_series_copy(a, name, ta, va, 4096, &la));
-		AIW_OK_OR_FAIL(b, aiw_sim_series_copy(b, name, tb, vb, 4096, &lb));
-		ck_assert_uint_eq(la, lb);
-		double top = 0;
-		for (size_t j = 0; j < lb; j++)
-			top = fabs(vb[j]) > top ? fabs(vb[j]) : top;
-		for (size_t j = 0; j < la; j++)
-			ck_assert_msg(ta[j] == tb[j] && ((isnan(va[j]) && isnan(vb[j])) ||
-			                                 fabs(va[j] - vb[j]) <= 1e-9 * top),
-			              "%s: %s[%zu] eager %.17g, boundary events %.17g", what, name, j,
-			              va[j], vb[j]);
-	}
-}
 
 START_TEST(iteration_busy_fleets)
 {
@@ -252,7 +215,7 @@ START_TEST(iteration_busy_fleets)
 		snprintf(text, sizeof text, cases[i][2], sw);
 		for (int steps = 1; steps <= 5; steps += 4) {
 			aiw_sim *a = run_cuts(text, true, steps), *b = run_cuts(text, false, steps);
-			same_results(a, b, cases[i][1]);
+			aiwi_test_same_results(a, b, cases[i][1]);
 			check_conservation(a, cases[i][0]);
 			check_conservation(b, cases[i][0]);
 			ck_assert(M(a, cases[i][0], "requests_completed") > 100);
