@@ -602,16 +602,22 @@ static void run_fixed(autoscaler *a, double t)
 			fix[i] = NAN;
 		aiwi_metric(a->sim, px, keys[i][1], fix[i]);
 	}
+	/* the bills of both fleets: the fixed fleet's cost and its stranded
+	 * commitment, if any (it holds the same committed_gpus) */
+	snprintf(name, sizeof name, "%s.commitment_stranded_usd", px);
+	double fixed_stranded;
+	if (aiw_sim_metric(a->fixed, name, &fixed_stranded) == AIW_OK)
+		fix[1] += fixed_stranded;
 	/* this run's figures from its integrals (the site publishes cost_usd
 	 * after the components finish); owned or reserved, the capacity it
-	 * released below its peak is paid all the same (stranded); so is the
-	 * network and storage capex of the released capacity (owned) */
+	 * released below its peak is paid all the same (stranded: set by
+	 * aiwi_autoscale_finish before it calls here), and so is the network
+	 * and storage capex of the released capacity (owned); at a
+	 * committed_gpus commitment, its unprovisioned part */
 	double extra = aiwi_cost_network_rate(c) + aiwi_cost_storage_rate(c);
-	/* at a committed_gpus commitment, cost_usd holds all of it, used or not */
 	bool commit = committed_gpus(c);
 	double mine[4] = {c->paid_gpu_s / 3600,
-	                  c->cost_usd + aiwi_cost_energy_usd(a->sim, c->energy_j) +
-	                          (commit ? 0 : released(a, t, true)),
+	                  c->cost_usd + aiwi_cost_energy_usd(a->sim, c->energy_j) + c->stranded_usd,
 	                  0, c->energy_j / 3.6e6};
 	if (extra > 0)
 		mine[1] += extra * (c->paid_gpu_s + (commit ? 0 : released(a, t, false)));
@@ -865,13 +871,14 @@ void aiwi_autoscale_finish(aiwi_comp *c, double t)
 	bool owned = aiwi_cost_committed(c);
 	M("released_gpu_hours", rel_s / 3600);
 	M("released_usd", rel_usd);
-	if (committed_gpus(c)) { /* the commitment's GPU-seconds not provisioned */
-		M("stranded_gpu_hours", c->stranded_gpu_s / 3600);
-		M("stranded_usd", c->stranded_usd);
-	} else {
-		M("stranded_gpu_hours", owned ? rel_s / 3600 : 0);
-		M("stranded_usd", owned ? rel_usd : 0);
+	if (!committed_gpus(c)) {
+		/* the commitment is the peak: what it released is stranded if
+		 * owned, for the bill (hardware_bill_usd) the site publishes */
+		c->stranded_gpu_s = owned ? rel_s : 0;
+		c->stranded_usd = owned ? rel_usd : 0;
 	}
+	M("stranded_gpu_hours", c->stranded_gpu_s / 3600);
+	M("stranded_usd", c->stranded_usd);
 	M("spot_preemptions", a->preemptions);
 	M("spot_reclaims", a->reclaims);
 	M("spot_exposure_h", a->spot_live.sum / 3600);

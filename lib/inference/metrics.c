@@ -228,7 +228,8 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	 "compare_fixed: cost of the fixed fleet minus this fleet's, with this fleet's stranded "
 	 "capacity counted as paid (capex, reserved, committed): then only energy and a smaller "
 	 "owned fleet save; under ondemand pricing the released GPU-hours are saved; with "
-	 "committed_gpus both fleets hold the commitment, in their cost", NULL, NULL, NULL, NULL},
+	 "committed_gpus both fleets hold the commitment: the difference of their bills "
+	 "(hardware_bill_usd)", NULL, NULL, NULL, NULL},
 	{"cost_saved_fraction", "Cost saved (share)", "1", AIW_METRIC_FRACTION,
 	 "compare_fixed: cost saved / cost of the fixed fleet", NULL, NULL, NULL, NULL},
 	{"energy_saved_kwh", "Energy saved", "kWh", 0,

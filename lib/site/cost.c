@@ -14,13 +14,17 @@
  *
  * committed_gpus N: N GPUs are paid at the capex, reserved or committed rate
  * for the whole run, used or not, and the provisioned GPUs above N at the
- * on-demand rate, so the cost rate with g GPUs provisioned is
- * N r + max(0, g - N) r_od (aiwi_cost_commit_rate): a model whose GPU count
- * is piecewise constant integrates it exactly, with the excess
- * max(0, g - N) and the stranded commitment max(0, N - g), updated where g
- * changes.  Unset, the commitment is the component's peak and the cost
- * counts the provisioned GPU-seconds alone (the released capacity below
- * the peak is reported beside it as stranded).
+ * on-demand rate.  One rule with or without N: the cost (hardware_cost_usd)
+ * is that of the provisioned GPU-seconds, at the rate min(g, N) r +
+ * max(0, g - N) r_od with g GPUs provisioned (aiwi_cost_commit_rate), and
+ * what is paid but not provisioned is stranded, beside it: the commitment's
+ * max(0, N - g), or, unset (the commitment is the peak), the capacity an
+ * autoscaled fleet releases below its peak.  The bill (hardware_bill_usd)
+ * is the sum: what the GPUs cost whether other work uses the stranded part
+ * or not.  A model whose GPU count is piecewise constant integrates the
+ * excess max(0, g - N) and the stranded max(0, N - g) exactly, updated where
+ * g changes, so that a commitment at the peak gives the same cost and bill
+ * as none.
  */
 #include "site/cost.h"
 #include "site/power.h"

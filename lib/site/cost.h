@@ -96,8 +96,9 @@ enum {
 	{"committed_gpus", KIND ".NAME.committed_gpus", AIW_PT_INT, NULL, "1", 0, 1e7, NULL,     \
 	 AIW_PF_NONE,                                                                            \
 	 "GPUs paid at the capex, reserved or committed rate for the whole run, used or not; "   \
-	 "provisioned GPUs above them billed on demand (none: the commitment is the "            \
-	 "component's peak, and hardware_cost_usd counts the provisioned GPU-seconds only)", 0},  \
+	 "provisioned GPUs above them billed on demand; hardware_cost_usd counts the "           \
+	 "provisioned GPU-seconds, hardware_bill_usd adds the unprovisioned commitment (none: "  \
+	 "the commitment is the component's peak)", 0},                                           \
 	{"network_price_per_h", KIND ".NAME.network_price_per_h", AIW_PT_MONEY, "0", "USD/h", 0,\
 	 1e4, NULL, 0,                                                                           \
 	 "network price per provisioned GPU-hour (cloud billing), added to network_price's "     \
@@ -139,8 +140,14 @@ enum {
 	{"energy_cost_usd", "Energy cost", "USD", 0, \
 	 "facility energy x site.electricity_price", NULL, NULL, NULL, NULL}, \
 	{"hardware_cost_usd", "Hardware cost", "USD", 0, \
-	 "GPUs paid: purchase price amortised over the lifetime, or on-demand, reserved or " \
-	 "committed rent", NULL, NULL, NULL, NULL}, \
+	 "provisioned GPU-seconds at their price: purchase price amortised over the lifetime, " \
+	 "or on-demand, reserved or committed rent (above committed_gpus on demand); capacity " \
+	 "paid but not provisioned is apart (hardware_bill_usd)", NULL, NULL, NULL, NULL}, \
+	{"hardware_bill_usd", "Hardware bill (stranded included)", "USD", 0, \
+	 "hardware_cost_usd plus the GPUs paid but not provisioned: the unprovisioned " \
+	 "commitment (committed_gpus), or an autoscaled fleet's capacity released below its " \
+	 "peak under capex, reserved or committed pricing (stranded_usd); what is paid for the " \
+	 "GPUs whatever other work uses them", NULL, NULL, NULL, NULL}, \
 	{"network_cost_usd", "Network cost", "USD", 0, \
 	 "network_price per GPU amortised over the lifetime, on the provisioned GPU-seconds", \
 	 NULL, NULL, NULL, NULL}, \
@@ -161,7 +168,8 @@ enum {
 	 "max(0, committed_gpus - provisioned) (published with it only)", NULL, NULL, NULL, NULL}, \
 	{"commitment_stranded_usd", "  their cost (paid, unused)", "USD", AIW_METRIC_HEADLINE, \
 	 "committed_gpus set: the committed-rate cost of commitment_stranded_gpu_hours (in " \
-	 "hardware_cost_usd: a commitment is paid whether used or not)", NULL, NULL, NULL, NULL}, \
+	 "hardware_bill_usd, not in hardware_cost_usd: paid, idle unless other work uses it)", \
+	 NULL, NULL, NULL, NULL}, \
 	{"idle_cost_usd", "Idle cost (paid, not busy)", "USD", 0, \
 	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL}, \
 	{"cost_usd", "Cost", "USD", AIW_METRIC_HEADLINE, \
@@ -226,11 +234,15 @@ typedef struct aiwi_pricing {
 } aiwi_pricing;
 
 /* Cost rate (USD/s) of g GPUs provisioned at a commitment (commit_gpus >= 0):
- * the commitment whatever g, and the excess above it on demand. */
+ * the provisioned GPUs up to the commitment at its rate, those above it on
+ * demand.  The commitment's unprovisioned GPUs, max(0, N - g), are paid but
+ * not provisioned: stranded, kept apart (the bill adds them), as the
+ * capacity a fleet without a commitment releases below its peak. */
 static inline double aiwi_cost_commit_rate(const aiwi_pricing *p, double g)
 {
 	double x = g - p->commit_gpus;
-	return p->commit_gpus * p->usd_per_gpu_s + (x > 0 ? x * p->ondemand_usd_per_gpu_s : 0);
+	return (x > 0 ? p->commit_gpus * p->usd_per_gpu_s + x * p->ondemand_usd_per_gpu_s
+	              : g * p->usd_per_gpu_s);
 }
 
 /* A component holding g GPUs for t seconds (training, a scripted load):

@@ -250,10 +250,7 @@ static void site_catch_up(site *s, aiw_sim *sim)
 		 * run is stepped (exact for a constant price per GPU-second) */
 		double idle = k->paid_gpu_s > 0 ? 1 - k->busy_gpu_s / k->paid_gpu_s : 0;
 		idle = idle > 0 ? (idle < 1 ? idle : 1) : 0;
-		if (k->stranded_usd > 0) /* a commitment's unprovisioned GPUs: idle all along */
-			a->idle_cost = (k->cost_usd - k->stranded_usd) * idle + k->stranded_usd;
-		else
-			a->idle_cost = k->cost_usd * idle;
+		a->idle_cost = k->cost_usd * idle;
 		a->last_e = k->energy_j;
 		a->last_busy = k->busy_gpu_s;
 		a->last_paid = k->paid_gpu_s;
@@ -328,7 +325,7 @@ static void site_finish(aiwi_comp *c, double t)
 		return;
 	site_catch_up(s, sim);
 	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
-	double sum_peaks = 0, sum_rack_peaks = 0, racks = 0, energy = 0, hw = 0, idle = 0;
+	double sum_peaks = 0, sum_rack_peaks = 0, racks = 0, energy = 0, hw = 0, idle = 0, bill = 0;
 	double busy = 0, paid = 0, nameplate = 0, kbusy = 0, flops = 0, tpaid = 0;
 	double net = 0, stor = 0;
 	for (size_t i = 0; i < s->ncomp; i++) {
@@ -355,6 +352,10 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, k->prefix, "power_peak_w", a->peak);
 		aiwi_metric(sim, k->prefix, "energy_cost_usd", ecost);
 		aiwi_metric(sim, k->prefix, "hardware_cost_usd", k->cost_usd);
+		/* paid, not provisioned: a commitment's idle part, or the capacity
+		 * an owned autoscaled fleet released (its autoscaler sets it) */
+		aiwi_metric(sim, k->prefix, "hardware_bill_usd", k->cost_usd + k->stranded_usd);
+		bill += k->cost_usd + k->stranded_usd;
 		double knet = k->paid_gpu_s * aiwi_cost_network_rate(k);
 		double kstor = k->paid_gpu_s * aiwi_cost_storage_rate(k);
 		net += knet;
@@ -422,11 +423,13 @@ static void site_finish(aiwi_comp *c, double t)
 	aiwi_metric(sim, "site", "facility_energy_kwh", energy * pue / 3.6e6);
 	aiwi_metric(sim, "site", "energy_cost_usd", energy_cost);
 	aiwi_metric(sim, "site", "hardware_cost_usd", hw);
+	aiwi_metric(sim, "site", "hardware_bill_usd", bill);
 	aiwi_metric(sim, "site", "capacity_cost_usd", cap_cost);
 	aiwi_metric(sim, "site", "network_cost_usd", net);
 	aiwi_metric(sim, "site", "storage_cost_usd", stor);
 	aiwi_metric(sim, "site", "facility_cost_usd", fac_cost);
 	aiwi_metric(sim, "site", "cost_usd", total);
+	aiwi_metric(sim, "site", "bill_usd", total + (bill - hw));
 	aiwi_metric(sim, "site", "idle_cost_usd", idle);
 	aiwi_metric(sim, "site", "gpu_hours", paid / 3600.0);
 	aiwi_metric(sim, "site", "busy_gpu_hours", busy / 3600.0);
@@ -504,7 +507,12 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	{"energy_cost_usd", "Energy cost", "USD", 0,
 	 "facility energy x site.electricity_price", NULL, NULL, NULL, NULL},
 	{"hardware_cost_usd", "Hardware cost", "USD", 0,
-	 "GPUs paid: purchase price amortised over the lifetime, or on-demand rent", NULL, NULL, NULL, NULL},
+	 "sum of the components' hardware_cost_usd: provisioned GPU-seconds at their price "
+	 "(amortised purchase price, or rent)", NULL, NULL, NULL, NULL},
+	{"hardware_bill_usd", "Hardware bill (stranded included)", "USD", 0,
+	 "sum of the components' hardware_bill_usd: hardware_cost_usd plus the GPUs paid but "
+	 "not provisioned (unused commitments, owned capacity released by autoscaling)",
+	 NULL, NULL, NULL, NULL},
 	{"capacity_cost_usd", "Capacity cost", "USD", 0,
 	 "contracted facility power x site.capacity_price", NULL, NULL, NULL, NULL},
 	{"network_cost_usd", "Network cost", "USD", 0,
@@ -519,7 +527,11 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	{"idle_cost_usd", "Idle cost (paid, not busy)", "USD", 0,
 	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL},
 	{"cost_usd", "Total cost", "USD", AIW_METRIC_HEADLINE,
-	 "hardware, network, storage, energy, capacity and facility cost", NULL, NULL, NULL, NULL},
+	 "hardware, network, storage, energy, capacity and facility cost (the hardware's "
+	 "provisioned GPU-seconds: capacity paid but stranded is in bill_usd)", NULL, NULL, NULL, NULL},
+	{"bill_usd", "  with stranded capacity (bill)", "USD", AIW_METRIC_HEADLINE,
+	 "cost_usd plus the GPUs paid but not provisioned (unused commitments, owned capacity "
+	 "released by autoscaling): hardware_bill_usd - hardware_cost_usd more", NULL, NULL, NULL, NULL},
 	{"cost_per_gpu_hour_usd", "Cost per GPU-hour", "USD", 0,
 	 "total cost / provisioned GPU-hours", NULL, NULL, NULL, NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},

@@ -373,6 +373,11 @@ START_TEST(autoscale_stranded_vs_released)
 		ck_assert(rel > 0.2 * gh); /* the night trough is released */
 		ck_assert_rel(rel_usd, rel * HM("hardware_cost_usd") / gh, 1e-12);
 		double cost = HM("cost_usd"), fixed = HM("fixed_cost_usd"), saved = HM("cost_saved_usd");
+		/* the bill: the hardware cost and what is paid but released */
+		ck_assert_rel(HM("hardware_bill_usd"), HM("hardware_cost_usd") + HM("stranded_usd"),
+		              1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.hardware_bill_usd"), HM("hardware_bill_usd"),
+		              1e-12);
 		if (!owned) {
 			ck_assert_double_eq(HM("stranded_gpu_hours"), 0);
 			ck_assert_double_eq(HM("stranded_usd"), 0);
@@ -602,7 +607,9 @@ END_TEST
 /* committed_gpus N: N GPUs at the committed rate for the whole run, used or
  * not, the GPUs above N on demand.  The 8-GPU job for 10 h at $2.5/h on
  * demand, reserved 1y (x 0.63): a commitment under the fleet (5: 3 GPUs x
- * 10 h on demand), over it (12: 4 x 10 h stranded) and equal to it. */
+ * 10 h on demand), over it (12: 4 x 10 h stranded) and equal to it.  The
+ * hardware cost is the provisioned GPUs' (min(8, N) at the committed rate,
+ * the excess on demand), the bill adds the stranded commitment. */
 START_TEST(commitment_fixed_fleet)
 {
 	const double od = 2.5, rc = 2.5 * 0.63, energy = 9.6;
@@ -625,19 +632,22 @@ START_TEST(commitment_fixed_fleet)
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 		double n = cases[i].n, r = cases[i].rate;
 		double excess_h = n < 8 ? (8 - n) * 10 : 0, stranded_h = n > 8 ? (n - 8) * 10 : 0;
-		double hw = n * 10 * r + excess_h * od;
+		double hw = (n < 8 ? n : 8) * 10 * r + excess_h * od, bill = n * 10 * r + excess_h * od;
 #define LM(key) aiwi_test_metric(sim, "load.job." key)
 		ck_assert_rel(LM("hardware_cost_usd"), hw, 1e-12);
+		ck_assert_rel(LM("hardware_bill_usd"), bill, 1e-12);
 		ck_assert_rel(LM("cost_usd"), hw + energy, 1e-12);
 		ck_assert_rel(aiwi_test_metric(sim, "site.hardware_cost_usd"), hw, 1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.hardware_bill_usd"), bill, 1e-12);
+		ck_assert_rel(aiwi_test_metric(sim, "site.bill_usd"),
+		              aiwi_test_metric(sim, "site.cost_usd") + (bill - hw), 1e-12);
 		ck_assert_double_eq_tol(LM("ondemand_excess_gpu_hours"), excess_h, 1e-9);
 		ck_assert_double_eq_tol(LM("ondemand_excess_usd"), excess_h * od, 1e-9);
 		ck_assert_double_eq_tol(LM("commitment_stranded_gpu_hours"), stranded_h, 1e-9);
 		ck_assert_double_eq_tol(LM("commitment_stranded_usd"), stranded_h * r, 1e-9);
-		/* the stranded commitment is idle all of the time, the provisioned
-		 * GPUs 2 h in 10 */
-		double sus = stranded_h * r;
-		ck_assert_rel(LM("idle_cost_usd"), (hw - sus) * 0.2 + sus, 1e-12);
+		/* the provisioned GPUs idle 2 h in 10 (the stranded commitment is
+		 * apart, in the bill) */
+		ck_assert_rel(LM("idle_cost_usd"), hw * 0.2, 1e-12);
 		ck_assert_rel(curve_integral(sim, "site.cost_rate_usd_per_h") / 3600, hw + energy,
 		              1e-9);
 		ck_assert_rel(curve_last(sim, "load.job.cost_usd"), hw + energy, 1e-12);
@@ -657,6 +667,7 @@ START_TEST(commitment_fixed_fleet)
 	ck_assert_int_ne(aiw_sim_metric(sim, "load.job.ondemand_excess_gpu_hours", &v), AIW_OK);
 	ck_assert_int_ne(aiw_sim_metric(sim, "load.job.commitment_stranded_usd", &v), AIW_OK);
 	ck_assert_rel(aiwi_test_metric(sim, "load.job.hardware_cost_usd"), 80 * rc, 1e-12);
+	ck_assert_rel(aiwi_test_metric(sim, "load.job.hardware_bill_usd"), 80 * rc, 1e-12);
 	aiw_sim_free(sim);
 	/* a training job of 16 GPUs on an 8-GPU commitment: half on demand */
 	double h;
@@ -751,16 +762,68 @@ START_TEST(commitment_autoscaled_fleet)
 		}
 		ck_assert_rel(HM("ondemand_excess_usd"), ex * od, 1e-12);
 		ck_assert_double_eq_tol(HM("commitment_stranded_usd"), st * rc, 1e-9 * (n * T * rc + 1));
-		/* paid whether used or not: the commitment all run, the excess on demand */
-		ck_assert_rel(HM("hardware_cost_usd"), n * T * rc + ex * od, 1e-9);
+		/* the provisioned GPU-seconds: up to N at the committed rate, the
+		 * excess on demand; the bill adds the stranded commitment, so that
+		 * it is the commitment all run and the excess on demand */
+		ck_assert_rel(HM("hardware_cost_usd"), (paid - ex) * rc + ex * od, 1e-9);
+		ck_assert_rel(HM("hardware_bill_usd"), n * T * rc + ex * od, 1e-9);
 		ck_assert_double_eq(HM("stranded_gpu_hours"), st / 3600);
 		ck_assert_double_eq(HM("stranded_usd"), HM("commitment_stranded_usd"));
-		/* the fixed comparison fleet holds the same commitment; the cost
-		 * holds the stranded part: nothing added to it */
-		ck_assert_rel(HM("cost_saved_usd"), HM("fixed_cost_usd") - HM("cost_usd"), 1e-12);
-		double fixed_hw = n * T * rc + (peak_gpus > n ? (peak_gpus - n) * T * od : 0);
+		/* the fixed comparison fleet holds the same commitment: the saving
+		 * is between the two bills */
+		double fixed_hw = (peak_gpus < n ? peak_gpus : n) * T * rc +
+		                  (peak_gpus > n ? (peak_gpus - n) * T * od : 0);
+		double fixed_st = peak_gpus < n ? (n - peak_gpus) * T * rc : 0;
 		ck_assert_rel(HM("fixed_hardware_cost_usd"), fixed_hw, 1e-9);
+		ck_assert_rel(HM("cost_saved_usd"),
+		              HM("fixed_cost_usd") + fixed_st - HM("cost_usd") - HM("stranded_usd"),
+		              1e-9);
 #undef HM
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
+/* One rule with or without a commitment: committed_gpus at the fleet's peak
+ * gives the figures of no commitment (whose commitment is the peak): the
+ * same hardware cost (the provisioned GPU-seconds), stranded capacity (the
+ * peak less what was provisioned), bill and saving against the fixed fleet;
+ * a commitment above the peak only adds to the stranded part and the bills
+ * (of both fleets: the saving stays). */
+START_TEST(commitment_at_peak_is_none)
+{
+	aiw_sim *sim = load_text(HPA_FLEET "pricing = reserved\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	const char *keys[] = {"hardware_cost_usd", "hardware_bill_usd", "stranded_gpu_hours",
+	                      "stranded_usd", "cost_usd", "cost_saved_usd", "idle_cost_usd"};
+	double none[7], peak = aiwi_test_metric(sim, "inference.hpa.replicas_peak");
+	char name[128];
+	for (int i = 0; i < 7; i++) {
+		snprintf(name, sizeof name, "inference.hpa.%s", keys[i]);
+		none[i] = aiwi_test_metric(sim, name);
+	}
+	ck_assert(none[2] > 0); /* the night trough is released */
+	aiw_sim_free(sim);
+	for (int above = 0; above < 2; above++) {
+		char text[2048];
+		snprintf(text, sizeof text, "%spricing = reserved\ncommitted_gpus = %g\n", HPA_FLEET,
+		         2 * peak + 6 * above);
+		sim = load_text(text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		double T = 6 * 3600.0, rc = none[0] / (aiwi_test_metric(sim, "inference.hpa.gpu_hours") * 3600);
+		for (int i = 0; i < 7; i++) {
+			snprintf(name, sizeof name, "inference.hpa.%s", keys[i]);
+			double v = aiwi_test_metric(sim, name), want = none[i];
+			/* 6 more GPUs paid all run, unused (the fixed fleet holds them
+			 * too: the saving stays) */
+			if (above && (i == 1 || i == 3))
+				want += 6 * T * rc;
+			if (above && i == 2)
+				want += 6 * T / 3600;
+			ck_assert_msg(fabs(v - want) <= 1e-9 * fabs(want) + 1e-9, "%s: %.17g against %.17g",
+			              keys[i], v, want);
+		}
+		ck_assert_double_eq(aiwi_test_metric(sim, "inference.hpa.ondemand_excess_gpu_hours"), 0);
 		aiw_sim_free(sim);
 	}
 }
@@ -823,6 +886,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, spot_of_reserved_fleet);
 	tcase_add_test(tc, commitment_fixed_fleet);
 	tcase_add_test(tc, commitment_autoscaled_fleet);
+	tcase_add_test(tc, commitment_at_peak_is_none);
 	tcase_add_test(tc, network_storage_per_hour);
 	suite_add_tcase(s, tc);
 	return s;
