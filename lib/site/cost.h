@@ -53,10 +53,12 @@ enum {
  * most ~8.4 kW training Llama2-13b and ResNet with the GPUs near full
  * utilisation, 18 % under the rating (Latif et al., "Single-Node Power
  * Demand During AI Training: Measurements on an 8-GPU NVIDIA H100 System",
- * IEEE Access 13:61740, 2025).  node_overhead (1.5 kW, drawn whatever the
- * GPUs do) is an estimate of the running CPUs, NICs, NVSwitches and fans
- * below both; nameplate provisioning (site.nameplate_power_w) uses
- * node_nameplate. */
+ * IEEE Access 13:61740, 2025): with the GPUs at most 8 x 700 W, the rest
+ * of the node drew at least 2.8 kW at that peak.  node_overhead (1.5 kW,
+ * drawn whatever the GPUs do) is an unsourced estimate under that bound
+ * (no published figure gives the non-GPU draw away from the peak; aiworkload(7)
+ * says to set 2.8 kW for HGX H100 nodes at full training load); nameplate
+ * provisioning (site.nameplate_power_w) uses node_nameplate. */
 #define AIW_COST_PARAM_DEFS(KIND)                                                             \
 	{"pricing", KIND ".NAME.pricing", AIW_PT_ENUM, "capex", "", 0, 3, AIW_PRICING_CHOICES, 0, \
 	 "capex: purchase price amortised over lifetime; ondemand: hourly rental; reserved: "     \
