@@ -131,7 +131,12 @@ static const aiwi_gpu_spec GPUS[] = {
 		.ondemand_usd_per_h = 3.0, /* neocloud: Lambda $2.99, RunPod $3.49 per GPU-h
 		                            * (Cliff Center, "AMD inference economics",
 		                            * 2026-05-18); $2.49-3.99 typical (pricegpu,
-		                            * early 2026) */
+		                            * early 2026); vendor list: AWS EC2 Capacity
+		                            * Blocks p5.48xlarge $39.33 per instance-hour,
+		                            * $4.916 per H100-hour (aws.amazon.com/ec2/
+		                            * capacityblocks/pricing, 2024-25); p5.48xlarge
+		                            * on demand $98.32 per instance-hour before
+		                            * AWS's cut of up to 45% in June 2025 */
 		.nvlink_bw = 450e9, /* NVLink4, 900 GB/s bidirectional */
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX H100: one ConnectX-7 400 Gb/s per GPU */
