@@ -54,11 +54,16 @@ enum {
  * utilisation, 18 % under the rating (Latif et al., "Single-Node Power
  * Demand During AI Training: Measurements on an 8-GPU NVIDIA H100 System",
  * IEEE Access 13:61740, 2025): with the GPUs at most 8 x 700 W, the rest
- * of the node drew at least 2.8 kW at that peak.  node_overhead (1.5 kW,
- * drawn whatever the GPUs do) is an unsourced estimate under that bound
- * (no published figure gives the non-GPU draw away from the peak; aiworkload(7)
- * says to set 2.8 kW for HGX H100 nodes at full training load); nameplate
- * provisioning (site.nameplate_power_w) uses node_nameplate. */
+ * of the node drew at least 2.8 kW at that peak, AIW_NODE_OVERHEAD_MEASURED_W
+ * of its AIW_NODE_NAMEPLATE_W rated beyond the GPUs.  node_overhead (drawn whatever
+ * the GPUs do) defaults to that share of node_nameplate: 2.8 kW at the
+ * default, and a node rated otherwise (node_nameplate set) scales with it.
+ * It is the measured figure at full training load, the least consistent
+ * with the measurement; no published figure gives the non-GPU draw at
+ * lighter loads (slower fans, idle CPUs), which it likely overstates.
+ * Nameplate provisioning (site.nameplate_power_w) uses node_nameplate. */
+#define AIW_NODE_OVERHEAD_MEASURED_W 2800.0
+#define AIW_NODE_NAMEPLATE_W 4600.0
 #define AIW_COST_PARAM_DEFS(KIND)                                                             \
 	{"pricing", KIND ".NAME.pricing", AIW_PT_ENUM, "capex", "", 0, 3, AIW_PRICING_CHOICES, 0, \
 	 "capex: purchase price amortised over lifetime; ondemand: hourly rental; reserved: "     \
@@ -72,8 +77,11 @@ enum {
 	{"ondemand_price", KIND ".NAME.ondemand_price", AIW_PT_MONEY, NULL, "USD/h", 0, 1e5,     \
 	 NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,                                                    \
 	 "rental price per GPU-hour (none: the catalog's)", 0},                                  \
-	{"node_overhead", KIND ".NAME.node_overhead", AIW_PT_POWER, "1.5kW", "W", 0, 1e6, NULL,  \
-	 0, "power a node draws beyond its GPUs while running (CPUs, NICs, fans, switches)", 0}, \
+	{"node_overhead", KIND ".NAME.node_overhead", AIW_PT_POWER, NULL, "W", 0, 1e6, NULL,     \
+	 AIW_PF_NONE,                                                                            \
+	 "power a node draws beyond its GPUs while running (CPUs, NICs, fans, switches); none: " \
+	 "node_nameplate x 2.8/4.6, the least an HGX H100 node drew beyond its GPUs at its "      \
+	 "measured training peak over its rating (2.8 kW at the default nameplate)", 0},          \
 	{"node_nameplate", KIND ".NAME.node_nameplate", AIW_PT_POWER, "4.6kW", "W", 0, 1e6, NULL,\
 	 0,                                                                                      \
 	 "rated power of a node beyond its GPUs, for nameplate provisioning (DGX H100: 10.2 kW "  \

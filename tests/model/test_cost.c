@@ -230,7 +230,16 @@ START_TEST(missing_price)
 	g.ondemand_usd_per_h = 7.2;
 	AIW_OK_OR_FAIL(sim, aiwi_cost_pricing(c, first, &g, &p));
 	ck_assert_rel(p.usd_per_gpu_s, 0.002, 1e-15);
-	ck_assert_rel(p.node_overhead_w, 1500, 1e-15);
+	/* node_overhead unset: the HGX H100 node's measured 2.8 kW of its
+	 * 4.6 kW rated beyond the GPUs, scaled with node_nameplate; set, as
+	 * set */
+	ck_assert_double_eq(p.node_overhead_w, 2800);
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "load.x.node_nameplate", "3.3kW"));
+	AIW_OK_OR_FAIL(sim, aiwi_cost_pricing(c, first, &g, &p));
+	ck_assert_rel(p.node_overhead_w, 3300 * 2800.0 / 4600, 1e-15);
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "load.x.node_overhead", "1.5kW"));
+	AIW_OK_OR_FAIL(sim, aiwi_cost_pricing(c, first, &g, &p));
+	ck_assert_double_eq(p.node_overhead_w, 1500);
 	aiw_sim_free(sim);
 	/* through a run: ondemand pricing named, no gpu type, no rental price */
 	sim = load_text(JOB "pricing = ondemand\ngpu_price = 1000\n");

@@ -110,7 +110,7 @@ START_TEST(roofline_one_request)
 	/* KV peak: the context after the last token, 1000 + 100 */
 	ck_assert_rel(M(sim, "one", "kv_peak_bytes"), 1100 * kv, 1e-15);
 	/* energy: per GPU prefill, decode, idle power plus node overhead / 8 */
-	double ovh = 1500.0 / 8, T = 600;
+	double ovh = 2800.0 / 8, T = 600;
 	double e = G * ((g->prefill_w + ovh) * tp + (g->decode_w + ovh) * td +
 	                (g->idle_w + ovh) * (T - tp - td));
 	ck_assert_rel(M(sim, "one", "energy_kwh") * 3.6e6, e, 1e-12);
@@ -159,7 +159,7 @@ START_TEST(prefill_energy_exact_at_ticks)
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	unlink(path);
 	const aiwi_gpu_spec *g = h100();
-	double P = 70e9, F = 2 * g->bf16_flops * 0.5, tp = 2 * P * 1000 / F, ovh = 1500.0 / 8;
+	double P = 70e9, F = 2 * g->bf16_flops * 0.5, tp = 2 * P * 1000 / F, ovh = 2800.0 / 8;
 	double v[20], tok[20];
 	size_t n = curve(sim, "inference.one.power_w", NULL, v, 20);
 	ck_assert_uint_eq(n, 20);
@@ -578,7 +578,7 @@ START_TEST(replicas_change_exact_energy)
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	ck_assert(M(sim, "s", "replicas_ready") == 1);
 	const aiwi_gpu_spec *g = h100();
-	double ovh = 1500.0 / 8, idle = g->idle_w + ovh, ld = g->loading_w + ovh;
+	double ovh = 2800.0 / 8, idle = g->idle_w + ovh, ld = g->loading_w + ovh;
 	double e = 4 * (2 * idle * 3600 + (2 * idle * 3600 + 2 * (ld * 60 + idle * 3540)) +
 	                1 * idle * 3600);
 	ck_assert_rel(M(sim, "s", "energy_kwh") * 3.6e6, e, 1e-12);
