@@ -41,6 +41,22 @@
  * verdict need not be monotone: bisection then returns one of its changes,
  * adjacent pass and fail within the resolution.
  *
+ * Seeds: the resolution is the search's, not the estimate's; one seed's
+ * rate carries the sampling noise of its over-limit count (about 0.5-1% at
+ * 270,336 requests).  seeds = N repeats the whole measurement, offline run
+ * included (its request sizes are drawn from the seed too), for sim.seed +
+ * k, k = 0 .. N - 1 (mod 2^64), each exactly the call with that sim.seed
+ * and seeds = 1, and summarises the N server rates (SERVER_RATE, the
+ * largest passing rate of each search) and offline request rates: the
+ * mean, the sample standard deviation (GSL rstat), the 95% Student
+ * interval of the mean, mean -+ t(0.975, N - 1) sd / sqrt(N)
+ * (gsl_cdf_tdist_Pinv), min and max.  The interval is the seeds' spread
+ * only: each rate is its bracket's lower end, up to `resolution` below the
+ * crossing.  The per-run columns are the median seed's (the seeds ordered
+ * by server rate, the lower middle one), the run count the sum.  max_runs
+ * bounds each seed's search; the progress callback counts the runs of
+ * every seed, of at most N max_runs.
+ *
  * Constants, with their sources:
  *   MLPerf Inference rules (mlcommons/inference_policies, inference_rules.adoc,
  *   "Scenarios"): the number of queries is set for a 99% confidence that
