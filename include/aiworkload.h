@@ -458,16 +458,15 @@ AIW_EXPORT aiw_status aiw_site_diversity_shares(const char *scenario, double tot
  * settings: nsettings "KEY=VALUE" strings: ttft_p99 (default 2s),
  * tpot_p99 (200ms; either may be none), duration (600s), min_requests
  * (270336), offline_requests (24576), resolution (0.01), max_runs (40 per
- * seed, the offline run included), seeds (1: the whole measurement is
- * repeated with sim.seed + k, k = 0 .. seeds - 1, and the server rate and
- * the offline request rate summarised over them).  out receives ncolumns
+ * seed, the offline run included), seeds (1; N: the whole measurement is
+ * repeated with sim.seed + k, k = 0 .. N - 1, and the server rate and the
+ * offline request rate summarised over them).  out receives ncolumns
  * doubles, the columns below (a wider row gets NaN beyond them, a
  * narrower one the first ncolumns).  progress (may be NULL) is called
  * after each run: done runs, every seed, of at most seeds x max_runs, the
  * rate (the offline run: its request rate), verdict 1 pass, 0 fail, -1
- * offline; a
- * non-zero return stops the call with AIW_ESTOPPED, the columns known so
- * far filled.  Messages on sim (aiw_sim_errmsg).  See
+ * offline; a non-zero return stops the call with AIW_ESTOPPED, the
+ * columns known so far filled.  Messages on sim (aiw_sim_errmsg).  See
  * aiw_inference_capacity(3). */
 enum {
 	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S = 0,      /* offline requests/s */

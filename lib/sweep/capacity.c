@@ -174,10 +174,15 @@ static aiw_status parse_settings(aiw_sim *sim, const char *const *settings, size
 			continue;
 		}
 		aiw_status st = aiw_parse_value(KEYS[k].type, eq + 1, &v, err, sizeof err);
-		if (st != AIW_OK)
-			return aiwi_err(sim, st, "aiw_inference_capacity: setting '%s': %s", s, err);
 		bool whole = strcmp(KEYS[k].type, "int") == 0;
 		bool excl = KEYS[k].lo == 0;
+		if (st != AIW_OK)
+			return aiwi_err(sim, st,
+			                "aiw_inference_capacity: setting '%s': %s (%s: %s %s %g to "
+			                "%g%s)",
+			                s, err, KEYS[k].key, whole ? "an integer" : "a value",
+			                excl ? "above" : "from", KEYS[k].lo, KEYS[k].hi,
+			                lim ? ", or none" : "");
 		if (!isfinite(v) || (excl ? !(v > KEYS[k].lo) : !(v >= KEYS[k].lo)) || v > KEYS[k].hi ||
 		    (whole && v != floor(v)))
 			return aiwi_err(sim, AIW_ERANGE,

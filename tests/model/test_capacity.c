@@ -602,7 +602,8 @@ START_TEST(bad_arguments)
 	                                         "integer from 1 to 1000");
 	refused(sim, "a", "seeds=1001", AIW_ERANGE, "seeds = 1001");
 	refused(sim, "a", "seeds=-3", AIW_ERANGE, "seeds = -3");
-	refused(sim, "a", "seeds=2.5", AIW_EPARSE, "seeds=2.5");
+	refused(sim, "a", "seeds=2.5", AIW_EPARSE,
+	        "setting 'seeds=2.5': '2.5' is not an integer (seeds: an integer from 1 to 1000)");
 	refused(sim, "a", "seeds=many", AIW_EPARSE, "seeds=many");
 	refused(sim, "a", "seeds", AIW_EPARSE, "seeds=VALUE");
 	{
