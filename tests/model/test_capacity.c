@@ -202,11 +202,12 @@ typedef struct tpot_chain {
 
 #define CHAIN_N 300
 
-/* F(lambda) - tail: pi from (P^T - I) pi = 0 with sum pi = 1 (the last
- * equation replaced by the sum), states R = 1 .. CHAIN_N. */
-static double tpot_tail(double lambda, void *par)
+/* The chain's law at lambda: pi from (P^T - I) pi = 0 with sum pi = 1
+ * (the last equation replaced by the sum), states R = 1 .. CHAIN_N; the
+ * fraction of requests in cycles of R > m, and the mean and standard
+ * deviation of R over requests (a request's cycle: R weighted by R). */
+static double chain_law(double lambda, const tpot_chain *c, double *mean_r, double *sd_r)
 {
-	const tpot_chain *c = par;
 	gsl_matrix *A = gsl_matrix_calloc(CHAIN_N, CHAIN_N);
 	gsl_vector *rhs = gsl_vector_calloc(CHAIN_N), *pi = gsl_vector_alloc(CHAIN_N);
 	gsl_permutation *perm = gsl_permutation_alloc(CHAIN_N);
@@ -231,10 +232,12 @@ static double tpot_tail(double lambda, void *par)
 	int sign;
 	ck_assert(gsl_linalg_LU_decomp(A, perm, &sign) == GSL_SUCCESS);
 	ck_assert(gsl_linalg_LU_solve(A, perm, rhs, pi) == GSL_SUCCESS);
-	double all = 0, over = 0;
+	double all = 0, over = 0, m1 = 0, m2 = 0;
 	for (int r = 1; r <= CHAIN_N; r++) {
 		double w = r * gsl_vector_get(pi, (size_t)r - 1);
 		all += w;
+		m1 += w * r;
+		m2 += w * r * r;
 		if (r > c->m)
 			over += w;
 	}
@@ -242,7 +245,16 @@ static double tpot_tail(double lambda, void *par)
 	gsl_vector_free(rhs);
 	gsl_vector_free(pi);
 	gsl_permutation_free(perm);
-	return over / all - c->tail;
+	*mean_r = m1 / all;
+	*sd_r = sqrt(m2 / all - *mean_r * *mean_r);
+	return over / all;
+}
+
+/* F(lambda) - tail */
+static double tpot_tail(double lambda, void *par)
+{
+	double m, sd;
+	return chain_law(lambda, par, &m, &sd) - ((const tpot_chain *)par)->tail;
 }
 
 static double tpot_capacity(tpot_chain *c)
@@ -277,8 +289,33 @@ START_TEST(server_tpot_chain)
 	double target = tpot_capacity(&c);
 	ck_assert(fabs(tpot_tail(target, &c)) < 1e-9);
 	ck_assert(target > 400 && target < 600);
-	/* the premise: at a low rate nearly every cycle holds one request,
-	 * TPOT a + b = 11 ms; at the target the P99 is within a step of L */
+	/* the premise, TPOT = a + b R with R the chain's: a plain run at 20/s
+	 * (lambda (a + b) = 0.22: cycles of one and of several), its mean TPOT
+	 * against a + b E[R] over requests.  Its standard error: b sd(R) /
+	 * sqrt(n) for n independent requests, times sqrt(E[R]) for the requests
+	 * of one cycle sharing their R (the design effect of clusters of about
+	 * E[R]); 6 of them. */
+	{
+		aiw_sim *plain = load(TPOT_FLEET, 77);
+		AIW_OK_OR_FAIL(plain, aiw_sim_set(plain, "inference.d.rate", "20"));
+		AIW_OK_OR_FAIL(plain, aiw_sim_set(plain, "sim.duration", "2000s"));
+		AIW_OK_OR_FAIL(plain, aiw_sim_run(plain));
+		double n, tpot, er, sdr;
+		AIW_OK_OR_FAIL(plain, aiw_sim_metric(plain, "inference.d.requests_completed", &n));
+		AIW_OK_OR_FAIL(plain, aiw_sim_metric(plain, "inference.d.tpot_mean_s", &tpot));
+		chain_law(20, &c, &er, &sdr);
+		double want = c.a + c.b * er, se = c.b * sdr * sqrt(er / n);
+		if (getenv("AIW_VERBOSE"))
+			printf("TPOT chain at 20/s: mean TPOT %.7g s vs a + b E[R] = %.7g s (se %.2g, "
+			       "%.0f requests)\n",
+			       tpot, want, se, n);
+		ck_assert(n > 30000);
+		ck_assert_msg(fabs(tpot - want) <= 6 * se, "mean TPOT %.7g vs %.7g +- 6 x %.2g", tpot,
+		              want, se);
+		/* and not the TPOT of cycles of one alone: the sharing is seen */
+		ck_assert(fabs(tpot - (c.a + c.b)) > 6 * se);
+		aiw_sim_free(plain);
+	}
 	enum { K = 8 };
 	const double res = 0.002;
 	const char *set[] = {"ttft_p99=none", "tpot_p99=30.5ms", "resolution=0.002",
