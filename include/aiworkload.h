@@ -457,13 +457,16 @@ AIW_EXPORT aiw_status aiw_site_diversity_shares(const char *scenario, double tot
  * fleet keeps `replicas` (no autoscaler); other components are left out.
  * settings: nsettings "KEY=VALUE" strings: ttft_p99 (default 2s),
  * tpot_p99 (200ms; either may be none), duration (600s), min_requests
- * (270336), offline_requests (24576), resolution (0.01), max_runs (40,
- * the offline run included).  out receives ncolumns doubles, the columns
- * below (a wider row gets NaN beyond them).  progress (may be NULL) is
- * called after each run: done runs of at most max_runs, the rate (the
- * offline run: its request rate), verdict 1 pass, 0 fail, -1 offline; a
- * non-zero return stops the call with AIW_ESTOPPED, the columns known so
- * far filled.  Messages on sim (aiw_sim_errmsg).  See
+ * (270336), offline_requests (24576), resolution (0.01), max_runs (40 per
+ * seed, the offline run included), seeds (1; N: the whole measurement is
+ * repeated with sim.seed + k, k = 0 .. N - 1, and the server rate and the
+ * offline request rate summarised over them).  out receives ncolumns
+ * doubles, the columns below (a wider row gets NaN beyond them, a
+ * narrower one the first ncolumns).  progress (may be NULL) is called
+ * after each run: done runs, every seed, of at most seeds x max_runs, the
+ * rate (the offline run: its request rate), verdict 1 pass, 0 fail, -1
+ * offline; a non-zero return stops the call with AIW_ESTOPPED, the
+ * columns known so far filled.  Messages on sim (aiw_sim_errmsg).  See
  * aiw_inference_capacity(3). */
 enum {
 	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S = 0,      /* offline requests/s */
@@ -483,8 +486,23 @@ enum {
 	AIW_CAPACITY_SERVER_REQUESTS = 12,   /* requests issued in that run */
 	AIW_CAPACITY_SERVER_DURATION_S = 13, /* simulated span of that run */
 	AIW_CAPACITY_SERVER_OUTPUT_TOKENS_PER_S = 14, /* output tokens/s there */
-	AIW_CAPACITY_RUNS = 15,              /* simulations run */
-	AIW_CAPACITY_NCOLUMNS = 16
+	AIW_CAPACITY_RUNS = 15,              /* simulations run, every seed */
+	/* over the seeds (settings seeds=N; the columns above: the median
+	 * seed's search, AIW_CAPACITY_RUNS the sum) */
+	AIW_CAPACITY_SEEDS = 16,                /* seeds measured to the end */
+	AIW_CAPACITY_SERVER_RATE_MEAN = 17,     /* mean of the seeds' SERVER_RATE */
+	AIW_CAPACITY_SERVER_RATE_SD = 18,       /* their sample standard deviation */
+	AIW_CAPACITY_SERVER_RATE_CI_LO = 19,    /* 95% Student interval of the mean */
+	AIW_CAPACITY_SERVER_RATE_CI_HI = 20,
+	AIW_CAPACITY_SERVER_RATE_MIN = 21,
+	AIW_CAPACITY_SERVER_RATE_MAX = 22,
+	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_MEAN = 23, /* the same of OFFLINE_REQUESTS_PER_S */
+	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_SD = 24,
+	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_CI_LO = 25,
+	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_CI_HI = 26,
+	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_MIN = 27,
+	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_MAX = 28,
+	AIW_CAPACITY_NCOLUMNS = 29
 };
 typedef int (*aiw_capacity_progress_fn)(size_t done, size_t max_runs, double rate, int verdict,
                                         void *payload);

@@ -41,6 +41,22 @@
  * verdict need not be monotone: bisection then returns one of its changes,
  * adjacent pass and fail within the resolution.
  *
+ * Seeds: the resolution is the search's, not the estimate's; one seed's
+ * rate carries the sampling noise of its over-limit count (about 0.5-1% at
+ * 270,336 requests).  seeds = N repeats the whole measurement, offline run
+ * included (its request sizes are drawn from the seed too), for sim.seed +
+ * k, k = 0 .. N - 1 (mod 2^64), each exactly the call with that sim.seed
+ * and seeds = 1, and summarises the N server rates (SERVER_RATE, the
+ * largest passing rate of each search) and offline request rates: the
+ * mean, the sample standard deviation (GSL rstat), the 95% Student
+ * interval of the mean, mean -+ t(0.975, N - 1) sd / sqrt(N)
+ * (gsl_cdf_tdist_Pinv), min and max.  The interval is the seeds' spread
+ * only: each rate is its bracket's lower end, up to `resolution` below the
+ * crossing.  The per-run columns are the median seed's (the seeds ordered
+ * by server rate, the lower middle one), the run count the sum.  max_runs
+ * bounds each seed's search; the progress callback counts the runs of
+ * every seed, of at most N max_runs.
+ *
  * Constants, with their sources:
  *   MLPerf Inference rules (mlcommons/inference_policies, inference_rules.adoc,
  *   "Scenarios"): the number of queries is set for a 99% confidence that
@@ -61,6 +77,9 @@
  */
 #include "core/internal.h"
 
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rstat.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -75,6 +94,9 @@
 #define DEFAULT_OFFLINE_REQUESTS 24576.0
 #define DEFAULT_RESOLUTION 0.01
 #define DEFAULT_MAX_RUNS 40.0
+#define DEFAULT_SEEDS 1.0
+/* the confidence of the interval over seeds: 95%, two-sided */
+#define CI_LEVEL 0.95
 /* the tail: P99 */
 #define TAIL 0.01
 /* halvings of the bracket below the offline rate before "no rate passes" */
@@ -93,7 +115,8 @@ typedef struct cap_conf {
 	double min_requests;   /* minimum arrivals per server run */
 	double offline_n;      /* requests at t = 0 */
 	double resolution;     /* hi / lo - 1 to reach */
-	double max_runs;       /* simulations, offline included */
+	double max_runs;       /* simulations of one seed, offline included */
+	double seeds;          /* seeds measured: sim.seed, sim.seed + 1, ... */
 } cap_conf;
 
 static const struct {
@@ -108,7 +131,8 @@ static const struct {
 	{"min_requests", "int", 100, 1e8, offsetof(cap_conf, min_requests), "arrivals per run"},
 	{"offline_requests", "int", 1, 1e8, offsetof(cap_conf, offline_n), "offline requests"},
 	{"resolution", "real", 1e-4, 1, offsetof(cap_conf, resolution), "relative bracket width"},
-	{"max_runs", "int", 3, 1000, offsetof(cap_conf, max_runs), "simulations"},
+	{"max_runs", "int", 3, 1000, offsetof(cap_conf, max_runs), "simulations per seed"},
+	{"seeds", "int", 1, 1000, offsetof(cap_conf, seeds), "seeds measured"},
 };
 #define NKEYS (sizeof KEYS / sizeof *KEYS)
 
@@ -116,7 +140,8 @@ static aiw_status parse_settings(aiw_sim *sim, const char *const *settings, size
                                  cap_conf *c)
 {
 	*c = (cap_conf){DEFAULT_TTFT,      DEFAULT_TPOT,       DEFAULT_DURATION, DEFAULT_MIN_REQUESTS,
-	                DEFAULT_OFFLINE_REQUESTS, DEFAULT_RESOLUTION, DEFAULT_MAX_RUNS};
+	                DEFAULT_OFFLINE_REQUESTS, DEFAULT_RESOLUTION, DEFAULT_MAX_RUNS,
+	                DEFAULT_SEEDS};
 	if (n > 0 && !settings)
 		return aiwi_err(sim, AIW_EINVAL,
 		                "aiw_inference_capacity: settings is NULL with nsettings = %zu", n);
@@ -134,7 +159,7 @@ static aiw_status parse_settings(aiw_sim *sim, const char *const *settings, size
 			return aiwi_err(sim, AIW_EUNKNOWN,
 			                "aiw_inference_capacity: setting '%s': unknown key (ttft_p99, "
 			                "tpot_p99, duration, min_requests, offline_requests, "
-			                "resolution, max_runs)",
+			                "resolution, max_runs, seeds)",
 			                s);
 		if (!eq)
 			return aiwi_err(sim, AIW_EPARSE,
@@ -149,10 +174,15 @@ static aiw_status parse_settings(aiw_sim *sim, const char *const *settings, size
 			continue;
 		}
 		aiw_status st = aiw_parse_value(KEYS[k].type, eq + 1, &v, err, sizeof err);
-		if (st != AIW_OK)
-			return aiwi_err(sim, st, "aiw_inference_capacity: setting '%s': %s", s, err);
 		bool whole = strcmp(KEYS[k].type, "int") == 0;
 		bool excl = KEYS[k].lo == 0;
+		if (st != AIW_OK)
+			return aiwi_err(sim, st,
+			                "aiw_inference_capacity: setting '%s': %s (%s: %s %s %g to "
+			                "%g%s)",
+			                s, err, KEYS[k].key, whole ? "an integer" : "a value",
+			                excl ? "above" : "from", KEYS[k].lo, KEYS[k].hi,
+			                lim ? ", or none" : "");
 		if (!isfinite(v) || (excl ? !(v > KEYS[k].lo) : !(v >= KEYS[k].lo)) || v > KEYS[k].hi ||
 		    (whole && v != floor(v)))
 			return aiwi_err(sim, AIW_ERANGE,
@@ -176,7 +206,8 @@ static aiw_status parse_settings(aiw_sim *sim, const char *const *settings, size
 typedef struct cap_ctx {
 	aiw_sim *tmpl;           /* the caller's configuration */
 	const aiwi_comp *target; /* the fleet, in tmpl */
-	uint64_t seed;
+	uint64_t seed;      /* this measurement's */
+	uint64_t base_seed; /* the template's sim.seed */
 	cap_conf conf;
 	char px[256]; /* "inference.NAME" */
 } cap_ctx;
@@ -223,7 +254,13 @@ static aiw_status fleet_sim(const cap_ctx *x, double duration, aiw_sim **out)
 		for (size_t j = 0; j < c->kind->nparams && st == AIW_OK; j++)
 			st = aiwi_value_copy(&d->v[j], &c->v[j]);
 	}
-	/* sim.seed came with the sim component: every run has the scenario's */
+	/* sim.seed came with the sim component: every run of the first seed
+	 * has the scenario's, the others' theirs */
+	if (st == AIW_OK && x->seed != x->base_seed) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)x->seed);
+		st = aiw_sim_set(sim, "sim.seed", buf);
+	}
 	if (st == AIW_OK)
 		st = aiw_sim_set_double(sim, "sim.duration", duration);
 	if (st == AIW_OK) /* no curve is read: keep one point */
@@ -502,6 +539,150 @@ static void fill_verdict(double *out, double rate, const verdict *v)
 	out[AIW_CAPACITY_SERVER_OUTPUT_TOKENS_PER_S] = v->tokens_per_s;
 }
 
+/* The runs of the call, over every seed, and the progress callback. */
+typedef struct cap_runs {
+	size_t done;     /* simulations run, every seed */
+	size_t max;      /* seeds x max_runs: what the callback is told */
+	aiw_capacity_progress_fn progress;
+	void *payload;
+	bool stopped;
+} cap_runs;
+
+static void report(cap_runs *rr, double rate, int verdict)
+{
+	rr->done++;
+	if (rr->progress && rr->progress(rr->done, rr->max, rate, verdict, rr->payload) != 0)
+		rr->stopped = true;
+}
+
+/* One seed's measurement (x->seed): the offline run, then the server
+ * search, into res (AIW_CAPACITY_RUNS: its own runs). */
+static aiw_status measure(const cap_ctx *x, double *res, cap_runs *rr)
+{
+	size_t runs = 0, max_runs = (size_t)x->conf.max_runs;
+#define PROGRESS(rate, verdict)                            \
+	do {                                               \
+		runs++;                                    \
+		res[AIW_CAPACITY_RUNS] = (double)runs;     \
+		report(rr, (rate), (verdict));             \
+	} while (0)
+
+	aiw_status st = run_offline(x, res);
+	if (st == AIW_OK)
+		PROGRESS(res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S], -1);
+	/* the bracket [lo, hi]: lo passed (0: none yet), hi failed */
+	double lo = 0, hi = res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S];
+	verdict v, vlo = {0};
+	bool have_hi = false, none_passes = false;
+	if (st == AIW_OK && !rr->stopped) {
+		double r = hi;
+		for (int k = 0; st == AIW_OK && !rr->stopped && runs < max_runs; k++) {
+			if ((st = run_rate(x, r, &v)) != AIW_OK)
+				break;
+			PROGRESS(r, v.pass);
+			if (v.pass) {
+				lo = r;
+				vlo = v;
+				if (have_hi || k >= MAX_DOUBLINGS)
+					break;
+				r *= 2;
+			} else {
+				hi = r;
+				have_hi = true;
+				if (lo > 0)
+					break;
+				if (k >= MAX_HALVINGS) {
+					none_passes = true;
+					break;
+				}
+				r /= 2;
+			}
+		}
+	}
+	if (st == AIW_OK && !rr->stopped && lo > 0 && have_hi) {
+		while (hi / lo - 1 > x->conf.resolution && runs < max_runs && !rr->stopped) {
+			double mid = sqrt(lo * hi);
+			if ((st = run_rate(x, mid, &v)) != AIW_OK)
+				break;
+			PROGRESS(mid, v.pass);
+			if (v.pass) {
+				lo = mid;
+				vlo = v;
+			} else {
+				hi = mid;
+			}
+		}
+	}
+#undef PROGRESS
+	if (st == AIW_OK) {
+		if (lo > 0)
+			fill_verdict(res, lo, &vlo);
+		else if (none_passes) /* else NaN: max_runs came first */
+			res[AIW_CAPACITY_SERVER_RATE] = 0;
+		/* infinity: rates were run and every one passed */
+		res[AIW_CAPACITY_SERVER_RATE_FAILED] =
+		        have_hi ? hi : lo > 0 && !rr->stopped ? INFINITY : NAN;
+		res[AIW_CAPACITY_SERVER_RESOLUTION] = lo > 0 && have_hi ? hi / lo - 1 : NAN;
+	}
+	return st;
+}
+
+/* The moments of column `col` over the n rows (GSL rstat: Welford's
+ * running mean and variance; the sd is the sample one, n - 1), into the six
+ * columns from `first`: mean, standard deviation, the Student interval's
+ * ends, min, max.  NaN when a row's value is NaN (a search that ran out of
+ * runs); one row: mean, min and max its value, sd and interval NaN. */
+static void seed_stats(const double *rows, size_t n, size_t col, double *res, size_t first)
+{
+	for (size_t j = 0; j < 6; j++)
+		res[first + j] = NAN;
+	if (n == 0)
+		return;
+	for (size_t k = 0; k < n; k++)
+		if (isnan(rows[k * AIW_CAPACITY_NCOLUMNS + col]))
+			return;
+	gsl_rstat_workspace *w = gsl_rstat_alloc();
+	if (!w)
+		return;
+	for (size_t k = 0; k < n; k++)
+		gsl_rstat_add(rows[k * AIW_CAPACITY_NCOLUMNS + col], w);
+	double mean = gsl_rstat_mean(w);
+	res[first + 0] = mean;
+	res[first + 4] = gsl_rstat_min(w);
+	res[first + 5] = gsl_rstat_max(w);
+	if (n >= 2) {
+		double sd = gsl_rstat_sd(w);
+		double half = gsl_cdf_tdist_Pinv(0.5 + CI_LEVEL / 2, (double)(n - 1)) * sd /
+		              sqrt((double)n);
+		res[first + 1] = sd;
+		res[first + 2] = mean - half;
+		res[first + 3] = mean + half;
+	}
+	gsl_rstat_free(w);
+}
+
+/* The median seed's row: the seeds ordered by server rate (NaN first: no
+ * rate passed within the runs), the lower middle one, the earlier seed
+ * first among equal rates. */
+static size_t median_seed(const double *rows, size_t n)
+{
+	size_t best = 0;
+	for (size_t k = 0; k < n; k++) {
+		/* rank of seed k: seeds before it in the order */
+		double rk = rows[k * AIW_CAPACITY_NCOLUMNS + AIW_CAPACITY_SERVER_RATE];
+		size_t below = 0;
+		for (size_t j = 0; j < n; j++) {
+			double rj = rows[j * AIW_CAPACITY_NCOLUMNS + AIW_CAPACITY_SERVER_RATE];
+			bool less = isnan(rj) ? !isnan(rk) || j < k
+			                      : !isnan(rk) && (rj < rk || (rj == rk && j < k));
+			below += j != k && less;
+		}
+		if (below == (n - 1) / 2)
+			best = k;
+	}
+	return best;
+}
+
 AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component,
                                              const char **settings, size_t nsettings,
                                              double *out, size_t ncolumns,
@@ -550,82 +731,46 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 		char buf[32];
 		if ((st = aiw_sim_get(sim, "sim.seed", buf, sizeof buf)) != AIW_OK)
 			return st;
-		x.seed = strtoull(buf, NULL, 10);
+		x.base_seed = strtoull(buf, NULL, 10);
 	}
-	size_t runs = 0, max_runs = (size_t)x.conf.max_runs;
-	bool stopped = false;
-#define PROGRESS(rate, verdict)                                                            \
-	do {                                                                               \
-		runs++;                                                                    \
-		res[AIW_CAPACITY_RUNS] = (double)runs;                                     \
-		if (progress && progress(runs, max_runs, (rate), (verdict), payload) != 0) \
-			stopped = true;                                                    \
-	} while (0)
-
-	st = run_offline(&x, res);
-	if (st == AIW_OK)
-		PROGRESS(res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S], -1);
-	/* the bracket [lo, hi]: lo passed (0: none yet), hi failed */
-	double lo = 0, hi = res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S];
-	verdict v, vlo = {0};
-	bool have_hi = false, none_passes = false;
-	if (st == AIW_OK && !stopped) {
-		double r = hi;
-		for (int k = 0; st == AIW_OK && !stopped && runs < max_runs; k++) {
-			if ((st = run_rate(&x, r, &v)) != AIW_OK)
-				break;
-			PROGRESS(r, v.pass);
-			if (v.pass) {
-				lo = r;
-				vlo = v;
-				if (have_hi || k >= MAX_DOUBLINGS)
-					break;
-				r *= 2;
-			} else {
-				hi = r;
-				have_hi = true;
-				if (lo > 0)
-					break;
-				if (k >= MAX_HALVINGS) {
-					none_passes = true;
-					break;
-				}
-				r /= 2;
-			}
-		}
+	size_t nseeds = (size_t)x.conf.seeds;
+	/* every seed's row (the median's is reported) */
+	double *rows = malloc(nseeds * sizeof(double[AIW_CAPACITY_NCOLUMNS]));
+	if (!rows)
+		return aiwi_err(sim, AIW_ENOMEM, "aiw_inference_capacity: out of memory");
+	cap_runs rr = {.max = nseeds * (size_t)x.conf.max_runs, .progress = progress,
+	               .payload = payload};
+	size_t complete = 0; /* seeds measured to the end */
+	for (size_t k = 0; k < nseeds && st == AIW_OK && !rr.stopped; k++) {
+		double *row = rows + k * AIW_CAPACITY_NCOLUMNS;
+		for (size_t i = 0; i < AIW_CAPACITY_NCOLUMNS; i++)
+			row[i] = NAN;
+		/* seed k: sim.seed + k (mod 2^64) */
+		x.seed = x.base_seed + (uint64_t)k;
+		st = measure(&x, row, &rr);
+		if (st == AIW_OK && !rr.stopped)
+			complete++;
+		else if (complete == 0) /* the columns known so far */
+			memcpy(res, row, sizeof res);
 	}
-	if (st == AIW_OK && !stopped && lo > 0 && have_hi) {
-		while (hi / lo - 1 > x.conf.resolution && runs < max_runs && !stopped) {
-			double mid = sqrt(lo * hi);
-			if ((st = run_rate(&x, mid, &v)) != AIW_OK)
-				break;
-			PROGRESS(mid, v.pass);
-			if (v.pass) {
-				lo = mid;
-				vlo = v;
-			} else {
-				hi = mid;
-			}
-		}
+	if (complete > 0) {
+		memcpy(res, rows + median_seed(rows, complete) * AIW_CAPACITY_NCOLUMNS, sizeof res);
+		seed_stats(rows, complete, AIW_CAPACITY_SERVER_RATE, res, AIW_CAPACITY_SERVER_RATE_MEAN);
+		seed_stats(rows, complete, AIW_CAPACITY_OFFLINE_REQUESTS_PER_S, res,
+		           AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_MEAN);
 	}
-#undef PROGRESS
-	if (st == AIW_OK) {
-		if (lo > 0)
-			fill_verdict(res, lo, &vlo);
-		else if (none_passes) /* else NaN: max_runs came first */
-			res[AIW_CAPACITY_SERVER_RATE] = 0;
-		/* infinity: rates were run and every one passed */
-		res[AIW_CAPACITY_SERVER_RATE_FAILED] = have_hi ? hi : lo > 0 && !stopped ? INFINITY : NAN;
-		res[AIW_CAPACITY_SERVER_RESOLUTION] = lo > 0 && have_hi ? hi / lo - 1 : NAN;
-	}
+	res[AIW_CAPACITY_SEEDS] = (double)complete;
+	if (rr.done > 0)
+		res[AIW_CAPACITY_RUNS] = (double)rr.done;
+	free(rows);
 	for (size_t i = 0; i < ncolumns && i < AIW_CAPACITY_NCOLUMNS; i++)
 		out[i] = res[i];
 	if (st != AIW_OK)
 		return st;
-	if (stopped)
+	if (rr.stopped)
 		return aiwi_err(sim, AIW_ESTOPPED,
 		                "aiw_inference_capacity: stopped by the progress callback after %zu "
 		                "runs",
-		                runs);
+		                rr.done);
 	return AIW_OK;
 }

@@ -62,6 +62,26 @@ expect 0 "capacity --seed 2" -- "$aiw" capacity $fast --ttft-p99 2.5s --tpot-p99
 	--seed 2 "$tmp/mdc.ini"
 cmp -s "$tmp/first" "$tmp/out" && bad "--seed 2 gives the figures of seed 1" ||
 	ok "--seed changes the arrivals"
+# --seeds: 1 is the default's output; N > 1 adds the rates over the seeds
+# shellcheck disable=SC2086
+expect 0 "capacity --seeds 1" -- "$aiw" capacity $fast --ttft-p99 2.5s --tpot-p99 none \
+	--seeds 1 "$tmp/mdc.ini"
+cmp -s "$tmp/first" "$tmp/out" && ok "--seeds 1: the figures without it" ||
+	bad "--seeds 1 differs: $(diff "$tmp/first" "$tmp/out")"
+# shellcheck disable=SC2086
+expect 0 "capacity --seeds 3" -- "$aiw" capacity $fast --ttft-p99 2.5s --tpot-p99 none \
+	--seeds 3 --progress "$tmp/mdc.ini"
+has "$tmp/out" "Over 3 seeds (sim.seed 1 to 3; the figures above: the median seed's)" \
+	"--seeds 3: the seeds named"
+grep -Eq '^  server rate +[0-9.]+/s \+- [0-9.e-]+/s \(95% CI ' "$tmp/out" &&
+	ok "--seeds 3: the server rate's mean +- its 95% interval" ||
+	bad "--seeds 3: no mean +- CI line: $(cat "$tmp/out")"
+has "$tmp/out" "  offline requests/s      2 +- 0 (95% CI 2 to 2" \
+	"--seeds 3: M/D/c's offline rate is 2/s at every seed"
+has "$tmp/err" "capacity: run 1/120: offline 2/s" "--progress counts of seeds x max_runs"
+expect 2 "capacity --seeds 0" -- "$aiw" capacity --seeds 0 "$tmp/mdc.ini"
+has "$tmp/err" "seeds = 0 (seeds measured) out of range: an integer from 1 to 1000" \
+	"--seeds out of range: the setting, its value and the range named"
 # a --set applies before the measurement: 8 replicas serve 4 requests/s offline
 # shellcheck disable=SC2086
 expect 0 "capacity --set replicas" -- "$aiw" capacity $fast --max-runs 3 \

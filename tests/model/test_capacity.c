@@ -17,12 +17,41 @@
  * search's estimate at one seed is noisy (the over-limit fraction of 270,336
  * correlated requests); K seeds give a mean and a Student interval, which
  * must hold the closed form (plus the bracket's resolution).
+ *
+ * TPOT: one replica, continuous batching, every request of 1 prompt token
+ * and 2 output tokens (its first at its prefill's end, the second after
+ * one decode iteration), the iteration model's coefficients set so that a
+ * prefill takes p = 1 ns whatever its batch and a decode iteration of n
+ * sequences a + b n (decode.overhead = a = 10 ms, decode.seq = b = 1 ms,
+ * every other term 0).  A request's TPOT is then the time from its first
+ * token to its second: the decode iteration it runs in, a + b R, R the
+ * sequences admitted with it.  Arrivals during a cycle (prefill, then the
+ * iteration) join at the next boundary; every request of the batch ends
+ * with the iteration; an idle replica starts a cycle of one at the next
+ * arrival.  So the batch sizes of successive cycles are a Markov chain on
+ * R >= 1:
+ *   R' = N with N ~ Poisson(lambda (p + a + b R)), and R' = 1 when N = 0,
+ * and with pi its stationary law, the fraction of requests whose TPOT
+ * exceeds a limit L in (a + b m, a + b (m + 1)) is the fraction of requests
+ * in cycles of R > m:
+ *   F(lambda) = sum_{R > m} R pi(R) / sum_R R pi(R),
+ * increasing in lambda; the search's target is F(lambda) = 0.01 (pi by a
+ * linear solve on R <= 300, the tail beyond it lumped: below 1e-30 at the
+ * rates met; the root by GSL's Brent).  What the chain leaves out, an
+ * arrival during a 1 ns prefill (another prefill before the decode),
+ * happens in at most lambda p < 1e-6 of the cycles.  The limit L = a + b
+ * (m + 1/2) lies half an iteration step from every TPOT value, so the
+ * comparisons are exact.  TTFT has no limit (ttft_p99 = none): TPOT binds.
  */
 #include "../testutil.h"
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_linalg.h>
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_roots.h>
+#include <gsl/gsl_rstat.h>
+#include <gsl/gsl_statistics_double.h>
 
 static const char MDC[] = "[inference q]\nreplicas = %d\nservice = const(%gs)\n"
                           "batching = none\nrouter = central\n";
@@ -164,18 +193,178 @@ START_TEST(server_mmc_erlang)
 }
 END_TEST
 
+/* The TPOT chain above: a, b, p (s), the threshold m, the tail. */
+typedef struct tpot_chain {
+	double a, b, p;
+	int m;
+	double tail;
+} tpot_chain;
+
+#define CHAIN_N 300
+
+/* The chain's law at lambda: pi from (P^T - I) pi = 0 with sum pi = 1
+ * (the last equation replaced by the sum), states R = 1 .. CHAIN_N; the
+ * fraction of requests in cycles of R > m, and the mean and standard
+ * deviation of R over requests (a request's cycle: R weighted by R). */
+static double chain_law(double lambda, const tpot_chain *c, double *mean_r, double *sd_r)
+{
+	gsl_matrix *A = gsl_matrix_calloc(CHAIN_N, CHAIN_N);
+	gsl_vector *rhs = gsl_vector_calloc(CHAIN_N), *pi = gsl_vector_alloc(CHAIN_N);
+	gsl_permutation *perm = gsl_permutation_alloc(CHAIN_N);
+	for (int r = 1; r <= CHAIN_N; r++) {
+		double mu = lambda * (c->p + c->a + c->b * r), left = 1;
+		for (int j = 1; j <= CHAIN_N; j++) {
+			double q = gsl_ran_poisson_pdf((unsigned)j, mu);
+			if (j == 1)
+				q += gsl_ran_poisson_pdf(0, mu); /* idle: a cycle of one */
+			if (j == CHAIN_N)
+				q = left; /* the tail, lumped */
+			left -= q;
+			/* row j - 1 of P^T: into state j from state r */
+			*gsl_matrix_ptr(A, (size_t)j - 1, (size_t)r - 1) += q;
+		}
+	}
+	for (int j = 0; j < CHAIN_N; j++)
+		*gsl_matrix_ptr(A, (size_t)j, (size_t)j) -= 1;
+	for (int r = 0; r < CHAIN_N; r++)
+		gsl_matrix_set(A, CHAIN_N - 1, (size_t)r, 1);
+	gsl_vector_set(rhs, CHAIN_N - 1, 1);
+	int sign;
+	ck_assert(gsl_linalg_LU_decomp(A, perm, &sign) == GSL_SUCCESS);
+	ck_assert(gsl_linalg_LU_solve(A, perm, rhs, pi) == GSL_SUCCESS);
+	double all = 0, over = 0, m1 = 0, m2 = 0;
+	for (int r = 1; r <= CHAIN_N; r++) {
+		double w = r * gsl_vector_get(pi, (size_t)r - 1);
+		all += w;
+		m1 += w * r;
+		m2 += w * r * r;
+		if (r > c->m)
+			over += w;
+	}
+	gsl_matrix_free(A);
+	gsl_vector_free(rhs);
+	gsl_vector_free(pi);
+	gsl_permutation_free(perm);
+	*mean_r = m1 / all;
+	*sd_r = sqrt(m2 / all - *mean_r * *mean_r);
+	return over / all;
+}
+
+/* F(lambda) - tail */
+static double tpot_tail(double lambda, void *par)
+{
+	double m, sd;
+	return chain_law(lambda, par, &m, &sd) - ((const tpot_chain *)par)->tail;
+}
+
+static double tpot_capacity(tpot_chain *c)
+{
+	gsl_function F = {tpot_tail, c};
+	gsl_root_fsolver *s = gsl_root_fsolver_alloc(gsl_root_fsolver_brent);
+	/* F < tail at a tenth of 1 / b, > tail near saturation (lambda b -> 1) */
+	gsl_root_fsolver_set(s, &F, 0.1 / c->b, 0.95 / c->b);
+	double r = NAN;
+	for (int i = 0; i < 200; i++) {
+		gsl_root_fsolver_iterate(s);
+		r = gsl_root_fsolver_root(s);
+		if (gsl_root_test_interval(gsl_root_fsolver_x_lower(s), gsl_root_fsolver_x_upper(s),
+		                           0, 1e-10) == GSL_SUCCESS)
+			break;
+	}
+	gsl_root_fsolver_free(s);
+	return r;
+}
+
+static const char TPOT_FLEET[] =
+        "[inference d]\nreplicas = 1\nbatching = continuous\nmax_batch = 4096\n"
+        "prompt_tokens = const(1)\noutput_tokens = const(2)\n"
+        "prefill.overhead = 1e-9\nprefill.gemm = 0\nprefill.attn = 0\nprefill.mem = 0\n"
+        "prefill.comm = 0\nprefill.seq = 0\n"
+        "decode.overhead = 0.01\ndecode.gemm = 0\ndecode.attn = 0\ndecode.mem = 0\n"
+        "decode.comm = 0\ndecode.seq = 0.001\n";
+
+START_TEST(server_tpot_chain)
+{
+	tpot_chain c = {0.01, 0.001, 1e-9, 20, 0.01};
+	double target = tpot_capacity(&c);
+	ck_assert(fabs(tpot_tail(target, &c)) < 1e-9);
+	ck_assert(target > 400 && target < 600);
+	/* the premise, TPOT = a + b R with R the chain's: a plain run at 20/s
+	 * (lambda (a + b) = 0.22: cycles of one and of several), its mean TPOT
+	 * against a + b E[R] over requests.  Its standard error: b sd(R) /
+	 * sqrt(n) for n independent requests, times sqrt(E[R]) for the requests
+	 * of one cycle sharing their R (the design effect of clusters of about
+	 * E[R]); 6 of them. */
+	{
+		aiw_sim *plain = load(TPOT_FLEET, 77);
+		AIW_OK_OR_FAIL(plain, aiw_sim_set(plain, "inference.d.rate", "20"));
+		AIW_OK_OR_FAIL(plain, aiw_sim_set(plain, "sim.duration", "2000s"));
+		AIW_OK_OR_FAIL(plain, aiw_sim_run(plain));
+		double n, tpot, er, sdr;
+		AIW_OK_OR_FAIL(plain, aiw_sim_metric(plain, "inference.d.requests_completed", &n));
+		AIW_OK_OR_FAIL(plain, aiw_sim_metric(plain, "inference.d.tpot_mean_s", &tpot));
+		chain_law(20, &c, &er, &sdr);
+		double want = c.a + c.b * er, se = c.b * sdr * sqrt(er / n);
+		if (getenv("AIW_VERBOSE"))
+			printf("TPOT chain at 20/s: mean TPOT %.7g s vs a + b E[R] = %.7g s (se %.2g, "
+			       "%.0f requests)\n",
+			       tpot, want, se, n);
+		ck_assert(n > 30000);
+		ck_assert_msg(fabs(tpot - want) <= 6 * se, "mean TPOT %.7g vs %.7g +- 6 x %.2g", tpot,
+		              want, se);
+		/* and not the TPOT of cycles of one alone: the sharing is seen */
+		ck_assert(fabs(tpot - (c.a + c.b)) > 6 * se);
+		aiw_sim_free(plain);
+	}
+	enum { K = 8 };
+	const double res = 0.002;
+	const char *set[] = {"ttft_p99=none", "tpot_p99=30.5ms", "resolution=0.002",
+	                     "offline_requests=1000", "seeds=8"};
+	aiw_sim *sim = load(TPOT_FLEET, 500);
+	double out[AIW_CAPACITY_NCOLUMNS];
+	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, "d", set, 5, out, AIW_CAPACITY_NCOLUMNS,
+	                                           NULL, NULL));
+	ck_assert(out[AIW_CAPACITY_SEEDS] == K);
+	/* offline: 1000 requests prefilled (1 ns) and decoded in one iteration */
+	ck_assert_rel(out[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S], 1000 / (1e-9 + 0.01 + 1.0), 1e-9);
+	ck_assert(out[AIW_CAPACITY_SERVER_RESOLUTION] <= res);
+	ck_assert(out[AIW_CAPACITY_SERVER_TPOT_OVER] <= 0.01);
+	/* the median seed's P99 TPOT: a TPOT value a + b n, n <= m */
+	ck_assert(out[AIW_CAPACITY_SERVER_TPOT_P99_S] <= 0.0305 * 1.02); /* histogram rounding */
+	double mean = out[AIW_CAPACITY_SERVER_RATE_MEAN], sd = out[AIW_CAPACITY_SERVER_RATE_SD];
+	double half = gsl_cdf_tdist_Pinv(0.9995, K - 1) * sd / sqrt(K) + res * target;
+	if (getenv("AIW_VERBOSE"))
+		printf("TPOT chain P99 <= 30.5 ms: %.5g +- %.3g (sd %.3g, min %.5g, max %.5g) vs "
+		       "closed form %.6g\n",
+		       mean, half, sd, out[AIW_CAPACITY_SERVER_RATE_MIN],
+		       out[AIW_CAPACITY_SERVER_RATE_MAX], target);
+	ck_assert_msg(fabs(mean - target) <= half, "search %.6g +- %.3g vs closed form %.6g", mean,
+	              half, target);
+	ck_assert_msg(sd > 0 && half < 0.02 * target, "interval %.3g too wide", half);
+	/* and not the answer of the next threshold (m = 19, L one step lower),
+	 * nor of the P98: the test tells them apart */
+	tpot_chain c19 = {0.01, 0.001, 1e-9, 19, 0.01}, c98 = {0.01, 0.001, 1e-9, 20, 0.02};
+	ck_assert(fabs(mean - tpot_capacity(&c19)) > half);
+	ck_assert(fabs(mean - tpot_capacity(&c98)) > half);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 typedef struct rec {
 	size_t n;
-	double rate[64];
-	int verdict[64];
+	double rate[128];
+	int verdict[128];
 	size_t stop_after;
+	size_t max_runs; /* as the callback was told */
 } rec;
 
 static int record(size_t done, size_t max_runs, double rate, int verdict, void *payload)
 {
 	rec *r = payload;
 	ck_assert(done == r->n + 1 && done <= max_runs);
-	if (r->n < 64) {
+	ck_assert(r->n == 0 || max_runs == r->max_runs);
+	r->max_runs = max_runs;
+	if (r->n < 128) {
 		r->rate[r->n] = rate;
 		r->verdict[r->n] = verdict;
 	}
@@ -297,6 +486,112 @@ START_TEST(reproducible_and_stoppable)
 }
 END_TEST
 
+static double rstat_mean(const double *x, size_t n)
+{
+	gsl_rstat_workspace *w = gsl_rstat_alloc();
+	for (size_t i = 0; i < n; i++)
+		gsl_rstat_add(x[i], w);
+	double m = gsl_rstat_mean(w);
+	gsl_rstat_free(w);
+	return m;
+}
+
+/* seeds=N: seeds=1 is the call without it, bit for bit; seeds=3 is three
+ * calls with sim.seed set by hand to s, s + 1, s + 2: its statistics are
+ * theirs (the mean by GSL's running update, as the call computes it:
+ * exactly), its row the
+ * median seed's, its runs their sum, and the progress counts every run. */
+START_TEST(seeds_summarise_hand_runs)
+{
+	static const char FLEET[] = "[inference chat]\nreplicas = 2\n";
+	const char *base[] = {"min_requests=3000", "duration=60s", "offline_requests=3000"};
+	const char *one[] = {"min_requests=3000", "duration=60s", "offline_requests=3000",
+	                     "seeds=1"};
+	const char *three[] = {"min_requests=3000", "duration=60s", "offline_requests=3000",
+	                       "seeds=3"};
+	double a[AIW_CAPACITY_NCOLUMNS], b[AIW_CAPACITY_NCOLUMNS], m[AIW_CAPACITY_NCOLUMNS];
+	double hand[3][AIW_CAPACITY_NCOLUMNS];
+	aiw_sim *sim = load(FLEET, 21);
+	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, base, 3, a, AIW_CAPACITY_NCOLUMNS,
+	                                           NULL, NULL));
+	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, one, 4, b, AIW_CAPACITY_NCOLUMNS,
+	                                           NULL, NULL));
+	ck_assert(memcmp(a, b, sizeof a) == 0);
+	/* one seed: its rate is the mean, min and max; no spread */
+	ck_assert(a[AIW_CAPACITY_SEEDS] == 1);
+	ck_assert(a[AIW_CAPACITY_SERVER_RATE_MEAN] == a[AIW_CAPACITY_SERVER_RATE]);
+	ck_assert(a[AIW_CAPACITY_SERVER_RATE_MIN] == a[AIW_CAPACITY_SERVER_RATE]);
+	ck_assert(a[AIW_CAPACITY_SERVER_RATE_MAX] == a[AIW_CAPACITY_SERVER_RATE]);
+	ck_assert(isnan(a[AIW_CAPACITY_SERVER_RATE_SD]) && isnan(a[AIW_CAPACITY_SERVER_RATE_CI_LO]));
+	ck_assert(a[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_MEAN] ==
+	          a[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S]);
+	rec r = {0};
+	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, three, 4, m, AIW_CAPACITY_NCOLUMNS,
+	                                           record, &r));
+	double rates[3], offl[3], runs = 0;
+	for (int k = 0; k < 3; k++) {
+		aiw_sim *h = load(FLEET, 1);
+		char seed[32];
+		snprintf(seed, sizeof seed, "%d", 21 + k);
+		AIW_OK_OR_FAIL(h, aiw_sim_set(h, "sim.seed", seed));
+		AIW_OK_OR_FAIL(h, aiw_inference_capacity(h, NULL, base, 3, hand[k],
+		                                         AIW_CAPACITY_NCOLUMNS, NULL, NULL));
+		rates[k] = hand[k][AIW_CAPACITY_SERVER_RATE];
+		offl[k] = hand[k][AIW_CAPACITY_OFFLINE_REQUESTS_PER_S];
+		runs += hand[k][AIW_CAPACITY_RUNS];
+		aiw_sim_free(h);
+	}
+	/* seed 21 by hand is the first call's */
+	ck_assert(memcmp(hand[0], a, sizeof a) == 0);
+	/* the seeds differ: the spread is real */
+	ck_assert(rates[0] != rates[1] || rates[1] != rates[2]);
+	ck_assert(m[AIW_CAPACITY_SEEDS] == 3);
+	ck_assert(m[AIW_CAPACITY_RUNS] == runs && r.n == runs);
+	double mean = m[AIW_CAPACITY_SERVER_RATE_MEAN];
+	/* exactly GSL's running mean of the three (rstat, as the call computes
+	 * it), and their plain mean to the last bits */
+	ck_assert(mean == rstat_mean(rates, 3));
+	ck_assert_rel(mean, (rates[0] + rates[1] + rates[2]) / 3, 1e-15);
+	ck_assert(mean >= m[AIW_CAPACITY_SERVER_RATE_MIN] && mean <= m[AIW_CAPACITY_SERVER_RATE_MAX]);
+	ck_assert(m[AIW_CAPACITY_SERVER_RATE_MIN] == gsl_stats_min(rates, 1, 3));
+	ck_assert(m[AIW_CAPACITY_SERVER_RATE_MAX] == gsl_stats_max(rates, 1, 3));
+	ck_assert_rel(m[AIW_CAPACITY_SERVER_RATE_SD], gsl_stats_sd(rates, 1, 3), 1e-12);
+	double half = gsl_cdf_tdist_Pinv(0.975, 2) * gsl_stats_sd(rates, 1, 3) / sqrt(3);
+	ck_assert_rel(m[AIW_CAPACITY_SERVER_RATE_CI_LO], mean - half, 1e-12);
+	ck_assert_rel(m[AIW_CAPACITY_SERVER_RATE_CI_HI], mean + half, 1e-12);
+	ck_assert(m[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_MEAN] == rstat_mean(offl, 3));
+	ck_assert(m[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_MIN] == gsl_stats_min(offl, 1, 3));
+	ck_assert(m[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_MAX] == gsl_stats_max(offl, 1, 3));
+	ck_assert_rel(m[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_SD], gsl_stats_sd(offl, 1, 3), 1e-12);
+	/* the row is the median seed's: its columns bit for bit but the runs */
+	int med = 0;
+	for (int k = 0; k < 3; k++) {
+		int below = 0, above = 0;
+		for (int j = 0; j < 3; j++)
+			if (j != k) {
+				below += rates[j] < rates[k] || (rates[j] == rates[k] && j < k);
+				above += !(rates[j] < rates[k] || (rates[j] == rates[k] && j < k));
+			}
+		if (below == 1 && above == 1)
+			med = k;
+	}
+	ck_assert(memcmp(m, hand[med], AIW_CAPACITY_RUNS * sizeof(double)) == 0);
+	/* progress: every run counted, of at most 3 x max_runs */
+	ck_assert(r.verdict[0] == -1 && r.max_runs == 3 * 40);
+	size_t first = (size_t)hand[0][AIW_CAPACITY_RUNS];
+	ck_assert(r.verdict[first] == -1 && r.rate[first] == offl[1]);
+	/* stopped in the second seed: the first one's row and statistics */
+	rec stop = {.stop_after = first + 1};
+	ck_assert_int_eq(aiw_inference_capacity(sim, NULL, three, 4, b, AIW_CAPACITY_NCOLUMNS,
+	                                        record, &stop),
+	                 AIW_ESTOPPED);
+	ck_assert(b[AIW_CAPACITY_SEEDS] == 1 && b[AIW_CAPACITY_RUNS] == first + 1);
+	ck_assert(memcmp(b, a, AIW_CAPACITY_RUNS * sizeof(double)) == 0);
+	ck_assert(b[AIW_CAPACITY_SERVER_RATE_MEAN] == a[AIW_CAPACITY_SERVER_RATE]);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static void refused(aiw_sim *sim, const char *component, const char *setting, aiw_status want,
                     const char *needle)
 {
@@ -340,6 +635,14 @@ START_TEST(bad_arguments)
 	refused(sim, "a", "resolution=2", AIW_ERANGE, "resolution = 2");
 	refused(sim, "a", "resolution=nan", AIW_EPARSE, "resolution");
 	refused(sim, "a", "max_runs=2", AIW_ERANGE, "max_runs = 2");
+	refused(sim, "a", "seeds=0", AIW_ERANGE, "seeds = 0 (seeds measured) out of range: an "
+	                                         "integer from 1 to 1000");
+	refused(sim, "a", "seeds=1001", AIW_ERANGE, "seeds = 1001");
+	refused(sim, "a", "seeds=-3", AIW_ERANGE, "seeds = -3");
+	refused(sim, "a", "seeds=2.5", AIW_EPARSE,
+	        "setting 'seeds=2.5': '2.5' is not an integer (seeds: an integer from 1 to 1000)");
+	refused(sim, "a", "seeds=many", AIW_EPARSE, "seeds=many");
+	refused(sim, "a", "seeds", AIW_EPARSE, "seeds=VALUE");
 	{
 		const char *both[] = {"ttft_p99=none", "tpot_p99=none"};
 		ck_assert_int_eq(aiw_inference_capacity(sim, "a", both, 2, out,
@@ -405,8 +708,10 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 900);
 	tcase_add_test(tc, offline_mdc_exact);
 	tcase_add_test(tc, server_mmc_erlang);
+	tcase_add_test(tc, server_tpot_chain);
 	tcase_add_test(tc, bracket_and_resolution);
 	tcase_add_test(tc, reproducible_and_stoppable);
+	tcase_add_test(tc, seeds_summarise_hand_runs);
 	tcase_add_test(tc, bad_arguments);
 	tcase_add_test(tc, warnings_say_what_changed);
 	suite_add_tcase(s, tc);

@@ -32,7 +32,11 @@ static void capacity_usage(FILE *f)
 	        "                       count for a P99 at 99%% confidence)\n"
 	        "  --offline-requests N requests issued at t = 0 (default 24576)\n"
 	        "  --resolution R       relative width of the final bracket (default 0.01)\n"
-	        "  --max-runs N         simulations, the offline one included (default 40)\n"
+	        "  --max-runs N         simulations per seed, the offline one included\n"
+	        "                       (default 40)\n"
+	        "  --seeds N            measure with N seeds, sim.seed + 0 .. N - 1, and print\n"
+	        "                       the rates' mean and 95%% confidence interval; the\n"
+	        "                       other figures are the median seed's (default 1)\n"
 	        "  --set NAME=VALUE     set a parameter of the scenario first\n"
 	        "  --seed N             sim.seed (the same at every rate)\n"
 	        "  --progress, --no-progress\n"
@@ -77,7 +81,8 @@ int cli_capacity(int argc, char **argv)
 	            {"--min-requests", "min_requests"},
 	            {"--offline-requests", "offline_requests"},
 	            {"--resolution", "resolution"},
-	            {"--max-runs", "max_runs"}};
+	            {"--max-runs", "max_runs"},
+	            {"--seeds", "seeds"}};
 	enum { NOPTS = sizeof OPTS / sizeof *OPTS };
 	char *owned[NOPTS];
 	const char *settings[NOPTS];
@@ -264,8 +269,15 @@ int cli_capacity(int argc, char **argv)
 	} else {
 		printf("  largest rate passing    %.6g/s (fails at %.6g/s: resolution %.3g%%)\n", rate,
 		       out[AIW_CAPACITY_SERVER_RATE_FAILED], 100 * out[AIW_CAPACITY_SERVER_RESOLUTION]);
-		cli_fmt_duration(a, sizeof a, out[AIW_CAPACITY_SERVER_TTFT_P99_S]);
-		cli_fmt_duration(b, sizeof b, out[AIW_CAPACITY_SERVER_TPOT_P99_S]);
+		/* NaN: not measured (a sampled service time has no TPOT) */
+		for (int k = 0; k < 2; k++) {
+			double v = out[k ? AIW_CAPACITY_SERVER_TPOT_P99_S : AIW_CAPACITY_SERVER_TTFT_P99_S];
+			char *dst = k ? b : a;
+			if (isnan(v))
+				snprintf(dst, sizeof a, "not measured");
+			else
+				cli_fmt_duration(dst, sizeof a, v);
+		}
 		printf("  TTFT P99                %s (%.3g%% over the limit)\n", a,
 		       100 * out[AIW_CAPACITY_SERVER_TTFT_OVER]);
 		printf("  TPOT P99                %s (%.3g%% over the limit)\n", b,
@@ -274,6 +286,29 @@ int cli_capacity(int argc, char **argv)
 		cli_fmt_duration(c, sizeof c, out[AIW_CAPACITY_SERVER_DURATION_S]);
 		printf("  measured                %.0f requests over %s\n",
 		       out[AIW_CAPACITY_SERVER_REQUESTS], c);
+	}
+	if (out[AIW_CAPACITY_SEEDS] > 1) {
+		/* the seeds: sim.seed + 0 .. N - 1 */
+		char sd[32] = "?";
+		unsigned long long s0 = 0;
+		if (aiw_sim_get(sim, "sim.seed", sd, sizeof sd) == AIW_OK)
+			s0 = strtoull(sd, NULL, 10);
+		double n = out[AIW_CAPACITY_SEEDS];
+		printf("Over %.0f seeds (sim.seed %llu to %llu; the figures above: the median seed's)\n",
+		       n, s0, s0 + (unsigned long long)n - 1);
+		static const struct {
+			const char *label, *unit;
+			int first;
+		} ST[] = {{"server rate", "/s", AIW_CAPACITY_SERVER_RATE_MEAN},
+		          {"offline requests/s", "", AIW_CAPACITY_OFFLINE_REQUESTS_PER_S_MEAN}};
+		for (size_t k = 0; k < sizeof ST / sizeof *ST; k++) {
+			const double *m = out + ST[k].first;
+			/* mean, sd, CI low, CI high, min, max */
+			const char *u = ST[k].unit;
+			printf("  %-23s %.6g%s +- %.3g%s (95%% CI %.6g to %.6g; sd %.3g, min %.6g, "
+			       "max %.6g)\n",
+			       ST[k].label, m[0], u, m[3] - m[0], u, m[2], m[3], m[1], m[4], m[5]);
+		}
 	}
 	printf("  simulations             %.0f\n", out[AIW_CAPACITY_RUNS]);
 	rc = cli_flush_stdout();

@@ -540,16 +540,25 @@ class Simulation(object):
                         "server_rate", "server_rate_failed", "server_resolution",
                         "server_ttft_p99_s", "server_tpot_p99_s", "server_ttft_over",
                         "server_tpot_over", "server_requests", "server_duration_s",
-                        "server_output_tokens_per_s", "runs")
+                        "server_output_tokens_per_s", "runs", "seeds",
+                        "server_rate_mean", "server_rate_sd", "server_rate_ci_lo",
+                        "server_rate_ci_hi", "server_rate_min", "server_rate_max",
+                        "offline_requests_per_s_mean", "offline_requests_per_s_sd",
+                        "offline_requests_per_s_ci_lo", "offline_requests_per_s_ci_hi",
+                        "offline_requests_per_s_min", "offline_requests_per_s_max")
 
     def inference_capacity(self, component=None, progress=None, **settings):
         """Offline throughput and the largest Poisson rate meeting P99 TTFT
         and TPOT limits of an inference fleet, as MLPerf Inference reports
         them (aiw_inference_capacity(3)); the simulation is a template, not
         run.  settings: ttft_p99, tpot_p99 ("2s", "200ms", or "none"),
-        duration, min_requests, offline_requests, resolution, max_runs.
+        duration, min_requests, offline_requests, resolution, max_runs,
+        seeds (N > 1: the measurement repeated with sim.seed + 0 .. N - 1,
+        the rates' mean, sd, 95% interval, min and max in the *_mean ...
+        *_max columns, the others the median seed's).
         progress(done, max_runs, rate, verdict), if given, is called after
-        each simulation (verdict 1 pass, 0 fail, -1 offline); a true return
+        each simulation (done and max_runs over every seed; verdict 1 pass,
+        0 fail, -1 offline); a true return
         stops the call (aiworkload.Stopped).  Returns a dict keyed by
         CAPACITY_COLUMNS."""
         from ctypes import c_char_p

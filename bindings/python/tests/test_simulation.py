@@ -420,11 +420,36 @@ class Capacity(unittest.TestCase):
         self.assertEqual(len(seen), r["runs"])
         self.assertEqual(seen[0][3], -1)
 
+    def test_seeds(self):
+        # M/D/4: the offline rate is 2/s at every seed; the server rates'
+        # mean lies within their min and max, the median seed's is reported
+        seen = []
+        with aiw.Simulation(self.MDC) as sim:
+            r = sim.inference_capacity("q", progress=lambda *a: seen.append(a),
+                                       offline_requests=4000, min_requests=1000,
+                                       duration="100s", ttft_p99="2.5s", tpot_p99="none",
+                                       seeds=3)
+        self.assertEqual(r["seeds"], 3)
+        self.assertEqual(r["offline_requests_per_s_mean"], 2.0)
+        self.assertEqual(r["offline_requests_per_s_sd"], 0.0)
+        self.assertLessEqual(r["server_rate_min"], r["server_rate_mean"])
+        self.assertLessEqual(r["server_rate_mean"], r["server_rate_max"])
+        self.assertLess(r["server_rate_ci_lo"], r["server_rate_mean"])
+        self.assertGreater(r["server_rate_ci_hi"], r["server_rate_mean"])
+        self.assertLessEqual(r["server_rate_min"], r["server_rate"])
+        self.assertLessEqual(r["server_rate"], r["server_rate_max"])
+        self.assertEqual(len(seen), r["runs"])
+        self.assertEqual(seen[0][1], 3 * 40)
+
     def test_bad_setting_named(self):
         with aiw.Simulation(self.MDC) as sim:
             with self.assertRaises(aiw.OutOfRange) as cm:
                 sim.inference_capacity(resolution=2)
             self.assertIn("resolution = 2", str(cm.exception))
+            with self.assertRaises(aiw.OutOfRange) as cm:
+                sim.inference_capacity(seeds=0)
+            self.assertIn("seeds = 0 (seeds measured) out of range: an integer from 1 to 1000",
+                          str(cm.exception))
             with self.assertRaises(aiw.Stopped):
                 sim.inference_capacity(offline_requests=100, min_requests=100,
                                        progress=lambda *a: True)
