@@ -177,6 +177,13 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->router = (int)aiwi_p(c, P_ROUTER);
 	f->service_mode = aiwi_pset(c, P_SERVICE);
 	f->replica_gpus = aiwi_p(c, P_GPUS_PER_REPLICA);
+	double pp = aiwi_p(c, P_PP);
+	if (fmod(f->replica_gpus, pp) != 0)
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.pp = %g does not divide %s.gpus_per_replica = %g: every one of "
+		                "the pp pipeline stages holds gpus_per_replica / pp GPUs (allowed: a "
+		                "divisor of %g)",
+		                c->prefix, pp, c->prefix, f->replica_gpus, f->replica_gpus);
 	f->model_params = aiwi_p(c, P_MODEL_PARAMS);
 	f->weight_bytes = f->model_params * aiwi_p(c, P_WEIGHT_BITS) / 8;
 	f->kv_bytes_per_token = aiwi_pset(c, P_KV_BYTES_PER_TOKEN)

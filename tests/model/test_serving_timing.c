@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+static void profile_fail(const char *csv, const char *extra, aiw_status code, const char *msg);
+
 static aiw_sim *load(uint64_t seed, const char *text)
 {
 	aiw_sim *sim;
@@ -160,6 +162,125 @@ START_TEST(iteration_batch_prefill)
 	            (W + kv * S) / B / g->mem_bw_eff;
 	ck_assert_rel(M(sim, "b", "e2e_mean_s"), 1e-3 + tp + t1, 1e-12);
 	aiw_sim_free(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* pipeline stages (pp)                                                      */
+/* ------------------------------------------------------------------------ */
+/* One request of a 1000-token prompt and 3 output tokens (a prefill, then two
+ * decode iterations over 1001 and 1002 tokens) on a replica of `gpus` H100
+ * as pp stages of gpus / pp, nodes of `per_node`; its TTFT and mean TPOT. */
+static void pp_run(int gpus, int pp, int per_node, double *ttft, double *tpot)
+{
+	char path[256];
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
+	fprintf(tf, "0,1000,3\n");
+	fclose(tf);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 600s\nsample_interval = 60s\n"
+	         "[inference one]\ngpus_per_replica = %d\npp = %d\ngpus_per_node = %d\n"
+	         "replicas = 1\nbatching = none\ntraffic = trace\ntrace_file = %s\n"
+	         "timing = iteration\n",
+	         gpus, pp, per_node, path);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	unlink(path);
+	ck_assert(M(sim, "one", "decode_iterations") == 2);
+	*ttft = M(sim, "one", "ttft_mean_s");
+	*tpot = M(sim, "one", "tpot_mean_s");
+	check_conservation(sim, "one");
+	aiw_sim_free(sim);
+}
+
+/* iteration.h's terms for tp GPUs per stage and pp stages, written out:
+ * the TP all-reduces on link `a`, the stages' transfers on link `s`.
+ *   prefill of T tokens (Q = T^2), the stages one after the other:
+ *     8 ms + 2PT/(tp F) / matmul_eff + 2LdQ/(tp F) / attn_eff
+ *     + (W + kv T)/(tp B) / mem_bw_eff + 2L ring_tp(act T)
+ *     + (pp - 1) (alpha_s + act T / bw_s)
+ *   decode of n sequences holding S tokens, pp micro-batches of n/pp:
+ *     8 ms + 2Pn/(tp pp F) / matmul_eff + 4LdS/(tp pp F) / attn_eff
+ *     + (W/tp + kv S/(tp pp))/B / mem_bw_eff + 2L ring_tp(act n/pp)
+ *     + pp alpha_s + act n / bw_s
+ * with ring_p(m) = 2 (p-1) alpha_a + 2 (p-1)/p m / bw_a. */
+static void pp_closed(double tp, double pp, const aiwi_link_spec *a, const aiwi_link_spec *s,
+                      double *ttft, double *tpot)
+{
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	double P = 70e9, W = 2 * P, L = 80, d = sqrt(P / (12 * L)), kv = 2.0 * 80 * 8 * 128 * 2;
+	double F = g->bf16_flops, B = g->mem_bw, act = 2 * d;
+#define RING(m) (tp > 1 ? 2 * (tp - 1) * a->alpha_s + 2 * (tp - 1) / tp * (m) / a->bw : 0)
+	double T = 1000, Q = T * T;
+	*ttft = 8e-3 + 2 * P * T / (tp * F) / g->matmul_eff + 2 * L * d * Q / (tp * F) / g->attn_eff +
+	        (W + kv * T) / (tp * B) / g->mem_bw_eff + 2 * L * RING(act * T) +
+	        (pp - 1) * (s->alpha_s + act * T / s->bw);
+	double td = 0;
+	for (int j = 0; j < 2; j++) {
+		double n = 1, S = 1001 + j;
+		td += 8e-3 + 2 * P * n / (tp * pp * F) / g->matmul_eff +
+		      4 * L * d * S / (tp * pp * F) / g->attn_eff +
+		      (W / tp + kv * S / (tp * pp)) / B / g->mem_bw_eff + 2 * L * RING(act * n / pp) +
+		      (pp > 1 ? pp * s->alpha_s + act * n / s->bw : 0);
+	}
+#undef RING
+	*tpot = td / 2;
+}
+
+START_TEST(iteration_pipeline_stages)
+{
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	aiwi_link_spec nv, ib;
+	aiwi_hw_gpu_links(g, &nv, &ib);
+	double ttft, tpot, ct, cd;
+	/* 8 GPUs in one node as tp 4 x pp 2: everything on NVLink */
+	pp_run(8, 2, 8, &ttft, &tpot);
+	pp_closed(4, 2, &nv, &nv, &ct, &cd);
+	ck_assert_rel(ttft, ct, 1e-12);
+	ck_assert_rel(tpot, cd, 1e-12);
+	/* pp = 1 is the tensor-parallel replica of before: tp 8 */
+	pp_run(8, 1, 8, &ttft, &tpot);
+	pp_closed(8, 1, &nv, &nv, &ct, &cd);
+	ck_assert_rel(ttft, ct, 1e-12);
+	ck_assert_rel(tpot, cd, 1e-12);
+	/* 16 GPUs over two nodes of 8 as tp 8 x pp 2: the all-reduces stay in a
+	 * node (NVLink), the stage transfers cross to the other (scale-out) */
+	pp_run(16, 2, 8, &ttft, &tpot);
+	pp_closed(8, 2, &nv, &ib, &ct, &cd);
+	ck_assert_rel(ttft, ct, 1e-12);
+	ck_assert_rel(tpot, cd, 1e-12);
+	/* ... which the other link assignments would not give */
+	double wt, wd;
+	pp_closed(8, 2, &nv, &nv, &wt, &wd);
+	ck_assert(fabs(wt / ttft - 1) > 1e-6 && fabs(wd / tpot - 1) > 1e-6);
+	pp_closed(8, 2, &ib, &ib, &wt, &wd);
+	ck_assert(fabs(wt / ttft - 1) > 1e-6 && fabs(wd / tpot - 1) > 1e-6);
+	/* tp 16 x pp 1 over the two nodes: the all-reduces on the scale-out link */
+	pp_run(16, 1, 8, &ttft, &tpot);
+	pp_closed(16, 1, &ib, &ib, &ct, &cd);
+	ck_assert_rel(ttft, ct, 1e-12);
+	ck_assert_rel(tpot, cd, 1e-12);
+}
+END_TEST
+
+START_TEST(pipeline_refusals)
+{
+	/* pp must divide gpus_per_replica, whatever the timing */
+	expect_fail("[inference p]\ngpus_per_replica = 4\npp = 3\n", AIW_EINVAL,
+	            "inference.p.pp = 3 does not divide inference.p.gpus_per_replica = 4");
+	expect_fail("[inference p]\ngpus_per_replica = 4\npp = 8\ntiming = roofline\n", AIW_EINVAL,
+	            "inference.p.pp = 8 does not divide inference.p.gpus_per_replica = 4");
+	expect_fail("[inference p]\npp = 0\n", 0, "pp");
+	/* a profile must have rows at the fleet's tp and pp together: the
+	 * library's layout with a pp column, rows at tp 4 pp 1 and tp 2 pp 2
+	 * only, for a fleet of 8 GPUs as tp 4 x pp 2 */
+	static const char csv[] = "phase,gpu,tp,batch,prompt,context,time_s,pp\n"
+	                          "decode,H100-SXM,4,1,0,1000,0.03,1\n"
+	                          "decode,H100-SXM,2,1,0,1000,0.03,2\n";
+	profile_fail(csv, "gpus_per_replica = 8\npp = 2\n", AIW_EINVAL,
+	             "no rows for H100-SXM at tp 4 pp 2 (gpus_per_replica / pp, pp; the table has "
+	             "tp 4, 2 pp 2)");
 }
 END_TEST
 
@@ -418,6 +539,8 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, iteration_one_request);
 	tcase_add_test(tc, iteration_batch_prefill);
+	tcase_add_test(tc, iteration_pipeline_stages);
+	tcase_add_test(tc, pipeline_refusals);
 	tcase_add_test(tc, iteration_busy_fleets);
 	tcase_add_test(tc, profile_equals_coefficients);
 	tcase_add_test(tc, iteration_is_the_default);
