@@ -251,8 +251,10 @@ typedef struct replica {
 	uint32_t ready_pos, idle_pos;
 	uint8_t spot;
 	uint8_t in_idle; /* in the central idle set */
-	double pending_prefill_sq; /* an eager cut's admissions: the sum of their
-	                              squared prefill lengths (timing = iteration) */
+	/* the sum of the squared prefill lengths of the current span's prefill
+	 * (an eager cut's admissions while they are pending) and of cut_span's:
+	 * the iteration model's prefill time, the prefills' attention FLOPs */
+	double prefill_sq, prefill_sq_before_cut;
 } replica;
 _Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &&
                offsetof(replica, last_rack) + sizeof(uint32_t) <= 4 * 64 &&
@@ -383,6 +385,10 @@ typedef struct fleet {
 	 * prompts, T tokens, Q their squared lengths: span_iteration_prefill)
 	 * and the coefficients beta by phase and term (iteration.h) */
 	double iter_prefill[4];
+	/* attention FLOPs (as iteration.h counts them): 2 L d per squared
+	 * token of a prompt, twice that per decoded token per token of its
+	 * context (d: hidden_size, else timing_hidden's) */
+	double attn_flops_sq;
 } fleet;
 
 
@@ -400,6 +406,25 @@ static inline double span_dram(const fleet *f, const span *sp, double k, double 
 		return f->bytes_per_s * span_memory_time(sp, k);
 	return k * f->weight_bytes +
 	       f->kv_bytes_per_token * (k * S + sp->batch * k * (k - 1) * 0.5);
+}
+
+/* FLOPs of a prefill of T prompt tokens, Q the sum of their squared
+ * lengths: the weights' 2P per token, attention's 2 L d T^2 per prompt of T
+ * tokens (causal QK^T and AV). */
+static inline double prefill_flops(const fleet *f, double T, double Q)
+{
+	return 2 * f->model_params * T + f->attn_flops_sq * Q;
+}
+
+/* FLOPs of the first k decode iterations of sp, whose batch of n held S
+ * tokens of context at its start: 2P per token and, per token, 4 L d per
+ * token of its context, which holds S + n j tokens at iteration j (the
+ * sum of the arithmetic series, as span_dram's KV bytes). */
+static inline double span_flops(const fleet *f, const span *sp, double k, double S)
+{
+	double n = sp->batch;
+	return 2 * f->model_params * n * k +
+	       2 * f->attn_flops_sq * (k * S + n * k * (k - 1) * 0.5);
 }
 
 /* The fleet's invariants (above) on its live state, in a build configured

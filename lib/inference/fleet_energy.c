@@ -207,8 +207,9 @@ static double tokens_at(const fleet *f, double t)
 	return tok;
 }
 
-/* FLOPs done up to t: prefill FLOPs are booked when a span starts and run
- * at a constant rate over its prefill; decode iterations count as they end. */
+/* FLOPs done up to t, attention's included (prefill_flops, span_flops):
+ * prefill FLOPs are booked when a span starts and run at a constant rate
+ * over its prefill; decode iterations count as they end. */
 static double flops_at(const fleet *f, double t)
 {
 	double fl = f->flops;
@@ -220,10 +221,13 @@ static double flops_at(const fleet *f, double t)
 			continue;
 		const span *sp = span_at(r, t);
 		double x = t - sp->start - sp->prefill_s;
+		bool cut = sp == &r->cut_span;
 		if (x < 0)
-			fl -= 2 * f->model_params * sp->prefill_tokens * (-x / sp->prefill_s);
+			fl -= prefill_flops(f, sp->prefill_tokens, cut ? r->prefill_sq_before_cut : r->prefill_sq) *
+			      (-x / sp->prefill_s);
 		else
-			fl += 2 * f->model_params * sp->batch * fmin(span_iterations_by(sp, x), sp->end_iteration);
+			fl += span_flops(f, sp, fmin(span_iterations_by(sp, x), sp->end_iteration),
+			                 cut ? r->context_before_cut : r->context_tokens);
 	}
 	return fl;
 }

@@ -214,6 +214,7 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->eager = eager_possible(f);
 	if ((st = timing_setup(c, f)) != AIW_OK)
 		return st;
+	f->attn_flops_sq = 2 * aiwi_p(c, P_LAYERS) * timing_hidden(c, f->model_params);
 	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;

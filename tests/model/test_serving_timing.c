@@ -123,7 +123,52 @@ START_TEST(iteration_one_request)
 	/* bytes read: the weights at the prefill and at every iteration, the
 	 * KV cache of every iteration, over the paid GPU-seconds x mem_bw */
 	ck_assert_rel(M(sim, "one", "dram_activity"), bytes / (p * 600 * B), 1e-12);
+	/* FLOPs, as the model counts them: 2P per token computed (the 1000 of
+	 * the prompt, the 99 decoded; the last token is never an input) and
+	 * attention's, 2 L d T^2 for the prompt, 4 L d s for the decoded token
+	 * over its s = 1001 .. 1099 tokens of context (the prefill's token
+	 * included): 2P (T + n - 1) + 2 L d T^2 + 4 L d sum_{k=1}^{n-1} (T + k)
+	 * for n = 100 output tokens, the sum (n - 1) T + n (n - 1) / 2 */
+	double n = 100;
+	double fl = 2 * P * (T + n - 1) + 2 * L * d * T * T + 4 * L * d * ((n - 1) * T + n * (n - 1) / 2);
+	ck_assert_rel(M(sim, "one", "compute_utilization"), fl / (p * 600 * F), 1e-12);
+	ck_assert_rel(M(sim, "one", "tensor_activity"), fl / (p * 600 * F), 1e-12);
+	/* ... which 2P per token alone, the count before attention's, is not */
+	ck_assert(fabs(M(sim, "one", "compute_utilization") / (2 * P * (T + n - 1) / (p * 600 * F)) - 1) > 0.01);
 	check_conservation(sim, "one");
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* The FLOPs at a time inside a prefill: its FLOPs, attention's included, at
+ * a constant rate over it (flops_at), seen by the compute curve's samples
+ * every 20 ms inside a prefill of about 129 ms. */
+START_TEST(iteration_flops_inside_prefill)
+{
+	char path[256];
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
+	fprintf(tf, "0,1000,2\n");
+	fclose(tf);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 1s\nsample_interval = 20ms\n"
+	         "[inference one]\ngpus_per_replica = 2\nreplicas = 1\nbatching = none\n"
+	         "traffic = trace\ntrace_file = %s\ntiming = iteration\n",
+	         path);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	unlink(path);
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	double P = 70e9, L = 80, d = sqrt(P / (12 * L)), T = 1000, G = 2;
+	double tp = M(sim, "one", "ttft_mean_s");
+	ck_assert(tp > 0.1);
+	double rate = (2 * P * T + 2 * L * d * T * T) / tp; /* FLOP/s over the prefill */
+	double v[50];
+	size_t nv = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, "inference.one.compute_utilization", NULL, v, 50, &nv));
+	ck_assert_uint_eq(nv, 50);
+	for (int i = 0; i < 5; i++) /* [0, 100 ms]: inside the prefill */
+		ck_assert_rel(v[i], rate / (G * g->bf16_flops), 1e-9);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -539,6 +584,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, iteration_one_request);
 	tcase_add_test(tc, iteration_batch_prefill);
+	tcase_add_test(tc, iteration_flops_inside_prefill);
 	tcase_add_test(tc, iteration_pipeline_stages);
 	tcase_add_test(tc, pipeline_refusals);
 	tcase_add_test(tc, iteration_busy_fleets);
