@@ -91,11 +91,11 @@
  * span starts (start_span; eager_settle for a pending start), into the
  * fleet's energy_booked and its racks' `booked`, by GPUs (book_prefill); a
  * read at time t inside the prefill takes back the part still ahead of t,
- * the surcharge of start + prefill_s - t (prefill_pending: energy_at and
+ * the surcharge of start + prefill_s - t (prefill_pending: totals_at and
  * the racks' samples); a failure inside the prefill takes it back for good
  * (book_prefill with sign -1).  Tokens and FLOPs likewise: a span's first
  * tokens and prefill FLOPs are booked at its start, its decode iterations
- * at its end, and tokens_at / flops_at correct both to the time asked, so
+ * at its end, and totals_at corrects both to the time asked, so
  * that energy, tokens and FLOPs are exact at every sample.
  *
  * ---- invariants (checked by fleet_check, fleet_check.c, after every event
@@ -369,7 +369,7 @@ typedef struct fleet {
 	double tokens_out, tokens_prefill, flops;
 	double dram_bytes; /* bytes read from GPU memory, booked like flops: a
 	                      prefill's weights at its start, decode iterations
-	                      as they end (dram_at corrects both to a time) */
+	                      as they end (totals_at corrects both to a time) */
 	double tokens_in; /* prompt tokens of the admitted requests, each once */
 	double kv_peak_tokens, batch_wait_max;
 	uint32_t batch_peak;
