@@ -91,11 +91,11 @@
  * span starts (start_span; eager_settle for a pending start), into the
  * fleet's energy_booked and its racks' `booked`, by GPUs (book_prefill); a
  * read at time t inside the prefill takes back the part still ahead of t,
- * the surcharge of start + prefill_s - t (prefill_pending: energy_at and
+ * the surcharge of start + prefill_s - t (prefill_pending: totals_at and
  * the racks' samples); a failure inside the prefill takes it back for good
  * (book_prefill with sign -1).  Tokens and FLOPs likewise: a span's first
  * tokens and prefill FLOPs are booked at its start, its decode iterations
- * at its end, and tokens_at / flops_at correct both to the time asked, so
+ * at its end, and totals_at corrects both to the time asked, so
  * that energy, tokens and FLOPs are exact at every sample.
  *
  * ---- invariants (checked by fleet_check, fleet_check.c, after every event
@@ -251,8 +251,10 @@ typedef struct replica {
 	uint32_t ready_pos, idle_pos;
 	uint8_t spot;
 	uint8_t in_idle; /* in the central idle set */
-	double pending_prefill_sq; /* an eager cut's admissions: the sum of their
-	                              squared prefill lengths (timing = iteration) */
+	/* the sum of the squared prefill lengths of the current span's prefill
+	 * (an eager cut's admissions while they are pending) and of cut_span's:
+	 * the iteration model's prefill time, the prefills' attention FLOPs */
+	double prefill_sq, prefill_sq_before_cut;
 } replica;
 _Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &&
                offsetof(replica, last_rack) + sizeof(uint32_t) <= 4 * 64 &&
@@ -367,7 +369,7 @@ typedef struct fleet {
 	double tokens_out, tokens_prefill, flops;
 	double dram_bytes; /* bytes read from GPU memory, booked like flops: a
 	                      prefill's weights at its start, decode iterations
-	                      as they end (dram_at corrects both to a time) */
+	                      as they end (totals_at corrects both to a time) */
 	double tokens_in; /* prompt tokens of the admitted requests, each once */
 	double kv_peak_tokens, batch_wait_max;
 	uint32_t batch_peak;
@@ -383,6 +385,10 @@ typedef struct fleet {
 	 * prompts, T tokens, Q their squared lengths: span_iteration_prefill)
 	 * and the coefficients beta by phase and term (iteration.h) */
 	double iter_prefill[4];
+	/* attention FLOPs (as iteration.h counts them): 2 L d per squared
+	 * token of a prompt, twice that per decoded token per token of its
+	 * context (d: hidden_size, else timing_hidden's) */
+	double attn_flops_sq;
 } fleet;
 
 
@@ -400,6 +406,25 @@ static inline double span_dram(const fleet *f, const span *sp, double k, double 
 		return f->bytes_per_s * span_memory_time(sp, k);
 	return k * f->weight_bytes +
 	       f->kv_bytes_per_token * (k * S + sp->batch * k * (k - 1) * 0.5);
+}
+
+/* FLOPs of a prefill of T prompt tokens, Q the sum of their squared
+ * lengths: the weights' 2P per token, attention's 2 L d T^2 per prompt of T
+ * tokens (causal QK^T and AV). */
+static inline double prefill_flops(const fleet *f, double T, double Q)
+{
+	return 2 * f->model_params * T + f->attn_flops_sq * Q;
+}
+
+/* FLOPs of the first k decode iterations of sp, whose batch of n held S
+ * tokens of context at its start: 2P per token and, per token, 4 L d per
+ * token of its context, which holds S + n j tokens at iteration j (the
+ * sum of the arithmetic series, as span_dram's KV bytes). */
+static inline double span_flops(const fleet *f, const span *sp, double k, double S)
+{
+	double n = sp->batch;
+	return 2 * f->model_params * n * k +
+	       2 * f->attn_flops_sq * (k * S + n * k * (k - 1) * 0.5);
 }
 
 /* The fleet's invariants (above) on its live state, in a build configured

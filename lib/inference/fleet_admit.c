@@ -276,7 +276,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, const do
 	double tp = 0, ptok = pf[0];
 	if (nadm) {
 		f->tokens_prefill += ptok;
-		f->flops += 2 * f->model_params * ptok;
+		f->flops += prefill_flops(f, ptok, pf[1]);
 		f->dram_bytes += f->weight_bytes;
 		tp = prefill_time(f, nadm, ptok, pf[1]);
 		double t1 = now + tp;
@@ -296,6 +296,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, const do
 	r->current.start = now;
 	r->current.prefill_s = tp;
 	r->current.prefill_tokens = nadm ? ptok : 0;
+	r->prefill_sq = nadm ? pf[1] : 0;
 	r->current.first_tokens = nadm;
 	span_decode(f, r);
 	r->span_kind = SPAN_RUN;

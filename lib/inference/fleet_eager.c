@@ -63,7 +63,7 @@ static void eager_admit(fleet *f, replica *r, double now)
 		r->pending_from_queue += !q->from_preempted;
 		double len = (double)q->prompt + q->generated;
 		r->current.prefill_tokens += len;
-		r->pending_prefill_sq += len * len;
+		r->prefill_sq += len * len;
 		r->context_tokens += (double)q->prompt + q->generated + 1;
 		q->generated++;
 		q_push(f, &r->pending_admissions, id);
@@ -77,7 +77,7 @@ static void eager_span(fleet *f, replica *r)
 {
 	r->current.first_tokens = r->pending_admissions.length;
 	r->current.prefill_s = prefill_time(f, r->current.first_tokens, r->current.prefill_tokens,
-	                                     r->pending_prefill_sq);
+	                                     r->prefill_sq);
 	span_decode(f, r);
 	schedule(f, r,
 	         r->current.start + r->current.prefill_s +
@@ -110,7 +110,8 @@ static bool eager_cut(fleet *f, replica *r, double now, double kb, double tb)
 	r->first_admission = f->admissions;
 	r->current.start = tb;
 	r->current.prefill_tokens = 0;
-	r->pending_prefill_sq = 0;
+	r->prefill_sq_before_cut = r->prefill_sq;
+	r->prefill_sq = 0;
 	eager_admit(f, r, now);
 	eager_span(f, r);
 	return true;
@@ -135,7 +136,7 @@ static void eager_settle(fleet *f, replica *r)
 	double k = r->cut_span.end_iteration, n = r->cut_span.batch;
 	if (k > 0) {
 		f->tokens_out += n * k;
-		f->flops += 2 * f->model_params * n * k;
+		f->flops += span_flops(f, &r->cut_span, k, r->context_before_cut);
 		f->dram_bytes += span_dram(f, &r->cut_span, k, r->context_before_cut);
 		f->batch_iterations[r->cut_span.batch] += (uint64_t)k;
 		double S1 = r->context_before_cut + n * k;
@@ -161,7 +162,7 @@ static void eager_settle(fleet *f, replica *r)
 	f->batch_peak = r->current.batch > f->batch_peak ? r->current.batch : f->batch_peak;
 	f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens : f->kv_peak_tokens;
 	f->tokens_prefill += r->current.prefill_tokens;
-	f->flops += 2 * f->model_params * r->current.prefill_tokens;
+	f->flops += prefill_flops(f, r->current.prefill_tokens, r->prefill_sq);
 	if (r->pending_admissions.length)
 		f->dram_bytes += f->weight_bytes;
 	f->tokens_out += r->pending_admissions.length;
@@ -235,6 +236,7 @@ static void eager_undo(fleet *f, replica *r, double now)
 	r->context_tokens = r->context_before_cut;
 	r->first_admission = r->first_admission_before_cut;
 	r->current = r->cut_span;
+	r->prefill_sq = r->prefill_sq_before_cut;
 	r->cut = 1;
 	schedule(f, r, t0);
 }

@@ -2,8 +2,8 @@
  * fleet_energy.c - accounting: power, busy, paid and cost integrals from
  * integer counts of GPUs per phase, the racks, the phase changes, the
  * prefill surcharge booked ahead and taken back (fleet.h), the waiting
- * integral, and the values at a time t between events (tokens_at, flops_at,
- * energy_at).
+ * integral, and the totals at a time t between events (totals_at: tokens,
+ * FLOPs, bytes read, energy).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -186,80 +186,54 @@ static void waiting_add(fleet *f, double now, int d)
 	f->waiting.value = (double)f->waiting_count;
 }
 
-/* Output tokens emitted up to t: the decode iterations of the spans in
- * progress count as they finish, a span's prefill tokens at its end. */
-static double tokens_at(const fleet *f, double t)
-{
-	double tok = f->tokens_out;
-	if (f->service_mode)
-		return tok;
-	for (uint32_t i = 0; i < f->slot_count; i++) {
-		const replica *r = &f->replicas[i];
-		if (r->span_kind != SPAN_RUN)
-			continue;
-		const span *sp = span_at(r, t);
-		double x = t - sp->start - sp->prefill_s;
-		if (x < 0)
-			tok -= sp->first_tokens;
-		else
-			tok += sp->batch * fmin(span_iterations_by(sp, x), sp->end_iteration);
-	}
-	return tok;
-}
+/* The fleet's totals at a time t between events, in one pass over the
+ * slots (each total adds its terms in slot order, as it would alone):
+ *  - tokens: output tokens emitted up to t: the decode iterations of the
+ *    spans in progress count as they finish, a span's prefill tokens at
+ *    its end;
+ *  - flops: FLOPs done up to t, attention's included (prefill_flops,
+ *    span_flops): prefill FLOPs are booked when a span starts and run at a
+ *    constant rate over its prefill; decode iterations count as they end;
+ *  - dram: bytes read from GPU memory up to t, as the FLOPs: a prefill
+ *    reads the weights once, at a constant rate over it; decode iteration
+ *    j of a span reads the weights and the batch's KV cache (span_dram);
+ *  - energy: IT energy up to t: the phase integral, plus the prefill energy
+ *    booked by the spans, less what of it lies after t. */
+typedef struct fleet_at {
+	double tokens, flops, dram, energy;
+} fleet_at;
 
-/* FLOPs done up to t: prefill FLOPs are booked when a span starts and run
- * at a constant rate over its prefill; decode iterations count as they end. */
-static double flops_at(const fleet *f, double t)
+static void totals_at(const fleet *f, double t, fleet_at *o)
 {
-	double fl = f->flops;
-	if (f->service_mode)
-		return fl;
-	for (uint32_t i = 0; i < f->slot_count; i++) {
-		const replica *r = &f->replicas[i];
-		if (r->span_kind != SPAN_RUN)
-			continue;
-		const span *sp = span_at(r, t);
-		double x = t - sp->start - sp->prefill_s;
-		if (x < 0)
-			fl -= 2 * f->model_params * sp->prefill_tokens * (-x / sp->prefill_s);
-		else
-			fl += 2 * f->model_params * sp->batch * fmin(span_iterations_by(sp, x), sp->end_iteration);
-	}
-	return fl;
-}
-
-/* Bytes read from GPU memory up to t, as flops_at: a prefill reads the
- * weights once, at a constant rate over it; decode iteration j of a span
- * reads the weights and the batch's KV cache, (a + b j) x the bandwidth. */
-static double dram_at(const fleet *f, double t)
-{
-	double by = f->dram_bytes;
-	if (f->service_mode)
-		return by;
-	for (uint32_t i = 0; i < f->slot_count; i++) {
-		const replica *r = &f->replicas[i];
-		if (r->span_kind != SPAN_RUN)
-			continue;
-		const span *sp = span_at(r, t);
-		double x = t - sp->start - sp->prefill_s;
-		if (x < 0) {
-			if (sp->prefill_s > 0)
-				by -= f->weight_bytes * (-x / sp->prefill_s);
-		} else
-			by += span_dram(f, sp, fmin(span_iterations_by(sp, x), sp->end_iteration),
-			                sp == &r->cut_span ? r->context_before_cut : r->context_tokens);
-	}
-	return by;
-}
-
-/* IT energy up to t: the phase integral, plus the prefill energy booked by
- * the spans, less what of it lies after t. */
-static double energy_at(const fleet *f, double t)
-{
+	double tok = f->tokens_out, fl = f->flops, by = f->dram_bytes;
 	double e = f->energy.sum + aiwi_xsum_value(&f->energy_booked);
-	if (f->service_mode)
-		return e;
-	for (uint32_t i = 0; i < f->slot_count; i++)
-		e -= prefill_pending(f, &f->replicas[i], t) * f->replica_gpus;
-	return e;
+	if (!f->service_mode) {
+		for (uint32_t i = 0; i < f->slot_count; i++) {
+			const replica *r = &f->replicas[i];
+			e -= prefill_pending(f, r, t) * f->replica_gpus;
+			if (r->span_kind != SPAN_RUN)
+				continue;
+			const span *sp = span_at(r, t);
+			bool cut = sp == &r->cut_span;
+			double x = t - sp->start - sp->prefill_s;
+			if (x < 0) {
+				tok -= sp->first_tokens;
+				fl -= prefill_flops(f, sp->prefill_tokens,
+				                    cut ? r->prefill_sq_before_cut : r->prefill_sq) *
+				      (-x / sp->prefill_s);
+				if (sp->prefill_s > 0)
+					by -= f->weight_bytes * (-x / sp->prefill_s);
+			} else {
+				double k = fmin(span_iterations_by(sp, x), sp->end_iteration);
+				double S = cut ? r->context_before_cut : r->context_tokens;
+				tok += sp->batch * k;
+				fl += span_flops(f, sp, k, S);
+				by += span_dram(f, sp, k, S);
+			}
+		}
+	}
+	o->tokens = tok;
+	o->flops = fl;
+	o->dram = by;
+	o->energy = e;
 }

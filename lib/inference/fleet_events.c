@@ -73,10 +73,10 @@ static void span_done(fleet *f, replica *r, double now)
 	double k = r->current.end_iteration, n = r->current.batch;
 	if (k > 0) {
 		f->dram_bytes += span_dram(f, &r->current, k, r->context_tokens);
+		f->flops += span_flops(f, &r->current, k, r->context_tokens);
 		r->iterations_done += k;
 		r->context_tokens += n * k;
 		f->tokens_out += n * k;
-		f->flops += 2 * f->model_params * n * k;
 		f->batch_iterations[r->current.batch] += (uint64_t)k;
 		if (f->batching == B_CONTINUOUS)
 			f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens

@@ -189,14 +189,14 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		double done = in_prefill ? 0 : fmin(span_iterations_by(&r->current, x), r->current.end_iteration);
 		r->iterations_done += done;
 		f->tokens_out += r->current.batch * done;
-		f->flops += 2 * f->model_params * r->current.batch * done;
+		f->flops += span_flops(f, &r->current, done, r->context_tokens);
 		f->dram_bytes += span_dram(f, &r->current, done, r->context_tokens);
 		f->batch_iterations[r->current.batch] += (uint64_t)done;
 		if (in_prefill) {
 			double undone = (r->current.start + r->current.prefill_s - now) / r->current.prefill_s;
 			book_prefill(f, r, r->current.start + r->current.prefill_s - now, -1);
 			f->tokens_out -= r->current.first_tokens;
-			f->flops -= 2 * f->model_params * r->current.prefill_tokens * undone;
+			f->flops -= prefill_flops(f, r->current.prefill_tokens, r->prefill_sq) * undone;
 			f->dram_bytes -= f->weight_bytes * undone;
 			f->tokens_prefill -= r->current.prefill_tokens * undone;
 		}

@@ -15,16 +15,16 @@ _Static_assert(P_COST - P_ITER_COEF == 2 * AIWI_IT_NTERMS,
 
 /* The coefficients of a fleet whose table is a profile: the fit of its rows
  * for the fleet's GPU (profile_gpu, else gpu), per phase, over all their
- * tensor-parallel degrees.  The table is read as measurements of the
- * profile's model (profile.h: Llama-2-70B), like `aiworkload calibrate
- * FILE`, whose snippet gives the same coefficients; they multiply this
- * fleet's own datasheet terms.  The table must have rows at the fleet's tp
- * (gpus_per_replica): a fit of free coefficients (the overhead can come out
- * negative) is only checked where it was measured, and between measured
- * degrees it can be far off (Splitwise's H100 rows, tp 2 and 8, fit a
- * decode of 0.8 ms at tp 4); the snippet's coefficients, set by hand, go
- * anywhere. */
-static aiw_status timing_profile(aiwi_comp *c, double tp,
+ * tensor- and pipeline-parallel degrees.  The table is read as measurements
+ * of the profile's model (profile.h: Llama-2-70B), like `aiworkload
+ * calibrate FILE`, whose snippet gives the same coefficients; they multiply
+ * this fleet's own datasheet terms.  The table must have rows at the fleet's
+ * tp (gpus_per_replica / pp) and pp together (a row without a pp column is
+ * pp 1): a fit of free coefficients (the overhead can come out negative) is
+ * only checked where it was measured, and between measured degrees it can
+ * be far off (Splitwise's H100 rows, tp 2 and 8, fit a decode of 0.8 ms at
+ * tp 4); the snippet's coefficients, set by hand, go anywhere. */
+static aiw_status timing_profile(aiwi_comp *c, double tp, double pp,
                                  double beta[AIWI_PH_N][AIWI_IT_NTERMS])
 {
 	aiw_sim *sim = c->sim;
@@ -52,25 +52,35 @@ static aiw_status timing_profile(aiwi_comp *c, double tp,
 		              c->prefix, path, gpu, p->ngroups ? have : "no rows", c->prefix);
 		goto done;
 	}
-	bool at_tp = false;
-	char tps[200] = "";
+	bool at = false;
+	char degs[200] = "";
 	for (size_t i = 0, len = 0; i < p->nrows; i++) {
 		const aiwi_prof_row *r = &p->rows[i];
 		if (r->group != g)
 			continue;
-		at_tp |= r->tp == tp;
+		at |= r->tp == tp && r->pp == pp;
 		bool seen = false; /* the table's degrees, each once */
 		for (size_t j = 0; j < i && !seen; j++)
-			seen = p->rows[j].group == g && p->rows[j].tp == r->tp;
-		if (!seen && len < sizeof tps)
-			len += (size_t)snprintf(tps + len, sizeof tps - len, "%s%g", len ? ", " : "", r->tp);
+			seen = p->rows[j].group == g && p->rows[j].tp == r->tp && p->rows[j].pp == r->pp;
+		if (seen || len >= sizeof degs)
+			continue;
+		if (r->pp == 1)
+			len += (size_t)snprintf(degs + len, sizeof degs - len, "%s%g", len ? ", " : "", r->tp);
+		else
+			len += (size_t)snprintf(degs + len, sizeof degs - len, "%s%g pp %g",
+			                        len ? ", " : "", r->tp, r->pp);
 	}
-	if (!at_tp) {
+	if (!at) {
+		char want[64];
+		if (pp == 1)
+			snprintf(want, sizeof want, "tp %g (gpus_per_replica", tp);
+		else
+			snprintf(want, sizeof want, "tp %g pp %g (gpus_per_replica / pp, pp", tp, pp);
 		st = aiwi_err(sim, AIW_EINVAL,
-		              "%s.profile = %s: no rows for %s at tp %g (gpus_per_replica; the table "
-		              "has tp %s): the fit is only checked where it was measured (set the "
-		              "coefficients, e.g. from aiworkload calibrate --out, to use it elsewhere)",
-		              c->prefix, path, p->groups[g].name, tp, tps);
+		              "%s.profile = %s: no rows for %s at %s; the table has tp %s): the fit "
+		              "is only checked where it was measured (set the coefficients, e.g. "
+		              "from aiworkload calibrate --out, to use it elsewhere)",
+		              c->prefix, path, p->groups[g].name, want, degs);
 		goto done;
 	}
 	for (int ph = 0; ph < AIWI_PH_N; ph++) {
@@ -157,18 +167,28 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 		                "%s.timing = iteration with %s.service set: a sampled service time "
 		                "replaces the span times (unset one of them)",
 		                c->prefix, c->prefix);
+	/* pp stages of tp GPUs (pp divides gpus_per_replica: inference_start).
+	 * A decode batch runs as pp micro-batches in flight (iteration.h), as
+	 * vLLM's pipeline parallelism keeps pipeline_parallel_size batches in
+	 * flight, one per "virtual engine" with its own scheduler
+	 * (vllm-project/vllm#11945: "we create multiple virtual engines to match
+	 * the number of pipeline stages ... so that they can schedule multiple
+	 * batches simultaneously ... saturating all pipeline stages"). */
+	double pp = aiwi_p(c, P_PP), tp = f->replica_gpus / pp, per_node = aiwi_p(c, P_GPUS_PER_NODE);
 	aiwi_iter_shape s = {.params = f->model_params,
 	                     .layers = aiwi_p(c, P_LAYERS),
 	                     .hidden = timing_hidden(c, f->model_params),
 	                     .kv_bytes = f->kv_bytes_per_token,
 	                     .weight_bits = aiwi_p(c, P_WEIGHT_BITS),
 	                     .act_bits = aiwi_p(c, P_ACT_BITS),
-	                     .tp = f->replica_gpus,
-	                     .pp = 1};
+	                     .tp = tp,
+	                     .pp = pp};
 	aiwi_iter_hw h;
-	aiwi_iter_hw_of(&f->gpu, &s, true, &h);
-	if (f->replica_gpus > aiwi_p(c, P_GPUS_PER_NODE)) {
-		/* a replica over several nodes all-reduces on the scale-out link */
+	/* the stages talk over the scale-up link while the whole replica fits in
+	 * a node, else over the scale-out link */
+	aiwi_iter_hw_of(&f->gpu, &s, pp == 1 || f->replica_gpus <= per_node, &h);
+	if (tp > per_node) {
+		/* a stage over several nodes all-reduces on the scale-out link */
 		aiwi_link_spec intra, inter;
 		aiwi_hw_gpu_links(&f->gpu, &intra, &inter);
 		h.tp_link = inter;
@@ -177,7 +197,7 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 	aiwi_iter_datasheet(&f->gpu, &h, AIWI_ITER_OVERHEAD_S, beta[AIWI_PH_PREFILL]);
 	memcpy(beta[AIWI_PH_DECODE], beta[AIWI_PH_PREFILL], sizeof beta[0]);
 	if (aiwi_pset(c, P_PROFILE)) {
-		aiw_status st = timing_profile(c, f->replica_gpus, beta);
+		aiw_status st = timing_profile(c, tp, pp, beta);
 		if (st != AIW_OK)
 			return st;
 	}

@@ -17,7 +17,10 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	 "request is in its batch: the same figure as kernel_busy (near 1 for any continuously "
 	 "batched fleet with work, whatever its load)", NULL, NULL, NULL, NULL},
 	{"compute_utilization", "Compute utilisation (FLOPs / peak)", "1", AIW_METRIC_FRACTION,
-	 "FLOPs executed / peak FLOPs of the provisioned GPUs: the same figure as tensor_activity",
+	 "FLOPs executed / peak FLOPs of the provisioned GPUs: the same figure as tensor_activity; "
+	 "2 P per prompt token and per decoded token, and attention's, 2 L d T^2 per prompt of T "
+	 "tokens and 4 L d s per decoded token over s tokens of context (L layers, d hidden_size), "
+	 "whatever the timing",
 	 NULL, NULL, NULL, NULL},
 	{"dram_activity", "DRAM activity (bytes/peak BW, DCGM)", "1",
 	 AIW_METRIC_HEADLINE | AIW_METRIC_FRACTION,
@@ -281,7 +284,8 @@ const aiwi_curve_def aiwi_inference_curves[] = {
 	{"response_bytes_per_s", "B/s", NULL, NULL, 0, false, false,
 	 "response bytes sent per second (tokens x response_bytes_per_token), interval average"},
 	{"compute_utilization", "1", NULL, NULL, 0, false, false,
-	 "FLOPs done / (provisioned GPUs x peak FLOP/s) over the interval (0-1)"},
+	 "FLOPs done, attention's included (as compute_utilization) / (provisioned GPUs x peak "
+	 "FLOP/s) over the interval (0-1)"},
 	{"dram_activity", "1", "gpu_dram_activity_ratio", NULL, AIWI_CURVE_GAUGE, false, false,
 	 "bytes read from GPU memory / (provisioned GPU-seconds x memory bandwidth) over the "
 	 "interval, the model's DCGM_FI_PROF_DRAM_ACTIVE (0-1)"},

@@ -143,7 +143,7 @@ bool aiwi_serving_active(const aiwi_comp *c)
 	return c && c->kind == &aiwi_kind_inference && c->state;
 }
 
-static void emit_metrics(aiwi_comp *c, double t);
+static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at);
 
 static aiw_status inference_start(aiwi_comp *c)
 {
@@ -177,6 +177,13 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->router = (int)aiwi_p(c, P_ROUTER);
 	f->service_mode = aiwi_pset(c, P_SERVICE);
 	f->replica_gpus = aiwi_p(c, P_GPUS_PER_REPLICA);
+	double pp = aiwi_p(c, P_PP);
+	if (fmod(f->replica_gpus, pp) != 0)
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.pp = %g does not divide %s.gpus_per_replica = %g: every one of "
+		                "the pp pipeline stages holds gpus_per_replica / pp GPUs (allowed: a "
+		                "divisor of %g)",
+		                c->prefix, pp, c->prefix, f->replica_gpus, f->replica_gpus);
 	f->model_params = aiwi_p(c, P_MODEL_PARAMS);
 	f->weight_bytes = f->model_params * aiwi_p(c, P_WEIGHT_BITS) / 8;
 	f->kv_bytes_per_token = aiwi_pset(c, P_KV_BYTES_PER_TOKEN)
@@ -207,6 +214,7 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->eager = eager_possible(f);
 	if ((st = timing_setup(c, f)) != AIW_OK)
 		return st;
+	f->attn_flops_sq = 2 * aiwi_p(c, P_LAYERS) * timing_hidden(c, f->model_params);
 	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;
@@ -317,13 +325,16 @@ static aiw_status inference_start(aiwi_comp *c)
 	return f->fail ? AIW_ENOMEM : AIW_OK;
 }
 
-static void bring_to(aiwi_comp *c, double t)
+/* Bring the integrals and the component's figures to t; *at gets the
+ * fleet's totals there. */
+static void bring_to(aiwi_comp *c, double t, fleet_at *at)
 {
 	fleet *f = F_(c);
 	purge_all(f, t);
 	advance(f, t);
 	aiwi_int_advance(&f->waiting, t);
-	c->energy_j = energy_at(f, t);
+	totals_at(f, t, at);
+	c->energy_j = at->energy;
 	c->busy_gpu_s = f->busy.sum;
 	c->paid_gpu_s = f->paid.sum;
 	c->cost_usd = f->cost.sum;
@@ -338,7 +349,7 @@ static void bring_to(aiwi_comp *c, double t)
 	 * time (continuous batching keeps it launching them); FLOPs as
 	 * compute_utilization counts them */
 	c->kbusy_gpu_s = f->busy.sum;
-	c->flops = flops_at(f, t);
+	c->flops = at->flops;
 	if (!f->service_mode)
 		c->peak_flop_s = f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU);
 }
@@ -350,12 +361,13 @@ static void inference_sample(aiwi_comp *c, double t)
 		return;
 	aiw_sim *sim = c->sim;
 	eager_settle_all(f, t);
-	bring_to(c, t);
+	fleet_at at;
+	bring_to(c, t, &at);
 	double w_ahead = 0;
 	eager_waiting(f, t, &w_ahead);
 	double wsum = f->waiting.sum - w_ahead; /* as the boundary events would have it */
 	double dt = aiwi_rec_dt(sim);
-	double tok = tokens_at(f, t), fl = c->flops, dr = dram_at(f, t); /* (bring_to: flops) */
+	double tok = at.tokens, fl = at.flops, dr = at.dram;
 	double peak_gpu = f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU); /* FLOP/s of one GPU */
 	double ttft99 = aiwi_hist_quantile(&f->ttft_win, 0.99);
 	aiwi_hist_merge(&f->ttft, &f->ttft_win);
@@ -419,13 +431,14 @@ static void inference_finish(aiwi_comp *c, double t)
 	if (!F_(c))
 		return;
 	eager_settle_all(F_(c), t);
-	bring_to(c, t);
-	emit_metrics(c, t);
+	fleet_at at;
+	bring_to(c, t, &at);
+	emit_metrics(c, t, &at);
 	aiwi_autoscale_finish(c, t);
 	FLEET_CHECK_DEEP(F_(c));
 }
 
-static void emit_metrics(aiwi_comp *c, double t)
+static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 {
 	fleet *f = F_(c);
 	aiw_sim *sim = c->sim;
@@ -489,7 +502,7 @@ static void emit_metrics(aiwi_comp *c, double t)
 	M("slo_e2e_attainment", finished > 0 ? (double)f->met_e2e / finished : NAN);
 	M("goodput_rps", t > 0 ? (double)f->met_all / t : NAN);
 	M("throughput_rps", t > 0 ? (double)f->completed / t : NAN);
-	double tok = tokens_at(f, t);
+	double tok = at->tokens;
 	M("tokens_out", tok);
 	M("tokens_per_s", t > 0 ? tok / t : NAN);
 	M("prefill_tokens", f->tokens_prefill);
@@ -527,9 +540,9 @@ static void emit_metrics(aiwi_comp *c, double t)
 
 	M("utilization", c->paid_gpu_s > 0 ? c->busy_gpu_s / c->paid_gpu_s : NAN);
 	M("compute_utilization",
-	  c->paid_gpu_s > 0 ? flops_at(f, t) / (c->paid_gpu_s * f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU)) : NAN);
+	  c->paid_gpu_s > 0 ? at->flops / (c->paid_gpu_s * f->flops_per_s / f->replica_gpus / aiwi_p(c, P_MFU)) : NAN);
 	M("dram_activity", c->paid_gpu_s > 0 && !f->service_mode
-	                           ? dram_at(f, t) / (c->paid_gpu_s * f->gpu.mem_bw)
+	                           ? at->dram / (c->paid_gpu_s * f->gpu.mem_bw)
 	                           : NAN);
 	M("gpu_hours", c->paid_gpu_s / 3600);
 	M("replicas_ready", (double)f->state_count[AIW_REPLICA_READY]);

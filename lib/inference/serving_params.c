@@ -13,18 +13,25 @@ const aiwi_param_def aiwi_inference_params[] = {
 	           "accelerator of every replica (catalog name or a [gpu NAME] section)", 0},
 	[P_GPUS_PER_REPLICA] = {"gpus_per_replica", IP("gpus_per_replica"), AIW_PT_INT, "4", "1", 1,
 	                        4096, NULL, 0,
-	                        "GPUs of one replica (tensor parallel: FLOP/s and memory "
-	                        "bandwidth add up)",
+	                        "GPUs of one replica (pp stages of gpus_per_replica / pp tensor-parallel "
+	                        "GPUs: FLOP/s, memory and its bandwidth add up)",
 	                        0},
 	[P_GPUS_PER_NODE] = {"gpus_per_node", IP("gpus_per_node"), AIW_PT_INT, "8", "1", 1, 1024,
 	                     NULL, 0,
 	                     "GPUs per server node; node_overhead is charged per provisioned GPU "
 	                     "as node_overhead / gpus_per_node",
 	                     0},
+	[P_PP] = {"pp", IP("pp"), AIW_PT_INT, "1", "1", 1, 4096, NULL, 0,
+	          "pipeline stages of a replica, dividing gpus_per_replica (tensor parallel "
+	          "gpus_per_replica / pp per stage); timing = iteration: the stages' transfers "
+	          "and a decode batch as pp micro-batches in flight; the roofline is the same "
+	          "for every pp",
+	          0},
 	[P_MODEL_PARAMS] = {"model_params", IP("model_params"), AIW_PT_REAL, "70e9", "1", 0, 1e15,
 	                    NULL, AIW_PF_EXCL_MIN, "model parameters (weights)", 0},
 	[P_LAYERS] = {"layers", IP("layers"), AIW_PT_INT, "80", "1", 1, 100000, NULL, 0,
-	              "transformer layers (for the KV cache size)", 0},
+	              "transformer layers (the KV cache size, the attention FLOPs, timing = "
+	              "iteration's all-reduces)", 0},
 	[P_KV_HEADS] = {"kv_heads", IP("kv_heads"), AIW_PT_INT, "8", "1", 1, 100000, NULL, 0,
 	                "key/value heads per layer (grouped-query attention)", 0},
 	[P_HEAD_DIM] = {"head_dim", IP("head_dim"), AIW_PT_INT, "128", "1", 1, 100000, NULL, 0,
@@ -134,7 +141,8 @@ const aiwi_param_def aiwi_inference_params[] = {
 	              0},
 	[P_HIDDEN] = {"hidden_size", IP("hidden_size"), AIW_PT_INT, NULL, "1", 1, 1000000, NULL,
 	              AIW_PF_NONE,
-	              "model dimension d (timing = iteration: attention FLOPs, all-reduce sizes) "
+	              "model dimension d (the attention FLOPs of the FLOP metrics and of timing = "
+	              "iteration's times, its all-reduce sizes) "
 	              "(none: sqrt(model_params / (12 x layers)), from P = 12 L d^2)",
 	              0},
 	[P_ACT_BITS] = {"activation_bits", IP("activation_bits"), AIW_PT_REAL, "16", "bit", 1, 64,

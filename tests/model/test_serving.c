@@ -122,9 +122,15 @@ START_TEST(roofline_one_request)
 	for (size_t i = 0; i < n; i++)
 		sum += v[i] * 60;
 	ck_assert_rel(sum, e, 1e-12);
-	/* compute: 2 P FLOPs per token, prompt and output, over the peak of the
-	 * GPUs paid for the whole run; the curve averages back to it */
-	double cu = 2 * P * (1000 + 99) / (G * g->bf16_flops * T);
+	/* compute: 2 P FLOPs per token, prompt and output, and attention's
+	 * (d = sqrt(P / (12 L)), hidden_size unset): 2 L d T^2 for the prompt of
+	 * T = 1000 tokens, 4 L d s for each of the 99 decoded tokens over its
+	 * s = 1001 .. 1099 tokens of context; over the peak of the GPUs paid for
+	 * the whole run; the curve averages back to it */
+	double L = 80, d = sqrt(P / (12 * L)), fl = 2 * P * (1000 + 99) + 2 * L * d * 1000.0 * 1000;
+	for (int j = 0; j < 99; j++)
+		fl += 4 * L * d * (1001 + j);
+	double cu = fl / (G * g->bf16_flops * T);
 	ck_assert_rel(M(sim, "one", "compute_utilization"), cu, 1e-12);
 	n = curve(sim, "inference.one.compute_utilization", NULL, v, 10);
 	sum = 0;

@@ -10,12 +10,15 @@
  * settings without it. */
 #include "core/internal.h"
 #include "hw/hw.h"
+#include "inference/iteration.h"
 #include "inference/serving.h"
 #include "../testutil.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+static void profile_fail(const char *csv, const char *extra, aiw_status code, const char *msg);
 
 static aiw_sim *load(uint64_t seed, const char *text)
 {
@@ -121,7 +124,52 @@ START_TEST(iteration_one_request)
 	/* bytes read: the weights at the prefill and at every iteration, the
 	 * KV cache of every iteration, over the paid GPU-seconds x mem_bw */
 	ck_assert_rel(M(sim, "one", "dram_activity"), bytes / (p * 600 * B), 1e-12);
+	/* FLOPs, as the model counts them: 2P per token computed (the 1000 of
+	 * the prompt, the 99 decoded; the last token is never an input) and
+	 * attention's, 2 L d T^2 for the prompt, 4 L d s for the decoded token
+	 * over its s = 1001 .. 1099 tokens of context (the prefill's token
+	 * included): 2P (T + n - 1) + 2 L d T^2 + 4 L d sum_{k=1}^{n-1} (T + k)
+	 * for n = 100 output tokens, the sum (n - 1) T + n (n - 1) / 2 */
+	double n = 100;
+	double fl = 2 * P * (T + n - 1) + 2 * L * d * T * T + 4 * L * d * ((n - 1) * T + n * (n - 1) / 2);
+	ck_assert_rel(M(sim, "one", "compute_utilization"), fl / (p * 600 * F), 1e-12);
+	ck_assert_rel(M(sim, "one", "tensor_activity"), fl / (p * 600 * F), 1e-12);
+	/* ... which 2P per token alone, the count before attention's, is not */
+	ck_assert(fabs(M(sim, "one", "compute_utilization") / (2 * P * (T + n - 1) / (p * 600 * F)) - 1) > 0.01);
 	check_conservation(sim, "one");
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* The FLOPs at a time inside a prefill: its FLOPs, attention's included, at
+ * a constant rate over it (flops_at), seen by the compute curve's samples
+ * every 20 ms inside a prefill of about 129 ms. */
+START_TEST(iteration_flops_inside_prefill)
+{
+	char path[256];
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
+	fprintf(tf, "0,1000,2\n");
+	fclose(tf);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 1s\nsample_interval = 20ms\n"
+	         "[inference one]\ngpus_per_replica = 2\nreplicas = 1\nbatching = none\n"
+	         "traffic = trace\ntrace_file = %s\ntiming = iteration\n",
+	         path);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	unlink(path);
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	double P = 70e9, L = 80, d = sqrt(P / (12 * L)), T = 1000, G = 2;
+	double tp = M(sim, "one", "ttft_mean_s");
+	ck_assert(tp > 0.1);
+	double rate = (2 * P * T + 2 * L * d * T * T) / tp; /* FLOP/s over the prefill */
+	double v[50];
+	size_t nv = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, "inference.one.compute_utilization", NULL, v, 50, &nv));
+	ck_assert_uint_eq(nv, 50);
+	for (int i = 0; i < 5; i++) /* [0, 100 ms]: inside the prefill */
+		ck_assert_rel(v[i], rate / (G * g->bf16_flops), 1e-9);
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -160,6 +208,125 @@ START_TEST(iteration_batch_prefill)
 	            (W + kv * S) / B / g->mem_bw_eff;
 	ck_assert_rel(M(sim, "b", "e2e_mean_s"), 1e-3 + tp + t1, 1e-12);
 	aiw_sim_free(sim);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* pipeline stages (pp)                                                      */
+/* ------------------------------------------------------------------------ */
+/* One request of a 1000-token prompt and 3 output tokens (a prefill, then two
+ * decode iterations over 1001 and 1002 tokens) on a replica of `gpus` H100
+ * as pp stages of gpus / pp, nodes of `per_node`; its TTFT and mean TPOT. */
+static void pp_run(int gpus, int pp, int per_node, double *ttft, double *tpot)
+{
+	char path[256];
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
+	fprintf(tf, "0,1000,3\n");
+	fclose(tf);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 600s\nsample_interval = 60s\n"
+	         "[inference one]\ngpus_per_replica = %d\npp = %d\ngpus_per_node = %d\n"
+	         "replicas = 1\nbatching = none\ntraffic = trace\ntrace_file = %s\n"
+	         "timing = iteration\n",
+	         gpus, pp, per_node, path);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	unlink(path);
+	ck_assert(M(sim, "one", "decode_iterations") == 2);
+	*ttft = M(sim, "one", "ttft_mean_s");
+	*tpot = M(sim, "one", "tpot_mean_s");
+	check_conservation(sim, "one");
+	aiw_sim_free(sim);
+}
+
+/* iteration.h's terms for tp GPUs per stage and pp stages, written out:
+ * the TP all-reduces on link `a`, the stages' transfers on link `s`.
+ *   prefill of T tokens (Q = T^2), the stages one after the other:
+ *     8 ms + 2PT/(tp F) / matmul_eff + 2LdQ/(tp F) / attn_eff
+ *     + (W + kv T)/(tp B) / mem_bw_eff + 2L ring_tp(act T)
+ *     + (pp - 1) (alpha_s + act T / bw_s)
+ *   decode of n sequences holding S tokens, pp micro-batches of n/pp:
+ *     8 ms + 2Pn/(tp pp F) / matmul_eff + 4LdS/(tp pp F) / attn_eff
+ *     + (W/tp + kv S/(tp pp))/B / mem_bw_eff + 2L ring_tp(act n/pp)
+ *     + pp alpha_s + act n / bw_s
+ * with ring_p(m) = 2 (p-1) alpha_a + 2 (p-1)/p m / bw_a. */
+static void pp_closed(double tp, double pp, const aiwi_link_spec *a, const aiwi_link_spec *s,
+                      double *ttft, double *tpot)
+{
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	double P = 70e9, W = 2 * P, L = 80, d = sqrt(P / (12 * L)), kv = 2.0 * 80 * 8 * 128 * 2;
+	double F = g->bf16_flops, B = g->mem_bw, act = 2 * d;
+#define RING(m) (tp > 1 ? 2 * (tp - 1) * a->alpha_s + 2 * (tp - 1) / tp * (m) / a->bw : 0)
+	double T = 1000, Q = T * T;
+	*ttft = 8e-3 + 2 * P * T / (tp * F) / g->matmul_eff + 2 * L * d * Q / (tp * F) / g->attn_eff +
+	        (W + kv * T) / (tp * B) / g->mem_bw_eff + 2 * L * RING(act * T) +
+	        (pp - 1) * (s->alpha_s + act * T / s->bw);
+	double td = 0;
+	for (int j = 0; j < 2; j++) {
+		double n = 1, S = 1001 + j;
+		td += 8e-3 + 2 * P * n / (tp * pp * F) / g->matmul_eff +
+		      4 * L * d * S / (tp * pp * F) / g->attn_eff +
+		      (W / tp + kv * S / (tp * pp)) / B / g->mem_bw_eff + 2 * L * RING(act * n / pp) +
+		      (pp > 1 ? pp * s->alpha_s + act * n / s->bw : 0);
+	}
+#undef RING
+	*tpot = td / 2;
+}
+
+START_TEST(iteration_pipeline_stages)
+{
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	aiwi_link_spec nv, ib;
+	aiwi_hw_gpu_links(g, &nv, &ib);
+	double ttft, tpot, ct, cd;
+	/* 8 GPUs in one node as tp 4 x pp 2: everything on NVLink */
+	pp_run(8, 2, 8, &ttft, &tpot);
+	pp_closed(4, 2, &nv, &nv, &ct, &cd);
+	ck_assert_rel(ttft, ct, 1e-12);
+	ck_assert_rel(tpot, cd, 1e-12);
+	/* pp = 1 is the tensor-parallel replica of before: tp 8 */
+	pp_run(8, 1, 8, &ttft, &tpot);
+	pp_closed(8, 1, &nv, &nv, &ct, &cd);
+	ck_assert_rel(ttft, ct, 1e-12);
+	ck_assert_rel(tpot, cd, 1e-12);
+	/* 16 GPUs over two nodes of 8 as tp 8 x pp 2: the all-reduces stay in a
+	 * node (NVLink), the stage transfers cross to the other (scale-out) */
+	pp_run(16, 2, 8, &ttft, &tpot);
+	pp_closed(8, 2, &nv, &ib, &ct, &cd);
+	ck_assert_rel(ttft, ct, 1e-12);
+	ck_assert_rel(tpot, cd, 1e-12);
+	/* ... which the other link assignments would not give */
+	double wt, wd;
+	pp_closed(8, 2, &nv, &nv, &wt, &wd);
+	ck_assert(fabs(wt / ttft - 1) > 1e-6 && fabs(wd / tpot - 1) > 1e-6);
+	pp_closed(8, 2, &ib, &ib, &wt, &wd);
+	ck_assert(fabs(wt / ttft - 1) > 1e-6 && fabs(wd / tpot - 1) > 1e-6);
+	/* tp 16 x pp 1 over the two nodes: the all-reduces on the scale-out link */
+	pp_run(16, 1, 8, &ttft, &tpot);
+	pp_closed(16, 1, &ib, &ib, &ct, &cd);
+	ck_assert_rel(ttft, ct, 1e-12);
+	ck_assert_rel(tpot, cd, 1e-12);
+}
+END_TEST
+
+START_TEST(pipeline_refusals)
+{
+	/* pp must divide gpus_per_replica, whatever the timing */
+	expect_fail("[inference p]\ngpus_per_replica = 4\npp = 3\n", AIW_EINVAL,
+	            "inference.p.pp = 3 does not divide inference.p.gpus_per_replica = 4");
+	expect_fail("[inference p]\ngpus_per_replica = 4\npp = 8\ntiming = roofline\n", AIW_EINVAL,
+	            "inference.p.pp = 8 does not divide inference.p.gpus_per_replica = 4");
+	expect_fail("[inference p]\npp = 0\n", 0, "pp");
+	/* a profile must have rows at the fleet's tp and pp together: the
+	 * library's layout with a pp column, rows at tp 4 pp 1 and tp 2 pp 2
+	 * only, for a fleet of 8 GPUs as tp 4 x pp 2 */
+	static const char csv[] = "phase,gpu,tp,batch,prompt,context,time_s,pp\n"
+	                          "decode,H100-SXM,4,1,0,1000,0.03,1\n"
+	                          "decode,H100-SXM,2,1,0,1000,0.03,2\n";
+	profile_fail(csv, "gpus_per_replica = 8\npp = 2\n", AIW_EINVAL,
+	             "no rows for H100-SXM at tp 4 pp 2 (gpus_per_replica / pp, pp; the table has "
+	             "tp 4, 2 pp 2)");
 }
 END_TEST
 
@@ -294,6 +461,94 @@ START_TEST(profile_equals_coefficients)
 }
 END_TEST
 
+/* A profile with a pp column: the fleet of 8 GPUs as tp 4 x pp 2 fits the
+ * table's rows (of every degree) and runs as the fit's coefficients set by
+ * hand, bit for bit.  The table: the datasheet model's times (iteration.h)
+ * at tp 4 x pp 2, tp 8, tp 2 x pp 2 and tp 2 (GPUs per micro-batch pass
+ * other than 8, or the decode GEMMs and the cost per sequence, both linear
+ * in the batch, are one), each off by up to 2% (a sine of the row's
+ * index), so that the robust fit has residuals to weigh. */
+START_TEST(profile_with_pipeline_stages)
+{
+	char path[256];
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
+	fputs("phase,gpu,tp,batch,prompt,context,time_s,pp\n", tf);
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	const double deg[4][2] = {{4, 2}, {8, 1}, {2, 2}, {2, 1}};
+	int k = 0;
+	for (int i = 0; i < 4; i++) {
+		aiwi_iter_shape sh = aiwi_iter_shape_default();
+		sh.tp = deg[i][0];
+		sh.pp = deg[i][1];
+		aiwi_iter_hw h;
+		aiwi_iter_hw_of(g, &sh, true, &h);
+		double beta[AIWI_IT_NTERMS], x[AIWI_IT_NTERMS];
+		aiwi_iter_datasheet(g, &h, AIWI_ITER_OVERHEAD_S, beta);
+		aiwi_iter_affine t[AIWI_IT_NTERMS];
+		aiwi_iter_terms(AIWI_PH_PREFILL, &sh, &h, t);
+		for (double b = 1; b <= 4; b *= 2)
+			for (double pr = 128; pr <= 2048; pr *= 4) {
+				aiwi_iter_eval(t, b, b * pr, b * pr * pr, x);
+				fprintf(tf, "prefill,H100-SXM,%g,%g,%g,0,%.17g,%g\n", sh.tp, b, pr,
+				        aiwi_iter_time(beta, x) * (1 + 0.02 * sin(k++)), sh.pp);
+			}
+		aiwi_iter_terms(AIWI_PH_DECODE, &sh, &h, t);
+		for (double b = 1; b <= 32; b *= 2)
+			for (double cx = 256; cx <= 4096; cx *= 4) {
+				aiwi_iter_eval(t, b, b, b * cx, x);
+				fprintf(tf, "decode,H100-SXM,%g,%g,0,%g,%.17g,%g\n", sh.tp, b, cx,
+				        aiwi_iter_time(beta, x) * (1 + 0.02 * sin(k++)), sh.pp);
+			}
+	}
+	fclose(tf);
+	aiw_profile *pr = NULL;
+	ck_assert_int_eq(aiw_profile_create(&pr), AIW_OK);
+	ck_assert_int_eq(aiw_profile_read(pr, path), AIW_OK);
+	char coef[2048] = "";
+	size_t len = 0;
+	for (int ph = 0; ph < 2; ph++) {
+		const char *phase = ph ? "decode" : "prefill";
+		double c[16], se[16];
+		aiw_status fst = aiw_profile_fit(pr, "H100-SXM", phase, c, se, AIWI_IT_NTERMS);
+		ck_assert_msg(fst == AIW_OK, "%s: %s", phase, aiw_profile_errmsg(pr));
+		for (int j = 0; j < AIWI_IT_NTERMS; j++)
+			len += (size_t)snprintf(coef + len, sizeof coef - len, "%s.%s = %.17g\n", phase,
+			                        aiwi_iter_term_names[j], c[j]);
+	}
+	aiw_profile_free(pr);
+	const char *base = "[sim]\nduration = 20min\nsample_interval = 1min\n"
+	                   "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 8\npp = 2\n"
+	                   "replicas = 3\nrate = 4/s\nmax_batch = 24\ntiming = iteration\n";
+	char a_text[4096], b_text[4096];
+	snprintf(a_text, sizeof a_text, "%sprofile = %s\n", base, path);
+	snprintf(b_text, sizeof b_text, "%s%s", base, coef);
+	aiw_sim *a = load(5, a_text), *b = load(5, b_text);
+	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+	unlink(path);
+	ck_assert(M(a, "chat", "requests_completed") > 1000);
+	size_t n = 0;
+	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
+		if (!strncmp(name, "sim.wall", 8))
+			continue;
+		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
+		ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0,
+		              "%s: profile %.17g, coefficients %.17g", name, x, y);
+	}
+	/* the fit of times 2% off the datasheet's is near it: the fleet's
+	 * times within a few % of the datasheet fleet's */
+	aiw_sim *ds = load(5, base);
+	AIW_OK_OR_FAIL(ds, aiw_sim_run(ds));
+	ck_assert_rel(M(a, "chat", "tpot_mean_s"), M(ds, "chat", "tpot_mean_s"), 0.05);
+	aiw_sim_free(a);
+	aiw_sim_free(b);
+	aiw_sim_free(ds);
+}
+END_TEST
+
 /* timing = roofline set is the default, bit for bit, and the iteration
  * model on the same fleet is slower per token: its 8 ms of fixed cost and
  * the all-reduces (3 ms at tp 4) outweigh the datasheet's bandwidth
@@ -418,8 +673,12 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, iteration_one_request);
 	tcase_add_test(tc, iteration_batch_prefill);
+	tcase_add_test(tc, iteration_flops_inside_prefill);
+	tcase_add_test(tc, iteration_pipeline_stages);
+	tcase_add_test(tc, pipeline_refusals);
 	tcase_add_test(tc, iteration_busy_fleets);
 	tcase_add_test(tc, profile_equals_coefficients);
+	tcase_add_test(tc, profile_with_pipeline_stages);
 	tcase_add_test(tc, iteration_is_the_default);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);

@@ -83,8 +83,8 @@ static double peak_bf16(void)
 /* One request of 1000 prompt and 100 output tokens on one replica of 2 H100
  * (70B at 16 bits, batching none, timing = roofline set: the closed form
  * below is the roofline's): kernel-busy while it is served, prefill
- * then 99 decode iterations; 2 P FLOPs per token, prompt and output, over
- * the peak of the GPUs paid for the whole run. */
+ * then 99 decode iterations; 2 P FLOPs per token, prompt and output, and
+ * the attention FLOPs, over the peak of the GPUs paid for the whole run. */
 START_TEST(inference_one_request)
 {
 	char path[256];
@@ -103,7 +103,12 @@ START_TEST(inference_one_request)
 	double tp = fmax(2 * P * 1000 / F, W / B), td = 0;
 	for (int j = 0; j < 99; j++)
 		td += fmax(2 * P / F, (W + kv * (1001 + j)) / B);
-	double kb = (tp + td) / T, ta = 2 * P * (1000 + 99) / (G * g->bf16_flops * T);
+	/* FLOPs: 2 P per token, attention's 2 L d 1000^2 for the prompt and
+	 * 4 L d s per decoded token over s = 1001 .. 1099 tokens of context */
+	double L = 80, d = sqrt(P / (12 * L)), fl = 2 * P * (1000 + 99) + 2 * L * d * 1e6;
+	for (int j = 0; j < 99; j++)
+		fl += 4 * L * d * (1001 + j);
+	double kb = (tp + td) / T, ta = fl / (G * g->bf16_flops * T);
 	ck_assert_rel(M(sim, "inference.one.kernel_busy"), kb, 1e-12);
 	ck_assert_rel(M(sim, "inference.one.tensor_activity"), ta, 1e-12);
 	/* the kept keys: the same figures */
@@ -130,8 +135,9 @@ END_TEST
 
 /* A fixed fleet of 4 replicas kept busy by steady Poisson traffic under
  * continuous batching: busy near 100 % whatever the load, while the FLOPs
- * are a small share of the peak: exactly 2 P tokens / (GPU-seconds x peak),
- * tokens = prompt + output tokens computed (the fleet's own counts). */
+ * are a small share of the peak: 2 P tokens / (GPU-seconds x peak), tokens =
+ * prompt + output tokens computed (the fleet's own counts), and attention's
+ * FLOPs over the context. */
 START_TEST(inference_busy_is_not_compute)
 {
 	aiw_sim *sim = load("[sim]\nduration = 1h\nsample_interval = 60s\n"
@@ -147,8 +153,14 @@ START_TEST(inference_busy_is_not_compute)
 	double gs = M(sim, "inference.chat.gpu_hours") * 3600, pk = peak_bf16();
 	double tok = M(sim, "inference.chat.tokens_out") + M(sim, "inference.chat.prefill_tokens");
 	double hi = 2 * 70e9 * tok / (gs * pk);
-	ck_assert_msg(ta <= hi * (1 + 1e-12) && ta >= 0.9 * hi, "tensor %g, 2 P tokens / peak %g",
-	              ta, hi);
+	/* attention adds 2 L d T per prompt token of a prompt of T, 4 L d s per
+	 * decoded token over s of context: at most 2 L d C / P more per token,
+	 * C the largest context a replica held (kv_peak_bytes / kv_bytes_per_token
+	 * >= any one sequence's) */
+	double L = 80, d = sqrt(70e9 / (12 * L));
+	double C = M(sim, "inference.chat.kv_peak_bytes") / M(sim, "inference.chat.kv_bytes_per_token");
+	ck_assert_msg(ta <= hi * (1 + 2 * L * d * C / 70e9) * (1 + 1e-12) && ta >= 0.9 * hi,
+	              "tensor %g, 2 P tokens / peak %g", ta, hi);
 	/* decode is memory-bound: DRAM activity at most busy x mem_bw_efficiency
 	 * (0.7) and, the batches being small, well above the tensor activity */
 	double da = M(sim, "inference.chat.dram_activity");
