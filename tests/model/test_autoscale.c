@@ -17,7 +17,9 @@
 static int32_t calc(int32_t current, int32_t ready, int32_t unready, int32_t missing, double v,
                     double target, bool resource)
 {
-	aiwi_hpa_calc_in in = {current, ready, unready, missing, v, target, 0.1, resource};
+	aiwi_hpa_calc_in in = {.current = current, .ready = ready, .unready = unready,
+	                      .missing = missing, .value = v, .target = target,
+	                      .tolerance = 0.1, .resource = resource};
 	return aiwi_hpa_calc(&in);
 }
 
@@ -85,31 +87,54 @@ START_TEST(hpa_group_pods_upstream)
 		bool cpu;
 		int want;
 	} t[] = {
-		{"count in a ready pod - memory", {AIW_HPA_POD_RUNNING, false, true, false}, false, R},
+		{"count in a ready pod - memory", {.phase = AIW_HPA_POD_RUNNING, .deleting = false,
+		  .has_metric = true, .has_condition = false}, false, R},
 		{"unready a pod without ready condition - CPU",
-		 {AIW_HPA_POD_RUNNING, false, true, false, false, 0, 0, -1e12, 0}, true, U},
+		 {.phase = AIW_HPA_POD_RUNNING, .deleting = false, .has_metric = true,
+		   .has_condition = false, .ready = false, .start = 0, .transition = 0,
+		   .metric_time = -1e12, .metric_window = 0}, true, U},
 		{"count in a ready pod with fresh metrics during initialization period - CPU",
-		 {AIW_HPA_POD_RUNNING, false, true, true, true, -60, -30, 0, 30}, true, R},
+		 {.phase = AIW_HPA_POD_RUNNING, .deleting = false, .has_metric = true,
+		   .has_condition = true, .ready = true, .start = -60, .transition = -30,
+		   .metric_time = 0, .metric_window = 30}, true, R},
 		{"unready a ready pod without fresh metrics during initialization period - CPU",
-		 {AIW_HPA_POD_RUNNING, false, true, true, true, -60, -30, 0, 60}, true, U},
+		 {.phase = AIW_HPA_POD_RUNNING, .deleting = false, .has_metric = true,
+		   .has_condition = true, .ready = true, .start = -60, .transition = -30,
+		   .metric_time = 0, .metric_window = 60}, true, U},
 		{"unready an unready pod during initialization period - CPU",
-		 {AIW_HPA_POD_RUNNING, false, true, true, false, -600, -594, Z, 0}, true, U},
+		 {.phase = AIW_HPA_POD_RUNNING, .deleting = false, .has_metric = true,
+		   .has_condition = true, .ready = false, .start = -600, .transition = -594,
+		   .metric_time = Z, .metric_window = 0}, true, U},
 		{"count in a ready pod without fresh metrics after initialization period - CPU",
-		 {AIW_HPA_POD_RUNNING, false, true, true, true, -180, -180, -120, 60}, true, R},
+		 {.phase = AIW_HPA_POD_RUNNING, .deleting = false, .has_metric = true,
+		   .has_condition = true, .ready = true, .start = -180, .transition = -180,
+		   .metric_time = -120, .metric_window = 60}, true, R},
 		{"count in an unready pod that was ready after initialization period - CPU",
-		 {AIW_HPA_POD_RUNNING, false, true, true, false, -600, -540, Z, 0}, true, R},
+		 {.phase = AIW_HPA_POD_RUNNING, .deleting = false, .has_metric = true,
+		   .has_condition = true, .ready = false, .start = -600, .transition = -540,
+		   .metric_time = Z, .metric_window = 0}, true, R},
 		{"unready pod that has never been ready after initialization period - CPU",
-		 {AIW_HPA_POD_RUNNING, false, true, true, false, -600, -590, Z, 0}, true, R},
-		{"a missing pod", {AIW_HPA_POD_RUNNING, false, false, false, false, -180}, true, M},
-		{"several pods: lucretius", {AIW_HPA_POD_RUNNING, false, true, false, false, 0}, true,
+		 {.phase = AIW_HPA_POD_RUNNING, .deleting = false, .has_metric = true,
+		   .has_condition = true, .ready = false, .start = -600, .transition = -590,
+		   .metric_time = Z, .metric_window = 0}, true, R},
+		{"a missing pod", {.phase = AIW_HPA_POD_RUNNING, .deleting = false,
+		  .has_metric = false, .has_condition = false, .ready = false,
+		  .start = -180}, true, M},
+		{"several pods: lucretius", {.phase = AIW_HPA_POD_RUNNING, .deleting = false,
+		  .has_metric = true, .has_condition = false, .ready = false, .start = 0}, true,
 		 U},
 		{"several pods: niccolo",
-		 {AIW_HPA_POD_RUNNING, false, true, true, true, -180, -180, Z, 0}, true, R},
-		{"several pods: epicurus", {AIW_HPA_POD_RUNNING, false, false, false, false, -180},
+		 {.phase = AIW_HPA_POD_RUNNING, .deleting = false, .has_metric = true,
+		   .has_condition = true, .ready = true, .start = -180, .transition = -180,
+		   .metric_time = Z, .metric_window = 0}, true, R},
+		{"several pods: epicurus", {.phase = AIW_HPA_POD_RUNNING, .deleting = false,
+		  .has_metric = false, .has_condition = false, .ready = false, .start = -180},
 		 true, M},
-		{"pending pods are unreadied", {AIW_HPA_POD_PENDING}, true, U},
-		{"ignore pods with deletion timestamps", {AIW_HPA_POD_PENDING, true, true}, true, I},
-		{"ignore pods in a failed state", {AIW_HPA_POD_FAILED, false, true}, true, I},
+		{"pending pods are unreadied", {.phase = AIW_HPA_POD_PENDING}, true, U},
+		{"ignore pods with deletion timestamps", {.phase = AIW_HPA_POD_PENDING,
+		  .deleting = true, .has_metric = true}, true, I},
+		{"ignore pods in a failed state", {.phase = AIW_HPA_POD_FAILED, .deleting = false,
+		  .has_metric = true}, true, I},
 	};
 	for (size_t i = 0; i < sizeof t / sizeof *t; i++) {
 		aiwi_hpa_groups g = {0};
@@ -263,7 +288,8 @@ END_TEST
 START_TEST(kpa_panic_thresholds)
 {
 	/* 4 ready pods, target 10 per pod, panic at 200 %, stable window 60 s */
-	aiwi_kpa_conf k = {10, 2.0, 1000, 2, 60};
+	aiwi_kpa_conf k = {.target = 10, .panic_threshold = 2.0, .max_up_rate = 1000,
+	                   .max_down_rate = 2, .stable_window = 60};
 	aiwi_kpa_state s;
 	aiwi_kpa_state_init(&s);
 	/* panic demand 70: dppc = 7, 7 / 4 = 1.75 < 2: stable mode,

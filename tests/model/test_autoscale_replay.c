@@ -84,7 +84,7 @@ static void run_file(const char *file, const char *policy)
 		line[strcspn(line, "\r\n")] = 0;
 		if (!strncmp(line, "# case: ", 8)) {
 			run_case(k);
-			snprintf(k->name, sizeof k->name, "%s: %s", file, line + 8);
+			snprintf(k->name, sizeof k->name, "%.60s: %.190s", file, line + 8);
 			snprintf(k->policy, sizeof k->policy, "%s", policy);
 			strcpy(k->path, "/tmp/aiw_replay_in_XXXXXX");
 			int fd = mkstemp(k->path);
