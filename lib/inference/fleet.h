@@ -134,6 +134,7 @@
 #include "inference/serving.h"
 #include "inference/serving_params.h"
 #include "inference/span.h"
+#include "inference/iteration.h"
 
 #include "inference/autoscale/autoscale.h"
 #include "site/cost.h"
@@ -389,6 +390,12 @@ typedef struct fleet {
 	 * token of a prompt, twice that per decoded token per token of its
 	 * context (d: hidden_size, else timing_hidden's) */
 	double attn_flops_sq;
+	/* timing = iteration over pp > 1 stages: pp, and the folded decode cm
+	 * (host, per sequence) and cu (GPU, per sequence) apart, for a batch of
+	 * n < pp sequences, whose terms in n and S count pp / n times
+	 * (iteration.h, aiwi_iter_decode_share); 0 (calloc) on the roofline,
+	 * which never scales them */
+	double decode_pp, decode_host_s_per_seq, decode_gpu_s_per_seq;
 } fleet;
 
 

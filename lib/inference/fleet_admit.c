@@ -263,9 +263,17 @@ static AIW_INLINE void span_decode(fleet *f, replica *r)
 		k = kkv < k ? kk : k; /* selects: which bound comes first varies */
 	}
 	/* roofline: decode_s_per_seq = 0 (exact: the same sums as the plain
-	 * max(c, a + b j)); iteration: prefill_s_per_token = 0, no floor */
+	 * max(c, a + b j)); iteration: prefill_s_per_token = 0, no floor; a
+	 * batch of fewer sequences than pipeline stages: n micro-batches of
+	 * one, its GPU terms pp / n times (iteration.h) */
+	double kv = f->kv_s_per_token, ds = f->decode_s_per_seq;
+	if (AIW_UNLIKELY(n < f->decode_pp)) {
+		double g = aiwi_iter_decode_share(n, f->decode_pp);
+		kv *= g;
+		ds = f->decode_host_s_per_seq + f->decode_gpu_s_per_seq * g;
+	}
 	span_decode_terms(&r->current, n, r->context_tokens, f->prefill_s_per_token,
-	                  f->weights_read_s, f->kv_s_per_token, f->decode_s_per_seq);
+	                  f->weights_read_s, kv, ds);
 	r->current.end_iteration = k;
 	r->current.batch = r->run_count;
 	r->cut = 0;

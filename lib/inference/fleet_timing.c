@@ -215,6 +215,9 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 	f->weights_read_s = c0;
 	f->kv_s_per_token = cv;
 	f->decode_s_per_seq = cm + cu;
+	f->decode_pp = pp;
+	f->decode_host_s_per_seq = cm;
+	f->decode_gpu_s_per_seq = cu;
 	/* the span maths needs positive times that only lengthen within a span
 	 * (fitted coefficients can be negative: refuse those that break it) */
 	double cap = f->kv_capacity_tokens, B = fmin(f->max_batch, cap), mm = 0, tt = 0;
@@ -227,7 +230,8 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 		                beta[AIWI_PH_DECODE][AIWI_IT_MEM]);
 	double corner[4][2] = {{1, 1}, {1, cap}, {B, B}, {B, cap}};
 	for (int i = 0; i < 4; i++) {
-		double n = corner[i][0], S = corner[i][1], t = c0 + cv * S + (cm + cu) * n;
+		double n = corner[i][0], S = corner[i][1], g = aiwi_iter_decode_share(n, pp);
+		double t = c0 + cv * g * S + cm * n + cu * g * n;
 		if (!(t > 0))
 			return aiwi_err(sim, AIW_ERANGE,
 			                "%s: timing = iteration: a decode iteration of %g sequences "

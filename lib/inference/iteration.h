@@ -36,8 +36,15 @@
  * micro-batches in flight (the pipeline), so that its period is one pass of
  * every stage over its share: GEMM, attention and KV terms divide by pp, the
  * weights are read once per micro-batch (W / tp per period), and every
- * stage sends its micro-batches' activations on.  With tp = pp = 1, no
- * overhead and attention at zero, the terms are the plain roofline's.
+ * stage sends its micro-batches' activations on.  A batch of fewer
+ * sequences than stages (n < pp) cannot be cut in pp: it runs as n
+ * micro-batches of one sequence, and its period is the pass of one of them
+ * through every stage, so that the terms in n and S (GEMM, attention, KV
+ * reads, the all-reduces' and transfers' bytes) count pp / n times
+ * (aiwi_iter_decode_share: evaluate them at (pp/n) n and (pp/n) S), the
+ * fixed ones (overhead, weights, latencies) and the host cost per sequence
+ * as they are.  With tp = pp = 1, no overhead and attention at zero, the
+ * terms are the plain roofline's.
  *
  * Every term is affine in its two sizes (T and Q for prefill, n and S for
  * decode), so an iteration folds into three constants (aiwi_iter_fold):
@@ -116,6 +123,14 @@ double aiwi_iter_time(const double beta[AIWI_IT_NTERMS], const double x[AIWI_IT_
 /* The fold: t(m, u, v) = c0 + cm m + cu u + cv v for the coefficients beta. */
 void aiwi_iter_fold(const aiwi_iter_affine t[AIWI_IT_NTERMS], const double beta[AIWI_IT_NTERMS],
                     double *c0, double *cm, double *cu, double *cv);
+
+/* The factor of a decode iteration's terms in n and S for a batch of n
+ * sequences over pp stages: pp / n when n < pp (n micro-batches of one
+ * sequence, above), else 1. */
+static inline double aiwi_iter_decode_share(double n, double pp)
+{
+	return n < pp ? pp / n : 1;
+}
 
 /* Default fixed cost per iteration (s): see iteration.c. */
 #define AIWI_ITER_OVERHEAD_S 8e-3

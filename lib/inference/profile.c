@@ -409,7 +409,9 @@ aiw_status aiwi_prof_terms(aiwi_profile *p, const aiwi_prof_row *r, double x[AIW
 		return st;
 	aiwi_iter_affine t[AIWI_IT_NTERMS];
 	aiwi_iter_terms(r->phase, &s, &h, t);
-	aiwi_iter_eval(t, r->batch, r->u, r->v, x);
+	/* a decode batch smaller than the stages: n micro-batches of one */
+	double k = r->phase == AIWI_PH_DECODE ? aiwi_iter_decode_share(r->batch, r->pp) : 1;
+	aiwi_iter_eval(t, r->batch, k * r->u, k * r->v, x);
 	return AIW_OK;
 }
 

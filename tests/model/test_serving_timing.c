@@ -250,6 +250,9 @@ static void pp_run(int gpus, int pp, int per_node, double *ttft, double *tpot)
  *     8 ms + 2Pn/(tp pp F) / matmul_eff + 4LdS/(tp pp F) / attn_eff
  *     + (W/tp + kv S/(tp pp))/B / mem_bw_eff + 2L ring_tp(act n/pp)
  *     + pp alpha_s + act n / bw_s
+ *   with n and S times pp/n where n < pp (one sequence: one micro-batch,
+ *   whose pass through every stage is the period; the fixed terms as
+ *   they are),
  * with ring_p(m) = 2 (p-1) alpha_a + 2 (p-1)/p m / bw_a. */
 static void pp_closed(double tp, double pp, const aiwi_link_spec *a, const aiwi_link_spec *s,
                       double *ttft, double *tpot)
@@ -264,7 +267,8 @@ static void pp_closed(double tp, double pp, const aiwi_link_spec *a, const aiwi_
 	        (pp - 1) * (s->alpha_s + act * T / s->bw);
 	double td = 0;
 	for (int j = 0; j < 2; j++) {
-		double n = 1, S = 1001 + j;
+		double n0 = 1, S0 = 1001 + j, share = pp > n0 ? pp / n0 : 1;
+		double n = n0 * share, S = S0 * share;
 		td += 8e-3 + 2 * P * n / (tp * pp * F) / g->matmul_eff +
 		      4 * L * d * S / (tp * pp * F) / g->attn_eff +
 		      (W / tp + kv * S / (tp * pp)) / B / g->mem_bw_eff + 2 * L * RING(act * n / pp) +
@@ -495,7 +499,8 @@ START_TEST(profile_with_pipeline_stages)
 		aiwi_iter_terms(AIWI_PH_DECODE, &sh, &h, t);
 		for (double b = 1; b <= 32; b *= 2)
 			for (double cx = 256; cx <= 4096; cx *= 4) {
-				aiwi_iter_eval(t, b, b, b * cx, x);
+				double share = sh.pp > b ? sh.pp / b : 1; /* iteration.h: n < pp */
+				aiwi_iter_eval(t, b, share * b, share * b * cx, x);
 				fprintf(tf, "decode,H100-SXM,%g,%g,0,%g,%.17g,%g\n", sh.tp, b, cx,
 				        aiwi_iter_time(beta, x) * (1 + 0.02 * sin(k++)), sh.pp);
 			}
