@@ -215,6 +215,12 @@ static aiw_status inference_start(aiwi_comp *c)
 	if ((st = timing_setup(c, f)) != AIW_OK)
 		return st;
 	f->attn_flops_sq = 2 * aiwi_p(c, P_LAYERS) * timing_hidden(c, f->model_params);
+	/* the FLOP figures are FLOPs over the fleet's peak; attention runs at
+	 * BF16 (iteration.h), so that under an FP8 peak each of its FLOPs
+	 * weighs the tensor-core time of peak / bf16 peak ones (DCGM's tensor
+	 * activity counts cycles) */
+	if (peak != f->gpu.bf16_flops)
+		f->attn_flops_sq *= peak / f->gpu.bf16_flops;
 	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;

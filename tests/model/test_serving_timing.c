@@ -175,6 +175,40 @@ START_TEST(iteration_flops_inside_prefill)
 END_TEST
 
 /* Prefill of several prompts at once: Q is the sum of their squares. */
+/* An FP8 fleet (8-bit weights on an H100): its FLOP figures are over the
+ * FP8 peak, and its attention runs at BF16, so each attention FLOP weighs
+ * F8 / F16 = 2 FLOPs there (the tensor-core time): the one request of
+ * iteration_one_request, 2P (T + n - 1) + (F8 / F16) (2 L d T^2 +
+ * 4 L d ((n - 1) T + n (n - 1) / 2)) over 2 GPUs x 600 s x F8. */
+START_TEST(iteration_fp8_attention_weight)
+{
+	char path[256];
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
+	fprintf(tf, "0,1000,100\n");
+	fclose(tf);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 600s\nsample_interval = 60s\n"
+	         "[inference one]\ngpus_per_replica = 2\nreplicas = 1\nbatching = none\n"
+	         "traffic = trace\ntrace_file = %s\ntiming = iteration\nweight_bits = 8\n",
+	         path);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	unlink(path);
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	double P = 70e9, L = 80, d = sqrt(P / (12 * L)), T = 1000, n = 100, p = 2;
+	double F8 = g->fp8_flops, F16 = g->bf16_flops;
+	double attn = 2 * L * d * T * T + 4 * L * d * ((n - 1) * T + n * (n - 1) / 2);
+	double fl = 2 * P * (T + n - 1) + F8 / F16 * attn;
+	ck_assert_rel(M(sim, "one", "tensor_activity"), fl / (p * 600 * F8), 1e-12);
+	ck_assert_rel(M(sim, "one", "compute_utilization"), fl / (p * 600 * F8), 1e-12);
+	/* the attention counted at the FP8 peak's rate, as FLOPs alone, is not */
+	double plain = (2 * P * (T + n - 1) + attn) / (p * 600 * F8);
+	ck_assert(fabs(M(sim, "one", "tensor_activity") / plain - 1) > 0.005); /* 1.06 % */
+	aiw_sim_free(sim);
+}
+END_TEST
+
 START_TEST(iteration_batch_prefill)
 {
 	/* two requests at t = 0 batched together by the dynamic batcher: one
@@ -677,6 +711,7 @@ static Suite *make_suite(void)
 	TCase *tc = tcase_create("core");
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, iteration_one_request);
+	tcase_add_test(tc, iteration_fp8_attention_weight);
 	tcase_add_test(tc, iteration_batch_prefill);
 	tcase_add_test(tc, iteration_flops_inside_prefill);
 	tcase_add_test(tc, iteration_pipeline_stages);
