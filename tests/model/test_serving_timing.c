@@ -75,13 +75,11 @@ static const char *splitwise(char *buf, size_t len)
 /* ------------------------------------------------------------------------ */
 /* one request, by hand                                                      */
 /* ------------------------------------------------------------------------ */
-START_TEST(iteration_one_request)
+/* One request, a 1000-token prompt and 100 output tokens at t = 0, alone on
+ * a replica of 2 H100 (tp 2) on the iteration model, for 600 s; `extra`
+ * adds to its [inference one] section. */
+static aiw_sim *one_request(const char *extra)
 {
-	/* 70B at 16 bits on 2 H100 (tp 2), hidden_size unset: d from
-	 * P = 12 L d^2 (8,539 for 70e9 weights over 80 layers), the
-	 * datasheet coefficients: 8 ms per iteration, GEMMs at 1/matmul_eff,
-	 * attention at 1/attn_eff, bytes at 1/mem_bw_eff, the two ring
-	 * all-reduces per layer on NVLink, latency included */
 	char path[256];
 	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
 	fprintf(tf, "0,1000,100\n");
@@ -90,11 +88,22 @@ START_TEST(iteration_one_request)
 	snprintf(text, sizeof text,
 	         "[sim]\nduration = 600s\nsample_interval = 60s\n"
 	         "[inference one]\ngpus_per_replica = 2\nreplicas = 1\nbatching = none\n"
-	         "traffic = trace\ntrace_file = %s\ntiming = iteration\n",
-	         path);
+	         "traffic = trace\ntrace_file = %s\ntiming = iteration\n%s",
+	         path, extra);
 	aiw_sim *sim = load(1, text);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	unlink(path);
+	return sim;
+}
+
+START_TEST(iteration_one_request)
+{
+	/* 70B at 16 bits on 2 H100 (tp 2), hidden_size unset: d from
+	 * P = 12 L d^2 (8,539 for 70e9 weights over 80 layers), the
+	 * datasheet coefficients: 8 ms per iteration, GEMMs at 1/matmul_eff,
+	 * attention at 1/attn_eff, bytes at 1/mem_bw_eff, the two ring
+	 * all-reduces per layer on NVLink, latency included */
+	aiw_sim *sim = one_request("");
 	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
 	ck_assert(g != NULL);
 	aiwi_link_spec nv, ib;
@@ -182,19 +191,7 @@ END_TEST
  * 4 L d ((n - 1) T + n (n - 1) / 2)) over 2 GPUs x 600 s x F8. */
 START_TEST(iteration_fp8_attention_weight)
 {
-	char path[256];
-	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
-	fprintf(tf, "0,1000,100\n");
-	fclose(tf);
-	char text[1024];
-	snprintf(text, sizeof text,
-	         "[sim]\nduration = 600s\nsample_interval = 60s\n"
-	         "[inference one]\ngpus_per_replica = 2\nreplicas = 1\nbatching = none\n"
-	         "traffic = trace\ntrace_file = %s\ntiming = iteration\nweight_bits = 8\n",
-	         path);
-	aiw_sim *sim = load(1, text);
-	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	unlink(path);
+	aiw_sim *sim = one_request("weight_bits = 8\n");
 	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
 	double P = 70e9, L = 80, d = sqrt(P / (12 * L)), T = 1000, n = 100, p = 2;
 	double F8 = g->fp8_flops, F16 = g->bf16_flops;
