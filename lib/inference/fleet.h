@@ -396,6 +396,11 @@ typedef struct fleet {
 	 * (iteration.h, aiwi_iter_decode_share); 0 (calloc) on the roofline,
 	 * which never scales them */
 	double decode_pp, decode_host_s_per_seq, decode_gpu_s_per_seq;
+	/* by slot (leaves long, beside end_keys): the request at the front of
+	 * the running set when the slot's end was scheduled, the first to
+	 * complete at that end, fetched ahead by the master (a hint only: read
+	 * for a prefetch, never for a result) */
+	uint32_t *end_out;
 } fleet;
 
 

@@ -108,13 +108,16 @@ static bool ag_grow(fleet *f, uint32_t n)
 		np *= 2;
 	uint32_t *t = malloc(2 * (size_t)np * sizeof *t);
 	uint64_t *ak = malloc((size_t)np * sizeof *ak);
-	if (!t || !ak) {
+	uint32_t *eo = malloc((size_t)np * sizeof *eo);
+	if (!t || !ak || !eo) {
 		free(t);
 		free(ak);
+		free(eo);
 		return false;
 	}
 	for (uint32_t i = 0; i < np; i++) {
 		ak[i] = i < f->leaves ? f->end_keys[i] : NONE;
+		eo[i] = i < f->leaves ? f->end_out[i] : 0;
 		t[np + i] = i;
 	}
 	for (uint32_t m = np - 1; m >= 1; m--) {
@@ -124,8 +127,10 @@ static bool ag_grow(fleet *f, uint32_t n)
 	t[0] = 0;
 	free(f->tree);
 	free(f->end_keys);
+	free(f->end_out);
 	f->tree = t;
 	f->end_keys = ak;
+	f->end_out = eo;
 	f->leaves = np;
 	f->depth = (uint32_t)__builtin_ctz(np);
 	f->top_slot = t[1];
@@ -196,7 +201,11 @@ static void ag_sync(fleet *f)
 
 static void schedule(fleet *f, replica *r, double t)
 {
+	uint32_t i = (uint32_t)(r - f->replicas);
 	r->rescheduled = 1;
-	ag_set(f, (uint32_t)(r - f->replicas), tbits(t));
+	/* (the running set's front was just read: no miss; 0 when empty, a
+	 * valid index all the same) */
+	f->end_out[i] = r->run_count ? r->run[r->run_head].id : 0;
+	ag_set(f, i, tbits(t));
 	ag_sync(f);
 }

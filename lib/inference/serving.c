@@ -615,6 +615,7 @@ static void inference_destroy(aiwi_comp *c)
 	free(f->racks);
 	free(f->tree);
 	free(f->end_keys);
+	free(f->end_out);
 	free(f->requests);
 	free(f->batch_iterations);
 	free(f->admitted);
