@@ -82,8 +82,12 @@ static void span_done(fleet *f, replica *r, double now)
 			f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens
 			                                                          : f->kv_peak_tokens;
 	}
-	while (r->run_count && run_min(r) <= r->iterations_done)
+	while (r->run_count && run_min(r) <= r->iterations_done) {
+		/* the request after it comes in while this one completes */
+		if (r->run_count > 1 && !r->run_is_heap)
+			__builtin_prefetch(&f->requests[r->run[r->run_head + 1].id], 1);
 		complete(f, r, run_pop(r).id, now);
+	}
 }
 
 static void service_done(fleet *f, replica *r, double now)
@@ -149,6 +153,8 @@ static void master_event(aiw_sim *sim, void *ctx, uint64_t arg)
 			 * that a new span end updates its path once; if it scheduled
 			 * nothing, its entry goes */
 			replica *r = &f->replicas[s];
+			if (f->requests) /* (not fetched ahead when no arrival came between) */
+				__builtin_prefetch(&f->requests[f->end_out[s]], 1);
 			r->rescheduled = 0;
 			replica_event(f, r, now);
 			if (!r->rescheduled)
