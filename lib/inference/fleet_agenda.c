@@ -203,9 +203,14 @@ static void schedule(fleet *f, replica *r, double t)
 {
 	uint32_t i = (uint32_t)(r - f->replicas);
 	r->rescheduled = 1;
-	/* (the running set's front was just read: no miss; 0 when empty, a
-	 * valid index all the same) */
+	/* the request the end completes first (the running set's front, just
+	 * read: no miss; 0 when empty, a valid index all the same) is fetched
+	 * now, a span ahead: it was last used seconds ago, and a span is short
+	 * enough for it to stay in the second-level cache until its end (the
+	 * master fetches it again into the first, end_out) */
 	f->end_out[i] = r->run_count ? r->run[r->run_head].id : 0;
+	if (r->run_count)
+		__builtin_prefetch(&f->requests[f->end_out[i]], 1);
 	ag_set(f, i, tbits(t));
 	ag_sync(f);
 }

@@ -82,12 +82,8 @@ static void span_done(fleet *f, replica *r, double now)
 			f->kv_peak_tokens = r->context_tokens > f->kv_peak_tokens ? r->context_tokens
 			                                                          : f->kv_peak_tokens;
 	}
-	while (r->run_count && run_min(r) <= r->iterations_done) {
-		/* the request after it comes in while this one completes */
-		if (r->run_count > 1 && !r->run_is_heap)
-			__builtin_prefetch(&f->requests[r->run[r->run_head + 1].id], 1);
+	while (r->run_count && run_min(r) <= r->iterations_done)
 		complete(f, r, run_pop(r).id, now);
-	}
 }
 
 static void service_done(fleet *f, replica *r, double now)
