@@ -65,8 +65,9 @@
  * instructions than stopping early, less time), the histograms find a
  * bucket from the bits of the value (stats.h), the master decides span end
  * or arrival with one branch, the running requests are a sorted array whose
- * insertion point a branchless binary search finds (a heap past RUN_SORTED
- * entries), and the generator is the library's MT19937 (rng.h), whose
+ * insertion point a count of the keys below finds (loads independent of
+ * one another, unlike a binary search's; a heap past RUN_SORTED entries),
+ * the requests a span end completes are fetched ahead, and the generator is the library's MT19937 (rng.h), whose
  * refill does not branch on random bits as GSL's does (doc/inference.md,
  * "Speed"; the measured history in doc/perf-log.md).
  * The prefill part of a span is accounted at decode power plus the prefill
