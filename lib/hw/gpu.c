@@ -137,6 +137,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		                            * capacityblocks/pricing, 2024-25); p5.48xlarge
 		                            * on demand $98.32 per instance-hour before
 		                            * AWS's cut of up to 45% in June 2025 */
+		.node_nameplate_w = 4600, /* DGX H100: 10.2 kW maximum (NVIDIA DGX H100 user
+		                           * guide) less 8 x 700 W */
 		.nvlink_bw = 450e9, /* NVLink4, 900 GB/s bidirectional */
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX H100: one ConnectX-7 400 Gb/s per GPU */
@@ -167,6 +169,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		.ondemand_usd_per_h = 3.8, /* neocloud: RunPod $3.59 (Deploybase, 2025-10-15),
 		                            * $2.25 at the low end (packet.ai, 2026-01); AWS
 		                            * capacity blocks $5.41 (p5e, 2024-25) */
+		.node_nameplate_w = 4600, /* DGX H200: 10.2 kW maximum (NVIDIA DGX H200
+		                           * datasheet) less 8 x 700 W */
 		.nvlink_bw = 450e9,
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX H200: ConnectX-7 400 Gb/s per GPU */
@@ -200,6 +204,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		                     * near $500,000 per 8 GPUs (not verified here) */
 		.ondemand_usd_per_h = 5.0, /* neocloud: $3.75 the lowest of 26 providers, $5.6
 		                            * bare metal (packet.ai, 2026-06); AWS up to $14.24 */
+		.node_nameplate_w = 6300, /* DGX B200: about 14.3 kW maximum (NVIDIA DGX B200
+		                           * datasheet) less 8 x 1000 W */
 		.nvlink_bw = 900e9,
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 50e9, /* DGX B200: ConnectX-7 400 Gb/s per GPU */
@@ -231,6 +237,8 @@ static const aiwi_gpu_spec GPUS[] = {
 		                     * "A100 vs H100 vs H200", 2026) */
 		.ondemand_usd_per_h = 1.8, /* neocloud $1.49-2.49 (pricegpu, early 2026); AWS
 		                            * capacity blocks $1.844 (p4d, 2024-25) */
+		.node_nameplate_w = 3300, /* DGX A100: 6.5 kW maximum (NVIDIA DGX A100 user
+		                           * guide) less 8 x 400 W */
 		.nvlink_bw = 300e9, /* NVLink3 */
 		.nvlink_latency_s = LAT_NVLINK,
 		.nic_bw = 25e9, /* DGX A100: one ConnectX-6 HDR 200 Gb/s per GPU */
@@ -493,7 +501,10 @@ enum {
 	  "achievable fraction of bf16_flops in attention kernels (default without base: "     \
 	  "H100's)")                                                                             \
 	X(mem_bw_eff, REAL, "1", 0, 1, XP, FB_H100,                                             \
-	  "achievable fraction of mem_bw in streaming reads (default without base: H100's)")
+	  "achievable fraction of mem_bw in streaming reads (default without base: H100's)")   \
+	X(node_nameplate_w, POWER, "W", 0, 1e6, 0, FB_ZERO,                                     \
+	  "rated power of an 8-GPU node beyond its GPUs (the system's maximum less 8 x "        \
+	  "tdp_w), the components' node_nameplate default; 0: unknown (DGX H100's 4.6 kW)")
 
 enum {
 	P_BASE,

@@ -40,6 +40,9 @@ typedef struct aiwi_gpu_spec {
 	double fp8_matmul_eff;       /* large FP8 GEMMs over fp8_flops */
 	double attn_eff;           /* attention kernels over bf16_flops */
 	double mem_bw_eff;         /* streaming reads over mem_bw */
+	/* an 8-GPU node's rated power beyond its GPUs (W): the system's
+	 * maximum less 8 x tdp_w; 0: unknown */
+	double node_nameplate_w;
 } aiwi_gpu_spec;
 
 /* One link type of the alpha-beta model: a message of m bytes takes

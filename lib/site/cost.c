@@ -31,6 +31,13 @@
 
 #include <math.h>
 
+double aiwi_cost_node_nameplate_w(const aiwi_comp *c, size_t idx, const aiwi_gpu_spec *g)
+{
+	if (aiwi_pset(c, idx))
+		return aiwi_p(c, idx);
+	return g && g->node_nameplate_w > 0 ? g->node_nameplate_w : AIW_NODE_NAMEPLATE_W;
+}
+
 double aiwi_cost_term_factor(int mode, int term)
 {
 	if (mode == AIW_PRICING_RESERVED)
@@ -93,11 +100,11 @@ static aiw_status pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec 
 	aiw_sim *sim = c->sim;
 	int mode = (int)aiwi_p(c, first + AIW_COST_PRICING);
 	int term = (int)aiwi_p(c, first + AIW_COST_TERM);
-	out->node_overhead_w = aiwi_pset(c, first + AIW_COST_NODE_OVERHEAD)
-	                               ? aiwi_p(c, first + AIW_COST_NODE_OVERHEAD)
-	                               : aiwi_p(c, first + AIW_COST_NODE_NAMEPLATE) *
-	                                         AIW_NODE_OVERHEAD_MEASURED_W /
-	                                         AIW_NODE_NAMEPLATE_W;
+	out->node_overhead_w =
+	        aiwi_pset(c, first + AIW_COST_NODE_OVERHEAD)
+	                ? aiwi_p(c, first + AIW_COST_NODE_OVERHEAD)
+	                : aiwi_cost_node_nameplate_w(c, first + AIW_COST_NODE_NAMEPLATE, g) *
+	                          AIW_NODE_OVERHEAD_MEASURED_W / AIW_NODE_NAMEPLATE_W;
 	if (mode == AIW_PRICING_RESERVED && aiwi_pset(c, first + AIW_COST_RESERVED_PRICE)) {
 		out->usd_per_gpu_s = aiwi_p(c, first + AIW_COST_RESERVED_PRICE) / 3600.0;
 		/* spot against the on-demand price when one is known */

@@ -56,8 +56,9 @@ enum {
  * IEEE Access 13:61740, 2025): with the GPUs at most 8 x 700 W, the rest
  * of the node drew at least 2.8 kW at that peak, AIW_NODE_OVERHEAD_MEASURED_W
  * of its AIW_NODE_NAMEPLATE_W rated beyond the GPUs.  node_overhead (drawn whatever
- * the GPUs do) defaults to that share of node_nameplate: 2.8 kW at the
- * default, and a node rated otherwise (node_nameplate set) scales with it.
+ * the GPUs do) defaults to that share of node_nameplate, whose default is
+ * the catalog GPU's node rating (node_nameplate_w: DGX A100, H100, H200,
+ * B200), else DGX H100's: 2.8 kW on H100, 2.0 kW on A100.
  * It is the measured figure at full training load, the least consistent
  * with the measurement; no published figure gives the non-GPU draw at
  * lighter loads (slower fans, idle CPUs), which it likely overstates.
@@ -81,11 +82,12 @@ enum {
 	 AIW_PF_NONE,                                                                            \
 	 "power a node draws beyond its GPUs while running (CPUs, NICs, fans, switches); none: " \
 	 "node_nameplate x 2.8/4.6, the least an HGX H100 node drew beyond its GPUs at its "      \
-	 "measured training peak over its rating (2.8 kW at the default nameplate)", 0},          \
-	{"node_nameplate", KIND ".NAME.node_nameplate", AIW_PT_POWER, "4.6kW", "W", 0, 1e6, NULL,\
-	 0,                                                                                      \
-	 "rated power of a node beyond its GPUs, for nameplate provisioning (DGX H100: 10.2 kW "  \
-	 "max - 8 x 700 W = 4.6 kW)", 0},                                                         \
+	 "measured training peak over its rating (2.8 kW on H100, 2.0 kW on A100)", 0},           \
+	{"node_nameplate", KIND ".NAME.node_nameplate", AIW_PT_POWER, NULL, "W", 0, 1e6, NULL,   \
+	 AIW_PF_NONE,                                                                            \
+	 "rated power of a node beyond its GPUs, for nameplate provisioning; none: the catalog " \
+	 "GPU's node_nameplate_w (DGX A100 3.3 kW, DGX H100 and H200 4.6 kW, DGX B200 6.3 kW: " \
+	 "the system's maximum less its GPUs' TDP), DGX H100's 4.6 kW where it has none", 0},    \
 	{"term", KIND ".NAME.term", AIW_PT_ENUM, "1y", "", 0, 1, "1y|3y", 0,                     \
 	 "term of a reserved or committed pricing (the default price or discount follows it)",   \
 	 0},                                                                                     \
@@ -270,6 +272,11 @@ double aiwi_cost_term_factor(int mode, int term);
  * `first`, for GPU g.  Errors (no price known) are recorded on c->sim. */
 aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec *g,
                             aiwi_pricing *out);
+
+/* The rated power beyond its GPUs of a node of component c, whose
+ * node_nameplate entry is at index `idx`, on GPU g (may be NULL): the
+ * entry when set, else g's catalog node rating, else DGX H100's. */
+double aiwi_cost_node_nameplate_w(const aiwi_comp *c, size_t idx, const aiwi_gpu_spec *g);
 
 /* Whether component c (a kind with AIW_COST_PARAM_DEFS) pays for its GPUs
  * whether it uses them or not: capex (owned) and reserved (committed)

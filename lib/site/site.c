@@ -314,7 +314,7 @@ static double nameplate_w(aiw_sim *sim, const aiwi_comp *k, const compacc *a)
 	    aiwi_hw_gpu_get(sim, aiwi_ps(k, ig), &g) != AIW_OK || !g)
 		return a->peak;
 	double per_node = ipn != SIZE_MAX ? aiwi_p(k, ipn) : 8;
-	return a->peak_gpus * (g->tdp_w + aiwi_p(k, in) / per_node);
+	return a->peak_gpus * (g->tdp_w + aiwi_cost_node_nameplate_w(k, in, g) / per_node);
 }
 
 static void site_finish(aiwi_comp *c, double t)

@@ -430,6 +430,28 @@ START_TEST(nameplate_power)
 	ck_assert_rel(aiwi_test_metric(sim, "site.nameplate_power_w"), 2 * (1000 + 500.0) + load,
 	              1e-12);
 	aiw_sim_free(sim);
+	/* unset, node_nameplate is the catalog GPU's node rating: DGX A100's
+	 * 6.5 kW less 8 x 400 W; node_overhead follows it (x 2.8/4.6); a GPU
+	 * of one's own without a rating gets DGX H100's 4.6 kW */
+	sim = load_text(JOB "gpu_price = 30000\n[inference f]\ngpu = A100-80GB\nmodel_params = 8e9\n"
+	                "rate = 1/s\nreplicas = 2\ngpus_per_replica = 1\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "site.nameplate_power_w"), 2 * (400 + 3300.0 / 8) + load,
+	              1e-12);
+	aiwi_comp *c;
+	AIW_OK_OR_FAIL(sim, aiwi_comp_get(sim, "inference", "f", false, &c));
+	aiwi_pricing p;
+	const aiwi_gpu_spec *a100 = aiwi_hw_gpu(NULL, "A100-80GB");
+	AIW_OK_OR_FAIL(sim, aiwi_cost_pricing(c, aiwi_kind_param_index(c->kind, "pricing"), a100, &p));
+	ck_assert_rel(p.node_overhead_w, 3300 * 2800.0 / 4600, 1e-15);
+	aiw_sim_free(sim);
+	sim = load_text(JOB "gpu_price = 30000\n[gpu mine]\nbf16_flops = 500e12\nmem_bytes = 64GB\n"
+	                "mem_bw = 2TB/s\ntdp_w = 500W\n[inference f]\ngpu = mine\ngpu_price = 1000\n"
+	                "model_params = 8e9\nrate = 1/s\nreplicas = 2\ngpus_per_replica = 1\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_rel(aiwi_test_metric(sim, "site.nameplate_power_w"), 2 * (500 + 4600.0 / 8) + load,
+	              1e-12);
+	aiw_sim_free(sim);
 }
 END_TEST
 

@@ -122,6 +122,10 @@ START_TEST(lookups_case_insensitive)
 {
 	ck_assert_double_eq(gv("h100-sxm", "TDP_W"), 700);
 	ck_assert_double_eq(gv("mi300x", "Mem_Bytes"), 192e9);
+	/* DGX A100 6.5 kW and DGX B200 14.3 kW less their GPUs; none for MI300X */
+	ck_assert_double_eq(gv("a100-80gb", "node_nameplate_w"), 3300);
+	ck_assert_double_eq(gv("b200", "node_nameplate_w"), 6300);
+	ck_assert_double_eq(gv("mi300x", "node_nameplate_w"), 0);
 	ck_assert_ptr_eq(aiwi_hw_gpu(NULL, "gaudi3"), aiwi_hw_gpu(NULL, "GAUDI3"));
 	ck_assert_ptr_nonnull(aiwi_hw_link(NULL, "ib-ndr"));
 	ck_assert_ptr_eq(aiwi_hw_link(NULL, "nvlink4"), aiwi_hw_link(NULL, "NVLINK4"));
@@ -148,7 +152,9 @@ START_TEST(public_gpu_catalog)
 			const char *key = NULL, *unit = NULL, *doc = NULL;
 			aiw_status st = aiw_catalog_gpu_field(f, &key, &unit, &doc);
 			if (st == AIW_ERANGE) {
-				ck_assert_uint_eq(f, 23); /* 17, bf16/fp8_gemm_eff, matmul/fp8_matmul/attn/mem_bw_eff */
+				/* 17, bf16/fp8_gemm_eff, matmul/fp8_matmul/attn/mem_bw_eff,
+				 * node_nameplate_w */
+				ck_assert_uint_eq(f, 24);
 				break;
 			}
 			ck_assert_int_eq(st, AIW_OK);
@@ -176,7 +182,7 @@ START_TEST(public_gpu_catalog)
 	ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "name", &v), AIW_EUNKNOWN);
 	ck_assert_int_eq(aiw_catalog_gpu_value("", "", &v), AIW_EUNKNOWN);
 	ck_assert_double_eq(v, 42); /* untouched on error */
-	ck_assert_int_eq(aiw_catalog_gpu_field(23, &s, NULL, NULL), AIW_ERANGE);
+	ck_assert_int_eq(aiw_catalog_gpu_field(24, &s, NULL, NULL), AIW_ERANGE);
 }
 END_TEST
 
@@ -455,7 +461,7 @@ START_TEST(param_table_matches_fields)
 	ck_assert_str_eq(k->name, "gpu");
 	ck_assert(!k->singleton);
 	ck_assert_ptr_null(k->sample); /* no curves of its own */
-	ck_assert_uint_eq(k->nparams, 24);
+	ck_assert_uint_eq(k->nparams, 25);
 	ck_assert_str_eq(k->params[0].key, "base");
 	for (size_t i = 0; i < k->nparams; i++) {
 		const aiwi_param_def *d = &k->params[i];
