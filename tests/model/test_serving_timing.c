@@ -75,6 +75,23 @@ static const char *splitwise(char *buf, size_t len)
 /* ------------------------------------------------------------------------ */
 /* one request, by hand                                                      */
 /* ------------------------------------------------------------------------ */
+/* Every metric of a and b (the run's wall time apart) the same bit for bit:
+ * runs that must not differ at all (labels name the two sides). */
+static void same_metrics_exact(aiw_sim *a, aiw_sim *b, const char *la, const char *lb)
+{
+	size_t n = 0;
+	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
+		if (!strncmp(name, "sim.wall", 8))
+			continue;
+		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
+		ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0,
+		              "%s: %s %.17g, %s %.17g", name, la, x, lb, y);
+	}
+}
+
 /* One request, a 1000-token prompt and 100 output tokens at t = 0, alone on
  * a replica of 2 H100 (tp 2) on the iteration model, for 600 s; `extra`
  * adds to its [inference one] section. */
@@ -467,17 +484,7 @@ START_TEST(profile_equals_coefficients)
 	aiw_sim *a = load(5, a_text), *b = load(5, b_text);
 	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
 	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
-	size_t n = 0;
-	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
-	for (size_t i = 0; i < n; i++) {
-		const char *name;
-		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
-		if (!strncmp(name, "sim.wall", 8))
-			continue;
-		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
-		ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0,
-		              "%s: profile %.17g, coefficients %.17g", name, x, y);
-	}
+	same_metrics_exact(a, b, "profile", "coefficients");
 	/* and the fit is not the datasheet: the times differ */
 	aiw_sim *ds = load(5, base);
 	AIW_OK_OR_FAIL(ds, aiw_sim_run(ds));
@@ -563,17 +570,7 @@ START_TEST(profile_with_pipeline_stages)
 	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
 	unlink(path);
 	ck_assert(M(a, "chat", "requests_completed") > 1000);
-	size_t n = 0;
-	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
-	for (size_t i = 0; i < n; i++) {
-		const char *name;
-		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
-		if (!strncmp(name, "sim.wall", 8))
-			continue;
-		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
-		ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0,
-		              "%s: profile %.17g, coefficients %.17g", name, x, y);
-	}
+	same_metrics_exact(a, b, "profile", "coefficients");
 	/* the fit of times 2% off the datasheet's is near it: the fleet's
 	 * times within a few % of the datasheet fleet's */
 	aiw_sim *ds = load(5, base);
@@ -602,17 +599,7 @@ START_TEST(iteration_is_the_default)
 	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
 	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
 	AIW_OK_OR_FAIL(rf, aiw_sim_run(rf));
-	size_t n = 0;
-	AIW_OK_OR_FAIL(a, aiw_sim_metric_count(a, &n));
-	for (size_t i = 0; i < n; i++) {
-		const char *name;
-		AIW_OK_OR_FAIL(a, aiw_sim_metric_name(a, i, &name));
-		if (!strncmp(name, "sim.wall", 8))
-			continue;
-		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
-		ck_assert_msg((isnan(x) && isnan(y)) || memcmp(&x, &y, sizeof x) == 0,
-		              "%s: default %.17g, iteration %.17g", name, x, y);
-	}
+	same_metrics_exact(a, b, "default", "iteration");
 	ck_assert(M(a, "r", "tpot_mean_s") > M(rf, "r", "tpot_mean_s"));
 	aiw_sim_free(a);
 	aiw_sim_free(b);
