@@ -2,7 +2,7 @@
  * site.c - the site ([site]): sums the components' power into site curves, tracks
  * peaks and gives the electrical diversity factor and the cost of a run.
  * (the scripted `load` kind is load.c, the training-share diversity sweep
- * diversity.c).
+ * lib/studies/diversity.c).
  *
  * Diversity factor ("facteur de foisonnement") = sum of the individual peaks
  * / peak of the sum, at component level (each component's IT power) and at

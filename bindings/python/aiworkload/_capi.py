@@ -286,7 +286,7 @@ SIGNATURES = {
                                        ("metric", c_size_t), ("out", PD)]),
     "aiw_sweep_write_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
     "aiw_sweep_write_replications_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
-    # autoscaler replay (autoscale/replay.c)
+    # autoscaler replay (studies/replay.c)
     "aiw_autoscale_replay": (STATUS, [("policy", c_char_p), ("settings", POINTER(c_char_p)),
                                       ("nsettings", c_size_t), ("metrics_path", c_char_p),
                                       ("out_path", c_char_p), ("syncs", POINTER(c_uint64)),

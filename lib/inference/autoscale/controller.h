@@ -9,7 +9,7 @@
  * entry of the table aiwi_as_policies: it validates its parameters,
  * schedules its own events, and turns measurements into a desired count
  * with its decision functions (declared in autoscale.h), which take plain
- * numbers and never a fleet, so that the replay (replay.c) runs the same
+ * numbers and never a fleet, so that the replay (lib/studies/replay.c) runs the same
  * code on recorded metrics.
  */
 #ifndef AIW_AUTOSCALE_CONTROLLER_H
