@@ -1,10 +1,18 @@
 /*
  * kinds.c - the list of component kinds (lib/kinds.def) as the core reads
- * it, and lookups in a kind's metric and curve tables.
+ * it, lookups in a kind's metric and curve tables, and the default answer
+ * of a kind's query hook.  The only file that names the kinds' descriptors
+ * (aiwi_kind_NAME, each defined in its model's folder): the rest of the
+ * library reaches a kind through this list and its flags.
  */
 #include "core/internal.h"
 
+#include <math.h>
 #include <string.h>
+
+#define AIWI_KIND(name) extern const aiwi_kind aiwi_kind_##name;
+#include "kinds.def"
+#undef AIWI_KIND
 
 const aiwi_kind *const aiwi_kinds[] = {
 #define AIWI_KIND(name) &aiwi_kind_##name,
@@ -47,4 +55,15 @@ const aiwi_curve_def *aiwi_curve_def_find(const aiwi_kind *k, bool component, co
 		if (strcmp(aiwi_component_curves[i].key, key) == 0)
 			return &aiwi_component_curves[i];
 	return NULL;
+}
+
+bool aiwi_comp_query(const aiwi_comp *c, aiwi_query q, aiwi_answer *out)
+{
+	if (!c || !out || !c->kind->query)
+		return false; /* the default: unknown */
+	aiwi_answer a = {NAN, NULL};
+	if (!c->kind->query(c, q, &a))
+		return false;
+	*out = a;
+	return true;
 }

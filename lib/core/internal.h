@@ -382,6 +382,9 @@ void aiwi_est_pending(aiwi_estimate *E, double events);
 /* racks the site keeps a peak for, and racks and replica slots each sample
  * tick visits */
 void aiwi_est_racks(aiwi_estimate *E, double site_racks, double tick_units);
+/* the site racks the components added so far (the aggregator's hook runs
+ * after every other one: all of them) */
+double aiwi_est_site_racks(const aiwi_estimate *E);
 double aiwi_est_duration(const aiwi_estimate *E); /* sim.duration (s) */
 /* A configuration the estimate must refuse at once with the message on sim
  * (a trace the reader would read whole before failing). */
@@ -392,20 +395,60 @@ bool aiwi_est_refused(const aiwi_estimate *E);
 const char *aiwi_est_num(char *buf, size_t len, double x);
 const char *aiwi_est_dur(char *buf, size_t len, double s);
 
+/* What a kind is, as the core and the other layers ask it (aiwi_kind.flags).
+ * The core reads these bits, never a kind's name or descriptor. */
+enum {
+	/* one instance, created with every simulation, addressed without a
+	 * name ("site.pue"): sim, site */
+	AIWI_KIND_SINGLETON = 1u << 0,
+	/* sums what the others publish: sampled after them at every tick,
+	 * finished after them at every run call, and its estimate hook runs
+	 * after theirs (the site) */
+	AIWI_KIND_AGGREGATOR = 1u << 1,
+	/* takes part in the power and cost accounting: keeps energy_j,
+	 * busy_gpu_s, paid_gpu_s and cost_usd, which the recorder turns into
+	 * <prefix>.power_w, .utilization and .cost_rate_usd_per_h and the
+	 * aggregator sums (needs a sample hook) */
+	AIWI_KIND_ACCOUNTED = 1u << 2,
+	/* its components keep kbusy_gpu_s, flops and peak_flop_s: the recorder
+	 * adds their <prefix>.kernel_busy and .tensor_activity */
+	AIWI_KIND_TELEMETRY = 1u << 3,
+	/* a workload model (runs jobs or serves requests on GPUs of its own):
+	 * what a study's copy of a scenario keeps */
+	AIWI_KIND_WORKLOAD = 1u << 4,
+	/* a steady base load (a synchronous training job): stacked plots draw
+	 * it at the bottom */
+	AIWI_KIND_BASELOAD = 1u << 5,
+};
+
+/* What another layer may ask a component through its kind's query hook,
+ * instead of reading its parameters by name.  A kind answers what it
+ * knows; the default (no hook, or a question the hook does not take) is
+ * "unknown". */
+typedef enum aiwi_query {
+	/* num: the IT power one of its GPUs is rated for, W (the catalog GPU's
+	 * TDP + its node's nameplate / GPUs per node) */
+	AIWI_Q_NAMEPLATE_PER_GPU_W,
+	/* num: the GPUs of a commitment of its own (committed_gpus) */
+	AIWI_Q_COMMITTED_GPUS,
+	/* text: the catalog name of the GPU it runs on */
+	AIWI_Q_GPU_TYPE,
+	/* text: the key of its replica-count curve ("replicas": the curve
+	 * <prefix>.replicas) */
+	AIWI_Q_REPLICA_CURVE,
+} aiwi_query;
+typedef struct aiwi_answer {
+	double num;
+	const char *text; /* owned by the component; valid while it is unchanged */
+} aiwi_answer;
+
 /* A component kind: its parameter table, metric and curve tables and model
  * hooks.  Every kind is one line of lib/kinds.def. */
 typedef struct aiwi_kind {
 	const char *name;             /* "training" */
 	const aiwi_param_def *params;
 	size_t nparams;
-	bool singleton;               /* sim, site: addressed as "site.pue"; created
-	                                 with every simulation */
-	bool finish_last;             /* finish after the others (the site sums
-	                                 what they published) */
-	bool telemetry;               /* its components keep kbusy_gpu_s, flops and
-	                                 peak_flop_s: the recorder adds their
-	                                 <prefix>.kernel_busy and .tensor_activity
-	                                 (rows AIWI_TELEMETRY_CURVES of its table) */
+	unsigned flags;               /* AIWI_KIND_* */
 	size_t state_size;            /* unused by the core; for kinds' use */
 	/* summary metrics, in the order of the summary table (a component that
 	 * takes part in the accounting also has the site's per-component rows,
@@ -432,6 +475,10 @@ typedef struct aiwi_kind {
 	aiw_status (*param_changed)(aiwi_comp *c, size_t idx);
 	/* free the model state (c->state); the core frees the rest */
 	void (*destroy)(aiwi_comp *c);
+	/* answer a question of another layer (aiwi_query) into *out; false:
+	 * unknown (NULL hook: every answer unknown).  Reads parameters and
+	 * state only, before or after start. */
+	bool (*query)(const aiwi_comp *c, aiwi_query q, aiwi_answer *out);
 } aiwi_kind;
 
 struct aiwi_comp {
@@ -474,12 +521,17 @@ struct aiwi_comp {
 	bool accounted;       /* takes part in power/cost accounting */
 };
 
-/* Kinds known to the library (lib/kinds.def, NULL-terminated). */
+/* Kinds known to the library (lib/kinds.def, NULL-terminated; the
+ * descriptors themselves, aiwi_kind_NAME, are named in lib/kinds.c alone:
+ * the core tells kinds apart by their flags). */
 extern const aiwi_kind *const aiwi_kinds[];
 const aiwi_kind *aiwi_kind_find(const char *name);
-#define AIWI_KIND(name) extern const aiwi_kind aiwi_kind_##name;
-#include "kinds.def"
-#undef AIWI_KIND
+static inline bool aiwi_kind_is(const aiwi_kind *k, unsigned flag)
+{
+	return (k->flags & flag) != 0;
+}
+/* Ask component c (its kind's query hook); false, *out untouched: unknown. */
+bool aiwi_comp_query(const aiwi_comp *c, aiwi_query q, aiwi_answer *out);
 /* The standard curves of every component that takes part in the accounting
  * (<prefix>.power_w, .utilization, .cost_rate_usd_per_h, recorded by
  * series.c, and <prefix>.cost_usd, by the site). */
@@ -534,7 +586,8 @@ aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
                          aiwi_comp **out);
 size_t aiwi_ncomps(const aiw_sim *sim);
 aiwi_comp *aiwi_comp_at(const aiw_sim *sim, size_t i);
-aiwi_comp *aiwi_site(const aiw_sim *sim);
+/* the one component of an AIWI_KIND_AGGREGATOR kind (the site) */
+aiwi_comp *aiwi_aggregator(const aiw_sim *sim);
 aiwi_comp *aiwi_simcomp(const aiw_sim *sim);
 aiwi_engine *aiwi_sim_engine(aiw_sim *sim);
 double aiwi_now(const aiw_sim *sim);
@@ -595,18 +648,6 @@ double aiwi_rec_window_start(const aiwi_recorder *r);
 const double *aiwi_rec_times(aiwi_recorder *r);
 const double *aiwi_rec_values(aiwi_recorder *r, size_t i);
 aiwi_recorder *aiwi_sim_recorder(aiw_sim *sim);
-
-/* ======================================================================== */
-/* power.c: rack-level peaks.  From a component's sample hook, once per tick, */
-/* report the interval-average IT power of each of its racks (GPUs grouped   */
-/* by site.gpus_per_rack in the component's own GPU order).  The site keeps  */
-/* a running maximum per rack: O(racks) memory over any run length.          */
-/* ======================================================================== */
-void aiwi_site_rack_power(aiw_sim *sim, aiwi_comp *c, size_t rack, double avg_w);
-/* Same for nracks identical racks (a synchronous training job). */
-void aiwi_site_racks_uniform(aiw_sim *sim, aiwi_comp *c, size_t nracks, double avg_w_each);
-/* site.gpus_per_rack */
-double aiwi_site_gpus_per_rack(const aiw_sim *sim);
 
 /* ======================================================================== */
 /* integrals of piecewise-constant quantities (exact energy and busy time)   */

@@ -33,8 +33,9 @@
  *
  * Each kind's estimate hook (aiwi_kind.estimate, next to the model) counts
  * its own items by calling the derivations its start runs; this file only
- * sums them, adds the recorder, the site's racks and the event set, and
- * compares the sums with the limits.
+ * sums them, adds the recorder and the event set, and compares the sums
+ * with the limits.  The aggregator's hook (the site's: its racks) runs
+ * after every other component's, on the racks they reported.
  */
 #include "core/limits.h"
 
@@ -168,6 +169,11 @@ void aiwi_est_racks(aiwi_estimate *E, double site_racks, double tick_units)
 	E->tick_units += tick_units;
 }
 
+double aiwi_est_site_racks(const aiwi_estimate *E)
+{
+	return E->site_racks;
+}
+
 double aiwi_est_duration(const aiwi_estimate *E)
 {
 	return E->D;
@@ -225,14 +231,19 @@ static void estimate(aiw_sim *sim, aiwi_estimate *E)
 	aiw_sim_pending(sim, &pending0);
 	E->out.pending = 1 + (double)pending0;
 	char a[64], b[64];
+	aiwi_comp *agg = NULL;
 	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
 		aiwi_comp *c = aiwi_comp_at(sim, i);
 		E->origin = c->origin;
 		/* its own curves, and the standard ones when it is accounted */
 		curves += (double)aiwi_kind_curve_count(c->kind);
 		empirical_memory(E, c);
-		if (c->kind->sample && !c->kind->singleton)
+		if (aiwi_kind_is(c->kind, AIWI_KIND_ACCOUNTED))
 			curves += (double)ncomponent_curves;
+		if (aiwi_kind_is(c->kind, AIWI_KIND_AGGREGATOR) && c->kind->estimate) {
+			agg = c; /* sums the others' items: after them, below */
+			continue;
+		}
 		if (!c->kind->estimate) { /* fixed state only */
 			item m = {.n = 8.0 * 1024};
 			add_mem(E, &m);
@@ -248,7 +259,6 @@ static void estimate(aiw_sim *sim, aiwi_estimate *E)
 	}
 	E->out.curves = curves;
 	E->origin = aiwi_simcomp(sim)->origin; /* [sim]: sim.duration and sim.sample_interval */
-	double gpr = aiwi_site_gpus_per_rack(sim), site_racks = E->site_racks;
 	double tick_units = E->tick_units;
 	/* the recorder: one tick per sample, arrays grown by doubling */
 	item it;
@@ -285,10 +295,10 @@ static void estimate(aiw_sim *sim, aiwi_estimate *E)
 		         aiwi_est_num(a, sizeof a, samples), aiwi_est_num(b, sizeof b, curves),
 		         cap > 1048576 ? ", grown by doubling" : "");
 	add_mem(E, &m);
-	FMT_ITEM(&m, 8 * site_racks, "raise site.gpus_per_rack",
-	         "the site: about @ bytes for %s racks of %s GPUs",
-	         aiwi_est_num(a, sizeof a, site_racks), aiwi_est_num(b, sizeof b, gpr));
-	add_mem(E, &m);
+	/* the aggregator (the site): its state over the racks the others
+	 * reported (aiwi_est_racks) */
+	if (agg)
+		agg->kind->estimate(agg, E);
 	FMT_ITEM(&m, 52 * E->out.pending, "", "the event set: about @ bytes");
 	add_mem(E, &m);
 }

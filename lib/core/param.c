@@ -672,7 +672,7 @@ AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out)
 		size_t kl = strlen(kd->name);
 		if (strncmp(name, kd->name, kl) == 0 && name[kl] == '.') {
 			const char *key = name + kl + 1;
-			if (!kd->singleton) {
+			if (!aiwi_kind_is(kd, AIWI_KIND_SINGLETON)) {
 				const char *dot = strchr(key, '.');
 				key = dot ? dot + 1 : "";
 			}

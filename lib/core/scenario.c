@@ -84,13 +84,13 @@ static int on_entry(void *user, const char *section, const char *key, const char
 		         aiw_sim_errmsg(L->sim));
 		return 0;
 	}
-	if (k->singleton && *name) {
+	if (aiwi_kind_is(k, AIWI_KIND_SINGLETON) && *name) {
 		L->st = AIW_ESCENARIO;
 		snprintf(L->msg, sizeof L->msg, "%s:%d: section [%s]: [%s] takes no name", L->origin,
 		         line, section, kind);
 		return 0;
 	}
-	if (!k->singleton && !*name) {
+	if (!aiwi_kind_is(k, AIWI_KIND_SINGLETON) && !*name) {
 		L->st = AIW_ESCENARIO;
 		snprintf(L->msg, sizeof L->msg, "%s:%d: section [%s] needs a name: [%s NAME]",
 		         L->origin, line, section, kind);
@@ -111,7 +111,7 @@ static int on_entry(void *user, const char *section, const char *key, const char
 		return 0;
 	}
 	char full[400];
-	if (k->singleton)
+	if (aiwi_kind_is(k, AIWI_KIND_SINGLETON))
 		snprintf(full, sizeof full, "%s.%s", kind, key);
 	else
 		snprintf(full, sizeof full, "%s.%s.%s", kind, name, key);
@@ -166,18 +166,18 @@ static aiw_status create_sections(aiw_sim *sim, const char *text, size_t len, co
 						         sec, aiw_sim_errmsg(sim));
 						return AIW_ESCENARIO;
 					}
-					if (k->singleton && n == 2) {
+					if (aiwi_kind_is(k, AIWI_KIND_SINGLETON) && n == 2) {
 						snprintf(msg, msglen, "%s:%d: section [%s]: [%s] takes no name",
 						         origin, line, sec, kind);
 						return AIW_ESCENARIO;
 					}
-					if (!k->singleton && n == 1) {
+					if (!aiwi_kind_is(k, AIWI_KIND_SINGLETON) && n == 1) {
 						snprintf(msg, msglen,
 						         "%s:%d: section [%s] needs a name: [%s NAME]", origin,
 						         line, sec, kind);
 						return AIW_ESCENARIO;
 					}
-					if (aiwi_comp_get(sim, kind, k->singleton ? "" : name, true, &c) !=
+					if (aiwi_comp_get(sim, kind, aiwi_kind_is(k, AIWI_KIND_SINGLETON) ? "" : name, true, &c) !=
 					    AIW_OK) {
 						snprintf(msg, msglen, "%s:%d: %s", origin, line,
 						         aiw_sim_errmsg(sim));

@@ -174,7 +174,7 @@ aiw_status aiwi_rec_begin(aiw_sim *sim, double interval, size_t keep)
 	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
 		aiwi_comp *c = aiwi_comp_at(sim, i);
 		c->series_base = -1;
-		if (!c->kind->sample || c->kind->singleton)
+		if (!aiwi_kind_is(c->kind, AIWI_KIND_ACCOUNTED))
 			continue;
 		char n[256];
 		snprintf(n, sizeof n, "%s.power_w", c->prefix);
@@ -184,7 +184,7 @@ aiw_status aiwi_rec_begin(aiw_sim *sim, double interval, size_t keep)
 		snprintf(n, sizeof n, "%s.cost_rate_usd_per_h", c->prefix);
 		int id3 = aiwi_rec_add(sim, n, "USD/h");
 		int id4 = 0, id5 = 0;
-		if (c->kind->telemetry) {
+		if (aiwi_kind_is(c->kind, AIWI_KIND_TELEMETRY)) {
 			snprintf(n, sizeof n, "%s.kernel_busy", c->prefix);
 			id4 = aiwi_rec_add(sim, n, "1");
 			snprintf(n, sizeof n, "%s.tensor_activity", c->prefix);
@@ -278,10 +278,10 @@ void aiwi_rec_tick(aiw_sim *sim, double t)
 	r->in_tick = true;
 	double dt = t - r->last_t;
 	size_t nc = aiwi_ncomps(sim);
-	aiwi_comp *site = aiwi_site(sim);
+	aiwi_comp *agg = aiwi_aggregator(sim);
 	for (size_t i = 0; i < nc; i++) {
 		aiwi_comp *c = aiwi_comp_at(sim, i);
-		if (c == site || !c->kind->sample)
+		if (!c->kind->sample || aiwi_kind_is(c->kind, AIWI_KIND_AGGREGATOR))
 			continue;
 		c->kind->sample(c, t);
 		if (c->series_base < 0)
@@ -307,13 +307,14 @@ void aiwi_rec_tick(aiw_sim *sim, double t)
 		r->s[c->series_base].v[r->cur] = c->tick_power_w;
 		r->s[c->series_base + 1].v[r->cur] = c->tick_util;
 		r->s[c->series_base + 2].v[r->cur] = c->tick_cost_rate;
-		if (c->kind->telemetry) {
+		if (aiwi_kind_is(c->kind, AIWI_KIND_TELEMETRY)) {
 			r->s[c->series_base + 3].v[r->cur] = c->tick_kbusy;
 			r->s[c->series_base + 4].v[r->cur] = c->tick_tensor;
 		}
 	}
-	if (site->kind->sample)
-		site->kind->sample(site, t);
+	/* the aggregator (the site) sums the ticks the others just gave */
+	if (agg && agg->kind->sample)
+		agg->kind->sample(agg, t);
 	r->in_tick = false;
 	r->last_t = t;
 	/* every curve has its point: hand the tick to the sample callback

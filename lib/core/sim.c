@@ -27,6 +27,10 @@
 
 enum { ST_CONFIG, ST_RUNNING, ST_DONE };
 
+/* the core's own kind ([sim]: the clock and the seed), defined below and
+ * listed in lib/kinds.def */
+extern const aiwi_kind aiwi_kind_sim;
+
 typedef struct metric {
 	char *name;
 	double value;
@@ -40,7 +44,7 @@ struct aiw_sim {
 	size_t *chash; /* components by (kind, name), open addressing: index+1, 0 empty */
 	size_t chcap;
 	aiwi_recorder *rec;
-	aiwi_comp *simcomp, *site; /* the sim and site singletons */
+	aiwi_comp *simcomp, *aggregator; /* the sim singleton; the aggregator (the site) */
 	metric *metrics;
 	size_t nmetrics, capmetrics;
 	size_t *mhash; /* open addressing: index+1 into metrics, 0 empty */
@@ -219,7 +223,7 @@ static aiw_status comp_new(aiw_sim *sim, const aiwi_kind *k, const char *name, a
 		comp_free(c);
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory creating %s %s", k->name, name);
 	}
-	if (k->singleton)
+	if (aiwi_kind_is(k, AIWI_KIND_SINGLETON))
 		snprintf(c->prefix, pl, "%s", k->name);
 	else
 		snprintf(c->prefix, pl, "%s.%s", k->name, name);
@@ -346,7 +350,7 @@ aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
 		return aiwi_err(sim, AIW_EUNKNOWN, "unknown component kind '%s' (known: %s)", kind,
 		                known);
 	}
-	if (k->singleton)
+	if (aiwi_kind_is(k, AIWI_KIND_SINGLETON))
 		name = "";
 	else if (!name || !valid_name(name))
 		return aiwi_err(sim, AIW_EINVAL,
@@ -379,7 +383,7 @@ aiw_status aiwi_comp_get(aiw_sim *sim, const char *kind, const char *name, bool 
 size_t aiwi_ncomps(const aiw_sim *sim) { return sim->ncomps; }
 aiwi_comp *aiwi_comp_at(const aiw_sim *sim, size_t i) { return i < sim->ncomps ? sim->comps[i] : NULL; }
 aiwi_comp *aiwi_simcomp(const aiw_sim *sim) { return sim->simcomp; }
-aiwi_comp *aiwi_site(const aiw_sim *sim) { return sim->site; }
+aiwi_comp *aiwi_aggregator(const aiw_sim *sim) { return sim->aggregator; }
 aiwi_engine *aiwi_sim_engine(aiw_sim *sim) { return &sim->eng; }
 double aiwi_now(const aiw_sim *sim) { return sim->eng.now; }
 double aiwi_end(const aiw_sim *sim) { return sim->end; }
@@ -461,7 +465,7 @@ AIW_EXPORT aiw_status aiw_sim_create(aiw_sim **out, uint64_t seed)
 	/* the singletons exist in every simulation, in the order of the kinds */
 	for (size_t k = 0; aiwi_kinds[k]; k++) {
 		aiwi_comp *c = NULL;
-		if (!aiwi_kinds[k]->singleton)
+		if (!aiwi_kind_is(aiwi_kinds[k], AIWI_KIND_SINGLETON))
 			continue;
 		if (aiwi_comp_get(sim, aiwi_kinds[k]->name, "", true, &c) != AIW_OK) {
 			aiw_sim_free(sim);
@@ -469,8 +473,8 @@ AIW_EXPORT aiw_status aiw_sim_create(aiw_sim **out, uint64_t seed)
 		}
 		if (aiwi_kinds[k] == &aiwi_kind_sim)
 			sim->simcomp = c;
-		else if (aiwi_kinds[k] == &aiwi_kind_site)
-			sim->site = c;
+		else if (aiwi_kind_is(aiwi_kinds[k], AIWI_KIND_AGGREGATOR))
+			sim->aggregator = c;
 	}
 	char buf[32];
 	snprintf(buf, sizeof buf, "%llu", (unsigned long long)seed);
@@ -578,7 +582,7 @@ static aiw_status resolve(aiw_sim *sim, const char *full, bool create, aiwi_comp
 	*d1 = 0;
 	const aiwi_kind *k = aiwi_kind_find(buf);
 	const char *name = "", *key;
-	if (k && !k->singleton) {
+	if (k && !aiwi_kind_is(k, AIWI_KIND_SINGLETON)) {
 		char *d2 = strchr(d1 + 1, '.');
 		if (!d2)
 			return aiwi_err(sim, AIW_EUNKNOWN,
@@ -1051,11 +1055,12 @@ static void finish_all(aiw_sim *sim)
 	 * goes on as if this call had not ended here (internal.h) */
 	sim->intlog.n = 0;
 	aiwi_int_peek = &sim->intlog;
-	/* the kinds that finish last (the site) sum what the others published */
+	/* the aggregator (the site) finishes last: it sums what the others
+	 * published */
 	for (int last = 0; last < 2; last++)
 		for (size_t i = 0; i < sim->ncomps; i++) {
 			aiwi_comp *c = sim->comps[i];
-			if (c->kind->finish && c->kind->finish_last == (last == 1))
+			if (c->kind->finish && aiwi_kind_is(c->kind, AIWI_KIND_AGGREGATOR) == (last == 1))
 				c->kind->finish(c, t);
 		}
 	aiwi_int_peek = NULL;
@@ -1300,7 +1305,7 @@ const aiwi_kind aiwi_kind_sim = {
 	.name = "sim",
 	.params = SIM_PARAMS,
 	.nparams = sizeof SIM_PARAMS / sizeof *SIM_PARAMS,
-	.singleton = true,
+	.flags = AIWI_KIND_SINGLETON,
 };
 
 

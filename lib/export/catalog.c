@@ -104,7 +104,7 @@ static void catalog_build(void)
 		for (size_t i = 0; kd->metrics && kd->metrics[i].key; i++, o++) {
 			const aiwi_metric_def *d = &kd->metrics[i];
 			snprintf(e[o].name, sizeof e[o].name, "%s%s.%s", kd->name,
-			         kd->singleton ? "" : ".NAME", d->key);
+			         aiwi_kind_is(kd, AIWI_KIND_SINGLETON) ? "" : ".NAME", d->key);
 			if (d->prom) {
 				snprintf(e[o].prom, sizeof e[o].prom, "%s", d->prom);
 			} else {
@@ -170,10 +170,11 @@ static size_t ncurves;
 static pthread_once_t curves_once = PTHREAD_ONCE_INIT;
 
 /* A kind's components take part in the accounting (and have the standard
- * curves) when they are named and sampled: the recorder's rule (series.c). */
+ * curves) when the kind says so (AIWI_KIND_ACCOUNTED, as the recorder reads
+ * it in series.c). */
 static bool accounted_kind(const aiwi_kind *k)
 {
-	return k->sample && !k->singleton;
+	return aiwi_kind_is(k, AIWI_KIND_ACCOUNTED);
 }
 
 static size_t rows(const aiwi_curve_def *d)
@@ -202,7 +203,7 @@ static void curves_build(void)
 			                                    : kd->curves;
 			for (size_t i = 0; d && d[i].key; i++, o++) {
 				snprintf(e[o].name, sizeof e[o].name, "%s%s.%s", kd->name,
-				         kd->singleton ? "" : ".NAME", d[i].key);
+				         aiwi_kind_is(kd, AIWI_KIND_SINGLETON) ? "" : ".NAME", d[i].key);
 				e[o].def = &d[i];
 			}
 		}

@@ -171,7 +171,7 @@ static void split_full(const char *full, split_name *p)
 	snprintf(p->kind, sizeof p->kind, "%.*s", (int)(d1 - full), full);
 	const aiwi_kind *k = aiwi_kind_find(p->kind);
 	const char *d2 = strchr(d1 + 1, '.');
-	if (k && !k->singleton && d2) {
+	if (k && !aiwi_kind_is(k, AIWI_KIND_SINGLETON) && d2) {
 		snprintf(p->comp, sizeof p->comp, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
 		snprintf(p->key, sizeof p->key, "%s", d2 + 1);
 	} else {
@@ -864,14 +864,14 @@ typedef struct svg_comp {
 	const char *label; /* prefix "training.pretrain" */
 	int power, util, replicas;
 	bool telemetry; /* util + 2, util + 3: kernel_busy, tensor_activity */
-	bool training;
+	bool base; /* a steady base load (AIWI_KIND_BASELOAD): stacked first */
 } svg_comp;
 
 static int svg_comp_cmp(const void *a, const void *b)
 {
 	const svg_comp *x = a, *y = b;
-	if (x->training != y->training)
-		return x->training ? -1 : 1;
+	if (x->base != y->base)
+		return x->base ? -1 : 1;
 	return x->power < y->power ? -1 : x->power > y->power;
 }
 
@@ -903,15 +903,19 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 		aiwi_comp *c = aiwi_comp_at(sim, i);
 		if (!c->accounted || c->series_base < 0)
 			continue;
-		char n[256];
-		snprintf(n, sizeof n, "%s.replicas", c->prefix);
 		svg_comp *s = &comps[ncomp++];
 		s->label = c->prefix;
 		s->power = c->series_base;
 		s->util = c->series_base + 1;
-		s->telemetry = c->kind->telemetry;
-		s->replicas = aiwi_rec_find(r, n);
-		s->training = strcmp(c->kind->name, "training") == 0;
+		s->telemetry = aiwi_kind_is(c->kind, AIWI_KIND_TELEMETRY);
+		s->replicas = -1;
+		aiwi_answer rc;
+		if (aiwi_comp_query(c, AIWI_Q_REPLICA_CURVE, &rc)) {
+			char n[256];
+			snprintf(n, sizeof n, "%s.%s", c->prefix, rc.text);
+			s->replicas = aiwi_rec_find(r, n);
+		}
+		s->base = aiwi_kind_is(c->kind, AIWI_KIND_BASELOAD);
 		nrep += s->replicas >= 0;
 	}
 	qsort(comps, ncomp, sizeof *comps, svg_comp_cmp);

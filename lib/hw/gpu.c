@@ -794,7 +794,6 @@ const aiwi_kind aiwi_kind_gpu = {
 	.name = "gpu",
 	.params = GPU_PARAMS,
 	.nparams = P_NPARAMS,
-	.singleton = false,
 	.state_size = sizeof(aiwi_gpu_spec),
 	.start = gpu_start,
 	.destroy = gpu_destroy,

@@ -53,9 +53,6 @@ typedef struct aiwi_link_spec {
 	double bw;        /* bandwidth per direction (B/s) */
 } aiwi_link_spec;
 
-/* The [gpu NAME] component kind (parameters: base and one per spec field). */
-extern const aiwi_kind aiwi_kind_gpu;
-
 /* Look a GPU up by name, case-insensitively: first the [gpu NAME] sections
  * of sim (sim may be NULL), then the built-in catalog.  A user GPU is built
  * from its parameters (unset ones from `base`, or from the built-in of the

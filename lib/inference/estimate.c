@@ -9,6 +9,7 @@
 #include "inference/autoscale/autoscale.h"
 #include "inference/serving.h"
 #include "inference/traffic.h"
+#include "site/power.h"
 
 #include <math.h>
 #include <stdio.h>

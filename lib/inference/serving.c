@@ -139,6 +139,8 @@
 /* ======================================================================== */
 /* the component                                                             */
 /* ======================================================================== */
+extern const aiwi_kind aiwi_kind_inference; /* the kind, below */
+
 bool aiwi_serving_active(const aiwi_comp *c)
 {
 	return c && c->kind == &aiwi_kind_inference && c->state;
@@ -664,9 +666,19 @@ void aiwi_serving_fleet_conf(const aiwi_comp *c, aiwi_serving_fleet *out)
 	out->autoscale_first = P_AUTOSCALE;
 }
 
+/* the replica-count curve is <prefix>.replicas (metrics.c's table) */
+static bool inference_query(const aiwi_comp *c, aiwi_query q, aiwi_answer *out)
+{
+	if (q == AIWI_Q_REPLICA_CURVE) {
+		out->text = "replicas";
+		return true;
+	}
+	return aiwi_cost_query(c, P_COST, P_GPU, P_GPUS_PER_NODE, q, out);
+}
+
 const aiwi_kind aiwi_kind_inference = {
 	.name = "inference",
-	.telemetry = true,
+	.flags = AIWI_KIND_ACCOUNTED | AIWI_KIND_TELEMETRY | AIWI_KIND_WORKLOAD,
 	.params = aiwi_inference_params,
 	.nparams = P_NPARAMS,
 	.metrics = aiwi_inference_metrics,
@@ -679,6 +691,7 @@ const aiwi_kind aiwi_kind_inference = {
 	.finish = inference_finish,
 	.param_changed = inference_param_changed,
 	.destroy = inference_destroy,
+	.query = inference_query,
 };
 
 #include "inference/serving_api.c"

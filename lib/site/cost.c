@@ -38,6 +38,35 @@ double aiwi_cost_node_nameplate_w(const aiwi_comp *c, size_t idx, const aiwi_gpu
 	return g && g->node_nameplate_w > 0 ? g->node_nameplate_w : AIW_NODE_NAMEPLATE_W;
 }
 
+bool aiwi_cost_query(const aiwi_comp *c, size_t first, size_t igpu, size_t ipn, aiwi_query q,
+                     aiwi_answer *out)
+{
+	switch (q) {
+	case AIWI_Q_NAMEPLATE_PER_GPU_W: {
+		const aiwi_gpu_spec *g = NULL;
+		if (!aiwi_pset(c, igpu) || aiwi_hw_gpu_get(c->sim, aiwi_ps(c, igpu), &g) != AIW_OK ||
+		    !g)
+			return false;
+		double per_node = ipn != SIZE_MAX ? aiwi_p(c, ipn) : 8;
+		out->num = g->tdp_w + aiwi_cost_node_nameplate_w(c, first + AIW_COST_NODE_NAMEPLATE, g) /
+		                              per_node;
+		return true;
+	}
+	case AIWI_Q_COMMITTED_GPUS:
+		if (!aiwi_pset(c, first + AIW_COST_COMMITTED_GPUS))
+			return false;
+		out->num = aiwi_p(c, first + AIW_COST_COMMITTED_GPUS);
+		return true;
+	case AIWI_Q_GPU_TYPE:
+		if (!aiwi_pset(c, igpu))
+			return false;
+		out->text = aiwi_ps(c, igpu);
+		return true;
+	default:
+		return false;
+	}
+}
+
 double aiwi_cost_term_factor(int mode, int term)
 {
 	if (mode == AIW_PRICING_RESERVED)

@@ -278,6 +278,15 @@ aiw_status aiwi_cost_pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_sp
  * entry when set, else g's catalog node rating, else DGX H100's. */
 double aiwi_cost_node_nameplate_w(const aiwi_comp *c, size_t idx, const aiwi_gpu_spec *g);
 
+/* The answers a workload kind's query hook (aiwi_kind.query) gives from
+ * its cost entries (at index `first`) and its catalog GPU (the parameter
+ * at index igpu; gpus_per_node at ipn, SIZE_MAX: 8 GPUs a node):
+ * AIWI_Q_NAMEPLATE_PER_GPU_W (the GPU's TDP + node_nameplate / GPUs per
+ * node; unknown without a catalog GPU), AIWI_Q_COMMITTED_GPUS (unknown
+ * when unset) and AIWI_Q_GPU_TYPE; false for any other question. */
+bool aiwi_cost_query(const aiwi_comp *c, size_t first, size_t igpu, size_t ipn, aiwi_query q,
+                     aiwi_answer *out);
+
 /* Whether component c (a kind with AIW_COST_PARAM_DEFS) pays for its GPUs
  * whether it uses them or not: capex (owned) and reserved (committed)
  * pricing.  Capacity such a component releases (an autoscaler scaling

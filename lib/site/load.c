@@ -504,14 +504,22 @@ static const aiwi_metric_def LOAD_METRICS[] = {
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
+/* nameplate and commitment from its cost entries; nodes of 8 GPUs */
+static bool load_query(const aiwi_comp *c, aiwi_query q, aiwi_answer *out)
+{
+	return aiwi_cost_query(c, L_COST, L_GPU, SIZE_MAX, q, out);
+}
+
 const aiwi_kind aiwi_kind_load = {
 	.metrics = LOAD_METRICS,
 	.estimate = load_estimate,
 	.name = "load",
 	.params = LOAD_PARAMS,
 	.nparams = L_NPARAMS,
+	.flags = AIWI_KIND_ACCOUNTED,
 	.start = load_start,
 	.sample = load_sample,
 	.finish = load_finish,
 	.destroy = load_destroy,
+	.query = load_query,
 };

@@ -1,11 +1,11 @@
 /*
- * power.h - power helpers for the workload models (power.c).
+ * power.h - the site's services to the workload models (site.c).
  *
- * The site (power.c) sums the components' exact energy integrals into
- * curves, peaks, diversity factors and costs; a model only keeps its
- * c->energy_j, c->busy_gpu_s, c->paid_gpu_s, c->cost_usd up to date and,
- * once per sample tick, reports its racks with aiwi_site_rack_power() or
- * aiwi_site_racks_uniform() (internal.h).
+ * The site sums the components' exact energy integrals into curves, peaks,
+ * diversity factors and costs; a model only keeps its c->energy_j,
+ * c->busy_gpu_s, c->paid_gpu_s, c->cost_usd up to date and, once per sample
+ * tick, reports its racks with aiwi_site_rack_power() or
+ * aiwi_site_racks_uniform() (below).
  */
 #ifndef AIW_POWER_H
 #define AIW_POWER_H
@@ -25,6 +25,16 @@ enum { AIW_POWER_LINEAR = 0, AIW_POWER_FAN = 1 };
  * at u = 0 and busy at u = 1; fan is concave (higher power at partial load).
  * An unknown curve value is treated as linear. */
 double aiwi_power_fan(double idle, double busy, double u, int curve);
+
+/* Rack-level peaks.  From a component's sample hook, once per tick, report
+ * the interval-average IT power of each of its racks (GPUs grouped by
+ * site.gpus_per_rack in the component's own GPU order).  The site keeps a
+ * running maximum per rack: O(racks) memory over any run length. */
+void aiwi_site_rack_power(aiw_sim *sim, aiwi_comp *c, size_t rack, double avg_w);
+/* Same for nracks identical racks (a synchronous training job). */
+void aiwi_site_racks_uniform(aiw_sim *sim, aiwi_comp *c, size_t nracks, double avg_w_each);
+/* site.gpus_per_rack */
+double aiwi_site_gpus_per_rack(const aiw_sim *sim);
 
 /* site.pue and the electricity price per joule of facility energy
  * (site.electricity_price / 3.6e6). */

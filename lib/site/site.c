@@ -115,22 +115,22 @@ typedef struct site {
 
 double aiwi_site_pue(const aiw_sim *sim)
 {
-	return aiwi_p(aiwi_site(sim), P_PUE);
+	return aiwi_p(aiwi_aggregator(sim), P_PUE);
 }
 
 double aiwi_site_price_per_j(const aiw_sim *sim)
 {
-	return aiwi_p(aiwi_site(sim), P_PRICE) / 3.6e6;
+	return aiwi_p(aiwi_aggregator(sim), P_PRICE) / 3.6e6;
 }
 
 double aiwi_site_gpus_per_rack(const aiw_sim *sim)
 {
-	return aiwi_p(aiwi_site(sim), P_GPUS_PER_RACK);
+	return aiwi_p(aiwi_aggregator(sim), P_GPUS_PER_RACK);
 }
 
 static rackset *racks_of(aiw_sim *sim, aiwi_comp *c, size_t need)
 {
-	site *s = aiwi_site(sim)->state;
+	site *s = aiwi_aggregator(sim)->state;
 	if (!s || !s->comp || c->order >= s->ncomp)
 		return NULL;
 	rackset *r = &s->comp[c->order].racks;
@@ -193,7 +193,7 @@ static aiw_status site_start(aiwi_comp *c)
 	s->id_kbusy = s->id_tensor = -1;
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
-		if (k->accounted && k->kind->telemetry) {
+		if (k->accounted && aiwi_kind_is(k->kind, AIWI_KIND_TELEMETRY)) {
 			s->id_kbusy = aiwi_rec_add(sim, "site.kernel_busy", "1");
 			s->id_tensor = aiwi_rec_add(sim, "site.tensor_activity", "1");
 			if (s->id_kbusy < 0 || s->id_tensor < 0)
@@ -301,20 +301,16 @@ static void site_sample(aiwi_comp *c, double t)
 	}
 }
 
-/* The IT power component k is rated for: its most GPUs at once x (TDP +
- * node_nameplate / gpus_per_node); a component with no catalog GPU (a
- * scripted load) counts its own peak. */
-static double nameplate_w(aiw_sim *sim, const aiwi_comp *k, const compacc *a)
+/* The IT power component k is rated for: its most GPUs at once x the power
+ * one GPU is rated for, as the component answers it (TDP + node_nameplate /
+ * gpus_per_node); a component that does not know it (a scripted load with
+ * no catalog GPU) counts its own peak. */
+static double nameplate_w(const aiwi_comp *k, const compacc *a)
 {
-	size_t ig = aiwi_kind_param_index(k->kind, "gpu");
-	size_t in = aiwi_kind_param_index(k->kind, "node_nameplate");
-	size_t ipn = aiwi_kind_param_index(k->kind, "gpus_per_node");
-	const aiwi_gpu_spec *g = NULL;
-	if (ig == SIZE_MAX || in == SIZE_MAX || !aiwi_pset(k, ig) || !(a->peak_gpus > 0) ||
-	    aiwi_hw_gpu_get(sim, aiwi_ps(k, ig), &g) != AIW_OK || !g)
+	aiwi_answer per_gpu;
+	if (!(a->peak_gpus > 0) || !aiwi_comp_query(k, AIWI_Q_NAMEPLATE_PER_GPU_W, &per_gpu))
 		return a->peak;
-	double per_node = ipn != SIZE_MAX ? aiwi_p(k, ipn) : 8;
-	return a->peak_gpus * (g->tdp_w + aiwi_cost_node_nameplate_w(k, in, g) / per_node);
+	return a->peak_gpus * per_gpu.num;
 }
 
 static void site_finish(aiwi_comp *c, double t)
@@ -334,7 +330,7 @@ static void site_finish(aiwi_comp *c, double t)
 			continue;
 		compacc *a = &s->comp[i];
 		sum_peaks += a->peak;
-		nameplate += nameplate_w(sim, k, a);
+		nameplate += nameplate_w(k, a);
 		if (a->racks.used) {
 			for (size_t r = 0; r < a->racks.used; r++)
 				sum_rack_peaks += a->racks.peak[r];
@@ -364,8 +360,8 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, k->prefix, "storage_cost_usd", kstor);
 		aiwi_metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost + knet + kstor);
 		aiwi_metric(sim, k->prefix, "idle_cost_usd", a->idle_cost);
-		size_t ic = aiwi_kind_param_index(k->kind, "committed_gpus");
-		if (ic != SIZE_MAX && aiwi_pset(k, ic)) { /* a commitment of its own */
+		aiwi_answer commit;
+		if (aiwi_comp_query(k, AIWI_Q_COMMITTED_GPUS, &commit)) { /* a commitment of its own */
 			aiwi_metric(sim, k->prefix, "ondemand_excess_gpu_hours", k->excess_gpu_s / 3600);
 			aiwi_metric(sim, k->prefix, "ondemand_excess_usd", k->excess_usd);
 			aiwi_metric(sim, k->prefix, "commitment_stranded_gpu_hours",
@@ -441,6 +437,21 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, "site", "tensor_activity", tpaid > 0 ? flops / tpaid : NAN);
 	}
 	aiwi_metric(sim, "site", "cost_per_gpu_hour_usd", paid > 0 ? total / (paid / 3600.0) : NAN);
+}
+
+/* The site's share of the up-front estimate, after every other component's
+ * (it is the aggregator): its fixed state (8 KiB, as the core counts a
+ * kind with no estimate hook) and a running peak, 8 B, per rack the
+ * components reported (aiwi_est_racks). */
+static void site_estimate(aiwi_comp *c, aiwi_estimate *E)
+{
+	char a[64], b[64];
+	double racks = aiwi_est_site_racks(E);
+	aiwi_est_memory(E, 8.0 * 1024, "", "%s", "");
+	aiwi_est_memory(E, 8 * racks, "raise site.gpus_per_rack",
+	                "the site: about @ bytes for %s racks of %s GPUs",
+	                aiwi_est_num(a, sizeof a, racks),
+	                aiwi_est_num(b, sizeof b, aiwi_p(c, P_GPUS_PER_RACK)));
 }
 
 static void site_destroy(aiwi_comp *c)
@@ -564,8 +575,8 @@ const aiwi_kind aiwi_kind_site = {
 	.name = "site",
 	.params = SITE_PARAMS,
 	.nparams = P_NPARAMS,
-	.singleton = true,
-	.finish_last = true,
+	.flags = AIWI_KIND_SINGLETON | AIWI_KIND_AGGREGATOR,
+	.estimate = site_estimate,
 	.start = site_start,
 	.sample = site_sample,
 	.finish = site_finish,

@@ -246,8 +246,7 @@ static aiw_status fleet_sim(const cap_ctx *x, double duration, aiw_sim **out)
 		return aiwi_err(x->tmpl, st, "aiw_inference_capacity: out of memory");
 	for (size_t i = 0; i < aiwi_ncomps(x->tmpl) && st == AIW_OK; i++) {
 		const aiwi_comp *c = aiwi_comp_at(x->tmpl, i);
-		if (c != x->target &&
-		    (c->kind == &aiwi_kind_training || c->kind == &aiwi_kind_inference))
+		if (c != x->target && aiwi_kind_is(c->kind, AIWI_KIND_WORKLOAD))
 			continue;
 		aiwi_comp *d;
 		st = aiwi_comp_get(sim, c->kind->name, c->name, true, &d);
@@ -494,11 +493,12 @@ static aiw_status find_target(aiw_sim *sim, const char *component, const aiwi_co
 	const char *name = component;
 	if (name && strncmp(name, "inference.", 10) == 0)
 		name += 10;
+	const aiwi_kind *inference = aiwi_kind_find("inference");
 	const aiwi_comp *found = NULL;
 	int n = 0;
 	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
 		const aiwi_comp *c = aiwi_comp_at(sim, i);
-		if (c->kind != &aiwi_kind_inference)
+		if (c->kind != inference)
 			continue;
 		n++;
 		if (!name ? n == 1 : strcmp(c->name, name) == 0)
@@ -509,7 +509,7 @@ static aiw_status find_target(aiw_sim *sim, const char *component, const aiwi_co
 		size_t len = 0;
 		for (size_t i = 0; i < aiwi_ncomps(sim) && len < sizeof names; i++) {
 			const aiwi_comp *c = aiwi_comp_at(sim, i);
-			if (c->kind == &aiwi_kind_inference)
+			if (c->kind == inference)
 				len += (size_t)snprintf(names + len, sizeof names - len, "%s%s",
 				                        len ? ", " : "", c->name);
 		}

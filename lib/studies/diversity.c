@@ -159,17 +159,19 @@ static aiw_status open_probe(const char *scenario, aiw_sim **out, const aiwi_com
 {
 	/* the workload models must provide the parameters the sweep sets */
 	static const struct {
-		const aiwi_kind *k;
+		const char *kind;
 		const char *key;
-	} NEED[] = {{&aiwi_kind_training, "gpus"},
-	            {&aiwi_kind_inference, "replicas"},
-	            {&aiwi_kind_inference, "gpus_per_replica"}};
-	for (size_t i = 0; i < sizeof NEED / sizeof *NEED; i++)
-		if (param_or_none(NEED[i].k, NEED[i].key) == SIZE_MAX)
+	} NEED[] = {{"training", "gpus"}, {"inference", "replicas"}, {"inference", "gpus_per_replica"}};
+	const aiwi_kind *training = aiwi_kind_find("training");
+	const aiwi_kind *inference = aiwi_kind_find("inference");
+	for (size_t i = 0; i < sizeof NEED / sizeof *NEED; i++) {
+		const aiwi_kind *k = aiwi_kind_find(NEED[i].kind);
+		if (!k || param_or_none(k, NEED[i].key) == SIZE_MAX)
 			return aiwi_buferr(errbuf, errlen, AIW_ENOTSUP,
 			                   "aiw_site_diversity_sweep: the %s model of this build has no "
 			                   "parameter %s.NAME.%s",
-			                   NEED[i].k->name, NEED[i].k->name, NEED[i].key);
+			                   NEED[i].kind, NEED[i].kind, NEED[i].key);
+	}
 	aiw_sim *probe;
 	aiw_status st = aiw_sim_create(&probe, 1);
 	if (st != AIW_OK)
@@ -185,9 +187,9 @@ static aiw_status open_probe(const char *scenario, aiw_sim **out, const aiwi_com
 	int nt = 0, ni = 0;
 	for (size_t i = 0; i < aiwi_ncomps(probe); i++) {
 		const aiwi_comp *c = aiwi_comp_at(probe, i);
-		if (c->kind == &aiwi_kind_training && nt++ == 0)
+		if (c->kind == training && nt++ == 0)
 			*T = c;
-		if (c->kind == &aiwi_kind_inference && ni++ == 0)
+		if (c->kind == inference && ni++ == 0)
 			*I = c;
 	}
 	if (nt != 1 || ni != 1) {

@@ -44,6 +44,7 @@
  * time quantiles come from a fixed-size log-bucketed histogram, stats.h).
  */
 #include "site/cost.h"
+#include "site/power.h"
 #include "hw/hw.h"
 #include "training/layout.h"
 #include "core/internal.h"
@@ -1423,9 +1424,14 @@ static void training_estimate(aiwi_comp *c, aiwi_estimate *E)
 	aiwi_est_memory(E, 256.0 * 1024, NULL, "%s", ""); /* the step time histogram */
 }
 
+static bool training_query(const aiwi_comp *c, aiwi_query q, aiwi_answer *out)
+{
+	return aiwi_cost_query(c, P_COST, P_GPU, P_GPN, q, out);
+}
+
 const aiwi_kind aiwi_kind_training = {
 	.name = "training",
-	.telemetry = true,
+	.flags = AIWI_KIND_ACCOUNTED | AIWI_KIND_TELEMETRY | AIWI_KIND_WORKLOAD | AIWI_KIND_BASELOAD,
 	.params = TRAINING_PARAMS,
 	.nparams = P_NPARAMS,
 	.metrics = TRAINING_METRICS,
@@ -1436,6 +1442,7 @@ const aiwi_kind aiwi_kind_training = {
 	.finish = training_finish,
 	.param_changed = training_param_changed,
 	.destroy = training_destroy,
+	.query = training_query,
 };
 
 double aiwi_training_layout_step(aiwi_comp *c, double *t_c)

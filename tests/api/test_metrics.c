@@ -34,7 +34,7 @@ START_TEST(catalogue_rows)
 		snprintf(kind, sizeof kind, "%.*s", (int)strcspn(name, "."), name);
 		const aiwi_kind *k = aiwi_kind_find(kind);
 		ck_assert_msg(k != NULL, "%s: no kind", name);
-		ck_assert_int_eq(strstr(name, ".NAME.") != NULL, !k->singleton);
+		ck_assert_int_eq(strstr(name, ".NAME.") != NULL, !aiwi_kind_is(k, AIWI_KIND_SINGLETON));
 		for (size_t j = 0; j < i; j++) {
 			const char *other;
 			aiw_metric_info(j, &other, NULL, NULL, NULL, NULL, NULL, NULL);
@@ -102,7 +102,7 @@ START_TEST(runs_publish_catalogued_metrics)
 			snprintf(kind, sizeof kind, "%.*s", (int)strcspn(m, "."), m);
 			const aiwi_kind *k = aiwi_kind_find(kind);
 			ck_assert(k != NULL);
-			if (k->singleton)
+			if (aiwi_kind_is(k, AIWI_KIND_SINGLETON))
 				snprintf(generic, sizeof generic, "%s", m);
 			else
 				snprintf(generic, sizeof generic, "%s.NAME.%s", kind, strrchr(m, '.') + 1);
@@ -117,8 +117,8 @@ START_TEST(runs_publish_catalogued_metrics)
 			snprintf(kind, sizeof kind, "%.*s", (int)strcspn(cn, "."), cn);
 			const aiwi_kind *k = aiwi_kind_find(kind);
 			ck_assert(k != NULL);
-			const char *key = k->singleton ? strchr(cn, '.') + 1 : strrchr(cn, '.') + 1;
-			ck_assert_msg(aiwi_curve_def_find(k, !k->singleton, key) != NULL,
+			const char *key = aiwi_kind_is(k, AIWI_KIND_SINGLETON) ? strchr(cn, '.') + 1 : strrchr(cn, '.') + 1;
+			ck_assert_msg(aiwi_curve_def_find(k, !aiwi_kind_is(k, AIWI_KIND_SINGLETON), key) != NULL,
 			              "curve %s has no row", cn);
 		}
 		aiw_sim_free(sim);

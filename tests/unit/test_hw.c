@@ -415,13 +415,13 @@ START_TEST(user_gpu_validation_messages)
 	aiwi_comp *c = NULL;
 	ck_assert_int_eq(aiwi_comp_get(sim, "gpu", "OVER", false, &c), AIW_OK);
 	ck_assert_ptr_nonnull(c);
-	ck_assert_ptr_eq(c->kind, &aiwi_kind_gpu);
-	ck_assert_int_eq(aiwi_kind_gpu.start(c), AIW_ERANGE);
+	ck_assert_ptr_eq(c->kind, aiwi_kind_find("gpu"));
+	ck_assert_int_eq(c->kind->start(c), AIW_ERANGE);
 	ck_assert_int_eq(aiw_sim_set_double(sim, "gpu.OVER.compute_w", 690), AIW_OK);
-	ck_assert_int_eq(aiwi_kind_gpu.start(c), AIW_OK);
+	ck_assert_int_eq(c->kind->start(c), AIW_OK);
 	ck_assert_ptr_nonnull(c->state);
 	ck_assert_double_eq(((const aiwi_gpu_spec *)c->state)->compute_w, 690);
-	aiwi_kind_gpu.destroy(c);
+	c->kind->destroy(c);
 	ck_assert_ptr_null(c->state);
 	aiw_sim_free(sim);
 }
@@ -457,9 +457,9 @@ END_TEST
 
 START_TEST(param_table_matches_fields)
 {
-	const aiwi_kind *k = &aiwi_kind_gpu;
+	const aiwi_kind *k = aiwi_kind_find("gpu");
 	ck_assert_str_eq(k->name, "gpu");
-	ck_assert(!k->singleton);
+	ck_assert(!aiwi_kind_is(k, AIWI_KIND_SINGLETON));
 	ck_assert_ptr_null(k->sample); /* no curves of its own */
 	ck_assert_uint_eq(k->nparams, 25);
 	ck_assert_str_eq(k->params[0].key, "base");
