@@ -387,7 +387,7 @@ AIW_EXPORT aiw_status aiw_allreduce_time(const char *algo, double bytes, double 
 /* nccl-tests all-reduce bus bandwidth (B/s): bytes / seconds x 2(ranks-1)/ranks. */
 AIW_EXPORT aiw_status aiw_busbw(double bytes, double ranks, double seconds, double *out);
 
-/* ---- site studies (power.c) ---- */
+/* ---- site studies (lib/studies/diversity.c) ---- */
 /* The training/inference ratio question as one call: for shares s = k /
  * (steps - 1), k = 0 .. steps-1, build a simulation from scenario (INI text
  * with exactly one [training NAME] and one [inference NAME] section; NULL:
@@ -442,7 +442,7 @@ AIW_EXPORT aiw_status aiw_site_diversity_shares(const char *scenario, double tot
                                                 aiw_diversity_progress_fn progress,
                                                 void *payload, char *errbuf, size_t errlen);
 
-/* ---- fleet capacity: MLPerf offline and server (capacity.c) ---- */
+/* ---- fleet capacity: MLPerf offline and server (lib/studies/capacity.c) ---- */
 /* What the [inference NAME] fleet `component` of sim ("NAME" or
  * "inference.NAME"; NULL: the only one) serves, as MLPerf Inference
  * measures a data-centre system; sim is read, never run.

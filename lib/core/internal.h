@@ -411,7 +411,8 @@ enum {
 	 * aggregator sums (needs a sample hook) */
 	AIWI_KIND_ACCOUNTED = 1u << 2,
 	/* its components keep kbusy_gpu_s, flops and peak_flop_s: the recorder
-	 * adds their <prefix>.kernel_busy and .tensor_activity */
+	 * adds their <prefix>.kernel_busy and .tensor_activity (rows
+	 * AIWI_TELEMETRY_CURVES of its table) */
 	AIWI_KIND_TELEMETRY = 1u << 3,
 	/* a workload model (runs jobs or serves requests on GPUs of its own):
 	 * what a study's copy of a scenario keeps */
@@ -436,6 +437,10 @@ typedef enum aiwi_query {
 	/* text: the key of its replica-count curve ("replicas": the curve
 	 * <prefix>.replicas) */
 	AIWI_Q_REPLICA_CURVE,
+	/* num: its network and storage price per provisioned GPU-second,
+	 * USD/s (capex over the lifetime plus the hourly price) */
+	AIWI_Q_NETWORK_RATE,
+	AIWI_Q_STORAGE_RATE,
 } aiwi_query;
 typedef struct aiwi_answer {
 	double num;
@@ -518,7 +523,9 @@ struct aiwi_comp {
 	int series_base;      /* recorder id of <prefix>.power_w (then util, cost,
 	                       * and, for a telemetry kind, kernel_busy and
 	                       * tensor_activity) */
-	bool accounted;       /* takes part in power/cost accounting */
+	bool accounted;       /* takes part in power/cost accounting (an
+	                       * AIWI_KIND_ACCOUNTED kind's, from the recorder's
+	                       * start of a run) */
 };
 
 /* Kinds known to the library (lib/kinds.def, NULL-terminated; the

@@ -529,8 +529,9 @@ static aiw_status build_fixed(autoscaler *a)
 		return aiwi_err(sim, st, "out of memory");
 	for (size_t i = 0; i < aiwi_ncomps(sim) && st == AIW_OK; i++) {
 		aiwi_comp *x = aiwi_comp_at(sim, i);
-		const char *kn = x->kind->name;
-		if (x == c || !strcmp(kn, "sim") || !strcmp(kn, "site") || !strcmp(kn, "gpu"))
+		/* the fleet and the configuration (sim, site, [gpu]): what takes
+		 * part in no accounting */
+		if (x == c || !aiwi_kind_is(x->kind, AIWI_KIND_ACCOUNTED))
 			st = copy_params(n, x);
 	}
 	char name[512];

@@ -38,10 +38,28 @@ double aiwi_cost_node_nameplate_w(const aiwi_comp *c, size_t idx, const aiwi_gpu
 	return g && g->node_nameplate_w > 0 ? g->node_nameplate_w : AIW_NODE_NAMEPLATE_W;
 }
 
+/* capex per GPU (entry i) over the lifetime, plus a price per GPU-hour
+ * (entry ih); with the hourly price 0 (its default) exactly the capex rate */
+static double gpu_rate(const aiwi_comp *c, size_t first, size_t i, size_t ih)
+{
+	double r = 0;
+	if (aiwi_p(c, first + i) > 0)
+		r = aiwi_p(c, first + i) / aiwi_p(c, first + AIW_COST_LIFETIME);
+	if (aiwi_p(c, first + ih) > 0)
+		r += aiwi_p(c, first + ih) / 3600.0;
+	return r;
+}
+
 bool aiwi_cost_query(const aiwi_comp *c, size_t first, size_t igpu, size_t ipn, aiwi_query q,
                      aiwi_answer *out)
 {
 	switch (q) {
+	case AIWI_Q_NETWORK_RATE:
+		out->num = gpu_rate(c, first, AIW_COST_NETWORK_PRICE, AIW_COST_NETWORK_PRICE_PER_H);
+		return true;
+	case AIWI_Q_STORAGE_RATE:
+		out->num = gpu_rate(c, first, AIW_COST_STORAGE_PRICE, AIW_COST_STORAGE_PRICE_PER_H);
+		return true;
 	case AIWI_Q_NAMEPLATE_PER_GPU_W: {
 		const aiwi_gpu_spec *g = NULL;
 		if (!aiwi_pset(c, igpu) || aiwi_hw_gpu_get(c->sim, aiwi_ps(c, igpu), &g) != AIW_OK ||
@@ -185,29 +203,16 @@ bool aiwi_cost_committed(const aiwi_comp *c)
 	return i != SIZE_MAX && (int)aiwi_p(c, i) != AIW_PRICING_ONDEMAND;
 }
 
-/* capex per GPU over the lifetime, plus a price per GPU-hour; with the
- * hourly price 0 (its default) exactly the capex rate as before */
-static double gpu_rate(const aiwi_comp *c, const char *key, const char *hourly)
-{
-	size_t i = aiwi_kind_param_index(c->kind, key);
-	size_t il = aiwi_kind_param_index(c->kind, "lifetime");
-	size_t ih = aiwi_kind_param_index(c->kind, hourly);
-	double r = 0;
-	if (i != SIZE_MAX && il != SIZE_MAX && aiwi_p(c, i) > 0)
-		r = aiwi_p(c, i) / aiwi_p(c, il);
-	if (ih != SIZE_MAX && aiwi_p(c, ih) > 0)
-		r += aiwi_p(c, ih) / 3600.0;
-	return r;
-}
-
 double aiwi_cost_network_rate(const aiwi_comp *c)
 {
-	return gpu_rate(c, "network_price", "network_price_per_h");
+	aiwi_answer a;
+	return aiwi_comp_query(c, AIWI_Q_NETWORK_RATE, &a) ? a.num : 0;
 }
 
 double aiwi_cost_storage_rate(const aiwi_comp *c)
 {
-	return gpu_rate(c, "storage_price", "storage_price_per_h");
+	aiwi_answer a;
+	return aiwi_comp_query(c, AIWI_Q_STORAGE_RATE, &a) ? a.num : 0;
 }
 
 double aiwi_cost_extra_usd(const aiwi_comp *c)

@@ -283,7 +283,8 @@ double aiwi_cost_node_nameplate_w(const aiwi_comp *c, size_t idx, const aiwi_gpu
  * at index igpu; gpus_per_node at ipn, SIZE_MAX: 8 GPUs a node):
  * AIWI_Q_NAMEPLATE_PER_GPU_W (the GPU's TDP + node_nameplate / GPUs per
  * node; unknown without a catalog GPU), AIWI_Q_COMMITTED_GPUS (unknown
- * when unset) and AIWI_Q_GPU_TYPE; false for any other question. */
+ * when unset), AIWI_Q_GPU_TYPE, AIWI_Q_NETWORK_RATE and
+ * AIWI_Q_STORAGE_RATE; false for any other question. */
 bool aiwi_cost_query(const aiwi_comp *c, size_t first, size_t igpu, size_t ipn, aiwi_query q,
                      aiwi_answer *out);
 
@@ -295,7 +296,8 @@ bool aiwi_cost_committed(const aiwi_comp *c);
 
 /* Network and storage price of component c per provisioned GPU-second
  * (network_price, storage_price over lifetime plus network_price_per_h,
- * storage_price_per_h / 3600; 0 for a kind without them),
+ * storage_price_per_h / 3600, as the component answers AIWI_Q_NETWORK_RATE
+ * and AIWI_Q_STORAGE_RATE; 0 for a kind that does not know them),
  * and their cost over its provisioned GPU-seconds so far: the site adds
  * them to <prefix>.cost_usd, a model to its own cost summaries. */
 double aiwi_cost_network_rate(const aiwi_comp *c);

@@ -1,9 +1,11 @@
 /*
  * test_metrics.c - the metric catalogue (aiw_metric_count, aiw_metric_info)
  * and the kinds' curve tables: well-formed rows, and complete against what
- * runs publish (a metric or a curve without a row fails here).
+ * runs publish (a metric or a curve without a row fails here); the kinds'
+ * flags and the answers of their query hooks.
  */
 #include "core/internal.h"
+#include "hw/hw.h"
 
 #include "../testutil.h"
 
@@ -227,6 +229,86 @@ START_TEST(windowed_percentile)
 }
 END_TEST
 
+/* The flags are consistent: one aggregator, a singleton; an accounted kind
+ * is sampled and named; telemetry and workloads are accounted. */
+START_TEST(kind_flags)
+{
+	size_t naggregator = 0, nworkload = 0;
+	for (size_t i = 0; aiwi_kinds[i]; i++) {
+		const aiwi_kind *k = aiwi_kinds[i];
+		if (aiwi_kind_is(k, AIWI_KIND_AGGREGATOR)) {
+			naggregator++;
+			ck_assert_msg(aiwi_kind_is(k, AIWI_KIND_SINGLETON), "%s", k->name);
+			ck_assert_msg(k->sample && k->finish, "%s", k->name);
+		}
+		if (aiwi_kind_is(k, AIWI_KIND_ACCOUNTED))
+			ck_assert_msg(k->sample && !aiwi_kind_is(k, AIWI_KIND_SINGLETON), "%s", k->name);
+		if (aiwi_kind_is(k, AIWI_KIND_TELEMETRY | AIWI_KIND_WORKLOAD | AIWI_KIND_BASELOAD))
+			ck_assert_msg(aiwi_kind_is(k, AIWI_KIND_ACCOUNTED), "%s", k->name);
+		nworkload += aiwi_kind_is(k, AIWI_KIND_WORKLOAD);
+	}
+	ck_assert_uint_eq(naggregator, 1);
+	ck_assert_uint_ge(nworkload, 2);
+}
+END_TEST
+
+/* What a component answers through its kind's query hook: what its
+ * parameters say, and "unknown" (out untouched) where it knows nothing. */
+START_TEST(kind_queries)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	static const char SCEN[] = "[training t]\ngpu = H100-SXM\ngpus = 8\ngpus_per_node = 4\n"
+	                           "node_nameplate = 2kW\n"
+	                           "[inference i]\ngpu = A100-80GB\ncommitted_gpus = 6\n"
+	                           "[load l]\ngpus = 4\n";
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCEN, "test"));
+	aiwi_comp *t, *inf, *l;
+	AIW_OK_OR_FAIL(sim, aiwi_comp_get(sim, "training", "t", false, &t));
+	AIW_OK_OR_FAIL(sim, aiwi_comp_get(sim, "inference", "i", false, &inf));
+	AIW_OK_OR_FAIL(sim, aiwi_comp_get(sim, "load", "l", false, &l));
+	const aiwi_gpu_spec *h100, *a100;
+	AIW_OK_OR_FAIL(sim, aiwi_hw_gpu_get(sim, "H100-SXM", &h100));
+	AIW_OK_OR_FAIL(sim, aiwi_hw_gpu_get(sim, "A100-80GB", &a100));
+	aiwi_answer a = {-1, NULL};
+	/* training: 2 kW a node of 4 GPUs */
+	ck_assert(aiwi_comp_query(t, AIWI_Q_NAMEPLATE_PER_GPU_W, &a));
+	ck_assert_double_eq(a.num, h100->tdp_w + 2000.0 / 4);
+	ck_assert(aiwi_comp_query(t, AIWI_Q_GPU_TYPE, &a));
+	ck_assert_str_eq(a.text, "H100-SXM");
+	a.num = -1;
+	ck_assert(!aiwi_comp_query(t, AIWI_Q_COMMITTED_GPUS, &a)); /* unset */
+	ck_assert(!aiwi_comp_query(t, AIWI_Q_REPLICA_CURVE, &a));
+	ck_assert_double_eq(a.num, -1);
+	/* inference: the catalog node rating over 8 GPUs a node; a commitment */
+	ck_assert(aiwi_comp_query(inf, AIWI_Q_NAMEPLATE_PER_GPU_W, &a));
+	ck_assert_double_eq(a.num, a100->tdp_w + a100->node_nameplate_w / 8);
+	ck_assert(aiwi_comp_query(inf, AIWI_Q_COMMITTED_GPUS, &a));
+	ck_assert_double_eq(a.num, 6);
+	ck_assert(aiwi_comp_query(inf, AIWI_Q_REPLICA_CURVE, &a));
+	ck_assert_ptr_nonnull(aiwi_curve_def_find(inf->kind, true, a.text));
+	/* network and storage prices: the hourly price per GPU-second */
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.i.network_price_per_h", "0.36"));
+	ck_assert(aiwi_comp_query(inf, AIWI_Q_NETWORK_RATE, &a));
+	ck_assert_double_eq(a.num, 0.36 / 3600.0);
+	/* a scripted load with no catalog GPU: no rating */
+	a.num = -1;
+	ck_assert(!aiwi_comp_query(l, AIWI_Q_NAMEPLATE_PER_GPU_W, &a));
+	ck_assert(!aiwi_comp_query(l, AIWI_Q_GPU_TYPE, &a));
+	/* kinds without a hook: unknown to everything */
+	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (c->kind->query)
+			continue;
+		for (int q = AIWI_Q_NAMEPLATE_PER_GPU_W; q <= AIWI_Q_STORAGE_RATE; q++)
+			ck_assert_msg(!aiwi_comp_query(c, (aiwi_query)q, &a), "%s %d", c->prefix, q);
+	}
+	ck_assert_double_eq(a.num, -1);
+	ck_assert(!aiwi_comp_query(NULL, AIWI_Q_GPU_TYPE, &a));
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("metrics");
@@ -236,6 +318,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, runs_publish_catalogued_metrics);
 	tcase_add_test(tc, curve_catalogue);
 	tcase_add_test(tc, windowed_percentile);
+	tcase_add_test(tc, kind_flags);
+	tcase_add_test(tc, kind_queries);
 	suite_add_tcase(s, tc);
 	return s;
 }
