@@ -1,9 +1,10 @@
 /*
  * kinds.c - the list of component kinds (lib/kinds.def) as the core reads
  * it, lookups in a kind's metric and curve tables, and the default answer
- * of a kind's query hook.  The only file that names the kinds' descriptors
- * (aiwi_kind_NAME, each defined in its model's folder): the rest of the
- * library reaches a kind through this list and its flags.
+ * of a kind's query hook.  The one file that names the kinds' descriptors
+ * (aiwi_kind_NAME, each defined in its model's folder) outside their own
+ * folders: the rest of the library reaches a kind through this list, its
+ * flags and its query hook.
  */
 #include "core/internal.h"
 

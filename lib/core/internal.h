@@ -432,6 +432,8 @@ typedef enum aiwi_query {
 	AIWI_Q_NAMEPLATE_PER_GPU_W,
 	/* num: the GPUs of a commitment of its own (committed_gpus) */
 	AIWI_Q_COMMITTED_GPUS,
+	/* num: its pricing mode (AIW_PRICING_* of site/cost.h) */
+	AIWI_Q_PRICING,
 	/* text: the catalog name of the GPU it runs on */
 	AIWI_Q_GPU_TYPE,
 	/* text: the key of its replica-count curve ("replicas": the curve
@@ -533,6 +535,7 @@ struct aiwi_comp {
  * the core tells kinds apart by their flags). */
 extern const aiwi_kind *const aiwi_kinds[];
 const aiwi_kind *aiwi_kind_find(const char *name);
+/* k has one of the AIWI_KIND_* bits of flag */
 static inline bool aiwi_kind_is(const aiwi_kind *k, unsigned flag)
 {
 	return (k->flags & flag) != 0;

@@ -70,6 +70,9 @@ bool aiwi_cost_query(const aiwi_comp *c, size_t first, size_t igpu, size_t ipn, 
 		                              per_node;
 		return true;
 	}
+	case AIWI_Q_PRICING:
+		out->num = aiwi_p(c, first + AIW_COST_PRICING);
+		return true;
 	case AIWI_Q_COMMITTED_GPUS:
 		if (!aiwi_pset(c, first + AIW_COST_COMMITTED_GPUS))
 			return false;
@@ -199,8 +202,8 @@ static aiw_status pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec 
 
 bool aiwi_cost_committed(const aiwi_comp *c)
 {
-	size_t i = aiwi_kind_param_index(c->kind, "pricing");
-	return i != SIZE_MAX && (int)aiwi_p(c, i) != AIW_PRICING_ONDEMAND;
+	aiwi_answer a;
+	return aiwi_comp_query(c, AIWI_Q_PRICING, &a) && (int)a.num != AIW_PRICING_ONDEMAND;
 }
 
 double aiwi_cost_network_rate(const aiwi_comp *c)

@@ -283,14 +283,14 @@ double aiwi_cost_node_nameplate_w(const aiwi_comp *c, size_t idx, const aiwi_gpu
  * at index igpu; gpus_per_node at ipn, SIZE_MAX: 8 GPUs a node):
  * AIWI_Q_NAMEPLATE_PER_GPU_W (the GPU's TDP + node_nameplate / GPUs per
  * node; unknown without a catalog GPU), AIWI_Q_COMMITTED_GPUS (unknown
- * when unset), AIWI_Q_GPU_TYPE, AIWI_Q_NETWORK_RATE and
+ * when unset), AIWI_Q_PRICING, AIWI_Q_GPU_TYPE, AIWI_Q_NETWORK_RATE and
  * AIWI_Q_STORAGE_RATE; false for any other question. */
 bool aiwi_cost_query(const aiwi_comp *c, size_t first, size_t igpu, size_t ipn, aiwi_query q,
                      aiwi_answer *out);
 
-/* Whether component c (a kind with AIW_COST_PARAM_DEFS) pays for its GPUs
- * whether it uses them or not: capex (owned) and reserved (committed)
- * pricing.  Capacity such a component releases (an autoscaler scaling
+/* Whether component c (a kind with AIW_COST_PARAM_DEFS, answering
+ * AIWI_Q_PRICING) pays for its GPUs whether it uses them or not: capex
+ * (owned) and reserved (committed) pricing.  Capacity such a component releases (an autoscaler scaling
  * down) is stranded, not saved, unless other work uses it. */
 bool aiwi_cost_committed(const aiwi_comp *c);
 

@@ -6,6 +6,7 @@
  */
 #include "core/internal.h"
 #include "hw/hw.h"
+#include "site/cost.h"
 
 #include "../testutil.h"
 
@@ -291,6 +292,14 @@ START_TEST(kind_queries)
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.i.network_price_per_h", "0.36"));
 	ck_assert(aiwi_comp_query(inf, AIWI_Q_NETWORK_RATE, &a));
 	ck_assert_double_eq(a.num, 0.36 / 3600.0);
+	/* the pricing mode: owned by default, rented on demand when set so */
+	ck_assert(aiwi_comp_query(inf, AIWI_Q_PRICING, &a));
+	ck_assert_int_eq((int)a.num, AIW_PRICING_CAPEX);
+	ck_assert(aiwi_cost_committed(inf));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "load.l.pricing", "ondemand"));
+	ck_assert(aiwi_comp_query(l, AIWI_Q_PRICING, &a));
+	ck_assert_int_eq((int)a.num, AIW_PRICING_ONDEMAND);
+	ck_assert(!aiwi_cost_committed(l));
 	/* a scripted load with no catalog GPU: no rating */
 	a.num = -1;
 	ck_assert(!aiwi_comp_query(l, AIWI_Q_NAMEPLATE_PER_GPU_W, &a));

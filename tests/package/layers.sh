@@ -103,14 +103,18 @@ fi
 # ------------------------------------------------------------------------
 # symbols
 # ------------------------------------------------------------------------
-# symbols_of ROOT: "folder U|D symbol object" for every global aiwi_*
-# symbol of the objects under ROOT (libtool's ROOT/FOLDER/.libs/x.o counts
-# as FOLDER's; ROOT's own objects, lib/kinds.c's, as folder ".")
+# symbols_of ROOT SRCROOT: "folder U|D symbol object" for every global
+# aiwi_* symbol of the objects under ROOT (libtool's ROOT/FOLDER/.libs/x.o
+# counts as FOLDER's; ROOT's own objects, lib/kinds.c's, as folder ".")
+# whose source SRCROOT/FOLDER/x.c exists (an object left by a file since
+# moved is not the library's)
 symbols_of() {
 	(cd "$1" && find . -name '*.o' | sed 's|^\./||' | sort) | while read -r o; do
 		d=$(dirname "$o")
 		d=${d%/.libs}
 		[ "$d" = .libs ] && d=.
+		b=$(basename "$o" .o)
+		[ -f "$2/$d/${b#*_la-}.c" ] || continue
 		${NM:-nm} -P "$1/$o" | awk -v d="$d" -v o="$o" '
 			$1 ~ /^aiwi_/ && $2 == "U" { print d, "U", $1, o }
 			$1 ~ /^aiwi_/ && $2 ~ /^[A-TV-Z]$/ { print d, "D", $1, o }'
@@ -177,16 +181,17 @@ check_symbols() {
 	}' "$2" "$1"
 }
 
-# symbol_check ROOT KINDS_DEF: 0 when every undefined aiwi_* symbol of the
+# symbol_check ROOT SRCROOT: 0 when every undefined aiwi_* symbol of the
 # objects under ROOT is defined in its folder or below and the folders
-# make no cycle; the listing stays in $tmp.sym
+# make no cycle (SRCROOT: the sources, kinds.def among them); the listing
+# stays in $tmp.sym
 symbol_check() {
-	symbols_of "$1" >"$tmp.sym"
+	symbols_of "$1" "$2" >"$tmp.sym"
 	if ! grep -q ' U ' "$tmp.sym"; then
 		echo "FAIL: no aiwi_* reference in the objects under $1 (build the library first)"
 		return 1
 	fi
-	check_symbols "$tmp.sym" "$2" >"$tmp.chk"
+	check_symbols "$tmp.sym" "$2/kinds.def" >"$tmp.chk"
 	ok=0
 	grep '^FAIL' "$tmp.chk" | sort -u | grep . && ok=1
 	awk '$1 == "PAIR" { print $2, $3 }' "$tmp.chk" | sort -u >"$tmp.spairs"
@@ -198,7 +203,7 @@ symbol_check() {
 	return $ok
 }
 
-if symbol_check "$builddir/lib" "$srclib/kinds.def"; then
+if symbol_check "$builddir/lib" "$srclib"; then
 	echo "layers: $(grep -c ' U ' "$tmp.sym") undefined aiwi_* references in" \
 		"$(cut -d' ' -f4 "$tmp.sym" | sort -u | wc -l) objects, all defined in their folder or below, no cycle"
 else
@@ -209,25 +214,25 @@ fi
 # aiwi_training_planted of lib/training/t.o (which calls the core, as it
 # may).  Without that call (lib/core/ok.o instead) the same pair passes.
 mkdir -p "$scratch/lib/core" "$scratch/lib/training"
-printf 'AIWI_KIND(training)\n' >"$scratch/kinds.def"
+printf 'AIWI_KIND(training)\n' >"$scratch/lib/kinds.def"
 printf '%s\n' 'void aiwi_core_planted(void);' \
 	'void aiwi_training_planted(void) { aiwi_core_planted(); }' >"$scratch/lib/training/t.c"
 printf '%s\n' 'void aiwi_training_planted(void);' \
-	'void aiwi_core_planted(void) { aiwi_training_planted(); }' >"$scratch/up.c"
+	'void aiwi_core_planted(void) { aiwi_training_planted(); }' >"$scratch/lib/core/up.c"
 printf '%s\n' 'void aiwi_core_planted(void) {}' >"$scratch/lib/core/ok.c"
 cc=${CC:-cc}
 if ! $cc -c -o "$scratch/lib/training/t.o" "$scratch/lib/training/t.c" ||
 	! $cc -c -o "$scratch/lib/core/ok.o" "$scratch/lib/core/ok.c"; then
 	echo "FAIL: cannot compile the planted objects with $cc"
 	bad=1
-elif ! symbol_check "$scratch/lib" "$scratch/kinds.def" >"$tmp.self"; then
+elif ! symbol_check "$scratch/lib" "$scratch/lib" >"$tmp.self"; then
 	echo "FAIL: the symbol check refuses objects with no upward call:"
 	cat "$tmp.self"
 	bad=1
-elif ! rm "$scratch/lib/core/ok.o" || ! $cc -c -o "$scratch/lib/core/up.o" "$scratch/up.c"; then
+elif ! rm "$scratch/lib/core/ok.o" || ! $cc -c -o "$scratch/lib/core/up.o" "$scratch/lib/core/up.c"; then
 	echo "FAIL: cannot compile the planted upward call with $cc"
 	bad=1
-elif symbol_check "$scratch/lib" "$scratch/kinds.def" >"$tmp.self" ||
+elif symbol_check "$scratch/lib" "$scratch/lib" >"$tmp.self" ||
 	! grep -q '^FAIL: core/up.o (lib/core) uses aiwi_training_planted of lib/training' "$tmp.self"; then
 	echo "FAIL: the symbol check lets a planted upward call (core -> training) pass:"
 	cat "$tmp.self"
