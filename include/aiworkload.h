@@ -511,7 +511,7 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
                                              double *out, size_t ncolumns,
                                              aiw_capacity_progress_fn progress, void *payload);
 
-/* ---- training studies (training.c) ---- */
+/* ---- training studies (scaling.c) ---- */
 /* Scaling study of the [training NAME] component `component` ("NAME" or
  * "training.NAME"), from its current parameters: for each of the n GPU
  * counts, the expected step time (s) and the parallel efficiency.  weak

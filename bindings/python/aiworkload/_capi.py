@@ -246,7 +246,7 @@ SIGNATURES = {
                                         ("out", PD), ("ncolumns", c_size_t),
                                         ("progress", CAPACITY_PROGRESS_FN),
                                         ("payload", c_void_p)]),
-    # training studies (training.c)
+    # training studies (scaling.c)
     "aiw_training_scaling": (STATUS, [("sim", SIM), ("component", c_char_p),
                                       ("gpu_counts", PD), ("n", c_size_t), ("weak", c_int),
                                       ("step_time_s", PD), ("efficiency", PD)]),
