@@ -220,6 +220,44 @@ static double layout_ckpt_time(aiwi_comp *c, const aiwi_tcfg *k)
 	return fmax(total / aiwi_p(c, P_STORAGE_BW), total / writers / k->g.nic_bw);
 }
 
+/* Without `layers` the step is 6 N D at mfu (or step_compute): no setting
+ * of the layout model's part of the table (P_LAYOUT_FIRST on) is read, so
+ * one whose value is not the table's default is refused (given as the
+ * default, or "none" where that is the default, it changes nothing). */
+static aiw_status check_layout_unused(aiwi_comp *c)
+{
+	for (size_t i = P_LAYOUT_FIRST; i < P_NPARAMS; i++) {
+		const aiwi_param_def *d = &aiwi_training_params[i];
+		const aiwi_value *v = &c->v[i];
+		if (i == P_LAYERS)
+			continue;
+		bool differs = v->set;
+		if (d->def) {
+			aiwi_value dv = {0};
+			char e[200];
+			if (aiwi_value_parse(d, d->def, "", &dv, e, sizeof e) != AIW_OK)
+				return aiwi_err(c->sim, AIW_EINVAL, "%s.%s: default '%s': %s", c->prefix,
+				                d->key, d->def, e);
+			differs = v->set != dv.set || (v->set && v->d != dv.d);
+			aiwi_value_free(&dv);
+		}
+		if (!differs)
+			continue;
+		char text[64];
+		if (v->s && *v->s)
+			snprintf(text, sizeof text, "%s", v->s);
+		else
+			aiwi_value_format(d, v, text, sizeof text);
+		return aiwi_err(c->sim, AIW_ESCENARIO,
+		                "%s.%s = %s needs the architecture: it is a setting of the layout "
+		                "model, read only when layers is set; set layers, hidden, heads, vocab "
+		                "and seq_len, or remove %s (without layers a step is 6 x model_params "
+		                "x tokens_per_step FLOP at mfu)",
+		                c->prefix, d->key, text, d->key);
+	}
+	return AIW_OK;
+}
+
 /* Read and cross-check every parameter of c into *k.  Messages name the
  * parameter, its value and the allowed range. */
 aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
@@ -262,15 +300,8 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 		return st;
 	double params = aiwi_p(c, P_MODEL_PARAMS);
 	k->ar_ranks = k->N;
-	if (!aiwi_pset(c, P_LAYERS)) {
-		static const size_t LAY[] = {P_TP, P_PP, P_VSTAGES, P_CP, P_EP};
-		for (size_t i = 0; i < sizeof LAY / sizeof *LAY; i++)
-			if (aiwi_p(c, LAY[i]) != 1)
-				return aiwi_err(sim, AIW_ESCENARIO,
-				                "%s.%s = %g needs the architecture: set layers, hidden, "
-				                "heads, vocab and seq_len",
-				                c->prefix, aiwi_training_params[LAY[i]].key, aiwi_p(c, LAY[i]));
-	}
+	if (!aiwi_pset(c, P_LAYERS) && (st = check_layout_unused(c)) != AIW_OK)
+		return st;
 	if (aiwi_pset(c, P_LAYERS)) {
 		if ((st = derive_layout(c, k)) != AIW_OK)
 			return st;

@@ -95,7 +95,8 @@ enum {
 	P_MAX_STEPS,
 	P_MAX_TOKENS,
 	P_COST,
-	/* the layout model (used when `layers` is set) */
+	/* the layout model: from P_LAYOUT_FIRST to the end, read only when
+	 * `layers` is set (refused otherwise, config.c) */
 	P_TP = P_COST + AIW_COST_NPARAMS,
 	P_PP,
 	P_VSTAGES,
@@ -128,6 +129,7 @@ enum {
 	P_EXPERT_FFN,
 	P_NPARAMS
 };
+#define P_LAYOUT_FIRST P_TP
 
 #define MAX_GPUS 1e7
 
