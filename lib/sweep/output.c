@@ -79,6 +79,8 @@ AIW_EXPORT aiw_status aiw_sweep_write_csv(aiw_sweep *sw, const char *path)
 			fputc(',', f);
 			put_field(f, h);
 		}
+	if (sw->keep_going)
+		fputs(",status,message", f);
 	fputc('\n', f);
 	for (size_t p = 0; p < sw->npoints; p++) {
 		if (!aiwi_sweep_point_complete(sw, p))
@@ -87,6 +89,15 @@ AIW_EXPORT aiw_status aiw_sweep_write_csv(aiw_sweep *sw, const char *path)
 		for (size_t i = 0; i < sw->nparams; i++) {
 			fputc(',', f);
 			put_field(f, aiwi_sweep_value(sw, p, i));
+		}
+		const char *why;
+		if (sw->keep_going && aiwi_sweep_point_refusal(sw, p, &why) != AIW_OK) {
+			for (size_t j = 0; j < sw->nmetrics; j++)
+				fputs(",,,,0", f);
+			fputs(",refused,", f);
+			put_field(f, why);
+			fputc('\n', f);
+			continue;
 		}
 		for (size_t j = 0; j < sw->nmetrics; j++) {
 			double mean, sd, ci;
@@ -100,6 +111,8 @@ AIW_EXPORT aiw_status aiw_sweep_write_csv(aiw_sweep *sw, const char *path)
 			put_num(f, ci);
 			fprintf(f, ",%zu", n);
 		}
+		if (sw->keep_going)
+			fputs(",ok,", f);
 		fputc('\n', f);
 	}
 	return close_out(sw, f, path);
@@ -125,7 +138,7 @@ AIW_EXPORT aiw_status aiw_sweep_write_replications_csv(aiw_sweep *sw, const char
 	fputc('\n', f);
 	pthread_mutex_lock(&sw->sy->mu);
 	for (size_t t = 0; t < sw->ntasks; t++) {
-		if (!sw->stored[t])
+		if (sw->stored[t] != TASK_DONE)
 			continue;
 		size_t p = t / sw->R, r = t % sw->R;
 		fprintf(f, "%zu,%zu,%llu", p, r, (unsigned long long)aiwi_sweep_seed_of(sw->base, p, r));

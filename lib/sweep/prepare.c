@@ -18,6 +18,9 @@ void aiwi_sweep_unprepare(aiw_sweep *sw)
 	free(sw->vals);
 	free(sw->stored);
 	free(sw->left);
+	free(sw->pst);
+	free(sw->prep);
+	aiwi_sweep_free_strv(sw->pmsg, sw->pmsg ? sw->npoints : 0);
 	if (sw->path) { /* the text is re-read from the file by the next prepare */
 		free(sw->text);
 		sw->text = NULL;
@@ -30,6 +33,9 @@ void aiwi_sweep_unprepare(aiw_sweep *sw)
 	sw->vals = NULL;
 	sw->stored = NULL;
 	sw->left = NULL;
+	sw->pst = NULL;
+	sw->prep = NULL;
+	sw->pmsg = NULL;
 	sw->nmetrics = sw->nparams = sw->npoints = sw->ntasks = sw->nstored = 0;
 	sw->prepared = false;
 }
@@ -111,13 +117,13 @@ static aiw_status resolve_metrics(aiw_sweep *sw, aiw_sim *probe)
 		}
 		if (best && bd <= 3)
 			st = aiwi_sweep_err(sw, AIW_EUNKNOWN,
-			            "metrics: no metric '%s' in this scenario; did you mean '%s'?", tok,
-			            best);
+					    "metrics: no metric '%s' in this scenario; did you mean '%s'?", tok,
+					    best);
 		else
 			st = aiwi_sweep_err(sw, AIW_EUNKNOWN,
-			            "metrics: %s '%s' matches no metric of this scenario (list them with "
-			            "`aiworkload run --summary json`)",
-			            pat ? "pattern" : "name", tok);
+					    "metrics: %s '%s' matches no metric of this scenario (list them with "
+					    "`aiworkload run --summary json`)",
+					    pat ? "pattern" : "name", tok);
 	}
 	if (st == AIW_OK && n == 0)
 		st = aiwi_sweep_err(sw, AIW_EUNKNOWN, "metrics: the list selects no metric");
@@ -133,7 +139,8 @@ done:
 	return st;
 }
 
-/* Check every distinct value of every column on one configured sim. */
+/* Check every distinct value of every column on one configured sim (under
+ * keep_going a refused value refuses its points only, when they run). */
 static aiw_status check_values(aiw_sweep *sw)
 {
 	aiw_sim *sim;
@@ -159,7 +166,7 @@ static aiw_status check_values(aiw_sweep *sw)
 	} else {
 		sw->base = sw->seed;
 	}
-	for (size_t i = 0; i < sw->pf_ncols && st == AIW_OK; i++)
+	for (size_t i = 0; i < sw->pf_ncols && st == AIW_OK && !sw->keep_going; i++)
 		for (size_t r = 0; r < sw->pf_nrows; r++) {
 			const char *v = sw->pf_cells[r * sw->pf_ncols + i];
 			if ((st = aiw_sim_set(sim, sw->pf_names[i], v)) != AIW_OK) {
@@ -168,7 +175,7 @@ static aiw_status check_values(aiw_sweep *sw)
 				break;
 			}
 		}
-	for (size_t a = 0; a < sw->naxes && st == AIW_OK; a++)
+	for (size_t a = 0; a < sw->naxes && st == AIW_OK && !sw->keep_going; a++)
 		for (size_t k = 0; k < sw->axes[a].n; k++)
 			if ((st = aiw_sim_set(sim, sw->axes[a].name, sw->axes[a].vals[k])) != AIW_OK) {
 				snprintf(m, sizeof m, "%s", aiw_sim_errmsg(sim));
@@ -224,7 +231,7 @@ AIW_EXPORT aiw_status aiw_sweep_prepare(aiw_sweep *sw)
 		for (size_t j = 0; j < i; j++)
 			if (strcmp(sw->pnames[i], sw->pnames[j]) == 0) {
 				st = aiwi_sweep_err(sw, AIW_EINVAL, "parameter %s is given twice (axes and point file)",
-				            sw->pnames[i]);
+						    sw->pnames[i]);
 				goto fail;
 			}
 	sw->axis_points = 1;
@@ -242,19 +249,33 @@ AIW_EXPORT aiw_status aiw_sweep_prepare(aiw_sweep *sw)
 	if ((st = check_values(sw)) != AIW_OK)
 		goto fail;
 
-	/* the metrics: start point 0, replication 0 (a zero-length run) */
-	aiw_sim *probe;
-	char m[ERRMSG_LEN];
-	if ((st = aiwi_sweep_build_sim(sw, 0, 0, &probe, m, sizeof m)) != AIW_OK) {
-		st = aiwi_sweep_err(sw, st, "%s", m);
-		goto fail;
+	/* the metrics: start point 0, replication 0 (a zero-length run); under
+	 * keep_going the first point that starts */
+	aiw_sim *probe = NULL;
+	for (size_t p = 0; p < sw->npoints; p++) {
+		char m[ERRMSG_LEN];
+		if ((st = aiwi_sweep_build_sim(sw, p, 0, &probe, m, sizeof m)) == AIW_OK &&
+		    (st = aiw_sim_run_until(probe, 0)) != AIW_OK) {
+			char d[256];
+			aiwi_sweep_describe_point(sw, p, d, sizeof d);
+			snprintf(m, sizeof m, "point %zu (%s): %s", p, d[0] ? d : "base scenario",
+			         aiw_sim_errmsg(probe));
+			aiw_sim_free(probe);
+			probe = NULL;
+		}
+		if (st == AIW_OK)
+			break;
+		if (p == 0) /* the message of point 0, when no point starts */
+			aiwi_sweep_err(sw, st, "%s", m);
+		if (!sw->keep_going)
+			break;
 	}
-	if ((st = aiw_sim_run_until(probe, 0)) != AIW_OK) {
-		char d[256];
-		aiwi_sweep_describe_point(sw, 0, d, sizeof d);
-		st = aiwi_sweep_err(sw, st, "point 0 (%s): %s", d[0] ? d : "base scenario",
-		            aiw_sim_errmsg(probe));
-		aiw_sim_free(probe);
+	if (!probe) {
+		if (sw->keep_going && sw->npoints > 1) {
+			char m[ERRMSG_LEN];
+			snprintf(m, sizeof m, "%s", sw->sy->errmsg);
+			st = aiwi_sweep_err(sw, st, "no point of the %zu starts; %s", sw->npoints, m);
+		}
 		goto fail;
 	}
 	st = resolve_metrics(sw, probe);
@@ -266,22 +287,28 @@ AIW_EXPORT aiw_status aiw_sweep_prepare(aiw_sweep *sw)
 	if (!mul_ok(sw->ntasks, sw->nmetrics, &nvals) || !mul_ok(nvals, sizeof(double), &bytes) ||
 	    bytes > MAX_RESULT_BYTES) {
 		st = aiwi_sweep_err(sw, AIW_ELIMIT,
-		            "%zu points x %zu replications x %zu metrics: more than 64 GiB of results",
-		            sw->npoints, sw->R, sw->nmetrics);
+				    "%zu points x %zu replications x %zu metrics: more than 64 GiB of results",
+				    sw->npoints, sw->R, sw->nmetrics);
 		goto fail;
 	}
 	sw->vals = malloc(bytes ? bytes : 1);
 	sw->stored = calloc(sw->ntasks, 1);
 	sw->left = malloc(sw->npoints * sizeof *sw->left);
-	if (!sw->vals || !sw->stored || !sw->left) {
+	sw->pst = malloc(sw->npoints * sizeof *sw->pst);
+	sw->prep = malloc(sw->npoints * sizeof *sw->prep);
+	sw->pmsg = calloc(sw->npoints, sizeof *sw->pmsg);
+	if (!sw->vals || !sw->stored || !sw->left || !sw->pst || !sw->prep || !sw->pmsg) {
 		st = aiwi_sweep_err(sw, AIW_ENOMEM, "out of memory for %zu x %zu results", sw->ntasks,
-		            sw->nmetrics);
+				    sw->nmetrics);
 		goto fail;
 	}
 	for (size_t i = 0; i < nvals; i++)
 		sw->vals[i] = NAN;
-	for (size_t p = 0; p < sw->npoints; p++)
+	for (size_t p = 0; p < sw->npoints; p++) {
 		sw->left[p] = sw->R;
+		sw->pst[p] = AIW_OK;
+		sw->prep[p] = SIZE_MAX;
+	}
 	sw->nstored = 0;
 	sw->prepared = true;
 	return AIW_OK;

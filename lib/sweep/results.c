@@ -15,7 +15,7 @@ static aiw_status check_prepared(const aiw_sweep *sw, const char *fn, const void
 {
 	if (!sw->prepared)
 		return aiwi_sweep_err(sw, AIW_ESTATE, "%s: call aiw_sweep_prepare (or aiw_sweep_run) first",
-		              fn);
+				      fn);
 	if (!out)
 		return aiwi_sweep_err(sw, AIW_EINVAL, "%s: out is NULL", fn);
 	return AIW_OK;
@@ -50,7 +50,7 @@ AIW_EXPORT aiw_status aiw_sweep_param_name(const aiw_sweep *sw, size_t i, const 
 		return st;
 	if (i >= sw->nparams)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "aiw_sweep_param_name: index %zu: the sweep has %zu "
-		              "parameters", i, sw->nparams);
+				      "parameters", i, sw->nparams);
 	*out = sw->pnames[i];
 	return AIW_OK;
 }
@@ -65,10 +65,10 @@ AIW_EXPORT aiw_status aiw_sweep_point_value(const aiw_sweep *sw, size_t point, s
 		return st;
 	if (point >= sw->npoints)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "aiw_sweep_point_value: point %zu: the sweep has %zu",
-		              point, sw->npoints);
+				      point, sw->npoints);
 	if (i >= sw->nparams)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "aiw_sweep_point_value: parameter %zu: the sweep has "
-		              "%zu", i, sw->nparams);
+				      "%zu", i, sw->nparams);
 	*out = aiwi_sweep_value(sw, point, i);
 	return AIW_OK;
 }
@@ -92,7 +92,7 @@ AIW_EXPORT aiw_status aiw_sweep_metric_name(const aiw_sweep *sw, size_t i, const
 		return st;
 	if (i >= sw->nmetrics)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "aiw_sweep_metric_name: index %zu: the sweep has %zu "
-		              "metrics", i, sw->nmetrics);
+				      "metrics", i, sw->nmetrics);
 	*out = sw->mnames[i];
 	return AIW_OK;
 }
@@ -146,6 +146,40 @@ bool aiwi_sweep_point_complete(const aiw_sweep *sw, size_t point)
 	return done;
 }
 
+aiw_status aiwi_sweep_point_refusal(const aiw_sweep *sw, size_t point, const char **msg)
+{
+	pthread_mutex_lock(&sw->sy->mu);
+	aiw_status st = sw->pst[point];
+	const char *m = sw->pmsg[point];
+	pthread_mutex_unlock(&sw->sy->mu);
+	if (msg)
+		*msg = m ? m : "";
+	return st;
+}
+
+AIW_EXPORT aiw_status aiw_sweep_point_status(const aiw_sweep *sw, size_t point,
+                                             aiw_status *status, const char **message)
+{
+	if (!sw)
+		return AIW_EINVAL;
+	aiw_status st = check_prepared(sw, "aiw_sweep_point_status", status);
+	if (st != AIW_OK)
+		return st;
+	if (point >= sw->npoints)
+		return aiwi_sweep_err(sw, AIW_ERANGE,
+		                      "aiw_sweep_point_status: point %zu: the sweep has %zu", point,
+		                      sw->npoints);
+	const char *m;
+	*status = aiwi_sweep_point_refusal(sw, point, &m);
+	if (*status == AIW_OK && !aiwi_sweep_point_complete(sw, point)) {
+		*status = AIW_ESTOPPED;
+		m = "not run";
+	}
+	if (message)
+		*message = m;
+	return AIW_OK;
+}
+
 AIW_EXPORT aiw_status aiw_sweep_result(const aiw_sweep *sw, size_t point, size_t metric,
                                        double *mean, double *sd, double *ci95_half, size_t *n)
 {
@@ -155,12 +189,17 @@ AIW_EXPORT aiw_status aiw_sweep_result(const aiw_sweep *sw, size_t point, size_t
 		return aiwi_sweep_err(sw, AIW_ESTATE, "aiw_sweep_result: the sweep has not run");
 	if (point >= sw->npoints)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "aiw_sweep_result: point %zu: the sweep has %zu", point,
-		              sw->npoints);
+				      sw->npoints);
 	if (metric >= sw->nmetrics)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "aiw_sweep_result: metric %zu: the sweep has %zu",
-		              metric, sw->nmetrics);
+				      metric, sw->nmetrics);
 	if (!aiwi_sweep_point_complete(sw, point))
 		return aiwi_sweep_err(sw, AIW_ESTATE, "aiw_sweep_result: point %zu is not complete", point);
+	const char *why;
+	aiw_status refused = aiwi_sweep_point_refusal(sw, point, &why);
+	if (refused != AIW_OK)
+		return aiwi_sweep_err(sw, refused, "aiw_sweep_result: point %zu was refused: %s", point,
+		                      why);
 	double a, b, c;
 	size_t k;
 	aiwi_sweep_point_stats(sw, point, metric, &a, &b, &c, &k);
@@ -187,15 +226,23 @@ AIW_EXPORT aiw_status aiw_sweep_replication(const aiw_sweep *sw, size_t point, s
 		return st;
 	if (metric >= sw->nmetrics)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "aiw_sweep_replication: metric %zu: the sweep has %zu",
-		              metric, sw->nmetrics);
+				      metric, sw->nmetrics);
 	size_t t = point * sw->R + rep;
 	pthread_mutex_lock(&sw->sy->mu);
-	bool have = sw->stored[t];
+	int have = sw->stored[t];
 	pthread_mutex_unlock(&sw->sy->mu);
+	if (have == TASK_REFUSED) {
+		const char *why;
+		aiw_status refused = aiwi_sweep_point_refusal(sw, point, &why);
+		return aiwi_sweep_err(sw, refused,
+		                      "aiw_sweep_replication: point %zu, replication %zu was refused (the "
+		                      "point's first refusal: %s)",
+		                      point, rep, why);
+	}
 	if (!have)
 		return aiwi_sweep_err(sw, AIW_ESTATE,
-		              "aiw_sweep_replication: point %zu, replication %zu has not run", point,
-		              rep);
+				      "aiw_sweep_replication: point %zu, replication %zu has not run", point,
+				      rep);
 	*out = sw->vals[t * sw->nmetrics + metric];
 	return AIW_OK;
 }

@@ -27,7 +27,7 @@ aiw_status aiwi_sweep_check_task(const aiw_sweep *sw, const char *fn, size_t poi
 		return aiwi_sweep_err(sw, AIW_ESTATE, "%s: call aiw_sweep_prepare first", fn);
 	if (point >= sw->npoints)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "%s: point %zu: the sweep has %zu points", fn, point,
-		              sw->npoints);
+				      sw->npoints);
 	if (rep >= sw->R)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "%s: replication %zu: the sweep has %zu", fn, rep, sw->R);
 	return AIW_OK;
@@ -38,7 +38,7 @@ static void store_locked(aiw_sweep *sw, size_t t, const double *metrics)
 {
 	memcpy(sw->vals + t * sw->nmetrics, metrics, sw->nmetrics * sizeof *metrics);
 	if (!sw->stored[t]) {
-		sw->stored[t] = 1;
+		sw->stored[t] = TASK_DONE;
 		sw->nstored++;
 		sw->left[t / sw->R]--;
 	}
@@ -101,6 +101,28 @@ static size_t claim(run_ctx *rc)
 	return rc->cursor < sw->ntasks ? rc->cursor++ : SIZE_MAX;
 }
 
+/* Under keep_going: record task t's refusal for its point (lock held).
+ * The point keeps the refusal of its lowest replication, whatever order
+ * the threads finish in. */
+static void refuse_locked(aiw_sweep *sw, size_t t, aiw_status st, const char *msg)
+{
+	size_t p = t / sw->R, rep = t % sw->R;
+	if (rep < sw->prep[p]) {
+		char *m = strdup(msg);
+		if (m) { /* out of memory: the point keeps its earlier message */
+			free(sw->pmsg[p]);
+			sw->pmsg[p] = m;
+			sw->prep[p] = rep;
+			sw->pst[p] = st;
+		} else if (sw->pst[p] == AIW_OK) {
+			sw->pst[p] = st;
+		}
+	}
+	sw->stored[t] = TASK_REFUSED;
+	sw->nstored++;
+	sw->left[p]--;
+}
+
 /* Record a task's outcome (lock held). */
 static void finish_task(run_ctx *rc, size_t t, aiw_status st, const double *buf,
                         const char *msg)
@@ -108,6 +130,8 @@ static void finish_task(run_ctx *rc, size_t t, aiw_status st, const double *buf,
 	aiw_sweep *sw = rc->sw;
 	if (st == AIW_OK) {
 		store_locked(sw, t, buf);
+	} else if (sw->keep_going && buf && st != AIW_ESTOPPED && st != AIW_ENOMEM) {
+		refuse_locked(sw, t, st, msg);
 	} else if (st != AIW_ESTOPPED || !atomic_load(&sw->stop)) {
 		if (t < rc->err_task) {
 			rc->err_task = t;
@@ -195,8 +219,8 @@ AIW_EXPORT aiw_status aiw_sweep_run(aiw_sweep *sw)
 		return AIW_EINVAL;
 	if (sw->running)
 		return aiwi_sweep_err(sw, AIW_ESTATE,
-		              "aiw_sweep_run: called from inside the sweep's own callback (the run "
-		              "in progress is not finished)");
+				      "aiw_sweep_run: called from inside the sweep's own callback (the run "
+				      "in progress is not finished)");
 	atomic_store(&sw->stop, 0);
 	aiw_status st = aiw_sweep_prepare(sw);
 	if (st != AIW_OK)
@@ -281,6 +305,6 @@ static aiw_status sweep_run(aiw_sweep *sw)
 		return aiwi_sweep_err(sw, rc.err_st, "%s", rc.errmsg);
 	if (sw->nstored < sw->ntasks)
 		return aiwi_sweep_err(sw, AIW_ESTOPPED, "sweep stopped: %zu of %zu runs done", sw->nstored,
-		              sw->ntasks);
+				      sw->ntasks);
 	return AIW_OK;
 }

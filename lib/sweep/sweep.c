@@ -132,7 +132,7 @@ static aiw_status check_config(aiw_sweep *sw, const char *fn)
 {
 	if (sw->prepared)
 		return aiwi_sweep_err(sw, AIW_ESTATE, "%s: the sweep is prepared; its description is fixed",
-		              fn);
+				      fn);
 	return AIW_OK;
 }
 
@@ -197,7 +197,7 @@ static aiw_status split_values(aiw_sweep *sw, const char *param, const char *s, 
 		buf[bl] = 0;
 		if (bl == 0 && !any_quote) {
 			st = aiwi_sweep_err(sw, AIW_EPARSE, "%s = %s: empty value in the list (value %zu)", param,
-			            s, n + 1);
+					    s, n + 1);
 			break;
 		}
 		if (n == cap) {
@@ -236,9 +236,9 @@ static aiw_status check_param_name(aiw_sweep *sw, const char *fn, const char *pa
 		return aiwi_sweep_err(sw, AIW_EINVAL, "%s: parameter name longer than 200 characters", fn);
 	if (strcmp(param, "sim.seed") == 0)
 		return aiwi_sweep_err(sw, AIW_EINVAL,
-		              "%s: sim.seed is set per replication from the base seed; use "
-		              "aiw_sweep_set_seed (--seed)",
-		              fn);
+				      "%s: sim.seed is set per replication from the base seed; use "
+				      "aiw_sweep_set_seed (--seed)",
+				      fn);
 	return AIW_OK;
 }
 
@@ -417,7 +417,7 @@ AIW_EXPORT aiw_status aiw_sweep_point_file(aiw_sweep *sw, const char *path)
 		return aiwi_sweep_err(sw, AIW_EINVAL, "aiw_sweep_point_file: path is NULL or empty");
 	if (sw->pf_path)
 		return aiwi_sweep_err(sw, AIW_ESTATE, "aiw_sweep_point_file: %s already gives the points",
-		              sw->pf_path);
+				      sw->pf_path);
 	char *text;
 	size_t len;
 	if ((st = aiwi_sweep_read_file(sw, path, &text, &len)) != AIW_OK)
@@ -463,7 +463,7 @@ AIW_EXPORT aiw_status aiw_sweep_point_file(aiw_sweep *sw, const char *path)
 		if ((size_t)k != ncols) {
 			aiwi_sweep_free_strv(row, (size_t)k);
 			st = aiwi_sweep_err(sw, AIW_EPARSE, "%s:%zu: %ld fields, the header has %zu", path, lr, k,
-			            ncols);
+					    ncols);
 			goto fail;
 		}
 		for (size_t i = 0; i < ncols; i++)
@@ -523,7 +523,7 @@ AIW_EXPORT aiw_status aiw_sweep_set_replications(aiw_sweep *sw, size_t r)
 		return st;
 	if (r < 1 || r > MAX_REPLICATIONS)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "replications = %zu: must be 1 to %u", r,
-		              MAX_REPLICATIONS);
+				      MAX_REPLICATIONS);
 	sw->R = r;
 	return AIW_OK;
 }
@@ -561,8 +561,19 @@ AIW_EXPORT aiw_status aiw_sweep_set_jobs(aiw_sweep *sw, unsigned jobs)
 		return AIW_EINVAL;
 	if (jobs > MAX_JOBS)
 		return aiwi_sweep_err(sw, AIW_ERANGE, "jobs = %u: must be 0 (one per processor) to %u", jobs,
-		              MAX_JOBS);
+				      MAX_JOBS);
 	sw->jobs = jobs;
+	return AIW_OK;
+}
+
+AIW_EXPORT aiw_status aiw_sweep_set_keep_going(aiw_sweep *sw, int keep_going)
+{
+	if (!sw)
+		return AIW_EINVAL;
+	aiw_status st = check_config(sw, "aiw_sweep_set_keep_going");
+	if (st != AIW_OK)
+		return st;
+	sw->keep_going = keep_going != 0;
 	return AIW_OK;
 }
 

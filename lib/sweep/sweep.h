@@ -52,6 +52,8 @@
 #define MAX_RESULT_BYTES ((size_t)1 << 36) /* 64 GiB of result doubles */
 #define MAX_FILE_BYTES (64u << 20)
 #define GOLDEN 0x9e3779b97f4a7c15ull
+#define TASK_DONE 1    /* stored[t]: results stored */
+#define TASK_REFUSED 2 /* stored[t]: refused under keep_going */
 
 typedef struct aiwi_sweep_axis {
 	char *name;
@@ -87,6 +89,7 @@ struct aiw_sweep {
 	bool seed_set;
 	uint64_t seed;
 	unsigned jobs;
+	bool keep_going;      /* a refused task is recorded for its point */
 	aiw_sweep_fn cb;
 	void *cb_payload;
 	aiw_sweep_progress_fn prog;
@@ -102,7 +105,10 @@ struct aiw_sweep {
 	char **mnames;
 	size_t nmetrics;
 	double *vals;         /* ntasks x nmetrics, task t = point R + rep */
-	unsigned char *stored;
+	unsigned char *stored; /* per task: 0 not run, TASK_DONE, TASK_REFUSED */
+	aiw_status *pst;      /* per point: its refusal (AIW_OK: none) */
+	size_t *prep;         /* per point: the refused replication kept */
+	char **pmsg;          /* per point: the refusal's message */
 	size_t *left;         /* replications of each point not stored yet */
 	size_t nstored;
 
@@ -138,5 +144,8 @@ aiw_status aiwi_sweep_check_task(const aiw_sweep *sw, const char *fn, size_t poi
 void aiwi_sweep_point_stats(const aiw_sweep *sw, size_t point, size_t metric, double *mean,
                             double *sd, double *ci, size_t *n);
 bool aiwi_sweep_point_complete(const aiw_sweep *sw, size_t point);
+/* The refusal kept for a point under keep_going (AIW_OK: none) and its
+ * message ("" when none). */
+aiw_status aiwi_sweep_point_refusal(const aiw_sweep *sw, size_t point, const char **msg);
 
 #endif
