@@ -511,7 +511,7 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
                                              double *out, size_t ncolumns,
                                              aiw_capacity_progress_fn progress, void *payload);
 
-/* ---- training studies (training.c) ---- */
+/* ---- training studies (scaling.c) ---- */
 /* Scaling study of the [training NAME] component `component` ("NAME" or
  * "training.NAME"), from its current parameters: for each of the n GPU
  * counts, the expected step time (s) and the parallel efficiency.  weak
@@ -584,6 +584,13 @@ AIW_EXPORT aiw_status aiw_sweep_set_seed(aiw_sweep *sw, uint64_t seed);
 /* Worker threads of aiw_sweep_run, 1 to 1024, or 0 for the number of
  * online processors (default 1). */
 AIW_EXPORT aiw_status aiw_sweep_set_jobs(aiw_sweep *sw, unsigned jobs);
+/* keep_going nonzero: a point whose run is refused (a value out of range,
+ * a scenario its start refuses) does not stop the sweep; its first
+ * refused replication's status and message are kept for the point
+ * (aiw_sweep_point_status), the other points run, and aiw_sweep_write_csv
+ * adds the columns status and message.  Default 0: the first refusal stops
+ * the sweep and aiw_sweep_run returns it.  Before aiw_sweep_prepare. */
+AIW_EXPORT aiw_status aiw_sweep_set_keep_going(aiw_sweep *sw, int keep_going);
 /* Per-point callback of aiw_sweep_run (fn NULL removes it). */
 AIW_EXPORT aiw_status aiw_sweep_set_callback(aiw_sweep *sw, aiw_sweep_fn fn, void *payload);
 /* Per-task progress callback of aiw_sweep_run (fn NULL removes it). */
@@ -631,12 +638,21 @@ AIW_EXPORT aiw_status aiw_sweep_store(aiw_sweep *sw, size_t point, size_t rep,
  * (NaN when n < 2).  Any out pointer may be NULL. */
 AIW_EXPORT aiw_status aiw_sweep_result(const aiw_sweep *sw, size_t point, size_t metric,
                                        double *mean, double *sd, double *ci95_half, size_t *n);
+/* Status of a point after aiw_sweep_run: AIW_OK when it is complete with
+ * results; under aiw_sweep_set_keep_going, the status of its refused
+ * replication of lowest index, and its message in *message; AIW_ESTOPPED
+ * with "not run" when neither (a stopped sweep).  *message (may be NULL)
+ * lives as long as the sweep. */
+AIW_EXPORT aiw_status aiw_sweep_point_status(const aiw_sweep *sw, size_t point,
+                                             aiw_status *status, const char **message);
 /* One stored replication value (AIW_ESTATE if that task is not stored). */
 AIW_EXPORT aiw_status aiw_sweep_replication(const aiw_sweep *sw, size_t point, size_t rep,
                                             size_t metric, double *out);
 /* CSV, one row per complete point: point, the parameters, then for each
  * metric M the columns M.mean, M.sd, M.ci95, M.n (%.17g; empty when not
- * finite). */
+ * finite); under aiw_sweep_set_keep_going also status ("ok" or
+ * "refused") and message, a refused point's metric columns empty and its
+ * n 0. */
 AIW_EXPORT aiw_status aiw_sweep_write_csv(aiw_sweep *sw, const char *path);
 /* CSV, one row per stored task: point, replication, seed, the parameters,
  * the metrics. */

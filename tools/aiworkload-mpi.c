@@ -241,6 +241,11 @@ int main(int argc, char **argv)
 	cli_sweep_opts o;
 	aiw_sweep *sw = NULL;
 	rc = cli_sweep_parse(argc - 1, argv + 1, &o, quiet);
+	if (rc == 0 && o.keep_going) {
+		if (!quiet)
+			fprintf(stderr, "aiworkload-mpi: --keep-going is for aiworkload sweep only\n");
+		rc = cli_sweep_exit_code(AIW_EINVAL);
+	}
 	if (rc == 0 && o.help) {
 		if (!quiet)
 			usage(stdout);

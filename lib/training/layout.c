@@ -77,9 +77,16 @@ aiw_status aiwi_tlayout_check(aiwi_tlayout *L, const aiwi_tarch *A, char *err, s
 			BAD("%s = %g must be a whole number >= 1", LAY[i].name, x);
 	}
 	double model = L->tp * L->pp * L->cp;
-	if (!divides(model, L->gpus))
+	if (!divides(model, L->gpus)) {
+		double fit = floor(L->gpus / model) * model;
+		if (fit >= model)
+			BAD("tp x pp x cp = %g x %g x %g = %g does not divide gpus = %g (the largest "
+			    "multiple of %g below it is %g: set gpus = %g and hot_spares = %g to keep "
+			    "the rest as spares)",
+			    L->tp, L->pp, L->cp, model, L->gpus, model, fit, fit, L->gpus - fit);
 		BAD("tp x pp x cp = %g x %g x %g = %g does not divide gpus = %g", L->tp, L->pp, L->cp,
 		    model, L->gpus);
+	}
 	double dp = L->gpus / model;
 	if (L->dp > 0 && L->dp != dp)
 		BAD("dp = %g but gpus / (tp x pp x cp) = %g / %g = %g (leave dp unset to derive it)",

@@ -796,6 +796,95 @@ START_TEST(test_task_error)
 }
 END_TEST
 
+/* keep_going: a refused point (a value out of range, a start that refuses
+ * the configuration) is recorded with its status and message, the other
+ * points run and the results name the refusal; point 0 refused does not
+ * stop prepare.  The same sweep without it stops at the refusal. */
+START_TEST(test_keep_going)
+{
+	const char *scen = "[sim]\nduration = 1h\n[training t]\ngpus = 64\n";
+	for (unsigned jobs = 1; jobs <= 2; jobs++) {
+		aiw_sweep *sw = new_sweep(scen);
+		SW_OK(sw, aiw_sweep_axis(sw, "training.t.gpus", "0,8,16"));
+		SW_OK(sw, aiw_sweep_axis(sw, "training.t.zero_stage", "0,2"));
+		SW_OK(sw, aiw_sweep_set_metrics(sw, "training.t.steps"));
+		SW_OK(sw, aiw_sweep_set_replications(sw, 2));
+		SW_OK(sw, aiw_sweep_set_jobs(sw, jobs));
+		SW_OK(sw, aiw_sweep_set_keep_going(sw, 1));
+		SW_OK(sw, aiw_sweep_run(sw));
+		SW_FAILS(sw, aiw_sweep_set_keep_going(sw, 0), AIW_ESTATE, "prepared");
+		size_t np;
+		SW_OK(sw, aiw_sweep_npoints(sw, &np));
+		ck_assert_uint_eq(np, 6);
+		for (size_t p = 0; p < np; p++) {
+			aiw_status ps;
+			const char *why = NULL;
+			SW_OK(sw, aiw_sweep_point_status(sw, p, &ps, &why));
+			double mean;
+			if (p < 2) { /* gpus = 0: out of range */
+				ck_assert_int_eq(ps, AIW_ERANGE);
+				ck_assert_msg(strstr(why, "replication 0 ") &&
+				                      strstr(why, "training.t.gpus = 0"),
+				              "%s", why);
+				SW_FAILS(sw, aiw_sweep_result(sw, p, 0, &mean, NULL, NULL, NULL),
+				         AIW_ERANGE, "was refused");
+				SW_FAILS(sw, aiw_sweep_replication(sw, p, 1, 0, &mean), AIW_ERANGE,
+				         "replication 1 was refused");
+			} else if (p % 2) { /* zero_stage = 2 without layers */
+				ck_assert_int_eq(ps, AIW_ESCENARIO);
+				ck_assert_msg(strstr(why, "training.t.zero_stage = 2 needs the "
+				                          "architecture"),
+				              "%s", why);
+			} else {
+				ck_assert_int_eq(ps, AIW_OK);
+				ck_assert_str_eq(why, "");
+				SW_OK(sw, aiw_sweep_result(sw, p, 0, &mean, NULL, NULL, NULL));
+				ck_assert_double_gt(mean, 0);
+			}
+		}
+		char path[512];
+		tmp_path(path, sizeof path, "keep_going.csv");
+		SW_OK(sw, aiw_sweep_write_csv(sw, path));
+		char *csv = slurp(path);
+		ck_assert_msg(strstr(csv, ",status,message\n") &&
+		                      strstr(csv, "\n2,8,0,") && strstr(csv, ",ok,\n") &&
+		                      strstr(csv, "\n3,8,2,,,,0,refused,\"point 3 ("),
+		              "%s", csv);
+		free(csv);
+		SW_OK(sw, aiw_sweep_write_replications_csv(sw, path));
+		csv = slurp(path);
+		ck_assert_msg(strstr(csv, "\n2,0,") && !strstr(csv, "\n3,0,") && !strstr(csv, "\n0,0,"),
+		              "%s", csv);
+		free(csv);
+		unlink(path);
+		aiw_sweep_free(sw);
+	}
+	/* without keep_going the first refusal stops the sweep */
+	aiw_sweep *sw = new_sweep(scen);
+	SW_OK(sw, aiw_sweep_axis(sw, "training.t.gpus", "8,16"));
+	SW_OK(sw, aiw_sweep_axis(sw, "training.t.zero_stage", "0,2"));
+	SW_FAILS(sw, aiw_sweep_run(sw), AIW_ESCENARIO, "point 1 (");
+	aiw_sweep_free(sw);
+	/* every point refused: prepare says so */
+	sw = new_sweep(scen);
+	SW_OK(sw, aiw_sweep_axis(sw, "training.t.zero_stage", "1,2"));
+	SW_OK(sw, aiw_sweep_set_keep_going(sw, 1));
+	SW_FAILS(sw, aiw_sweep_prepare(sw), AIW_ESCENARIO, "no point of the 2 starts; point 0 (");
+	aiw_sweep_free(sw);
+	/* arguments */
+	ck_assert_int_eq(aiw_sweep_set_keep_going(NULL, 1), AIW_EINVAL);
+	sw = new_sweep(scen);
+	aiw_status ps;
+	SW_FAILS(sw, aiw_sweep_point_status(sw, 0, &ps, NULL), AIW_ESTATE, "prepare");
+	SW_OK(sw, aiw_sweep_prepare(sw));
+	SW_FAILS(sw, aiw_sweep_point_status(sw, 1, &ps, NULL), AIW_ERANGE, "point 1");
+	SW_FAILS(sw, aiw_sweep_point_status(sw, 0, NULL, NULL), AIW_EINVAL, "NULL");
+	SW_OK(sw, aiw_sweep_point_status(sw, 0, &ps, NULL));
+	ck_assert_int_eq(ps, AIW_ESTOPPED); /* not run yet */
+	aiw_sweep_free(sw);
+}
+END_TEST
+
 /* The scenario from a file, with relative paths resolved from its folder. */
 START_TEST(test_scenario_file)
 {
@@ -884,6 +973,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_stop_and_resume);
 	tcase_add_test(tc, test_stop_async);
 	tcase_add_test(tc, test_task_error);
+	tcase_add_test(tc, test_keep_going);
 	tcase_add_test(tc, test_scenario_file);
 	tcase_add_test(tc, test_ci_coverage_mm1);
 	suite_add_tcase(s, tc);

@@ -1,7 +1,8 @@
 #!/bin/sh
 # `aiworkload sweep`: --jobs 1 and --jobs 2 write byte-identical files, as do
 # standard output and --out, and a point file listing the same grid; bad
-# usage exits 2; SIGINT stops cleanly (exit 130) keeping complete rows.
+# usage exits 2; SIGINT stops cleanly (exit 130) keeping complete rows;
+# --keep-going records refused points with their messages and runs the rest.
 # Then `mpirun -np 1` and `-np 2` of aiworkload-mpi (loopback only) write
 # the same bytes as the threaded command (exit 77, skipped, without mpirun
 # or without the MPI build).
@@ -134,6 +135,34 @@ rows=$(($(wc -l <"$tmp/int.csv") - 1))
 tail -n +2 "$tmp/int.csv" | awk -F, '$8 != 2 { bad = 1 } END { exit bad }' ||
 	fail "SIG$sig: an incomplete row was written"
 echo "threads: --jobs 1 = --jobs 2 = stdout = --points; SIG$sig kept $rows complete points"
+
+# --keep-going: a refused point (a value out of range, a start that refuses
+# the scenario) gets a row with status refused and its message; the others
+# run; exit 2 with the first refusal and a count.  Without it: nothing
+# written, exit 2.
+printf '[sim]\nduration = 1h\n[training t]\ngpus = 64\n' >"$tmp/tr.ini"
+kg="--set training.t.gpus=0,8 --set training.t.zero_stage=0,1 --metrics training.t.steps"
+# shellcheck disable=SC2086
+$sweep "$tmp/tr.ini" $kg --no-progress --out "$tmp/nokg.csv" 2>"$tmp/nokg.err"
+rc=$?
+[ $rc -eq 2 ] || fail "a refused point without --keep-going: exit $rc, expected 2"
+[ ! -s "$tmp/nokg.csv" ] || fail "a refused point without --keep-going wrote rows"
+# shellcheck disable=SC2086
+$sweep "$tmp/tr.ini" $kg --no-progress --keep-going --jobs 2 --out "$tmp/kg.csv" \
+	2>"$tmp/kg.err"
+rc=$?
+[ $rc -eq 2 ] || fail "--keep-going with refused points: exit $rc, expected 2 ($(cat "$tmp/kg.err"))"
+kgcsv=$(cat "$tmp/kg.csv")
+[ "$(head -n 1 "$tmp/kg.csv")" = "point,training.t.gpus,training.t.zero_stage,training.t.steps.mean,training.t.steps.sd,training.t.steps.ci95,training.t.steps.n,status,message" ] ||
+	fail "--keep-going header: $kgcsv"
+[ "$(wc -l <"$tmp/kg.csv")" -eq 5 ] || fail "--keep-going: $kgcsv"
+grep -q '^0,0,0,,,,0,refused,"point 0 (.*training.t.gpus = 0' "$tmp/kg.csv" ||
+	fail "--keep-going: point 0 (gpus = 0): $kgcsv"
+grep -q '^2,8,0,7,,,1,ok,$' "$tmp/kg.csv" || fail "--keep-going: point 2 did not run: $kgcsv"
+grep -q '^3,8,1,,,,0,refused,"point 3 (.*zero_stage = 1 needs the architecture' \
+	"$tmp/kg.csv" || fail "--keep-going: point 3 (zero_stage = 1): $kgcsv"
+grep -q '3 of 4 points refused' "$tmp/kg.err" || fail "--keep-going message: $(cat "$tmp/kg.err")"
+echo "--keep-going: 1 of 4 points ran, 3 refused with their messages"
 
 # MPI
 mpi="$top_builddir/tools/aiworkload-mpi"

@@ -19,6 +19,7 @@
  *  - exact: the pipeline bubble, collectives per group, placement.
  */
 #include "training/layout.h"
+#include "training/training.h"
 #include "hw/hw.h"
 #include "../testutil.h"
 
@@ -269,6 +270,9 @@ START_TEST(layout_25000)
 	ck_assert_int_eq(aiwi_tlayout_check(&L, &A, err, sizeof err), AIW_ERANGE);
 	ck_assert_msg(strstr(err, "tp x pp x cp = 8 x 15 x 1 = 120 does not divide gpus = 25000"),
 	              "%s", err);
+	ck_assert_msg(strstr(err, "the largest multiple of 120 below it is 24960: set gpus = "
+	                          "24960 and hot_spares = 40"),
+	              "%s", err);
 	L = layout(25000, 8, 25, 4, 1, 1, 6250);
 	ck_assert_msg(aiwi_tlayout_check(&L, &A, err, sizeof err) == AIW_OK, "%s", err);
 	ck_assert_double_eq(L.dp, 125);
@@ -295,6 +299,27 @@ static aiw_status load_run(aiw_sim **sim, int gpus, const char *extra)
 		return st;
 	return aiw_sim_run(*sim);
 }
+
+/* doc/training.md: a GPU count the layout does not divide is refused (it
+ * does not run on the largest multiple); that multiple with the rest as
+ * hot spares runs */
+START_TEST(indivisible_gpus_refused)
+{
+	aiw_sim *sim;
+	const char *lay = "tp = 8\npp = 5\nzero_stage = 1\nrecompute = full\nmax_steps = 2\n";
+	ck_assert_int_eq(load_run(&sim, 100, lay), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "= 40 does not divide gpus = 100 (the largest "
+	                                          "multiple of 40 below it is 80"),
+	              "%s", aiw_sim_errmsg(sim));
+	aiw_sim_free(sim);
+	char extra[256];
+	snprintf(extra, sizeof extra, "%shot_spares = 20\n", lay);
+	ck_assert_int_eq(load_run(&sim, 80, extra), AIW_OK);
+	ck_assert_double_eq(aiwi_test_metric(sim, "training.t.dp"), 2);
+	ck_assert_double_eq(aiwi_test_metric(sim, "training.t.steps"), 2);
+	aiw_sim_free(sim);
+}
+END_TEST
 
 START_TEST(memory_refused)
 {
@@ -351,6 +376,76 @@ START_TEST(memory_refused)
 }
 END_TEST
 
+/* Every setting of the layout model's part of the parameter table at a
+ * value other than its default, without layers, is refused with a message
+ * naming it, its value and layers; at its default it changes nothing and
+ * runs. */
+START_TEST(layout_settings_need_layers)
+{
+	const char *base = "[sim]\nduration = 1h\n[training t]\ngpus = 64\n";
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, base, "t"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	aiw_sim_free(sim);
+	int refused = 0;
+	for (size_t i = P_LAYOUT_FIRST; i < P_NPARAMS; i++) {
+		const aiwi_param_def *d = &aiwi_training_params[i];
+		if (i == P_LAYERS)
+			continue;
+		/* a valid value other than the default */
+		char val[64];
+		if (d->type == AIW_PT_ENUM) {
+			const char *bar = strchr(d->choices, '|');
+			ck_assert(bar);
+			if (strncmp(d->choices, d->def, (size_t)(bar - d->choices)) == 0)
+				snprintf(val, sizeof val, "%.*s", (int)strcspn(bar + 1, "|"), bar + 1);
+			else
+				snprintf(val, sizeof val, "%.*s", (int)(bar - d->choices), d->choices);
+		} else if (d->type == AIW_PT_BOOL) {
+			snprintf(val, sizeof val, "%s", strcmp(d->def, "true") ? "true" : "false");
+		} else if (d->type == AIW_PT_INT) {
+			snprintf(val, sizeof val, "%g", d->def ? atof(d->def) + 1 : fmax(d->min, 1));
+		} else {
+			snprintf(val, sizeof val, "%g", 0.5 * (d->min + d->max));
+		}
+		char text[512], want[256];
+		snprintf(text, sizeof text, "%s%s = %s\n", base, d->key, val);
+		ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "t"));
+		aiw_status st = aiw_sim_run(sim);
+		ck_assert_msg(st == AIW_ESCENARIO, "%s = %s without layers: status %d (%s)", d->key,
+		              val, (int)st, aiw_sim_errmsg(sim));
+		snprintf(want, sizeof want, "training.t.%s = %s needs the architecture", d->key, val);
+		ck_assert_msg(strstr(aiw_sim_errmsg(sim), want) &&
+		                      strstr(aiw_sim_errmsg(sim), "when layers is set"),
+		              "%s lacks '%s'", aiw_sim_errmsg(sim), want);
+		aiw_sim_free(sim);
+		/* the default itself (or none) changes nothing: accepted */
+		snprintf(text, sizeof text, "%s%s = %s\n", base, d->key, d->def ? d->def : "none");
+		ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "t"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		aiw_sim_free(sim);
+		refused++;
+	}
+	ck_assert_int_ge(refused, 25);
+	/* the ones the ticket names, by name */
+	static const char *const NAMED[] = {"global_batch = 512", "seq_len = 4096",
+	                                    "zero_stage = 1", "precision = fp8",
+	                                    "memory_buffers = 4GB"};
+	for (size_t i = 0; i < sizeof NAMED / sizeof *NAMED; i++) {
+		char text[512];
+		snprintf(text, sizeof text, "%s%s\n", base, NAMED[i]);
+		ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "t"));
+		ck_assert_int_eq(aiw_sim_run(sim), AIW_ESCENARIO);
+		ck_assert_msg(strstr(aiw_sim_errmsg(sim), NAMED[i]), "%s", aiw_sim_errmsg(sim));
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
 /* The up-front work limit counts a layout job's steps with the layout's
  * own step time: a tiny model for ten years is refused before it runs. */
 START_TEST(layout_steps_limited)
@@ -376,6 +471,8 @@ Suite *make_suite(void)
 	Suite *s = suite_create("training_layout");
 	TCase *t = tcase_create("published");
 	tcase_add_test(t, megatron_table1);
+	tcase_add_test(t, layout_settings_need_layers);
+	tcase_add_test(t, indivisible_gpus_refused);
 	tcase_add_test(t, nemo_h100);
 	tcase_add_test(t, tp_overlap_exact);
 	tcase_add_test(t, layout_25000);

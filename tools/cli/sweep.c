@@ -101,6 +101,8 @@ void cli_sweep_usage(FILE *f)
 	        "  --out FILE.csv           results, one row per point (default: standard output)\n"
 	        "  --replications-out FILE.csv\n"
 	        "                           every run: point, replication, seed, values, metrics\n"
+	        "  --keep-going             a refused point does not stop the sweep: its row\n"
+	        "                           has the columns status = refused and message\n"
 	        "  --progress, --no-progress\n"
 	        "                           progress bar on standard error (default: when it is\n"
 	        "                           a terminal)\n"
@@ -250,6 +252,8 @@ int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 			o->progress = 1;
 		} else if (strcmp(a, "--no-progress") == 0) {
 			o->progress = 0;
+		} else if (strcmp(a, "--keep-going") == 0) {
+			o->keep_going = true;
 		} else {
 			return usage_error(quiet, "unknown option '%s'", a);
 		}
@@ -453,6 +457,8 @@ int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet)
 	if (st == AIW_OK)
 		st = aiw_sweep_set_jobs(sw, o->jobs);
 	if (st == AIW_OK)
+		st = aiw_sweep_set_keep_going(sw, o->keep_going);
+	if (st == AIW_OK)
 		st = aiw_sweep_prepare(sw);
 	if (st != AIW_OK) {
 		if (!quiet)
@@ -649,6 +655,22 @@ int cli_sweep_finish(aiw_sweep *sw, const cli_sweep_opts *o, aiw_status st,
 		lib_error(aiw_sweep_errmsg(sw), ws, errno);
 	if (ws != AIW_OK && rc == 0)
 		rc = EXIT_FAIL;
+	size_t np = 0, refused = 0;
+	aiw_sweep_npoints(sw, &np);
+	for (size_t p = 0; p < np && o->keep_going; p++) {
+		aiw_status ps;
+		const char *why;
+		if (aiw_sweep_point_status(sw, p, &ps, &why) != AIW_OK || ps == AIW_OK ||
+		    ps == AIW_ESTOPPED)
+			continue;
+		if (refused++ == 0) {
+			errorf("%s", why);
+			if (rc == 0)
+				rc = cli_sweep_exit_code(ps);
+		}
+	}
+	if (refused)
+		errorf("%zu of %zu points refused (status and message columns)", refused, np);
 	if (st != AIW_OK) {
 		size_t np = 0, done = 0;
 		aiw_sweep_npoints(sw, &np);

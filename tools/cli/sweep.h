@@ -39,6 +39,7 @@ typedef struct cli_sweep_opts {
 	bool seed_set;
 	unsigned long long seed; /* --seed N */
 	int progress;           /* --progress 1, --no-progress 0, -1: when stderr is a tty */
+	bool keep_going;        /* --keep-going: a refused point does not stop the sweep */
 	bool help;
 } cli_sweep_opts;
 

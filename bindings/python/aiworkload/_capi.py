@@ -246,7 +246,7 @@ SIGNATURES = {
                                         ("out", PD), ("ncolumns", c_size_t),
                                         ("progress", CAPACITY_PROGRESS_FN),
                                         ("payload", c_void_p)]),
-    # training studies (training.c)
+    # training studies (scaling.c)
     "aiw_training_scaling": (STATUS, [("sim", SIM), ("component", c_char_p),
                                       ("gpu_counts", PD), ("n", c_size_t), ("weak", c_int),
                                       ("step_time_s", PD), ("efficiency", PD)]),
@@ -261,6 +261,7 @@ SIGNATURES = {
     "aiw_sweep_set_metrics": (STATUS, [("sw", SWEEP), ("metrics_csv", c_char_p)]),
     "aiw_sweep_set_seed": (STATUS, [("sw", SWEEP), ("seed", c_uint64)]),
     "aiw_sweep_set_jobs": (STATUS, [("sw", SWEEP), ("jobs", c_uint)]),
+    "aiw_sweep_set_keep_going": (STATUS, [("sw", SWEEP), ("keep_going", c_int)]),
     "aiw_sweep_set_callback": (STATUS, [("sw", SWEEP), ("fn", SWEEP_FN), ("payload", c_void_p)]),
     "aiw_sweep_set_progress": (STATUS, [("sw", SWEEP), ("fn", SWEEP_PROGRESS_FN),
                                         ("payload", c_void_p)]),
@@ -282,6 +283,8 @@ SIGNATURES = {
                                  ("metrics", PD)]),
     "aiw_sweep_result": (STATUS, [("sw", SWEEP), ("point", c_size_t), ("metric", c_size_t),
                                   ("mean", PD), ("sd", PD), ("ci95_half", PD), ("n", PZ)]),
+    "aiw_sweep_point_status": (STATUS, [("sw", SWEEP), ("point", c_size_t),
+                                        ("status", POINTER(c_int)), ("message", PSTR)]),
     "aiw_sweep_replication": (STATUS, [("sw", SWEEP), ("point", c_size_t), ("rep", c_size_t),
                                        ("metric", c_size_t), ("out", PD)]),
     "aiw_sweep_write_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),

@@ -19,7 +19,8 @@ their results and a later run() continues.
 import os
 import threading
 import weakref
-from ctypes import byref, c_char_p, c_double, c_size_t, c_uint64, c_void_p, cast
+import math
+from ctypes import byref, c_char_p, c_double, c_int, c_size_t, c_uint64, c_void_p, cast
 
 from . import _arrays, _capi
 from ._capi import SWEEP, SWEEP_FN, SWEEP_PROGRESS_FN
@@ -58,6 +59,37 @@ def _csv(values):
             v = repr(v)
         out.append(str(v).replace("\\", "\\\\").replace(",", "\\,"))
     return ",".join(out)
+
+
+def _typed(name, text):
+    """A point's value text as the parameter's type says: int for int, bool
+    for bool, float in SI units for the other numeric types ("90d" ->
+    7776000.0), str for enum, string and distribution parameters; None for
+    "none"; text the registry cannot type ("auto", an unknown name) stays
+    text."""
+    from .registry import param_info, parse_value
+    try:
+        typ = param_info(name).type
+    except AiwError:
+        return text
+    t = text.strip()
+    if typ in ("enum", "string", "dist"):
+        return text
+    if t.lower() == "none" or t == "":
+        return None
+    if typ == "bool":
+        if t.lower() in ("true", "yes", "on", "1"):
+            return True
+        if t.lower() in ("false", "no", "off", "0"):
+            return False
+        return text
+    try:
+        v = parse_value("real" if typ == "int" else typ, t)
+    except AiwError:
+        return text
+    if typ == "int" and math.isfinite(v) and v == math.floor(v):
+        return int(t) if t.lstrip("+-").isdigit() else int(v)
+    return v
 
 
 def _owner(addr):
@@ -107,16 +139,18 @@ class Sweep(object):
     axes: {parameter: [values]} (the last varies fastest); metrics: names or
     shell patterns to keep (default: every metric); jobs: worker threads (0:
     one per processor); seed: base of the replication seeds (default: the
-    scenario's sim.seed).
+    scenario's sim.seed); keep_going: a refused point does not stop the
+    sweep (set_keep_going).
     """
 
     def __init__(self, scenario=None, axes=None, replications=None, metrics=None, seed=None,
-                 jobs=None, point_file=None):
+                 jobs=None, point_file=None, keep_going=None):
         self._ptr = None
         self._exc = None
         self._callback = None
         self._progress = None
         self._running = False
+        self._keep_going = False
         path = text = None
         if isinstance(scenario, os.PathLike):
             path = os.fsencode(scenario)
@@ -145,6 +179,8 @@ class Sweep(object):
             self.set_seed(seed)
         if jobs is not None:
             self.set_jobs(jobs)
+        if keep_going is not None:
+            self.set_keep_going(keep_going)
 
     # ---- lifecycle ---------------------------------------------------------
     def close(self):
@@ -214,6 +250,15 @@ class Sweep(object):
         _capi.lib.aiw_sweep_set_jobs(self._p(), int(jobs))
         return self
 
+    def set_keep_going(self, keep_going=True):
+        """A point whose run is refused does not stop the sweep: its status
+        and message are kept (point_status), the other points run, and
+        results() and write_csv() carry a status and a message per point.
+        Before prepare()."""
+        _capi.lib.aiw_sweep_set_keep_going(self._p(), 1 if keep_going else 0)
+        self._keep_going = bool(keep_going)
+        return self
+
     def prepare(self):
         """Read the scenario, expand the grid, check every value (idempotent)."""
         _capi.lib.aiw_sweep_prepare(self._p())
@@ -267,13 +312,28 @@ class Sweep(object):
             out.append(_s(name.value))
         return out
 
-    def point(self, point):
-        """{parameter: value text} of a point."""
+    def point_text(self, point):
+        """{parameter: value text} of a point, as given."""
         out, val = {}, c_char_p()
         for i, name in enumerate(self.param_names()):
             _capi.lib.aiw_sweep_point_value(self._p(), point, i, byref(val))
             out[name] = _s(val.value)
         return out
+
+    def point(self, point):
+        """{parameter: value} of a point, typed as the parameter's type says:
+        int, bool, float in SI units ("90d" -> 7776000.0), str for enum,
+        string and distribution parameters, None for "none"."""
+        return {k: _typed(k, v) for k, v in self.point_text(point).items()}
+
+    def point_status(self, point):
+        """(status, message) of a point after run(): ("AIW_OK", "") with
+        results; under keep_going a refused point's status name
+        ("AIW_ERANGE", ...) and message; ("AIW_ESTOPPED", "not run") when it
+        has not run."""
+        st, msg = c_int(), c_char_p()
+        _capi.lib.aiw_sweep_point_status(self._p(), point, byref(st), byref(msg))
+        return _s(_capi.lib.aiw_status_name(st.value)), _s(msg.value) or ""
 
     def metric_names(self):
         n = self._count(_capi.lib.aiw_sweep_nmetrics)
@@ -328,13 +388,26 @@ class Sweep(object):
         return out.value
 
     def results(self):
-        """One dict per complete point: "point", the parameters (text), and per
-        metric M: M (mean), M.sd, M.ci95, M.n."""
+        """One dict per complete point: "point", the parameters (typed as
+        point() types them), and per metric M: M (mean), M.sd, M.ci95, M.n.
+        Under keep_going also "status" and "message" (point_status), and
+        the refused points with their metrics None and M.n 0."""
         names = self.metric_names()
         rows = []
         for p in range(self.npoints):
             row = {"point": p}
             row.update(self.point(p))
+            if self._keep_going:
+                status, message = self.point_status(p)
+                if status == "AIW_ESTOPPED":
+                    continue  # not run (stopped sweep)
+                row["status"], row["message"] = status, message
+                if status != "AIW_OK":
+                    for m in names:
+                        row[m] = row[m + ".sd"] = row[m + ".ci95"] = None
+                        row[m + ".n"] = 0
+                    rows.append(row)
+                    continue
             try:
                 for i, m in enumerate(names):
                     mean, sd, ci, n = self.result(p, i)

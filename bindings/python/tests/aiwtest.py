@@ -80,6 +80,7 @@ C_TO_CTYPES = {
     "double *": POINTER(c_double),
     "const double *": POINTER(c_double),
     "size_t *": POINTER(c_size_t),
+    "aiw_status *": POINTER(c_int),
     "unsigned *": POINTER(c_uint),
     "uint64_t *": POINTER(c_uint64),
     "unsigned *": POINTER(c_uint),

@@ -340,16 +340,18 @@ class EveryFunction(unittest.TestCase):
             with open(pts, "w") as f:
                 f.write("site.pue\n1.2\n1.4\n")
             # create, set_callback, set_progress, point_file, set_replications,
-            # set_metrics, set_seed, set_jobs
+            # set_metrics, set_seed, set_jobs, set_keep_going
             with aiworkload.Sweep(aiwtest.SCRIPTED, point_file=pts, replications=2,
-                                  metrics=["site.energy_kwh"], seed=5, jobs=1) as sw:
+                                  metrics=["site.energy_kwh"], seed=5, jobs=1,
+                                  keep_going=False) as sw:
                 sw.axis("load.a.gpus", [4, 8])
                 sw.prepare()
                 self.assertEqual(sw.errmsg, "")
                 sw.stop()  # not running: harmless
                 sw.run()
                 self.assertEqual(sw.npoints, 4)
-                self.assertEqual(sw.point(3), {"site.pue": "1.4", "load.a.gpus": "8"})
+                self.assertEqual(sw.point(3), {"site.pue": 1.4, "load.a.gpus": 8})
+                self.assertEqual(sw.point_status(3), ("AIW_OK", ""))
                 self.assertEqual(sw.metric_names(), ["site.energy_kwh"])
                 sw.task_seed(0, 1)
                 v = sw.run_task(0, 1)

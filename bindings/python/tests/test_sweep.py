@@ -35,7 +35,7 @@ class Deterministic(unittest.TestCase):
             self.assertEqual(sw.npoints, 4)
             self.assertEqual(sw.param_names(), ["load.a.profile", "site.pue"])
             # the last axis varies fastest
-            self.assertEqual(sw.point(1), {"load.a.profile": "0:10kW, 2h:2kW", "site.pue": "1.5"})
+            self.assertEqual(sw.point(1), {"load.a.profile": "0:10kW, 2h:2kW", "site.pue": 1.5})
             self.assertEqual(sw.metric_names(), ["site.energy_kwh"])
             sw.run()
             rows = sw.results()
@@ -45,6 +45,62 @@ class Deterministic(unittest.TestCase):
             self.assertAlmostEqual(row["site.energy_kwh"], w, places=9)
             self.assertEqual(row["site.energy_kwh.sd"], 0.0)
             self.assertEqual(row["site.energy_kwh.n"], 3)
+
+    def test_typed_values(self):
+        """point() and results() type each value as its parameter says;
+        point_text() keeps the text."""
+        with aiw.Sweep(aiwtest.SCRIPTED, metrics="site.energy_kwh") as sw:
+            sw.axis("site.pue", ["1.25"])
+            sw.axis("sim.duration", ["2h"])
+            sw.axis("load.a.profile", ["0:5kW"])
+            sw.axis("sim.series_keep", ["1000"])
+            sw.run()
+            pt = sw.point(0)
+            self.assertEqual(sw.point_text(0)["sim.duration"], "2h")
+            row = sw.results()[0]
+        for got in (pt, row):
+            self.assertIsInstance(got["site.pue"], float)
+            self.assertEqual(got["site.pue"], 1.25)
+            self.assertIsInstance(got["sim.duration"], float)
+            self.assertEqual(got["sim.duration"], 7200.0)
+            self.assertEqual(got["load.a.profile"], "0:5kW")
+            self.assertIsInstance(got["sim.series_keep"], int)
+            self.assertEqual(got["sim.series_keep"], 1000)
+
+    def test_keep_going(self):
+        """A refused point is kept with its status and message; the others
+        run.  Without keep_going the refusal stops the sweep."""
+        scen = "[sim]\nduration = 1h\n[training t]\ngpus = 64\n"
+        with aiw.Sweep(scen, metrics="training.t.steps") as sw:
+            sw.axis("training.t.gpus", [0, 8])
+            with self.assertRaises(aiw.AiwError):
+                sw.run()
+        with aiw.Sweep(scen, metrics="training.t.steps", keep_going=True, jobs=2) as sw:
+            sw.axis("training.t.gpus", [0, 8])
+            sw.axis("training.t.zero_stage", [0, 1])
+            sw.run()
+            self.assertEqual(sw.point_status(2), ("AIW_OK", ""))
+            st, msg = sw.point_status(0)
+            self.assertEqual(st, "AIW_ERANGE")
+            self.assertIn("training.t.gpus = 0", msg)
+            st, msg = sw.point_status(3)
+            self.assertEqual(st, "AIW_ESCENARIO")
+            self.assertIn("zero_stage = 1 needs the architecture", msg)
+            with self.assertRaises(aiw.AiwError):
+                sw.result(3, 0)
+            rows = sw.results()
+            with tempfile.TemporaryDirectory() as d:
+                path = os.path.join(d, "kg.csv")
+                sw.write_csv(path)
+                with open(path) as f:
+                    table = list(csv.DictReader(f))
+        self.assertEqual([r["status"] for r in rows],
+                         ["AIW_ERANGE", "AIW_ERANGE", "AIW_OK", "AIW_ESCENARIO"])
+        self.assertIsNone(rows[3]["training.t.steps"])
+        self.assertEqual(rows[3]["training.t.steps.n"], 0)
+        self.assertEqual(rows[2]["training.t.steps"], 7.0)
+        self.assertEqual(rows[2]["training.t.gpus"], 8)
+        self.assertEqual([r["status"] for r in table], ["refused", "refused", "ok", "refused"])
 
     def test_errors(self):
         with aiw.Sweep(aiwtest.SCRIPTED) as sw:

@@ -1,0 +1,169 @@
+/*
+ * events.c - the events of a training job: the start, step ends, checkpoint
+ * writes, failures (Poisson over the job's GPUs), restarts and hot-spare
+ * repairs.
+ */
+#include "training/training.h"
+
+#include <math.h>
+
+#include <gsl/gsl_randist.h>
+
+static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg);
+static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg);
+static void ev_restart_end(aiw_sim *sim, void *ctx, uint64_t arg);
+static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg);
+
+/* Draw one step and schedule its end. */
+static void begin_step(aiwi_comp *c, aiwi_tjob *T, double t)
+{
+	aiwi_tphase_step(c, T, t);
+	T->state = S_STEP;
+	T->ev_phase = aiwi_at(c->sim, t + T->ph.dur, ev_step_end, c, 0);
+}
+
+static void begin_flat(aiwi_comp *c, aiwi_tjob *T, double t, double dur, int state, aiwi_evfn fn)
+{
+	aiwi_tphase_flat(&T->ph, t, dur, T->k.N * T->k.g.idle_w);
+	T->state = state;
+	T->ev_phase = aiwi_at(c->sim, t + dur, fn, c, 0);
+}
+
+static void finish_job(aiwi_comp *c, aiwi_tjob *T, double t)
+{
+	T->state = S_DONE;
+	T->t_done = t;
+	if (T->ev_fail)
+		aiwi_cancel(c->sim, T->ev_fail);
+	T->ev_fail = T->ev_phase = 0;
+	c->gpus = 0;
+}
+
+static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiwi_comp *c = ctx;
+	aiwi_tjob *T = c->state;
+	aiwi_tphase *ph = &T->ph;
+	double t = aiwi_now(sim);
+	T->ev_phase = 0;
+	T->e_done += ph->energy;
+	T->busy_done += ph->busy_s;
+	T->bytes_done += ph->bytes;
+	T->kbusy_done += ph->kb_gpus * ph->dur;
+	T->flops_done += ph->flops;
+	T->steps_exec++;
+	T->step_sum += ph->dur;
+	T->base_sum += ph->base;
+	T->tick_steps++;
+	T->tick_step_sum += ph->dur;
+	aiwi_hist_add(&T->hist, ph->dur);
+	double tc = T->k.t_c;
+	T->p_steps++;
+	T->p_compute += fmin(ph->t_max, tc);
+	T->p_wait += fmax(0, ph->t_max - tc);
+	T->p_comm += ph->e;
+	T->p_bubble += ph->bubble;
+	if (T->c_steps + T->p_steps >= T->k.steps_budget)
+		finish_job(c, T, t);
+	else if (t >= T->next_ckpt)
+		begin_flat(c, T, t, T->k.w, S_CKPT, ev_ckpt_end);
+	else
+		begin_step(c, T, t);
+}
+
+static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiwi_comp *c = ctx;
+	aiwi_tjob *T = c->state;
+	double t = aiwi_now(sim);
+	T->ev_phase = 0;
+	T->e_done += T->ph.energy;
+	T->checkpoints++;
+	T->ckpt_s += T->ph.dur;
+	T->c_steps += T->p_steps;
+	T->c_compute += T->p_compute;
+	T->c_wait += T->p_wait;
+	T->c_comm += T->p_comm;
+	T->c_bubble += T->p_bubble;
+	T->p_steps = T->p_compute = T->p_wait = T->p_comm = T->p_bubble = 0;
+	T->last_commit = t;
+	T->next_ckpt = t + T->k.tau;
+	begin_step(c, T, t);
+}
+
+static void ev_restart_end(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiwi_comp *c = ctx;
+	aiwi_tjob *T = c->state;
+	double t = aiwi_now(sim);
+	T->ev_phase = 0;
+	T->e_done += T->ph.energy;
+	T->restart_s += T->ph.dur;
+	T->last_commit = t;
+	T->next_ckpt = t + T->k.tau;
+	begin_step(c, T, t);
+}
+
+static void ev_repair(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiwi_comp *c = ctx;
+	aiwi_tjob *T = c->state;
+	T->spares_free++;
+}
+
+static void schedule_failure(aiwi_comp *c, aiwi_tjob *T, double t)
+{
+	T->ev_fail = 0;
+	if (T->k.fail_rate > 0)
+		T->ev_fail = aiwi_at(c->sim, t + gsl_ran_exponential(T->frng, 1 / T->k.fail_rate),
+		                     ev_failure, c, 0);
+}
+
+static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiwi_comp *c = ctx;
+	aiwi_tjob *T = c->state;
+	double t = aiwi_now(sim);
+	T->ev_fail = 0;
+	if (T->state == S_DONE || T->state == S_WAIT)
+		return;
+	T->failures++;
+	if (T->ev_phase)
+		aiwi_cancel(sim, T->ev_phase);
+	T->ev_phase = 0;
+	aiwi_training_close_phase_at(T, t);
+	if (T->state == S_RESTART) {
+		T->restart_s += t - T->ph.t0;
+	} else {
+		/* everything since the last completed checkpoint is lost */
+		T->lost_s += t - T->last_commit;
+		T->steps_lost += T->p_steps;
+		T->p_steps = T->p_compute = T->p_wait = T->p_comm = T->p_bubble = 0;
+	}
+	double down = clamp0(aiwi_dist_sample(aiwi_pd(c, P_RESTART), T->frng));
+	if (T->spares_free >= 1) {
+		T->spares_free--;
+		double rep = clamp0(aiwi_dist_sample(aiwi_pd(c, P_REPAIR), T->frng));
+		aiwi_at(sim, t + rep, ev_repair, c, 0);
+	} else {
+		down += clamp0(aiwi_dist_sample(aiwi_pd(c, P_REPLACE), T->frng));
+	}
+	begin_flat(c, T, t, down, S_RESTART, ev_restart_end);
+	schedule_failure(c, T, t);
+}
+
+void aiwi_training_ev_start(aiw_sim *sim, void *ctx, uint64_t arg)
+{
+	aiwi_comp *c = ctx;
+	aiwi_tjob *T = c->state;
+	double t = aiwi_now(sim);
+	c->gpus = T->k.N + T->k.spares;
+	T->last_commit = t;
+	T->next_ckpt = t + T->k.tau;
+	if (T->k.steps_budget < 1) {
+		finish_job(c, T, t);
+		return;
+	}
+	begin_step(c, T, t);
+	schedule_failure(c, T, t);
+}
