@@ -83,6 +83,17 @@ for p in "$tmp/prof.csv" "$tmp/sym-trace.csv" "$tmp/hard-emp.txt"; do
 		--replications-out "$p"
 done
 has "$tmp/err" "would overwrite the file inference." "sweep: message"
+# files that the points' values name: an axis, a --points column
+cp "$tmp/trace.csv" "$tmp/trace2.csv"
+cp "$tmp/trace2.csv" "$tmp/trace2.keep"
+expect 2 "sweep --set inference.t.trace_file=A,B --out B" -- "$aiw" sweep "$tmp/s.ini" \
+	--set "inference.t.trace_file=$tmp/trace.csv,$tmp/trace2.csv" --out "$tmp/d/../trace2.csv"
+has "$tmp/err" "the file inference.t.trace_file names at point 2" "sweep axis: message"
+printf 'inference.t.trace_file\n%s\n' "$tmp/trace2.csv" >"$tmp/pts.csv"
+expect 2 "sweep --points naming B --replications-out B" -- "$aiw" sweep "$tmp/s.ini" \
+	--points "$tmp/pts.csv" --replications-out "$tmp/trace2.csv"
+cmp -s "$tmp/trace2.csv" "$tmp/trace2.keep" && ok "sweep: the points' files are intact" ||
+	bad "sweep: a file a point names was overwritten"
 intact "sweep"
 
 # --- calibrate --out ------------------------------------------------------------

@@ -349,6 +349,90 @@ static int check_components(const cli_sweep_opts *o, bool quiet)
 	return rc;
 }
 
+/* The files the points' values name (--set inference.chat.profile=a.csv,
+ * b.csv, or a --points column): each point's values applied in turn to the
+ * scenario as a run applies them, the outputs checked against the files
+ * the simulation then names.  0 or EXIT_USAGE with the message. */
+static int check_point_inputs(const cli_sweep_opts *o, const aiw_sweep *sw, bool quiet)
+{
+	if (!o->out && !o->reps_out)
+		return 0;
+	size_t np = 0, nparams = 0;
+	aiw_sweep_npoints(sw, &np);
+	aiw_sweep_nparams(sw, &nparams);
+	aiw_sim *sim = NULL;
+	if (!nparams || aiw_sim_create(&sim, 1) != AIW_OK ||
+	    aiw_sim_load_file(sim, o->scenario) != AIW_OK) {
+		aiw_sim_free(sim);
+		return 0; /* the sweep reports what does not load */
+	}
+	const char **last = calloc(nparams, sizeof *last);
+	char **owned = NULL;
+	size_t nowned = 0, capowned = 0;
+	cli_files outs = {0}, in = {0};
+	int rc = !last || cli_files_add(&outs, "--out", o->out) ||
+	                 cli_files_add(&outs, "--replications-out", o->reps_out)
+	             ? EXIT_FAIL : 0;
+	for (size_t p = 0; p < np && !rc; p++) {
+		bool changed = false;
+		for (size_t i = 0; i < nparams; i++) {
+			const char *name, *v;
+			if (aiw_sweep_param_name(sw, i, &name) != AIW_OK ||
+			    aiw_sweep_point_value(sw, p, i, &v) != AIW_OK ||
+			    (last[i] && strcmp(last[i], v) == 0))
+				continue;
+			last[i] = v;
+			changed |= aiw_sim_set(sim, name, v) == AIW_OK;
+		}
+		size_t n = 0;
+		if (!changed || aiw_sim_input_count(sim, &n) != AIW_OK)
+			continue;
+		for (size_t k = 0; k < n && !rc; k++) {
+			const char *comp, *key, *path;
+			if (aiw_sim_input(sim, k, &comp, &key, &path) != AIW_OK)
+				continue;
+			bool seen = false;
+			for (size_t j = 0; j < nowned && !seen; j++)
+				seen = strcmp(owned[j], path) == 0;
+			if (seen)
+				continue;
+			if (nowned == capowned) {
+				size_t cap = capowned ? 2 * capowned : 8;
+				char **g = realloc(owned, cap * sizeof *g);
+				if (!g) {
+					rc = EXIT_FAIL;
+					break;
+				}
+				owned = g;
+				capowned = cap;
+			}
+			char what[300];
+			snprintf(what, sizeof what, "the file %s.%s names at point %zu", comp, key, p + 1);
+			if (!(owned[nowned] = strdup(path)) ||
+			    cli_files_add(&in, what, owned[nowned]) != 0) {
+				free(owned[nowned]);
+				rc = EXIT_FAIL;
+				break;
+			}
+			nowned++;
+		}
+	}
+	if (rc == EXIT_FAIL && !quiet)
+		errorf("out of memory");
+	if (!rc) {
+		const cli_cmd who = {cli_sweep_prog, "sweep", quiet};
+		rc = cli_check_outputs(&who, &outs, &in);
+	}
+	cli_files_free(&outs);
+	cli_files_free(&in);
+	for (size_t j = 0; j < nowned; j++)
+		free(owned[j]);
+	free(owned);
+	free(last);
+	aiw_sim_free(sim);
+	return rc;
+}
+
 int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet)
 {
 	*out = NULL;
@@ -400,6 +484,10 @@ int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet)
 		aiw_sweep_free(sw);
 		/* an unreadable scenario or point file is the user's input: usage */
 		return st == AIW_EIO ? EXIT_USAGE : cli_sweep_exit_code(st);
+	}
+	if ((rc = check_point_inputs(o, sw, quiet)) != 0) {
+		aiw_sweep_free(sw);
+		return rc;
 	}
 	*out = sw;
 	return 0;
