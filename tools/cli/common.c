@@ -1,6 +1,7 @@
 /*
- * common.c - messages, exit statuses, option values and number formatting
- * shared by the commands (common.h).
+ * common.c - messages, exit statuses, the option parser, the check of
+ * outputs against inputs and number formatting shared by the commands
+ * (common.h).
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "common.h"

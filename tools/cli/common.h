@@ -12,7 +12,8 @@
  *   calibrate.c calibrate (measured serving times, aiw_profile_*)
  *   capacity.c  capacity (offline and server capacity, aiw_inference_capacity)
  *   sweep.c     sweep (shared with tools/aiworkload-mpi.c through sweep.h)
- *   common.c    the helpers declared here
+ *   common.c    the helpers declared here: the option parser of every
+ *               command, the outputs-against-inputs check, formatting
  *
  * Exit status: 0 success, 2 bad usage or invalid scenario (the message names
  * file:line or the parameter), 1 any other failure (I/O, memory, limits).

@@ -2,7 +2,7 @@
  * aiworkload - command-line front end of libaiworkload.
  *
  *   aiworkload [run] [SCENARIO.ini ...] [options]   run, print a summary table
- *   aiworkload plot SCENARIO.ini -o FILE.svg         run, write the chart
+ *   aiworkload plot [SCENARIO.ini] -o FILE.svg       run, write the chart
  *   aiworkload sweep SCENARIO.ini --set N=V1,V2 ...  sweeps
  *   aiworkload params [PATTERN] [--man]              the parameter registry
  *   aiworkload catalog [GPU|LINK]                    built-in hardware
