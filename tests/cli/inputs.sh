@@ -138,6 +138,19 @@ expect 0 "calibrate --out through a symbolic link" -- "$aiw" calibrate "$tmp/pro
 [ -L "$tmp/link.ini" ] && ok "the symbolic link stays" || bad "the symbolic link was replaced"
 has "$tmp/old.ini" "[inference viaLink]" "the link's target is replaced"
 
+# --out /dev/stdout: the snippet follows the fit on the stream, never a
+# reopened (truncated) file
+echo before >"$tmp/log"
+"$aiw" calibrate "$tmp/prof.csv" --gpu h100-80gb --out /dev/stdout >>"$tmp/log" 2>"$tmp/err"
+echo after >>"$tmp/log"
+if [ "$(head -n 1 "$tmp/log")" = before ] && [ "$(tail -n 1 "$tmp/log")" = after ] &&
+	awk '/^\[inference chat\]/ { s = NR } /median \|error\|/ { f = NR } END { exit !(s > f && f) }' \
+		"$tmp/log"; then
+	ok "calibrate --out /dev/stdout >> LOG: kept, the snippet after the fit"
+else
+	bad "calibrate --out /dev/stdout >> LOG: $(head -c 200 "$tmp/log")"
+fi
+
 # --- autoscale-replay --out ------------------------------------------------------
 printf 'time,ready,metric\n0,2,0.9\n15,2,0.95\n30,2,0.4\n' >"$tmp/m.csv"
 cp "$tmp/m.csv" "$tmp/m.keep"

@@ -107,7 +107,9 @@ int cli_calibrate(int argc, char **argv)
 	size_t room = argc > 0 ? (size_t)argc : 1, nsets = 0, nholds = 0, nops = 0;
 	const char **sets = calloc(room, sizeof *sets), **holds = calloc(room, sizeof *holds);
 	const char **ops = calloc(room, sizeof *ops);
-	char *tmp = NULL, *target = NULL;
+	char *tmp = NULL, *target = NULL, *mem = NULL;
+	size_t memlen = 0;
+	bool mem_out = false; /* the snippet goes to standard output after the fit */
 	FILE *snip = NULL;
 	aiw_profile *p = NULL;
 	int rc = 0;
@@ -237,9 +239,20 @@ int cli_calibrate(int argc, char **argv)
 		                         "choose one with --gpu", file, ng, names);
 		goto done;
 	}
-	struct stat sb;
-	bool special = outp && stat(outp, &sb) == 0 && !S_ISREG(sb.st_mode);
-	if (special) { /* /dev/stdout, a pipe: written as it is, nothing to replace */
+	struct stat sb, so;
+	bool exists = outp && stat(outp, &sb) == 0;
+	if (exists && fstat(STDOUT_FILENO, &so) == 0 && sb.st_dev == so.st_dev &&
+	    sb.st_ino == so.st_ino) {
+		/* standard output (--out /dev/stdout, whatever it points to): the
+		 * snippet follows the fit on the stream, which `>>` and pipes keep */
+		mem_out = true;
+		if (!(snip = open_memstream(&mem, &memlen))) {
+			cli_errorf("out of memory");
+			rc = EXIT_FAIL;
+			goto done;
+		}
+	} else if (exists && !S_ISREG(sb.st_mode)) {
+		/* a pipe, a terminal, /dev/null: written as it is, nothing to replace */
 		if (!(snip = fopen(outp, "w"))) {
 			cli_errorf("calibrate: cannot write %s: %s", outp, strerror(errno));
 			rc = EXIT_FAIL;
@@ -321,7 +334,15 @@ int cli_calibrate(int argc, char **argv)
 		rc = EXIT_FAIL;
 	}
 	free(err);
-	if (snip) {
+	if (mem_out) {
+		fclose(snip); /* sets mem and memlen */
+		snip = NULL;
+		if (!rc && mem)
+			fwrite(mem, 1, memlen, stdout);
+		int frc = cli_flush_stdout();
+		if (!rc)
+			rc = frc;
+	} else if (snip) {
 		/* the old file stays until the new one is whole */
 		int crc = cli_close_output(snip, outp);
 		snip = NULL;
@@ -342,6 +363,7 @@ done:
 	}
 	free(tmp);
 	free(target);
+	free(mem);
 	free(sets);
 	free(holds);
 	free(ops);
