@@ -107,6 +107,17 @@ AIW_EXPORT aiw_status aiw_sim_reset(aiw_sim *sim);
  * valid until the next aiw_sim_reset or aiw_sim_free. */
 AIW_EXPORT aiw_status aiw_sim_warning_count(aiw_sim *sim, size_t *out);
 AIW_EXPORT aiw_status aiw_sim_warning(aiw_sim *sim, size_t i, const char **out);
+/* Files the parameters name, which the simulation reads: each set
+ * parameter that is a file name (inference.NAME.profile, trace_file) and
+ * each distribution empirical(FILE), in component order.  The i-th (from
+ * 0): its component ("inference.chat"), its key ("profile") and the path
+ * the library opens (a relative name resolved against the directory of the
+ * scenario file that gave it).  The strings are valid until the parameter
+ * is set again or sim is freed.  The scenario files themselves are not
+ * listed (the caller named them). */
+AIW_EXPORT aiw_status aiw_sim_input_count(aiw_sim *sim, size_t *out);
+AIW_EXPORT aiw_status aiw_sim_input(aiw_sim *sim, size_t i, const char **component,
+                                    const char **key, const char **path);
 
 /* Parameters, by name: "sim.seed", "site.pue", "training.pretrain.gpus",
  * "inference.chat.max_batch".  Setting a parameter of a component that does

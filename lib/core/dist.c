@@ -73,6 +73,7 @@ void aiwi_dist_free(aiwi_dist *d)
 		return;
 	free(d->data);
 	free(d->spec);
+	free(d->path);
 	free(d);
 }
 
@@ -83,13 +84,14 @@ aiwi_dist *aiwi_dist_clone(const aiwi_dist *d)
 		return NULL;
 	*c = *d;
 	c->data = NULL;
+	c->path = d->path ? strdup(d->path) : NULL;
 	c->spec = strdup(d->spec ? d->spec : "");
 	if (d->n) {
 		c->data = malloc(d->n * sizeof *c->data);
 		if (c->data)
 			memcpy(c->data, d->data, d->n * sizeof *c->data);
 	}
-	if (!c->spec || (d->n && !c->data)) {
+	if (!c->spec || (d->n && !c->data) || (d->path && !c->path)) {
 		aiwi_dist_free(c);
 		return NULL;
 	}
@@ -167,6 +169,10 @@ static aiw_status load_empirical(aiwi_dist *d, const char *file, const char *bas
 	if (st != AIW_OK) {
 		free(x);
 		return st;
+	}
+	if (!(d->path = strdup(path))) {
+		free(x);
+		return AIW_ENOMEM;
 	}
 	gsl_sort(x, 1, n);
 	d->data = x;

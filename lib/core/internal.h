@@ -195,6 +195,8 @@ struct aiwi_dist {
 	double *data;      /* empirical: sorted samples */
 	size_t n;
 	char *spec;        /* canonical text */
+	char *path;        /* empirical: the file read, as opened (relative names
+	                      resolved against the scenario's directory) */
 };
 
 /* Parse "lognormal(median=1024,sigma=0.8)" etc. into a new dist, or fail

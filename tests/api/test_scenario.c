@@ -5,7 +5,9 @@
 #include "../testutil.h"
 
 #include <dirent.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 START_TEST(valid_scenario)
 {
@@ -187,6 +189,68 @@ START_TEST(invalid_folder)
 }
 END_TEST
 
+/* aiw_sim_input: the files the parameters name (a profile, a trace, an
+ * empirical distribution), as the library opens them: a relative name in a
+ * scenario file resolved against its directory, one set by aiw_sim_set
+ * as given; the scenario file itself not listed. */
+START_TEST(input_files)
+{
+	char dir[] = "/tmp/aiw-inputs-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char ini[300], emp[300], path[300];
+	snprintf(emp, sizeof emp, "%s/emp.txt", dir);
+	FILE *f = fopen(emp, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("100\n200\n", f);
+	fclose(f);
+	snprintf(ini, sizeof ini, "%s/s.ini", dir);
+	f = fopen(ini, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("[inference a]\nprompt_tokens = empirical(emp.txt)\nprofile = prof.csv\n"
+	      "[inference b]\ntrace_file = none\n",
+	      f);
+	fclose(f);
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	size_t n = 99;
+	ck_assert_int_eq(aiw_sim_input_count(sim, &n), AIW_OK);
+	ck_assert_uint_eq(n, 0);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_file(sim, ini));
+	AIW_OK_OR_FAIL(sim, aiw_sim_input_count(sim, &n));
+	ck_assert_uint_eq(n, 2); /* trace_file = none is unset */
+	const char *comp, *key, *p;
+	AIW_OK_OR_FAIL(sim, aiw_sim_input(sim, 0, &comp, &key, &p));
+	ck_assert_str_eq(comp, "inference.a");
+	ck_assert_str_eq(key, "prompt_tokens");
+	ck_assert_str_eq(p, emp);
+	AIW_OK_OR_FAIL(sim, aiw_sim_input(sim, 1, &comp, &key, &p));
+	ck_assert_str_eq(key, "profile");
+	snprintf(path, sizeof path, "%s/prof.csv", dir);
+	ck_assert_str_eq(p, path);
+	/* set after loading: as given */
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.b.trace_file", "t.csv"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_input_count(sim, &n));
+	ck_assert_uint_eq(n, 3);
+	AIW_OK_OR_FAIL(sim, aiw_sim_input(sim, 2, &comp, &key, &p));
+	ck_assert_str_eq(comp, "inference.b");
+	ck_assert_str_eq(p, "t.csv");
+	ck_assert_int_eq(aiw_sim_input(sim, 3, &comp, &key, &p), AIW_ERANGE);
+	ck_assert_ptr_nonnull(strstr(aiw_sim_errmsg(sim), "name 3 files"));
+	ck_assert_int_eq(aiw_sim_input(sim, 0, NULL, &key, &p), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_input_count(sim, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_input_count(NULL, &n), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_input(NULL, 0, &comp, &key, &p), AIW_EINVAL);
+	/* a constant in place of the empirical distribution: one file fewer */
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.a.prompt_tokens", "const(100)"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_input_count(sim, &n));
+	ck_assert_uint_eq(n, 2);
+	aiw_sim_free(sim);
+	unlink(emp);
+	unlink(ini);
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("scenario");
@@ -196,6 +260,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, all_or_nothing);
 	tcase_add_test(tc, invalid_folder);
 	tcase_add_test(tc, start_errors_name_the_section);
+	tcase_add_test(tc, input_files);
 	suite_add_tcase(s, tc);
 	return s;
 }

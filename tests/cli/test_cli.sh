@@ -78,7 +78,6 @@ has "$tmp/err" "aiworkload: --set inference.chat.gpus_per_replica=3: inference.c
 has "$tmp/err" "gpus_per_replica = 3 set after loading): weights of" \
 	"a start error names the value set after loading"
 expect 2 "plot without -o" -- "$aiw" plot "$tmp/small.ini"
-expect 2 "plot without scenario" -- "$aiw" plot -o "$tmp/x.svg"
 expect 2 "--rules without --promtest" -- "$aiw" run "$tmp/small.ini" --rules a.yml
 expect 1 "unwritable output" -- "$aiw" run "$tmp/small.ini" --summary none \
 	--series /nonexistent/dir/x.csv

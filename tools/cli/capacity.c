@@ -85,87 +85,51 @@ int cli_capacity(int argc, char **argv)
 	            {"--seeds", "seeds"}};
 	enum { NOPTS = sizeof OPTS / sizeof *OPTS };
 	char *owned[NOPTS];
-	const char *settings[NOPTS];
-	size_t nset = 0;
-	const char *file = NULL, *component = NULL, *seed = NULL;
-	const char **sets = calloc((size_t)argc, sizeof *sets);
-	size_t nsets = 0;
+	const char *settings[NOPTS], *vals[NOPTS];
+	size_t nset = 0, nsets = 0, nops = 0, room = argc > 0 ? (size_t)argc : 1;
+	const char *file = NULL, *component = NULL, *seed = NULL, *prog = NULL;
+	const char **sets = calloc(room, sizeof *sets), **ops = calloc(room, sizeof *ops);
 	int progress = -1, rc = 0;
 	aiw_sim *sim = NULL;
-	if (!sets) {
+	if (!sets || !ops) {
 		cli_errorf("out of memory");
-		return EXIT_FAIL;
-	}
-	for (int i = 2; i < argc; i++) {
-		const char *v;
-		int err = 0;
-		bool known = false;
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			capacity_usage(stdout);
-			rc = cli_flush_stdout();
-			goto done;
-		}
-		for (size_t k = 0; k < NOPTS && !known; k++)
-			if (cli_opt_value(argc, argv, &i, OPTS[k].opt, &v, &err)) {
-				known = true;
-				if (err) {
-					rc = err;
-					goto done;
-				}
-				/* a repeated option: the last one counts */
-				for (size_t j = 0; j < nset; j++)
-					if (strncmp(settings[j], OPTS[k].key, strlen(OPTS[k].key)) == 0 &&
-					    settings[j][strlen(OPTS[k].key)] == '=') {
-						free(owned[j]);
-						owned[j] = owned[nset - 1];
-						settings[j] = settings[nset - 1];
-						nset--;
-						break;
-					}
-				if (!add_setting(owned, settings, &nset, OPTS[k].key, v)) {
-					cli_errorf("out of memory");
-					rc = EXIT_FAIL;
-					goto done;
-				}
-			}
-		if (known)
-			continue;
-		if (cli_opt_value(argc, argv, &i, "--component", &v, &err)) {
-			if (err) {
-				rc = err;
-				goto done;
-			}
-			component = v;
-		} else if (cli_opt_value(argc, argv, &i, "--set", &v, &err)) {
-			if (err) {
-				rc = err;
-				goto done;
-			}
-			sets[nsets++] = v;
-		} else if (cli_opt_value(argc, argv, &i, "--seed", &v, &err)) {
-			if (err) {
-				rc = err;
-				goto done;
-			}
-			seed = v;
-		} else if (strcmp(argv[i], "--progress") == 0) {
-			progress = 1;
-		} else if (strcmp(argv[i], "--no-progress") == 0) {
-			progress = 0;
-		} else if (argv[i][0] == '-' && argv[i][1]) {
-			rc = cli_usage_error("capacity: unknown option '%s'", argv[i]);
-			goto done;
-		} else if (!file) {
-			file = argv[i];
-		} else {
-			rc = cli_usage_error("capacity: one scenario only ('%s' and '%s')", file, argv[i]);
-			goto done;
-		}
-	}
-	if (!file) {
-		rc = cli_usage_error("capacity: no scenario given");
+		rc = EXIT_FAIL;
 		goto done;
 	}
+	cli_opt opts[NOPTS + 4];
+	for (size_t k = 0; k < NOPTS; k++)
+		opts[k] = (cli_opt){OPTS[k].opt, CLI_OPT_ONE, &vals[k], NULL, NULL};
+	opts[NOPTS + 0] = (cli_opt){"--component", CLI_OPT_ONE, &component, NULL, NULL};
+	opts[NOPTS + 1] = (cli_opt){"--set", CLI_OPT_MANY, NULL, sets, &nsets};
+	opts[NOPTS + 2] = (cli_opt){"--seed", CLI_OPT_ONE, &seed, NULL, NULL};
+	opts[NOPTS + 3] = (cli_opt){"--progress|--no-progress", CLI_OPT_FLAG, &prog, NULL, NULL};
+	const cli_cmd who = {cli_prog, "capacity", false};
+	bool help = false;
+	rc = cli_parse_options(&who, argc, argv, 2, opts, NOPTS + 4, ops, &nops, &help);
+	if (rc)
+		goto done;
+	if (help) {
+		capacity_usage(stdout);
+		rc = cli_flush_stdout();
+		goto done;
+	}
+	for (size_t k = 0; k < NOPTS; k++)
+		if (vals[k] && !add_setting(owned, settings, &nset, OPTS[k].key, vals[k])) {
+			cli_errorf("out of memory");
+			rc = EXIT_FAIL;
+			goto done;
+		}
+	if (prog)
+		progress = strcmp(prog, "--progress") == 0;
+	if (nops > 1) {
+		rc = cli_cmd_usage_error(&who, "one scenario only ('%s' and '%s')", ops[0], ops[1]);
+		goto done;
+	}
+	if (nops == 0) {
+		rc = cli_cmd_usage_error(&who, "no scenario given");
+		goto done;
+	}
+	file = ops[0];
 	if (progress < 0)
 		progress = isatty(2);
 	aiw_status st = aiw_sim_create(&sim, 1);
@@ -183,13 +147,13 @@ int cli_capacity(int argc, char **argv)
 		const char *eq = strchr(sets[k], '=');
 		char name[256], msg[512];
 		if (!eq || eq == sets[k] || (size_t)(eq - sets[k]) >= sizeof name) {
-			rc = cli_usage_error("capacity: --set expects NAME=VALUE, got '%s'", sets[k]);
+			rc = cli_cmd_usage_error(&who, "--set expects NAME=VALUE, got '%s'", sets[k]);
 			goto done;
 		}
 		memcpy(name, sets[k], (size_t)(eq - sets[k]));
 		name[eq - sets[k]] = '\0';
 		if (cli_undeclared_component(sim, name, NULL, 0, msg, sizeof msg)) {
-			rc = cli_usage_error("capacity: --set %s: %s", name, msg);
+			rc = cli_cmd_usage_error(&who, "--set %s: %s", name, msg);
 			goto done;
 		}
 		if ((st = aiw_sim_set(sim, name, eq + 1)) != AIW_OK) {
@@ -219,7 +183,7 @@ int cli_capacity(int argc, char **argv)
 			}
 		}
 		if (nfleets > 1) {
-			rc = cli_usage_error("capacity: %s has %zu inference fleets (%s): choose one "
+			rc = cli_cmd_usage_error(&who, "%s has %zu inference fleets (%s): choose one "
 			                     "with --component NAME",
 			                     file, nfleets, names);
 			goto done;
@@ -316,6 +280,7 @@ done:
 	for (size_t k = 0; k < nset; k++)
 		free(owned[k]);
 	free(sets);
+	free(ops);
 	aiw_sim_free(sim);
 	return rc;
 }

@@ -5,6 +5,7 @@
 #include "common.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* ======================================================================== */
@@ -19,9 +20,28 @@ static double gpu_val(const char *gpu, const char *field)
 
 int cli_catalog(int argc, char **argv)
 {
-	if (argc > 3)
-		return cli_usage_error("catalog: at most one GPU or link name");
-	const char *one = argc == 3 ? argv[2] : NULL;
+	const char **ops = calloc(argc > 0 ? (size_t)argc : 1, sizeof *ops);
+	if (!ops) {
+		cli_errorf("out of memory");
+		return EXIT_FAIL;
+	}
+	const cli_cmd who = {cli_prog, "catalog", false};
+	size_t nops = 0;
+	bool help = false;
+	int rc = cli_parse_options(&who, argc, argv, 2, NULL, 0, ops, &nops, &help);
+	const char *one = nops == 1 ? ops[0] : NULL;
+	free(ops);
+	if (rc)
+		return rc;
+	if (help) {
+		printf("usage: aiworkload catalog [GPU|LINK]\n"
+		       "\n"
+		       "The built-in GPUs and links, or every field of one (a scenario's [gpu NAME]\n"
+		       "and [link NAME] sections add more).\n");
+		return cli_flush_stdout();
+	}
+	if (nops > 1)
+		return cli_cmd_usage_error(&who, "at most one GPU or link name");
 	size_t ng = 0, nl = 0;
 	aiw_catalog_gpu_count(&ng);
 	aiw_catalog_link_count(&nl);

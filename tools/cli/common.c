@@ -1,6 +1,7 @@
 /*
- * common.c - messages, exit statuses, option values and number formatting
- * shared by the commands (common.h).
+ * common.c - messages, exit statuses, the option parser, the check of
+ * outputs against inputs and number formatting shared by the commands
+ * (common.h).
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "common.h"
@@ -54,25 +55,185 @@ int cli_usage_error(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-bool cli_opt_value(int argc, char **argv, int *i, const char *name, const char **out,
-                  int *err)
+static void vcmd_error(const cli_cmd *who, const char *fmt, va_list ap)
 {
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, name, n) != 0)
-		return false;
-	if (a[n] == '=') {
-		*out = a + n + 1;
-		return true;
+	const char *prog = who->prog ? who->prog : cli_prog;
+	if (who->cmd)
+		fprintf(stderr, "%s %s: ", prog, who->cmd);
+	else
+		fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	if (who->cmd)
+		fprintf(stderr, "\nTry '%s %s --help'.\n", prog, who->cmd);
+	else
+		fprintf(stderr, "\nTry '%s --help'.\n", prog);
+}
+
+int cli_cmd_usage_error(const cli_cmd *who, const char *fmt, ...)
+{
+	if (who->quiet)
+		return EXIT_USAGE;
+	va_list ap;
+	va_start(ap, fmt);
+	vcmd_error(who, fmt, ap);
+	va_end(ap);
+	return EXIT_USAGE;
+}
+
+/* The name of names ("--plot|--output|-o") that a is, with its length;
+ * NULL when none.  *eq: a is "NAME=VALUE". */
+static const char *match_name(const char *names, const char *a, size_t *len, bool *eq)
+{
+	for (const char *p = names; *p;) {
+		size_t n = strcspn(p, "|");
+		if (strncmp(a, p, n) == 0 && (a[n] == 0 || a[n] == '=')) {
+			*len = n;
+			*eq = a[n] == '=';
+			return p;
+		}
+		p += n + (p[n] == '|');
 	}
-	if (a[n] != 0)
-		return false;
-	if (*i + 1 >= argc) {
-		*err = cli_usage_error("option %s needs a value", name);
-		return true;
+	return NULL;
+}
+
+int cli_parse_options(const cli_cmd *who, int argc, char **argv, int first, const cli_opt *opts,
+                      size_t nopts, const char **ops, size_t *nops, bool *help)
+{
+	*nops = 0;
+	if (help)
+		*help = false;
+	for (size_t k = 0; k < nopts; k++) {
+		if (opts[k].value)
+			*opts[k].value = NULL;
+		if (opts[k].n)
+			*opts[k].n = 0;
 	}
-	*out = argv[++*i];
-	return true;
+	for (int i = first; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--") == 0) {
+			for (i++; i < argc; i++)
+				ops[(*nops)++] = argv[i];
+			break;
+		}
+		if (a[0] != '-' || strcmp(a, "-") == 0) {
+			ops[(*nops)++] = a;
+			continue;
+		}
+		if (help && (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)) {
+			*help = true;
+			return 0;
+		}
+		const cli_opt *o = NULL;
+		size_t len = 0;
+		bool eq = false;
+		for (size_t k = 0; k < nopts && !o; k++)
+			if (match_name(opts[k].names, a, &len, &eq))
+				o = &opts[k];
+		if (!o)
+			return cli_cmd_usage_error(who, "unknown option '%s'", a);
+		size_t nl = strcspn(o->names, "|");
+		if (o->kind == CLI_OPT_FLAG) {
+			if (eq)
+				return cli_cmd_usage_error(who, "option %.*s takes no value", (int)len, a);
+			if (*o->value) {
+				if (strcmp(*o->value, a) == 0)
+					return cli_cmd_usage_error(who, "%s given twice: give it once", a);
+				return cli_cmd_usage_error(who, "%s and %s given both: give one", *o->value, a);
+			}
+			*o->value = a;
+			continue;
+		}
+		const char *v;
+		if (eq) {
+			v = a + len + 1;
+		} else if (i + 1 >= argc) {
+			return cli_cmd_usage_error(who, "option %.*s needs a value", (int)len, a);
+		} else {
+			v = argv[++i];
+		}
+		if (o->kind == CLI_OPT_MANY) {
+			o->list[(*o->n)++] = v;
+		} else if (*o->value) {
+			/* every spelling of it names it: "--plot given twice" */
+			return cli_cmd_usage_error(who, "%.*s given twice ('%s' and '%s'): give it once",
+			                           (int)nl, o->names, *o->value, v);
+		} else {
+			*o->value = v;
+		}
+	}
+	return 0;
+}
+
+int cli_files_add(cli_files *l, const char *what, const char *path)
+{
+	if (!path)
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 8;
+		cli_file *v = realloc(l->v, cap * sizeof *v);
+		if (!v) {
+			cli_errorf("out of memory");
+			return EXIT_FAIL;
+		}
+		l->v = v;
+		l->cap = cap;
+	}
+	char *w = strdup(what);
+	if (!w) {
+		cli_errorf("out of memory");
+		return EXIT_FAIL;
+	}
+	l->v[l->n++] = (cli_file){w, path};
+	return 0;
+}
+
+int cli_files_add_sim(cli_files *l, aiw_sim *sim)
+{
+	size_t n = 0;
+	if (aiw_sim_input_count(sim, &n) != AIW_OK)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *comp, *key, *path;
+		if (aiw_sim_input(sim, i, &comp, &key, &path) != AIW_OK)
+			continue;
+		size_t len = strlen(comp) + strlen(key) + 32;
+		char *what = malloc(len);
+		if (!what) {
+			cli_errorf("out of memory");
+			return EXIT_FAIL;
+		}
+		snprintf(what, len, "the file %s.%s names", comp, key);
+		int rc = cli_files_add(l, what, path);
+		free(what);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void cli_files_free(cli_files *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].what);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+int cli_check_outputs(const cli_cmd *who, const cli_files *out, const cli_files *in)
+{
+	for (size_t i = 0; i < out->n; i++) {
+		const cli_file *o = &out->v[i];
+		for (size_t k = 0; in && k < in->n; k++)
+			if (cli_same_file(o->path, in->v[k].path))
+				return cli_cmd_usage_error(who, "%s %s would overwrite %s, '%s'", o->what,
+				                           o->path, in->v[k].what, in->v[k].path);
+		for (size_t k = 0; k < i; k++)
+			if (cli_same_file(o->path, out->v[k].path))
+				return cli_cmd_usage_error(who, "%s and %s name the same file ('%s' and '%s')",
+				                           out->v[k].what, o->what, out->v[k].path, o->path);
+	}
+	return 0;
 }
 
 /* ======================================================================== */

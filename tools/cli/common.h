@@ -12,7 +12,8 @@
  *   calibrate.c calibrate (measured serving times, aiw_profile_*)
  *   capacity.c  capacity (offline and server capacity, aiw_inference_capacity)
  *   sweep.c     sweep (shared with tools/aiworkload-mpi.c through sweep.h)
- *   common.c    the helpers declared here
+ *   common.c    the helpers declared here: the option parser of every
+ *               command, the outputs-against-inputs check, formatting
  *
  * Exit status: 0 success, 2 bad usage or invalid scenario (the message names
  * file:line or the parameter), 1 any other failure (I/O, memory, limits).
@@ -46,10 +47,60 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * everything else (memory, I/O, limits reached while running) is 1. */
 int cli_exit_code(aiw_status st);
 
-/* Option with a value: "--opt VALUE" or "--opt=VALUE".  Returns whether
- * argv[*i] is the option; *err is set to an exit status when its value is
- * missing. */
-bool cli_opt_value(int argc, char **argv, int *i, const char *name, const char **out, int *err);
+/* The one option parser of every command (cli_parse_options).
+ *
+ * An option with a value is written "--opt VALUE" or "--opt=VALUE"; one
+ * that takes a single value (CLI_OPT_ONE) and is given twice is refused,
+ * since which one was meant cannot be known; a repeatable one (CLI_OPT_MANY,
+ * --set) keeps every value in order.  A flag (CLI_OPT_FLAG) stores the name
+ * given; flags sharing one value pointer (--progress, --no-progress) are one
+ * option.  "--" ends the options; "-" is an operand.  --help or -h stops the
+ * parse (*help set) unless an error came before it. */
+typedef enum cli_opt_kind { CLI_OPT_ONE, CLI_OPT_MANY, CLI_OPT_FLAG } cli_opt_kind;
+typedef struct cli_opt {
+	const char *names; /* "--plot|--output|-o": the first names it in messages */
+	cli_opt_kind kind;
+	const char **value; /* ONE: the value; FLAG: the name given (NULL: absent) */
+	const char **list;  /* MANY: the values in command-line order (room for argc) */
+	size_t *n;          /* MANY: their count */
+} cli_opt;
+/* Who parses: messages read "PROG CMD: ..." then "Try 'PROG CMD --help'."
+ * (cmd NULL: "PROG: ..." and "Try 'PROG --help'."); quiet prints nothing. */
+typedef struct cli_cmd {
+	const char *prog, *cmd;
+	bool quiet;
+} cli_cmd;
+/* Parse argv[first..argc-1] against opts; the operands go to ops (room for
+ * argc), their count to *nops.  Returns 0 or EXIT_USAGE with the message
+ * printed; touches no file. */
+int cli_parse_options(const cli_cmd *who, int argc, char **argv, int first, const cli_opt *opts,
+                      size_t nopts, const char **ops, size_t *nops, bool *help);
+/* A usage error of who: the message and the pointer to its --help;
+ * returns EXIT_USAGE. */
+int cli_cmd_usage_error(const cli_cmd *who, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Files a command reads or writes, for cli_check_outputs: what names each
+ * in messages ("--series", "the scenario", "the file inference.chat.profile
+ * names"; copied), path is the caller's (argv, or a simulation's strings
+ * while it lives). */
+typedef struct cli_file {
+	char *what;
+	const char *path;
+} cli_file;
+typedef struct cli_files {
+	cli_file *v;
+	size_t n, cap;
+} cli_files;
+/* Append one file (path NULL: nothing); 0 or EXIT_FAIL out of memory. */
+int cli_files_add(cli_files *l, const char *what, const char *path);
+/* Append the files sim's parameters name (aiw_sim_input). */
+int cli_files_add_sim(cli_files *l, aiw_sim *sim);
+void cli_files_free(cli_files *l);
+/* Outputs that would overwrite an input or each other (cli_same_file: by
+ * device and inode, through any spelling or link): refused before anything
+ * is written.  0 or EXIT_USAGE with the message. */
+int cli_check_outputs(const cli_cmd *who, const cli_files *out, const cli_files *in);
 
 bool cli_ends_with(const char *s, const char *suffix);
 /* 1234567.8 -> "1,234,568" */
@@ -128,6 +179,7 @@ typedef struct cli_run_opts {
 	const char *series, *json, *metrics, *promtest, *rules, *plot, *title;
 	const char *stream_csv;
 	int progress; /* -1 auto, 0 off, 1 on */
+	bool help;    /* --help: print the usage, run nothing */
 } cli_run_opts;
 /* Parse argv[first..argc-1] of run (plot: of plot); touches no file and
  * runs nothing.  Returns 0 or the exit status, with the message printed;
@@ -138,6 +190,9 @@ void cli_run_opts_free(cli_run_opts *o);
  * --set, --seed, --duration and --sample-interval options; runs nothing.
  * Returns 0 or the exit status, with the message printed. */
 int cli_run_configure(aiw_sim *sim, const cli_run_opts *o);
+
+/* The general usage (main.c): commands, run's and plot's options. */
+void cli_usage(FILE *f);
 
 /* The commands: argv as main's; return the exit status. */
 int cli_run(int argc, char **argv, int first, bool plot);

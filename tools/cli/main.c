@@ -2,7 +2,7 @@
  * aiworkload - command-line front end of libaiworkload.
  *
  *   aiworkload [run] [SCENARIO.ini ...] [options]   run, print a summary table
- *   aiworkload plot SCENARIO.ini -o FILE.svg         run, write the chart
+ *   aiworkload plot [SCENARIO.ini] -o FILE.svg       run, write the chart
  *   aiworkload sweep SCENARIO.ini --set N=V1,V2 ...  sweeps
  *   aiworkload params [PATTERN] [--man]              the parameter registry
  *   aiworkload catalog [GPU|LINK]                    built-in hardware
@@ -21,16 +21,17 @@
 
 #include "sweep.h"
 
-static void usage_text(FILE *f)
+void cli_usage(FILE *f)
 {
 	fprintf(f,
 	        "usage: aiworkload [run] [SCENARIO.ini ...] [options]\n"
-	        "       aiworkload plot SCENARIO.ini -o FILE.svg [options]\n"
+	        "       aiworkload plot [SCENARIO.ini ...] -o FILE.svg [options]\n"
 	        "       aiworkload sweep SCENARIO.ini --set NAME=V1,V2,... [options]\n"
 	        "       aiworkload params [PATTERN] [--man]\n"
 	        "       aiworkload catalog [GPU|LINK]\n"
 	        "       aiworkload scenario\n"
 	        "       aiworkload autoscale-replay --policy hpa|kpa [--set K=V] METRICS.csv\n"
+	        "                 [--out FILE.csv]\n"
 	        "       aiworkload calibrate FILE.csv [--gpu G] [--out SNIPPET.ini [--component NAME]]\n"
 	        "                 [--set NAME=VALUE] [--hold PHASE.TERM]\n"
 	        "       aiworkload capacity [--ttft-p99 S] [--tpot-p99 S] [--component NAME]\n"
@@ -71,8 +72,8 @@ static void usage_text(FILE *f)
 	        "  --man                the aiworkload-params(7) manual page, generated\n"
 	        "\n"
 	        "Exit status: 0 success, 2 bad usage or invalid scenario, 1 other failure.\n"
-	        "`aiworkload sweep --help` describes sweeps, `aiworkload capacity --help`\n"
-	        "capacity measurements.  See aiworkload(1),\n"
+	        "`aiworkload COMMAND --help` describes each command (sweep, calibrate,\n"
+	        "capacity, autoscale-replay, ...).  See aiworkload(1),\n"
 	        "aiworkload-scenario(5), aiworkload-params(7).\n",
 	        STREAM_KEEP);
 }
@@ -82,7 +83,7 @@ int main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : "run";
 	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
-		usage_text(stdout);
+		cli_usage(stdout);
 		return cli_flush_stdout();
 	}
 	if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
@@ -95,11 +96,7 @@ int main(int argc, char **argv)
 		return cli_capacity(argc, argv);
 	if (strcmp(cmd, "autoscale-replay") == 0) /* autoscale_replay.c */
 		return cli_autoscale_replay(argc, argv);
-	for (int i = 2; i < argc; i++)
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage_text(stdout);
-			return cli_flush_stdout();
-		}
+	/* each command answers its own --help */
 	if (strcmp(cmd, "run") == 0)
 		return cli_run(argc, argv, 2, false);
 	if (strcmp(cmd, "plot") == 0)

@@ -50,23 +50,45 @@ static unsigned param_flags(size_t i)
 
 static int man_params(void);
 
+static void params_usage(FILE *f)
+{
+	fprintf(f, "usage: aiworkload params [PATTERN] [--man]\n"
+	           "\n"
+	           "List the parameters a scenario sets: name, type, default, unit, range, when\n"
+	           "it is read and what it means.\n"
+	           "\n"
+	           "  PATTERN   a substring or shell pattern of parameter names\n"
+	           "  --man     the aiworkload-params(7) manual page, generated\n");
+}
+
 int cli_params(int argc, char **argv)
 {
-	const char *pat = NULL;
-	bool man = false;
-	for (int i = 2; i < argc; i++) {
-		if (strcmp(argv[i], "--man") == 0)
-			man = true;
-		else if (argv[i][0] == '-')
-			return cli_usage_error("params: unknown option '%s'", argv[i]);
-		else if (pat)
-			return cli_usage_error("params: one PATTERN at most");
-		else
-			pat = argv[i];
+	const char *man = NULL, *ops[2] = {NULL, NULL};
+	const char **opsv = calloc(argc > 0 ? (size_t)argc : 1, sizeof *opsv);
+	if (!opsv) {
+		cli_errorf("out of memory");
+		return EXIT_FAIL;
 	}
+	const cli_opt opts[] = {{"--man", CLI_OPT_FLAG, &man, NULL, NULL}};
+	const cli_cmd who = {cli_prog, "params", false};
+	size_t nops = 0;
+	bool help = false;
+	int rc = cli_parse_options(&who, argc, argv, 2, opts, 1, opsv, &nops, &help);
+	ops[0] = nops > 0 ? opsv[0] : NULL;
+	ops[1] = nops > 1 ? opsv[1] : NULL;
+	free(opsv);
+	if (rc)
+		return rc;
+	if (help) {
+		params_usage(stdout);
+		return cli_flush_stdout();
+	}
+	if (ops[1])
+		return cli_cmd_usage_error(&who, "one PATTERN at most");
+	const char *pat = ops[0];
 	if (man) {
 		if (pat)
-			return cli_usage_error("params --man takes no PATTERN");
+			return cli_cmd_usage_error(&who, "--man takes no PATTERN");
 		return man_params();
 	}
 	size_t n = 0, shown = 0;

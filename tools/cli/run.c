@@ -78,118 +78,61 @@ void cli_run_opts_free(cli_run_opts *o)
 	o->adds = NULL;
 }
 
-/* An option that takes one value, given a second time, is refused: which
- * one was meant cannot be known. */
-static int once(const char *name, const char *prev, const char *v)
-{
-	if (prev)
-		return cli_usage_error("%s given twice ('%s' and '%s'): give it once", name, prev, v);
-	return 0;
-}
-
 int cli_run_parse(int argc, char **argv, int first, bool plot, cli_run_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->progress = -1;
-	const char *summary = NULL;
-	o->summary = plot ? "none" : "text";
-	o->scenarios = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->scenarios);
-	o->sets = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->sets);
-	o->adds = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->adds);
+	size_t room = argc > 0 ? (size_t)argc : 1;
+	o->scenarios = calloc(room, sizeof *o->scenarios);
+	o->sets = calloc(room, sizeof *o->sets);
+	o->adds = calloc(room, sizeof *o->adds);
 	if (!o->scenarios || !o->sets || !o->adds) {
 		cli_errorf("out of memory");
 		return EXIT_FAIL;
 	}
-	for (int i = first; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		int err = 0;
-		if (strcmp(a, "--") == 0) {
-			for (i++; i < argc; i++)
-				o->scenarios[o->nscenarios++] = argv[i];
-			break;
-		}
-		if (a[0] != '-' || strcmp(a, "-") == 0) {
-			o->scenarios[o->nscenarios++] = a;
-			continue;
-		}
-		if (cli_opt_value(argc, argv, &i, "--set", &v, &err)) {
-			if (!err && !strchr(v, '='))
-				err = cli_usage_error("--set %s: expected NAME=VALUE", v);
-			if (!err)
-				o->sets[o->nsets++] = v;
-		} else if (cli_opt_value(argc, argv, &i, "--add", &v, &err)) {
-			const char *dot = err ? NULL : strchr(v, '.');
-			if (!err && (!dot || dot == v || !dot[1] || strchr(dot + 1, '.')))
-				err = cli_usage_error("--add %s: expected KIND.NAME (inference.chat2)", v);
-			if (!err)
-				o->adds[o->nadds++] = v;
-		} else if (cli_opt_value(argc, argv, &i, "--seed", &v, &err)) {
-			if (!err)
-				err = once("--seed", o->seed, v);
-			o->seed = v;
-		} else if (cli_opt_value(argc, argv, &i, "--duration", &v, &err)) {
-			if (!err)
-				err = once("--duration", o->duration, v);
-			o->duration = v;
-		} else if (cli_opt_value(argc, argv, &i, "--sample-interval", &v, &err)) {
-			if (!err)
-				err = once("--sample-interval", o->sample_interval, v);
-			o->sample_interval = v;
-		} else if (cli_opt_value(argc, argv, &i, "--summary", &v, &err)) {
-			if (!err && strcmp(v, "text") && strcmp(v, "full") && strcmp(v, "json") &&
-			    strcmp(v, "none"))
-				err = cli_usage_error("--summary %s: use text, full, json or none", v);
-			if (!err)
-				err = once("--summary", summary, v);
-			o->summary = summary = v;
-		} else if (cli_opt_value(argc, argv, &i, "--series", &v, &err)) {
-			if (!err)
-				err = once("--series", o->series, v);
-			o->series = v;
-		} else if (cli_opt_value(argc, argv, &i, "--stream-csv", &v, &err)) {
-			if (!err)
-				err = once("--stream-csv", o->stream_csv, v);
-			o->stream_csv = v;
-		} else if (cli_opt_value(argc, argv, &i, "--json", &v, &err)) {
-			if (!err)
-				err = once("--json", o->json, v);
-			o->json = v;
-		} else if (cli_opt_value(argc, argv, &i, "--metrics", &v, &err)) {
-			if (!err)
-				err = once("--metrics", o->metrics, v);
-			o->metrics = v;
-		} else if (cli_opt_value(argc, argv, &i, "--promtest", &v, &err)) {
-			if (!err)
-				err = once("--promtest", o->promtest, v);
-			o->promtest = v;
-		} else if (cli_opt_value(argc, argv, &i, "--rules", &v, &err)) {
-			if (!err)
-				err = once("--rules", o->rules, v);
-			o->rules = v;
-		} else if (cli_opt_value(argc, argv, &i, "--plot", &v, &err) ||
-		           cli_opt_value(argc, argv, &i, "--output", &v, &err) ||
-		           cli_opt_value(argc, argv, &i, "-o", &v, &err)) {
-			if (!err)
-				err = once(plot ? "-o" : "--plot", o->plot, v);
-			o->plot = v;
-		} else if (cli_opt_value(argc, argv, &i, "--title", &v, &err)) {
-			if (!err)
-				err = once("--title", o->title, v);
-			o->title = v;
-		} else if (strcmp(a, "--progress") == 0) {
-			o->progress = 1;
-		} else if (strcmp(a, "--no-progress") == 0) {
-			o->progress = 0;
-		} else {
-			return cli_usage_error("unknown option '%s'", a);
-		}
-		if (err)
-			return err;
+	const char *progress = NULL, *summary = NULL;
+	const cli_opt opts[] = {
+		{"--set", CLI_OPT_MANY, NULL, o->sets, &o->nsets},
+		{"--add", CLI_OPT_MANY, NULL, o->adds, &o->nadds},
+		{"--seed", CLI_OPT_ONE, &o->seed, NULL, NULL},
+		{"--duration", CLI_OPT_ONE, &o->duration, NULL, NULL},
+		{"--sample-interval", CLI_OPT_ONE, &o->sample_interval, NULL, NULL},
+		{"--summary", CLI_OPT_ONE, &summary, NULL, NULL},
+		{"--series", CLI_OPT_ONE, &o->series, NULL, NULL},
+		{"--stream-csv", CLI_OPT_ONE, &o->stream_csv, NULL, NULL},
+		{"--json", CLI_OPT_ONE, &o->json, NULL, NULL},
+		{"--metrics", CLI_OPT_ONE, &o->metrics, NULL, NULL},
+		{"--promtest", CLI_OPT_ONE, &o->promtest, NULL, NULL},
+		{"--rules", CLI_OPT_ONE, &o->rules, NULL, NULL},
+		{plot ? "-o|--output|--plot" : "--plot|--output|-o", CLI_OPT_ONE, &o->plot, NULL, NULL},
+		{"--title", CLI_OPT_ONE, &o->title, NULL, NULL},
+		{"--progress|--no-progress", CLI_OPT_FLAG, &progress, NULL, NULL},
+	};
+	const cli_cmd who = {cli_prog, NULL, false};
+	bool help = false;
+	int rc = cli_parse_options(&who, argc, argv, first, opts, sizeof opts / sizeof *opts,
+	                           o->scenarios, &o->nscenarios, &help);
+	if (rc)
+		return rc;
+	o->help = help;
+	if (help)
+		return 0;
+	if (progress)
+		o->progress = strcmp(progress, "--progress") == 0;
+	for (size_t k = 0; k < o->nsets; k++)
+		if (!strchr(o->sets[k], '='))
+			return cli_usage_error("--set %s: expected NAME=VALUE", o->sets[k]);
+	for (size_t k = 0; k < o->nadds; k++) {
+		const char *v = o->adds[k], *dot = strchr(v, '.');
+		if (!dot || dot == v || !dot[1] || strchr(dot + 1, '.'))
+			return cli_usage_error("--add %s: expected KIND.NAME (inference.chat2)", v);
 	}
+	if (summary && strcmp(summary, "text") && strcmp(summary, "full") &&
+	    strcmp(summary, "json") && strcmp(summary, "none"))
+		return cli_usage_error("--summary %s: use text, full, json or none", summary);
+	o->summary = summary ? summary : plot ? "none" : "text";
 	if (plot && !o->plot)
 		return cli_usage_error("plot: give the SVG file with -o FILE.svg");
-	if (plot && o->nscenarios == 0)
-		return cli_usage_error("plot: give a scenario file (or use `aiworkload run --plot FILE.svg`)");
 	if (o->rules && !o->promtest)
 		return cli_usage_error("--rules goes with --promtest FILE.yml");
 	return 0;
@@ -439,46 +382,36 @@ static int stream_close(aiw_sim *sim, cli_stream *s, const char *path)
 	return rc;
 }
 
-/* Outputs that would overwrite an input, or each other: refused before
- * anything is written. */
-static int check_paths(const cli_run_opts *o)
+/* Outputs that would overwrite an input (the scenarios, the rule files,
+ * the files the configured sim's parameters name), or each other: refused
+ * before anything is written. */
+static int check_paths(const cli_run_opts *o, aiw_sim *sim)
 {
-	const struct {
-		const char *opt, *path;
-	} out[] = {{"--series", o->series},     {"--stream-csv", o->stream_csv},
-	           {"--json", o->json},         {"--metrics", o->metrics},
-	           {"--promtest", o->promtest}, {"--plot", o->plot}};
-	size_t nout = sizeof out / sizeof *out;
-	for (size_t i = 0; i < nout; i++) {
-		if (!out[i].path)
-			continue;
-		for (size_t k = 0; k < o->nscenarios; k++)
-			if (cli_same_file(out[i].path, o->scenarios[k]))
-				return cli_usage_error("%s %s would overwrite the scenario '%s'", out[i].opt,
-				                       out[i].path, o->scenarios[k]);
-		for (const char *r = o->rules; r && *r;) {
-			size_t n = strcspn(r, ",");
-			char *rule = strndup(r, n);
-			if (!rule) {
-				cli_errorf("out of memory");
-				return EXIT_FAIL;
-			}
-			bool same = *rule && cli_same_file(out[i].path, rule);
-			if (same) {
-				cli_usage_error("%s %s would overwrite the rule file '%s'", out[i].opt,
-				                out[i].path, rule);
-				free(rule);
-				return EXIT_USAGE;
-			}
-			free(rule);
-			r += n + (r[n] == ',');
-		}
-		for (size_t k = 0; k < i; k++)
-			if (out[k].path && cli_same_file(out[i].path, out[k].path))
-				return cli_usage_error("%s and %s name the same file ('%s' and '%s')",
-				                       out[k].opt, out[i].opt, out[k].path, out[i].path);
-	}
-	return 0;
+	const cli_cmd who = {cli_prog, NULL, false};
+	cli_files out = {0}, in = {0};
+	char *rules = o->rules ? strdup(o->rules) : NULL;
+	int rc = o->rules && !rules ? (cli_errorf("out of memory"), EXIT_FAIL) : 0;
+	if (!rc)
+		rc = cli_files_add(&out, "--series", o->series) ||
+		     cli_files_add(&out, "--stream-csv", o->stream_csv) ||
+		     cli_files_add(&out, "--json", o->json) ||
+		     cli_files_add(&out, "--metrics", o->metrics) ||
+		     cli_files_add(&out, "--promtest", o->promtest) ||
+		     cli_files_add(&out, "--plot", o->plot)
+		         ? EXIT_FAIL : 0;
+	for (size_t k = 0; !rc && k < o->nscenarios; k++)
+		rc = cli_files_add(&in, "the scenario", o->scenarios[k]);
+	for (char *r = rules, *save = NULL, *t; !rc && rules && (t = strtok_r(r, ",", &save));
+	     r = NULL)
+		rc = cli_files_add(&in, "the rule file", t);
+	if (!rc)
+		rc = cli_files_add_sim(&in, sim);
+	if (!rc)
+		rc = cli_check_outputs(&who, &out, &in);
+	cli_files_free(&out);
+	cli_files_free(&in);
+	free(rules);
+	return rc;
 }
 
 /* The run's progress callback: the bar, when shown, and the stop that
@@ -524,9 +457,11 @@ int cli_run(int argc, char **argv, int first, bool plot)
 {
 	cli_run_opts o;
 	int rc = cli_run_parse(argc, argv, first, plot, &o);
-	if (rc == 0)
-		rc = check_paths(&o);
-	if (rc) {
+	if (rc || o.help) {
+		if (!rc) {
+			cli_usage(stdout);
+			rc = cli_flush_stdout();
+		}
 		cli_run_opts_free(&o);
 		return rc;
 	}
@@ -551,6 +486,8 @@ int cli_run(int argc, char **argv, int first, bool plot)
 		}
 	}
 	rc = cli_run_configure(sim, &o);
+	if (rc == 0)
+		rc = check_paths(&o, sim);
 	if (rc == 0 && o.stream_csv) {
 		st.f = fopen(o.stream_csv, "w");
 		if (!st.f) {

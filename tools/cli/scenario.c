@@ -4,6 +4,8 @@
  */
 #include "common.h"
 
+#include <stdlib.h>
+
 /* The built-in default: the seeds' situation, a training cluster and a
  * diurnal inference fleet on one site.  Shipped verbatim as
  * examples/scenarios/mixed-site.ini (tests/cli/test_cli.sh checks they agree). */
@@ -96,9 +98,27 @@ const char cli_default_scenario[] =
 
 int cli_scenario(int argc, char **argv)
 {
-	(void)argv;
-	if (argc > 2)
-		return cli_usage_error("scenario takes no arguments");
+	const cli_cmd who = {cli_prog, "scenario", false};
+	const char **ops = calloc(argc > 0 ? (size_t)argc : 1, sizeof *ops);
+	if (!ops) {
+		cli_errorf("out of memory");
+		return EXIT_FAIL;
+	}
+	size_t nops = 0;
+	bool help = false;
+	int rc = cli_parse_options(&who, argc, argv, 2, NULL, 0, ops, &nops, &help);
+	const char *first = nops ? ops[0] : NULL;
+	free(ops);
+	if (rc)
+		return rc;
+	if (help) {
+		printf("usage: aiworkload scenario\n\nPrint the built-in default scenario "
+		       "(examples/scenarios/mixed-site.ini),\nwhich `aiworkload run` runs without a "
+		       "scenario file.\n");
+		return cli_flush_stdout();
+	}
+	if (first)
+		return cli_cmd_usage_error(&who, "takes no arguments ('%s')", first);
 	fputs(cli_default_scenario, stdout);
 	return cli_flush_stdout();
 }

@@ -113,28 +113,6 @@ void cli_sweep_usage(FILE *f)
 	        cli_sweep_prog);
 }
 
-/* Option with a value: "--opt VALUE" or "--opt=VALUE". */
-static bool opt_value(int argc, char **argv, int *i, const char *name, const char **out,
-                      int *err, bool quiet)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-	if (strncmp(a, name, n) != 0)
-		return false;
-	if (a[n] == '=') {
-		*out = a + n + 1;
-		return true;
-	}
-	if (a[n] != 0)
-		return false;
-	if (*i + 1 >= argc) {
-		*err = usage_error(quiet, "option %s needs a value", name);
-		return true;
-	}
-	*out = argv[++*i];
-	return true;
-}
-
 static bool parse_ull(const char *s, unsigned long long max, unsigned long long *out)
 {
 	if (!*s || *s == '-' || *s == '+' || *s == ' ')
@@ -146,14 +124,6 @@ static bool parse_ull(const char *s, unsigned long long max, unsigned long long 
 		return false;
 	*out = v;
 	return true;
-}
-
-/* An option that takes one value, given a second time, is refused. */
-static int once(bool quiet, const char *prev, const char *name, const char *v)
-{
-	if (prev)
-		return usage_error(quiet, "%s given twice ('%s' and '%s'): give it once", name, prev, v);
-	return 0;
 }
 
 void cli_sweep_opts_free(cli_sweep_opts *o)
@@ -169,122 +139,93 @@ int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 	memset(o, 0, sizeof *o);
 	o->replications = 1;
 	o->progress = -1;
-	o->axes = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->axes);
-	o->adds = calloc(argc > 0 ? (size_t)argc : 1, sizeof *o->adds);
-	if (!o->axes || !o->adds) {
+	size_t room = argc > 0 ? (size_t)argc : 1;
+	const char **ops = calloc(room, sizeof *ops);
+	o->axes = calloc(room, sizeof *o->axes);
+	o->adds = calloc(room, sizeof *o->adds);
+	if (!ops || !o->axes || !o->adds) {
 		if (!quiet)
 			errorf("out of memory");
+		free(ops);
 		return EXIT_FAIL;
 	}
-	bool dashdash = false;
-	const char *reps_v = NULL, *jobs_v = NULL, *seed_v = NULL; /* given once */
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = NULL;
-		int err = 0;
-		if (dashdash || a[0] != '-' || strcmp(a, "-") == 0) {
-			if (o->scenario)
-				return usage_error(quiet, "one scenario only ('%s' and '%s')", o->scenario, a);
-			o->scenario = a;
-			continue;
+	const char *reps_v = NULL, *jobs_v = NULL, *seed_v = NULL, *progress = NULL;
+	const char *keep_going = NULL;
+	const cli_opt opts[] = {
+		{"--set", CLI_OPT_MANY, NULL, o->axes, &o->naxes},
+		{"--add", CLI_OPT_MANY, NULL, o->adds, &o->nadds},
+		{"--points", CLI_OPT_ONE, &o->points, NULL, NULL},
+		{"--replications", CLI_OPT_ONE, &reps_v, NULL, NULL},
+		{"--jobs|-j", CLI_OPT_ONE, &jobs_v, NULL, NULL},
+		{"--metrics", CLI_OPT_ONE, &o->metrics, NULL, NULL},
+		{"--out|-o", CLI_OPT_ONE, &o->out, NULL, NULL},
+		{"--replications-out", CLI_OPT_ONE, &o->reps_out, NULL, NULL},
+		{"--seed", CLI_OPT_ONE, &seed_v, NULL, NULL},
+		{"--progress|--no-progress", CLI_OPT_FLAG, &progress, NULL, NULL},
+		{"--keep-going", CLI_OPT_FLAG, &keep_going, NULL, NULL},
+	};
+	const cli_cmd who = {cli_sweep_prog, "sweep", quiet};
+	size_t nops = 0;
+	int rc = cli_parse_options(&who, argc, argv, 1, opts, sizeof opts / sizeof *opts, ops, &nops,
+	                           &o->help);
+	if (rc == 0 && !o->help) {
+		unsigned long long r = 0, j = 0;
+		for (size_t k = 0; k < o->naxes && !rc; k++)
+			if (!strchr(o->axes[k], '=') || o->axes[k][0] == '=')
+				rc = usage_error(quiet, "--set %s: expected NAME=V1,V2,...", o->axes[k]);
+		for (size_t k = 0; k < o->nadds && !rc; k++) {
+			const char *v = o->adds[k], *dot = strchr(v, '.');
+			if (!dot || dot == v || !dot[1] || strchr(dot + 1, '.'))
+				rc = usage_error(quiet, "--add %s: expected KIND.NAME (inference.chat2)", v);
 		}
-		if (strcmp(a, "--") == 0) {
-			dashdash = true;
-		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			o->help = true;
-		} else if (opt_value(argc, argv, &i, "--set", &v, &err, quiet)) {
-			if (!err && (!strchr(v, '=') || v[0] == '='))
-				err = usage_error(quiet, "--set %s: expected NAME=V1,V2,...", v);
-			if (!err)
-				o->axes[o->naxes++] = v;
-		} else if (opt_value(argc, argv, &i, "--add", &v, &err, quiet)) {
-			const char *dot = err ? NULL : strchr(v, '.');
-			if (!err && (!dot || dot == v || !dot[1] || strchr(dot + 1, '.')))
-				err = usage_error(quiet, "--add %s: expected KIND.NAME (inference.chat2)", v);
-			if (!err)
-				o->adds[o->nadds++] = v;
-		} else if (opt_value(argc, argv, &i, "--points", &v, &err, quiet)) {
-			if (!err)
-				err = once(quiet, o->points, "--points", v);
-			o->points = v;
-		} else if (opt_value(argc, argv, &i, "--replications", &v, &err, quiet)) {
-			unsigned long long r;
-			if (!err)
-				err = once(quiet, reps_v, "--replications", v);
-			reps_v = v;
-			if (!err && (!parse_ull(v, 1000000, &r) || r < 1))
-				err = usage_error(quiet, "--replications %s: expected a whole number from 1 "
-				                  "to 1000000", v);
-			if (!err)
-				o->replications = (size_t)r;
-		} else if (opt_value(argc, argv, &i, "--jobs", &v, &err, quiet) ||
-		           opt_value(argc, argv, &i, "-j", &v, &err, quiet)) {
-			unsigned long long j;
-			if (!err)
-				err = once(quiet, jobs_v, "--jobs", v);
-			jobs_v = v;
-			if (!err && !parse_ull(v, 1024, &j))
-				err = usage_error(quiet, "--jobs %s: expected 0 (one per processor) to 1024",
-				                  v);
-			if (!err)
-				o->jobs = (unsigned)j;
-		} else if (opt_value(argc, argv, &i, "--metrics", &v, &err, quiet)) {
-			if (!err)
-				err = once(quiet, o->metrics, "--metrics", v);
-			o->metrics = v;
-		} else if (opt_value(argc, argv, &i, "--out", &v, &err, quiet) ||
-		           opt_value(argc, argv, &i, "-o", &v, &err, quiet)) {
-			if (!err)
-				err = once(quiet, o->out, "--out", v);
-			o->out = v;
-		} else if (opt_value(argc, argv, &i, "--replications-out", &v, &err, quiet)) {
-			if (!err)
-				err = once(quiet, o->reps_out, "--replications-out", v);
-			o->reps_out = v;
-		} else if (opt_value(argc, argv, &i, "--seed", &v, &err, quiet)) {
-			if (!err)
-				err = once(quiet, seed_v, "--seed", v);
-			seed_v = v;
-			if (!err && !parse_ull(v, UINT64_MAX, &o->seed))
-				err = usage_error(quiet, "--seed %s: expected a whole number from 0 to "
-				                  "18446744073709551615", v);
-			o->seed_set = true;
-		} else if (strcmp(a, "--progress") == 0) {
-			o->progress = 1;
-		} else if (strcmp(a, "--no-progress") == 0) {
-			o->progress = 0;
-		} else if (strcmp(a, "--keep-going") == 0) {
-			o->keep_going = true;
-		} else {
-			return usage_error(quiet, "unknown option '%s'", a);
-		}
-		if (err)
-			return err;
+		if (!rc && reps_v && (!parse_ull(reps_v, 1000000, &r) || r < 1))
+			rc = usage_error(quiet, "--replications %s: expected a whole number from 1 to "
+			                 "1000000", reps_v);
+		if (!rc && reps_v)
+			o->replications = (size_t)r;
+		if (!rc && jobs_v && !parse_ull(jobs_v, 1024, &j))
+			rc = usage_error(quiet, "--jobs %s: expected 0 (one per processor) to 1024", jobs_v);
+		if (!rc)
+			o->jobs = (unsigned)j;
+		if (!rc && seed_v && !parse_ull(seed_v, UINT64_MAX, &o->seed))
+			rc = usage_error(quiet, "--seed %s: expected a whole number from 0 to "
+			                 "18446744073709551615", seed_v);
+		o->seed_set = seed_v != NULL;
+		if (progress)
+			o->progress = strcmp(progress, "--progress") == 0;
+		o->keep_going = keep_going != NULL;
+		if (!rc && nops > 1)
+			rc = usage_error(quiet, "one scenario only ('%s' and '%s')", ops[0], ops[1]);
+		if (nops)
+			o->scenario = ops[0];
+		if (!rc && !o->scenario)
+			rc = usage_error(quiet, "give a scenario file (SCENARIO.ini)");
 	}
-	if (o->help)
-		return 0;
-	if (!o->scenario)
-		return usage_error(quiet, "give a scenario file (SCENARIO.ini)");
-	return 0;
+	free(ops);
+	return rc;
 }
 
 int cli_sweep_check_paths(const cli_sweep_opts *o, bool quiet)
 {
-	const char *out[] = {o->out, o->reps_out};
-	const char *opt[] = {"--out", "--replications-out"};
-	for (int i = 0; i < 2; i++) {
-		if (!out[i])
-			continue;
-		if (o->scenario && cli_same_file(out[i], o->scenario))
-			return usage_error(quiet, "%s %s would overwrite the scenario '%s'", opt[i], out[i],
-			                   o->scenario);
-		if (o->points && cli_same_file(out[i], o->points))
-			return usage_error(quiet, "%s %s would overwrite the points file '%s'", opt[i],
-			                   out[i], o->points);
-	}
-	if (out[0] && out[1] && cli_same_file(out[0], out[1]))
-		return usage_error(quiet, "--out and --replications-out name the same file ('%s' and "
-		                   "'%s')", out[0], out[1]);
-	return 0;
+	const cli_cmd who = {cli_sweep_prog, "sweep", quiet};
+	cli_files out = {0}, in = {0};
+	int rc = cli_files_add(&out, "--out", o->out) ||
+	                 cli_files_add(&out, "--replications-out", o->reps_out) ||
+	                 cli_files_add(&in, "the scenario", o->scenario) ||
+	                 cli_files_add(&in, "the points file", o->points)
+	             ? EXIT_FAIL : 0;
+	/* the files the scenario names (a scenario that does not load is the
+	 * sweep's to report) */
+	aiw_sim *sim = NULL;
+	if (!rc && out.n && o->scenario && aiw_sim_create(&sim, 1) == AIW_OK &&
+	    aiw_sim_load_file(sim, o->scenario) == AIW_OK)
+		rc = cli_files_add_sim(&in, sim);
+	if (!rc)
+		rc = cli_check_outputs(&who, &out, &in);
+	cli_files_free(&out);
+	cli_files_free(&in);
+	aiw_sim_free(sim);
+	return rc;
 }
 
 /* The column names of a points file's header (its first line that is not
@@ -413,6 +354,90 @@ static int check_components(const cli_sweep_opts *o, bool quiet)
 	return rc;
 }
 
+/* The files the points' values name (--set inference.chat.profile=a.csv,
+ * b.csv, or a --points column): each point's values applied in turn to the
+ * scenario as a run applies them, the outputs checked against the files
+ * the simulation then names.  0 or EXIT_USAGE with the message. */
+static int check_point_inputs(const cli_sweep_opts *o, const aiw_sweep *sw, bool quiet)
+{
+	if (!o->out && !o->reps_out)
+		return 0;
+	size_t np = 0, nparams = 0;
+	aiw_sweep_npoints(sw, &np);
+	aiw_sweep_nparams(sw, &nparams);
+	aiw_sim *sim = NULL;
+	if (!nparams || aiw_sim_create(&sim, 1) != AIW_OK ||
+	    aiw_sim_load_file(sim, o->scenario) != AIW_OK) {
+		aiw_sim_free(sim);
+		return 0; /* the sweep reports what does not load */
+	}
+	const char **last = calloc(nparams, sizeof *last);
+	char **owned = NULL;
+	size_t nowned = 0, capowned = 0;
+	cli_files outs = {0}, in = {0};
+	int rc = !last || cli_files_add(&outs, "--out", o->out) ||
+	                 cli_files_add(&outs, "--replications-out", o->reps_out)
+	             ? EXIT_FAIL : 0;
+	for (size_t p = 0; p < np && !rc; p++) {
+		bool changed = false;
+		for (size_t i = 0; i < nparams; i++) {
+			const char *name, *v;
+			if (aiw_sweep_param_name(sw, i, &name) != AIW_OK ||
+			    aiw_sweep_point_value(sw, p, i, &v) != AIW_OK ||
+			    (last[i] && strcmp(last[i], v) == 0))
+				continue;
+			last[i] = v;
+			changed |= aiw_sim_set(sim, name, v) == AIW_OK;
+		}
+		size_t n = 0;
+		if (!changed || aiw_sim_input_count(sim, &n) != AIW_OK)
+			continue;
+		for (size_t k = 0; k < n && !rc; k++) {
+			const char *comp, *key, *path;
+			if (aiw_sim_input(sim, k, &comp, &key, &path) != AIW_OK)
+				continue;
+			bool seen = false;
+			for (size_t j = 0; j < nowned && !seen; j++)
+				seen = strcmp(owned[j], path) == 0;
+			if (seen)
+				continue;
+			if (nowned == capowned) {
+				size_t cap = capowned ? 2 * capowned : 8;
+				char **g = realloc(owned, cap * sizeof *g);
+				if (!g) {
+					rc = EXIT_FAIL;
+					break;
+				}
+				owned = g;
+				capowned = cap;
+			}
+			char what[300];
+			snprintf(what, sizeof what, "the file %s.%s names at point %zu", comp, key, p + 1);
+			if (!(owned[nowned] = strdup(path)) ||
+			    cli_files_add(&in, what, owned[nowned]) != 0) {
+				free(owned[nowned]);
+				rc = EXIT_FAIL;
+				break;
+			}
+			nowned++;
+		}
+	}
+	if (rc == EXIT_FAIL && !quiet)
+		errorf("out of memory");
+	if (!rc) {
+		const cli_cmd who = {cli_sweep_prog, "sweep", quiet};
+		rc = cli_check_outputs(&who, &outs, &in);
+	}
+	cli_files_free(&outs);
+	cli_files_free(&in);
+	for (size_t j = 0; j < nowned; j++)
+		free(owned[j]);
+	free(owned);
+	free(last);
+	aiw_sim_free(sim);
+	return rc;
+}
+
 int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet)
 {
 	*out = NULL;
@@ -466,6 +491,10 @@ int cli_sweep_build(const cli_sweep_opts *o, aiw_sweep **out, bool quiet)
 		aiw_sweep_free(sw);
 		/* an unreadable scenario or point file is the user's input: usage */
 		return st == AIW_EIO ? EXIT_USAGE : cli_sweep_exit_code(st);
+	}
+	if ((rc = check_point_inputs(o, sw, quiet)) != 0) {
+		aiw_sweep_free(sw);
+		return rc;
 	}
 	*out = sw;
 	return 0;

@@ -482,6 +482,22 @@ class Simulation(object):
             out.append(_s(text.value))
         return out
 
+    def inputs(self):
+        """The files the parameters name, which the simulation reads (a
+        measured profile, a trace, empirical(FILE) samples), as a list of
+        (parameter, path): ("inference.chat.profile", "/data/prof.csv").
+        The path is the one the library opens (a relative name in a scenario
+        file resolved against its directory).  Scenario files not included."""
+        p = self._p()
+        n = c_size_t()
+        _capi.lib.aiw_sim_input_count(p, byref(n))
+        comp, key, path = c_char_p(), c_char_p(), c_char_p()
+        out = []
+        for i in range(n.value):
+            _capi.lib.aiw_sim_input(p, i, byref(comp), byref(key), byref(path))
+            out.append((_s(comp.value) + "." + _s(key.value), _s(path.value)))
+        return out
+
     def series_names(self):
         """Names of the recorded curves, in recorder order."""
         p = self._p()

@@ -299,6 +299,7 @@ class EveryFunction(unittest.TestCase):
                 sim.metric("site.nothing")  # errmsg
             self.assertGreater(len(sim.metrics()), 5)  # metric_count/name, metric
             self.assertEqual(sim.warnings(), [])  # warning_count
+            self.assertEqual(sim.inputs(), [])  # input_count
             names = sim.series_names()  # series_count, series_name
             sim.series_unit(names[0])
             sim.series_length(names[0])
@@ -314,6 +315,8 @@ class EveryFunction(unittest.TestCase):
                                    sim__duration=60) as sim:
             sim.run()
             self.assertEqual(len(sim.warnings()), 1)  # warning_count, warning
+        with aiworkload.Simulation(**{"inference.q.profile": path}) as sim:
+            self.assertEqual(sim.inputs(), [("inference.q.profile", path)])  # input
         with aiworkload.Simulation(**{"training.t.gpus": 64}) as sim:
             step, eff = sim.training_scaling("t", [8, 64])
             self.assertEqual(len(step), 2)
