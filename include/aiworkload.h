@@ -285,7 +285,7 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
  * NULL or "" gives a title naming the components. */
 AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const char *title);
 
-/* ---- hardware catalog (hw.c) ---- */
+/* ---- hardware catalog (hw/gpu.c) ---- */
 /* Built-in accelerators and links (no simulation needed; [gpu NAME]
  * scenario sections add GPUs to a simulation only).  Names and fields are
  * case-insensitive.  Strings are static.  Indexes past the end give
@@ -387,7 +387,7 @@ AIW_EXPORT aiw_status aiw_allreduce_time(const char *algo, double bytes, double 
 /* nccl-tests all-reduce bus bandwidth (B/s): bytes / seconds x 2(ranks-1)/ranks. */
 AIW_EXPORT aiw_status aiw_busbw(double bytes, double ranks, double seconds, double *out);
 
-/* ---- site studies (power.c) ---- */
+/* ---- site studies ---- */
 /* The training/inference ratio question as one call: for shares s = k /
  * (steps - 1), k = 0 .. steps-1, build a simulation from scenario (INI text
  * with exactly one [training NAME] and one [inference NAME] section; NULL:

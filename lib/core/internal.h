@@ -597,7 +597,7 @@ const double *aiwi_rec_values(aiwi_recorder *r, size_t i);
 aiwi_recorder *aiwi_sim_recorder(aiw_sim *sim);
 
 /* ======================================================================== */
-/* power.c: rack-level peaks.  From a component's sample hook, once per tick, */
+/* site.c: rack-level peaks.  From a component's sample hook, once per tick,  */
 /* report the interval-average IT power of each of its racks (GPUs grouped   */
 /* by site.gpus_per_rack in the component's own GPU order).  The site keeps  */
 /* a running maximum per rack: O(racks) memory over any run length.          */

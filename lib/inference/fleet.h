@@ -380,7 +380,7 @@ typedef struct fleet {
 	        curve_dram;
 	uint64_t prev_arrived, prev_completed, prev_met;
 	double prev_tokens, prev_waiting, prev_busy, prev_paid, prev_flops, prev_dram;
-	void *autoscale; /* the autoscaler's state (autoscale.c owns it) */
+	void *autoscale; /* the autoscaler's state (autoscale_glue.c owns it) */
 	bool fail;
 	/* timing = iteration: the folded prefill c0, cm, cu, cv (a prefill of m
 	 * prompts, T tokens, Q their squared lengths: span_iteration_prefill)

@@ -1,7 +1,7 @@
 /*
- * power.h - power helpers for the workload models (power.c).
+ * power.h - power helpers for the workload models.
  *
- * The site (power.c) sums the components' exact energy integrals into
+ * The site (site.c) sums the components' exact energy integrals into
  * curves, peaks, diversity factors and costs; a model only keeps its
  * c->energy_j, c->busy_gpu_s, c->paid_gpu_s, c->cost_usd up to date and,
  * once per sample tick, reports its racks with aiwi_site_rack_power() or
