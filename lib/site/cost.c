@@ -126,7 +126,7 @@ static aiw_status pricing(const aiwi_comp *c, size_t first, const aiwi_gpu_spec 
 		if (mode == AIW_PRICING_COMMITTED &&
 		    aiwi_pset(c, first + AIW_COST_COMMITTED_DISCOUNT))
 			f = 1 - aiwi_p(c, first + AIW_COST_COMMITTED_DISCOUNT);
-		/* ondemand: f = 1 exactly, the rate as before */
+		/* ondemand: f = 1 exactly: the hourly price itself */
 		out->usd_per_gpu_s = mode == AIW_PRICING_ONDEMAND ? h / 3600.0 : h * f / 3600.0;
 		out->spot_base_usd_per_gpu_s = h / 3600.0;
 		return AIW_OK;
@@ -157,7 +157,7 @@ bool aiwi_cost_committed(const aiwi_comp *c)
 }
 
 /* capex per GPU over the lifetime, plus a price per GPU-hour; with the
- * hourly price 0 (its default) exactly the capex rate as before */
+ * hourly price 0 (its default) exactly the capex rate */
 static double gpu_rate(const aiwi_comp *c, const char *key, const char *hourly)
 {
 	size_t i = aiwi_kind_param_index(c->kind, key);

@@ -166,6 +166,14 @@ if ${CC:-cc} ${CFLAGS:-} -I"$src/include" -o "$tmp/pump" "$tmp/pump.c" -L"$build
 		if [ "$c" = default ]; then
 			set -- 5000 900 300 86400
 			ini="[pump p]"
+			# the doc's own figure for this case
+			said=$(tr '\n' ' ' <"$doc" | sed -n 's/.*D = 24 h and the defaults, \([0-9]*\) cycles and \([0-9.]*\) kWh.*/\1 \2/p')
+			if [ -n "$said" ] && LD_LIBRARY_PATH="$build/.libs" "$tmp/pump" "$ini" | awk -v said="$said" '
+				{ split(said, w, " "); exit !($1 == w[1] && $2 == w[2]) }'; then
+				ok "the doc's figure at 24 h and the defaults: $said"
+			else
+				bad "the doc's figure at 24 h and the defaults ('${said:-none found}') is not the run's"
+			fi
 		else
 			set -- $c
 			ini="[sim]
@@ -189,5 +197,26 @@ on_time = $3s"
 	done
 else
 	bad "the closed-form program does not compile: $(cat "$tmp/cc.err")"
+fi
+
+# 6. The refusals the doc promises: on_time above period, naming both; a
+# period of 1 ns over a year, by the estimate (before any event runs).
+printf '[pump p]\nperiod = 10min\non_time = 11min\n' >"$tmp/long.ini"
+if "$aiw" run --no-progress "$tmp/long.ini" >/dev/null 2>"$tmp/long.err"; then
+	bad "on_time = 11min above period = 10min runs"
+elif grep -q 'pump\.p\.on_time.*pump\.p\.period' "$tmp/long.err"; then
+	ok "on_time above period refused: $(cat "$tmp/long.err")"
+else
+	bad "on_time above period refused without naming both: $(cat "$tmp/long.err")"
+fi
+printf '[sim]\nduration = 8760h\n[pump p]\nperiod = 1ns\non_time = 0\n' >"$tmp/year.ini"
+to=
+command -v timeout >/dev/null 2>&1 && to="timeout 300"
+if $to "$aiw" run --no-progress "$tmp/year.ini" >/dev/null 2>"$tmp/year.err"; then
+	bad "period = 1ns over a year runs"
+elif grep -q 'pump\.p' "$tmp/year.err"; then
+	ok "period = 1ns over a year refused up front: $(head -n 1 "$tmp/year.err")"
+else
+	bad "period = 1ns over a year refused without naming the pump: $(cat "$tmp/year.err")"
 fi
 exit $fail
