@@ -26,7 +26,7 @@
  * rung spreads its events and where later pushes go, so every bucket holds
  * only events after those of the buckets (and rungs, and bottom) it is routed
  * past.  Ties and order inside a bucket are settled by sorting on (time
- * bits, sequence << 24 | slot), as before.
+ * bits, sequence << 24 | slot): first in, first out at equal times.
  *
  * Why it cannot degrade: whatever a rung cannot split (all times equal,
  * spans so small that the width would underflow, no memory for the bucket

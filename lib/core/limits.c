@@ -28,7 +28,7 @@
  * fixed state of each model (histograms: 256 KiB per training job, 160 KiB
  * per fleet, 8 KiB otherwise); 52 B per pending event.
  * The byte counts are those of the models' structures rounded up; a test
- * (tests/api/test_hostile.c) keeps the curve count an upper bound of the real
+ * (tests/api/test_hostile_limits.c) keeps the curve count an upper bound of the real
  * one.
  *
  * Each kind's estimate hook (aiwi_kind.estimate, next to the model) counts

@@ -154,7 +154,7 @@ void aiwi_fail(aiw_sim *sim, aiw_status code)
 {
 	if (sim->fail == AIW_OK)
 		sim->fail = code;
-	sim->eng.inl_end = -INFINITY; /* nothing runs in place any more */
+	sim->eng.inl_end = -INFINITY; /* after a failure nothing runs in place */
 }
 
 aiw_sample_fn aiwi_sample_fn(const aiw_sim *sim, void **payload)

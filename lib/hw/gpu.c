@@ -1,5 +1,5 @@
 /*
- * hw.c - hardware catalog: accelerators and interconnect links.
+ * gpu.c - hardware catalog: accelerators and interconnect links.
  *
  * Built-in values come from vendor datasheets (dense, i.e. without 2:4
  * sparsity, which datasheets headline); power levels by phase, prices and

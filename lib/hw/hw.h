@@ -1,5 +1,5 @@
 /*
- * hw.h - hardware catalog (hw.c) and collective cost model (collective.c):
+ * hw.h - hardware catalog (gpu.c) and collective cost model (collective.c):
  * the internal API the training, inference, power and cost models use.
  *
  * Conventions, all SI: FLOP/s, bytes, B/s, W, s, USD.  Every bandwidth is

@@ -2,7 +2,7 @@
  * fleet.h - the private header of the inference fleet: its state, its
  * state machine and its invariants.  Included by serving.c only, which is
  * one translation unit with the fleet_*.c files it includes (the hot path
- * is inlined across them as it was in one file); doc/inference.md tells
+ * is inlined across them as if they were one file); doc/inference.md tells
  * the same in longer form and maps each concern to its file.
  *
  * ---- the replica state machine ----
@@ -380,7 +380,7 @@ typedef struct fleet {
 	        curve_dram;
 	uint64_t prev_arrived, prev_completed, prev_met;
 	double prev_tokens, prev_waiting, prev_busy, prev_paid, prev_flops, prev_dram;
-	void *autoscale; /* the autoscaler's state (autoscale.c owns it) */
+	void *autoscale; /* the autoscaler's state (autoscale_glue.c owns it) */
 	bool fail;
 	/* timing = iteration: the folded prefill c0, cm, cu, cv (a prefill of m
 	 * prompts, T tokens, Q their squared lengths: span_iteration_prefill)
@@ -409,9 +409,9 @@ static inline fleet *F_(const aiwi_comp *c) { return (fleet *)c->state; }
 
 /* Bytes read from GPU memory by the first k decode iterations of sp, whose
  * batch held S tokens of context at its start: the weights and the KV
- * cache every iteration.  The roofline's memory time times the bandwidth
- * (as it always was); the iteration model's span times hold other terms,
- * so the bytes themselves. */
+ * cache every iteration.  Under the roofline this is its memory time times
+ * the bandwidth; the iteration model's span times hold other terms, so the
+ * bytes are counted themselves. */
 static inline double span_dram(const fleet *f, const span *sp, double k, double S)
 {
 	if (!f->iteration)

@@ -559,7 +559,7 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("replicas_draining", (double)f->state_count[AIW_REPLICA_DRAINING]);
 	M("energy_kwh", c->energy_j / 3.6e6);
 	/* hardware + energy at the site's PUE and price, as the site's
-	 * <prefix>.cost_usd (published by power.c) */
+	 * <prefix>.cost_usd (published by site/site.c) */
 	double total = c->cost_usd + c->energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim) +
 	               aiwi_cost_extra_usd(c);
 	M("cost_per_mtok_usd", tok > 0 ? total / tok * 1e6 : NAN);

@@ -1,6 +1,6 @@
 /*
  * serving.h - internal interface of the inference fleet (serving.c), for
- * the autoscaler (autoscale.c) and for tests.
+ * the autoscaler (autoscale_glue.c) and for tests.
  *
  * A fleet is a set of replica slots.  A slot is FREE, LOADING (weights
  * loading for its cold start: paid, drawing loading power, not routable),
@@ -97,7 +97,7 @@ const aiwi_traffic *aiwi_serving_traffic(const aiwi_comp *c);
 /* Price of a spot GPU-second relative to on-demand, in [0, 1] (default 1). */
 aiw_status aiwi_serving_set_spot_factor(aiwi_comp *c, double factor);
 
-/* The autoscaler's state, kept for autoscale.c (which allocates and frees
+/* The autoscaler's state, kept for autoscale_glue.c (which allocates and frees
  * it: serving.c calls its hooks, aiwi_autoscale_destroy before its own). */
 void *aiwi_serving_autoscale(const aiwi_comp *c);
 void aiwi_serving_set_autoscale(aiwi_comp *c, void *state);

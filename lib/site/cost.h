@@ -260,8 +260,7 @@ static inline double aiwi_cost_commit_rate(const aiwi_pricing *p, double g)
 /* A component holding g GPUs for t seconds (training, a scripted load):
  * sets c->paid_gpu_s, c->cost_usd and, at a commitment, the excess and
  * stranded figures (c->excess_gpu_s, excess_usd, stranded_gpu_s,
- * stranded_usd) in closed form; without one, cost = paid x usd_per_gpu_s
- * as before. */
+ * stranded_usd) in closed form; without one, cost = paid x usd_per_gpu_s. */
 void aiwi_cost_account_fixed(aiwi_comp *c, const aiwi_pricing *p, double g, double t);
 
 /* The price per GPU-hour of a reserved (ratio of on-demand) or committed

@@ -155,7 +155,7 @@ SIGNATURES = {
     "aiw_sim_write_promtest": (STATUS, [("sim", SIM), ("path", c_char_p),
                                         ("rule_files", c_char_p)]),
     "aiw_sim_write_svg": (STATUS, [("sim", SIM), ("path", c_char_p), ("title", c_char_p)]),
-    # hardware catalog (hw.c)
+    # hardware catalog (hw/gpu.c)
     "aiw_catalog_gpu_count": (STATUS, [("out", PZ)]),
     "aiw_catalog_gpu_name": (STATUS, [("i", c_size_t), ("out", PSTR)]),
     "aiw_catalog_gpu_value": (STATUS, [("gpu", c_char_p), ("field", c_char_p), ("out", PD)]),
@@ -231,7 +231,7 @@ SIGNATURES = {
                                     ("slow_link_factor", c_double), ("out", PD)]),
     "aiw_busbw": (STATUS, [("bytes", c_double), ("ranks", c_double), ("seconds", c_double),
                            ("out", PD)]),
-    # site studies (power.c)
+    # site studies
     "aiw_site_diversity_sweep": (STATUS, [("scenario", c_char_p), ("total_gpus", c_double),
                                           ("steps", c_size_t), ("share", PD),
                                           ("diversity", PD), ("provisioned_w", PD),
