@@ -394,6 +394,22 @@ const char *aiwi_est_dur(char *buf, size_t len, double s);
 
 /* A component kind: its parameter table, metric and curve tables and model
  * hooks.  Every kind is one line of lib/kinds.def. */
+/* A parameter that has an effect only in some modes of its component (the
+ * values of enum parameters of the same component).  when: alternatives
+ * separated by "; ", each conditions separated by spaces that must all
+ * hold, "MODE=V1|V2": the enum parameter MODE holds V1 or V2.  Example:
+ * "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa".
+ * A run warns of every such parameter given whose modes do not hold
+ * (aiwi_param_modes_check); aiw_param_mode shows when. */
+typedef struct aiwi_param_mode {
+	const char *key;
+	const char *when;
+} aiwi_param_mode;
+
+/* Warn (aiwi_warn) of every parameter of c given but without effect in
+ * the modes c is in (its kind's `modes`). */
+void aiwi_param_modes_check(aiwi_comp *c);
+
 typedef struct aiwi_kind {
 	const char *name;             /* "training" */
 	const aiwi_param_def *params;
@@ -432,6 +448,9 @@ typedef struct aiwi_kind {
 	aiw_status (*param_changed)(aiwi_comp *c, size_t idx);
 	/* free the model state (c->state); the core frees the rest */
 	void (*destroy)(aiwi_comp *c);
+	/* parameters that have an effect only in some modes, ended by a row
+	 * whose key is NULL (NULL: none) */
+	const aiwi_param_mode *modes;
 } aiwi_kind;
 
 struct aiwi_comp {

@@ -445,6 +445,37 @@ static void inference_finish(aiwi_comp *c, double t)
 	FLEET_CHECK_DEEP(F_(c));
 }
 
+/* The fleet is overloaded when the arrivals exceed what it completes: the
+ * requests still waiting at the end plus those dropped for waiting (queue
+ * full, timeout) are more than AIWI_OVERLOAD_UNSERVED of the arrivals and
+ * more than one full batch per provisioned replica (a queue no burst
+ * explains: it grew through the run).  Warns once per component. */
+static bool overloaded(aiwi_comp *c, fleet *f, uint64_t waiting, double t)
+{
+	double arrived = (double)f->arrived;
+	double unserved = (double)waiting + (double)f->dropped[DROP_QUEUE_FULL] +
+	                  (double)f->dropped[DROP_TIMEOUT];
+	double slots = (double)(f->state_count[AIW_REPLICA_READY] +
+	                        f->state_count[AIW_REPLICA_LOADING]) * f->max_batch;
+	if (!(arrived > 0) || !(unserved > AIWI_OVERLOAD_UNSERVED * arrived) ||
+	    !(unserved > (slots > 1 ? slots : 1)))
+		return false;
+	if (!f->overload_warned) {
+		f->overload_warned = true;
+		aiwi_warn(c->sim,
+		          "%s is overloaded: %.0f of its %.0f requests (%.1f %%) were not served "
+		          "(%.0f still waiting at %.4g s, %.0f dropped for waiting); it completed "
+		          "%.4g/s against %.4g/s arriving, so its queue grows without bound: its "
+		          "latencies depend on the run's length and its cost per token "
+		          "(%s.cost_per_mtok_*, flagged by %s.overloaded) is that of a saturated "
+		          "fleet, not a price; add replicas or lower the rate",
+		          c->prefix, unserved, arrived, 100 * unserved / arrived, (double)waiting,
+		          t, unserved - (double)waiting, t > 0 ? (double)f->completed / t : NAN,
+		          t > 0 ? arrived / t : NAN, c->prefix, c->prefix);
+	}
+	return true;
+}
+
 static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 {
 	fleet *f = F_(c);
@@ -463,7 +494,8 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("requests_dropped", (double)dropped);
 	M("requests_in_flight", (double)f->in_flight);
 	uint64_t ahead = eager_waiting(f, t, NULL);
-	M("requests_waiting", (double)(f->waiting_count + ahead));
+	uint64_t waiting = f->waiting_count + ahead;
+	M("requests_waiting", (double)waiting);
 	M("requests_running", (double)(f->running_count - ahead));
 	M("requests_started", (double)f->started);
 	M("preemptions", (double)f->preemptions);
@@ -560,6 +592,10 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	 * <prefix>.cost_usd (published by power.c) */
 	double total = c->cost_usd + c->energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim) +
 	               aiwi_cost_extra_usd(c);
+	/* overloaded: the per-token costs below are those of a saturated
+	 * fleet whose queue grows, not a price (published only then) */
+	if (overloaded(c, f, waiting, t))
+		M("overloaded", 1);
 	M("cost_per_mtok_usd", tok > 0 ? total / tok * 1e6 : NAN);
 	/* as serving is priced (cost.h, AIW_TOKEN_PRICE_PARAM_DEFS) */
 	double k = aiwi_p(c, P_TOKEN_PRICE), tin = f->tokens_in;
@@ -679,6 +715,7 @@ const aiwi_kind aiwi_kind_inference = {
 	.finish = inference_finish,
 	.param_changed = inference_param_changed,
 	.destroy = inference_destroy,
+	.modes = aiwi_inference_modes,
 };
 
 #include "inference/serving_api.c"

@@ -212,3 +212,17 @@ const aiwi_param_def aiwi_inference_params[] = {
 #undef IP
 _Static_assert(sizeof aiwi_inference_params / sizeof *aiwi_inference_params == P_NPARAMS,
                "parameter table and enum disagree");
+
+/* Parameters that have an effect only in some modes (aiwi_param_mode): a
+ * given one outside them is warned of.  Under timing = iteration the span
+ * times come from the iteration model's coefficients, not from the
+ * derated peaks; the autoscalers read target_utilization on metric =
+ * utilization alone, target_value on the others (the KPA on every metric:
+ * utilization is concurrency to it). */
+const aiwi_param_mode aiwi_inference_modes[] = {
+	{"mfu", "timing=roofline"},
+	{"mem_bw_efficiency", "timing=roofline"},
+	{"target_utilization", "autoscaler=hpa|predictive metric=utilization"},
+	{"target_value", "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa"},
+	{NULL, NULL},
+};
