@@ -190,7 +190,7 @@ static int man_params(void)
 			printf("May change during a run.\n");
 		const char *mode = "";
 		if (aiw_param_mode(i, &mode) == AIW_OK && *mode)
-			printf("Has an effect only in the mode\n.Ql %s .\n", mode);
+			printf("Has an effect only in the mode\n.Ql \"%s\" .\n", mode);
 	}
 	if (cur[0])
 		printf(".El\n");
