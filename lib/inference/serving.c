@@ -146,6 +146,33 @@ bool aiwi_serving_active(const aiwi_comp *c)
 
 static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at);
 
+/* The serving engine's own batch limit when max_batch is not given.
+ * Continuous batching is vLLM's: its V1 engine's default max_num_seqs,
+ * for the OpenAI API server as for the LLM class, is 1024 on a GPU with at
+ * least 70 GiB of memory whose name does not contain "a100" (H100, H200,
+ * MI300X...) and 256 on the others, each capped by max_num_batched_tokens
+ * (8192 and 2048 there: no cap) (vllm/engine/arg_utils.py,
+ * EngineArgs._set_default_args, vllm-project/vllm commit 99d7eb5d6a51;
+ * the A100 is excluded because a larger token budget lowered its
+ * throughput, vLLM PR 17885).  Dynamic batching (Triton) has no engine
+ * default (max_batch_size is the model's configuration): 32, as for
+ * batching = none, where it does not apply. */
+#define VLLM_LARGE_GPU_BYTES (70.0 * 1073741824.0)
+#define VLLM_MAX_NUM_SEQS_LARGE 1024u
+#define VLLM_MAX_NUM_SEQS 256u
+#define DYNAMIC_MAX_BATCH 32u
+static uint32_t default_max_batch(const aiwi_comp *c, const aiwi_gpu_spec *g)
+{
+	if ((int)aiwi_p(c, P_BATCHING) != B_CONTINUOUS)
+		return DYNAMIC_MAX_BATCH;
+	bool a100 = false;
+	for (const char *p = g->name ? g->name : ""; *p && !a100; p++)
+		a100 = (p[0] == 'a' || p[0] == 'A') && p[1] == '1' && p[2] == '0' && p[3] == '0';
+	return g->mem_bytes >= VLLM_LARGE_GPU_BYTES && !a100
+	               ? VLLM_MAX_NUM_SEQS_LARGE
+	               : VLLM_MAX_NUM_SEQS;
+}
+
 static aiw_status inference_start(aiwi_comp *c)
 {
 	aiwi_rng_exp_init();
@@ -208,7 +235,8 @@ static aiw_status inference_start(aiwi_comp *c)
 		                c->prefix, f->weight_bytes / 1e9, f->model_params, aiwi_p(c, P_WEIGHT_BITS), f->replica_gpus,
 		                f->gpu.mem_bytes / 1e9, f->gpu.name, aiwi_p(c, P_KV_MARGIN));
 	f->gpus_per_rack = aiwi_site_gpus_per_rack(sim);
-	f->max_batch = (uint32_t)aiwi_p(c, P_MAX_BATCH);
+	f->max_batch = aiwi_pset(c, P_MAX_BATCH) ? (uint32_t)aiwi_p(c, P_MAX_BATCH)
+	                                         : default_max_batch(c, &f->gpu);
 	f->max_delay = aiwi_p(c, P_MAX_QUEUE_DELAY);
 	f->timeout = aiwi_pset(c, P_TIMEOUT) ? aiwi_p(c, P_TIMEOUT) : INFINITY;
 	f->queue_limit = aiwi_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiwi_p(c, P_QUEUE_LIMIT) : UINT64_MAX;

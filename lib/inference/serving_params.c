@@ -101,8 +101,12 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                "none: one request at a time; dynamic: Triton-style batches; continuous: "
 	                "iteration-level (vLLM)",
 	                0},
-	[P_MAX_BATCH] = {"max_batch", IP("max_batch"), AIW_PT_INT, "32", "1", 1, 4096, NULL, 0,
-	                 "most requests in one replica's batch", 0},
+	[P_MAX_BATCH] = {"max_batch", IP("max_batch"), AIW_PT_INT, NULL, "1", 1, 4096, NULL,
+	                 AIW_PF_NONE,
+	                 "most requests in one replica's batch (none: continuous batching, vLLM's "
+	                 "default max_num_seqs for the GPU, 1024 on a GPU of at least 70 GiB other "
+	                 "than an A100, else 256; dynamic and none, 32)",
+	                 0},
 	[P_MAX_QUEUE_DELAY] = {"max_queue_delay", IP("max_queue_delay"), AIW_PT_DURATION, "10ms",
 	                       "s", 0, 3600, NULL, 0,
 	                       "dynamic: longest a free replica waits to fill a batch", 0},
