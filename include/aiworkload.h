@@ -145,6 +145,11 @@ AIW_EXPORT aiw_status aiw_sim_component(aiw_sim *sim, size_t i, const char **kin
  * origin names the text in messages ("scenario.ini"); it may be NULL. */
 AIW_EXPORT aiw_status aiw_sim_load_file(aiw_sim *sim, const char *path);
 AIW_EXPORT aiw_status aiw_sim_load_string(aiw_sim *sim, const char *text, const char *origin);
+/* The built-in scenario (static text, INI): a training cluster and an
+ * autoscaled diurnal inference fleet on one site, one day.  `aiworkload
+ * run` runs it when given no scenario, `aiworkload scenario` prints it,
+ * aiw_site_diversity_sweep sweeps it when given NULL. */
+AIW_EXPORT const char *aiw_default_scenario(void);
 
 /* Run to sim.duration, or up to simulated time t (s) so that a driver can
  * read metrics and change parameters between steps.  Summary metrics are
@@ -228,6 +233,13 @@ AIW_EXPORT aiw_status aiw_param_info(size_t i, const char **name, const char **t
 #define AIW_PARAM_NONE 0x8u
 #define AIW_PARAM_ALL 0x10u
 AIW_EXPORT aiw_status aiw_param_flags(size_t i, unsigned *out);
+/* The modes in which parameter i has an effect, as text (static): ""
+ * when it always has one; else alternatives separated by "; ", each
+ * conditions separated by spaces that must all hold, "MODE=V1|V2" (the
+ * enum parameter MODE of the same component holds V1 or V2), e.g.
+ * "timing=roofline".  A run warns (aiw_sim_warning) of a parameter given
+ * whose modes do not hold. */
+AIW_EXPORT aiw_status aiw_param_mode(size_t i, const char **out);
 /* Index of a parameter given a full name ("inference.chat.max_batch"). */
 AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out);
 
@@ -402,7 +414,7 @@ AIW_EXPORT aiw_status aiw_busbw(double bytes, double ranks, double seconds, doub
 /* The training/inference ratio question as one call: for shares s = k /
  * (steps - 1), k = 0 .. steps-1, build a simulation from scenario (INI text
  * with exactly one [training NAME] and one [inference NAME] section; NULL:
- * a built-in mixed H100 site, one diurnal day) with round(s total_gpus)
+ * the built-in site, aiw_default_scenario()) with round(s total_gpus)
  * training GPUs (whole nodes) and the rest as inference replicas (whole
  * replicas; the inference rate scales with the replica count), run it and
  * record the achieved training share, site.rack_diversity_factor,
@@ -441,7 +453,8 @@ enum {
 	AIW_DIVERSITY_PROVISIONED_W = 4,  /* site.provisioned_power_w */
 	AIW_DIVERSITY_PEAK_W = 5,         /* site.power_peak_w */
 	AIW_DIVERSITY_SUM_OF_PEAKS_W = 6, /* site.sum_of_rack_peaks_w */
-	AIW_DIVERSITY_SLO_ATTAINMENT = 7, /* the fleet's slo_attainment (NaN: no fleet) */
+	AIW_DIVERSITY_SLO_ATTAINMENT = 7, /* the fleet's slo_attainment (NaN: no fleet, or no
+	                                     slo_ttft, slo_tpot or slo_e2e set) */
 	AIW_DIVERSITY_TTFT_P99_S = 8,     /* the fleet's ttft_p99_s (NaN: no fleet) */
 	AIW_DIVERSITY_OVERLOADED = 9,     /* 1 if overloaded (above), else 0 */
 	AIW_DIVERSITY_NCOLUMNS = 10

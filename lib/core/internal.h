@@ -453,6 +453,22 @@ typedef struct aiwi_answer {
 
 /* A component kind: its parameter table, metric and curve tables and model
  * hooks.  Every kind is one line of lib/kinds.def. */
+/* A parameter that has an effect only in some modes of its component (the
+ * values of enum parameters of the same component).  when: alternatives
+ * separated by "; ", each conditions separated by spaces that must all
+ * hold, "MODE=V1|V2": the enum parameter MODE holds V1 or V2.  Example:
+ * "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa".
+ * A run warns of every such parameter given whose modes do not hold
+ * (aiwi_param_modes_check); aiw_param_mode shows when. */
+typedef struct aiwi_param_mode {
+	const char *key;
+	const char *when;
+} aiwi_param_mode;
+
+/* Warn (aiwi_warn) of every parameter of c given but without effect in
+ * the modes c is in (its kind's `modes`). */
+void aiwi_param_modes_check(aiwi_comp *c);
+
 typedef struct aiwi_kind {
 	const char *name;             /* "training" */
 	const aiwi_param_def *params;
@@ -488,6 +504,9 @@ typedef struct aiwi_kind {
 	 * unknown (NULL hook: every answer unknown).  Reads parameters and
 	 * state only, before or after start. */
 	bool (*query)(const aiwi_comp *c, aiwi_query q, aiwi_answer *out);
+	/* parameters that have an effect only in some modes, ended by a row
+	 * whose key is NULL (NULL: none) */
+	const aiwi_param_mode *modes;
 } aiwi_kind;
 
 struct aiwi_comp {

@@ -661,6 +661,108 @@ AIW_EXPORT aiw_status aiw_param_flags(size_t i, unsigned *out)
 	return AIW_OK;
 }
 
+/* ------------------------------------------------------------------------ */
+/* Modes: parameters that have an effect only in some (aiwi_param_mode)      */
+/* ------------------------------------------------------------------------ */
+/* Does the condition "MODE=V1|V2" (n bytes of it) hold for c?  A MODE that
+ * is no enum parameter of c's kind holds (the table's own error, caught by
+ * the tests). */
+static bool mode_cond_holds(const aiwi_comp *c, const char *cond, size_t n, char *mode,
+                            size_t mlen, char *now, size_t nlen)
+{
+	const char *eq = memchr(cond, '=', n);
+	if (!eq)
+		return true;
+	snprintf(mode, mlen, "%.*s", (int)(eq - cond), cond);
+	size_t j = aiwi_kind_param_index(c->kind, mode);
+	if (j == SIZE_MAX || c->kind->params[j].type != AIW_PT_ENUM)
+		return true;
+	aiwi_value_format(&c->kind->params[j], &c->v[j], now, nlen);
+	const char *v = eq + 1, *end = cond + n;
+	size_t nl = strlen(now);
+	while (v < end) {
+		const char *bar = memchr(v, '|', (size_t)(end - v));
+		size_t vl = (size_t)((bar ? bar : end) - v);
+		if (vl == nl && strncmp(v, now, vl) == 0)
+			return true;
+		v = bar ? bar + 1 : end;
+	}
+	return false;
+}
+
+/* Does `when' hold for c?  On false, why: the modes c is in that fail the
+ * first alternative ("timing = iteration"). */
+static bool mode_holds(const aiwi_comp *c, const char *when, char *why, size_t wlen)
+{
+	why[0] = 0;
+	const char *alt = when;
+	bool first = true;
+	while (*alt) {
+		const char *semi = strchr(alt, ';');
+		const char *aend = semi ? semi : alt + strlen(alt);
+		bool all = true;
+		const char *p = alt;
+		while (p < aend) {
+			while (p < aend && *p == ' ')
+				p++;
+			const char *sp = p;
+			while (sp < aend && *sp != ' ')
+				sp++;
+			char mode[64], now[64];
+			if (sp > p && !mode_cond_holds(c, p, (size_t)(sp - p), mode, sizeof mode, now,
+			                               sizeof now)) {
+				all = false;
+				if (first) {
+					size_t l = strlen(why);
+					snprintf(why + l, wlen - l, "%s%s = %s", l ? ", " : "", mode, now);
+				}
+			}
+			p = sp;
+		}
+		if (all)
+			return true;
+		first = false;
+		alt = semi ? semi + 1 : aend;
+	}
+	return false;
+}
+
+void aiwi_param_modes_check(aiwi_comp *c)
+{
+	const aiwi_param_mode *m = c->kind->modes;
+	for (; m && m->key; m++) {
+		size_t j = aiwi_kind_param_index(c->kind, m->key);
+		char why[256];
+		if (j == SIZE_MAX || !c->v[j].given || mode_holds(c, m->when, why, sizeof why))
+			continue;
+		char val[128];
+		aiwi_value_format(&c->kind->params[j], &c->v[j], val, sizeof val);
+		aiwi_warn(c->sim,
+		          "%s.%s = %s has no effect: it applies only when %s, and %s (remove it or "
+		          "change the mode; aiworkload params shows each parameter's mode)",
+		          c->prefix, m->key, val, m->when, why);
+	}
+}
+
+AIW_EXPORT aiw_status aiw_param_mode(size_t i, const char **out)
+{
+	if (!out)
+		return AIW_EINVAL;
+	size_t base = 0;
+	for (size_t k = 0; aiwi_kinds[k]; k++) {
+		const aiwi_kind *kd = aiwi_kinds[k];
+		if (i < base + kd->nparams) {
+			*out = "";
+			for (const aiwi_param_mode *m = kd->modes; m && m->key; m++)
+				if (strcmp(m->key, kd->params[i - base].key) == 0)
+					*out = m->when;
+			return AIW_OK;
+		}
+		base += kd->nparams;
+	}
+	return AIW_ERANGE;
+}
+
 AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out)
 {
 	if (!name || !out)

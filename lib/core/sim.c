@@ -1023,6 +1023,8 @@ static aiw_status start(aiw_sim *sim)
 		return st;
 	}
 	sim->state = ST_RUNNING;
+	for (size_t i = 0; i < sim->ncomps; i++)
+		aiwi_param_modes_check(sim->comps[i]);
 	for (size_t i = 0; i < sim->ncomps; i++) {
 		aiwi_comp *c = sim->comps[i];
 		if (c->kind->start && (st = c->kind->start(c)) != AIW_OK) {

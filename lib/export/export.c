@@ -146,7 +146,17 @@ AIW_EXPORT aiw_status aiw_sim_write_json(aiw_sim *sim, const char *path)
 		fputs(": ", f);
 		json_num(f, v);
 	}
-	fprintf(f, "\n  }\n}\n");
+	fprintf(f, "\n  }");
+	/* the run's warnings (aiw_sim_warning), when it has any */
+	size_t nw = 0;
+	aiw_sim_warning_count(sim, &nw);
+	for (size_t i = 0; i < nw; i++) {
+		const char *text = "";
+		aiw_sim_warning(sim, i, &text);
+		fputs(i ? ",\n    " : ",\n  \"warnings\": [\n    ", f);
+		json_str(f, text);
+	}
+	fprintf(f, "%s\n}\n", nw ? "\n  ]" : "");
 	return close_out(sim, f, path);
 }
 

@@ -535,9 +535,14 @@ static aiw_status build_fixed(autoscaler *a)
 			st = copy_params(n, x);
 	}
 	char name[512];
-	static const char *const over[][2] = {
-		{"autoscaler", "none"}, {"spot_fraction", "0"}, {"compare_fixed", "none"}};
-	for (size_t i = 0; i < 3 && st == AIW_OK; i++) {
+	/* the twin rented by the hour: ondemand pricing, no commitment */
+	bool od = (int)aiwi_p(c, a->p + AIW_AS_COMPARE_FIXED_PRICING) == 1;
+	static const char *const over[][2] = {{"autoscaler", "none"},
+	                                      {"spot_fraction", "0"},
+	                                      {"compare_fixed", "none"},
+	                                      {"pricing", "ondemand"},
+	                                      {"committed_gpus", "none"}};
+	for (size_t i = 0; i < (od ? 5u : 3u) && st == AIW_OK; i++) {
 		snprintf(name, sizeof name, "%s.%s", c->prefix, over[i][0]);
 		st = aiw_sim_set(n, name, over[i][1]);
 	}

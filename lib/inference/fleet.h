@@ -401,6 +401,7 @@ typedef struct fleet {
 	 * complete at that end, fetched ahead by the master (a hint only: read
 	 * for a prefetch, never for a result) */
 	uint32_t *end_out;
+	bool overload_warned; /* the overload warning given (aiwi_warn, once) */
 } fleet;
 
 

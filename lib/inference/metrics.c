@@ -244,7 +244,13 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	{"replicas_draining", "Replicas draining at the end", "1", AIW_METRIC_COUNT,
 	 "replicas finishing their requests before release, at the end", NULL, NULL, NULL, NULL},
 	AIWI_ACCOUNT_METRICS_LAST,
-	AIWI_METRIC_COST_PER_MTOK,
+	{"overloaded", "Overloaded: cost per token not a price", "1",
+	 AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
+	 "1 when the fleet is overloaded: more than 1 % of the arrivals unserved (waiting at the "
+	 "end or dropped for waiting) and more than one full batch per replica, a queue that "
+	 "grows with the run; the cost per token figures are then those of a saturated fleet "
+	 "(published only then, with a warning)", NULL, NULL, NULL, NULL},
+	AIWI_METRIC_COST_PER_MTOK("Whole cost per million output tokens"),
 	{"tokens_in", "Input tokens", "1", AIW_METRIC_COUNT,
 	 "prompt tokens of the requests admitted, each once (recomputed prefills not again)",
 	 NULL, NULL, NULL, NULL},

@@ -148,6 +148,33 @@ bool aiwi_serving_active(const aiwi_comp *c)
 
 static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at);
 
+/* The serving engine's own batch limit when max_batch is not given.
+ * Continuous batching is vLLM's: its V1 engine's default max_num_seqs,
+ * for the OpenAI API server as for the LLM class, is 1024 on a GPU with at
+ * least 70 GiB of memory whose name does not contain "a100" (H100, H200,
+ * MI300X...) and 256 on the others, each capped by max_num_batched_tokens
+ * (8192 and 2048 there: no cap) (vllm/engine/arg_utils.py,
+ * EngineArgs._set_default_args, vllm-project/vllm commit 99d7eb5d6a51;
+ * the A100 is excluded because a larger token budget lowered its
+ * throughput, vLLM PR 17885).  Dynamic batching (Triton) has no engine
+ * default (max_batch_size is the model's configuration): 32, as for
+ * batching = none, where it does not apply. */
+#define VLLM_LARGE_GPU_BYTES (70.0 * 1073741824.0)
+#define VLLM_MAX_NUM_SEQS_LARGE 1024u
+#define VLLM_MAX_NUM_SEQS 256u
+#define DYNAMIC_MAX_BATCH 32u
+static uint32_t default_max_batch(const aiwi_comp *c, const aiwi_gpu_spec *g)
+{
+	if ((int)aiwi_p(c, P_BATCHING) != B_CONTINUOUS)
+		return DYNAMIC_MAX_BATCH;
+	bool a100 = false;
+	for (const char *p = g->name ? g->name : ""; *p && !a100; p++)
+		a100 = (p[0] == 'a' || p[0] == 'A') && p[1] == '1' && p[2] == '0' && p[3] == '0';
+	return g->mem_bytes >= VLLM_LARGE_GPU_BYTES && !a100
+	               ? VLLM_MAX_NUM_SEQS_LARGE
+	               : VLLM_MAX_NUM_SEQS;
+}
+
 static aiw_status inference_start(aiwi_comp *c)
 {
 	aiwi_rng_exp_init();
@@ -210,7 +237,8 @@ static aiw_status inference_start(aiwi_comp *c)
 		                c->prefix, f->weight_bytes / 1e9, f->model_params, aiwi_p(c, P_WEIGHT_BITS), f->replica_gpus,
 		                f->gpu.mem_bytes / 1e9, f->gpu.name, aiwi_p(c, P_KV_MARGIN));
 	f->gpus_per_rack = aiwi_site_gpus_per_rack(sim);
-	f->max_batch = (uint32_t)aiwi_p(c, P_MAX_BATCH);
+	f->max_batch = aiwi_pset(c, P_MAX_BATCH) ? (uint32_t)aiwi_p(c, P_MAX_BATCH)
+	                                         : default_max_batch(c, &f->gpu);
 	f->max_delay = aiwi_p(c, P_MAX_QUEUE_DELAY);
 	f->timeout = aiwi_pset(c, P_TIMEOUT) ? aiwi_p(c, P_TIMEOUT) : INFINITY;
 	f->queue_limit = aiwi_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiwi_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
@@ -447,6 +475,37 @@ static void inference_finish(aiwi_comp *c, double t)
 	FLEET_CHECK_DEEP(F_(c));
 }
 
+/* The fleet is overloaded when the arrivals exceed what it completes: the
+ * requests still waiting at the end plus those dropped for waiting (queue
+ * full, timeout) are more than AIWI_OVERLOAD_UNSERVED of the arrivals and
+ * more than one full batch per provisioned replica (a queue no burst
+ * explains: it grew through the run).  Warns once per component. */
+static bool overloaded(aiwi_comp *c, fleet *f, uint64_t waiting, double t)
+{
+	double arrived = (double)f->arrived;
+	double unserved = (double)waiting + (double)f->dropped[DROP_QUEUE_FULL] +
+	                  (double)f->dropped[DROP_TIMEOUT];
+	double slots = (double)(f->state_count[AIW_REPLICA_READY] +
+	                        f->state_count[AIW_REPLICA_LOADING]) * f->max_batch;
+	if (!(arrived > 0) || !(unserved > AIWI_OVERLOAD_UNSERVED * arrived) ||
+	    !(unserved > (slots > 1 ? slots : 1)))
+		return false;
+	if (!f->overload_warned) {
+		f->overload_warned = true;
+		aiwi_warn(c->sim,
+		          "%s is overloaded: %.0f of its %.0f requests (%.1f %%) were not served "
+		          "(%.0f still waiting at %.4g s, %.0f dropped for waiting); it completed "
+		          "%.4g/s against %.4g/s arriving, so its queue grows without bound: its "
+		          "latencies depend on the run's length and its cost per token "
+		          "(%s.cost_per_mtok_*, flagged by %s.overloaded) is that of a saturated "
+		          "fleet, not a price; add replicas or lower the rate",
+		          c->prefix, unserved, arrived, 100 * unserved / arrived, (double)waiting,
+		          t, unserved - (double)waiting, t > 0 ? (double)f->completed / t : NAN,
+		          t > 0 ? arrived / t : NAN, c->prefix, c->prefix);
+	}
+	return true;
+}
+
 static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 {
 	fleet *f = F_(c);
@@ -465,7 +524,8 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("requests_dropped", (double)dropped);
 	M("requests_in_flight", (double)f->in_flight);
 	uint64_t ahead = eager_waiting(f, t, NULL);
-	M("requests_waiting", (double)(f->waiting_count + ahead));
+	uint64_t waiting = f->waiting_count + ahead;
+	M("requests_waiting", (double)waiting);
 	M("requests_running", (double)(f->running_count - ahead));
 	M("requests_started", (double)f->started);
 	M("preemptions", (double)f->preemptions);
@@ -562,6 +622,10 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	 * <prefix>.cost_usd (published by site/site.c) */
 	double total = c->cost_usd + c->energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim) +
 	               aiwi_cost_extra_usd(c);
+	/* overloaded: the per-token costs below are those of a saturated
+	 * fleet whose queue grows, not a price (published only then) */
+	if (overloaded(c, f, waiting, t))
+		M("overloaded", 1);
 	M("cost_per_mtok_usd", tok > 0 ? total / tok * 1e6 : NAN);
 	/* as serving is priced (cost.h, AIW_TOKEN_PRICE_PARAM_DEFS) */
 	double k = aiwi_p(c, P_TOKEN_PRICE), tin = f->tokens_in;
@@ -692,6 +756,7 @@ const aiwi_kind aiwi_kind_inference = {
 	.param_changed = inference_param_changed,
 	.destroy = inference_destroy,
 	.query = inference_query,
+	.modes = aiwi_inference_modes,
 };
 
 #include "inference/serving_api.c"

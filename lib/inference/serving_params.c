@@ -101,8 +101,12 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                "none: one request at a time; dynamic: Triton-style batches; continuous: "
 	                "iteration-level (vLLM)",
 	                0},
-	[P_MAX_BATCH] = {"max_batch", IP("max_batch"), AIW_PT_INT, "32", "1", 1, 4096, NULL, 0,
-	                 "most requests in one replica's batch", 0},
+	[P_MAX_BATCH] = {"max_batch", IP("max_batch"), AIW_PT_INT, NULL, "1", 1, 4096, NULL,
+	                 AIW_PF_NONE,
+	                 "most requests in one replica's batch (none: continuous batching, vLLM's "
+	                 "default max_num_seqs for the GPU, 1024 on a GPU of at least 70 GiB other "
+	                 "than an A100, else 256; dynamic and none, 32)",
+	                 0},
 	[P_MAX_QUEUE_DELAY] = {"max_queue_delay", IP("max_queue_delay"), AIW_PT_DURATION, "10ms",
 	                       "s", 0, 3600, NULL, 0,
 	                       "dynamic: longest a free replica waits to fill a batch", 0},
@@ -212,3 +216,17 @@ const aiwi_param_def aiwi_inference_params[] = {
 #undef IP
 _Static_assert(sizeof aiwi_inference_params / sizeof *aiwi_inference_params == P_NPARAMS,
                "parameter table and enum disagree");
+
+/* Parameters that have an effect only in some modes (aiwi_param_mode): a
+ * given one outside them is warned of.  Under timing = iteration the span
+ * times come from the iteration model's coefficients, not from the
+ * derated peaks; the autoscalers read target_utilization on metric =
+ * utilization alone, target_value on the others (the KPA on every metric:
+ * utilization is concurrency to it). */
+const aiwi_param_mode aiwi_inference_modes[] = {
+	{"mfu", "timing=roofline"},
+	{"mem_bw_efficiency", "timing=roofline"},
+	{"target_utilization", "autoscaler=hpa|predictive metric=utilization"},
+	{"target_value", "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa"},
+	{NULL, NULL},
+};

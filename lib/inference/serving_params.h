@@ -68,5 +68,6 @@ enum { RT_ROUND_ROBIN, RT_LEAST_LOADED, RT_P2C, RT_CENTRAL };
 
 /* The parameter table of the inference kind (P_NPARAMS entries). */
 extern const aiwi_param_def aiwi_inference_params[];
+extern const aiwi_param_mode aiwi_inference_modes[];
 
 #endif /* AIW_INFERENCE_SERVING_PARAMS_H */

@@ -182,7 +182,7 @@ enum {
 	 "committed_gpus set: the committed-rate cost of commitment_stranded_gpu_hours (in " \
 	 "hardware_bill_usd, not in hardware_cost_usd: paid, idle unless other work uses it)", \
 	 NULL, NULL, NULL, NULL}, \
-	{"idle_cost_usd", "Idle cost (paid, not busy)", "USD", 0, \
+	{"idle_cost_usd", "Hardware cost of paid time with no useful work", "USD", 0, \
 	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL}, \
 	{"cost_usd", "Cost", "USD", AIW_METRIC_HEADLINE, \
 	 "hardware, network, storage and energy cost of the component", NULL, NULL, NULL, NULL}
@@ -206,9 +206,16 @@ enum {
 	{"tensor_activity", "1", "gpu_tensor_activity_ratio", NULL, AIWI_CURVE_GAUGE, false, false, \
 	 "hardware FLOPs / (provisioned GPU-seconds x peak FLOP/s at the precision run) of a " \
 	 "component over the interval, the model's DCGM_FI_PROF_PIPE_TENSOR_ACTIVE (0-1)"}
-/* The cost per million tokens, for the kinds that count tokens. */
-#define AIWI_METRIC_COST_PER_MTOK \
-	{"cost_per_mtok_usd", "Cost per million tokens", "USD", AIW_METRIC_HEADLINE, \
+/* An inference fleet is overloaded (its cost per token is that of a
+ * saturated fleet, not a price) when more than this share of its arrivals
+ * went unserved: still waiting at the end, or dropped for waiting (the
+ * share of requests in flight by which aiw_site_diversity_sweep flags a
+ * share overloaded). */
+#define AIWI_OVERLOAD_UNSERVED 0.01
+/* The cost per million tokens, for the kinds that count tokens; LABEL says
+ * which tokens (training: trained; inference: output, the prompts free). */
+#define AIWI_METRIC_COST_PER_MTOK(LABEL) \
+	{"cost_per_mtok_usd", LABEL, "USD", AIW_METRIC_HEADLINE, \
 	 "cost / million tokens: training, tokens trained; inference, the whole cost over the " \
 	 "output tokens alone (prompt tokens count for nothing: see cost_per_mtok_input_usd, " \
 	 "_output_usd and _blended_usd for prices as serving quotes them)", NULL, NULL, NULL, NULL}

@@ -535,7 +535,7 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	{"facility_cost_usd", "Facility cost", "USD", 0,
 	 "provisioned facility power (site.capacity, else provisioned_power_w) in MW x "
 	 "site.facility_capex / site.facility_life x run time", NULL, NULL, NULL, NULL},
-	{"idle_cost_usd", "Idle cost (paid, not busy)", "USD", 0,
+	{"idle_cost_usd", "Hardware cost of paid time with no useful work", "USD", 0,
 	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL},
 	{"cost_usd", "Total cost", "USD", AIW_METRIC_HEADLINE,
 	 "hardware, network, storage, energy, capacity and facility cost (the hardware's "

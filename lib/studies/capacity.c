@@ -108,6 +108,13 @@
 #define HORIZON_MAX 3.2e9
 /* sample ticks of a run at most (no curve is read) */
 #define MAX_TICKS 1e4
+/* The zero-load check: before the search, ZERO_LOAD_REQUESTS (at most
+ * min_requests) at the offline rate / ZERO_LOAD_DIVISOR, a load at which a
+ * request almost never waits; a fleet that fails the limits there fails
+ * them at every rate, and the search would only halve its way down to
+ * nothing. */
+#define ZERO_LOAD_REQUESTS 2000.0
+#define ZERO_LOAD_DIVISOR 1000.0
 
 typedef struct cap_conf {
 	double ttft, tpot;     /* limits (s); INFINITY: none */
@@ -557,6 +564,39 @@ static void report(cap_runs *rr, double rate, int verdict)
 
 /* One seed's measurement (x->seed): the offline run, then the server
  * search, into res (AIW_CAPACITY_RUNS: its own runs). */
+/* Refuse (AIW_ERANGE) a fleet that misses the limits unloaded: its
+ * requests at `rate' (next to none waiting) over the limits beyond the 1 %
+ * the P99 allows, with the unloaded P99 figures in the message. */
+static aiw_status zero_load_check(const cap_ctx *x, double rate)
+{
+	cap_ctx z = *x;
+	z.conf.min_requests = fmin(ZERO_LOAD_REQUESTS, x->conf.min_requests);
+	z.conf.duration = 0;
+	verdict v;
+	aiw_status st = run_rate(&z, rate, &v);
+	if (st != AIW_OK || v.pass)
+		return st;
+	char lim[160] = "", got[160] = "";
+	if (v.ttft_over > TAIL) {
+		snprintf(lim, sizeof lim, "ttft_p99 = %.4g ms", x->conf.ttft * 1e3);
+		snprintf(got, sizeof got, "P99 TTFT %.4g ms (%.2f %% of the requests over the limit)",
+		         v.ttft_p99 * 1e3, 100 * v.ttft_over);
+	}
+	if (v.tpot_over > TAIL) {
+		size_t l = strlen(lim), g = strlen(got);
+		snprintf(lim + l, sizeof lim - l, "%stpot_p99 = %.4g ms", l ? ", " : "",
+		         x->conf.tpot * 1e3);
+		snprintf(got + g, sizeof got - g, "%sP99 TPOT %.4g ms (%.2f %% over)", g ? ", " : "",
+		         v.tpot_p99 * 1e3, 100 * v.tpot_over);
+	}
+	return aiwi_err(x->tmpl, AIW_ERANGE,
+	                "aiw_inference_capacity: %s misses the limits (%s) without load: %s over "
+	                "%.0f requests at %.4g/s (one in %.0f of its offline rate, next to none "
+	                "waiting); no arrival rate meets them: raise the limits or serve faster "
+	                "(GPUs, replica size, model)",
+	                x->px, lim, got, v.n, rate, ZERO_LOAD_DIVISOR);
+}
+
 static aiw_status measure(const cap_ctx *x, double *res, cap_runs *rr)
 {
 	size_t runs = 0, max_runs = (size_t)x->conf.max_runs;
@@ -570,6 +610,8 @@ static aiw_status measure(const cap_ctx *x, double *res, cap_runs *rr)
 	aiw_status st = run_offline(x, res);
 	if (st == AIW_OK)
 		PROGRESS(res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S], -1);
+	if (st == AIW_OK && !rr->stopped && res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] > 0)
+		st = zero_load_check(x, res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] / ZERO_LOAD_DIVISOR);
 	/* the bracket [lo, hi]: lo passed (0: none yet), hi failed */
 	double lo = 0, hi = res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S];
 	verdict v, vlo = {0};

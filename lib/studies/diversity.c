@@ -14,21 +14,6 @@
 /* ------------------------------------------------------------------------ */
 /* The training-share sweep: "ask for the training/inference ratio first".   */
 /* ------------------------------------------------------------------------ */
-/* The default mixed site (parameter names as in aiworkload(7)): a synchronous 70B
- * pre-training job and a 70B chat fleet on H100s, one diurnal day sampled
- * every 5 minutes.  The inference rate is that of the base fleet (1/s for
- * 8 two-GPU replicas: a busy fraction near 0.55, P99 TTFT under 0.5 s with
- * the inference model's default request sizes) and scales with the
- * replicas. */
-static const char DEFAULT_SITE[] =
-	"[sim]\nduration = 24h\nsample_interval = 5min\n"
-	"[site]\npue = 1.3\ngpus_per_rack = 32\n"
-	"[training train]\ngpu = H100-SXM\ngpus = 8\ngpus_per_node = 8\nmodel_params = 70e9\n"
-	"tokens_per_step = 4e6\nmfu = 0.45\n"
-	"[inference serve]\ngpu = H100-SXM\ngpus_per_replica = 2\nreplicas = 8\n"
-	"model_params = 70e9\nweight_bits = 8\ntraffic = diurnal\nrate = 1/s\n"
-	"peak_to_trough = 10\npeak_hour = 14\nbatching = continuous\nmax_batch = 32\n";
-
 #define SWEEP_MAX_STEPS 10001
 
 static size_t param_or_none(const aiwi_kind *k, const char *key)
@@ -140,6 +125,16 @@ static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi
 		double att = metric_or_nan(sim, I->prefix, "slo_attainment");
 		double arr = metric_or_nan(sim, I->prefix, "requests_arrived");
 		double infl = metric_or_nan(sim, I->prefix, "requests_in_flight");
+		/* no objective set: no attainment to report (every request
+		 * "meets" none) */
+		bool slo = false;
+		static const char *const SLO[] = {"slo_ttft", "slo_tpot", "slo_e2e"};
+		for (size_t k = 0; k < sizeof SLO / sizeof *SLO; k++) {
+			size_t j = param_or_none(I->kind, SLO[k]);
+			slo = slo || (j != SIZE_MAX && aiwi_pset(I, j));
+		}
+		if (!slo)
+			att = NAN;
 		out[AIW_DIVERSITY_SLO_ATTAINMENT] = att;
 		out[AIW_DIVERSITY_TTFT_P99_S] = metric_or_nan(sim, I->prefix, "ttft_p99_s");
 		out[AIW_DIVERSITY_OVERLOADED] =
@@ -176,8 +171,8 @@ static aiw_status open_probe(const char *scenario, aiw_sim **out, const aiwi_com
 	aiw_status st = aiw_sim_create(&probe, 1);
 	if (st != AIW_OK)
 		return aiwi_buferr(errbuf, errlen, st, "out of memory");
-	st = aiw_sim_load_string(probe, scenario ? scenario : DEFAULT_SITE,
-	                         scenario ? "scenario" : "default site");
+	st = aiw_sim_load_string(probe, scenario ? scenario : aiw_default_scenario(),
+	                         scenario ? "scenario" : "mixed-site.ini (built-in)");
 	if (st != AIW_OK) {
 		aiwi_buferr(errbuf, errlen, st, "%s", aiw_sim_errmsg(probe));
 		aiw_sim_free(probe);

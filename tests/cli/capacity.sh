@@ -39,6 +39,13 @@ has "$tmp/err" "2 inference fleets (chat, code): choose one with --component NAM
 	"two fleets and no --component: the fleets and the option named"
 expect 2 "capacity of two scenarios" -- "$aiw" capacity "$tmp/mdc.ini" "$tmp/mdc.ini"
 
+# a limit the fleet misses without load: refused with the figure, no search
+# shellcheck disable=SC2086
+expect 2 "capacity under the unloaded latency" -- "$aiw" capacity $fast --ttft-p99 1s \
+	--tpot-p99 none "$tmp/mdc.ini"
+has "$tmp/err" "misses the limits (ttft_p99 = 1000 ms) without load: P99 TTFT 2000 ms" \
+	"the unloaded P99 TTFT and the limit are named"
+
 # shellcheck disable=SC2086
 expect 0 "capacity of an M/D/4 fleet" -- "$aiw" capacity $fast --ttft-p99 2.5s \
 	--tpot-p99 none "$tmp/mdc.ini"

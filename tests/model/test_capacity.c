@@ -419,21 +419,33 @@ START_TEST(bracket_and_resolution)
 	                                           NULL, NULL));
 	ck_assert(out2[AIW_CAPACITY_RUNS] == 5);
 	ck_assert(out2[AIW_CAPACITY_SERVER_RESOLUTION] > 0.0001);
-	/* a TPOT limit under any decode iteration: no rate passes */
+	/* a TPOT limit under any decode iteration: the fleet misses it without
+	 * load, refused before any search with the reason and the figure */
 	const char *tight[] = {"min_requests=200", "duration=10s", "offline_requests=200",
 	                       "tpot_p99=1us"};
-	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, tight, 4, out2, AIW_CAPACITY_NCOLUMNS,
-	                                           NULL, NULL));
-	ck_assert(out2[AIW_CAPACITY_SERVER_RATE] == 0);
-	ck_assert(isnan(out2[AIW_CAPACITY_SERVER_TTFT_P99_S]));
-	ck_assert(out2[AIW_CAPACITY_RUNS] == 22); /* offline, the offline rate, 20 halvings */
-	/* the same with too few runs to halve that far: not known, not 0 */
+	ck_assert_int_eq(aiw_inference_capacity(sim, NULL, tight, 4, out2, AIW_CAPACITY_NCOLUMNS,
+	                                        NULL, NULL),
+	                 AIW_ERANGE);
+	const char *msg = aiw_sim_errmsg(sim);
+	ck_assert_msg(strstr(msg, "misses the limits (tpot_p99 = 0.001 ms) without load: P99 TPOT"),
+	              "%s", msg);
+	ck_assert_msg(strstr(msg, "no arrival rate meets them"), "%s", msg);
+	ck_assert(isnan(out2[AIW_CAPACITY_SERVER_RATE]));
+	ck_assert(out2[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] > 0); /* measured before */
+	/* the same whatever the runs allowed */
 	const char *tight_few[] = {"min_requests=200", "duration=10s", "offline_requests=200",
 	                           "tpot_p99=1us", "max_runs=6"};
-	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, tight_few, 5, out2,
-	                                           AIW_CAPACITY_NCOLUMNS, NULL, NULL));
-	ck_assert(isnan(out2[AIW_CAPACITY_SERVER_RATE]));
-	ck_assert(out2[AIW_CAPACITY_RUNS] == 6);
+	ck_assert_int_eq(aiw_inference_capacity(sim, NULL, tight_few, 5, out2,
+	                                        AIW_CAPACITY_NCOLUMNS, NULL, NULL),
+	                 AIW_ERANGE);
+	/* a TTFT limit under the unloaded prefill of the longest prompts */
+	const char *ttft[] = {"min_requests=200", "duration=10s", "offline_requests=200",
+	                      "ttft_p99=1ms", "tpot_p99=none"};
+	ck_assert_int_eq(aiw_inference_capacity(sim, NULL, ttft, 5, out2, AIW_CAPACITY_NCOLUMNS,
+	                                        NULL, NULL),
+	                 AIW_ERANGE);
+	msg = aiw_sim_errmsg(sim);
+	ck_assert_msg(strstr(msg, "(ttft_p99 = 1 ms) without load: P99 TTFT"), "%s", msg);
 	/* the configuration is left as it was: it still runs */
 	double ts;
 	AIW_OK_OR_FAIL(sim, aiw_sim_get_double(sim, "inference.chat.rate", &ts));

@@ -115,10 +115,6 @@ double cli_elapsed(const struct timespec *a, const struct timespec *b);
 void cli_split_metric(const char *full, char *kind, size_t kl, char *comp, size_t cl,
                       const char **key);
 
-/* The built-in default (scenario.c), shipped verbatim as
- * examples/scenarios/mixed-site.ini. */
-extern const char cli_default_scenario[];
-
 /* summary.c: --stream-csv's per-curve sums, from which the summary takes
  * time averages when the curves keep only their last points. */
 typedef struct cli_stream {

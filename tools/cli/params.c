@@ -105,9 +105,12 @@ int cli_params(int argc, char **argv)
 		char range[128]; /* two %g numbers; an enum's choices are printed as they are */
 		unsigned fl = param_flags(i);
 		fmt_range(range, sizeof range, type, lo, hi, choices, fl);
-		printf("%-36s %-9s %-14s %-8s %-22s %-7s %s\n", name, type, *def ? def : "-",
+		const char *mode = "";
+		aiw_param_mode(i, &mode);
+		printf("%-36s %-9s %-14s %-8s %-22s %-7s %s%s%s%s\n", name, type, *def ? def : "-",
 		       *unit ? unit : "-", strcmp(type, "enum") == 0 ? choices : range,
-		       fl & AIW_PARAM_RUNTIME ? "runtime" : "start", doc);
+		       fl & AIW_PARAM_RUNTIME ? "runtime" : "start", doc, *mode ? " [mode: " : "",
+		       mode, *mode ? "]" : "");
 		shown++;
 	}
 	if (shown == 0) {
@@ -116,7 +119,10 @@ int cli_params(int argc, char **argv)
 	}
 	printf("\nWHEN: runtime = may change during a run (aiw_sim_set between run calls, such as\n"
 	       "aiw_sim_run_until steps); start = fixed when the run starts (aiw_sim_reset first).\n"
-	       "RANGE: [a, b] includes both ends; (a, b] excludes a (the value must be > a).\n");
+	       "RANGE: [a, b] includes both ends; (a, b] excludes a (the value must be > a).\n"
+	       "[mode: M=V1|V2] the parameter has an effect only when its component's M is V1 or\n"
+	       "V2 (conditions separated by spaces all hold; alternatives separated by ;); a run\n"
+	       "warns of one given outside its mode.\n");
 	return cli_flush_stdout();
 }
 
@@ -204,6 +210,9 @@ static int man_params(void)
 			printf("no range.\n");
 		if (fl & AIW_PARAM_RUNTIME)
 			printf("May change during a run.\n");
+		const char *mode = "";
+		if (aiw_param_mode(i, &mode) == AIW_OK && *mode)
+			printf("Has an effect only in the mode\n.Ql \"%s\" .\n", mode);
 	}
 	if (cur[0])
 		printf(".El\n");

@@ -152,7 +152,7 @@ int cli_run_configure(aiw_sim *sim, const cli_run_opts *o)
 {
 	aiw_status st;
 	if (o->nscenarios == 0) {
-		st = aiw_sim_load_string(sim, cli_default_scenario, "mixed-site.ini (built-in)");
+		st = aiw_sim_load_string(sim, aiw_default_scenario(), "mixed-site.ini (built-in)");
 		if (st != AIW_OK) {
 			cli_errorf("%s", aiw_sim_errmsg(sim));
 			return EXIT_FAIL; /* a library/default mismatch, not the user's */

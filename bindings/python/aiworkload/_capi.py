@@ -90,6 +90,7 @@ SIGNATURES = {
     "aiw_status_name": (c_char_p, [("status", c_int)]),
     "aiw_version": (c_uint, []),
     "aiw_version_string": (c_char_p, []),
+    "aiw_default_scenario": (c_char_p, []),
     # simulation object
     "aiw_sim_create": (STATUS, [("out", POINTER(SIM)), ("seed", c_uint64)]),
     "aiw_sim_free": (None, [("sim", SIM)]),
@@ -139,6 +140,7 @@ SIGNATURES = {
                                 ("unit", PSTR), ("min", PD), ("max", PD), ("choices", PSTR),
                                 ("doc", PSTR)]),
     "aiw_param_flags": (STATUS, [("i", c_size_t), ("out", POINTER(c_uint))]),
+    "aiw_param_mode": (STATUS, [("i", c_size_t), ("out", PSTR)]),
     "aiw_param_find": (STATUS, [("name", c_char_p), ("out", PZ)]),
     # metric catalogue
     "aiw_metric_count": (STATUS, [("out", PZ)]),

@@ -25,6 +25,7 @@ from ._capi import SIGNATURES
 # functions): version and status helpers, the registry, parse_value.
 _SPECIAL = {
     "aiw_strerror", "aiw_status_name", "aiw_version", "aiw_version_string",
+    "aiw_default_scenario",
     "aiw_param_count", "aiw_param_info", "aiw_param_find", "aiw_parse_value",
     "aiw_metric_count", "aiw_metric_info", "aiw_curve_count", "aiw_curve_info",
 }
@@ -89,6 +90,16 @@ __all__ = []
 for _c in plain_function_names():
     globals()[_c[4:]] = _make(_c)
     __all__.append(_c[4:])
+
+
+def default_scenario():
+    """The built-in scenario as INI text (aiw_default_scenario): what
+    `aiworkload run` runs without one and the site diversity functions
+    sweep when given None."""
+    return _capi.lib.aiw_default_scenario().decode("utf-8")
+
+
+__all__.append("default_scenario")
 
 
 # ---- friendlier catalog views ------------------------------------------------
@@ -157,7 +168,7 @@ def site_diversity_sweep(scenario=None, total_gpus=1024, steps=11):
     """The training/inference ratio question in one call
     (aiw_site_diversity_sweep): for `steps` training shares from 0 to 1 of
     total_gpus GPUs, run the scenario (INI text, a path, or None for the
-    built-in mixed H100 site) and return {"share", "diversity",
+    built-in site, default_scenario()) and return {"share", "diversity",
     "provisioned_w", "peak_w", "sum_of_peaks_w"} as arrays (numpy when
     present): the achieved training share, site.rack_diversity_factor,
     site.provisioned_power_w, site.power_peak_w, site.sum_of_rack_peaks_w."""
@@ -192,11 +203,12 @@ def site_diversity_shares(scenario=None, total_gpus=1024, shares=(0.3, 0.5, 0.7)
                           progress=None):
     """The training/inference question at chosen shares
     (aiw_site_diversity_shares): run the scenario (INI text, a path, or None
-    for the built-in mixed H100 site) once, then once per training share of
+    for the built-in site, default_scenario()) once, then once per training share of
     total_gpus GPUs, and return a dict of arrays (numpy when present) keyed
     by DIVERSITY_COLUMNS: the achieved share, training GPUs, replicas,
     site.rack_diversity_factor, site.provisioned_power_w, site.power_peak_w,
-    site.sum_of_rack_peaks_w, the fleet's slo_attainment and ttft_p99_s, and
+    site.sum_of_rack_peaks_w, the fleet's slo_attainment (NaN when the
+    scenario sets no slo_ttft, slo_tpot or slo_e2e) and ttft_p99_s, and
     overloaded (1.0 where the fleet serves clearly worse than the scenario's
     own: its power figures are not those of a fleet that serves its users).
     progress(done, total), if given, is called after each run; a true

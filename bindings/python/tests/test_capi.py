@@ -39,6 +39,7 @@ EXAMPLE_ARGS = {
     "aiw_allreduce_time": ("ring", 1e9, 8, 8, 5.7e-6, 450e9, 9.6e-6, 50e9, 1.0),
     "aiw_busbw": (1e9, 8, 0.01),
     "aiw_profile_term_name": (0,),
+    "aiw_param_mode": (0,),
 }
 
 
@@ -240,6 +241,7 @@ class EveryFunction(unittest.TestCase):
         self.assertEqual(missing, [], "not called through the Python layer: %s" % missing)
 
     def _exercise(self):
+        self.assertIn("[inference chat]", aiworkload.default_scenario())
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "p.csv")
             with open(path, "w") as f:
@@ -374,6 +376,44 @@ class EveryFunction(unittest.TestCase):
         for cname in plain:
             args = tuple(first_link if a is None else a for a in EXAMPLE_ARGS[cname])
             getattr(aiworkload, cname[4:])(*args)
+
+
+class Flags(unittest.TestCase):
+    """What the library flags reaches Python: the overload warning and
+    flag, a setting without effect, the parameter modes, the one built-in
+    scenario."""
+
+    def test_overloaded_fleet(self):
+        ini = ("[sim]\nduration = 20min\n[inference chat]\ngpus_per_replica = 8\n"
+               "replicas = 3\nmodel_params = 70e9\nrate = 60/s\n")
+        with aiworkload.Simulation(ini) as sim:
+            sim.run()
+            self.assertEqual(sim.metric("inference.chat.overloaded"), 1.0)
+            self.assertTrue(any("inference.chat is overloaded" in w for w in sim.warnings()))
+        with aiworkload.Simulation(ini, **{"inference.chat.rate": "2/s"}) as sim:
+            sim.run()
+            self.assertEqual(sim.warnings(), [])
+            self.assertNotIn("inference.chat.overloaded", sim.metrics())
+
+    def test_setting_without_effect(self):
+        with aiworkload.Simulation("[sim]\nduration = 1min\n[inference chat]\n",
+                                   **{"inference.chat.mfu": 0.4}) as sim:
+            sim.run()
+            self.assertTrue(any("inference.chat.mfu = 0.4 has no effect" in w
+                                for w in sim.warnings()), sim.warnings())
+        names = [p.name for p in aiworkload.params()]
+        i = names.index("inference.NAME.mfu")
+        self.assertEqual(aiworkload.param_mode(i), "timing=roofline")
+        self.assertEqual(aiworkload.param_mode(names.index("inference.NAME.rate")), "")
+
+    def test_one_builtin_scenario(self):
+        text = aiworkload.default_scenario()
+        path = os.path.join(os.path.dirname(__file__), "..", "..", "..", "examples",
+                            "scenarios", "mixed-site.ini")
+        if os.path.exists(path):
+            with open(path) as f:
+                self.assertEqual(text, f.read())
+        self.assertIn("slo_ttft = 500ms", text)
 
 
 if __name__ == "__main__":

@@ -93,6 +93,7 @@ enum {
 	AIW_AS_KPA_TBC,
 	AIW_AS_KPA_PROGRESS_DEADLINE,
 	AIW_AS_KPA_RECONCILER,
+	AIW_AS_COMPARE_FIXED_PRICING,
 	AIW_AUTOSCALE_NPARAMS
 };
 
@@ -243,8 +244,9 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 0},                                                                                      \
 	{"compare_fixed", AIW_AS_P_(KIND, "compare_fixed"), AIW_PT_INT, NULL, "1", 1, 100000,    \
 	 NULL, AIW_PF_NONE | AIW_PF_AUTO,                                                         \
-	 "also simulate this fleet fixed at N on-demand replicas, same traffic and seed, for "   \
-	 "the fixed_* and *_saved metrics (auto: this run's peak; none: no comparison)",         \
+	 "also simulate this fleet fixed at N replicas (no spot share, priced as "               \
+	 "compare_fixed_pricing says: by default as this fleet), same traffic and seed, for the " \
+	 "fixed_* and *_saved metrics (auto: this run's peak; none: no comparison)",             \
 	 0},                                                                                      \
 	{"hpa_scale_up_policies", AIW_AS_P_(KIND, "hpa_scale_up_policies"), AIW_PT_STRING, NULL, \
 	 "", 0, 0, NULL, AIW_PF_NONE,                                                             \
@@ -325,6 +327,11 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 "kpa: Knative's reconciler applies the decision (the PodAutoscaler's active state, "    \
 	 "scale to zero after the stable window, grace and pod retention); false: the "          \
 	 "decider's count within min/max as is",                                                  \
+	 0},                                                                                      \
+	{"compare_fixed_pricing", AIW_AS_P_(KIND, "compare_fixed_pricing"), AIW_PT_ENUM, "same", \
+	 "", 0, 1, "same|ondemand", 0,                                                            \
+	 "pricing of the compare_fixed fleet: same (this fleet's pricing, capex included, "      \
+	 "without its spot share) or ondemand (rented by the hour at ondemand_price)",           \
 	 0}
 
 /* ======================================================================== */
