@@ -61,7 +61,7 @@ int cli_autoscale_replay(int argc, char **argv)
 	if (!rc) {
 		char err[1024];
 		fflush(stdout);
-		aiw_status st = aiw_autoscale_replay(policy, set, nset, in, out ? out : "/dev/stdout",
+		aiw_status st = aiw_autoscale_replay(policy, set, nset, in, out ? out : "-",
 		                                     NULL, err, sizeof err);
 		if (st != AIW_OK) {
 			cli_errorf("%s", err);

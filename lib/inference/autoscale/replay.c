@@ -68,10 +68,42 @@ typedef struct rp {
 
 static aiw_status fail_at(rp *r, size_t line, const char *field, const char *fmt, const char *v)
 {
-	char msg[256];
+	char msg[512];
 	snprintf(msg, sizeof msg, fmt, v);
 	return aiwi_buferr(r->err, r->errlen, AIW_EPARSE, "%s:%zu: %s: %s", r->path, line, field,
 	                   msg);
+}
+
+/* Pod counts (the columns that must be whole numbers) are at most the
+ * simulation's replicas bound. */
+#define AIW_REPLAY_MAX_PODS 100000
+/* kpa: samples in the stable window (one double each: 80 MB) */
+#define AIW_REPLAY_MAX_WINDOW 1e7
+static bool is_pods(int c)
+{
+	return c == C_READY || c == C_UNREADY || c == C_MISSING || c == C_CURRENT ||
+	       c == C_REC || c == C_UP_EVENT || c == C_DOWN_EVENT || c == C_PAST_REC ||
+	       c == C_DESIRED;
+}
+
+/* The first sync time after t on the grid next + k period (the first: t +
+ * period), in one step whatever the gap: a sync never waits on more than
+ * one row, so the replay's work is its rows. */
+static double next_sync(double next, double t, double period)
+{
+	if (!isfinite(next))
+		return t + period;
+	if ((t - next) / period < 1e6) {
+		/* the grid as the controller steps it, period by period */
+		while (next <= t && next + period > next)
+			next += period;
+		if (next > t)
+			return next;
+	}
+	double n = next + (floor((t - next) / period) + 1) * period;
+	if (!(n > t))
+		n = t + period; /* rounding at a huge t, or the period below t's resolution */
+	return n;
 }
 
 static void emit(rp *r, double t, int32_t n, int why)
@@ -162,6 +194,14 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		aiwi_as_hpa_refresh_rules(a);
 	} else {
 		double iv = P(a, AIW_AS_METRIC_INTERVAL);
+		if (P(a, AIW_AS_KPA_STABLE_WINDOW) / iv > AIW_REPLAY_MAX_WINDOW) {
+			st = aiwi_buferr(err, errlen, AIW_ELIMIT,
+			                 "kpa_stable_window / metric_interval = %g s / %g s: %.3g samples "
+			                 "in the window, above %g (raise metric_interval)",
+			                 P(a, AIW_AS_KPA_STABLE_WINDOW), iv,
+			                 P(a, AIW_AS_KPA_STABLE_WINDOW) / iv, AIW_REPLAY_MAX_WINDOW);
+			goto done;
+		}
 		if ((st = aiwi_kpa_ring_init(&a->ring,
 		                             (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9))) !=
 		    AIW_OK) {
@@ -197,13 +237,6 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: %s", metrics_path, strerror(errno));
 		goto done;
 	}
-	if (out_path && !(r->out = fopen(out_path, "w"))) {
-		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: %s", out_path, strerror(errno));
-		goto done;
-	}
-	if (r->out)
-		fputs("time,replicas,reason\n", r->out);
-
 	int col[NCOLS];
 	size_t ncol = 0;
 	int have[NCOLS] = {0};
@@ -216,15 +249,42 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 	size_t ns = kpa ? (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9) : 0;
 	size_t np = kpa ? (size_t)ceil(P(a, AIW_AS_KPA_PANIC_WINDOW) / iv - 1e-9) : 0;
 	double period = kpa ? P(a, AIW_AS_KPA_TICK) : P(a, AIW_AS_HPA_SYNC_PERIOD);
+	/* pass 0 validates the whole file, pass 1 decides and writes: a
+	 * refused file writes nothing, not even the header */
+	for (int pass = 0; pass < 2; pass++) {
+	if (pass == 1) {
+		if (out_path && !strcmp(out_path, "-"))
+			r->out = stdout;
+		else if (out_path && !(r->out = fopen(out_path, "w"))) {
+			st = aiwi_buferr(err, errlen, AIW_EIO, "%s: %s", out_path, strerror(errno));
+			goto done;
+		}
+		if (r->out)
+			fputs("time,replicas,reason\n", r->out);
+		rewind(in);
+		lineno = 0;
+		header = false;
+		last_t = -INFINITY;
+	}
 	while ((len = getline(&line, &cap, in)) >= 0) {
 		lineno++;
+		if (memchr(line, 0, (size_t)len)) {
+			st = fail_at(r, lineno, "row", "%s", "NUL byte in the line: not a text CSV file");
+			goto done;
+		}
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = 0;
 		char *p = line;
+		if (lineno == 1 && !strncmp(p, "\xEF\xBB\xBF", 3))
+			p += 3; /* a UTF-8 byte order mark */
 		while (*p == ' ' || *p == '\t')
 			p++;
 		if (!*p || *p == '#')
 			continue;
+		if (!header && pass == 1) {
+			header = true;
+			continue;
+		}
 		if (!header) {
 			for (char *tok = strtok(p, ","); tok; tok = strtok(NULL, ",")) {
 				while (*tok == ' ')
@@ -232,19 +292,38 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				size_t tl = strlen(tok);
 				while (tl && tok[tl - 1] == ' ')
 					tok[--tl] = 0;
+				/* a unit in brackets after the name ("time_s [s]") */
+				char *br = strchr(tok, '[');
+				if (br && tl && tok[tl - 1] == ']') {
+					*br = 0;
+					for (tl = strlen(tok); tl && tok[tl - 1] == ' ';)
+						tok[--tl] = 0;
+				}
 				int k = -1;
 				for (int j = 0; j < NCOLS; j++)
 					if (!strcmp(tok, colname[j]) ||
-					    (j == C_UNREADY && !strcmp(tok, "starts")))
+					    (j == C_UNREADY && !strcmp(tok, "starts")) ||
+					    (j == C_TIME && !strcmp(tok, "time_s")))
 						k = j;
+				if (k < 0 && strchr(tok, '.')) {
+					st = fail_at(r, lineno, "header",
+					             "'%s' is a simulation curve (a `run --series` file): the "
+					             "replay reads time (or time_s), ready, metric or total, "
+					             "unready, ... (aiw_autoscale_replay(3)); rename one "
+					             "fleet's columns, e.g. its replicas_ready to ready and "
+					             "its utilization to metric",
+					             tok);
+					goto done;
+				}
 				if (k < 0 || ncol == NCOLS) {
 					st = fail_at(r, lineno, "header",
-					             "unknown column '%s' (time, ready, metric or total, "
-					             "unready, missing, current, stable, panic, "
+					             "unknown column '%s' (time or time_s, ready, metric or "
+					             "total, unready, missing, current, stable, panic, "
 					             "recommendation, up_event, down_event, "
 					             "past_recommendation, reachable, desired, active_for, "
 					             "inactive_for, activating_for, proxy_for, activator, "
-					             "expect)",
+					             "expect; a `run --series` file: keep time_s and name one "
+					             "fleet's series ready and metric or total)",
 					             tok);
 					goto done;
 				}
@@ -327,6 +406,11 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				st = fail_at(r, lineno, colname[col[k]], "%s is not a whole pod count", tok);
 				goto done;
 			}
+			if (is_pods(col[k]) && x > AIW_REPLAY_MAX_PODS) {
+				st = fail_at(r, lineno, colname[col[k]],
+				             "%s pods: above 100000, the most replicas a fleet may have", tok);
+				goto done;
+			}
 			v[col[k]] = x;
 		}
 		if (k < ncol) {
@@ -341,6 +425,8 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 			goto done;
 		}
 		last_t = t;
+		if (pass == 0)
+			continue;
 		if (!isnan(v[C_CURRENT]))
 			r->spec = (int32_t)fmin(v[C_CURRENT], INT32_MAX);
 		int32_t ready = isnan(v[C_READY]) ? 0 : (int32_t)fmin(v[C_READY], INT32_MAX);
@@ -380,8 +466,7 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				}
 				if (t < next)
 					continue;
-				while (next <= t)
-					next = isfinite(next) ? next + period : t + period;
+				next = next_sync(next, t, period);
 			}
 			double mean_total = nacc ? acc_total / (double)nacc : NAN;
 			double mean_pod = nacc ? acc / (double)nacc : NAN;
@@ -404,12 +489,19 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				                          ? P(a, AIW_AS_HPA_TOLERANCE_DOWN)
 				                          : P(a, AIW_AS_HPA_TOLERANCE),
 				/* Kubernetes sums integer milli-units: the recorded values
-				 * rounded to them (per pod for `metric`) */
+				 * rounded to them (per pod for `metric`); ready <=
+				 * AIW_REPLAY_MAX_PODS and the bounds on the values keep the
+				 * sum, x 100 for percent, in int64 */
 				.have_sum = nacc > 0,
 				.sum_milli = !nacc ? 0
 				             : have[C_TOTAL]
 				                     ? (int64_t)llround(fmin(mean_total, 1e12) * 1000)
-				                     : (int64_t)llround(fmin(mean_pod, 1e9) * 1000) * ready,
+				                     : (int64_t)llround(fmin(mean_pod, a->metric ==
+				                                                AIW_AS_M_UTILIZATION
+				                                            ? 1e6
+				                                            : 1e9) *
+				                                        1000) *
+				                           (int64_t)ready,
 			};
 			acc = 0;
 			acc_total = 0;
@@ -455,8 +547,7 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 				aiwi_kpa_ring_push(&a->ring, total);
 				if (t < next)
 					continue;
-				while (next <= t)
-					next = isfinite(next) ? next + period : t + period;
+				next = next_sync(next, t, period);
 				stable = aiwi_kpa_ring_mean(&a->ring, ns);
 				panic = aiwi_kpa_ring_mean(&a->ring, np ? np : 1);
 			}
@@ -470,12 +561,27 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		r->spec = n;
 		emit(r, t, n, why);
 	}
-	if (!header)
-		st = fail_at(r, lineno, "header", "%s", "no header line (time, ready, metric, ...)");
+	if (!header) {
+		st = aiwi_buferr(err, errlen, AIW_EPARSE,
+		                 lineno ? "%s: no header line, only comments or blank lines "
+		                          "(time, ready, metric, ...)"
+		                        : "%s: empty file: no header line (time, ready, metric, ...)",
+		                 metrics_path);
+		goto done;
+	}
+	if (ferror(in)) {
+		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: read error", metrics_path);
+		goto done;
+	}
+	}
 done:
 	if (st == AIW_OK && syncs)
 		*syncs = r->syncs;
-	if (r->out && fclose(r->out) != 0 && st == AIW_OK)
+	if (r->out == stdout) {
+		/* the process's stream, never closed here */
+		if ((fflush(stdout) != 0 || ferror(stdout)) && st == AIW_OK)
+			st = aiwi_buferr(err, errlen, AIW_EIO, "standard output: write failed");
+	} else if (r->out && fclose(r->out) != 0 && st == AIW_OK)
 		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: write failed", out_path);
 	if (in)
 		fclose(in);
