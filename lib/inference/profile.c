@@ -157,8 +157,14 @@ static uint64_t mix(uint64_t h, double v)
 	uint64_t b;
 	v = v == 0 ? 0 : v; /* -0 and 0 are one size */
 	memcpy(&b, &v, sizeof b);
+	/* MurmurHash3's 64-bit finalizer: the low bits depend on all of them
+	 * (a small whole number's double has its low mantissa bits zero) */
 	h ^= b + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
-	return h * 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53u;
+	return h ^ (h >> 33);
 }
 
 /* The hash of what same_config compares. */
@@ -168,7 +174,7 @@ static size_t config_hash(const aiwi_prof_row *x)
 	h = mix(mix(mix(mix(mix(h, x->tp), x->pp), x->batch), x->prompt), x->context);
 	if (x->phase != AIWI_PH_PREFILL)
 		h = mix(h, x->out);
-	return (size_t)(h ^ (h >> 29));
+	return (size_t)h;
 }
 
 static aiw_status row_add(aiwi_profile *p, const aiwi_prof_row *r)
