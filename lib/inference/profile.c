@@ -239,8 +239,8 @@ static aiw_status number(aiwi_profile *p, const char *origin, int line, const ch
 		return perr(p, AIW_EPARSE, "%s:%d: column %s = \"%s\" is not a number", origin, line,
 		            col, s);
 	if (v < lo || (integer && floor(v) != v) || v > 1e12)
-		return perr(p, AIW_ERANGE, "%s:%d: column %s = %g must be %s >= %g", origin, line, col,
-		            v, integer ? "an integer" : "a number", lo);
+		return perr(p, AIW_ERANGE, "%s:%d: column %s = %g must be %s in [%g, 1e12]", origin,
+		            line, col, v, integer ? "an integer" : "a number", lo);
 	*out = v;
 	return AIW_OK;
 }

@@ -322,6 +322,22 @@ START_TEST(profile_read_linear)
 }
 END_TEST
 
+/* A value past the table's bound says the bound. */
+START_TEST(profile_value_bound)
+{
+	char data[256], path[64];
+	int n = snprintf(data, sizeof data, "%sdecode,H100-SXM,8,2e12,0,100,0.01\n", NAT);
+	aiw_profile *pr;
+	ck_assert_int_eq(read_profile(&pr, data, (size_t)n, path), AIW_ERANGE);
+	char want[256];
+	snprintf(want, sizeof want, "%s:2: column batch = 2e+12 must be an integer in [1, 1e12]",
+	         path);
+	ck_assert_str_eq(aiw_profile_errmsg(pr), want);
+	aiw_profile_free(pr);
+	unlink(path);
+}
+END_TEST
+
 /* A call's message is its own, never an earlier call's. */
 START_TEST(profile_message_own)
 {
@@ -406,6 +422,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, profile_long_gpu_name);
 	tcase_add_test(tc, profile_read_linear);
 	tcase_add_test(tc, profile_message_own);
+	tcase_add_test(tc, profile_value_bound);
 	tcase_add_test(tc, iteration_pp_negative_seq);
 	tcase_add_test(tc, empirical_nul);
 	suite_add_tcase(s, tc);
