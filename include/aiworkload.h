@@ -490,7 +490,9 @@ AIW_EXPORT aiw_status aiw_site_diversity_shares(const char *scenario, double tot
  * after each run: done runs, every seed, of at most seeds x max_runs, the
  * rate (the offline run: its request rate), verdict 1 pass, 0 fail, -1
  * offline; a non-zero return stops the call with AIW_ESTOPPED, the
- * columns known so far filled.  Messages on sim (aiw_sim_errmsg).  See
+ * columns known so far filled (aiw_sim_free(sim) there is deferred to the
+ * call's end, which then returns AIW_ESTOPPED).  Messages on sim
+ * (aiw_sim_errmsg).  See
  * aiw_inference_capacity(3). */
 enum {
 	AIW_CAPACITY_OFFLINE_REQUESTS_PER_S = 0,      /* offline requests/s */
@@ -692,9 +694,11 @@ AIW_EXPORT aiw_status aiw_sweep_write_replications_csv(aiw_sweep *sw, const char
  * increasing), ready (pods), metric (per ready pod) or total (their sum),
  * optional unready (or starts), missing, current, stable and panic (kpa
  * window averages), expect (ignored); '#' lines ignored.  out_path (may
- * be NULL: no output) receives "time,replicas,reason" at each sync (hpa:
- * every hpa_sync_period; kpa: every kpa_tick, or every row when stable and
- * panic are given).  *syncs (may be NULL) the number of syncs.  Errors
+ * be NULL: no output; "-": the process's standard output stream, flushed,
+ * not closed) receives "time,replicas,reason" at each sync (hpa: every
+ * hpa_sync_period; kpa: every kpa_tick, or every row when stable and panic
+ * are given), once the whole file has been checked (a refused file writes
+ * nothing).  *syncs (may be NULL) the number of syncs.  Errors
  * (message in err, errlen bytes): AIW_EINVAL (policy, NULL), a setting's
  * status with its message, AIW_EPARSE "FILE:LINE: FIELD: ..." for bad
  * rows (unsorted times, negative or non-numeric values, unknown columns),

@@ -98,6 +98,21 @@ aiwi_dist *aiwi_dist_clone(const aiwi_dist *d)
 	return c;
 }
 
+/* fgets that tells the length read (a NUL byte is data): up to size - 1
+ * bytes, through the first newline; 0 at the end of the file. */
+static size_t read_line(FILE *f, char *buf, size_t size)
+{
+	size_t n = 0;
+	int ch;
+	while (n + 1 < size && (ch = getc_unlocked(f)) != EOF) {
+		buf[n++] = (char)ch;
+		if (ch == '\n')
+			break;
+	}
+	buf[n] = 0;
+	return n;
+}
+
 static aiw_status load_empirical(aiwi_dist *d, const char *file, const char *base_dir, char *err,
                                  size_t len)
 {
@@ -113,11 +128,16 @@ static aiw_status load_empirical(aiwi_dist *d, const char *file, const char *bas
 	double *x = malloc(cap * sizeof *x);
 	char buf[1024];
 	aiw_status st = x ? AIW_OK : AIW_ENOMEM;
-	while (st == AIW_OK && fgets(buf, sizeof buf, f)) {
+	size_t bl;
+	while (st == AIW_OK && (bl = read_line(f, buf, sizeof buf)) > 0) {
 		line++;
-		size_t bl = strlen(buf);
 		if (bl == sizeof buf - 1 && buf[bl - 1] != '\n') {
 			st = aiwi_buferr(err, len, AIW_EPARSE, "%s:%zu: line too long", path, line);
+			break;
+		}
+		if (memchr(buf, 0, bl)) { /* "200\0999" would read as 200 */
+			st = aiwi_buferr(err, len, AIW_EPARSE,
+			                 "%s:%zu: NUL byte in the line: not a text file", path, line);
 			break;
 		}
 		char *p = buf;

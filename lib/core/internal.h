@@ -679,6 +679,14 @@ double aiwi_rec_window_start(const aiwi_recorder *r);
 const double *aiwi_rec_times(aiwi_recorder *r);
 const double *aiwi_rec_values(aiwi_recorder *r, size_t i);
 aiwi_recorder *aiwi_sim_recorder(aiw_sim *sim);
+/* A call that runs user callbacks outside aiw_sim_run (aiw_inference_capacity)
+ * holds sim as a run does: aiw_sim_free from a callback is deferred.
+ * aiwi_sim_hold returns the state to give back; aiwi_sim_release gives it
+ * back and returns true when it freed sim (the caller then touches nothing
+ * of it). */
+bool aiwi_sim_hold(aiw_sim *sim);
+bool aiwi_sim_release(aiw_sim *sim, bool held);
+bool aiwi_sim_freeing(const aiw_sim *sim); /* aiw_sim_free deferred */
 
 /* ======================================================================== */
 /* integrals of piecewise-constant quantities (exact energy and busy time)   */

@@ -403,6 +403,28 @@ void aiwi_run_conf(const aiw_sim *sim, double *duration, double *interval, doubl
 	*keep = sim_param(sim, SIM_P_SERIES_KEEP, 0);
 }
 aiwi_recorder *aiwi_sim_recorder(aiw_sim *sim) { return sim->rec; }
+
+bool aiwi_sim_hold(aiw_sim *sim)
+{
+	bool held = sim->in_run;
+	sim->in_run = true;
+	return held;
+}
+
+bool aiwi_sim_freeing(const aiw_sim *sim) { return sim->free_pending; }
+
+bool aiwi_sim_release(aiw_sim *sim, bool held)
+{
+	if (held)
+		return false; /* the outer run frees it, if asked to */
+	sim->in_run = false;
+	sim->eng.inl_end = -INFINITY;
+	if (!sim->free_pending)
+		return false;
+	sim->free_pending = false;
+	aiw_sim_free(sim);
+	return true;
+}
 const char *aiwi_base_dir(const aiw_sim *sim) { return sim->base_dir ? sim->base_dir : ""; }
 
 void aiwi_set_base_dir(aiw_sim *sim, const char *dir);

@@ -59,6 +59,8 @@ static aiw_status timing_profile(aiwi_comp *c, double tp, double pp,
 		if (r->group != g)
 			continue;
 		at |= r->tp == tp && r->pp == pp;
+		if (len >= sizeof degs)
+			continue; /* the list is full: no more to name */
 		bool seen = false; /* the table's degrees, each once */
 		for (size_t j = 0; j < i && !seen; j++)
 			seen = p->rows[j].group == g && p->rows[j].tp == r->tp && p->rows[j].pp == r->pp;
@@ -228,9 +230,16 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 		                "= %g, decode.mem = %g) must not make it negative",
 		                c->prefix, cv, beta[AIWI_PH_DECODE][AIWI_IT_ATTN],
 		                beta[AIWI_PH_DECODE][AIWI_IT_MEM]);
+	/* the corners first, then every batch size the fleet can reach: with pp
+	 * > 1 a batch of fewer sequences than stages runs its GPU terms pp / n
+	 * times (aiwi_iter_decode_share), so the time is not linear in n (a
+	 * negative decode.seq can make a batch of pp - 1 the fastest); it is
+	 * linear in S, whose least is n and greatest cap */
 	double corner[4][2] = {{1, 1}, {1, cap}, {B, B}, {B, cap}};
-	for (int i = 0; i < 4; i++) {
-		double n = corner[i][0], S = corner[i][1], g = aiwi_iter_decode_share(n, pp);
+	for (double i = 0; i < 4 + 2 * B; i++) {
+		double n = i < 4 ? corner[(int)i][0] : floor((i - 4) / 2) + 1;
+		double S = i < 4 ? corner[(int)i][1] : fmod(i, 2) == 0 ? n : cap;
+		double g = aiwi_iter_decode_share(n, pp);
 		double t = c0 + cv * g * S + cm * n + cu * g * n;
 		if (!(t > 0))
 			return aiwi_err(sim, AIW_ERANGE,

@@ -46,6 +46,9 @@ void aiwi_prof_clear(aiwi_profile *p)
 	free(p->rows);
 	free(p->groups);
 	free(p->weight);
+	free(p->chash);
+	p->chash = NULL;
+	p->chcap = 0;
 	p->weight = NULL;
 	p->rows = NULL;
 	p->groups = NULL;
@@ -80,6 +83,8 @@ int aiwi_prof_group_find(const aiwi_profile *p, const char *name)
 	return -1;
 }
 
+/* A group by its name, added if new; -1: out of memory.  Names longer than
+ * a group holds are refused before (check_name). */
 static int group_add(aiwi_profile *p, const char *name)
 {
 	for (size_t i = 0; i < p->ngroups; i++)
@@ -140,6 +145,38 @@ enum { N_PHASE, N_GPU, N_TP, N_BATCH, N_PROMPT, N_CONTEXT, N_TIME, N_PP, NNAT };
 static const char *const NAT_COLS[NNAT] = {"phase",  "gpu",     "tp",     "batch",
                                            "prompt", "context", "time_s", "pp"};
 
+static bool same_config(const aiwi_prof_row *o, const aiwi_prof_row *x)
+{
+	return o->phase == x->phase && o->group == x->group && o->tp == x->tp && o->pp == x->pp &&
+	       o->batch == x->batch && o->prompt == x->prompt && o->context == x->context &&
+	       (x->phase == AIWI_PH_PREFILL || o->out == x->out);
+}
+
+static uint64_t mix(uint64_t h, double v)
+{
+	uint64_t b;
+	v = v == 0 ? 0 : v; /* -0 and 0 are one size */
+	memcpy(&b, &v, sizeof b);
+	/* MurmurHash3's 64-bit finalizer: the low bits depend on all of them
+	 * (a small whole number's double has its low mantissa bits zero) */
+	h ^= b + 0x9e3779b97f4a7c15u + (h << 6) + (h >> 2);
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdu;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53u;
+	return h ^ (h >> 33);
+}
+
+/* The hash of what same_config compares. */
+static size_t config_hash(const aiwi_prof_row *x)
+{
+	uint64_t h = (uint64_t)x->phase * 31u + (uint64_t)x->group;
+	h = mix(mix(mix(mix(mix(h, x->tp), x->pp), x->batch), x->prompt), x->context);
+	if (x->phase != AIWI_PH_PREFILL)
+		h = mix(h, x->out);
+	return (size_t)h;
+}
+
 static aiw_status row_add(aiwi_profile *p, const aiwi_prof_row *r)
 {
 	if (p->nrows == p->cap) {
@@ -160,19 +197,35 @@ static aiw_status row_add(aiwi_profile *p, const aiwi_prof_row *r)
 		x.v = x.batch * x.context;
 	}
 	/* a configuration: the same phase, group and sizes (a prefill's time
-	 * does not depend on how many tokens the decode goes on to make) */
+	 * does not depend on how many tokens the decode goes on to make),
+	 * found by hash: reading is linear in the rows */
+	if ((size_t)p->nconfigs + 1 > p->chcap / 2) {
+		size_t ncap = p->chcap ? 2 * p->chcap : 1024;
+		size_t *nh = calloc(ncap, sizeof *nh);
+		if (!nh)
+			return perr(p, AIW_ENOMEM, "out of memory");
+		for (size_t i = 0; i < p->chcap; i++)
+			if (p->chash[i]) {
+				size_t h = config_hash(&p->rows[p->chash[i] - 1]) & (ncap - 1);
+				while (nh[h])
+					h = (h + 1) & (ncap - 1);
+				nh[h] = p->chash[i];
+			}
+		free(p->chash);
+		p->chash = nh;
+		p->chcap = ncap;
+	}
 	x.config = -1;
-	for (size_t i = p->nrows; i-- > 0;) {
-		const aiwi_prof_row *o = &p->rows[i];
-		if (o->phase == x.phase && o->group == x.group && o->tp == x.tp && o->pp == x.pp &&
-		    o->batch == x.batch && o->prompt == x.prompt && o->context == x.context &&
-		    (x.phase == AIWI_PH_PREFILL || o->out == x.out)) {
-			x.config = o->config;
+	size_t h = config_hash(&x) & (p->chcap - 1);
+	for (; p->chash[h]; h = (h + 1) & (p->chcap - 1))
+		if (same_config(&p->rows[p->chash[h] - 1], &x)) {
+			x.config = p->rows[p->chash[h] - 1].config;
 			break;
 		}
-	}
-	if (x.config < 0)
+	if (x.config < 0) {
 		x.config = p->nconfigs++;
+		p->chash[h] = p->nrows + 1;
+	}
 	p->rows[p->nrows++] = x;
 	return AIW_OK;
 }
@@ -264,6 +317,11 @@ aiw_status aiwi_prof_read_text(aiwi_profile *p, const char *text, const char *or
 				return st;
 			if (!f[idx[C_HW]][0])
 				return perr(p, AIW_EPARSE, "%s:%d: column hardware is empty", origin, lineno);
+			if (strlen(f[idx[C_HW]]) >= AIWI_PROF_NAME)
+				return perr(p, AIW_EPARSE,
+				            "%s:%d: column hardware = \"%.40s...\": a GPU name of %zu "
+				            "characters, longer than %d",
+				            origin, lineno, f[idx[C_HW]], strlen(f[idx[C_HW]]), AIWI_PROF_NAME - 1);
 			int g = group_add(p, f[idx[C_HW]]);
 			if (g < 0)
 				return perr(p, AIW_ENOMEM, "out of memory");
@@ -310,6 +368,11 @@ aiw_status aiwi_prof_read_text(aiwi_profile *p, const char *text, const char *or
 				            lineno, r.y);
 			if (!f[idx[N_GPU]][0])
 				return perr(p, AIW_EPARSE, "%s:%d: column gpu is empty", origin, lineno);
+			if (strlen(f[idx[N_GPU]]) >= AIWI_PROF_NAME)
+				return perr(p, AIW_EPARSE,
+				            "%s:%d: column gpu = \"%.40s...\": a GPU name of %zu "
+				            "characters, longer than %d",
+				            origin, lineno, f[idx[N_GPU]], strlen(f[idx[N_GPU]]), AIWI_PROF_NAME - 1);
 			int g = group_add(p, f[idx[N_GPU]]);
 			if (g < 0)
 				return perr(p, AIW_ENOMEM, "out of memory");
@@ -361,6 +424,16 @@ aiw_status aiwi_prof_read(aiwi_profile *p, const char *path)
 		return perr(p, AIW_EIO, "%s: read error", path);
 	}
 	buf[n] = '\0';
+	const char *nul = memchr(buf, 0, n);
+	if (nul) {
+		/* the text would end there, every row after it dropped */
+		int line = 1;
+		for (const char *c = buf; c < nul; c++)
+			line += *c == '\n';
+		free(buf);
+		return perr(p, AIW_EPARSE, "%s:%d: NUL byte in the line: not a text CSV file", path,
+		            line);
+	}
 	aiw_status st = aiwi_prof_read_text(p, buf, path);
 	free(buf);
 	return st;
@@ -892,7 +965,7 @@ static const struct {
 AIW_EXPORT aiw_status aiw_profile_set(aiw_profile *pr, const char *name, double value)
 {
 	if (!pr || !name)
-		return AIW_EINVAL;
+		return pr ? perr(&pr->p, AIW_EINVAL, "aiw_profile_set: name is NULL") : AIW_EINVAL;
 	aiwi_profile *p = &pr->p;
 	for (size_t i = 0; i < sizeof SHAPE_KEYS / sizeof *SHAPE_KEYS; i++) {
 		if (!aiwi_hw_ieq(name, SHAPE_KEYS[i].name))
@@ -948,7 +1021,7 @@ AIW_EXPORT aiw_status aiw_profile_set(aiw_profile *pr, const char *name, double 
 AIW_EXPORT aiw_status aiw_profile_read(aiw_profile *pr, const char *path)
 {
 	if (!pr || !path)
-		return AIW_EINVAL;
+		return pr ? perr(&pr->p, AIW_EINVAL, "aiw_profile_read: path is NULL") : AIW_EINVAL;
 	return aiwi_prof_read(&pr->p, path);
 }
 
@@ -966,7 +1039,8 @@ AIW_EXPORT aiw_status aiw_profile_group_name(const aiw_profile *pr, size_t i, co
 	if (!pr)
 		return AIW_EINVAL;
 	if (i >= pr->p.ngroups)
-		return AIW_ERANGE;
+		return perr((aiwi_profile *)&pr->p, AIW_ERANGE,
+		            "aiw_profile_group_name: group %zu: the profile has %zu", i, pr->p.ngroups);
 	if (name)
 		*name = pr->p.groups[i].name;
 	if (gpu)
@@ -1009,7 +1083,8 @@ AIW_EXPORT aiw_status aiw_profile_datasheet(aiw_profile *pr, const char *group, 
                                             double *coef, size_t n)
 {
 	if (!pr || !group || !phase || !coef)
-		return AIW_EINVAL;
+		return pr ? perr(&pr->p, AIW_EINVAL, "aiw_profile_datasheet: group, phase or coef is NULL")
+		          : AIW_EINVAL;
 	if (n < AIWI_IT_NTERMS)
 		return perr(&pr->p, AIW_EBUFFER, "coefficients: %zu slots, %d needed", n,
 		            AIWI_IT_NTERMS);
@@ -1022,7 +1097,8 @@ AIW_EXPORT aiw_status aiw_profile_fit(aiw_profile *pr, const char *group, const 
                                       double *coef, double *stderr_out, size_t n)
 {
 	if (!pr || !group || !phase || !coef)
-		return AIW_EINVAL;
+		return pr ? perr(&pr->p, AIW_EINVAL, "aiw_profile_fit: group, phase or coef is NULL")
+		          : AIW_EINVAL;
 	if (n < AIWI_IT_NTERMS)
 		return perr(&pr->p, AIW_EBUFFER, "coefficients: %zu slots, %d needed", n,
 		            AIWI_IT_NTERMS);
@@ -1052,7 +1128,8 @@ AIW_EXPORT aiw_status aiw_profile_row(const aiw_profile *pr, size_t i, const cha
 	if (!pr)
 		return AIW_EINVAL;
 	if (i >= pr->p.nrows)
-		return AIW_ERANGE;
+		return perr((aiwi_profile *)&pr->p, AIW_ERANGE,
+		            "aiw_profile_row: row %zu: the profile has %zu rows", i, pr->p.nrows);
 	const aiwi_prof_row *r = &pr->p.rows[i];
 	if (group)
 		*group = pr->p.groups[r->group].name;
@@ -1075,9 +1152,11 @@ AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *pr, size_t i, const doubl
                                           double *out)
 {
 	if (!pr || !coef || !out)
-		return AIW_EINVAL;
+		return pr ? perr(&pr->p, AIW_EINVAL, "aiw_profile_predict: coef or out is NULL")
+		          : AIW_EINVAL;
 	if (i >= pr->p.nrows)
-		return AIW_ERANGE;
+		return perr(&pr->p, AIW_ERANGE, "aiw_profile_predict: row %zu: the profile has %zu rows",
+		            i, pr->p.nrows);
 	if (n < AIWI_IT_NTERMS)
 		return perr(&pr->p, AIW_EBUFFER, "coefficients: %zu slots, %d needed", n,
 		            AIWI_IT_NTERMS);

@@ -67,6 +67,9 @@ typedef struct aiwi_profile {
 	aiwi_prof_group *groups;
 	size_t ngroups;
 	int nconfigs;
+	/* the configurations by their sizes (open addressing: a row of the
+	 * configuration + 1, 0 empty), chcap a power of two */
+	size_t *chash, chcap;
 	int splitwise; /* the layout read */
 	/* the robust fit's weight of every row in the last aiwi_prof_fit (0:
 	 * rejected as inconsistent with the others; NAN: not in that fit) */

@@ -552,6 +552,7 @@ typedef struct cap_runs {
 	size_t max;      /* seeds x max_runs: what the callback is told */
 	aiw_capacity_progress_fn progress;
 	void *payload;
+	aiw_sim *tmpl; /* held: aiw_sim_free from the callback is deferred */
 	bool stopped;
 } cap_runs;
 
@@ -559,6 +560,8 @@ static void report(cap_runs *rr, double rate, int verdict)
 {
 	rr->done++;
 	if (rr->progress && rr->progress(rr->done, rr->max, rate, verdict, rr->payload) != 0)
+		rr->stopped = true;
+	if (aiwi_sim_freeing(rr->tmpl))
 		rr->stopped = true;
 }
 
@@ -781,7 +784,8 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 	if (!rows)
 		return aiwi_err(sim, AIW_ENOMEM, "aiw_inference_capacity: out of memory");
 	cap_runs rr = {.max = nseeds * (size_t)x.conf.max_runs, .progress = progress,
-	               .payload = payload};
+	               .payload = payload, .tmpl = sim};
+	bool held = aiwi_sim_hold(sim);
 	size_t complete = 0; /* seeds measured to the end */
 	for (size_t k = 0; k < nseeds && st == AIW_OK && !rr.stopped; k++) {
 		double *row = rows + k * AIW_CAPACITY_NCOLUMNS;
@@ -807,6 +811,8 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 	free(rows);
 	for (size_t i = 0; i < ncolumns && i < AIW_CAPACITY_NCOLUMNS; i++)
 		out[i] = res[i];
+	if (aiwi_sim_release(sim, held))
+		return AIW_ESTOPPED; /* freed by the callback: nothing of sim is left */
 	if (st != AIW_OK)
 		return st;
 	if (rr.stopped)

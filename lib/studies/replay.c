@@ -68,10 +68,42 @@ typedef struct rp {
 
 static aiw_status fail_at(rp *r, size_t line, const char *field, const char *fmt, const char *v)
 {
-	char msg[256];
+	char msg[512];
 	snprintf(msg, sizeof msg, fmt, v);
 	return aiwi_buferr(r->err, r->errlen, AIW_EPARSE, "%s:%zu: %s: %s", r->path, line, field,
 	                   msg);
+}
+
+/* Pod counts (the columns that must be whole numbers) are at most the
+ * simulation's replicas bound. */
+#define AIW_REPLAY_MAX_PODS 100000
+/* kpa: samples in the stable window (one double each: 80 MB) */
+#define AIW_REPLAY_MAX_WINDOW 1e7
+static bool is_pods(int c)
+{
+	return c == C_READY || c == C_UNREADY || c == C_MISSING || c == C_CURRENT ||
+	       c == C_REC || c == C_UP_EVENT || c == C_DOWN_EVENT || c == C_PAST_REC ||
+	       c == C_DESIRED;
+}
+
+/* The first sync time after t on the grid next + k period (the first: t +
+ * period), in one step whatever the gap: a sync never waits on more than
+ * one row, so the replay's work is its rows. */
+static double next_sync(double next, double t, double period)
+{
+	if (!isfinite(next))
+		return t + period;
+	if ((t - next) / period < 1e6) {
+		/* the grid as the controller steps it, period by period */
+		while (next <= t && next + period > next)
+			next += period;
+		if (next > t)
+			return next;
+	}
+	double n = next + (floor((t - next) / period) + 1) * period;
+	if (!(n > t))
+		n = t + period; /* rounding at a huge t, or the period below t's resolution */
+	return n;
 }
 
 static void emit(rp *r, double t, int32_t n, int why)
@@ -162,6 +194,14 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		aiwi_as_hpa_refresh_rules(a);
 	} else {
 		double iv = P(a, AIW_AS_METRIC_INTERVAL);
+		if (P(a, AIW_AS_KPA_STABLE_WINDOW) / iv > AIW_REPLAY_MAX_WINDOW) {
+			st = aiwi_buferr(err, errlen, AIW_ELIMIT,
+			                 "kpa_stable_window / metric_interval = %g s / %g s: %.3g samples "
+			                 "in the window, above %g (raise metric_interval)",
+			                 P(a, AIW_AS_KPA_STABLE_WINDOW), iv,
+			                 P(a, AIW_AS_KPA_STABLE_WINDOW) / iv, AIW_REPLAY_MAX_WINDOW);
+			goto done;
+		}
 		if ((st = aiwi_kpa_ring_init(&a->ring,
 		                             (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9))) !=
 		    AIW_OK) {
@@ -197,13 +237,6 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: %s", metrics_path, strerror(errno));
 		goto done;
 	}
-	if (out_path && !(r->out = fopen(out_path, "w"))) {
-		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: %s", out_path, strerror(errno));
-		goto done;
-	}
-	if (r->out)
-		fputs("time,replicas,reason\n", r->out);
-
 	int col[NCOLS];
 	size_t ncol = 0;
 	int have[NCOLS] = {0};
@@ -216,266 +249,339 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 	size_t ns = kpa ? (size_t)ceil(P(a, AIW_AS_KPA_STABLE_WINDOW) / iv - 1e-9) : 0;
 	size_t np = kpa ? (size_t)ceil(P(a, AIW_AS_KPA_PANIC_WINDOW) / iv - 1e-9) : 0;
 	double period = kpa ? P(a, AIW_AS_KPA_TICK) : P(a, AIW_AS_HPA_SYNC_PERIOD);
-	while ((len = getline(&line, &cap, in)) >= 0) {
-		lineno++;
-		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
-			line[--len] = 0;
-		char *p = line;
-		while (*p == ' ' || *p == '\t')
-			p++;
-		if (!*p || *p == '#')
-			continue;
-		if (!header) {
-			for (char *tok = strtok(p, ","); tok; tok = strtok(NULL, ",")) {
+	/* pass 0 validates the whole file, pass 1 decides and writes: a
+	 * refused file writes nothing, not even the header */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			if (out_path && !strcmp(out_path, "-"))
+				r->out = stdout;
+			else if (out_path && !(r->out = fopen(out_path, "w"))) {
+				st = aiwi_buferr(err, errlen, AIW_EIO, "%s: %s", out_path, strerror(errno));
+				goto done;
+			}
+			if (r->out)
+				fputs("time,replicas,reason\n", r->out);
+			rewind(in);
+			lineno = 0;
+			header = false;
+			last_t = -INFINITY;
+		}
+		while ((len = getline(&line, &cap, in)) >= 0) {
+			lineno++;
+			if (memchr(line, 0, (size_t)len)) {
+				st = fail_at(r, lineno, "row", "%s", "NUL byte in the line: not a text CSV file");
+				goto done;
+			}
+			while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+				line[--len] = 0;
+			char *p = line;
+			if (lineno == 1 && !strncmp(p, "\xEF\xBB\xBF", 3))
+				p += 3; /* a UTF-8 byte order mark */
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*p || *p == '#')
+				continue;
+			if (!header && pass == 1) {
+				header = true;
+				continue;
+			}
+			if (!header) {
+				for (char *tok = strtok(p, ","); tok; tok = strtok(NULL, ",")) {
+					while (*tok == ' ')
+						tok++;
+					size_t tl = strlen(tok);
+					while (tl && tok[tl - 1] == ' ')
+						tok[--tl] = 0;
+					/* a unit in brackets after the name ("time_s [s]") */
+					char *br = strchr(tok, '[');
+					if (br && tl && tok[tl - 1] == ']') {
+						*br = 0;
+						for (tl = strlen(tok); tl && tok[tl - 1] == ' ';)
+							tok[--tl] = 0;
+					}
+					int k = -1;
+					for (int j = 0; j < NCOLS; j++)
+						if (!strcmp(tok, colname[j]) ||
+						    (j == C_UNREADY && !strcmp(tok, "starts")) ||
+						    (j == C_TIME && !strcmp(tok, "time_s")))
+							k = j;
+					if (k < 0 && strchr(tok, '.')) {
+						st = fail_at(r, lineno, "header",
+						             "'%s' is a simulation curve (a `run --series` file): the "
+						             "replay reads time (or time_s), ready, metric or total, "
+						             "unready, ... (aiw_autoscale_replay(3)); rename one "
+						             "fleet's columns, e.g. its replicas_ready to ready and "
+						             "its utilization to metric",
+						             tok);
+						goto done;
+					}
+					if (k < 0 || ncol == NCOLS) {
+						st = fail_at(r, lineno, "header",
+						             "unknown column '%s' (time or time_s, ready, metric or "
+						             "total, unready, missing, current, stable, panic, "
+						             "recommendation, up_event, down_event, "
+						             "past_recommendation, reachable, desired, active_for, "
+						             "inactive_for, activating_for, proxy_for, activator, "
+						             "expect; a `run --series` file: keep time_s and name one "
+						             "fleet's series ready and metric or total)",
+						             tok);
+						goto done;
+					}
+					if (have[k]) {
+						st = fail_at(r, lineno, "header", "column '%s' given twice", tok);
+						goto done;
+					}
+					have[k] = 1;
+					col[ncol++] = k;
+				}
+				bool kpa_direct = kpa && ((have[C_STABLE] && have[C_PANIC]) || have[C_DESIRED]);
+				bool hpa_direct = !kpa && have[C_REC];
+				const char *miss = !have[C_TIME] ? "time"
+				                   : !have[C_READY] && !hpa_direct && !have[C_DESIRED] ? "ready"
+				                   : !kpa_direct && !hpa_direct && !have[C_METRIC] &&
+				                                   !have[C_TOTAL]
+				                           ? "metric or total"
+				                           : NULL;
+				if (miss) {
+					st = fail_at(r, lineno, "header", "no '%s' column", miss);
+					goto done;
+				}
+				if (!kpa && (have[C_REACHABLE] || have[C_DESIRED] || have[C_ACTIVE_FOR] ||
+				             have[C_INACTIVE_FOR] || have[C_ACTIVATING_FOR] || have[C_PROXY_FOR] ||
+				             have[C_ACTIVATOR])) {
+					st = fail_at(r, lineno, "header", "%s",
+					             "reachable, desired, active_for, inactive_for, activating_for, "
+					             "proxy_for and activator are kpa columns");
+					goto done;
+				}
+				if (kpa && (have[C_REC] || have[C_UP_EVENT] || have[C_DOWN_EVENT] ||
+				            have[C_PAST_REC])) {
+					st = fail_at(r, lineno, "header", "%s",
+					             "recommendation, up_event, down_event and "
+					             "past_recommendation are hpa columns");
+					goto done;
+				}
+				if (have[C_METRIC] && have[C_TOTAL]) {
+					st = fail_at(r, lineno, "header", "%s", "both 'metric' and 'total': give one");
+					goto done;
+				}
+				header = true;
+				continue;
+			}
+			double v[NCOLS];
+			for (int j = 0; j < NCOLS; j++)
+				v[j] = NAN;
+			size_t k = 0;
+			for (char *tok = p, *next; tok; tok = next, k++) {
+				next = strchr(tok, ',');
+				if (next)
+					*next++ = 0;
+				if (k >= ncol) {
+					st = fail_at(r, lineno, "row", "more fields than the header's %s", "columns");
+					goto done;
+				}
+				char *end;
 				while (*tok == ' ')
 					tok++;
-				size_t tl = strlen(tok);
-				while (tl && tok[tl - 1] == ' ')
-					tok[--tl] = 0;
-				int k = -1;
-				for (int j = 0; j < NCOLS; j++)
-					if (!strcmp(tok, colname[j]) ||
-					    (j == C_UNREADY && !strcmp(tok, "starts")))
-						k = j;
-				if (k < 0 || ncol == NCOLS) {
-					st = fail_at(r, lineno, "header",
-					             "unknown column '%s' (time, ready, metric or total, "
-					             "unready, missing, current, stable, panic, "
-					             "recommendation, up_event, down_event, "
-					             "past_recommendation, reachable, desired, active_for, "
-					             "inactive_for, activating_for, proxy_for, activator, "
-					             "expect)",
+				if (!*tok && col[k] != C_TIME)
+					continue; /* not given */
+				double x = strtod(tok, &end);
+				while (*end == ' ')
+					end++;
+				if (end == tok || *end || !isfinite(x)) {
+					st = fail_at(r, lineno, colname[col[k]], "'%s' is not a finite number", tok);
+					goto done;
+				}
+				if (x < 0 && !(col[k] == C_DESIRED && x == -1)) {
+					st = fail_at(r, lineno, colname[col[k]],
+					             col[k] == C_DESIRED ? "%s is negative (-1: no metrics yet)"
+					                                 : "%s is negative",
 					             tok);
 					goto done;
 				}
-				if (have[k]) {
-					st = fail_at(r, lineno, "header", "column '%s' given twice", tok);
+				if (col[k] != C_TIME && col[k] != C_METRIC && col[k] != C_TOTAL &&
+				    col[k] != C_STABLE && col[k] != C_PANIC && col[k] != C_EXPECT &&
+				    col[k] != C_ACTIVE_FOR && col[k] != C_INACTIVE_FOR &&
+				    col[k] != C_ACTIVATING_FOR && col[k] != C_PROXY_FOR && x != floor(x)) {
+					st = fail_at(r, lineno, colname[col[k]], "%s is not a whole pod count", tok);
 					goto done;
 				}
-				have[k] = 1;
-				col[ncol++] = k;
-			}
-			bool kpa_direct = kpa && ((have[C_STABLE] && have[C_PANIC]) || have[C_DESIRED]);
-			bool hpa_direct = !kpa && have[C_REC];
-			const char *miss = !have[C_TIME] ? "time"
-			                   : !have[C_READY] && !hpa_direct && !have[C_DESIRED] ? "ready"
-			                   : !kpa_direct && !hpa_direct && !have[C_METRIC] &&
-			                                   !have[C_TOTAL]
-			                           ? "metric or total"
-			                           : NULL;
-			if (miss) {
-				st = fail_at(r, lineno, "header", "no '%s' column", miss);
-				goto done;
-			}
-			if (!kpa && (have[C_REACHABLE] || have[C_DESIRED] || have[C_ACTIVE_FOR] ||
-			             have[C_INACTIVE_FOR] || have[C_ACTIVATING_FOR] || have[C_PROXY_FOR] ||
-			             have[C_ACTIVATOR])) {
-				st = fail_at(r, lineno, "header", "%s",
-				             "reachable, desired, active_for, inactive_for, activating_for, "
-				             "proxy_for and activator are kpa columns");
-				goto done;
-			}
-			if (kpa && (have[C_REC] || have[C_UP_EVENT] || have[C_DOWN_EVENT] ||
-			            have[C_PAST_REC])) {
-				st = fail_at(r, lineno, "header", "%s",
-				             "recommendation, up_event, down_event and "
-				             "past_recommendation are hpa columns");
-				goto done;
-			}
-			if (have[C_METRIC] && have[C_TOTAL]) {
-				st = fail_at(r, lineno, "header", "%s", "both 'metric' and 'total': give one");
-				goto done;
-			}
-			header = true;
-			continue;
-		}
-		double v[NCOLS];
-		for (int j = 0; j < NCOLS; j++)
-			v[j] = NAN;
-		size_t k = 0;
-		for (char *tok = p, *next; tok; tok = next, k++) {
-			next = strchr(tok, ',');
-			if (next)
-				*next++ = 0;
-			if (k >= ncol) {
-				st = fail_at(r, lineno, "row", "more fields than the header's %s", "columns");
-				goto done;
-			}
-			char *end;
-			while (*tok == ' ')
-				tok++;
-			if (!*tok && col[k] != C_TIME)
-				continue; /* not given */
-			double x = strtod(tok, &end);
-			while (*end == ' ')
-				end++;
-			if (end == tok || *end || !isfinite(x)) {
-				st = fail_at(r, lineno, colname[col[k]], "'%s' is not a finite number", tok);
-				goto done;
-			}
-			if (x < 0 && !(col[k] == C_DESIRED && x == -1)) {
-				st = fail_at(r, lineno, colname[col[k]],
-				             col[k] == C_DESIRED ? "%s is negative (-1: no metrics yet)"
-				                                 : "%s is negative",
-				             tok);
-				goto done;
-			}
-			if (col[k] != C_TIME && col[k] != C_METRIC && col[k] != C_TOTAL &&
-			    col[k] != C_STABLE && col[k] != C_PANIC && col[k] != C_EXPECT &&
-			    col[k] != C_ACTIVE_FOR && col[k] != C_INACTIVE_FOR &&
-			    col[k] != C_ACTIVATING_FOR && col[k] != C_PROXY_FOR && x != floor(x)) {
-				st = fail_at(r, lineno, colname[col[k]], "%s is not a whole pod count", tok);
-				goto done;
-			}
-			v[col[k]] = x;
-		}
-		if (k < ncol) {
-			st = fail_at(r, lineno, "row", "fewer fields than the header's %s", "columns");
-			goto done;
-		}
-		double t = v[C_TIME];
-		if (!(t > last_t)) {
-			char b[64];
-			snprintf(b, sizeof b, "%.9g is not after the previous row's %.9g", t, last_t);
-			st = fail_at(r, lineno, "time", "%s (times must increase)", b);
-			goto done;
-		}
-		last_t = t;
-		if (!isnan(v[C_CURRENT]))
-			r->spec = (int32_t)fmin(v[C_CURRENT], INT32_MAX);
-		int32_t ready = isnan(v[C_READY]) ? 0 : (int32_t)fmin(v[C_READY], INT32_MAX);
-		double row_total = !isnan(v[C_TOTAL])                  ? v[C_TOTAL]
-		                   : !isnan(v[C_METRIC]) && !isnan(v[C_READY]) ? v[C_METRIC] * ready
-		                                                           : NAN;
-		double per_pod = !isnan(v[C_METRIC]) ? v[C_METRIC]
-		                 : ready > 0         ? v[C_TOTAL] / ready
-		                                     : NAN;
-		int why = AIW_AS_R_SCALE;
-		int32_t n;
-		if (!kpa) {
-			/* the controller's history before the replay: no sync */
-			if (!isnan(v[C_UP_EVENT]) || !isnan(v[C_DOWN_EVENT]) || !isnan(v[C_PAST_REC])) {
-				bool ok = true;
-				if (!isnan(v[C_UP_EVENT]))
-					ok = ok && aiwi_hpa_record_event(&a->hs, t, true,
-					                                 (int32_t)fmin(v[C_UP_EVENT], INT32_MAX));
-				if (!isnan(v[C_DOWN_EVENT]))
-					ok = ok && aiwi_hpa_record_event(&a->hs, t, false,
-					                                 (int32_t)fmin(v[C_DOWN_EVENT], INT32_MAX));
-				if (!isnan(v[C_PAST_REC]))
-					ok = ok && aiwi_hpa_record_recommendation(
-						       &a->hs, t, (int32_t)fmin(v[C_PAST_REC], INT32_MAX));
-				if (!ok) {
-					st = aiwi_buferr(err, errlen, AIW_ENOMEM, "out of memory");
+				if (is_pods(col[k]) && x > AIW_REPLAY_MAX_PODS) {
+					st = fail_at(r, lineno, colname[col[k]],
+					             "%s pods: above 100000, the most replicas a fleet may have", tok);
 					goto done;
 				}
+				v[col[k]] = x;
+			}
+			if (k < ncol) {
+				st = fail_at(r, lineno, "row", "fewer fields than the header's %s", "columns");
+				goto done;
+			}
+			double t = v[C_TIME];
+			if (!(t > last_t)) {
+				char b[64];
+				snprintf(b, sizeof b, "%.9g is not after the previous row's %.9g", t, last_t);
+				st = fail_at(r, lineno, "time", "%s (times must increase)", b);
+				goto done;
+			}
+			last_t = t;
+			if (pass == 0)
 				continue;
-			}
-			bool direct = !isnan(v[C_REC]);
-			if (!direct) {
-				if (!isnan(per_pod)) {
-					acc += per_pod;
-					acc_total += row_total;
-					nacc++;
-				}
-				if (t < next)
+			if (!isnan(v[C_CURRENT]))
+				r->spec = (int32_t)fmin(v[C_CURRENT], INT32_MAX);
+			int32_t ready = isnan(v[C_READY]) ? 0 : (int32_t)fmin(v[C_READY], INT32_MAX);
+			double row_total = !isnan(v[C_TOTAL])                  ? v[C_TOTAL]
+			                   : !isnan(v[C_METRIC]) && !isnan(v[C_READY]) ? v[C_METRIC] * ready
+			                                                           : NAN;
+			double per_pod = !isnan(v[C_METRIC]) ? v[C_METRIC]
+			                 : ready > 0         ? v[C_TOTAL] / ready
+			                                     : NAN;
+			int why = AIW_AS_R_SCALE;
+			int32_t n;
+			if (!kpa) {
+				/* the controller's history before the replay: no sync */
+				if (!isnan(v[C_UP_EVENT]) || !isnan(v[C_DOWN_EVENT]) || !isnan(v[C_PAST_REC])) {
+					bool ok = true;
+					if (!isnan(v[C_UP_EVENT]))
+						ok = ok && aiwi_hpa_record_event(&a->hs, t, true,
+						                                 (int32_t)fmin(v[C_UP_EVENT], INT32_MAX));
+					if (!isnan(v[C_DOWN_EVENT]))
+						ok = ok && aiwi_hpa_record_event(&a->hs, t, false,
+						                                 (int32_t)fmin(v[C_DOWN_EVENT], INT32_MAX));
+					if (!isnan(v[C_PAST_REC]))
+						ok = ok && aiwi_hpa_record_recommendation(
+							       &a->hs, t, (int32_t)fmin(v[C_PAST_REC], INT32_MAX));
+					if (!ok) {
+						st = aiwi_buferr(err, errlen, AIW_ENOMEM, "out of memory");
+						goto done;
+					}
 					continue;
-				while (next <= t)
-					next = isfinite(next) ? next + period : t + period;
-			}
-			double mean_total = nacc ? acc_total / (double)nacc : NAN;
-			double mean_pod = nacc ? acc / (double)nacc : NAN;
-			aiwi_hpa_calc_in ci = {
-				.current = r->spec,
-				.ready = ready,
-				.unready = isnan(v[C_UNREADY]) ? 0 : (int32_t)fmin(v[C_UNREADY], INT32_MAX),
-				.missing = isnan(v[C_MISSING]) ? 0 : (int32_t)fmin(v[C_MISSING], INT32_MAX),
-				.value = mean_pod,
-				.target = a->metric == AIW_AS_M_UTILIZATION ? P(a, AIW_AS_TARGET_UTILIZATION)
-				                                            : P(a, AIW_AS_TARGET_VALUE),
-				.tolerance = P(a, AIW_AS_HPA_TOLERANCE),
-				.resource = a->metric == AIW_AS_M_UTILIZATION,
-				.per_direction = PSET(a, AIW_AS_HPA_TOLERANCE_UP) ||
-				                 PSET(a, AIW_AS_HPA_TOLERANCE_DOWN),
-				.tolerance_up = PSET(a, AIW_AS_HPA_TOLERANCE_UP)
-				                        ? P(a, AIW_AS_HPA_TOLERANCE_UP)
-				                        : P(a, AIW_AS_HPA_TOLERANCE),
-				.tolerance_down = PSET(a, AIW_AS_HPA_TOLERANCE_DOWN)
-				                          ? P(a, AIW_AS_HPA_TOLERANCE_DOWN)
-				                          : P(a, AIW_AS_HPA_TOLERANCE),
-				/* Kubernetes sums integer milli-units: the recorded values
-				 * rounded to them (per pod for `metric`) */
-				.have_sum = nacc > 0,
-				.sum_milli = !nacc ? 0
-				             : have[C_TOTAL]
-				                     ? (int64_t)llround(fmin(mean_total, 1e12) * 1000)
-				                     : (int64_t)llround(fmin(mean_pod, 1e9) * 1000) * ready,
-			};
-			acc = 0;
-			acc_total = 0;
-			nacc = 0;
-			int cwhy = AIW_AS_R_SCALE;
-			int32_t rec = direct ? (int32_t)fmin(v[C_REC], INT32_MAX) : aiwi_hpa_calc_r(&ci, &cwhy);
-			n = aiwi_hpa_sync_r(&a->rules, &a->hs, t, r->spec, rec, &why);
-			if (why == AIW_AS_R_SCALE && cwhy == AIW_AS_R_TOLERANCE && n == r->spec)
-				why = AIW_AS_R_TOLERANCE;
-		} else {
-			if (!started) {
-				aiwi_kpa_state_start(&a->ks, t, r->spec);
-				started = true;
-			}
-			a->kc.unreachable = isnan(v[C_REACHABLE]) ? unreachable : v[C_REACHABLE] == 0;
-			a->kc.no_activator = !isnan(v[C_ACTIVATOR]) && v[C_ACTIVATOR] == 0;
-			/* the PodAutoscaler's state and the proxy mode before this row */
-			static const int pa_col[3] = {C_ACTIVE_FOR, C_INACTIVE_FOR, C_ACTIVATING_FOR};
-			static const int pa_state[3] = {AIW_KPA_PA_ACTIVE, AIW_KPA_PA_INACTIVE,
-			                                AIW_KPA_PA_ACTIVATING};
-			for (int j = 0; j < 3; j++)
-				if (!isnan(v[pa_col[j]])) {
-					a->ks.pa = pa_state[j];
-					a->ks.pa_since = t - v[pa_col[j]];
 				}
-			if (!isnan(v[C_PROXY_FOR]))
-				a->ks.proxy_since = t - v[C_PROXY_FOR];
-			double stable, panic;
-			if (!isnan(v[C_DESIRED])) {
-				/* the decider's count given: one pass of the reconciler */
-				why = AIW_AS_R_SCALE;
-				n = aiwi_kpa_reconcile_r(&a->kc, &a->ks, t, r->spec, (uint32_t)ready,
-				                         (int32_t)fmin(v[C_DESIRED], INT32_MAX), 0, &why);
-				r->spec = n;
-				emit(r, t, n, why);
-				continue;
-			}
-			if (have[C_STABLE] && have[C_PANIC]) {
-				stable = v[C_STABLE];
-				panic = v[C_PANIC];
+				bool direct = !isnan(v[C_REC]);
+				if (!direct) {
+					if (!isnan(per_pod)) {
+						acc += per_pod;
+						acc_total += row_total;
+						nacc++;
+					}
+					if (t < next)
+						continue;
+					next = next_sync(next, t, period);
+				}
+				double mean_total = nacc ? acc_total / (double)nacc : NAN;
+				double mean_pod = nacc ? acc / (double)nacc : NAN;
+				aiwi_hpa_calc_in ci = {
+					.current = r->spec,
+					.ready = ready,
+					.unready = isnan(v[C_UNREADY]) ? 0 : (int32_t)fmin(v[C_UNREADY], INT32_MAX),
+					.missing = isnan(v[C_MISSING]) ? 0 : (int32_t)fmin(v[C_MISSING], INT32_MAX),
+					.value = mean_pod,
+					.target = a->metric == AIW_AS_M_UTILIZATION ? P(a, AIW_AS_TARGET_UTILIZATION)
+					                                            : P(a, AIW_AS_TARGET_VALUE),
+					.tolerance = P(a, AIW_AS_HPA_TOLERANCE),
+					.resource = a->metric == AIW_AS_M_UTILIZATION,
+					.per_direction = PSET(a, AIW_AS_HPA_TOLERANCE_UP) ||
+					                 PSET(a, AIW_AS_HPA_TOLERANCE_DOWN),
+					.tolerance_up = PSET(a, AIW_AS_HPA_TOLERANCE_UP)
+					                        ? P(a, AIW_AS_HPA_TOLERANCE_UP)
+					                        : P(a, AIW_AS_HPA_TOLERANCE),
+					.tolerance_down = PSET(a, AIW_AS_HPA_TOLERANCE_DOWN)
+					                          ? P(a, AIW_AS_HPA_TOLERANCE_DOWN)
+					                          : P(a, AIW_AS_HPA_TOLERANCE),
+					/* Kubernetes sums integer milli-units: the recorded values
+					 * rounded to them (per pod for `metric`); ready <=
+					 * AIW_REPLAY_MAX_PODS and the bounds on the values keep the
+					 * sum, x 100 for percent, in int64 */
+					.have_sum = nacc > 0,
+					.sum_milli = !nacc ? 0
+					             : have[C_TOTAL]
+					                     ? (int64_t)llround(fmin(mean_total, 1e12) * 1000)
+					                     : (int64_t)llround(fmin(mean_pod, a->metric ==
+					                                                AIW_AS_M_UTILIZATION
+					                                            ? 1e6
+					                                            : 1e9) *
+					                                        1000) *
+					                           (int64_t)ready,
+				};
+				acc = 0;
+				acc_total = 0;
+				nacc = 0;
+				int cwhy = AIW_AS_R_SCALE;
+				int32_t rec = direct ? (int32_t)fmin(v[C_REC], INT32_MAX) : aiwi_hpa_calc_r(&ci, &cwhy);
+				n = aiwi_hpa_sync_r(&a->rules, &a->hs, t, r->spec, rec, &why);
+				if (why == AIW_AS_R_SCALE && cwhy == AIW_AS_R_TOLERANCE && n == r->spec)
+					why = AIW_AS_R_TOLERANCE;
 			} else {
-				double total = !isnan(v[C_TOTAL]) ? v[C_TOTAL] : v[C_METRIC] * ready;
-				aiwi_kpa_ring_push(&a->ring, total);
-				if (t < next)
+				if (!started) {
+					aiwi_kpa_state_start(&a->ks, t, r->spec);
+					started = true;
+				}
+				a->kc.unreachable = isnan(v[C_REACHABLE]) ? unreachable : v[C_REACHABLE] == 0;
+				a->kc.no_activator = !isnan(v[C_ACTIVATOR]) && v[C_ACTIVATOR] == 0;
+				/* the PodAutoscaler's state and the proxy mode before this row */
+				static const int pa_col[3] = {C_ACTIVE_FOR, C_INACTIVE_FOR, C_ACTIVATING_FOR};
+				static const int pa_state[3] = {AIW_KPA_PA_ACTIVE, AIW_KPA_PA_INACTIVE,
+				                                AIW_KPA_PA_ACTIVATING};
+				for (int j = 0; j < 3; j++)
+					if (!isnan(v[pa_col[j]])) {
+						a->ks.pa = pa_state[j];
+						a->ks.pa_since = t - v[pa_col[j]];
+					}
+				if (!isnan(v[C_PROXY_FOR]))
+					a->ks.proxy_since = t - v[C_PROXY_FOR];
+				double stable, panic;
+				if (!isnan(v[C_DESIRED])) {
+					/* the decider's count given: one pass of the reconciler */
+					why = AIW_AS_R_SCALE;
+					n = aiwi_kpa_reconcile_r(&a->kc, &a->ks, t, r->spec, (uint32_t)ready,
+					                         (int32_t)fmin(v[C_DESIRED], INT32_MAX), 0, &why);
+					r->spec = n;
+					emit(r, t, n, why);
 					continue;
-				while (next <= t)
-					next = isfinite(next) ? next + period : t + period;
-				stable = aiwi_kpa_ring_mean(&a->ring, ns);
-				panic = aiwi_kpa_ring_mean(&a->ring, np ? np : 1);
+				}
+				if (have[C_STABLE] && have[C_PANIC]) {
+					stable = v[C_STABLE];
+					panic = v[C_PANIC];
+				} else {
+					double total = !isnan(v[C_TOTAL]) ? v[C_TOTAL] : v[C_METRIC] * ready;
+					aiwi_kpa_ring_push(&a->ring, total);
+					if (t < next)
+						continue;
+					next = next_sync(next, t, period);
+					stable = aiwi_kpa_ring_mean(&a->ring, ns);
+					panic = aiwi_kpa_ring_mean(&a->ring, np ? np : 1);
+				}
+				n = aiwi_kpa_step_r(&a->kc, &a->ks, t, r->spec, (uint32_t)ready, stable, panic,
+				                    &why);
 			}
-			n = aiwi_kpa_step_r(&a->kc, &a->ks, t, r->spec, (uint32_t)ready, stable, panic,
-			                    &why);
+			if (n < 0) {
+				st = aiwi_buferr(err, errlen, (aiw_status)n, "out of memory");
+				goto done;
+			}
+			r->spec = n;
+			emit(r, t, n, why);
 		}
-		if (n < 0) {
-			st = aiwi_buferr(err, errlen, (aiw_status)n, "out of memory");
+		if (!header) {
+			st = aiwi_buferr(err, errlen, AIW_EPARSE,
+			                 lineno ? "%s: no header line, only comments or blank lines "
+			                          "(time, ready, metric, ...)"
+			                        : "%s: empty file: no header line (time, ready, metric, ...)",
+			                 metrics_path);
 			goto done;
 		}
-		r->spec = n;
-		emit(r, t, n, why);
+		if (ferror(in)) {
+			st = aiwi_buferr(err, errlen, AIW_EIO, "%s: read error", metrics_path);
+			goto done;
+		}
 	}
-	if (!header)
-		st = fail_at(r, lineno, "header", "%s", "no header line (time, ready, metric, ...)");
 done:
 	if (st == AIW_OK && syncs)
 		*syncs = r->syncs;
-	if (r->out && fclose(r->out) != 0 && st == AIW_OK)
+	if (r->out == stdout) {
+		/* the process's stream, never closed here */
+		if ((fflush(stdout) != 0 || ferror(stdout)) && st == AIW_OK)
+			st = aiwi_buferr(err, errlen, AIW_EIO, "standard output: write failed");
+	} else if (r->out && fclose(r->out) != 0 && st == AIW_OK)
 		st = aiwi_buferr(err, errlen, AIW_EIO, "%s: write failed", out_path);
 	if (in)
 		fclose(in);

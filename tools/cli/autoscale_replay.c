@@ -68,8 +68,8 @@ int cli_autoscale_replay(int argc, char **argv)
 	if (!rc && !help) {
 		char err[1024];
 		fflush(stdout);
-		aiw_status st = aiw_autoscale_replay(policy, set, nset, ops[0],
-		                                     out ? out : "/dev/stdout", NULL, err, sizeof err);
+		aiw_status st = aiw_autoscale_replay(policy, set, nset, ops[0], out ? out : "-",
+		                                     NULL, err, sizeof err);
 		if (st != AIW_OK) {
 			cli_errorf("%s", err);
 			rc = st == AIW_EIO || st == AIW_ENOMEM ? EXIT_FAIL : EXIT_USAGE;

@@ -253,6 +253,15 @@ def autoscale_replay(policy, metrics_path, settings=(), out_path=None):
     receives time,replicas,reason per sync.  Returns the number of syncs."""
     from ctypes import byref, create_string_buffer
     from .registry import _raw
+    from .errors import InvalidArgument
+    named = [("policy", policy), ("metrics_path", metrics_path), ("out_path", out_path)]
+    named += [("settings[%d]" % i, x) for i, x in enumerate(settings)]
+    for name, x in named:
+        # C text ends at a NUL byte: "replicas=2\0 99" would set 2
+        if x is not None and "\0" in str(x):
+            raise InvalidArgument(-1, "AIW_EINVAL", "aiw_autoscale_replay: %s %r holds a NUL "
+                                  "byte at offset %d, where C text ends"
+                                  % (name, str(x), str(x).index("\0")), "aiw_autoscale_replay")
     enc = [str(x).encode("utf-8") for x in settings]
     arr = (c_char_p * max(1, len(enc)))(*enc)
     n = c_uint64(0)

@@ -24,7 +24,7 @@ from ctypes import byref, c_char_p, c_double, c_size_t, c_uint64, c_void_p, cast
 
 from . import _arrays, _capi
 from ._capi import EVENT_FN, PROGRESS_FN, SAMPLE_FN, SIM
-from .errors import AiwError, BufferError_, StateError
+from .errors import AiwError, BufferError_, InvalidArgument, StateError
 
 
 __all__ = ["Simulation"]
@@ -579,13 +579,41 @@ class Simulation(object):
         CAPACITY_COLUMNS."""
         from ctypes import c_char_p
         enc = ["%s=%s" % (k, v) for k, v in settings.items()]
+        for x in enc:
+            if "\0" in x:  # C text ends there: "seeds=2\0 9" would set 2
+                raise InvalidArgument(-1, "AIW_EINVAL", "aiw_inference_capacity: setting %r "
+                                      "holds a NUL byte at offset %d, where C text ends"
+                                      % (x, x.index("\0")), "aiw_inference_capacity")
         arr = (c_char_p * max(1, len(enc)))(*[_b(x) for x in enc])
         w = len(self.CAPACITY_COLUMNS)
         out = _arrays.empty(w)
-        cb = _capi.CAPACITY_PROGRESS_FN(
-            (lambda d, m, r, v, _p: 1 if progress(d, m, r, v) else 0) if progress else 0)
-        _capi.lib.aiw_inference_capacity(self._p(), _b(component) if component else None, arr,
-                                         len(enc), _arrays.ptr(out), w, cb, None)
+        raised = []
+
+        def call(d, m, r, v, _p):
+            # an exception (close() here among them) stops the call and is
+            # raised once the library has returned
+            try:
+                return 1 if progress(d, m, r, v) else 0
+            except BaseException as e:  # noqa: B036 - re-raised below
+                raised.append(e)
+                return 1
+
+        cb = _capi.CAPACITY_PROGRESS_FN(call if progress else 0)
+        p = self._p()
+        # the simulation is in use until the call returns: close() from the
+        # progress callback is refused (StateError), as from a run's
+        running, self._running = self._running, True
+        try:
+            _capi.lib.aiw_inference_capacity(p, _b(component) if component else None, arr,
+                                             len(enc), _arrays.ptr(out), w, cb, None)
+        except AiwError:
+            if raised:
+                raise raised[0]
+            raise
+        finally:
+            self._running = running
+        if raised:
+            raise raised[0]
         return {k: out[j] for j, k in enumerate(self.CAPACITY_COLUMNS)}
 
     def to_pandas(self):
