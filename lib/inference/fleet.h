@@ -80,7 +80,9 @@
  * eager_waiting() counts the pending admissions as waiting (the waiting
  * integral already holds their request-seconds up to tb, taken back for
  * reads before tb), and the queue limit still counts the
- * pending_from_queue ones.  Used when `eager` is set: continuous batching
+ * pending_from_queue ones.  Each step states its entry preconditions
+ * as FLEET_REQUIRE (below; checked under --enable-checks, nothing in a
+ * release build).  Used when `eager` is set: continuous batching
  * (either timing), a router other than central, no timeout (a queue can
  * then only grow before tb) and max_batch <= RUN_SORTED (the running set
  * stays a sorted array, which an undo restores exactly);
@@ -98,7 +100,9 @@
  * read at time t inside the prefill takes back the part still ahead of t,
  * the surcharge of start + prefill_s - t (prefill_pending: totals_at and
  * the racks' samples); a failure inside the prefill takes it back for good
- * (book_prefill with sign -1).  Tokens and FLOPs likewise: a span's first
+ * (book_prefill with sign -1).  How far a span has got at a time
+ * (span_progress) is computed in one place, for totals_at and a failure's
+ * bookings alike.  Tokens and FLOPs likewise: a span's first
  * tokens and prefill FLOPs are booked at its start, its decode iterations
  * at its end, and totals_at corrects both to the time asked, so
  * that energy, tokens and FLOPs are exact at every sample.
@@ -385,7 +389,7 @@ typedef struct fleet {
 	        curve_dram;
 	uint64_t prev_arrived, prev_completed, prev_met;
 	double prev_tokens, prev_waiting, prev_busy, prev_paid, prev_flops, prev_dram;
-	void *autoscale; /* the autoscaler's state (autoscale.c owns it) */
+	aiwi_autoscaler *autoscale; /* its autoscaler (autoscale/controller.c owns it) */
 	bool fail;
 	/* timing = iteration: the folded prefill c0, cm, cu, cv (a prefill of m
 	 * prompts, T tokens, Q their squared lengths: span_iteration_prefill)

@@ -317,7 +317,7 @@ static aiw_status inference_start(aiwi_comp *c)
 	}
 	c->gpus = f->paid.value;
 	/* the autoscaler, if any, takes over the replica count from here */
-	if ((st = aiwi_autoscale_start(c, P_AUTOSCALE)) != AIW_OK)
+	if ((st = aiwi_autoscale_start(c, P_AUTOSCALE, &aiwi_serving_port, &f->autoscale)) != AIW_OK)
 		return st;
 
 	/* the first arrival */
@@ -432,7 +432,7 @@ static void inference_sample(aiwi_comp *c, double t)
 		rk->prev_energy = e;
 	}
 	free(ahead);
-	aiwi_autoscale_sample(c, t);
+	aiwi_autoscale_sample(f->autoscale, t);
 	FLEET_CHECK_DEEP(f);
 }
 
@@ -444,7 +444,7 @@ static void inference_finish(aiwi_comp *c, double t)
 	fleet_at at;
 	bring_to(c, t, &at);
 	emit_metrics(c, t, &at);
-	aiwi_autoscale_finish(c, t);
+	aiwi_autoscale_finish(F_(c)->autoscale, t);
 	FLEET_CHECK_DEEP(F_(c));
 }
 
@@ -578,11 +578,11 @@ static aiw_status inference_param_changed(aiwi_comp *c, size_t idx)
 {
 	/* with an autoscaler, `replicas` is its desired count, and its own
 	 * parameters are its business */
-	if (aiwi_autoscale_active(c))
-		return aiwi_autoscale_param_changed(c, idx);
+	fleet *f = F_(c);
+	if (f->autoscale)
+		return aiwi_autoscale_param_changed(f->autoscale, idx);
 	if (idx != P_REPLICAS)
 		return AIW_OK;
-	fleet *f = F_(c);
 	uint32_t want = (uint32_t)aiwi_p(c, P_REPLICAS);
 	uint32_t have = f->state_count[AIW_REPLICA_READY] + f->state_count[AIW_REPLICA_LOADING];
 	while (have < want) {
@@ -606,7 +606,8 @@ static void inference_destroy(aiwi_comp *c)
 	fleet *f = F_(c);
 	if (!f)
 		return;
-	aiwi_autoscale_destroy(c);
+	aiwi_autoscale_destroy(f->autoscale);
+	f->autoscale = NULL;
 	for (uint32_t i = 0; i < f->slot_count; i++)
 		free(f->replicas[i].run);
 	free(f->replicas);
