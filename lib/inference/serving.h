@@ -98,6 +98,16 @@ int32_t aiwi_autoscale_desired(const aiwi_comp *c);
 bool aiwi_autoscale_panicking(const aiwi_comp *c);
 double aiwi_autoscale_forecast(const aiwi_comp *c, double t);
 
+#if AIW_CHECKS
+/* For tests of a build configured with --enable-checks: move replica id to
+ * state `to` through the fleet's one transition function (set_state,
+ * fleet.h), as nothing but the lifecycle does.  A move that is no arrow of
+ * the state machine is refused: the state stays and the run fails
+ * (AIW_ESTATE).  A legal move leaves the fleet's sets behind (only the
+ * state and its count change): for refusals only. */
+aiw_status aiwi_serving_move_replica(aiwi_comp *c, int id, aiwi_replica_state to);
+#endif
+
 /* Latency histogram of an inference component for exporters: which is
  * "ttft", "tpot", "e2e" or "queue_wait"; NULL for anything else.  The
  * TTFT histogram holds the completed sample windows (all of a run that

@@ -137,6 +137,23 @@ double aiwi_autoscale_forecast(const aiwi_comp *c, double t)
 	return aiwi_as_forecast(autoscaler_of(c), t);
 }
 
+#if AIW_CHECKS
+aiw_status aiwi_serving_move_replica(aiwi_comp *c, int id, aiwi_replica_state to)
+{
+	if (!aiwi_serving_active(c))
+		return AIW_ESTATE;
+	fleet *f = F_(c);
+	if (id < 0 || (uint32_t)id >= f->slot_count)
+		return aiwi_err(c->sim, AIW_EINVAL, "%s: replica %d: no such slot (0 .. %u)",
+		                c->prefix, id, f->slot_count);
+	if (to > AIW_REPLICA_DRAINING)
+		return aiwi_err(c->sim, AIW_EINVAL, "%s: state %d: not a replica state (0 .. %d)",
+		                c->prefix, (int)to, AIW_REPLICA_DRAINING);
+	set_state(f, &f->replicas[id], to);
+	return f->fail ? AIW_ESTATE : AIW_OK;
+}
+#endif
+
 const aiwi_hist *aiwi_serving_hist(const aiwi_comp *c, const char *which)
 {
 	if (!c || !which || c->kind != &aiwi_kind_inference || !c->state)
