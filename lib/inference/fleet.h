@@ -11,12 +11,17 @@
  *     FREE --add(cold start > 0)--> LOADING --load done--> READY
  *     FREE --add(cold start = 0)--> LOADING --at once---> READY
  *     LOADING --remove--> FREE                   (the load is cancelled)
- *     READY --remove, idle--> FREE
- *     READY --remove, busy--> DRAINING --last request done--> FREE
+ *     READY --remove--> DRAINING --nothing held--> FREE
+ *                       (at once when it is idle: the same instant)
  *     LOADING, READY, DRAINING --fail--> FREE    (its requests requeued)
  *
- * (fleet_lifecycle.c: slot_new, aiwi_serving_add/remove/fail_replica,
- * make_ready; fleet_events.c: retire, go_idle.)  Only READY slots are in
+ * A new slot (slot_new) starts FREE.  Every transition goes through
+ * set_state (below), which moves the slot's state and state_count
+ * together and, in a build configured with --enable-checks, refuses (and
+ * fails the run on) one that is not an arrow of this diagram
+ * (STATE_ARROWS).  Its callers: fleet_lifecycle.c (aiwi_serving_add/
+ * remove_replica, make_ready) and fleet_events.c (retire, for remove,
+ * fail and go_idle).  Only READY slots are in
  * the ready set (routable); a DRAINING one finishes every request it holds,
  * queued ones too, and takes nothing new.  Freed slots are reused lowest
  * index first; slot s holds GPUs [s g, s g + g) of the component.
@@ -75,7 +80,9 @@
  * eager_waiting() counts the pending admissions as waiting (the waiting
  * integral already holds their request-seconds up to tb, taken back for
  * reads before tb), and the queue limit still counts the
- * pending_from_queue ones.  Used when `eager` is set: continuous batching
+ * pending_from_queue ones.  Each step states its entry preconditions
+ * as FLEET_REQUIRE (below; checked under --enable-checks, nothing in a
+ * release build).  Used when `eager` is set: continuous batching
  * (either timing), a router other than central, no timeout (a queue can
  * then only grow before tb) and max_batch <= RUN_SORTED (the running set
  * stays a sorted array, which an undo restores exactly);
@@ -93,7 +100,9 @@
  * read at time t inside the prefill takes back the part still ahead of t,
  * the surcharge of start + prefill_s - t (prefill_pending: totals_at and
  * the racks' samples); a failure inside the prefill takes it back for good
- * (book_prefill with sign -1).  Tokens and FLOPs likewise: a span's first
+ * (book_prefill with sign -1).  How far a span has got at a time
+ * (span_progress) is computed in one place, for totals_at and a failure's
+ * bookings alike.  Tokens and FLOPs likewise: a span's first
  * tokens and prefill FLOPs are booked at its start, its decode iterations
  * at its end, and totals_at corrects both to the time asked, so
  * that energy, tokens and FLOPs are exact at every sample.
@@ -380,7 +389,7 @@ typedef struct fleet {
 	        curve_dram;
 	uint64_t prev_arrived, prev_completed, prev_met;
 	double prev_tokens, prev_waiting, prev_busy, prev_paid, prev_flops, prev_dram;
-	void *autoscale; /* the autoscaler's state (autoscale_glue.c owns it) */
+	aiwi_autoscaler *autoscale; /* its autoscaler (autoscale/controller.c owns it) */
 	bool fail;
 	/* timing = iteration: the folded prefill c0, cm, cu, cv (a prefill of m
 	 * prompts, T tokens, Q their squared lengths: span_iteration_prefill)
@@ -407,6 +416,47 @@ typedef struct fleet {
 
 /* The fleet of a started inference component. */
 static inline fleet *F_(const aiwi_comp *c) { return (fleet *)c->state; }
+
+/* The arrows of the replica state machine (the diagram above): bit `to` of
+ * STATE_ARROWS[from] is set when from --> to is one. */
+#define STATE_BIT(s) (1u << (s))
+static const uint8_t STATE_ARROWS[4] = {
+	[AIW_REPLICA_FREE] = STATE_BIT(AIW_REPLICA_LOADING),
+	[AIW_REPLICA_LOADING] = STATE_BIT(AIW_REPLICA_READY) | STATE_BIT(AIW_REPLICA_FREE),
+	[AIW_REPLICA_READY] = STATE_BIT(AIW_REPLICA_DRAINING) | STATE_BIT(AIW_REPLICA_FREE),
+	[AIW_REPLICA_DRAINING] = STATE_BIT(AIW_REPLICA_FREE),
+};
+
+/* Checks that cost nothing in a release build, active in a build
+ * configured with --enable-checks (AIW_CHECKS=1): a false condition fails
+ * the run with AIW_ESTATE and a message naming the function and the
+ * condition (check_broken, fleet_check.c); the code goes on, and the run
+ * stops at the end of the event.  FLEET_REQUIRE states a function's entry
+ * preconditions (the eager-cut protocol's: fleet_eager.c). */
+#if AIW_CHECKS
+static void check_broken(fleet *f, const char *fmt, ...);
+#define FLEET_REQUIRE(f, cond)                                                                     \
+	((cond) ? (void)0 : check_broken((f), "%s: precondition %s does not hold", __func__, #cond))
+#else
+#define FLEET_REQUIRE(f, cond) ((void)0)
+#endif
+
+/* Move slot r to state `to` with its count (state_count).  In a checking
+ * build a move that is not an arrow of the diagram is refused: the state
+ * stays, and the run fails naming both states. */
+static inline void set_state(fleet *f, replica *r, unsigned to)
+{
+#if AIW_CHECKS
+	if (!(STATE_ARROWS[r->state] & STATE_BIT(to))) {
+		check_broken(f, "replica %u: state %u -> %u is no transition of the diagram",
+		             (unsigned)(r - f->replicas), (unsigned)r->state, to);
+		return;
+	}
+#endif
+	f->state_count[r->state]--;
+	r->state = (uint8_t)to;
+	f->state_count[to]++;
+}
 
 /* Bytes read from GPU memory by the first k decode iterations of sp, whose
  * batch held S tokens of context at its start: the weights and the KV

@@ -44,6 +44,7 @@ static bool eager_possible(const fleet *f)
  * each request up to current.start. */
 static void eager_admit(fleet *f, replica *r, double now)
 {
+	FLEET_REQUIRE(f, r->pending && now <= r->current.start);
 	double t0 = r->current.start;
 	while (r->run_count < f->max_batch) {
 		queue *from = r->preempted.length ? &r->preempted : &r->routed;
@@ -75,6 +76,7 @@ static void eager_admit(fleet *f, replica *r, double now)
  * end scheduled. */
 static void eager_span(fleet *f, replica *r)
 {
+	FLEET_REQUIRE(f, r->pending && r->pending_admissions.length > 0);
 	r->current.first_tokens = r->pending_admissions.length;
 	r->current.prefill_s = prefill_time(f, r->current.first_tokens, r->current.prefill_tokens,
 	                                     r->prefill_sq);
@@ -88,6 +90,8 @@ static void eager_span(fleet *f, replica *r)
  * the boundary would admit nothing, so it stays an event). */
 static bool eager_cut(fleet *f, replica *r, double now, double kb, double tb)
 {
+	FLEET_REQUIRE(f, f->eager && r->span_kind == SPAN_RUN && !r->pending && !r->run_is_heap);
+	FLEET_REQUIRE(f, kb <= r->current.end_iteration && r->current.start <= tb && now <= tb);
 	const queue *from = r->preempted.length ? &r->preempted : &r->routed;
 	if (from->head == NIL || r->run_count >= f->max_batch)
 		return false;
@@ -121,6 +125,7 @@ static bool eager_cut(fleet *f, replica *r, double now, double kb, double tb)
  * fits (and what waited before it did). */
 static void eager_merge(fleet *f, replica *r, double now)
 {
+	FLEET_REQUIRE(f, f->eager && r->pending && now < r->current.start && !r->preempted.length);
 	uint32_t pn = r->pending_admissions.length;
 	eager_admit(f, r, now);
 	if (r->pending_admissions.length != pn)
@@ -132,6 +137,7 @@ static void eager_merge(fleet *f, replica *r, double now)
  * for the admissions), in its order. */
 static void eager_settle(fleet *f, replica *r)
 {
+	FLEET_REQUIRE(f, r->pending && r->span_kind == SPAN_RUN);
 	r->pending = 0;
 	double k = r->cut_span.end_iteration, n = r->cut_span.batch;
 	if (k > 0) {
@@ -204,6 +210,7 @@ static uint64_t eager_waiting(const fleet *f, double t, double *ahead)
  * boundary had not come. */
 static void eager_undo(fleet *f, replica *r, double now)
 {
+	FLEET_REQUIRE(f, r->pending && now < r->current.start && !r->run_is_heap);
 	double t0 = r->current.start;
 	uint32_t last = NIL;
 	for (uint32_t id = r->pending_admissions.head; id != NIL;) { /* reverse the list */

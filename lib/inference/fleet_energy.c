@@ -186,6 +186,33 @@ static void waiting_add(fleet *f, double now, int d)
 	f->waiting.value = (double)f->waiting_count;
 }
 
+/* How far replica r's running span (SPAN_RUN) has got at time t: the span
+ * it runs then (span_at), inside its prefill or past it.  What totals_at
+ * corrects the booked totals by, and what a failure at t books for good
+ * (aiwi_serving_fail_replica). */
+typedef struct progress {
+	const span *sp; /* the span at t (cut_span before a pending start) */
+	double S;       /* context tokens at its start */
+	double Q;       /* the sum of the squared lengths of its prefill's prompts */
+	bool in_prefill; /* t is before the end of its prefill */
+	double undone;  /* in_prefill: the fraction of its prefill still ahead of t */
+	double k;       /* past it: decode iterations done by t (at most end_iteration) */
+} progress;
+
+static inline progress span_progress(const fleet *f, const replica *r, double t)
+{
+	progress p;
+	p.sp = span_at(r, t);
+	bool cut = p.sp == &r->cut_span;
+	p.S = cut ? r->context_before_cut : r->context_tokens;
+	p.Q = cut ? r->prefill_sq_before_cut : r->prefill_sq;
+	double x = t - p.sp->start - p.sp->prefill_s;
+	p.in_prefill = x < 0;
+	p.undone = p.in_prefill ? -x / p.sp->prefill_s : 0;
+	p.k = p.in_prefill ? 0 : fmin(span_iterations_by(p.sp, x), p.sp->end_iteration);
+	return p;
+}
+
 /* The fleet's totals at a time t between events, in one pass over the
  * slots (each total adds its terms in slot order, as it would alone):
  *  - tokens: output tokens emitted up to t: the decode iterations of the
@@ -213,22 +240,16 @@ static void totals_at(const fleet *f, double t, fleet_at *o)
 			e -= prefill_pending(f, r, t) * f->replica_gpus;
 			if (r->span_kind != SPAN_RUN)
 				continue;
-			const span *sp = span_at(r, t);
-			bool cut = sp == &r->cut_span;
-			double x = t - sp->start - sp->prefill_s;
-			if (x < 0) {
-				tok -= sp->first_tokens;
-				fl -= prefill_flops(f, sp->prefill_tokens,
-				                    cut ? r->prefill_sq_before_cut : r->prefill_sq) *
-				      (-x / sp->prefill_s);
-				if (sp->prefill_s > 0)
-					by -= f->weight_bytes * (-x / sp->prefill_s);
+			progress p = span_progress(f, r, t);
+			if (p.in_prefill) {
+				tok -= p.sp->first_tokens;
+				fl -= prefill_flops(f, p.sp->prefill_tokens, p.Q) * p.undone;
+				if (p.sp->prefill_s > 0)
+					by -= f->weight_bytes * p.undone;
 			} else {
-				double k = fmin(span_iterations_by(sp, x), sp->end_iteration);
-				double S = cut ? r->context_before_cut : r->context_tokens;
-				tok += sp->batch * k;
-				fl += span_flops(f, sp, k, S);
-				by += span_dram(f, sp, k, S);
+				tok += p.sp->batch * p.k;
+				fl += span_flops(f, p.sp, p.k, p.S);
+				by += span_dram(f, p.sp, p.k, p.S);
 			}
 		}
 	}

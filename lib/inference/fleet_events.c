@@ -18,9 +18,7 @@ static void retire(fleet *f, replica *r, double now)
 	if (r->state == AIW_REPLICA_READY)
 		ready_remove(f, id);
 	idle_remove(f, id);
-	f->state_count[r->state]--;
-	r->state = AIW_REPLICA_FREE;
-	f->state_count[AIW_REPLICA_FREE]++;
+	set_state(f, r, AIW_REPLICA_FREE);
 	free_push(f, id);
 	r->span_kind = SPAN_NONE;
 	set_phase(f, r, PH_OFF, now);

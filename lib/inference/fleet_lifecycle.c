@@ -50,7 +50,7 @@ static int slot_new(fleet *f)
 	double first = (double)f->slot_count * f->replica_gpus;
 	r->first_rack = (uint32_t)(first / f->gpus_per_rack);
 	r->last_rack = (uint32_t)((first + f->replica_gpus - 1) / f->gpus_per_rack);
-	r->state = AIW_REPLICA_FREE;
+	r->state = AIW_REPLICA_FREE; /* a new slot: counted FREE, no transition */
 	r->phase = PH_OFF;
 	f->phase_count[PH_OFF]++;
 	f->state_count[AIW_REPLICA_FREE]++;
@@ -60,9 +60,7 @@ static int slot_new(fleet *f)
 static void make_ready(fleet *f, replica *r, double now)
 {
 	uint32_t id = (uint32_t)(r - f->replicas);
-	f->state_count[r->state]--;
-	r->state = AIW_REPLICA_READY;
-	f->state_count[AIW_REPLICA_READY]++;
+	set_state(f, r, AIW_REPLICA_READY);
 	r->span_kind = SPAN_NONE;
 	set_phase(f, r, PH_IDLE, now);
 	r->free_since = now;
@@ -95,9 +93,7 @@ int aiwi_serving_add_replica(aiwi_comp *c, double cold_start_s, bool spot)
 	r->batch_timer = 0;
 	r->in_bucket = r->in_idle = r->cut = 0;
 	r->spot = spot ? 1 : 0;
-	f->state_count[AIW_REPLICA_FREE]--;
-	r->state = AIW_REPLICA_LOADING;
-	f->state_count[AIW_REPLICA_LOADING]++;
+	set_state(f, r, AIW_REPLICA_LOADING);
 	r->span_kind = SPAN_LOAD;
 	set_phase(f, r, PH_LOADING, now);
 	if (cold_start_s > 0)
@@ -144,9 +140,7 @@ int aiwi_serving_remove_replica(aiwi_comp *c, int id)
 	}
 	ready_remove(f, (uint32_t)id);
 	idle_remove(f, (uint32_t)id);
-	f->state_count[r->state]--;
-	r->state = AIW_REPLICA_DRAINING;
-	f->state_count[AIW_REPLICA_DRAINING]++;
+	set_state(f, r, AIW_REPLICA_DRAINING);
 	if (r->batch_timer) { /* a draining replica serves what it holds without waiting */
 		aiwi_cancel(f->sim, r->batch_timer);
 		r->batch_timer = 0;
@@ -182,23 +176,24 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		return aiwi_err(c->sim, AIW_ENOMEM, "out of memory");
 	uint32_t k = 0;
 	if (r->span_kind == SPAN_RUN) {
-		/* the state at now: decode iterations done, the prefill not yet
-		 * finished (its tokens were booked ahead: take them back) */
-		double x = now - r->current.start - r->current.prefill_s;
-		bool in_prefill = x < 0;
-		double done = in_prefill ? 0 : fmin(span_iterations_by(&r->current, x), r->current.end_iteration);
-		r->iterations_done += done;
-		f->tokens_out += r->current.batch * done;
-		f->flops += span_flops(f, &r->current, done, r->context_tokens);
-		f->dram_bytes += span_dram(f, &r->current, done, r->context_tokens);
-		f->batch_iterations[r->current.batch] += (uint64_t)done;
+		/* the state at now (no pending start: settled or undone above):
+		 * decode iterations done, the prefill not yet finished (its
+		 * tokens, FLOPs, bytes and surcharge were booked ahead: take back
+		 * what lies after now) */
+		progress p = span_progress(f, r, now);
+		FLEET_REQUIRE(f, p.sp == &r->current);
+		bool in_prefill = p.in_prefill;
+		r->iterations_done += p.k;
+		f->tokens_out += r->current.batch * p.k;
+		f->flops += span_flops(f, &r->current, p.k, p.S);
+		f->dram_bytes += span_dram(f, &r->current, p.k, p.S);
+		f->batch_iterations[r->current.batch] += (uint64_t)p.k;
 		if (in_prefill) {
-			double undone = (r->current.start + r->current.prefill_s - now) / r->current.prefill_s;
 			book_prefill(f, r, r->current.start + r->current.prefill_s - now, -1);
 			f->tokens_out -= r->current.first_tokens;
-			f->flops -= prefill_flops(f, r->current.prefill_tokens, r->prefill_sq) * undone;
-			f->dram_bytes -= f->weight_bytes * undone;
-			f->tokens_prefill -= r->current.prefill_tokens * undone;
+			f->flops -= prefill_flops(f, r->current.prefill_tokens, p.Q) * p.undone;
+			f->dram_bytes -= f->weight_bytes * p.undone;
+			f->tokens_prefill -= r->current.prefill_tokens * p.undone;
 		}
 		for (uint32_t i = 0; i < r->run_count; i++) {
 			req *q = &f->requests[run_at(r, i)->id];

@@ -1,7 +1,7 @@
 /*
  * metrics.c - what the inference kind publishes: its summary metrics (the
  * fleet's, serving.c, then the autoscaler's and the fixed-fleet
- * comparison's, autoscale_glue.c), in the order of the summary table,
+ * comparison's, autoscale/controller.c), in the order of the summary table,
  * and its curves.  One row per metric; readers: aiw_metric_info, the CLI
  * summary, the Prometheus exposition, the manual.
  */

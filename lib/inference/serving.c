@@ -3,7 +3,7 @@
  * a router, replicas that batch requests and hold their KV cache, latency
  * histograms (stats.c), power by replica phase, cost.
  *
- * Service time (timing = roofline, the default): a roofline per iteration
+ * Service time, timing = roofline: a roofline per iteration
  * (Williams, Waterman & Patterson 2009) on a replica of g tensor-parallel
  * GPUs (communication not modelled):
  *   prefill of T prompt tokens: max(2 P T / F, W / B)      (compute-bound)
@@ -12,8 +12,10 @@
  * with P parameters, W = P weight_bits/8 weight bytes, k KV bytes per token
  * (2 layers kv_heads head_dim kv_bits/8), F = g peak_flops mfu (FP8 peak
  * when weight_bits <= 8 and the GPU has FP8, else BF16), B = g mem_bw
- * mem_bw_efficiency.  The attention FLOPs of the prompt (quadratic in its
- * length) are not counted.  timing = iteration: the per-iteration model
+ * mem_bw_efficiency.  The attention FLOPs (quadratic in a prompt's length)
+ * do not enter the roofline's times; they are counted in the FLOPs done
+ * (prefill_flops, span_flops: compute_utilization).  timing = iteration,
+ * the default: the per-iteration model
  * (iteration.h: GEMMs at the catalog's efficiency, attention FLOPs, bytes,
  * 2 TP all-reduces per layer with the collective model, a fixed cost per
  * iteration), with datasheet, profile-fitted or set coefficients, on the
@@ -93,7 +95,8 @@
  * over all that ended (completed + dropped); goodput is their rate.
  *
  * Power by replica phase (per GPU, from the catalog): loading, idle,
- * prefill, decode (service mode counts as decode), plus node_overhead /
+ * decode (service mode counts as decode; a span's prefill is decode power
+ * plus the prefill surcharge booked ahead, fleet.h), plus node_overhead /
  * gpus_per_node per provisioned GPU (node overhead charged pro rata, as if
  * replicas were packed densely into nodes).  Integrals are kept from
  * integer counts of replicas per phase, so they are exact and do not drift.
@@ -344,7 +347,7 @@ static aiw_status inference_start(aiwi_comp *c)
 	}
 	c->gpus = f->paid.value;
 	/* the autoscaler, if any, takes over the replica count from here */
-	if ((st = aiwi_autoscale_start(c, P_AUTOSCALE)) != AIW_OK)
+	if ((st = aiwi_autoscale_start(c, P_AUTOSCALE, &aiwi_serving_port, &f->autoscale)) != AIW_OK)
 		return st;
 
 	/* the first arrival */
@@ -459,7 +462,7 @@ static void inference_sample(aiwi_comp *c, double t)
 		rk->prev_energy = e;
 	}
 	free(ahead);
-	aiwi_autoscale_sample(c, t);
+	aiwi_autoscale_sample(f->autoscale, t);
 	FLEET_CHECK_DEEP(f);
 }
 
@@ -471,7 +474,7 @@ static void inference_finish(aiwi_comp *c, double t)
 	fleet_at at;
 	bring_to(c, t, &at);
 	emit_metrics(c, t, &at);
-	aiwi_autoscale_finish(c, t);
+	aiwi_autoscale_finish(F_(c)->autoscale, t);
 	FLEET_CHECK_DEEP(F_(c));
 }
 
@@ -641,11 +644,11 @@ static aiw_status inference_param_changed(aiwi_comp *c, size_t idx)
 {
 	/* with an autoscaler, `replicas` is its desired count, and its own
 	 * parameters are its business */
-	if (aiwi_autoscale_active(c))
-		return aiwi_autoscale_param_changed(c, idx);
+	fleet *f = F_(c);
+	if (f->autoscale)
+		return aiwi_autoscale_param_changed(f->autoscale, idx);
 	if (idx != P_REPLICAS)
 		return AIW_OK;
-	fleet *f = F_(c);
 	uint32_t want = (uint32_t)aiwi_p(c, P_REPLICAS);
 	uint32_t have = f->state_count[AIW_REPLICA_READY] + f->state_count[AIW_REPLICA_LOADING];
 	while (have < want) {
@@ -669,7 +672,8 @@ static void inference_destroy(aiwi_comp *c)
 	fleet *f = F_(c);
 	if (!f)
 		return;
-	aiwi_autoscale_destroy(c);
+	aiwi_autoscale_destroy(f->autoscale);
+	f->autoscale = NULL;
 	for (uint32_t i = 0; i < f->slot_count; i++)
 		free(f->replicas[i].run);
 	free(f->replicas);

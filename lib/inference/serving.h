@@ -1,6 +1,7 @@
 /*
  * serving.h - internal interface of the inference fleet (serving.c), for
- * the autoscaler (autoscale_glue.c) and for tests.
+ * the autoscaler (through its port, aiwi_serving_port), the exporters and
+ * tests.
  *
  * A fleet is a set of replica slots.  A slot is FREE, LOADING (weights
  * loading for its cold start: paid, drawing loading power, not routable),
@@ -18,26 +19,14 @@
 
 #include "core/internal.h"
 #include "core/stats.h"
+#include "inference/autoscale/port.h"
 #include "inference/traffic.h"
 
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef enum aiwi_replica_state {
-	AIW_REPLICA_FREE,
-	AIW_REPLICA_LOADING,
-	AIW_REPLICA_READY,
-	AIW_REPLICA_DRAINING
-} aiwi_replica_state;
-
-typedef struct aiwi_serving_counts {
-	uint32_t ready, loading, draining; /* replicas by state */
-	uint32_t busy;     /* ready or draining replicas serving a request */
-	uint32_t spot;     /* provisioned (loading, ready, draining) spot replicas */
-	uint64_t waiting;  /* requests queued (router queue, replica queues, preempted) */
-	uint64_t running;  /* requests in a batch (prefill or decode) */
-	uint64_t arrived, completed, dropped; /* cumulative; in flight = waiting + running */
-} aiwi_serving_counts;
+/* (the replica states and the counts: the autoscaler's port, port.h) */
+typedef aiwi_fleet_counts aiwi_serving_counts;
 
 /* The fleet's traffic as its start configures it (also before a run, for
  * the estimate); false when traffic = trace has no trace_file (start
@@ -97,10 +86,27 @@ const aiwi_traffic *aiwi_serving_traffic(const aiwi_comp *c);
 /* Price of a spot GPU-second relative to on-demand, in [0, 1] (default 1). */
 aiw_status aiwi_serving_set_spot_factor(aiwi_comp *c, double factor);
 
-/* The autoscaler's state, kept for autoscale_glue.c (which allocates and frees
- * it: serving.c calls its hooks, aiwi_autoscale_destroy before its own). */
-void *aiwi_serving_autoscale(const aiwi_comp *c);
-void aiwi_serving_set_autoscale(aiwi_comp *c, void *state);
+/* The fleet as its autoscaler sees it (port.h): these functions and the
+ * traffic law's rate at a time. */
+extern const aiwi_fleet_port aiwi_serving_port;
+
+/* For tests, on a started inference component: its autoscaler's desired
+ * replica count now (-1 without one), whether the kpa is in panic mode,
+ * and the predictive policy's forecast rate (1/s) at time t (NAN when it
+ * has none: other policies, or no history for that time yet). */
+int32_t aiwi_autoscale_desired(const aiwi_comp *c);
+bool aiwi_autoscale_panicking(const aiwi_comp *c);
+double aiwi_autoscale_forecast(const aiwi_comp *c, double t);
+
+#if AIW_CHECKS
+/* For tests of a build configured with --enable-checks: move replica id to
+ * state `to` through the fleet's one transition function (set_state,
+ * fleet.h), as nothing but the lifecycle does.  A move that is no arrow of
+ * the state machine is refused: the state stays and the run fails
+ * (AIW_ESTATE).  A legal move leaves the fleet's sets behind (only the
+ * state and its count change): for refusals only. */
+aiw_status aiwi_serving_move_replica(aiwi_comp *c, int id, aiwi_replica_state to);
+#endif
 
 /* Latency histogram of an inference component for exporters: which is
  * "ttft", "tpot", "e2e" or "queue_wait"; NULL for anything else.  The

@@ -1,6 +1,7 @@
 /*
- * serving_api.c - the internal interface of serving.h for the autoscaler,
- * the exporters and tests (counts, slots, integrals, histograms, settings).
+ * serving_api.c - the internal interface of serving.h for the autoscaler
+ * (its port, aiwi_serving_port: counts, slots, integrals, replicas added,
+ * removed and failed), the exporters and tests (histograms, settings).
  * Part of serving.c's translation unit: included by it after fleet.h, not
  * compiled alone (so that the hot path inlines as in one file).
  */
@@ -77,17 +78,6 @@ void aiwi_serving_integrals(aiwi_comp *c, double *busy_gpu_s, double *paid_gpu_s
 		*waiting_req_s = w;
 }
 
-void *aiwi_serving_autoscale(const aiwi_comp *c)
-{
-	return aiwi_serving_active(c) ? F_(c)->autoscale : NULL;
-}
-
-void aiwi_serving_set_autoscale(aiwi_comp *c, void *state)
-{
-	if (aiwi_serving_active(c))
-		F_(c)->autoscale = state;
-}
-
 const aiwi_traffic *aiwi_serving_traffic(const aiwi_comp *c)
 {
 	return aiwi_serving_active(c) ? F_(c)->traffic : NULL;
@@ -106,6 +96,63 @@ aiw_status aiwi_serving_set_spot_factor(aiwi_comp *c, double factor)
 	levels(f);
 	return AIW_OK;
 }
+
+static double arrival_rate(const aiwi_comp *c, double t)
+{
+	return aiwi_serving_active(c) ? aiwi_traffic_rate(F_(c)->traffic, t) : NAN;
+}
+
+const aiwi_fleet_port aiwi_serving_port = {
+	.add_replica = aiwi_serving_add_replica,
+	.remove_replica = aiwi_serving_remove_replica,
+	.fail_replica = aiwi_serving_fail_replica,
+	.counts = aiwi_serving_get_counts,
+	.slots = aiwi_serving_slots,
+	.replica_state = aiwi_serving_replica_state,
+	.replica_spot = aiwi_serving_replica_spot,
+	.replica_outstanding = aiwi_serving_replica_outstanding,
+	.integrals = aiwi_serving_integrals,
+	.arrival_rate = arrival_rate,
+	.set_spot_factor = aiwi_serving_set_spot_factor,
+};
+
+/* The fleet's autoscaler (NULL: none, or not started). */
+static aiwi_autoscaler *autoscaler_of(const aiwi_comp *c)
+{
+	return aiwi_serving_active(c) ? F_(c)->autoscale : NULL;
+}
+
+int32_t aiwi_autoscale_desired(const aiwi_comp *c)
+{
+	return aiwi_as_desired(autoscaler_of(c));
+}
+
+bool aiwi_autoscale_panicking(const aiwi_comp *c)
+{
+	return aiwi_as_panicking(autoscaler_of(c));
+}
+
+double aiwi_autoscale_forecast(const aiwi_comp *c, double t)
+{
+	return aiwi_as_forecast(autoscaler_of(c), t);
+}
+
+#if AIW_CHECKS
+aiw_status aiwi_serving_move_replica(aiwi_comp *c, int id, aiwi_replica_state to)
+{
+	if (!aiwi_serving_active(c))
+		return AIW_ESTATE;
+	fleet *f = F_(c);
+	if (id < 0 || (uint32_t)id >= f->slot_count)
+		return aiwi_err(c->sim, AIW_EINVAL, "%s: replica %d: no such slot (0 .. %u)",
+		                c->prefix, id, f->slot_count);
+	if (to > AIW_REPLICA_DRAINING)
+		return aiwi_err(c->sim, AIW_EINVAL, "%s: state %d: not a replica state (0 .. %d)",
+		                c->prefix, (int)to, AIW_REPLICA_DRAINING);
+	set_state(f, &f->replicas[id], to);
+	return f->fail ? AIW_ESTATE : AIW_OK;
+}
+#endif
 
 const aiwi_hist *aiwi_serving_hist(const aiwi_comp *c, const char *which)
 {

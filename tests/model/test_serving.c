@@ -688,6 +688,70 @@ START_TEST(internal_api)
 }
 END_TEST
 
+/* The autoscaler's port (autoscale/port.h) is the fleet's own interface:
+ * every entry answers as the function of serving.h it stands for. */
+START_TEST(autoscaler_port)
+{
+	aiw_sim *sim = load(8, "[sim]\nduration = 30min\n"
+	                       "[inference a]\nreplicas = 2\nrate = 6/s\n");
+	aiwi_comp *c = comp(sim, "a");
+	const aiwi_fleet_port *p = &aiwi_serving_port;
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 120));
+	aiwi_fleet_counts a, b;
+	p->counts(c, &a);
+	aiwi_serving_get_counts(c, &b);
+	ck_assert(a.ready == 2 && !memcmp(&a, &b, sizeof a));
+	ck_assert_uint_eq(p->slots(c), 2);
+	int id = p->add_replica(c, 5, true);
+	ck_assert_int_eq(id, 2);
+	ck_assert_int_eq(p->replica_state(c, 2), AIW_REPLICA_LOADING);
+	ck_assert(p->replica_spot(c, 2) && !p->replica_spot(c, 0));
+	ck_assert_uint_eq(p->replica_outstanding(c, 0), aiwi_serving_replica_outstanding(c, 0));
+	ck_assert(p->arrival_rate(c, 60) == aiwi_traffic_rate(aiwi_serving_traffic(c), 60));
+	ck_assert(p->arrival_rate(c, 60) > 0);
+	double busy, paid, wait, b2, p2, w2;
+	p->integrals(c, &busy, &paid, &wait);
+	aiwi_serving_integrals(c, &b2, &p2, &w2);
+	ck_assert(busy == b2 && paid == p2 && wait == w2 && paid > 0);
+	ck_assert_int_eq(p->remove_replica(c, 2), 2);
+	ck_assert_int_eq(p->replica_state(c, 2), AIW_REPLICA_FREE);
+	ck_assert_int_eq(p->fail_replica(c, 0), AIW_OK);
+	ck_assert_int_eq(aiwi_serving_replica_state(c, 0), AIW_REPLICA_FREE);
+	ck_assert_int_eq(p->set_spot_factor(c, 2), AIW_ERANGE);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	check_conservation(sim, "a");
+	aiw_sim_free(sim);
+}
+END_TEST
+
+#if AIW_CHECKS
+/* A checking build refuses a replica state change that is no arrow of
+ * fleet.h's state machine: the state stays and the run fails. */
+START_TEST(illegal_transition_refused)
+{
+	static const struct {
+		int from_slot; /* 0: READY; 1: LOADING */
+		aiwi_replica_state to;
+	} moves[] = {{0, AIW_REPLICA_LOADING}, {0, AIW_REPLICA_READY}, {1, AIW_REPLICA_DRAINING}};
+	for (size_t k = 0; k < sizeof moves / sizeof *moves; k++) {
+		aiw_sim *sim = load(8, "[sim]\nduration = 10min\n"
+		                       "[inference a]\nreplicas = 1\nrate = 2/s\n");
+		aiwi_comp *c = comp(sim, "a");
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 60));
+		ck_assert_int_eq(aiwi_serving_add_replica(c, 100, false), 1);
+		aiwi_replica_state before = aiwi_serving_replica_state(c, moves[k].from_slot);
+		ck_assert_int_eq(aiwi_serving_move_replica(c, moves[k].from_slot, moves[k].to),
+		                 AIW_ESTATE);
+		ck_assert_int_eq(aiwi_serving_replica_state(c, moves[k].from_slot), before);
+		ck_assert_msg(strstr(aiw_sim_errmsg(sim), "no transition") != NULL, "message: %s",
+		              aiw_sim_errmsg(sim));
+		ck_assert_int_ne(aiw_sim_run(sim), AIW_OK);
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+#endif
+
 /* ------------------------------------------------------------------------ */
 /* routers, traffic kinds, metrics                                           */
 /* ------------------------------------------------------------------------ */
@@ -957,6 +1021,10 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, replicas_change_exact_energy);
 	tcase_add_test(tc, scale_down_drains);
 	tcase_add_test(tc, internal_api);
+	tcase_add_test(tc, autoscaler_port);
+#if AIW_CHECKS
+	tcase_add_test(tc, illegal_transition_refused);
+#endif
 	tcase_add_test(tc, every_router_and_traffic);
 	tcase_add_test(tc, response_bytes_curve);
 	tcase_add_test(tc, trace_changed_during_run);

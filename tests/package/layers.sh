@@ -33,13 +33,6 @@
 #
 # Prints every offence; exits 1 if there is one.
 
-# Calls from the autoscaling policies (objects of lib/inference/autoscale/)
-# up into the fleet's glue (lib/inference/autoscale_glue.c, traffic.c),
-# allowed while the policies reach the fleet through these functions rather
-# than through a port the fleet implements: delete this list with the calls.
-AUTOSCALE_UP_ALLOWED="aiwi_as_counts aiwi_as_fail aiwi_as_measure aiwi_as_metric_value
-aiwi_as_pod_groups aiwi_as_set_spec aiwi_as_start_scrape aiwi_as_traffic aiwi_traffic_rate"
-
 set -u
 : "${top_srcdir:?}" "${top_builddir:?}"
 builddir=$(cd "$top_builddir" && pwd) || exit 1
@@ -124,17 +117,13 @@ symbols_of() {
 # check_symbols LISTING KINDS_DEF: a FAIL line per offence, and
 # "PAIR from to" per reference between folders (for the cycle check)
 check_symbols() {
-	awk -v allowed="$AUTOSCALE_UP_ALLOWED" '
+	awk '
 	BEGIN {
 		split("core hw site inference/autoscale training inference export sweep studies", n, " ")
 		split("0 1 2 3 4 4 5 5 6", r, " ")
 		for (i in n)
 			rank[n[i]] = r[i] + 0
 		rank["."] = 0
-		na = split(allowed, a, /[ \n]+/)
-		for (i = 1; i <= na; i++)
-			if (a[i] != "")
-				up_ok[a[i]] = 1
 	}
 	FNR == NR {
 		if (match($0, /^AIWI_KIND\([a-z_0-9]+\)/))
@@ -170,8 +159,6 @@ check_symbols() {
 				printf "FAIL: %s uses %s of lib/%s: the registry references the kinds and the core only\n", o, s, t
 				continue
 			}
-			if (f == "inference/autoscale" && t == "inference" && (s in up_ok))
-				continue
 			if (!(rank[t] < rank[f])) {
 				printf "FAIL: %s (lib/%s) uses %s of lib/%s: an upward or sideways call\n", o, f, s, t
 				continue

@@ -1,7 +1,8 @@
 /*
  * autoscale.h - autoscaling of an inference fleet: the parameters the
  * inference kind includes in its table, the hooks serving.c calls
- * (lib/inference/autoscale_glue.c), and the decision functions of the policies (hpa.c,
+ * (controller.c, which reaches the fleet through its port, port.h), and
+ * the decision functions of the policies (hpa.c,
  * kpa.c, schedule.c), which take plain numbers and no fleet: the
  * simulation and the replay of recorded metrics run the same code.
  *
@@ -26,6 +27,7 @@
 #define AIW_AUTOSCALE_H
 
 #include "core/internal.h"
+#include "inference/autoscale/port.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -335,26 +337,35 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 0}
 
 /* ======================================================================== */
-/* hooks called by serving.c                                                 */
+/* hooks called by serving.c (controller.c)                                  */
 /* ======================================================================== */
+/* A fleet's autoscaler (controller.h; opaque to the fleet). */
+typedef struct autoscaler aiwi_autoscaler;
 /* After the initial replicas are in place: validate the autoscaling
- * parameters, build the state (kept by serving.c, see
- * aiwi_serving_set_autoscale), register the curves, schedule the first
- * events.  Does nothing when the fleet needs no controller (autoscaler =
- * none, no spot, no comparison).  Errors name the parameter. */
-aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first);
-/* The sample tick at t: the replica curves. */
-void aiwi_autoscale_sample(aiwi_comp *c, double t);
+ * parameters, build the state (*out: the fleet keeps it and passes it to
+ * the hooks below; NULL when the fleet needs no controller: autoscaler =
+ * none, no spot, no comparison), register the curves, schedule the first
+ * events.  The controller reaches the fleet c through port only (port.h).
+ * *out is set as soon as the state exists, so that aiwi_autoscale_destroy
+ * frees it after an error too.  Errors name the parameter. */
+aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first, const aiwi_fleet_port *port,
+                                aiwi_autoscaler **out);
+/* The sample tick at t: the replica curves.  a NULL: nothing (as below). */
+void aiwi_autoscale_sample(aiwi_autoscaler *a, double t);
 /* The end of a run call at t, after the fleet's metrics: the autoscaling,
  * spot and comparison metrics. */
-void aiwi_autoscale_finish(aiwi_comp *c, double t);
+void aiwi_autoscale_finish(aiwi_autoscaler *a, double t);
 /* Free the state (before the fleet's). */
-void aiwi_autoscale_destroy(aiwi_comp *c);
-/* True if the controller runs for c: it then owns the replica count, and
- * the fleet forwards its parameter changes to aiwi_autoscale_param_changed
- * (`replicas` sets the desired count). */
-bool aiwi_autoscale_active(const aiwi_comp *c);
-aiw_status aiwi_autoscale_param_changed(aiwi_comp *c, size_t idx);
+void aiwi_autoscale_destroy(aiwi_autoscaler *a);
+/* With a controller, the fleet's replica count is its business: the fleet
+ * forwards its parameter changes (`replicas` sets the desired count). */
+aiw_status aiwi_autoscale_param_changed(aiwi_autoscaler *a, size_t idx);
+/* The desired replica count now (-1: a is NULL), whether the kpa is in
+ * panic mode, the predictive policy's forecast rate (1/s) at time t (NAN
+ * when it has none); the fleet's test hooks (serving.h) read them. */
+int32_t aiwi_as_desired(const aiwi_autoscaler *a);
+bool aiwi_as_panicking(const aiwi_autoscaler *a);
+double aiwi_as_forecast(const aiwi_autoscaler *a, double t);
 /* Before a run (estimate.c): whether compare_fixed asks for a second,
  * fixed fleet; and the autoscaler's share of the up-front estimate of the
  * run (control ticks, KPA window, spot preemptions), returning the replica
@@ -377,13 +388,7 @@ double aiwi_autoscale_estimate(aiwi_comp *c, size_t first, double replicas, aiwi
 	{"kpa_panic", "1", NULL, NULL, 0, false, false,                                          \
 	 "1 while the KPA is in panic mode at the end of the interval, else 0"}
 
-/* For tests: the desired replica count now (-1 without a controller), and
- * whether the kpa is in panic mode. */
-int32_t aiwi_autoscale_desired(const aiwi_comp *c);
-bool aiwi_autoscale_panicking(const aiwi_comp *c);
-/* For tests: the predictive policy's forecast rate (1/s) at time t, NAN
- * when it has none (other policies, or no history for that time yet). */
-double aiwi_autoscale_forecast(const aiwi_comp *c, double t);
+
 
 /* ======================================================================== */
 /* Kubernetes HPA (pkg/controller/podautoscaler: replica_calculator.go and   */

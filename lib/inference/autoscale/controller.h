@@ -1,22 +1,22 @@
 /*
  * controller.h - the controller's state and what a policy file (hpa.c,
- * kpa.c, predictive.c, schedule.c) may call on it.  The controller itself
- * is the glue to the fleet, lib/inference/autoscale_glue.c: it measures
- * what the fleet did (through serving.h), provisions and removes replicas
- * to reach the desired count (set_spec), and manages spot capacity.  The
- * policies see no fleet state: the numbers the glue hands them only
- * (aiwi_as_counts, aiwi_as_measure, aiwi_as_traffic).  A policy is an
- * entry of the table aiwi_as_policies: it validates its parameters,
- * schedules its own events, and turns measurements into a desired count
- * with its decision functions (declared in autoscale.h), which take plain
- * numbers and never a fleet, so that the replay (lib/studies/replay.c) runs the same
- * code on recorded metrics.
+ * kpa.c, predictive.c, schedule.c) may call on it.  The controller
+ * (controller.c) reaches the fleet through its port only (port.h: the
+ * fleet implements it): it measures what the fleet did, provisions and
+ * removes replicas to reach the desired count (set_spec), and manages spot
+ * capacity.  The policies see no fleet state: the numbers the controller
+ * hands them only (aiwi_as_counts, aiwi_as_measure, aiwi_as_arrival_rate).
+ * A policy is an entry of the table aiwi_as_policies: it validates its
+ * parameters, schedules its own events, and turns measurements into a
+ * desired count with its decision functions (declared in autoscale.h),
+ * which take plain numbers and never a fleet, so that the replay
+ * (lib/studies/replay.c) runs the same code on recorded metrics.
  */
 #ifndef AIW_AUTOSCALE_CONTROLLER_H
 #define AIW_AUTOSCALE_CONTROLLER_H
 
 #include "inference/autoscale/autoscale.h"
-#include "inference/traffic.h"
+#include "inference/autoscale/port.h"
 
 #include <gsl/gsl_rng.h>
 
@@ -35,7 +35,8 @@ typedef struct slotrec {
 typedef struct aiwi_as_policy aiwi_as_policy;
 
 typedef struct autoscaler {
-	aiwi_comp *c;
+	aiwi_comp *c;                /* the fleet's component: the port's context */
+	const aiwi_fleet_port *port; /* the fleet (port.h) */
 	aiw_sim *sim;
 	const aiwi_as_policy *pol;
 	size_t p; /* index of the first autoscaling parameter */
@@ -120,7 +121,7 @@ typedef struct window {
 	uint64_t arrived, completed;
 } window;
 
-/* ---- the glue (lib/inference/autoscale_glue.c), for the policies ---- */
+/* ---- the controller (controller.c), for the policies ---- */
 /* Record a failure once (ENOMEM gets its message). */
 void aiwi_as_fail(autoscaler *a, aiw_status st);
 /* Set the desired count and reconcile the fleet to it. */
@@ -144,12 +145,13 @@ void aiwi_as_counts(const autoscaler *a, aiwi_as_fleet *k);
  * sample, ready since its cold start ended (the initial replicas since
  * ever); a draining one a pod being deleted. */
 void aiwi_as_pod_groups(const autoscaler *a, const window *w, aiwi_hpa_groups *g);
-/* The fleet's arrival process (the predictive policy's forecast). */
-const aiwi_traffic *aiwi_as_traffic(const autoscaler *a);
+/* The fleet's traffic law's arrival rate (1/s) at time t (the predictive
+ * policy's forecast). */
+double aiwi_as_arrival_rate(const autoscaler *a, double t);
 /* Start sampling requests in flight every metric_interval. */
 aiw_status aiwi_as_start_scrape(autoscaler *a);
 
-/* ---- predictive.c, for the glue ---- */
+/* ---- predictive.c, for the controller ---- */
 /* The forecast rate (1/s) at time t, NAN without history for it. */
 double aiwi_as_predictive_forecast(const autoscaler *a, double t);
 

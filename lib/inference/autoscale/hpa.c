@@ -9,7 +9,7 @@
  * count as 0 on a scale-up and are set aside on a scale-down, missing ones
  * count as 0 on a scale-up and as the target on a scale-down, ignored ones
  * (being deleted, failed) are left out; which replica is which is the
- * glue's mapping (aiwi_as_pod_groups: loading replicas are unready on
+ * controller's mapping (aiwi_as_pod_groups: loading replicas are unready on
  * metric = utilization, the CPU rule, and missing on the others; draining
  * ones are being deleted); the recommendation is stabilised (highest of the last 300 s
  * on scale-down) and limited by the scaling policies (up: 100 % or 4 pods
@@ -19,7 +19,7 @@
  * arrivals, divided by the replica-seconds of the replicas that served
  * (ready or draining), so each ready replica reports the fleet's average.
  *
- * The decision functions (aiwi_hpa_*) take numbers, not a fleet; the glue
+ * The decision functions (aiwi_hpa_*) take numbers, not a fleet; the code
  * at the end reads the fleet's window through the controller.
  */
 #include "inference/autoscale/controller.h"

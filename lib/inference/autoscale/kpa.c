@@ -34,7 +34,7 @@
  * The activator probe always succeeds in the simulation; initial scale is
  * not modelled (a fleet starts with `replicas` ready).
  *
- * The decision functions (aiwi_kpa_*) take numbers, not a fleet; the glue
+ * The decision functions (aiwi_kpa_*) take numbers, not a fleet; the code
  * at the end samples the fleet through the controller.
  */
 #include "inference/autoscale/controller.h"

@@ -3,8 +3,8 @@
  * forecast rate over the next lead time (a cold start plus a sync period),
  * plus predictive_headroom standard deviations of the Poisson count over
  * the lead, sqrt(rate / lead): the rate the fleet may see before a replica
- * started now serves.  The forecast is the traffic profile's rate
- * (aiwi_traffic_rate), or a daily profile learned from the arrivals of the
+ * started now serves.  The forecast is the traffic profile's rate (the
+ * fleet's arrival rate, aiwi_as_arrival_rate), or a daily profile learned from the arrivals of the
  * previous days in time-of-day bins, exponentially smoothed across days.
  * Replicas needed for a rate lambda: lambda / predictive_capacity, else by
  * the utilisation law lambda * D / target (D: busy replica-seconds per
@@ -14,8 +14,6 @@
  * stabilisation windows apply, not its rate limits.
  */
 #include "inference/autoscale/controller.h"
-
-#include "inference/traffic.h"
 
 #include <limits.h>
 #include <math.h>
@@ -29,7 +27,7 @@ static inline int64_t clamp32(int64_t x)
 static double forecast_at(const autoscaler *a, double t)
 {
 	if ((int)P(a, AIW_AS_PRED_SOURCE) == AIW_AS_SRC_PROFILE)
-		return aiwi_traffic_rate(aiwi_as_traffic(a), t);
+		return aiwi_as_arrival_rate(a, t);
 	size_t b = (size_t)(fmod(t, 86400.0) / a->bin);
 	return b < a->nbins ? a->est[b] : NAN;
 }

@@ -1,11 +1,12 @@
 /*
- * autoscale_glue.c - the autoscaling controller, the glue between the
- * fleet and the policies of lib/inference/autoscale/ (which see no fleet
- * state): the controller that provisions replicas (cold starts, draining, spot
- * capacity with preemptions), the measurement of what the fleet did, the
- * table of policies (hpa.c, kpa.c, predictive.c, schedule.c), and a
- * fixed-fleet twin run for the savings metrics.  It reaches the fleet only
- * through serving.h.
+ * controller.c - the autoscaling controller, between the fleet and the
+ * policies (which see no fleet state): the controller that provisions
+ * replicas (cold starts, draining, spot capacity with preemptions), the
+ * measurement of what the fleet did, the table of policies (hpa.c, kpa.c,
+ * predictive.c, schedule.c), and a fixed-fleet twin run for the savings
+ * metrics.  It reaches the fleet only through the port the fleet hands to
+ * aiwi_autoscale_start (port.h), so that nothing here calls up into
+ * lib/inference/.
  *
  * Controller: spec (the desired count) against the replicas provisioned
  * (ready + loading).  A new replica loads for a cold start drawn from the
@@ -25,13 +26,12 @@
  * same requests), fixed at N on-demand replicas, run to the same time; its
  * figures are published as fixed_* and the differences as *_saved.
  *
- * All state hangs off the component (aiwi_serving_set_autoscale); random
+ * The state is the fleet's to keep (aiwi_autoscale_start's *out); random
  * draws come from two streams derived from the seed and the component's
  * name, so the fleet's own streams (arrivals, sizes) do not move when the
  * policy changes.
  */
 #include "inference/autoscale/controller.h"
-#include "inference/serving.h"
 
 #include "site/cost.h"
 
@@ -115,7 +115,7 @@ static int provision(autoscaler *a, bool spot, double cold_start)
 {
 	aiwi_comp *c = a->c;
 	double now = aiwi_now(a->sim);
-	int s = aiwi_serving_add_replica(c, cold_start, spot);
+	int s = a->port->add_replica(c, cold_start, spot);
 	if (s < 0)
 		return s;
 	if (!rec_grow(a, (size_t)s + 1))
@@ -179,19 +179,19 @@ static void release(autoscaler *a, uint32_t s)
 static int victim(const autoscaler *a, int want)
 {
 	const aiwi_comp *c = a->c;
-	size_t n = aiwi_serving_slots(c);
+	size_t n = a->port->slots(c);
 	int best = -1;
 	bool best_loading = false;
 	uint32_t best_out = 0;
 	double best_t = -INFINITY;
 	for (size_t i = 0; i < n; i++) {
-		aiwi_replica_state st = aiwi_serving_replica_state(c, i);
+		aiwi_replica_state st = a->port->replica_state(c, i);
 		if (st != AIW_REPLICA_LOADING && st != AIW_REPLICA_READY)
 			continue;
-		if ((int)aiwi_serving_replica_spot(c, i) != want)
+		if ((int)a->port->replica_spot(c, i) != want)
 			continue;
 		bool loading = st == AIW_REPLICA_LOADING;
-		uint32_t out = loading ? 0 : aiwi_serving_replica_outstanding(c, i);
+		uint32_t out = loading ? 0 : a->port->replica_outstanding(c, i);
 		double t = i < a->nrec && a->rec[i].used ? a->rec[i].t_add : 0;
 		bool better;
 		if (best < 0)
@@ -225,8 +225,8 @@ static void reconcile(autoscaler *a)
 	if (a->fail)
 		return;
 	aiwi_comp *c = a->c;
-	aiwi_serving_counts k;
-	aiwi_serving_get_counts(c, &k);
+	aiwi_fleet_counts k;
+	a->port->counts(c, &k);
 	int64_t have = (int64_t)k.ready + k.loading;
 	double f = P(a, AIW_AS_SPOT_FRACTION);
 	while (have < a->spec) {
@@ -266,7 +266,7 @@ static void reconcile(autoscaler *a)
 		if (s < 0)
 			break;
 		release(a, (uint32_t)s);
-		int r = aiwi_serving_remove_replica(c, s);
+		int r = a->port->remove_replica(c, s);
 		if (r < 0) {
 			aiwi_as_fail(a, (aiw_status)r);
 			return;
@@ -309,27 +309,27 @@ static void notice_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		return;
 	r->ev_notice = 0;
 	aiwi_comp *c = a->c;
-	aiwi_replica_state st = aiwi_serving_replica_state(c, s);
+	aiwi_replica_state st = a->port->replica_state(c, s);
 	release(a, s);
 	if (st != AIW_REPLICA_LOADING && st != AIW_REPLICA_READY)
 		return;
 	a->preemptions++;
 	double notice = P(a, AIW_AS_SPOT_NOTICE);
 	if (st == AIW_REPLICA_READY && notice <= 0) {
-		a->requeued += aiwi_serving_replica_outstanding(c, s);
+		a->requeued += a->port->replica_outstanding(c, s);
 		a->reclaims++;
-		aiw_status e = aiwi_serving_fail_replica(c, (int)s);
+		aiw_status e = a->port->fail_replica(c, (int)s);
 		if (e != AIW_OK) {
 			aiwi_as_fail(a, e);
 			return;
 		}
 	} else {
-		int e = aiwi_serving_remove_replica(c, (int)s);
+		int e = a->port->remove_replica(c, (int)s);
 		if (e < 0) {
 			aiwi_as_fail(a, (aiw_status)e);
 			return;
 		}
-		if (aiwi_serving_replica_state(c, s) == AIW_REPLICA_DRAINING &&
+		if (a->port->replica_state(c, s) == AIW_REPLICA_DRAINING &&
 		    !(r->ev_kill = aiwi_at(sim, aiwi_now(sim) + notice, kill_event, a, arg))) {
 			aiwi_as_fail(a, AIW_ENOMEM);
 			return;
@@ -345,11 +345,11 @@ static void kill_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	if (s >= a->nrec || a->rec[s].gen != gen)
 		return;
 	a->rec[s].ev_kill = 0;
-	if (aiwi_serving_replica_state(a->c, s) != AIW_REPLICA_DRAINING)
+	if (a->port->replica_state(a->c, s) != AIW_REPLICA_DRAINING)
 		return; /* drained within the notice */
-	a->requeued += aiwi_serving_replica_outstanding(a->c, s);
+	a->requeued += a->port->replica_outstanding(a->c, s);
 	a->reclaims++;
-	aiw_status e = aiwi_serving_fail_replica(a->c, (int)s);
+	aiw_status e = a->port->fail_replica(a->c, (int)s);
 	if (e != AIW_OK)
 		aiwi_as_fail(a, e);
 }
@@ -360,10 +360,10 @@ void aiwi_as_measure(autoscaler *a, window *w)
 {
 	double now = aiwi_now(a->sim);
 	double busy, paid, wait;
-	aiwi_serving_integrals(a->c, &busy, &paid, &wait);
+	a->port->integrals(a->c, &busy, &paid, &wait);
 	double load = loading_integral(a, now);
-	aiwi_serving_counts k;
-	aiwi_serving_get_counts(a->c, &k);
+	aiwi_fleet_counts k;
+	a->port->counts(a->c, &k);
 	w->dt = now - a->m_t;
 	w->busy_rep_s = (busy - a->m_busy) / a->g;
 	w->serving_rep_s = (paid - a->m_paid) / a->g - (load - a->m_load);
@@ -401,8 +401,8 @@ static void scrape_event(aiw_sim *sim, void *ctx, uint64_t k)
 {
 	autoscaler *a = ctx;
 	double iv = P(a, AIW_AS_METRIC_INTERVAL);
-	aiwi_serving_counts c;
-	aiwi_serving_get_counts(a->c, &c);
+	aiwi_fleet_counts c;
+	a->port->counts(a->c, &c);
 	double infl = (double)(c.waiting + c.running);
 	a->infl_int += infl * iv;
 	if (a->ring.v) {
@@ -425,15 +425,10 @@ aiw_status aiwi_as_start_scrape(autoscaler *a)
 	                                                                         : AIW_ENOMEM;
 }
 
-static inline autoscaler *AS_(const aiwi_comp *c)
-{
-	return (autoscaler *)aiwi_serving_autoscale(c);
-}
-
 void aiwi_as_counts(const autoscaler *a, aiwi_as_fleet *k)
 {
-	aiwi_serving_counts f;
-	aiwi_serving_get_counts(a->c, &f);
+	aiwi_fleet_counts f;
+	a->port->counts(a->c, &f);
 	*k = (aiwi_as_fleet){f.ready, f.loading, f.draining, f.arrived};
 }
 
@@ -444,10 +439,10 @@ void aiwi_as_pod_groups(const autoscaler *a, const window *w, aiwi_hpa_groups *g
 	bool cpu = a->metric == AIW_AS_M_UTILIZATION;
 	double init = P(a, AIW_AS_HPA_CPU_INIT), delay = P(a, AIW_AS_HPA_READINESS_DELAY);
 	*g = (aiwi_hpa_groups){0};
-	size_t n = aiwi_serving_slots(c);
+	size_t n = a->port->slots(c);
 	int64_t provisioned = 0;
 	for (size_t i = 0; i < n; i++) {
-		aiwi_replica_state st = aiwi_serving_replica_state(c, i);
+		aiwi_replica_state st = a->port->replica_state(c, i);
 		if (st == AIW_REPLICA_FREE)
 			continue;
 		const slotrec *r = i < a->nrec && a->rec[i].used && !a->rec[i].initial ? &a->rec[i]
@@ -474,16 +469,16 @@ void aiwi_as_pod_groups(const autoscaler *a, const window *w, aiwi_hpa_groups *g
 		aiwi_hpa_group(&pending, cpu, now, init, delay, g);
 }
 
-const aiwi_traffic *aiwi_as_traffic(const autoscaler *a)
+double aiwi_as_arrival_rate(const autoscaler *a, double t)
 {
-	return aiwi_serving_traffic(a->c);
+	return a->port->arrival_rate(a->c, t);
 }
 
-double aiwi_autoscale_forecast(const aiwi_comp *c, double t)
+double aiwi_as_forecast(const autoscaler *a, double t)
 {
-	if (!aiwi_autoscale_active(c) || AS_(c)->policy != AIW_AS_PREDICTIVE)
+	if (!a || a->policy != AIW_AS_PREDICTIVE)
 		return NAN;
-	return aiwi_as_predictive_forecast(AS_(c), t);
+	return aiwi_as_predictive_forecast(a, t);
 }
 
 /* ======================================================================== */
@@ -637,19 +632,14 @@ static void run_fixed(autoscaler *a, double t)
 /* ======================================================================== */
 /* hooks                                                                     */
 /* ======================================================================== */
-bool aiwi_autoscale_active(const aiwi_comp *c)
+int32_t aiwi_as_desired(const autoscaler *a)
 {
-	return c && aiwi_serving_active(c) && AS_(c) != NULL;
+	return a ? a->spec : -1;
 }
 
-int32_t aiwi_autoscale_desired(const aiwi_comp *c)
+bool aiwi_as_panicking(const autoscaler *a)
 {
-	return aiwi_autoscale_active(c) ? AS_(c)->spec : -1;
-}
-
-bool aiwi_autoscale_panicking(const aiwi_comp *c)
-{
-	return aiwi_autoscale_active(c) && !isnan(AS_(c)->ks.panic_time);
+	return a && !isnan(a->ks.panic_time);
 }
 
 static uint64_t sim_seed(aiw_sim *sim)
@@ -716,9 +706,13 @@ static aiw_status start_checks(autoscaler *a)
 	return st;
 }
 
-aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first)
+aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first, const aiwi_fleet_port *port,
+                                autoscaler **out)
 {
-	if (!aiwi_serving_active(c) || first + AIW_AUTOSCALE_NPARAMS > c->kind->nparams)
+	if (!out)
+		return AIW_EINVAL;
+	*out = NULL;
+	if (!c || !port || first + AIW_AUTOSCALE_NPARAMS > c->kind->nparams)
 		return AIW_EINVAL;
 	aiw_sim *sim = c->sim;
 	int policy = (int)aiwi_p(c, first + AIW_AS_AUTOSCALER);
@@ -731,8 +725,9 @@ aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first)
 	autoscaler *a = calloc(1, sizeof *a);
 	if (!a)
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
-	aiwi_serving_set_autoscale(c, a);
+	*out = a;
 	a->c = c;
+	a->port = port;
 	a->sim = sim;
 	a->p = first;
 	a->policy = policy;
@@ -748,8 +743,8 @@ aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first)
 	a->g = aiwi_p(c, ig);
 	aiwi_kpa_state_init(&a->ks);
 	aiwi_hpa_state_init(&a->hs);
-	aiwi_serving_counts k;
-	aiwi_serving_get_counts(c, &k);
+	aiwi_fleet_counts k;
+	a->port->counts(c, &k);
 	a->spec = (int32_t)(k.ready + k.loading); /* the initial replicas */
 	a->peak = a->spec;
 	aiw_status st = start_checks(a);
@@ -769,7 +764,7 @@ aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first)
 	snprintf(label, sizeof label, "%s/spot", c->prefix);
 	gsl_rng_set(a->rng_spot, (unsigned long)aiwi_stream_seed(seed, label));
 
-	st = aiwi_serving_set_spot_factor(c, 1 - aiwi_p(c, first + AIW_AS_SPOT_DISCOUNT));
+	st = a->port->set_spot_factor(c, 1 - aiwi_p(c, first + AIW_AS_SPOT_DISCOUNT));
 	if (st != AIW_OK)
 		return st;
 	aiwi_int_init(&a->spot_live, 0, 0);
@@ -799,13 +794,13 @@ aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first)
 		int s = victim(a, 0);
 		if (s < 0)
 			break;
-		if ((st = aiwi_serving_remove_replica(c, s)) < 0 ||
+		if ((st = a->port->remove_replica(c, s)) < 0 ||
 		    (st = provision(a, true, 0)) < 0)
 			return st;
 		a->rec[(size_t)st].initial = 1;
 	}
 	a->added = 0; /* the initial replicas were not scaling actions */
-	if (!rec_grow(a, aiwi_serving_slots(c) + 1))
+	if (!rec_grow(a, a->port->slots(c) + 1))
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 
 	/* the policy's events */
@@ -816,13 +811,12 @@ aiw_status aiwi_autoscale_start(aiwi_comp *c, size_t first)
 	return a->fail ? AIW_ENOMEM : AIW_OK;
 }
 
-void aiwi_autoscale_sample(aiwi_comp *c, double t)
+void aiwi_autoscale_sample(autoscaler *a, double t)
 {
-	autoscaler *a = c ? AS_(c) : NULL;
 	if (!a)
 		return;
-	aiwi_serving_counts k;
-	aiwi_serving_get_counts(c, &k);
+	aiwi_fleet_counts k;
+	a->port->counts(a->c, &k);
 	aiwi_rec_put(a->sim, a->id_des, a->spec);
 	aiwi_rec_put(a->sim, a->id_ready, k.ready);
 	aiwi_rec_put(a->sim, a->id_load, k.loading);
@@ -850,11 +844,11 @@ static double released(const autoscaler *a, double t, bool stranded_usd)
 	return s * c->cost_usd / c->paid_gpu_s;
 }
 
-void aiwi_autoscale_finish(aiwi_comp *c, double t)
+void aiwi_autoscale_finish(autoscaler *a, double t)
 {
-	autoscaler *a = c ? AS_(c) : NULL;
 	if (!a)
 		return;
+	aiwi_comp *c = a->c;
 	aiw_sim *sim = a->sim;
 	const char *px = c->prefix;
 	aiwi_int_advance(&a->spot_live, t);
@@ -899,11 +893,11 @@ void aiwi_autoscale_finish(aiwi_comp *c, double t)
 		run_fixed(a, t);
 }
 
-aiw_status aiwi_autoscale_param_changed(aiwi_comp *c, size_t idx)
+aiw_status aiwi_autoscale_param_changed(autoscaler *a, size_t idx)
 {
-	autoscaler *a = c ? AS_(c) : NULL;
 	if (!a)
 		return AIW_OK;
+	aiwi_comp *c = a->c;
 	if (idx == a->i_replicas) {
 		double v = aiwi_p(c, idx);
 		aiwi_as_set_spec(a, (int32_t)v);
@@ -912,13 +906,12 @@ aiw_status aiwi_autoscale_param_changed(aiwi_comp *c, size_t idx)
 	if (idx == a->p + AIW_AS_MIN_REPLICAS || idx == a->p + AIW_AS_MAX_REPLICAS)
 		return check_bounds(c, a->p, a->pol);
 	if (idx == a->p + AIW_AS_SPOT_DISCOUNT)
-		return aiwi_serving_set_spot_factor(c, 1 - aiwi_p(c, idx));
+		return a->port->set_spot_factor(c, 1 - aiwi_p(c, idx));
 	return AIW_OK;
 }
 
-void aiwi_autoscale_destroy(aiwi_comp *c)
+void aiwi_autoscale_destroy(autoscaler *a)
 {
-	autoscaler *a = c && c->state ? AS_(c) : NULL;
 	if (!a)
 		return;
 	free(a->rec);
@@ -930,5 +923,4 @@ void aiwi_autoscale_destroy(aiwi_comp *c)
 		gsl_rng_free(a->rng_spot);
 	aiw_sim_free(a->fixed);
 	free(a);
-	aiwi_serving_set_autoscale(c, NULL);
 }
