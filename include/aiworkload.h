@@ -308,7 +308,7 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
  * NULL or "" gives a title naming the components. */
 AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const char *title);
 
-/* ---- hardware catalog (hw.c) ---- */
+/* ---- hardware catalog (lib/hw/gpu.c) ---- */
 /* Built-in accelerators and links (no simulation needed; [gpu NAME]
  * scenario sections add GPUs to a simulation only).  Names and fields are
  * case-insensitive.  Strings are static.  Indexes past the end give

@@ -81,7 +81,7 @@ while read -r n action path; do
 		if [ -f "$src/$path" ]; then cat "$b" >>"$src/$path" && ok "block $n: appended to $path"; else bad "block $n: no $path to append to"; fi
 		;;
 	patch)
-		if (cd "$src" && patch -p1 -s --no-backup-if-mismatch -r - <"$b") >"$tmp/patch.out" 2>&1; then
+		if (cd "$src" && patch -p1 -s --fuzz=0 --no-backup-if-mismatch -r - <"$b") >"$tmp/patch.out" 2>&1; then
 			ok "block $n: patched $(sed -n 's|^+++ b/||p' "$b" | head -n 1)"
 		else
 			bad "block $n: the patch does not apply: $(cat "$tmp/patch.out")"

@@ -37,10 +37,11 @@ test-suite.log build/'
 # the user's own files in examples of use, named bare (outputs and inputs
 # the reader makes: "aiworkload run SCENARIO.ini --svg out.svg")
 USER_FILES='demo.c out.csv out.json out.svg r.csv run.json series.csv
-site.svg scenario.ini SCENARIO.ini T.csv'
+site.svg scenario.ini SCENARIO.ini T.csv snippet.ini METRICS.csv FILE.csv'
 # other projects' files, cited with their project ("nccl-tests
-# (doc/PERFORMANCE.md)", "Megatron-LM examples/sc21/run_table_1.sh")
-EXTERNAL='doc/PERFORMANCE.md examples/sc21/run_table_1.sh'
+# (doc/PERFORMANCE.md)", "Megatron-LM examples/sc21/run_table_1.sh",
+# vLLM's vllm/engine/arg_utils.py)
+EXTERNAL='doc/PERFORMANCE.md examples/sc21/run_table_1.sh vllm/engine/arg_utils.py'
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
