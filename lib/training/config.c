@@ -6,6 +6,7 @@
 #include "training/training.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static double daly_tau(double d, double M)
@@ -98,6 +99,8 @@ static aiw_status derive_layout(aiwi_comp *c, aiwi_tcfg *k)
 	L->tp = aiwi_p(c, P_TP);
 	L->pp = aiwi_p(c, P_PP);
 	L->v = aiwi_p(c, P_VSTAGES);
+	L->first_layers = aiwi_pset(c, P_FIRST_LAYERS) ? aiwi_p(c, P_FIRST_LAYERS) : 0;
+	L->last_layers = aiwi_pset(c, P_LAST_LAYERS) ? aiwi_p(c, P_LAST_LAYERS) : 0;
 	L->cp = aiwi_p(c, P_CP);
 	L->ep = aiwi_p(c, P_EP);
 	L->dp = aiwi_pset(c, P_DP) ? aiwi_p(c, P_DP) : 0;
@@ -144,11 +147,16 @@ static aiw_status derive_layout(aiwi_comp *c, aiwi_tcfg *k)
 			hint = "raise dp, tp or pp";
 		if (M->largest == AIWI_M_GRADS && L->zero >= 2)
 			hint = "raise dp, tp or pp";
+		char where[96] = "";
+		double n3[3];
+		if (aiwi_tlayout_stages(L, A, n3))
+			snprintf(where, sizeof where, " on pipeline stage %d of %g (%g layers)", M->stage,
+			         L->pp, M->stage_layers);
 		return aiwi_err(sim, AIW_ERANGE,
-		                "%s: the layout needs %.1f GB per GPU but %s has %.1f GB (weights %.1f, "
+		                "%s: the layout needs %.1f GB per GPU%s but %s has %.1f GB (weights %.1f, "
 		                "gradients %.1f, optimizer states %.1f, activations %.1f, buffers "
 		                "%.1f GB); the largest term is %s (%.1f GB): try %s",
-		                p, M->total / 1e9, k->g.name, k->g.mem_bytes / 1e9,
+		                p, M->total / 1e9, where, k->g.name, k->g.mem_bytes / 1e9,
 		                M->term[AIWI_M_WEIGHTS] / 1e9, M->term[AIWI_M_GRADS] / 1e9,
 		                M->term[AIWI_M_OPTIM] / 1e9, M->term[AIWI_M_ACT] / 1e9,
 		                M->term[AIWI_M_BUFFERS] / 1e9, aiwi_tmem_term_name(M->largest),
@@ -185,12 +193,9 @@ static aiw_status derive_layout(aiwi_comp *c, aiwi_tcfg *k)
 	k->e = S->tp + S->cp + S->ep + S->pp_transfer + S->dp;
 	k->e0 = S0.tp + S0.cp + S0.ep + S0.pp_transfer + S0.dp;
 	k->t_comm = S->dp_total;
-	aiwi_tparams P;
-	aiwi_tarch_params(A, &P);
-	double lps = A->layers / L->pp;
-	double emb = A->vocab * A->hidden * (!A->tied && L->pp == 1 ? 2 : 1);
-	k->grad_bytes = gb * ((lps * P.per_layer_dense + emb) / L->tp +
-	                      lps * P.per_layer_expert / (L->tp * L->ep));
+	double psi_d, psi_e, lds;
+	aiwi_tlayout_stage_params(L, A, &psi_d, &psi_e, &lds);
+	k->grad_bytes = gb * (psi_d + psi_e);
 	k->ar_ranks = L->dp;
 	/* east-west: the DP reduction's inter-node bytes, every GPU of a node */
 	aiwi_tgroup gdp = aiwi_tlayout_group(L, AIWI_G_DP);

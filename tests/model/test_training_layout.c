@@ -260,6 +260,103 @@ START_TEST(tp_overlap_exact)
 }
 END_TEST
 
+/* Uneven pipeline stages (Megatron-LM's decoder_first_pipeline_num_layers
+ * and decoder_last_pipeline_num_layers), as Llama 3 405B runs 126 layers
+ * on pp = 16: first and last stages 7 layers, the 14 others 8.  Hardware
+ * of round numbers (1 PFLOP/s at efficiency 1, links and HBM fast enough
+ * that communication and element-wise kernels vanish) on a GPT layer of
+ * h = 1024, s = 1024, f = 4h, standard attention: one layer's forward is
+ * 24 h^2 + 4 s h = 28 x 2^20 FLOP per token, the output layer 2 h V.  A
+ * slot (1024 tokens, forward and backward, 3 passes) is
+ *   middle stage 8 X, last stage 7 X + Y,  X = 1024 x 3 x 28 x 2^20 / 1e15,
+ *   Y = 1024 x 3 x 2 h V / 1e15:
+ * V = 8192 (Y = 4/7 X): the middle stage, 8 X, is the slowest;
+ * V = 32768 (Y = 16/7 X): the last, 7 X + Y = 65/7 X.
+ * Memory (ZeRO 0, 16 bytes per parameter, m = 32 >= pp): stage i holds
+ * min(m, pp - i) micro-batches; layer parameters 12 h^2 + 2 h; activations
+ * per layer and micro-batch s b h (34 + 5 a s / h) = 74 x 2^20 B (a = 8):
+ *   first  16 (7 P + V h) + 7 x 16 x 74 x 2^20 + buffers,
+ *   second 16 x 8 P      + 8 x 15 x 74 x 2^20 + buffers (the fullest),
+ *   last   16 (7 P + V h) + 7 x 1 x 74 x 2^20 + buffers. */
+START_TEST(uneven_stages_exact)
+{
+	const double h = 1024, s = 1024, M20 = 1048576;
+	aiwi_thw H = {.bf16_flops = 1e15, .bf16_eff = 1, .mem_bw = 1e30,
+	              .intra = {"fast", 0, 1e30}, .inter = {"fast", 0, 1e30},
+	              .dp_algo = AIW_AR_RING, .dp_link_factor = 1, .grad_bytes = 2,
+	              .weight_bytes = 2};
+	double X = 1024 * 3 * 28 * M20 / 1e15;
+	for (int big = 0; big < 2; big++) {
+		double V = big ? 32768 : 8192;
+		aiwi_tarch A = gpt(126, h, 8, s, V);
+		A.tied = false;
+		aiwi_tlayout L = layout(16, 1, 16, 1, 1, 1, 32);
+		char err[400];
+		ck_assert_int_eq(aiwi_tlayout_check(&L, &A, err, sizeof err), AIW_ERANGE);
+		ck_assert_msg(strstr(err, "pp = 16 does not divide layers = 126"), "%s", err);
+		L.first_layers = 7;
+		L.last_layers = 7;
+		aiwi_tstep S = step_of(&A, &L, &H);
+		double Y = 1024 * 3 * 2 * h * V / 1e15;
+		double slot = big ? 7 * X + Y : 8 * X;
+		ck_assert(big ? Y > X : Y < X);
+		EQ_REL(S.slot_compute, slot);
+		ck_assert_double_lt(S.slot_comm, 1e-12 * slot);
+		EQ_REL(S.compute, 32 * slot);
+		EQ_REL(S.bubble, 15 * slot);
+		aiwi_tmem Mm;
+		aiwi_tmem_per_gpu(&A, &L, 2, 2, 12, 2e9, &Mm);
+		double P = 12 * h * h + 2 * h, act = 74 * M20;
+		double first = 16 * (7 * P + V * h) + 7 * 16 * act;
+		double second = 16 * 8 * P + 8 * 15 * act;
+		double last = 16 * (7 * P + V * h) + 7 * act;
+		ck_assert(second > first && second > last);
+		ck_assert_int_eq(Mm.stage, 1);
+		ck_assert_double_eq(Mm.stage_layers, 8);
+		EQ_REL(Mm.total, second + 2e9);
+		EQ_REL(Mm.term[AIWI_M_ACT], 8 * 15 * act);
+	}
+	/* a count the other stages cannot share evenly, and interleaving, are
+	 * refused */
+	aiwi_tarch A = gpt(126, h, 8, s, 8192);
+	aiwi_tlayout L = layout(16, 1, 16, 1, 1, 1, 32);
+	L.first_layers = 8;
+	L.last_layers = 7;
+	char err[400];
+	ck_assert_int_eq(aiwi_tlayout_check(&L, &A, err, sizeof err), AIW_ERANGE);
+	ck_assert_msg(strstr(err, "leave 111 of layers = 126 for the other 14 of pp = 16"), "%s",
+	              err);
+	L = layout(16, 1, 8, 2, 1, 1, 32);
+	L.first_layers = 14;
+	ck_assert_int_eq(aiwi_tlayout_check(&L, &A, err, sizeof err), AIW_ERANGE);
+	ck_assert_msg(strstr(err, "first_stage_layers = 14 needs schedule = 1f1b or zb-h1"), "%s",
+	              err);
+}
+END_TEST
+
+/* An even split given explicitly is the even split, bit for bit; so is
+ * the kind's run of it. */
+START_TEST(uneven_even_identical)
+{
+	aiwi_tarch A = llama(80, 8192, 28672, 64, 8, 32000, 4096);
+	aiwi_thw H = hw_of("H100-SXM", 4);
+	aiwi_tlayout L0 = layout(512, 8, 8, 1, 1, 1, 256);
+	L0.zero = 1;
+	aiwi_tlayout L1 = L0;
+	L1.first_layers = 10;
+	L1.last_layers = 10;
+	aiwi_tstep S0 = step_of(&A, &L0, &H), S1 = step_of(&A, &L1, &H);
+	ck_assert_double_eq(S0.step, S1.step);
+	ck_assert_double_eq(S0.dp, S1.dp);
+	ck_assert_double_eq(S0.slot_compute, S1.slot_compute);
+	aiwi_tmem M0, M1;
+	aiwi_tmem_per_gpu(&A, &L0, 2, 4, 12, 2e9, &M0);
+	aiwi_tmem_per_gpu(&A, &L1, 2, 4, 12, 2e9, &M1);
+	ck_assert_double_eq(M0.total, M1.total);
+	ck_assert_int_eq(M1.stage, 0);
+}
+END_TEST
+
 /* tp x pp x cp must divide gpus, as Megatron-LM's launcher demands:
  * 25,000 = 2^3 5^5 takes TP 8 x PP 25 (DP 125), not TP 8 x PP 15 */
 START_TEST(layout_25000)
@@ -476,6 +573,8 @@ Suite *make_suite(void)
 	tcase_add_test(t, nemo_h100);
 	tcase_add_test(t, tp_overlap_exact);
 	tcase_add_test(t, layout_25000);
+	tcase_add_test(t, uneven_stages_exact);
+	tcase_add_test(t, uneven_even_identical);
 	tcase_add_test(t, memory_refused);
 	tcase_add_test(t, layout_steps_limited);
 	suite_add_tcase(s, t);
