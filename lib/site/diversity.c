@@ -16,7 +16,9 @@
 /* ------------------------------------------------------------------------ */
 /* The default mixed site (parameter names as in aiworkload(7)): a synchronous 70B
  * pre-training job and a 70B chat fleet on H100s, one diurnal day sampled
- * every 5 minutes.  The inference rate is that of the base fleet (1/s for
+ * every 5 minutes.  The training job's model states (16 B x 70e9) do not
+ * fit on its 8 GPUs under any layout: it runs as memory_check = warn, a
+ * power profile of a job that size, not a trainable configuration.  The inference rate is that of the base fleet (1/s for
  * 8 two-GPU replicas: a busy fraction near 0.55, P99 TTFT under 0.5 s with
  * the inference model's default request sizes) and scales with the
  * replicas. */
@@ -24,7 +26,7 @@ static const char DEFAULT_SITE[] =
 	"[sim]\nduration = 24h\nsample_interval = 5min\n"
 	"[site]\npue = 1.3\ngpus_per_rack = 32\n"
 	"[training train]\ngpu = H100-SXM\ngpus = 8\ngpus_per_node = 8\nmodel_params = 70e9\n"
-	"tokens_per_step = 4e6\nmfu = 0.45\n"
+	"tokens_per_step = 4e6\nmfu = 0.45\nmemory_check = warn\n"
 	"[inference serve]\ngpu = H100-SXM\ngpus_per_replica = 2\nreplicas = 8\n"
 	"model_params = 70e9\nweight_bits = 8\ntraffic = diurnal\nrate = 1/s\n"
 	"peak_to_trough = 10\npeak_hour = 14\nbatching = continuous\nmax_batch = 32\n";

@@ -45,6 +45,8 @@ double aiwi_training_failure_rate(const aiwi_comp *c)
 	return aiwi_pset(c, P_MTBF) ? aiwi_p(c, P_GPUS) / aiwi_p(c, P_MTBF) : 0;
 }
 
+enum { MEM_REFUSE, MEM_WARN }; /* memory_check */
+
 /* The global batch in tokens when no parallel layout gives it: tokens_per_step,
  * or tokens_per_gpu x gpus (weak scaling), or 4e6; both set is refused. */
 #define DEFAULT_TOKENS_PER_STEP 4e6
@@ -133,7 +135,11 @@ static aiw_status derive_layout(aiwi_comp *c, aiwi_tcfg *k)
 	double gb = aiwi_p(c, P_GRAD_BYTES), ob = aiwi_p(c, P_OPTIM_BYTES);
 	aiwi_tmem_per_gpu(A, L, 2, gb, ob, aiwi_p(c, P_MEM_BUFFERS), &k->mem);
 	const aiwi_tmem *M = &k->mem;
-	if (M->total > k->g.mem_bytes) {
+	if (M->total > k->g.mem_bytes && aiwi_p(c, P_MEM_CHECK) == MEM_WARN) {
+		aiwi_warn(sim, "%s: the layout needs %.1f GB per GPU but %s has %.1f GB; run as "
+		          "memory_check = warn",
+		          p, M->total / 1e9, k->g.name, k->g.mem_bytes / 1e9);
+	} else if (M->total > k->g.mem_bytes) {
 		static const char *const HINT[AIWI_M_N] = {
 			"raise tp or pp, or zero_stage = 3",
 			"zero_stage = 2, or raise tp or pp",
@@ -263,6 +269,50 @@ static aiw_status check_layout_unused(aiwi_comp *c)
 	return AIW_OK;
 }
 
+/* A data-parallel job (no layers) that cannot hold its model states on
+ * its GPUs under any layout is refused: weights 2, gradients
+ * grad_bytes_per_param and optimizer optimizer_bytes_per_param bytes per
+ * parameter (2 + 2 + 12 = 16 for mixed-precision Adam, Rajbhandari et al.
+ * 2020), sharded over every GPU, plus memory_buffers (aiwi_tmem_data_parallel);
+ * the message names the need, the memory, the largest term and the GPUs
+ * from which the states fit. */
+static aiw_status check_dp_memory(aiwi_comp *c, aiwi_tcfg *k, double params)
+{
+	double wb = 2, gb = aiwi_p(c, P_GRAD_BYTES), ob = aiwi_p(c, P_OPTIM_BYTES);
+	double buffers = aiwi_p(c, P_MEM_BUFFERS);
+	aiwi_tmem M;
+	aiwi_tmem_data_parallel(params, k->N, wb, gb, ob, buffers, &M);
+	if (!(M.total > k->g.mem_bytes))
+		return AIW_OK;
+	if (aiwi_p(c, P_MEM_CHECK) == MEM_WARN) {
+		aiwi_warn(c->sim,
+		          "%s: model_params = %g needs at least %.1f GB per GPU on gpus = %g (model "
+		          "states sharded over every GPU, %g B per parameter) but %s has %.1f GB; run "
+		          "as memory_check = warn",
+		          c->prefix, params, M.total / 1e9, k->N, wb + gb + ob, k->g.name,
+		          k->g.mem_bytes / 1e9);
+		return AIW_OK;
+	}
+	double room = k->g.mem_bytes - buffers;
+	char fit[160];
+	if (room > 0)
+		snprintf(fit, sizeof fit, "the states fit from gpus = %.0f (%g B x %g / %.1f GB)",
+		         ceil((wb + gb + ob) * params / room), wb + gb + ob, params, room / 1e9);
+	else
+		snprintf(fit, sizeof fit, "%s's memory does not hold the buffers", k->g.name);
+	return aiwi_err(c->sim, AIW_ERANGE,
+	                "%s: model_params = %g needs at least %.1f GB per GPU on gpus = %g but %s "
+	                "has %.1f GB (model states sharded over every GPU, %g B per parameter: "
+	                "weights %.1f, gradients %.1f, optimizer states %.1f, buffers %.1f GB; "
+	                "activations not counted); the largest term is %s (%.1f GB): %s; set layers "
+	                "and the architecture for the layout model, which checks a layout (tp, pp, "
+	                "zero_stage) with its activations",
+	                c->prefix, params, M.total / 1e9, k->N, k->g.name, k->g.mem_bytes / 1e9,
+	                wb + gb + ob, M.term[AIWI_M_WEIGHTS] / 1e9, M.term[AIWI_M_GRADS] / 1e9,
+	                M.term[AIWI_M_OPTIM] / 1e9, buffers / 1e9, aiwi_tmem_term_name(M.largest),
+	                M.term[M.largest] / 1e9, fit);
+}
+
 /* Read and cross-check every parameter of c into *k.  Messages name the
  * parameter, its value and the allowed range. */
 aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
@@ -323,6 +373,8 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 	if (!(k->t_c > 0 && isfinite(k->t_c)))
 		return aiwi_err(sim, AIW_ERANGE, "%s: step compute time %g s is not a positive finite time",
 		                c->prefix, k->t_c);
+	if (!k->layout && (st = check_dp_memory(c, k, params)) != AIW_OK)
+		return st;
 	if (!k->layout) {
 		k->grad_bytes = params * aiwi_p(c, P_GRAD_BYTES);
 		k->overlap = aiwi_p(c, P_OVERLAP);

@@ -187,6 +187,14 @@ void aiwi_tmem_per_gpu(const aiwi_tarch *A, const aiwi_tlayout *L, double weight
                        double grad_b, double optim_b, double buffers, aiwi_tmem *out);
 const char *aiwi_tmem_term_name(int term);
 
+/* Per-GPU memory a data-parallel job (no architecture) needs at least:
+ * its psi parameters' model states sharded over all of its n GPUs (the
+ * least any layout holds: ZeRO stage 3 over every GPU, Rajbhandari et al.
+ * 2020, (w + g + k) psi / N_d; tp x pp x dp shards no further), plus
+ * buffers; activations, unknown without the architecture, are 0. */
+void aiwi_tmem_data_parallel(double psi, double n, double weight_b, double grad_b,
+                             double optim_b, double buffers, aiwi_tmem *out);
+
 /* ------------------------------------------------------------------------ */
 /* step.c                                                                    */
 /* ------------------------------------------------------------------------ */

@@ -151,6 +151,28 @@ void aiwi_tmem_per_gpu(const aiwi_tarch *A, const aiwi_tlayout *L, double wb, do
 	}
 }
 
+void aiwi_tmem_data_parallel(double psi, double n, double wb, double gb, double ob,
+                             double buffers, aiwi_tmem *out)
+{
+	double st[3];
+	aiwi_zero_states(psi, 0, n, 1, 3, wb, gb, ob, st);
+	out->term[AIWI_M_WEIGHTS] = st[0];
+	out->term[AIWI_M_GRADS] = st[1];
+	out->term[AIWI_M_OPTIM] = st[2];
+	out->term[AIWI_M_ACT] = 0;
+	out->term[AIWI_M_BUFFERS] = buffers;
+	out->in_flight = 0;
+	out->stage = 0;
+	out->stage_layers = 0;
+	out->total = 0;
+	out->largest = 0;
+	for (int i = 0; i < AIWI_M_N; i++) {
+		out->total += out->term[i];
+		if (out->term[i] > out->term[out->largest])
+			out->largest = i;
+	}
+}
+
 const char *aiwi_tmem_term_name(int term)
 {
 	static const char *const N[AIWI_M_N] = {"weights", "gradients", "optimizer states",

@@ -110,6 +110,12 @@ const aiwi_param_def aiwi_training_params[P_NPARAMS] = {
 	[P_MAX_TOKENS] = {"max_tokens", "training.NAME.max_tokens", AIW_PT_REAL, NULL, "1", 0, 1e18,
 	                  NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN | RT,
 	                  "stop after the step that reaches this many tokens (none: no limit)", 0},
+	[P_MEM_CHECK] = {"memory_check", "training.NAME.memory_check", AIW_PT_ENUM, "refuse", "", 0,
+	                 1, "refuse|warn", 0,
+	                 "a job whose memory per GPU exceeds the GPU's (the layout's; without "
+	                 "layers, the model states sharded over every GPU): refuse it, or run it "
+	                 "with a warning",
+	                 0},
 	AIW_COST_PARAM_DEFS("training"),
 #define TK(k) "training.NAME." k
 #define NONE AIW_PF_NONE

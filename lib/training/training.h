@@ -94,6 +94,7 @@ enum {
 	P_START,
 	P_MAX_STEPS,
 	P_MAX_TOKENS,
+	P_MEM_CHECK,
 	P_COST,
 	/* the layout model: from P_LAYOUT_FIRST to the end, read only when
 	 * `layers` is set (refused otherwise, config.c) */

@@ -408,7 +408,7 @@ static const char SWEEP_SITE[] =
 	"[sim]\nduration = 24h\nsample_interval = 5min\n"
 	"[site]\npue = 1.25\ngpus_per_rack = 8\nprovisioning_margin = 0.2\n"
 	"[training train]\ngpu = H100-SXM\ngpus = 8\ngpus_per_node = 8\nmodel_params = 70e9\n"
-	"tokens_per_step = 4e6\nmfu = 0.45\n"
+	"tokens_per_step = 4e6\nmfu = 0.45\nmemory_check = warn\n"
 	"[inference serve]\ngpu = H100-SXM\ngpus_per_replica = 2\nreplicas = 8\n"
 	"model_params = 70e9\nweight_bits = 8\ntraffic = diurnal\nrate = 0.25/s\n"
 	"peak_to_trough = 10\npeak_hour = 14\nbatching = continuous\nmax_batch = 32\n";

@@ -357,6 +357,74 @@ START_TEST(uneven_even_identical)
 }
 END_TEST
 
+/* Data-parallel jobs (no layers): the model states sharded over every GPU
+ * are the least any layout holds, 16 bytes per parameter for
+ * mixed-precision Adam (Rajbhandari et al., "ZeRO", SC 2020: 7.5B
+ * parameters on 64 GPUs, 16 x 7.5e9 / 64 = 1.875 GB, Figure 1's "1.9GB";
+ * a trillion parameters on 1024 GPUs, "16TB divided by 1024 is 16GB",
+ * section 1: 16e12 / 1024 B).  405B on 8 H100 is refused with the need
+ * (16 x 405e9 / 8 + 2 GB buffers = 812.0 GB), the memory, the largest
+ * term (optimizer states, 12 x 405e9 / 8 = 607.5 GB) and the GPU count
+ * from which the states fit, ceil(6480 / 78) = 84; 84 GPUs run (77.1 +
+ * 2 GB), 83 do not (78.07 + 2 GB > 80). */
+START_TEST(dp_memory_zero_paper)
+{
+	aiwi_tmem M;
+	aiwi_tmem_data_parallel(7.5e9, 64, 2, 2, 12, 0, &M);
+	EQ_REL(M.total, 1.875e9);
+	EQ_REL(M.term[AIWI_M_OPTIM], 12 * 7.5e9 / 64);
+	ck_assert_int_eq(M.largest, AIWI_M_OPTIM);
+	aiwi_tmem_data_parallel(1e12, 1024, 2, 2, 12, 0, &M);
+	EQ_REL(M.total, 16e12 / 1024);
+	static const char *const FMT = "[sim]\nduration = 1h\n[training t]\ngpu = H100-SXM\n"
+	                               "gpus = %d\nmodel_params = 405e9\nmax_steps = 1\n";
+	const int GPUS[] = {8, 83, 84};
+	for (int i = 0; i < 3; i++) {
+		char text[256];
+		snprintf(text, sizeof text, FMT, GPUS[i]);
+		aiw_sim *sim;
+		ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "t"));
+		aiw_status st = aiw_sim_run(sim);
+		const char *m = aiw_sim_errmsg(sim);
+		if (GPUS[i] == 84) {
+			ck_assert_msg(st == AIW_OK, "%s", m);
+		} else {
+			ck_assert_int_eq(st, AIW_ERANGE);
+			ck_assert_msg(strstr(m, "the largest term is optimizer states") &&
+			                      strstr(m, "H100-SXM has 80.0 GB") &&
+			                      strstr(m, "the states fit from gpus = 84") &&
+			                      strstr(m, "set layers"),
+			              "%s", m);
+			if (GPUS[i] == 8)
+				ck_assert_msg(strstr(m, "needs at least 812.0 GB per GPU on gpus = 8") &&
+				                      strstr(m, "optimizer states 607.5"),
+				              "%s", m);
+		}
+		aiw_sim_free(sim);
+	}
+	/* memory_check = warn runs it with a warning */
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	char text[300];
+	snprintf(text, sizeof text, FMT, 8);
+	strcat(text, "memory_check = warn\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "t"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	size_t nw = 0;
+	const char *w = NULL;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &nw));
+	ck_assert_uint_ge(nw, 1);
+	bool found = false;
+	for (size_t i = 0; i < nw; i++) {
+		AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, i, &w));
+		found = found || strstr(w, "needs at least 812.0 GB per GPU on gpus = 8");
+	}
+	ck_assert(found);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 /* tp x pp x cp must divide gpus, as Megatron-LM's launcher demands:
  * 25,000 = 2^3 5^5 takes TP 8 x PP 25 (DP 125), not TP 8 x PP 15 */
 START_TEST(layout_25000)
@@ -575,6 +643,7 @@ Suite *make_suite(void)
 	tcase_add_test(t, layout_25000);
 	tcase_add_test(t, uneven_stages_exact);
 	tcase_add_test(t, uneven_even_identical);
+	tcase_add_test(t, dp_memory_zero_paper);
 	tcase_add_test(t, memory_refused);
 	tcase_add_test(t, layout_steps_limited);
 	suite_add_tcase(s, t);
