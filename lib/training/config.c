@@ -313,6 +313,30 @@ static aiw_status check_dp_memory(aiwi_comp *c, aiwi_tcfg *k, double params)
 	                M.term[M.largest] / 1e9, fit);
 }
 
+/* A step whose exposed communication (k->e, healthy links) exceeds its
+ * compute is communication-bound: the run goes on, with a warning giving
+ * both, the compute's share of the nominal step and the model's MFU. */
+static void warn_comm_bound(aiwi_comp *c, const aiwi_tcfg *k)
+{
+	if (!(k->e0 > k->t_c))
+		return;
+	double step = k->t_c + k->e0 + (k->layout ? k->bubble : 0);
+	double mfu = k->layout ? k->S.mfu * k->S.step / step : 0;
+	if (!k->layout && !aiwi_pset(c, P_STEP_COMPUTE))
+		mfu = aiwi_p(c, P_MFU) * k->t_c / step;
+	char m[64] = "";
+	if (mfu > 0)
+		snprintf(m, sizeof m, ", MFU %.1f%%", 100 * mfu);
+	aiwi_warn(c->sim,
+	          "%s: communication-bound: exposed communication %.3g s per step exceeds the "
+	          "compute %.3g s (compute %.0f%% of the step%s); %s",
+	          c->prefix, k->e0, k->t_c, 100 * k->t_c / step, m,
+	          k->layout ? "a larger global_batch or fewer gpus per step, or a layout with "
+	                      "less exposed communication (step_*_s metrics)"
+	                    : "a larger tokens_per_step (or tokens_per_gpu), fewer gpus, or more "
+	                      "overlap");
+}
+
 /* Read and cross-check every parameter of c into *k.  Messages name the
  * parameter, its value and the allowed range. */
 aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
@@ -414,5 +438,6 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 		k->hw_flops_step = 6 * params * k->tokens_per_step;
 		k->tel_peak = k->g.bf16_flops > 0 ? k->g.bf16_flops : 0;
 	}
+	warn_comm_bound(c, k);
 	return AIW_OK;
 }

@@ -425,6 +425,59 @@ START_TEST(dp_memory_zero_paper)
 }
 END_TEST
 
+/* Has a warning containing want (NULL: has none containing
+ * "communication-bound"). */
+static bool warned(aiw_sim *sim, const char *want)
+{
+	size_t n = 0;
+	const char *w;
+	ck_assert_int_eq(aiw_sim_warning_count(sim, &n), AIW_OK);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(aiw_sim_warning(sim, i, &w), AIW_OK);
+		if (strstr(w, want ? want : "communication-bound"))
+			return true;
+	}
+	return false;
+}
+
+/* A 4M-token batch of a 70B model on 16,384 H100: compute 6 x 70e9 x 4e6 /
+ * (16384 x peak x 0.45) s per step, exposed all-reduce longer: warned with
+ * both times and the MFU the step gives (0.45 t_c / (t_c + e)); a 64M-token
+ * batch (4e6 / 1024 GPUs per GPU, the built-in scenario's) is not. */
+START_TEST(comm_bound_warned)
+{
+	static const char *const FMT = "[sim]\nduration = 1h\n[training t]\ngpu = H100-SXM\n"
+	                               "gpus = 16384\nmodel_params = 70e9\ntokens_per_step = %g\n"
+	                               "max_steps = 2\njitter = const(1)\n";
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	ck_assert_ptr_nonnull(g);
+	for (int big = 0; big < 2; big++) {
+		char text[300];
+		double tokens = big ? 64e6 : 4e6;
+		snprintf(text, sizeof text, FMT, tokens);
+		aiw_sim *sim;
+		ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "t"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		if (big) {
+			ck_assert(!warned(sim, NULL));
+		} else {
+			double tc = 6 * 70e9 * tokens / (16384 * g->bf16_flops * 0.45);
+			double e = aiwi_test_metric(sim, "training.t.step_time_mean_s") - tc;
+			ck_assert_double_gt(e, tc);
+			char want[200];
+			snprintf(want, sizeof want,
+			         "training.t: communication-bound: exposed communication %.3g s per step "
+			         "exceeds the compute %.3g s (compute %.0f%% of the step, MFU %.1f%%)",
+			         e, tc, 100 * tc / (tc + e), 100 * 0.45 * tc / (tc + e));
+			ck_assert_msg(warned(sim, want), "no warning '%s'", want);
+			ck_assert_double_lt(0.45 * tc / (tc + e), 0.08);
+		}
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
 /* tp x pp x cp must divide gpus, as Megatron-LM's launcher demands:
  * 25,000 = 2^3 5^5 takes TP 8 x PP 25 (DP 125), not TP 8 x PP 15 */
 START_TEST(layout_25000)
@@ -644,6 +697,7 @@ Suite *make_suite(void)
 	tcase_add_test(t, uneven_stages_exact);
 	tcase_add_test(t, uneven_even_identical);
 	tcase_add_test(t, dp_memory_zero_paper);
+	tcase_add_test(t, comm_bound_warned);
 	tcase_add_test(t, memory_refused);
 	tcase_add_test(t, layout_steps_limited);
 	suite_add_tcase(s, t);
