@@ -48,6 +48,10 @@ typedef struct base_run {
 	double tokens_per_step; /* its tokens per step (0: unset) */
 	double served_replicas; /* the replicas its fleet really used: the peak */
 	double slo_attainment;  /* its SLO attainment */
+	/* a training job with a layout (layers set): its model-parallel size
+	 * tp x pp x cp (0: no layout) and its global_batch (0: unset) */
+	double model_parallel;
+	double global_batch;
 } base_run;
 
 /* A share is overloaded when its fleet serves clearly worse than the
@@ -72,16 +76,18 @@ static double metric_or_nan(aiw_sim *sim, const char *prefix, const char *key)
  * replicas the scenario's fleet really used (its peak: an autoscaled fleet
  * grows past its initial count), so every replica sees the load it sees in
  * the scenario; the training job keeps the scenario's tokens per GPU per
- * step (weak scaling, as jobs grow their global batch with their GPUs).
- * out[]: AIW_DIVERSITY_* columns. */
-static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi_comp *I,
-                            const base_run *base, double gt, double reps,
-                            double out[AIW_DIVERSITY_NCOLUMNS], char *msg, size_t msglen)
+ * step (weak scaling, as jobs grow their global batch with their GPUs): a
+ * layout job's global_batch (when set) scales with its data-parallel size,
+ * gt / (tp pp cp), as tokens_per_gpu scales tokens_per_step, and a dp it
+ * sets follows.  *out: the sim (freed by the caller, also on error). */
+static aiw_status build_share(const aiw_sim *probe, const aiwi_comp *T, const aiwi_comp *I,
+                              const base_run *base, double gt, double reps, aiw_sim **out)
 {
 	aiw_sim *sim;
 	aiw_status st = aiw_sim_create(&sim, 1);
+	*out = sim;
 	if (st != AIW_OK)
-		return aiwi_buferr(msg, msglen, st, "out of memory");
+		return st;
 	for (size_t i = 0; i < aiwi_ncomps(probe) && st == AIW_OK; i++) {
 		const aiwi_comp *c = aiwi_comp_at(probe, i);
 		if ((c == T && gt == 0) || (c == I && reps == 0))
@@ -90,9 +96,15 @@ static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi
 	}
 	if (st == AIW_OK && gt > 0) {
 		st = set_num(sim, T, "gpus", gt);
-		if (st == AIW_OK && base->tokens_per_step > 0 && base->train_gpus > 0)
+		if (st == AIW_OK && base->model_parallel > 0 && base->global_batch > 0 &&
+		    base->train_gpus > 0)
+			st = set_num(sim, T, "global_batch", base->global_batch * gt / base->train_gpus);
+		else if (st == AIW_OK && base->tokens_per_step > 0 && base->train_gpus > 0)
 			st = set_num(sim, T, "tokens_per_step",
 			             base->tokens_per_step * gt / base->train_gpus);
+		size_t idp = param_or_none(T->kind, "dp");
+		if (st == AIW_OK && base->model_parallel > 0 && idp != SIZE_MAX && aiwi_pset(T, idp))
+			st = set_num(sim, T, "dp", gt / base->model_parallel);
 	}
 	if (st == AIW_OK && reps > 0) {
 		const aiwi_kind *k = I->kind;
@@ -107,6 +119,19 @@ static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi
 		if (st == AIW_OK && imin != SIZE_MAX && aiwi_pset(I, imin) && aiwi_p(I, imin) > reps)
 			st = set_num(sim, I, "min_replicas", reps);
 	}
+	return st;
+}
+
+/* Run one share (build_share) and read its AIW_DIVERSITY_* columns into
+ * out[]. */
+static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi_comp *I,
+                            const base_run *base, double gt, double reps,
+                            double out[AIW_DIVERSITY_NCOLUMNS], char *msg, size_t msglen)
+{
+	aiw_sim *sim;
+	aiw_status st = build_share(probe, T, I, base, gt, reps, &sim);
+	if (!sim)
+		return aiwi_buferr(msg, msglen, st, "out of memory");
 	if (st == AIW_OK)
 		st = aiw_sim_run(sim);
 	static const struct {
@@ -147,10 +172,12 @@ static aiw_status sweep_one(const aiw_sim *probe, const aiwi_comp *T, const aiwi
 	return st;
 }
 
-/* The scenario parsed into a probe simulation, its two workload components
- * found and its own run measured (base). */
-static aiw_status open_probe(const char *scenario, aiw_sim **out, const aiwi_comp **T,
-                             const aiwi_comp **I, base_run *base, char *errbuf, size_t errlen)
+/* The scenario parsed into a probe simulation and its two workload
+ * components found (base, but for what the probe's run measures:
+ * run_probe).  fn: the public function called, for messages. */
+static aiw_status open_probe(const char *fn, const char *scenario, aiw_sim **out,
+                             const aiwi_comp **T, const aiwi_comp **I, base_run *base,
+                             char *errbuf, size_t errlen)
 {
 	/* the workload models must provide the parameters the sweep sets */
 	static const struct {
@@ -163,9 +190,8 @@ static aiw_status open_probe(const char *scenario, aiw_sim **out, const aiwi_com
 		const aiwi_kind *k = aiwi_kind_find(NEED[i].kind);
 		if (!k || param_or_none(k, NEED[i].key) == SIZE_MAX)
 			return aiwi_buferr(errbuf, errlen, AIW_ENOTSUP,
-			                   "aiw_site_diversity_sweep: the %s model of this build has no "
-			                   "parameter %s.NAME.%s",
-			                   NEED[i].kind, NEED[i].kind, NEED[i].key);
+			                   "%s: the %s model of this build has no parameter %s.NAME.%s",
+			                   fn, NEED[i].kind, NEED[i].kind, NEED[i].key);
 	}
 	aiw_sim *probe;
 	aiw_status st = aiw_sim_create(&probe, 1);
@@ -190,9 +216,9 @@ static aiw_status open_probe(const char *scenario, aiw_sim **out, const aiwi_com
 	if (nt != 1 || ni != 1) {
 		aiw_sim_free(probe);
 		return aiwi_buferr(errbuf, errlen, AIW_ESCENARIO,
-		                   "aiw_site_diversity_sweep: the scenario needs exactly one [training "
-		                   "NAME] and one [inference NAME] section (it has %d and %d)",
-		                   nt, ni);
+		                   "%s: the scenario needs exactly one [training NAME] and one "
+		                   "[inference NAME] section (it has %d and %d)",
+		                   fn, nt, ni);
 	}
 	size_t irep = param_or_none((*I)->kind, "replicas");
 	size_t ig = param_or_none((*T)->kind, "gpus");
@@ -210,24 +236,60 @@ static aiw_status open_probe(const char *scenario, aiw_sim **out, const aiwi_com
 			: 4e6;
 	if (!(base->tokens_per_step > 0) || !isfinite(base->tokens_per_step))
 		base->tokens_per_step = 0;
-	/* the scenario's own run: what its fleet really serves */
-	if ((st = aiw_sim_run(probe)) != AIW_OK) {
-		aiwi_buferr(errbuf, errlen, st, "aiw_site_diversity_sweep: the scenario's own run: %s",
-		            aiw_sim_errmsg(probe));
-		aiw_sim_free(probe);
-		return st;
+	/* a layout job: its model-parallel size and global batch */
+	size_t ilay = param_or_none((*T)->kind, "layers");
+	base->model_parallel = 0;
+	base->global_batch = 0;
+	if (ilay != SIZE_MAX && aiwi_pset(*T, ilay)) {
+		static const char *const MP[] = {"tp", "pp", "cp"};
+		base->model_parallel = 1;
+		for (size_t i = 0; i < sizeof MP / sizeof *MP; i++) {
+			size_t j = param_or_none((*T)->kind, MP[i]);
+			if (j != SIZE_MAX && aiwi_pset(*T, j))
+				base->model_parallel *= aiwi_p(*T, j);
+		}
+		size_t igb = param_or_none((*T)->kind, "global_batch");
+		if (igb != SIZE_MAX && aiwi_pset(*T, igb))
+			base->global_batch = aiwi_p(*T, igb);
 	}
-	double peak = metric_or_nan(probe, (*I)->prefix, "replicas_peak");
-	base->served_replicas = peak >= 1 ? peak : reps0;
-	base->slo_attainment = metric_or_nan(probe, (*I)->prefix, "slo_attainment");
+	base->served_replicas = reps0;
+	base->slo_attainment = NAN;
 	*out = probe;
 	return AIW_OK;
 }
 
+/* The scenario's own run: what its fleet really serves. */
+static aiw_status run_probe(const char *fn, aiw_sim *probe, const aiwi_comp *I, base_run *base,
+                            char *errbuf, size_t errlen)
+{
+	aiw_status st = aiw_sim_run(probe);
+	if (st != AIW_OK)
+		return aiwi_buferr(errbuf, errlen, st, "%s: the scenario's own run: %s", fn,
+		                   aiw_sim_errmsg(probe));
+	double peak = metric_or_nan(probe, I->prefix, "replicas_peak");
+	if (peak >= 1)
+		base->served_replicas = peak;
+	base->slo_attainment = metric_or_nan(probe, I->prefix, "slo_attainment");
+	return AIW_OK;
+}
+
+static double gcd(double a, double b)
+{
+	while (b > 0) {
+		double r = fmod(a, b);
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 /* Training GPUs and replicas of a share s of total: whole nodes of
- * training, whole replicas of inference; leftovers stay dark. */
-static aiw_status split_share(const aiwi_comp *T, const aiwi_comp *I, double total, double s,
-                              double *gt, double *reps, char *errbuf, size_t errlen)
+ * training (for a layout job, whole multiples of the least common multiple
+ * of gpus_per_node and tp x pp x cp), whole replicas of inference;
+ * leftovers stay dark. */
+static aiw_status split_share(const char *fn, const aiwi_comp *T, const aiwi_comp *I,
+                              const base_run *base, double total, double s, double *gt,
+                              double *reps, char *errbuf, size_t errlen)
 {
 	size_t igpr = param_or_none(I->kind, "gpus_per_replica");
 	size_t ignode = param_or_none(T->kind, "gpus_per_node");
@@ -235,53 +297,107 @@ static aiw_status split_share(const aiwi_comp *T, const aiwi_comp *I, double tot
 	double gnode = ignode != SIZE_MAX && aiwi_pset(T, ignode) && aiwi_p(T, ignode) >= 1
 	                       ? aiwi_p(T, ignode)
 	                       : 1;
-	*gt = gnode * round(s * total / gnode);
+	double unit = gnode;
+	if (base->model_parallel > 0) {
+		double mp = base->model_parallel;
+		unit = gnode / gcd(gnode, mp) * mp;
+	}
+	*gt = unit * round(s * total / unit);
 	if (*gt > total)
-		*gt -= gnode;
+		*gt -= unit;
 	*reps = floor((total - *gt) / gpr);
 	if (*gt == 0 && *reps == 0)
 		return aiwi_buferr(errbuf, errlen, AIW_ERANGE,
-		                   "aiw_site_diversity_sweep: total_gpus = %g holds neither a training "
-		                   "node (%g GPUs) nor an inference replica (%g GPUs)",
-		                   total, gnode, gpr);
+		                   "%s: total_gpus = %g holds neither a training %s (%g GPUs) nor an "
+		                   "inference replica (%g GPUs)",
+		                   fn, total,
+		                   base->model_parallel > 0 ? "unit (whole nodes of tp x pp x cp)"
+		                                            : "node",
+		                   unit, gpr);
 	return AIW_OK;
 }
 
+/* Start one share for CHECK_DURATION seconds of simulated time: every
+ * start-time check of its components (a layout that does not divide the
+ * GPUs, a batch, memory) runs, at the cost of a start. */
+#define CHECK_DURATION 1.0
+static aiw_status check_share(const aiw_sim *probe, const aiwi_comp *T, const aiwi_comp *I,
+                              const base_run *base, double gt, double reps, char *msg,
+                              size_t msglen)
+{
+	aiw_sim *sim;
+	aiw_status st = build_share(probe, T, I, base, gt, reps, &sim);
+	if (!sim)
+		return aiwi_buferr(msg, msglen, st, "out of memory");
+	if (st == AIW_OK)
+		st = aiw_sim_set_double(sim, "sim.duration", CHECK_DURATION);
+	if (st == AIW_OK)
+		st = aiw_sim_run(sim);
+	if (st != AIW_OK)
+		aiwi_buferr(msg, msglen, st, "%s", aiw_sim_errmsg(sim));
+	aiw_sim_free(sim);
+	return st;
+}
+
 /* The shares' runs, in order; out: n rows of AIW_DIVERSITY_NCOLUMNS (NaN
- * where not run).  refuse_overload: an overloaded share is an error
- * (AIW_ERANGE) instead of a flag. */
-static aiw_status run_shares(const char *scenario, double total, const double *shares, size_t n,
-                             double *out, bool refuse_overload, aiw_diversity_progress_fn progress,
-                             void *payload, char *errbuf, size_t errlen)
+ * where not run).  Every share is split and started first (check_share),
+ * so that a share its components refuse is reported before any full run.
+ * refuse_overload: an overloaded share is an error (AIW_ERANGE) instead of
+ * a flag.  fn: the public function called, for messages. */
+static aiw_status run_shares(const char *fn, const char *scenario, double total,
+                             const double *shares, size_t n, double *out, bool refuse_overload,
+                             aiw_diversity_progress_fn progress, void *payload, char *errbuf,
+                             size_t errlen)
 {
 	for (size_t k = 0; k < n * AIW_DIVERSITY_NCOLUMNS; k++)
 		out[k] = NAN;
 	if (progress && progress(0, n + 1, payload))
-		return aiwi_buferr(errbuf, errlen, AIW_ESTOPPED,
-		                   "aiw_site_diversity_shares: stopped by the progress callback");
+		return aiwi_buferr(errbuf, errlen, AIW_ESTOPPED, "%s: stopped by the progress callback",
+		                   fn);
 	aiw_sim *probe = NULL;
 	const aiwi_comp *T = NULL, *I = NULL;
 	base_run base = {0};
-	aiw_status st = open_probe(scenario, &probe, &T, &I, &base, errbuf, errlen);
+	aiw_status st = open_probe(fn, scenario, &probe, &T, &I, &base, errbuf, errlen);
 	if (st != AIW_OK)
 		return st;
+	char msg[1024];
+	/* the scenario itself first (its own start: a copy with no component
+	 * left out or changed), then every share */
+	if ((st = check_share(probe, NULL, NULL, &base, 0, 0, msg, sizeof msg)) != AIW_OK) {
+		aiwi_buferr(errbuf, errlen, st, "%s: the scenario's own run: %s", fn, msg);
+		aiw_sim_free(probe);
+		return st;
+	}
+	for (size_t k = 0; k < n && st == AIW_OK; k++) {
+		double gt, reps;
+		if ((st = split_share(fn, T, I, &base, total, shares[k], &gt, &reps, errbuf, errlen)) !=
+		    AIW_OK)
+			break;
+		st = check_share(probe, T, I, &base, gt, reps, msg, sizeof msg);
+		if (st != AIW_OK)
+			aiwi_buferr(errbuf, errlen, st,
+			            "%s: training share %g (%g training GPUs, %g replicas): %s (every "
+			            "share is checked before the first runs)",
+			            fn, shares[k], gt, reps, msg);
+	}
+	if (st == AIW_OK)
+		st = run_probe(fn, probe, I, &base, errbuf, errlen);
 	for (size_t k = 0; k < n && st == AIW_OK; k++) {
 		if (progress && progress(k + 1, n + 1, payload)) {
 			st = aiwi_buferr(errbuf, errlen, AIW_ESTOPPED,
-			                 "aiw_site_diversity_shares: stopped by the progress callback "
-			                 "after %zu of %zu shares",
+			                 "%s: stopped by the progress callback after %zu of %zu shares", fn,
 			                 k, n);
 			break;
 		}
 		double gt, reps, *row = out + k * AIW_DIVERSITY_NCOLUMNS;
-		if ((st = split_share(T, I, total, shares[k], &gt, &reps, errbuf, errlen)) != AIW_OK)
+		if ((st = split_share(fn, T, I, &base, total, shares[k], &gt, &reps, errbuf, errlen)) !=
+		    AIW_OK)
 			break;
-		char msg[1024];
 		st = sweep_one(probe, T, I, &base, gt, reps, row, msg, sizeof msg);
 		if (st != AIW_OK) {
-			aiwi_buferr(errbuf, errlen, st, "aiw_site_diversity_sweep: training share %g (%g "
-			            "training GPUs, %g replicas): %s",
-			            shares[k], gt, reps, msg);
+			aiwi_buferr(errbuf, errlen, st, "%s: training share %g (%g training GPUs, %g "
+			            "replicas): %s",
+			            fn, shares[k], gt, reps, msg);
 			break;
 		}
 		row[AIW_DIVERSITY_SHARE] = gt / total;
@@ -289,11 +405,11 @@ static aiw_status run_shares(const char *scenario, double total, const double *s
 		row[AIW_DIVERSITY_REPLICAS] = reps;
 		if (refuse_overload && row[AIW_DIVERSITY_OVERLOADED] != 0) {
 			st = aiwi_buferr(errbuf, errlen, AIW_ERANGE,
-			                 "aiw_site_diversity_sweep: training share %g (%g training GPUs, "
-			                 "%g replicas): the inference fleet is overloaded (SLO attainment "
-			                 "%.3f against the scenario's %.3f, P99 TTFT %.3g s); its power "
-			                 "figures would not be those of a fleet that serves its users",
-			                 shares[k], gt, reps, row[AIW_DIVERSITY_SLO_ATTAINMENT],
+			                 "%s: training share %g (%g training GPUs, %g replicas): the "
+			                 "inference fleet is overloaded (SLO attainment %.3f against the "
+			                 "scenario's %.3f, P99 TTFT %.3g s); its power figures would not "
+			                 "be those of a fleet that serves its users",
+			                 fn, shares[k], gt, reps, row[AIW_DIVERSITY_SLO_ATTAINMENT],
 			                 base.slo_attainment, row[AIW_DIVERSITY_TTFT_P99_S]);
 			break;
 		}
@@ -332,7 +448,8 @@ AIW_EXPORT aiw_status aiw_site_diversity_sweep(const char *scenario, double tota
 	for (size_t k = 0; k < steps; k++)
 		shares[k] = (double)k / (double)(steps - 1);
 	aiw_status st =
-		run_shares(scenario, total_gpus, shares, steps, out, true, NULL, NULL, errbuf, errlen);
+		run_shares("aiw_site_diversity_sweep", scenario, total_gpus, shares, steps, out, true,
+		           NULL, NULL, errbuf, errlen);
 	for (size_t k = 0; k < steps; k++) {
 		const double *row = out + k * AIW_DIVERSITY_NCOLUMNS;
 		if (isnan(row[AIW_DIVERSITY_SHARE]))
@@ -386,8 +503,8 @@ AIW_EXPORT aiw_status aiw_site_diversity_shares(const char *scenario, double tot
 	double *rows = malloc(n * AIW_DIVERSITY_NCOLUMNS * sizeof *rows);
 	if (!rows)
 		return aiwi_buferr(errbuf, errlen, AIW_ENOMEM, "out of memory");
-	aiw_status st = run_shares(scenario, total_gpus, shares, n, rows, false, progress, payload,
-	                           errbuf, errlen);
+	aiw_status st = run_shares("aiw_site_diversity_shares", scenario, total_gpus, shares, n,
+	                           rows, false, progress, payload, errbuf, errlen);
 	/* the caller's rows are ncolumns wide: the known columns, NaN beyond */
 	for (size_t k = 0; k < n; k++)
 		for (size_t j = 0; j < ncolumns; j++)

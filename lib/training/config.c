@@ -6,6 +6,7 @@
 #include "training/training.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static double daly_tau(double d, double M)
@@ -43,6 +44,8 @@ double aiwi_training_failure_rate(const aiwi_comp *c)
 {
 	return aiwi_pset(c, P_MTBF) ? aiwi_p(c, P_GPUS) / aiwi_p(c, P_MTBF) : 0;
 }
+
+enum { MEM_REFUSE, MEM_WARN }; /* memory_check */
 
 /* The global batch in tokens when no parallel layout gives it: tokens_per_step,
  * or tokens_per_gpu x gpus (weak scaling), or 4e6; both set is refused. */
@@ -98,6 +101,8 @@ static aiw_status derive_layout(aiwi_comp *c, aiwi_tcfg *k)
 	L->tp = aiwi_p(c, P_TP);
 	L->pp = aiwi_p(c, P_PP);
 	L->v = aiwi_p(c, P_VSTAGES);
+	L->first_layers = aiwi_pset(c, P_FIRST_LAYERS) ? aiwi_p(c, P_FIRST_LAYERS) : 0;
+	L->last_layers = aiwi_pset(c, P_LAST_LAYERS) ? aiwi_p(c, P_LAST_LAYERS) : 0;
 	L->cp = aiwi_p(c, P_CP);
 	L->ep = aiwi_p(c, P_EP);
 	L->dp = aiwi_pset(c, P_DP) ? aiwi_p(c, P_DP) : 0;
@@ -130,7 +135,11 @@ static aiw_status derive_layout(aiwi_comp *c, aiwi_tcfg *k)
 	double gb = aiwi_p(c, P_GRAD_BYTES), ob = aiwi_p(c, P_OPTIM_BYTES);
 	aiwi_tmem_per_gpu(A, L, 2, gb, ob, aiwi_p(c, P_MEM_BUFFERS), &k->mem);
 	const aiwi_tmem *M = &k->mem;
-	if (M->total > k->g.mem_bytes) {
+	if (M->total > k->g.mem_bytes && aiwi_p(c, P_MEM_CHECK) == MEM_WARN) {
+		aiwi_warn(sim, "%s: the layout needs %.1f GB per GPU but %s has %.1f GB; run as "
+		          "memory_check = warn",
+		          p, M->total / 1e9, k->g.name, k->g.mem_bytes / 1e9);
+	} else if (M->total > k->g.mem_bytes) {
 		static const char *const HINT[AIWI_M_N] = {
 			"raise tp or pp, or zero_stage = 3",
 			"zero_stage = 2, or raise tp or pp",
@@ -144,11 +153,16 @@ static aiw_status derive_layout(aiwi_comp *c, aiwi_tcfg *k)
 			hint = "raise dp, tp or pp";
 		if (M->largest == AIWI_M_GRADS && L->zero >= 2)
 			hint = "raise dp, tp or pp";
+		char where[96] = "";
+		double n3[3];
+		if (aiwi_tlayout_stages(L, A, n3))
+			snprintf(where, sizeof where, " on pipeline stage %d of %g (%g layers)", M->stage,
+			         L->pp, M->stage_layers);
 		return aiwi_err(sim, AIW_ERANGE,
-		                "%s: the layout needs %.1f GB per GPU but %s has %.1f GB (weights %.1f, "
+		                "%s: the layout needs %.1f GB per GPU%s but %s has %.1f GB (weights %.1f, "
 		                "gradients %.1f, optimizer states %.1f, activations %.1f, buffers "
 		                "%.1f GB); the largest term is %s (%.1f GB): try %s",
-		                p, M->total / 1e9, k->g.name, k->g.mem_bytes / 1e9,
+		                p, M->total / 1e9, where, k->g.name, k->g.mem_bytes / 1e9,
 		                M->term[AIWI_M_WEIGHTS] / 1e9, M->term[AIWI_M_GRADS] / 1e9,
 		                M->term[AIWI_M_OPTIM] / 1e9, M->term[AIWI_M_ACT] / 1e9,
 		                M->term[AIWI_M_BUFFERS] / 1e9, aiwi_tmem_term_name(M->largest),
@@ -185,12 +199,9 @@ static aiw_status derive_layout(aiwi_comp *c, aiwi_tcfg *k)
 	k->e = S->tp + S->cp + S->ep + S->pp_transfer + S->dp;
 	k->e0 = S0.tp + S0.cp + S0.ep + S0.pp_transfer + S0.dp;
 	k->t_comm = S->dp_total;
-	aiwi_tparams P;
-	aiwi_tarch_params(A, &P);
-	double lps = A->layers / L->pp;
-	double emb = A->vocab * A->hidden * (!A->tied && L->pp == 1 ? 2 : 1);
-	k->grad_bytes = gb * ((lps * P.per_layer_dense + emb) / L->tp +
-	                      lps * P.per_layer_expert / (L->tp * L->ep));
+	double psi_d, psi_e, lds;
+	aiwi_tlayout_stage_params(L, A, &psi_d, &psi_e, &lds);
+	k->grad_bytes = gb * (psi_d + psi_e);
 	k->ar_ranks = L->dp;
 	/* east-west: the DP reduction's inter-node bytes, every GPU of a node */
 	aiwi_tgroup gdp = aiwi_tlayout_group(L, AIWI_G_DP);
@@ -258,6 +269,74 @@ static aiw_status check_layout_unused(aiwi_comp *c)
 	return AIW_OK;
 }
 
+/* A data-parallel job (no layers) that cannot hold its model states on
+ * its GPUs under any layout is refused: weights 2, gradients
+ * grad_bytes_per_param and optimizer optimizer_bytes_per_param bytes per
+ * parameter (2 + 2 + 12 = 16 for mixed-precision Adam, Rajbhandari et al.
+ * 2020), sharded over every GPU, plus memory_buffers (aiwi_tmem_data_parallel);
+ * the message names the need, the memory, the largest term and the GPUs
+ * from which the states fit. */
+static aiw_status check_dp_memory(aiwi_comp *c, aiwi_tcfg *k, double params)
+{
+	double wb = 2, gb = aiwi_p(c, P_GRAD_BYTES), ob = aiwi_p(c, P_OPTIM_BYTES);
+	double buffers = aiwi_p(c, P_MEM_BUFFERS);
+	aiwi_tmem M;
+	aiwi_tmem_data_parallel(params, k->N, wb, gb, ob, buffers, &M);
+	if (!(M.total > k->g.mem_bytes))
+		return AIW_OK;
+	if (aiwi_p(c, P_MEM_CHECK) == MEM_WARN) {
+		aiwi_warn(c->sim,
+		          "%s: model_params = %g needs at least %.1f GB per GPU on gpus = %g (model "
+		          "states sharded over every GPU, %g B per parameter) but %s has %.1f GB; run "
+		          "as memory_check = warn",
+		          c->prefix, params, M.total / 1e9, k->N, wb + gb + ob, k->g.name,
+		          k->g.mem_bytes / 1e9);
+		return AIW_OK;
+	}
+	double room = k->g.mem_bytes - buffers;
+	char fit[160];
+	if (room > 0)
+		snprintf(fit, sizeof fit, "the states fit from gpus = %.0f (%g B x %g / %.1f GB)",
+		         ceil((wb + gb + ob) * params / room), wb + gb + ob, params, room / 1e9);
+	else
+		snprintf(fit, sizeof fit, "%s's memory does not hold the buffers", k->g.name);
+	return aiwi_err(c->sim, AIW_ERANGE,
+	                "%s: model_params = %g needs at least %.1f GB per GPU on gpus = %g but %s "
+	                "has %.1f GB (model states sharded over every GPU, %g B per parameter: "
+	                "weights %.1f, gradients %.1f, optimizer states %.1f, buffers %.1f GB; "
+	                "activations not counted); the largest term is %s (%.1f GB): %s; set layers "
+	                "and the architecture for the layout model, which checks a layout (tp, pp, "
+	                "zero_stage) with its activations",
+	                c->prefix, params, M.total / 1e9, k->N, k->g.name, k->g.mem_bytes / 1e9,
+	                wb + gb + ob, M.term[AIWI_M_WEIGHTS] / 1e9, M.term[AIWI_M_GRADS] / 1e9,
+	                M.term[AIWI_M_OPTIM] / 1e9, buffers / 1e9, aiwi_tmem_term_name(M.largest),
+	                M.term[M.largest] / 1e9, fit);
+}
+
+/* A step whose exposed communication (k->e, healthy links) exceeds its
+ * compute is communication-bound: the run goes on, with a warning giving
+ * both, the compute's share of the nominal step and the model's MFU. */
+static void warn_comm_bound(aiwi_comp *c, const aiwi_tcfg *k)
+{
+	if (!(k->e0 > k->t_c))
+		return;
+	double step = k->t_c + k->e0 + (k->layout ? k->bubble : 0);
+	double mfu = k->layout ? k->S.mfu * k->S.step / step : 0;
+	if (!k->layout && !aiwi_pset(c, P_STEP_COMPUTE))
+		mfu = aiwi_p(c, P_MFU) * k->t_c / step;
+	char m[64] = "";
+	if (mfu > 0)
+		snprintf(m, sizeof m, ", MFU %.1f%%", 100 * mfu);
+	aiwi_warn(c->sim,
+	          "%s: communication-bound: exposed communication %.3g s per step exceeds the "
+	          "compute %.3g s (compute %.0f%% of the step%s); %s",
+	          c->prefix, k->e0, k->t_c, 100 * k->t_c / step, m,
+	          k->layout ? "a larger global_batch or fewer gpus per step, or a layout with "
+	                      "less exposed communication (step_*_s metrics)"
+	                    : "a larger tokens_per_step (or tokens_per_gpu), fewer gpus, or more "
+	                      "overlap");
+}
+
 /* Read and cross-check every parameter of c into *k.  Messages name the
  * parameter, its value and the allowed range. */
 aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
@@ -318,6 +397,8 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 	if (!(k->t_c > 0 && isfinite(k->t_c)))
 		return aiwi_err(sim, AIW_ERANGE, "%s: step compute time %g s is not a positive finite time",
 		                c->prefix, k->t_c);
+	if (!k->layout && (st = check_dp_memory(c, k, params)) != AIW_OK)
+		return st;
 	if (!k->layout) {
 		k->grad_bytes = params * aiwi_p(c, P_GRAD_BYTES);
 		k->overlap = aiwi_p(c, P_OVERLAP);
@@ -357,5 +438,6 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 		k->hw_flops_step = 6 * params * k->tokens_per_step;
 		k->tel_peak = k->g.bf16_flops > 0 ? k->g.bf16_flops : 0;
 	}
+	warn_comm_bound(c, k);
 	return AIW_OK;
 }

@@ -96,8 +96,32 @@ aiw_status aiwi_tlayout_check(aiwi_tlayout *L, const aiwi_tarch *A, char *err, s
 		BAD("tp = %g does not divide heads = %g", L->tp, A->heads);
 	if (!divides(L->tp, A->kv_heads) && !divides(A->kv_heads, L->tp))
 		BAD("tp = %g and kv_heads = %g: one must divide the other", L->tp, A->kv_heads);
-	if (!divides(L->pp, A->layers))
-		BAD("pp = %g does not divide layers = %g", L->pp, A->layers);
+	bool uneven = L->first_layers > 0 || L->last_layers > 0;
+	if (uneven) {
+		/* Megatron-LM: the stages not given a count split the rest evenly;
+		 * the interleaved schedule is not combined with it here */
+		const char *name = L->first_layers > 0 ? "first_stage_layers" : "last_stage_layers";
+		double given = L->first_layers > 0 ? L->first_layers : L->last_layers;
+		if (!whole(L->first_layers, 0) || !whole(L->last_layers, 0))
+			BAD("%s = %g must be a whole number >= 1", name, given);
+		if (L->pp < 2)
+			BAD("%s = %g needs pp >= 2 (pp = %g)", name, given, L->pp);
+		if (L->schedule == AIWI_SCHED_INTERLEAVED)
+			BAD("%s = %g needs schedule = 1f1b or zb-h1 (uneven stages with the "
+			    "interleaved schedule are not modelled)",
+			    name, given);
+		double rest = A->layers - L->first_layers - L->last_layers;
+		double others = L->pp - (L->first_layers > 0) - (L->last_layers > 0);
+		if (others == 0 ? rest != 0 : !(rest >= others && divides(others, rest)))
+			BAD("first_stage_layers = %g and last_stage_layers = %g leave %g of layers = %g "
+			    "for the other %g of pp = %g stages: they must split them evenly, at least "
+			    "one layer each",
+			    L->first_layers, L->last_layers, rest, A->layers, others, L->pp);
+	} else if (!divides(L->pp, A->layers)) {
+		BAD("pp = %g does not divide layers = %g (first_stage_layers and last_stage_layers "
+		    "set uneven stages)",
+		    L->pp, A->layers);
+	}
 	if (!divides(L->cp, A->seq))
 		BAD("cp = %g does not divide seq_len = %g", L->cp, A->seq);
 	if (L->ep > 1) {
@@ -132,6 +156,50 @@ aiw_status aiwi_tlayout_check(aiwi_tlayout *L, const aiwi_tarch *A, char *err, s
 		    L->m, L->pp);
 	return AIW_OK;
 #undef BAD
+}
+
+bool aiwi_tlayout_stages(const aiwi_tlayout *L, const aiwi_tarch *A, double n[3])
+{
+	bool uneven = L->pp > 1 && (L->first_layers > 0 || L->last_layers > 0);
+	if (!uneven) {
+		n[0] = n[1] = n[2] = A->layers / L->pp;
+		return false;
+	}
+	double rest = A->layers - L->first_layers - L->last_layers;
+	double others = L->pp - (L->first_layers > 0) - (L->last_layers > 0);
+	double mid = others > 0 ? rest / others : 0;
+	n[0] = L->first_layers > 0 ? L->first_layers : mid;
+	n[2] = L->last_layers > 0 ? L->last_layers : mid;
+	n[1] = others > 0 ? mid : n[2]; /* pp = 2: the second stage is the last */
+	return true;
+}
+
+void aiwi_tlayout_stage_params(const aiwi_tlayout *L, const aiwi_tarch *A, double *psi_d,
+                               double *psi_e, double *layers)
+{
+	aiwi_tparams P;
+	aiwi_tarch_params(A, &P);
+	double n[3];
+	bool uneven = aiwi_tlayout_stages(L, A, n);
+	double vh = A->vocab * A->hidden;
+	double emb = vh * (!A->tied && L->pp == 1 ? 2 : 1);
+	*layers = n[0];
+	*psi_d = (n[0] * P.per_layer_dense + emb) / L->tp;
+	*psi_e = n[0] * P.per_layer_expert / (L->tp * L->ep);
+	if (!uneven)
+		return;
+	/* a middle stage (no embedding unless pp = 2, where it is the last),
+	 * then the last (the output layer) */
+	double cand[2][2] = {{n[1], L->pp == 2 ? vh : 0}, {n[2], vh}};
+	for (int i = 0; i < 2; i++) {
+		double d = (cand[i][0] * P.per_layer_dense + cand[i][1]) / L->tp;
+		double e = cand[i][0] * P.per_layer_expert / (L->tp * L->ep);
+		if (d + e > *psi_d + *psi_e) {
+			*psi_d = d;
+			*psi_e = e;
+			*layers = cand[i][0];
+		}
+	}
 }
 
 aiwi_tgroup aiwi_tlayout_group(const aiwi_tlayout *L, int which)

@@ -49,6 +49,11 @@ typedef struct aiwi_tlayout {
 	double micro_batch;  /* sequences per micro-batch */
 	double global_batch; /* sequences per step */
 	double m;            /* micro-batches per step per pipeline: global / (dp mb) */
+	/* layers of the first and last pipeline stages (Megatron-LM's
+	 * decoder_first_pipeline_num_layers, decoder_last_pipeline_num_layers);
+	 * 0: unset, that stage takes layers / pp like the others.  The other
+	 * stages split the remaining layers evenly. */
+	double first_layers, last_layers;
 	int schedule;        /* AIWI_SCHED_* */
 	int zero;            /* 0-3 */
 	int recompute;       /* AIWI_RC_* */
@@ -64,6 +69,18 @@ typedef struct aiwi_tlayout {
  * the parameter, its value and what is allowed ("tp = 3 does not divide
  * heads = 64"). */
 aiw_status aiwi_tlayout_check(aiwi_tlayout *L, const aiwi_tarch *A, char *err, size_t len);
+
+/* Layers on the first, a middle and the last pipeline stage (n[0], n[1],
+ * n[2]; all L / pp for an even split) of a layout aiwi_tlayout_check()
+ * accepted; returns whether the split is uneven. */
+bool aiwi_tlayout_stages(const aiwi_tlayout *L, const aiwi_tarch *A, double n[3]);
+
+/* Parameters on one GPU of the stage with the most (the first for an even
+ * split, its L / pp layers and the input embedding, with the output layer
+ * when pp = 1 and it is not tied): dense ones over tp in *psi_d, the
+ * experts' over tp ep in *psi_e, the stage's layers in *layers. */
+void aiwi_tlayout_stage_params(const aiwi_tlayout *L, const aiwi_tarch *A, double *psi_d,
+                               double *psi_e, double *layers);
 
 /* One group of ranks that synchronise: n members, of which per_node share
  * a node (n / per_node nodes; per_node = n: inside one node). */
@@ -155,15 +172,28 @@ typedef struct aiwi_tmem {
 	double term[AIWI_M_N];
 	double total;
 	int largest;     /* AIWI_M_* */
-	double in_flight;/* layers' worth of micro-batch activations on the first stage */
+	double in_flight;/* layers' worth of micro-batch activations on that stage */
+	int stage;       /* the stage counted: 0 (first), 1 (second) or pp - 1 */
+	double stage_layers; /* its layers */
 } aiwi_tmem;
-/* Per-GPU memory of the first pipeline stage.  weight_b, grad_b, optim_b:
- * bytes per parameter of weights, gradients and optimizer states (ZeRO:
+/* Per-GPU memory of the fullest pipeline stage: the first one for an
+ * even split; for an uneven split (first_layers, last_layers) the largest
+ * of the first, the second (the fullest middle stage: 1F1B keeps
+ * min(m, pp - i) micro-batches in flight on stage i) and the last.
+ * weight_b, grad_b, optim_b: bytes per parameter of weights, gradients and optimizer states (ZeRO:
  * 2, 2, 12), sharded over dp from stage 1 (optimizer), 2 (+gradients), 3
  * (+weights); buffers: fixed bytes. */
 void aiwi_tmem_per_gpu(const aiwi_tarch *A, const aiwi_tlayout *L, double weight_b,
                        double grad_b, double optim_b, double buffers, aiwi_tmem *out);
 const char *aiwi_tmem_term_name(int term);
+
+/* Per-GPU memory a data-parallel job (no architecture) needs at least:
+ * its psi parameters' model states sharded over all of its n GPUs (the
+ * least any layout holds: ZeRO stage 3 over every GPU, Rajbhandari et al.
+ * 2020, (w + g + k) psi / N_d; tp x pp x dp shards no further), plus
+ * buffers; activations, unknown without the architecture, are 0. */
+void aiwi_tmem_data_parallel(double psi, double n, double weight_b, double grad_b,
+                             double optim_b, double buffers, aiwi_tmem *out);
 
 /* ------------------------------------------------------------------------ */
 /* step.c                                                                    */

@@ -29,6 +29,11 @@
  * min(m, pp) micro-batches of its L / pp layers, L layers' worth when
  * m >= pp; the interleaved schedule L (1 + (pp-1)/(pp v)) (Korthikanti et
  * al., section 4.2.3); without pipelining one micro-batch of L layers.
+ * Uneven stages (first_layers, last_layers): stage i of pp holds
+ * min(m, pp - i) micro-batches of its own layers, the first stage the input
+ * embedding, the last the output layer (or the tied embedding's copy); the
+ * fullest of the first, second and last stages is counted (the middle
+ * stages after the second hold fewer micro-batches of as many layers).
  * Buffers: a fixed amount (CUDA context, NCCL buffers, fragmentation),
  * a parameter.
  */
@@ -85,19 +90,17 @@ double aiwi_act_layer_arch(const aiwi_tarch *A, const aiwi_tlayout *L, int recom
 	                 recompute, A->attention, mlp_ratio(A));
 }
 
-void aiwi_tmem_per_gpu(const aiwi_tarch *A, const aiwi_tlayout *L, double wb, double gb,
-                       double ob, double buffers, aiwi_tmem *out)
+/* Memory of stage i with n layers, emb embedding parameters and in_flight
+ * layers' worth of activations. */
+static void stage_mem(const aiwi_tarch *A, const aiwi_tlayout *L, const aiwi_tparams *P,
+                      double n, double emb, double in_flight, double wb, double gb, double ob,
+                      double buffers, aiwi_tmem *out)
 {
-	aiwi_tparams P;
-	aiwi_tarch_params(A, &P);
-	double lps = A->layers / L->pp;
-	double emb = A->vocab * A->hidden * (!A->tied && L->pp == 1 ? 2 : 1);
-	double dense = (lps * P.per_layer_dense + emb) / L->tp;
-	double expert = lps * P.per_layer_expert / (L->tp * L->ep);
+	double dense = (n * P->per_layer_dense + emb) / L->tp;
+	double expert = n * P->per_layer_expert / (L->tp * L->ep);
 	double st[3];
 	aiwi_zero_states(dense, expert, L->dp, L->dp / L->ep, L->zero, wb, gb, ob, st);
 	double w = st[0], g = st[1], o = st[2];
-	double in_flight = aiwi_act_in_flight(A->layers, L->pp, L->v, L->m, L->schedule);
 	double per = aiwi_act_layer_arch(A, L, L->recompute);
 	out->term[AIWI_M_WEIGHTS] = w;
 	out->term[AIWI_M_GRADS] = g;
@@ -105,6 +108,62 @@ void aiwi_tmem_per_gpu(const aiwi_tarch *A, const aiwi_tlayout *L, double wb, do
 	out->term[AIWI_M_ACT] = per * in_flight;
 	out->term[AIWI_M_BUFFERS] = buffers;
 	out->in_flight = in_flight;
+	out->stage_layers = n;
+	out->total = 0;
+	out->largest = 0;
+	for (int i = 0; i < AIWI_M_N; i++) {
+		out->total += out->term[i];
+		if (out->term[i] > out->term[out->largest])
+			out->largest = i;
+	}
+}
+
+void aiwi_tmem_per_gpu(const aiwi_tarch *A, const aiwi_tlayout *L, double wb, double gb,
+                       double ob, double buffers, aiwi_tmem *out)
+{
+	aiwi_tparams P;
+	aiwi_tarch_params(A, &P);
+	double n[3];
+	bool uneven = aiwi_tlayout_stages(L, A, n);
+	double emb = A->vocab * A->hidden * (!A->tied && L->pp == 1 ? 2 : 1);
+	if (!uneven) {
+		double in_flight = aiwi_act_in_flight(A->layers, L->pp, L->v, L->m, L->schedule);
+		stage_mem(A, L, &P, n[0], emb, in_flight, wb, gb, ob, buffers, out);
+		out->stage = 0;
+		return;
+	}
+	/* 1F1B and zb-h1 (uneven stages exclude the interleaved schedule):
+	 * stage i holds min(m, pp - i) micro-batches of its layers; the input
+	 * embedding sits on the first stage, the output layer (or the tied
+	 * embedding's copy) on the last */
+	double pp = L->pp, vh = A->vocab * A->hidden;
+	struct {
+		int stage;
+		double n, emb;
+	} S[3] = {{0, n[0], vh}, {1, n[1], pp == 2 ? vh : 0}, {(int)pp - 1, n[2], vh}};
+	for (int i = 0; i < 3; i++) {
+		aiwi_tmem m;
+		stage_mem(A, L, &P, S[i].n, S[i].emb, S[i].n * fmin(L->m, pp - S[i].stage), wb, gb, ob,
+		          buffers, &m);
+		m.stage = S[i].stage;
+		if (i == 0 || m.total > out->total)
+			*out = m;
+	}
+}
+
+void aiwi_tmem_data_parallel(double psi, double n, double wb, double gb, double ob,
+                             double buffers, aiwi_tmem *out)
+{
+	double st[3];
+	aiwi_zero_states(psi, 0, n, 1, 3, wb, gb, ob, st);
+	out->term[AIWI_M_WEIGHTS] = st[0];
+	out->term[AIWI_M_GRADS] = st[1];
+	out->term[AIWI_M_OPTIM] = st[2];
+	out->term[AIWI_M_ACT] = 0;
+	out->term[AIWI_M_BUFFERS] = buffers;
+	out->in_flight = 0;
+	out->stage = 0;
+	out->stage_layers = 0;
 	out->total = 0;
 	out->largest = 0;
 	for (int i = 0; i < AIWI_M_N; i++) {

@@ -110,15 +110,32 @@ const aiwi_param_def aiwi_training_params[P_NPARAMS] = {
 	[P_MAX_TOKENS] = {"max_tokens", "training.NAME.max_tokens", AIW_PT_REAL, NULL, "1", 0, 1e18,
 	                  NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN | RT,
 	                  "stop after the step that reaches this many tokens (none: no limit)", 0},
+	[P_MEM_CHECK] = {"memory_check", "training.NAME.memory_check", AIW_PT_ENUM, "refuse", "", 0,
+	                 1, "refuse|warn", 0,
+	                 "a job whose memory per GPU exceeds the GPU's (the layout's; without "
+	                 "layers, the model states sharded over every GPU): refuse it, or run it "
+	                 "with a warning",
+	                 0},
 	AIW_COST_PARAM_DEFS("training"),
 #define TK(k) "training.NAME." k
 #define NONE AIW_PF_NONE
 	[P_TP] = {"tp", TK("tp"), AIW_PT_INT, "1", "1", 1, 65536, NULL, 0,
 	          "tensor-parallel size (with layers set; placed inside a node first)", 0},
 	[P_PP] = {"pp", TK("pp"), AIW_PT_INT, "1", "1", 1, 65536, NULL, 0,
-	          "pipeline-parallel stages (must divide layers)", 0},
+	          "pipeline-parallel stages (must divide layers, or the layers left by "
+	          "first_stage_layers and last_stage_layers)", 0},
 	[P_VSTAGES] = {"virtual_stages", TK("virtual_stages"), AIW_PT_INT, "1", "1", 1, 1024, NULL,
 	               0, "model chunks per pipeline stage (schedule = interleaved)", 0},
+	[P_FIRST_LAYERS] = {"first_stage_layers", TK("first_stage_layers"), AIW_PT_INT, NULL, "1",
+	                    1, 1e6, NULL, NONE,
+	                    "layers of the first pipeline stage (Megatron-LM's "
+	                    "decoder_first_pipeline_num_layers); none: as the other stages",
+	                    0},
+	[P_LAST_LAYERS] = {"last_stage_layers", TK("last_stage_layers"), AIW_PT_INT, NULL, "1", 1,
+	                   1e6, NULL, NONE,
+	                   "layers of the last pipeline stage (Megatron-LM's "
+	                   "decoder_last_pipeline_num_layers); none: as the other stages",
+	                   0},
 	[P_CP] = {"cp", TK("cp"), AIW_PT_INT, "1", "1", 1, 65536, NULL, 0,
 	          "context-parallel size (splits seq_len)", 0},
 	[P_EP] = {"ep", TK("ep"), AIW_PT_INT, "1", "1", 1, 65536, NULL, 0,

@@ -2,7 +2,11 @@
  * step.c - time per step of a training layout (layout.h).
  *
  * A slot is one micro-batch (forward and backward) on the slowest pipeline
- * stage, the last one (its L / pp layers and the output layer):
+ * stage, the last one (its L / pp layers and the output layer) for an even
+ * split; with uneven stages (first_layers, last_layers: Megatron-LM's
+ * decoder_first_pipeline_num_layers and decoder_last_pipeline_num_layers)
+ * the slowest of the first, a middle and the last stage with the output
+ * layer, its layers in every per-layer term below:
  *   GEMMs      tokens x gemm FLOPs x (3, or 4 with full recomputation) / tp
  *              at peak(precision) x efficiency(precision);
  *   attention  tokens x 4 s h x (3, +1 recomputed under selective or full)
@@ -77,8 +81,6 @@ aiw_status aiwi_tstep_compute(const aiwi_tarch *A, const aiwi_tlayout *L, const 
 {
 	aiwi_tflops F;
 	aiwi_tflops_per_token(A, L->recompute, &F);
-	aiwi_tparams P;
-	aiwi_tarch_params(A, &P);
 	bool full = L->recompute == AIWI_RC_FULL, fp8 = L->precision == AIWI_PREC_FP8;
 	double peak = fp8 ? H->fp8_flops : H->bf16_flops, eff = fp8 ? H->fp8_eff : H->bf16_eff;
 	double g_rate = peak * eff, a_rate = H->bf16_flops * H->bf16_eff;
@@ -119,8 +121,24 @@ aiw_status aiwi_tstep_compute(const aiwi_tarch *A, const aiwi_tlayout *L, const 
 		double S = tok / (L->sp ? tp : 1) * A->topk * h * 2;
 		t_ep = (full ? 6 : 4) * aiwi_group_alltoall(S, gep, in, out);
 	}
-	o->slot_compute = lps * (t_gemm + t_attn + t_elem) + t_logits;
-	o->slot_comm = lps * (t_tp + t_cp + t_ep);
+	double n[3];
+	if (aiwi_tlayout_stages(L, A, n)) {
+		/* uneven stages: the slowest of the first, a middle and the last
+		 * (with the output layer) stage sets the slot */
+		double lay = t_gemm + t_attn + t_elem, com = t_tp + t_cp + t_ep;
+		lps = n[2];
+		o->slot_compute = lps * lay + t_logits;
+		o->slot_comm = lps * com;
+		for (int i = 1; i >= 0; i--)
+			if (n[i] * (lay + com) > o->slot_compute + o->slot_comm) {
+				lps = n[i];
+				o->slot_compute = lps * lay;
+				o->slot_comm = lps * com;
+			}
+	} else {
+		o->slot_compute = lps * (t_gemm + t_attn + t_elem) + t_logits;
+		o->slot_comm = lps * (t_tp + t_cp + t_ep);
+	}
 	double slot = o->slot_compute + o->slot_comm;
 	o->compute = L->m * o->slot_compute;
 	o->tp = L->m * lps * t_tp;
@@ -131,9 +149,8 @@ aiw_status aiwi_tstep_compute(const aiwi_tarch *A, const aiwi_tlayout *L, const 
 	        L->pp > 1 ? 2 * (L->pp - 1) * L->v * aiwi_group_p2p(2 * tok * h / tp, gpp, in, out)
 	                  : 0;
 	/* data parallelism: the most loaded stage's parameters on one GPU */
-	double emb = A->vocab * h * (!A->tied && L->pp == 1 ? 2 : 1);
-	double psi_d = (lps * P.per_layer_dense + emb) / tp;
-	double psi_e = lps * P.per_layer_expert / (tp * L->ep);
+	double psi_d, psi_e, lds; /* lds: that stage's layers, one gradient bucket each */
+	aiwi_tlayout_stage_params(L, A, &psi_d, &psi_e, &lds);
 	double f = H->dp_link_factor;
 	double red, gather = 0;
 	if (L->zero == 0) {
@@ -147,11 +164,11 @@ aiw_status aiwi_tstep_compute(const aiwi_tarch *A, const aiwi_tlayout *L, const 
 	}
 	double bwd = o->slot_compute * (passes - 1) / passes, fwd = o->slot_compute / passes;
 	o->dp_total = red + gather * (L->zero == 3 ? 1 + 2 * L->m : 1);
-	o->dp = queue_exposed(red, bwd, lps);
+	o->dp = queue_exposed(red, bwd, lds);
 	if (L->zero == 3) /* every micro-batch gathers the weights, forward and backward */
-		o->dp += L->m * (queue_exposed(gather, fwd, lps) + queue_exposed(gather, bwd, lps));
+		o->dp += L->m * (queue_exposed(gather, fwd, lds) + queue_exposed(gather, bwd, lds));
 	else if (L->zero > 0) /* the updated weights, behind the next step's first forward */
-		o->dp += queue_exposed(gather, fwd, lps);
+		o->dp += queue_exposed(gather, fwd, lds);
 	o->step = o->compute + o->tp + o->cp + o->ep + o->bubble + o->pp_transfer + o->dp;
 	o->model_flops = L->global_batch * A->seq * F.model;
 	o->mfu = o->model_flops / (L->gpus * peak * o->step);

@@ -95,12 +95,15 @@ enum {
 	P_START,
 	P_MAX_STEPS,
 	P_MAX_TOKENS,
+	P_MEM_CHECK,
 	P_COST,
 	/* the layout model: from P_LAYOUT_FIRST to the end, read only when
 	 * `layers` is set (refused otherwise, config.c) */
 	P_TP = P_COST + AIW_COST_NPARAMS,
 	P_PP,
 	P_VSTAGES,
+	P_FIRST_LAYERS,
+	P_LAST_LAYERS,
 	P_CP,
 	P_EP,
 	P_DP,

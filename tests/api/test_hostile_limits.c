@@ -35,7 +35,7 @@ static const run_case RUN_CASES[] = {
 	 "compare_fixed); the limit is 1e10 (lower rate or sim.duration)"},
 	/* training: a nanosecond step for a century; failures every microsecond */
 	{"[sim]\nduration = 100y\nsample_interval = 1d\n[training t]\ngpus = 1\n"
-	 "step_compute = 1e-9\n",
+	 "step_compute = 1e-9\nmemory_check = warn\n",
 	 AIW_ELIMIT,
 	 "hostile.ini:4: training.t: about 3.2e18 steps (100 y / step time 1e-9 s); the limit is "
 	 "1e10 (lower sim.duration, or raise the step time (step_compute, model_params or "

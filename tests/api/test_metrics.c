@@ -153,6 +153,7 @@ START_TEST(curve_catalogue)
 	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
 	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim,
 	                                        "[sim]\nduration = 1h\n[training t]\ngpus = 8\n"
+	                                        "memory_check = warn\n"
 	                                        "[inference i]\nrate = 1/s\nautoscaler = hpa\n",
 	                                        "t"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));

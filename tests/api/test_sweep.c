@@ -802,7 +802,7 @@ END_TEST
  * stop prepare.  The same sweep without it stops at the refusal. */
 START_TEST(test_keep_going)
 {
-	const char *scen = "[sim]\nduration = 1h\n[training t]\ngpus = 64\n";
+	const char *scen = "[sim]\nduration = 1h\n[training t]\ngpus = 64\nmemory_check = warn\n";
 	for (unsigned jobs = 1; jobs <= 2; jobs++) {
 		aiw_sweep *sw = new_sweep(scen);
 		SW_OK(sw, aiw_sweep_axis(sw, "training.t.gpus", "0,8,16"));

@@ -52,7 +52,7 @@ expect 2 "sweep --set on an undeclared component" -- "$aiw" sweep "$tmp/small.in
 has "$tmp/err" "did you mean training.tiny?" "sweep --set suggests the nearest component"
 # the same for a points file's header: a column on an undeclared component
 # is refused (near miss named), accepted with --add
-printf '# points\ntraining.tinny.gpus\n8\n' > "$tmp/typo.csv"
+printf '# points\ntraining.tinny.gpus\n16\n' > "$tmp/typo.csv"
 expect 2 "sweep --points column on an undeclared component" -- "$aiw" sweep "$tmp/small.ini" \
 	--points "$tmp/typo.csv"
 has "$tmp/err" "column 1, training.tinny.gpus" "sweep --points names the column"
@@ -65,7 +65,7 @@ expect 2 "sweep --add that nothing sets" -- "$aiw" sweep "$tmp/small.ini" --add 
 expect 2 "sweep --add of a declared component" -- "$aiw" sweep "$tmp/small.ini" \
 	--add training.tiny --set training.tiny.gpus=8
 expect 0 "--add then --set" -- "$aiw" run "$tmp/small.ini" --add training.second \
-	--set training.second.gpus=8 --summary full --no-progress
+	--set training.second.gpus=8 --set training.second.memory_check=warn --summary full --no-progress
 has "$tmp/out" "training second (8 x" "--add creates the component"
 expect 2 "--add of a declared component" -- "$aiw" run "$tmp/small.ini" --add training.tiny
 expect 2 "--add without a name" -- "$aiw" run "$tmp/small.ini" --add training

@@ -408,7 +408,7 @@ static const char SWEEP_SITE[] =
 	"[sim]\nduration = 24h\nsample_interval = 5min\n"
 	"[site]\npue = 1.25\ngpus_per_rack = 8\nprovisioning_margin = 0.2\n"
 	"[training train]\ngpu = H100-SXM\ngpus = 8\ngpus_per_node = 8\nmodel_params = 70e9\n"
-	"tokens_per_step = 4e6\nmfu = 0.45\n"
+	"tokens_per_step = 4e6\nmfu = 0.45\nmemory_check = warn\n"
 	"[inference serve]\ngpu = H100-SXM\ngpus_per_replica = 2\nreplicas = 8\n"
 	"model_params = 70e9\nweight_bits = 8\ntraffic = diurnal\nrate = 0.25/s\n"
 	"peak_to_trough = 10\npeak_hour = 14\nbatching = continuous\nmax_batch = 32\n";
@@ -449,15 +449,99 @@ START_TEST(sweep_training_share)
 	ck_assert(aiwi_test_metric(sim, "site.power_peak_w") == peak[2]);
 	ck_assert(aiwi_test_metric(sim, "site.rack_diversity_factor") == div[2]);
 	aiw_sim_free(sim);
-	/* the built-in site, smallest: shares 0 and 1 of 8 GPUs, reproducible */
+	/* the built-in site, smallest: shares 0 and 1 of 16 GPUs, reproducible
+	 * (its 70B job's model states, 16 B a parameter, need 15 H100 at least:
+	 * on 8 the memory check refuses share 1, below) */
 	double d1[2], d2[2], p1[2];
-	ck_assert_msg(aiw_site_diversity_sweep(NULL, 8, 2, NULL, d1, NULL, p1, NULL, err,
+	ck_assert_msg(aiw_site_diversity_sweep(NULL, 16, 2, NULL, d1, NULL, p1, NULL, err,
 	                                       sizeof err) == AIW_OK,
 	              "%s", err);
-	ck_assert_int_eq(aiw_site_diversity_sweep(NULL, 8, 2, NULL, d2, NULL, NULL, NULL, NULL, 0),
+	ck_assert_int_eq(aiw_site_diversity_sweep(NULL, 16, 2, NULL, d2, NULL, NULL, NULL, NULL, 0),
 	                 AIW_OK);
 	ck_assert(memcmp(d1, d2, sizeof d1) == 0);
 	ck_assert(p1[0] > 0 && p1[1] > 0);
+	/* on 8 GPUs share 1 is refused before any run, naming the need */
+	ck_assert_int_ne(aiw_site_diversity_sweep(NULL, 8, 2, NULL, d2, NULL, NULL, NULL, err,
+	                                          sizeof err),
+	                 AIW_OK);
+	ck_assert_msg(strstr(err, "needs at least 142.0 GB per GPU on gpus = 8") != NULL, "%s", err);
+}
+END_TEST
+
+/* A layout job's shares: tp x pp = 16 on nodes of 8, so training takes
+ * whole multiples of 16 GPUs (64 x 0.3 = 19.2 -> 16, 64 x 0.75 = 48, 64 x
+ * 0.9 = 57.6 -> 64); global_batch = 2 on 32 GPUs (dp 2) scales with dp,
+ * to 3 on 48 GPUs (dp 3, which 2 sequences would not divide) and 1 on 16. */
+static const char LAYOUT_SITE[] =
+	"[sim]\nduration = 2h\nsample_interval = 5min\n"
+	"[site]\npue = 1.25\ngpus_per_rack = 8\n"
+	"[training train]\ngpu = H100-SXM\ngpus = 32\ngpus_per_node = 8\nlayers = 32\n"
+	"hidden = 4096\nffn_hidden = 11008\nheads = 32\nvocab = 32000\nseq_len = 4096\n"
+	"mlp = swiglu\ntp = 8\npp = 2\nglobal_batch = 2\nzero_stage = 1\nmax_steps = 20000\n"
+	"[inference serve]\ngpu = H100-SXM\ngpus_per_replica = 2\nreplicas = 8\n"
+	"model_params = 70e9\nweight_bits = 8\ntraffic = diurnal\nrate = 0.25/s\n"
+	"peak_to_trough = 10\npeak_hour = 14\nbatching = continuous\nmax_batch = 32\n";
+
+START_TEST(layout_shares)
+{
+	char err[1024];
+	const double shares[] = {0.3, 0.75, 0.9};
+	double out[3 * AIW_DIVERSITY_NCOLUMNS];
+	ck_assert_msg(aiw_site_diversity_shares(LAYOUT_SITE, 64, shares, 3, out,
+	                                        AIW_DIVERSITY_NCOLUMNS, NULL, NULL, err,
+	                                        sizeof err) == AIW_OK,
+	              "%s", err);
+	const double want[] = {16, 48, 64};
+	for (int k = 0; k < 3; k++) {
+		ck_assert_double_eq(out[k * AIW_DIVERSITY_NCOLUMNS + AIW_DIVERSITY_TRAINING_GPUS],
+		                    want[k]);
+		ck_assert_double_eq(out[k * AIW_DIVERSITY_NCOLUMNS + AIW_DIVERSITY_REPLICAS],
+		                    floor((64 - want[k]) / 2));
+	}
+}
+END_TEST
+
+static int count_calls(size_t done, size_t total, void *payload)
+{
+	(void)done;
+	(void)total;
+	(*(size_t *)payload)++;
+	return 0;
+}
+
+/* Every share is checked before the first runs, and the message names the
+ * function called: 70B on 16 GPUs fits (72 GB per GPU), a quarter of 32
+ * GPUs (8: 142 GB) does not; the refusal comes before the scenario's own
+ * run (the progress callback was called once, for the start). */
+START_TEST(shares_checked_up_front)
+{
+	static const char SITE[] =
+		"[sim]\nduration = 2h\nsample_interval = 5min\n"
+		"[training train]\ngpu = H100-SXM\ngpus = 16\ngpus_per_node = 8\nmodel_params = 70e9\n"
+		"tokens_per_step = 4e6\n"
+		"[inference serve]\ngpu = H100-SXM\ngpus_per_replica = 2\nreplicas = 8\n"
+		"model_params = 70e9\nweight_bits = 8\nrate = 0.25/s\n";
+	char err[1024];
+	const double shares[] = {1, 0.25};
+	double out[2 * AIW_DIVERSITY_NCOLUMNS];
+	size_t calls = 0;
+	ck_assert_int_eq(aiw_site_diversity_shares(SITE, 32, shares, 2, out,
+	                                           AIW_DIVERSITY_NCOLUMNS, count_calls, &calls, err,
+	                                           sizeof err),
+	                 AIW_ERANGE);
+	ck_assert_msg(strstr(err, "aiw_site_diversity_shares: training share 0.25 (8 training "
+	                          "GPUs, 12 replicas): ") &&
+	                      strstr(err, "needs at least 142.0 GB per GPU on gpus = 8") &&
+	                      strstr(err, "checked before the first runs"),
+	              "%s", err);
+	ck_assert_uint_eq(calls, 1);
+	ck_assert(isnan(out[AIW_DIVERSITY_PEAK_W]));
+	double share[5];
+	ck_assert_int_eq(aiw_site_diversity_sweep(SITE, 32, 5, share, NULL, NULL, NULL, NULL, err,
+	                                          sizeof err),
+	                 AIW_ERANGE);
+	ck_assert_msg(strstr(err, "aiw_site_diversity_sweep: training share 0.25 (8 training GPUs"),
+	              "%s", err);
 }
 END_TEST
 
@@ -599,6 +683,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, sweep_training_share);
 	tcase_add_test(tc, shares_chosen_and_flagged);
 	tcase_add_test(tc, overloaded_share);
+	tcase_add_test(tc, layout_shares);
+	tcase_add_test(tc, shares_checked_up_front);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -306,7 +306,7 @@ START_TEST(one_slow_gpu)
 		aiw_sim *sim = load(3,
 		                    "[sim]\nduration=1h\nsample_interval=10min\n"
 		                    "[training t]\ngpus=%g\nstep_compute=1s\n%s"
-		                    "slow_gpus=1\nslow_factor=%g\n",
+		                    "slow_gpus=1\nslow_factor=%g\nmemory_check=warn\n",
 		                    Ns[j], NOCOMM, s);
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 		/* no jitter: every step computes exactly s x nominal */
@@ -326,7 +326,8 @@ START_TEST(one_slow_gpu)
 		aiw_sim *sim = load(4,
 		                    "[sim]\nduration=100000s\nsample_interval=1h\n"
 		                    "[training t]\ngpus=%g\nstep_compute=1s\n%s"
-		                    "slow_gpus=1\nslow_factor=%g\njitter=lognormal(0,%g)\nmax_steps=%g\n",
+		                    "slow_gpus=1\nslow_factor=%g\njitter=lognormal(0,%g)\nmax_steps=%g\n"
+		                    "memory_check=warn\n",
 		                    Ns[j], NOCOMM, s, sig, K);
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 		double floor_ = s * (exp(sig * sig / 2) - 5 * sig / sqrt(K));
@@ -829,6 +830,7 @@ START_TEST(invalid_params)
 	aiw_sim *sim;
 	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "training.t.gpus", "8"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "training.t.memory_check", "warn"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "training.t.slow_gpus", "9"));
 	ck_assert_int_eq(aiw_sim_run(sim), AIW_ERANGE);
 	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "training.t.slow_gpus = 9"), "%s",

@@ -260,6 +260,224 @@ START_TEST(tp_overlap_exact)
 }
 END_TEST
 
+/* Uneven pipeline stages (Megatron-LM's decoder_first_pipeline_num_layers
+ * and decoder_last_pipeline_num_layers), as Llama 3 405B runs 126 layers
+ * on pp = 16: first and last stages 7 layers, the 14 others 8.  Hardware
+ * of round numbers (1 PFLOP/s at efficiency 1, links and HBM fast enough
+ * that communication and element-wise kernels vanish) on a GPT layer of
+ * h = 1024, s = 1024, f = 4h, standard attention: one layer's forward is
+ * 24 h^2 + 4 s h = 28 x 2^20 FLOP per token, the output layer 2 h V.  A
+ * slot (1024 tokens, forward and backward, 3 passes) is
+ *   middle stage 8 X, last stage 7 X + Y,  X = 1024 x 3 x 28 x 2^20 / 1e15,
+ *   Y = 1024 x 3 x 2 h V / 1e15:
+ * V = 8192 (Y = 4/7 X): the middle stage, 8 X, is the slowest;
+ * V = 32768 (Y = 16/7 X): the last, 7 X + Y = 65/7 X.
+ * Memory (ZeRO 0, 16 bytes per parameter, m = 32 >= pp): stage i holds
+ * min(m, pp - i) micro-batches; layer parameters 12 h^2 + 2 h; activations
+ * per layer and micro-batch s b h (34 + 5 a s / h) = 74 x 2^20 B (a = 8):
+ *   first  16 (7 P + V h) + 7 x 16 x 74 x 2^20 + buffers,
+ *   second 16 x 8 P      + 8 x 15 x 74 x 2^20 + buffers (the fullest),
+ *   last   16 (7 P + V h) + 7 x 1 x 74 x 2^20 + buffers. */
+START_TEST(uneven_stages_exact)
+{
+	const double h = 1024, s = 1024, M20 = 1048576;
+	aiwi_thw H = {.bf16_flops = 1e15, .bf16_eff = 1, .mem_bw = 1e30,
+	              .intra = {"fast", 0, 1e30}, .inter = {"fast", 0, 1e30},
+	              .dp_algo = AIW_AR_RING, .dp_link_factor = 1, .grad_bytes = 2,
+	              .weight_bytes = 2};
+	double X = 1024 * 3 * 28 * M20 / 1e15;
+	for (int big = 0; big < 2; big++) {
+		double V = big ? 32768 : 8192;
+		aiwi_tarch A = gpt(126, h, 8, s, V);
+		A.tied = false;
+		aiwi_tlayout L = layout(16, 1, 16, 1, 1, 1, 32);
+		char err[400];
+		ck_assert_int_eq(aiwi_tlayout_check(&L, &A, err, sizeof err), AIW_ERANGE);
+		ck_assert_msg(strstr(err, "pp = 16 does not divide layers = 126"), "%s", err);
+		L.first_layers = 7;
+		L.last_layers = 7;
+		aiwi_tstep S = step_of(&A, &L, &H);
+		double Y = 1024 * 3 * 2 * h * V / 1e15;
+		double slot = big ? 7 * X + Y : 8 * X;
+		ck_assert(big ? Y > X : Y < X);
+		EQ_REL(S.slot_compute, slot);
+		ck_assert_double_lt(S.slot_comm, 1e-12 * slot);
+		EQ_REL(S.compute, 32 * slot);
+		EQ_REL(S.bubble, 15 * slot);
+		aiwi_tmem Mm;
+		aiwi_tmem_per_gpu(&A, &L, 2, 2, 12, 2e9, &Mm);
+		double P = 12 * h * h + 2 * h, act = 74 * M20;
+		double first = 16 * (7 * P + V * h) + 7 * 16 * act;
+		double second = 16 * 8 * P + 8 * 15 * act;
+		double last = 16 * (7 * P + V * h) + 7 * act;
+		ck_assert(second > first && second > last);
+		ck_assert_int_eq(Mm.stage, 1);
+		ck_assert_double_eq(Mm.stage_layers, 8);
+		EQ_REL(Mm.total, second + 2e9);
+		EQ_REL(Mm.term[AIWI_M_ACT], 8 * 15 * act);
+	}
+	/* a count the other stages cannot share evenly, and interleaving, are
+	 * refused */
+	aiwi_tarch A = gpt(126, h, 8, s, 8192);
+	aiwi_tlayout L = layout(16, 1, 16, 1, 1, 1, 32);
+	L.first_layers = 8;
+	L.last_layers = 7;
+	char err[400];
+	ck_assert_int_eq(aiwi_tlayout_check(&L, &A, err, sizeof err), AIW_ERANGE);
+	ck_assert_msg(strstr(err, "leave 111 of layers = 126 for the other 14 of pp = 16"), "%s",
+	              err);
+	L = layout(16, 1, 8, 2, 1, 1, 32);
+	L.first_layers = 14;
+	ck_assert_int_eq(aiwi_tlayout_check(&L, &A, err, sizeof err), AIW_ERANGE);
+	ck_assert_msg(strstr(err, "first_stage_layers = 14 needs schedule = 1f1b or zb-h1"), "%s",
+	              err);
+}
+END_TEST
+
+/* An even split given explicitly is the even split, bit for bit; so is
+ * the kind's run of it. */
+START_TEST(uneven_even_identical)
+{
+	aiwi_tarch A = llama(80, 8192, 28672, 64, 8, 32000, 4096);
+	aiwi_thw H = hw_of("H100-SXM", 4);
+	aiwi_tlayout L0 = layout(512, 8, 8, 1, 1, 1, 256);
+	L0.zero = 1;
+	aiwi_tlayout L1 = L0;
+	L1.first_layers = 10;
+	L1.last_layers = 10;
+	aiwi_tstep S0 = step_of(&A, &L0, &H), S1 = step_of(&A, &L1, &H);
+	ck_assert_double_eq(S0.step, S1.step);
+	ck_assert_double_eq(S0.dp, S1.dp);
+	ck_assert_double_eq(S0.slot_compute, S1.slot_compute);
+	aiwi_tmem M0, M1;
+	aiwi_tmem_per_gpu(&A, &L0, 2, 4, 12, 2e9, &M0);
+	aiwi_tmem_per_gpu(&A, &L1, 2, 4, 12, 2e9, &M1);
+	ck_assert_double_eq(M0.total, M1.total);
+	ck_assert_int_eq(M1.stage, 0);
+}
+END_TEST
+
+/* Data-parallel jobs (no layers): the model states sharded over every GPU
+ * are the least any layout holds, 16 bytes per parameter for
+ * mixed-precision Adam (Rajbhandari et al., "ZeRO", SC 2020: 7.5B
+ * parameters on 64 GPUs, 16 x 7.5e9 / 64 = 1.875 GB, Figure 1's "1.9GB";
+ * a trillion parameters on 1024 GPUs, "16TB divided by 1024 is 16GB",
+ * section 1: 16e12 / 1024 B).  405B on 8 H100 is refused with the need
+ * (16 x 405e9 / 8 + 2 GB buffers = 812.0 GB), the memory, the largest
+ * term (optimizer states, 12 x 405e9 / 8 = 607.5 GB) and the GPU count
+ * from which the states fit, ceil(6480 / 78) = 84; 84 GPUs run (77.1 +
+ * 2 GB), 83 do not (78.07 + 2 GB > 80). */
+START_TEST(dp_memory_zero_paper)
+{
+	aiwi_tmem M;
+	aiwi_tmem_data_parallel(7.5e9, 64, 2, 2, 12, 0, &M);
+	EQ_REL(M.total, 1.875e9);
+	EQ_REL(M.term[AIWI_M_OPTIM], 12 * 7.5e9 / 64);
+	ck_assert_int_eq(M.largest, AIWI_M_OPTIM);
+	aiwi_tmem_data_parallel(1e12, 1024, 2, 2, 12, 0, &M);
+	EQ_REL(M.total, 16e12 / 1024);
+	static const char *const FMT = "[sim]\nduration = 1h\n[training t]\ngpu = H100-SXM\n"
+	                               "gpus = %d\nmodel_params = 405e9\nmax_steps = 1\n";
+	const int GPUS[] = {8, 83, 84};
+	for (int i = 0; i < 3; i++) {
+		char text[256];
+		snprintf(text, sizeof text, FMT, GPUS[i]);
+		aiw_sim *sim;
+		ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "t"));
+		aiw_status st = aiw_sim_run(sim);
+		const char *m = aiw_sim_errmsg(sim);
+		if (GPUS[i] == 84) {
+			ck_assert_msg(st == AIW_OK, "%s", m);
+		} else {
+			ck_assert_int_eq(st, AIW_ERANGE);
+			ck_assert_msg(strstr(m, "the largest term is optimizer states") &&
+			                      strstr(m, "H100-SXM has 80.0 GB") &&
+			                      strstr(m, "the states fit from gpus = 84") &&
+			                      strstr(m, "set layers"),
+			              "%s", m);
+			if (GPUS[i] == 8)
+				ck_assert_msg(strstr(m, "needs at least 812.0 GB per GPU on gpus = 8") &&
+				                      strstr(m, "optimizer states 607.5"),
+				              "%s", m);
+		}
+		aiw_sim_free(sim);
+	}
+	/* memory_check = warn runs it with a warning */
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	char text[300];
+	snprintf(text, sizeof text, FMT, 8);
+	strcat(text, "memory_check = warn\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "t"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	size_t nw = 0;
+	const char *w = NULL;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &nw));
+	ck_assert_uint_ge(nw, 1);
+	bool found = false;
+	for (size_t i = 0; i < nw; i++) {
+		AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, i, &w));
+		found = found || strstr(w, "needs at least 812.0 GB per GPU on gpus = 8");
+	}
+	ck_assert(found);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* Has a warning containing want (NULL: has none containing
+ * "communication-bound"). */
+static bool warned(aiw_sim *sim, const char *want)
+{
+	size_t n = 0;
+	const char *w;
+	ck_assert_int_eq(aiw_sim_warning_count(sim, &n), AIW_OK);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_int_eq(aiw_sim_warning(sim, i, &w), AIW_OK);
+		if (strstr(w, want ? want : "communication-bound"))
+			return true;
+	}
+	return false;
+}
+
+/* A 4M-token batch of a 70B model on 16,384 H100: compute 6 x 70e9 x 4e6 /
+ * (16384 x peak x 0.45) s per step, exposed all-reduce longer: warned with
+ * both times and the MFU the step gives (0.45 t_c / (t_c + e)); a 64M-token
+ * batch (4e6 / 1024 GPUs per GPU, the built-in scenario's) is not. */
+START_TEST(comm_bound_warned)
+{
+	static const char *const FMT = "[sim]\nduration = 1h\n[training t]\ngpu = H100-SXM\n"
+	                               "gpus = 16384\nmodel_params = 70e9\ntokens_per_step = %g\n"
+	                               "max_steps = 2\njitter = const(1)\n";
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	ck_assert_ptr_nonnull(g);
+	for (int big = 0; big < 2; big++) {
+		char text[300];
+		double tokens = big ? 64e6 : 4e6;
+		snprintf(text, sizeof text, FMT, tokens);
+		aiw_sim *sim;
+		ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+		AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "t"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		if (big) {
+			ck_assert(!warned(sim, NULL));
+		} else {
+			double tc = 6 * 70e9 * tokens / (16384 * g->bf16_flops * 0.45);
+			double e = aiwi_test_metric(sim, "training.t.step_time_mean_s") - tc;
+			ck_assert_double_gt(e, tc);
+			char want[200];
+			snprintf(want, sizeof want,
+			         "training.t: communication-bound: exposed communication %.3g s per step "
+			         "exceeds the compute %.3g s (compute %.0f%% of the step, MFU %.1f%%)",
+			         e, tc, 100 * tc / (tc + e), 100 * 0.45 * tc / (tc + e));
+			ck_assert_msg(warned(sim, want), "no warning '%s'", want);
+			ck_assert_double_lt(0.45 * tc / (tc + e), 0.08);
+		}
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
 /* tp x pp x cp must divide gpus, as Megatron-LM's launcher demands:
  * 25,000 = 2^3 5^5 takes TP 8 x PP 25 (DP 125), not TP 8 x PP 15 */
 START_TEST(layout_25000)
@@ -476,6 +694,10 @@ Suite *make_suite(void)
 	tcase_add_test(t, nemo_h100);
 	tcase_add_test(t, tp_overlap_exact);
 	tcase_add_test(t, layout_25000);
+	tcase_add_test(t, uneven_stages_exact);
+	tcase_add_test(t, uneven_even_identical);
+	tcase_add_test(t, dp_memory_zero_paper);
+	tcase_add_test(t, comm_bound_warned);
 	tcase_add_test(t, memory_refused);
 	tcase_add_test(t, layout_steps_limited);
 	suite_add_tcase(s, t);

@@ -79,6 +79,47 @@ START_TEST(required_entries_present)
 }
 END_TEST
 
+/* Per-vendor GEMM efficiencies: the serving model's matmul_eff and
+ * fp8_matmul_eff are the measured MAMF fractions of S. Bekman's ML
+ * Engineering Open Book table (B200 BF16 1,745.0 of 2,250 TFLOP/s, FP8
+ * 3,432.5 of 4,500; Gaudi 2 418.7 of 432 and 826.5 of 865; H200 FP8
+ * 1,453.4 of 1,979), to the catalog's three digits; the layout model's
+ * bf16_gemm_eff is A100's calibration scaled by the ratio of the MAMF
+ * fractions, fp8_gemm_eff H100's by the GPU's FP8 fraction over H100's
+ * measured 1,402.6 of 1,979.  H100 keeps its values (A100's BF16
+ * calibration, its own FP8 one); MI300X has no FP8 measurement and keeps
+ * H100's FP8 calibration. */
+START_TEST(vendor_gemm_efficiencies)
+{
+	static const struct {
+		const char *gpu;
+		double bf16, fp8; /* MAMF fraction measured; 0: none */
+	} M[] = {{"B200", 1745.0 / 2250, 3432.5 / 4500},
+	         {"Gaudi2", 418.7 / 432, 826.5 / 865},
+	         {"H200", 0, 1453.4 / 1979},
+	         {"MI300X", 781.9 / 1300, 0}};
+	double a_bf = gv("A100-80GB", "bf16_gemm_eff"), a_mm = gv("A100-80GB", "matmul_eff");
+	double h_fp8 = gv("H100-SXM", "fp8_gemm_eff"), h_ref = 1402.6 / 1979;
+	for (size_t i = 0; i < sizeof M / sizeof *M; i++) {
+		const char *g = M[i].gpu;
+		if (M[i].bf16 > 0) {
+			ck_assert_double_eq_tol(gv(g, "matmul_eff"), M[i].bf16, 5e-4);
+			ck_assert_double_eq_tol(gv(g, "bf16_gemm_eff"),
+			                        a_bf * gv(g, "matmul_eff") / a_mm, 1e-12);
+		}
+		if (M[i].fp8 > 0) {
+			ck_assert_double_eq_tol(gv(g, "fp8_matmul_eff"), M[i].fp8, 5e-4);
+			double want = h_fp8 * gv(g, "fp8_matmul_eff") / h_ref;
+			ck_assert_double_eq_tol(gv(g, "fp8_gemm_eff"), want, 1e-3 * want);
+		} else {
+			ck_assert_double_eq(gv(g, "fp8_gemm_eff"), h_fp8);
+		}
+	}
+	ck_assert_double_eq(gv("H100-SXM", "bf16_gemm_eff"), a_bf);
+	ck_assert_double_lt(gv("MI300X", "bf16_gemm_eff"), gv("H100-SXM", "bf16_gemm_eff"));
+}
+END_TEST
+
 START_TEST(design_figures)
 {
 	/* aiworkload(7) HARDWARE CATALOG: the catalog and its power levels */
@@ -495,6 +536,7 @@ static Suite *suite(void)
 	tcase_add_test(t, every_entry_self_consistent);
 	tcase_add_test(t, required_entries_present);
 	tcase_add_test(t, design_figures);
+	tcase_add_test(t, vendor_gemm_efficiencies);
 	tcase_add_test(t, lookups_case_insensitive);
 	tcase_add_test(t, public_gpu_catalog);
 	tcase_add_test(t, public_link_catalog);

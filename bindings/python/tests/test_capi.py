@@ -45,7 +45,7 @@ EXAMPLE_ARGS = {
 
 # a small site for aiw_site_diversity_sweep (the built-in one takes seconds)
 SWEEP_SCENARIO = ("[sim]\nduration = 2h\nsample_interval = 5min\n"
-                  "[training t]\ngpus_per_node = 8\nstep_compute = 1s\n"
+                  "[training t]\ngpus_per_node = 8\nstep_compute = 1s\nmemory_check = warn\n"
                   "[inference chat]\ngpus_per_replica = 1\nmodel_params = 8e9\nrate = 1/s\n")
 
 

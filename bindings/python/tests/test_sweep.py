@@ -70,7 +70,7 @@ class Deterministic(unittest.TestCase):
     def test_keep_going(self):
         """A refused point is kept with its status and message; the others
         run.  Without keep_going the refusal stops the sweep."""
-        scen = "[sim]\nduration = 1h\n[training t]\ngpus = 64\n"
+        scen = "[sim]\nduration = 1h\n[training t]\ngpus = 64\nmemory_check = warn\n"
         with aiw.Sweep(scen, metrics="training.t.steps") as sw:
             sw.axis("training.t.gpus", [0, 8])
             with self.assertRaises(aiw.AiwError):
