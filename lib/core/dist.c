@@ -33,6 +33,7 @@
  * exponential) costs about twice as much.
  */
 #include "core/internal.h"
+#include "core/limits.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -40,6 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_randist.h>
@@ -124,6 +126,17 @@ static aiw_status load_empirical(aiwi_dist *d, const char *file, const char *bas
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return aiwi_buferr(err, len, AIW_EIO, "empirical(%s): cannot open '%s'", file, path);
+	/* a file larger than the memory limit of a run is refused unread: a
+	 * sample takes 8 bytes in memory, about as many as its line */
+	struct stat sb;
+	if (fstat(fileno(f), &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (double)sb.st_size > AIW_LIMIT_MEMORY_BYTES) {
+		fclose(f);
+		return aiwi_buferr(err, len, AIW_ELIMIT,
+		                   "%s: %.0f bytes, above the memory limit of a run (%.3g bytes; "
+		                   "use a file of fewer samples)",
+		                   path, (double)sb.st_size, AIW_LIMIT_MEMORY_BYTES);
+	}
 	size_t cap = 1024, n = 0, line = 0;
 	double *x = malloc(cap * sizeof *x);
 	char buf[1024];

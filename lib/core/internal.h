@@ -469,6 +469,11 @@ typedef struct aiwi_param_mode {
  * the modes c is in (its kind's `modes`). */
 void aiwi_param_modes_check(aiwi_comp *c);
 
+/* The first parameter of c given but without effect in the modes c is in:
+ * "KEY = VALUE has no effect: it applies only when WHEN, and MODE = NOW"
+ * in msg (len bytes), true; false when every given one has an effect. */
+bool aiwi_param_modes_first(const aiwi_comp *c, char *msg, size_t len);
+
 typedef struct aiwi_kind {
 	const char *name;             /* "training" */
 	const aiwi_param_def *params;

@@ -727,21 +727,43 @@ static bool mode_holds(const aiwi_comp *c, const char *when, char *why, size_t w
 	return false;
 }
 
+/* Is m's parameter given in c outside its modes?  On true, its value and
+ * why (the modes c is in). */
+static bool mode_unmet(const aiwi_comp *c, const aiwi_param_mode *m, char *val, size_t vlen,
+                       char *why, size_t wlen)
+{
+	size_t j = aiwi_kind_param_index(c->kind, m->key);
+	if (j == SIZE_MAX || !c->v[j].given || mode_holds(c, m->when, why, wlen))
+		return false;
+	aiwi_value_format(&c->kind->params[j], &c->v[j], val, vlen);
+	return true;
+}
+
 void aiwi_param_modes_check(aiwi_comp *c)
 {
 	const aiwi_param_mode *m = c->kind->modes;
 	for (; m && m->key; m++) {
-		size_t j = aiwi_kind_param_index(c->kind, m->key);
-		char why[256];
-		if (j == SIZE_MAX || !c->v[j].given || mode_holds(c, m->when, why, sizeof why))
+		char val[128], why[256];
+		if (!mode_unmet(c, m, val, sizeof val, why, sizeof why))
 			continue;
-		char val[128];
-		aiwi_value_format(&c->kind->params[j], &c->v[j], val, sizeof val);
 		aiwi_warn(c->sim,
 		          "%s.%s = %s has no effect: it applies only when %s, and %s (remove it or "
 		          "change the mode; aiworkload params shows each parameter's mode)",
 		          c->prefix, m->key, val, m->when, why);
 	}
+}
+
+bool aiwi_param_modes_first(const aiwi_comp *c, char *msg, size_t len)
+{
+	for (const aiwi_param_mode *m = c->kind->modes; m && m->key; m++) {
+		char val[128], why[256];
+		if (mode_unmet(c, m, val, sizeof val, why, sizeof why)) {
+			snprintf(msg, len, "%s = %s has no effect: it applies only when %s, and %s",
+			         m->key, val, m->when, why);
+			return true;
+		}
+	}
+	return false;
 }
 
 AIW_EXPORT aiw_status aiw_param_mode(size_t i, const char **out)

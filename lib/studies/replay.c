@@ -171,6 +171,15 @@ aiw_status aiw_autoscale_replay(const char *policy, const char **settings,
 		st = aiwi_buferr(err, errlen, AIW_EINVAL, "no inference kind to read settings from");
 		goto done;
 	}
+	/* a setting the policy does not read is refused: the replay has no
+	 * channel for warnings */
+	char unread[512];
+	if (aiwi_param_modes_first(c, unread, sizeof unread)) {
+		st = aiwi_buferr(err, errlen, AIW_EINVAL,
+		                 "policy %s: setting %s (remove it or change the mode)", policy,
+		                 unread);
+		goto done;
+	}
 	autoscaler *a = &r->a;
 	a->c = c;
 	a->sim = sim;

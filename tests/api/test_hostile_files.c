@@ -461,6 +461,35 @@ START_TEST(scenario_size_unread)
 }
 END_TEST
 
+/* An empirical(FILE) file larger than the memory limit of a run (4e9
+ * bytes) is refused from its size: a valid first line, then a hole to 5e9
+ * bytes, which a reading parser would refuse at line 2 instead. */
+START_TEST(empirical_size_unread)
+{
+	char path[] = "/tmp/aiwi_hostile_bigempXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert(fd >= 0);
+	ck_assert(write(fd, "1\n", 2) == 2);
+	ck_assert(ftruncate(fd, (off_t)5000000000) == 0);
+	close(fd);
+	char spec[128], want[512];
+	snprintf(spec, sizeof spec, "empirical(%s)", path);
+	aiw_sim *sim = new_sim();
+	double r0 = bytes_read();
+	ck_assert_int_eq(aiw_sim_set(sim, "inference.a.prompt_tokens", spec), AIW_ELIMIT);
+	double r1 = bytes_read();
+	snprintf(want, sizeof want,
+	         "inference.a.prompt_tokens = %s: %s: 5000000000 bytes, above the memory limit "
+	         "of a run (4e+09 bytes; use a file of fewer samples)",
+	         spec, path);
+	ck_assert_msg_eq(sim, want);
+	if (r0 >= 0)
+		ck_assert_msg(r1 - r0 < (1 << 20), "read %g bytes to refuse a 5 GB empirical file",
+		              r1 - r0);
+	aiw_sim_free(sim);
+	unlink(path);
+}
+END_TEST
 
 static Suite *make_suite(void)
 {
@@ -481,6 +510,7 @@ static Suite *make_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, trace_hole_after_64k);
 	tcase_add_test(tc, scenario_size_unread);
+	tcase_add_test(tc, empirical_size_unread);
 	tcase_add_test(tc, failed_run_metrics);
 	suite_add_tcase(s, tc);
 	return s;

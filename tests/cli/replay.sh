@@ -28,6 +28,13 @@ has "$tmp/err" "bad.csv:3: ready: 'x' is not a finite number" "the refusal names
 : >"$tmp/empty.csv"
 expect 2 "an empty file is refused" -- "$aiw" autoscale-replay --policy hpa "$tmp/empty.csv"
 has "$tmp/err" "empty.csv: empty file: no header line" "an empty file is said so, no line 0"
+# a setting the policy does not read is refused, nothing printed
+expect 2 "target_value under hpa's metric = utilization is refused" -- \
+	"$aiw" autoscale-replay --policy hpa --set target_value=20 "$tmp/m.csv"
+if [ -s "$tmp/out" ]; then bad "a refused setting printed: $(head -1 "$tmp/out")"; else
+	ok "a refused setting prints nothing"; fi
+has "$tmp/err" "target_value = 20 has no effect" "the refusal names the setting and its value"
+has "$tmp/err" "metric = utilization" "the refusal names the mode"
 # a gap of 1.4e17 s, a 1 ns tick: one decision a row
 printf 'time,ready,total\n0,2,0.5\n1.4e17,2,1\n' >"$tmp/gap.csv"
 expect 0 "a gap of 1.4e17 s with kpa_tick = 1ns" -- \

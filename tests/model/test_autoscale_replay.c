@@ -205,6 +205,24 @@ START_TEST(refusals)
 	                             "kpa_target_burst_capacity=-0.5", err, sizeof err),
 	                 AIW_OK);
 	ck_assert_msg(strstr(err, "kpa_target_burst_capacity") && strstr(err, "-1"), "%s", err);
+	/* a setting the policy does not read: hpa reads target_utilization
+	 * under metric = utilization (the default), kpa reads target_value */
+	ck_assert_int_eq(replay_text("hpa", "time,ready,metric\n0,1,1\n", "target_value=20", err,
+	                             sizeof err),
+	                 AIW_EINVAL);
+	ck_assert_msg(strstr(err, "policy hpa") && strstr(err, "target_value = 20 has no effect") &&
+	                  strstr(err, "metric = utilization"),
+	              "%s", err);
+	ck_assert_int_eq(replay_text("kpa", "time,ready,total\n0,1,1\n", "target_utilization=0.5",
+	                             err, sizeof err),
+	                 AIW_EINVAL);
+	ck_assert_msg(strstr(err, "policy kpa") &&
+	                  strstr(err, "target_utilization = 0.5 has no effect") &&
+	                  strstr(err, "autoscaler = kpa"),
+	              "%s", err);
+	ck_assert_int_eq(replay_text("hpa", "time,ready,metric\n0,1,1\n", "target_utilization=0.5",
+	                             err, sizeof err),
+	                 AIW_OK);
 }
 END_TEST
 
