@@ -39,7 +39,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		cli_sweep_opts_free(&o);
 	} else {
 		cli_run_opts o;
-		if (cli_run_parse(argc, argv, 1, cmd == 1, &o) == 0) {
+		if (cli_run_parse(argc, argv, 1, cmd == 1, &o) == 0 && !o.help) {
 			aiw_sim *sim;
 			o.nscenarios = 0; /* the built-in scenario; no file is read */
 			if (aiw_sim_create(&sim, 1) == AIW_OK) {

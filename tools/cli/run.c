@@ -188,6 +188,8 @@ int cli_run_configure(aiw_sim *sim, const cli_run_opts *o)
 	for (size_t i = 0; i < o->nsets; i++) {
 		/* NAME=VALUE of any length: the name copied, the value as given */
 		const char *set = o->sets[i], *eq = strchr(set, '=');
+		if (!eq) /* cli_run_parse refuses it; a caller that skipped it */
+			return cli_usage_error("--set %s: expected NAME=VALUE", set);
 		while (set < eq && isspace((unsigned char)*set))
 			set++;
 		const char *end = eq;
