@@ -322,6 +322,12 @@ AIW_EXPORT aiw_status aiw_catalog_gpu_name(size_t i, const char **out);
  * "loading_w", "price_usd", "ondemand_usd_per_h", "nvlink_bw",
  * "nvlink_latency_s", "nic_bw", "nic_latency_s" (SI units). */
 AIW_EXPORT aiw_status aiw_catalog_gpu_value(const char *gpu, const char *field, double *out);
+/* Where a built-in GPU's field comes from: a static line that starts with
+ * what it is ("datasheet:", "measured:", "calibrated:", "list price:",
+ * "street price:", "estimate:", "unknown:") and names the source and its
+ * date; "estimate" marks a value without a published measurement of that
+ * GPU.  AIW_EUNKNOWN for a name or field that is not in the catalog. */
+AIW_EXPORT aiw_status aiw_catalog_gpu_source(const char *gpu, const char *field, const char **out);
 /* Name, unit and one-line doc of the i-th GPU field; any out may be NULL. */
 AIW_EXPORT aiw_status aiw_catalog_gpu_field(size_t i, const char **name, const char **unit,
                                             const char **doc);

@@ -425,6 +425,165 @@ static const aiwi_gpu_spec GPUS[] = {
 };
 #define NGPUS (sizeof GPUS / sizeof *GPUS)
 
+/* Where each built-in value comes from, for `aiworkload catalog NAME` and
+ * aiw_catalog_gpu_source(3): one line per kind of field and GPU, in
+ * GPUS' order.  Each starts with what it is: "datasheet", "measured"
+ * (a published measurement of this GPU), "calibrated" (fitted here on
+ * published rows), "list price", "street price" or "estimate" (no
+ * measurement of this GPU: the basis is given); the comments in GPUS
+ * above give the full references. */
+enum {
+	SRC_DATASHEET, /* bf16_flops, fp8_flops, mem_bytes, mem_bw, tdp_w */
+	SRC_IDLE,      /* idle_w */
+	SRC_PHASES,    /* compute_w, comm_w, prefill_w, decode_w, loading_w */
+	SRC_PRICE,     /* price_usd */
+	SRC_RENT,      /* ondemand_usd_per_h */
+	SRC_FABRIC,    /* nvlink_bw, nic_bw */
+	SRC_GEMM,      /* bf16_gemm_eff */
+	SRC_GEMM_FP8,  /* fp8_gemm_eff */
+	SRC_MATMUL,    /* matmul_eff */
+	SRC_MATMUL_FP8, /* fp8_matmul_eff */
+	SRC_ATTN,      /* attn_eff */
+	SRC_MEMBW,     /* mem_bw_eff */
+	SRC_NAMEPLATE, /* node_nameplate_w */
+	NSRC
+};
+#define MAMF "S. Bekman, Machine Learning Engineering Open Book, MAMF table, read 2026-12-07"
+#define PHASES_EST                                                                             \
+	"estimate: compute and prefill at TDP, decode 380/700, comm 1/2, loading idle + 5% of TDP " \
+	"(H100's measured levels scaled)"
+#define CALIB_BF16_EST "estimate: A100-80GB's calibration on Megatron-LM SC'21 Table 1 (no training rows of this GPU)"
+#define CALIB_FP8_EST "estimate: H100-SXM's calibration on NeMo 24.09 (no training rows of this GPU)"
+static const char *const GPU_SOURCES[][NSRC] = {
+	{ /* H100-SXM */
+	 "datasheet: NVIDIA H100 Tensor Core GPU (SXM5), dense figures",
+	 "measured: about 75 W idle (aiworkload(7) HARDWARE CATALOG)",
+	 "measured: prefill 700 W, decode 380 W (aiworkload(7)); compute at TDP, comm and loading estimates",
+	 "street price: $25,000-40,000, 2023-24 (Stratrix, read 2026-12-01)",
+	 "list price: neoclouds $2.99-3.49/GPU-h (Lambda, RunPod; Cliff Center 2026-05-18)",
+	 "datasheet: NVLink4 900 GB/s bidirectional; DGX H100 ConnectX-7 400 Gb/s per GPU",
+	 CALIB_BF16_EST,
+	 "calibrated: NeMo 24.09 Llama-2-7B FP8 on 8 H100, 16,934 tokens/s per GPU",
+	 "measured: MAMF 792.1 of 989 TFLOP/s (" MAMF ")",
+	 "estimate: as BF16 (the MAMF table's H100 FP8 row, 1,402.6 of 1,979 TFLOP/s, is not used here)",
+	 "measured: FlashAttention-2 at 35% of peak on H100 (Shah et al. 2024, FlashAttention-3)",
+	 "estimate: streaming copies reach about 90% of HBM peak",
+	 "datasheet: DGX H100 10.2 kW maximum less 8 x 700 W (DGX H100 user guide)"},
+	{ /* H200 */
+	 "datasheet: NVIDIA H200 Tensor Core GPU (SXM), dense figures",
+	 "estimate: as the H100 board",
+	 PHASES_EST,
+	 "estimate: H100's range plus the HBM3e (no list price)",
+	 "list price: RunPod $3.59/GPU-h (Deploybase 2025-10-15); AWS capacity blocks $5.41",
+	 "datasheet: NVLink4 900 GB/s bidirectional; DGX H200 ConnectX-7 400 Gb/s per GPU",
+	 CALIB_BF16_EST,
+	 "measured: MAMF FP8 1,453.4 of 1,979 TFLOP/s scaled onto the FP8 calibration (" MAMF ")",
+	 "measured: MAMF 821.0 of 989 TFLOP/s on GH200, the same Hopper die (" MAMF ")",
+	 "measured: MAMF FP8 1,453.4 of 1,979 TFLOP/s (" MAMF ")",
+	 "measured on H100, the same die: FlashAttention-2 at 35% (Shah et al. 2024)",
+	 "estimate: streaming copies reach about 90% of HBM peak",
+	 "datasheet: DGX H200 10.2 kW maximum less 8 x 700 W (DGX H200 datasheet)"},
+	{ /* B200 */
+	 "datasheet: NVIDIA HGX B200 specifications divided by 8 GPUs, dense figures",
+	 "estimate: about 0.12 TDP, as Hopper boards",
+	 PHASES_EST,
+	 "street price: $30,000-40,000 (NVIDIA's CEO to CNBC, March 2024)",
+	 "list price: neoclouds $3.75-5.6/GPU-h (packet.ai, 2026-06)",
+	 "datasheet: NVLink5 1.8 TB/s bidirectional; DGX B200 ConnectX-7 400 Gb/s per GPU",
+	 "measured: MAMF BF16 1,745.0 of 2,250 TFLOP/s scaled onto the BF16 calibration (" MAMF ")",
+	 "measured: MAMF FP8 3,432.5 of 4,500 TFLOP/s scaled onto the FP8 calibration (" MAMF ")",
+	 "measured: MAMF 1,745.0 of 2,250 TFLOP/s (" MAMF ")",
+	 "measured: MAMF FP8 3,432.5 of 4,500 TFLOP/s (" MAMF ")",
+	 "estimate: as Hopper (no published B200 attention measurement found)",
+	 "estimate: streaming copies reach about 90% of HBM peak",
+	 "datasheet: DGX B200 about 14.3 kW maximum less 8 x 1,000 W (DGX B200 datasheet)"},
+	{ /* A100-80GB */
+	 "datasheet: NVIDIA A100 Tensor Core GPU (SXM4 80GB), dense figures",
+	 "estimate: a typical nvidia-smi idle reading",
+	 PHASES_EST,
+	 "street price: $8,000-15,000 (Mercatus, 2026)",
+	 "list price: neoclouds $1.49-2.49/GPU-h (pricegpu, early 2026); AWS $1.844",
+	 "datasheet: NVLink3 600 GB/s bidirectional; DGX A100 ConnectX-6 200 Gb/s per GPU",
+	 "calibrated: Megatron-LM SC'21 Table 1, first and last rows (Narayanan et al.)",
+	 "unused: no FP8",
+	 "measured: MAMF 267.9 of 312 TFLOP/s (" MAMF ")",
+	 "unused: no FP8",
+	 "measured: FlashAttention-2 at 50-73% on A100 (Dao 2023)",
+	 "estimate: streaming copies reach about 90% of HBM peak",
+	 "datasheet: DGX A100 6.5 kW maximum less 8 x 400 W (DGX A100 user guide)"},
+	{ /* L40S */
+	 "datasheet: NVIDIA L40S, dense figures",
+	 "estimate: about 0.1 TDP (no published measurement)",
+	 PHASES_EST,
+	 "street price: $7,500-8,500 (runlocalai.co, read 2026-12-01)",
+	 "list price: AWS g6e.xlarge, us-east-1 (Modal, 2025-08-12)",
+	 "datasheet: PCIe 4.0 x16, no NVLink; estimate: 100 GbE per GPU",
+	 CALIB_BF16_EST,
+	 CALIB_FP8_EST,
+	 "estimate: no published measurement of this GPU",
+	 "estimate: no published measurement of this GPU",
+	 "estimate: no published measurement of this GPU",
+	 "estimate: GDDR6 streaming",
+	 "unknown: 0"},
+	{ /* L4 */
+	 "datasheet: NVIDIA L4, dense figures",
+	 "estimate: about 0.2 TDP (no published measurement)",
+	 PHASES_EST,
+	 "street price: $2,500 (runlocalai.co, read 2026-12-01)",
+	 "list price: AWS g6.xlarge, us-east-1, 2024-25",
+	 "datasheet: PCIe 4.0 x16, no NVLink; estimate: 100 GbE per GPU",
+	 CALIB_BF16_EST,
+	 CALIB_FP8_EST,
+	 "estimate: no published measurement of this GPU",
+	 "estimate: no published measurement of this GPU",
+	 "estimate: no published measurement of this GPU",
+	 "estimate: GDDR6 streaming",
+	 "unknown: 0"},
+	{ /* MI300X */
+	 "datasheet: AMD Instinct MI300X, dense figures",
+	 "estimate: MI300X boards idle high",
+	 PHASES_EST,
+	 "street price: $10,000-15,000 (awesomeagents.ai, read 2026-12-01)",
+	 "list price: neoclouds $1.50-1.85/GPU-h (Vultr, TensorWave; Cliff Center 2026-05-18)",
+	 "datasheet: Infinity Fabric 7 x 64 GB/s per direction; 400 Gb/s NIC per GPU",
+	 "measured: MAMF BF16 781.9 of 1,300 TFLOP/s, ROCm 6.2, scaled onto the BF16 calibration (" MAMF ")",
+	 "estimate: H100-SXM's FP8 calibration (no MI300X FP8 MAMF measurement)",
+	 "measured: MAMF 781.9 of 1,300 TFLOP/s, ROCm 6.2 (" MAMF ")",
+	 "estimate: as BF16 (no MI300X FP8 MAMF measurement)",
+	 "estimate: no published MI300X attention measurement found",
+	 "estimate: no published measurement of this GPU",
+	 "unknown: 0"},
+	{ /* Gaudi2 */
+	 "datasheet: Intel Gaudi 2 (HL-225H), Gaudi 3 white paper comparison table",
+	 "estimate: 0.15 TDP (no published measurement)",
+	 PHASES_EST,
+	 "list price: Intel, Computex 2024, 8-accelerator kit $65,000",
+	 "list price: Intel Developer Cloud, 8 at $10.42/h (2024)",
+	 "datasheet: 21 x 100 GbE scale-up, 3 x 100 GbE scale-out (RoCE on chip)",
+	 "measured: MAMF BF16 418.7 of 432 TFLOP/s scaled onto the BF16 calibration (" MAMF ")",
+	 "measured: MAMF FP8 826.5 of 865 TFLOP/s scaled onto the FP8 calibration (" MAMF ")",
+	 "measured: MAMF 418.7 of 432 TFLOP/s, PT_HPU_LAZY_MODE=1 (" MAMF ")",
+	 "measured: MAMF FP8 826.5 of 865 TFLOP/s (" MAMF ")",
+	 "estimate: no published Gaudi 2 attention measurement found",
+	 "estimate: no published measurement of this GPU",
+	 "unknown: 0"},
+	{ /* Gaudi3 */
+	 "datasheet: Intel Gaudi 3 white paper (HL-325L OAM)",
+	 "estimate: about 0.14 TDP (no published measurement)",
+	 PHASES_EST,
+	 "list price: Intel, Computex 2024, 8-accelerator kit $125,000",
+	 "unknown: no public per-GPU list price found",
+	 "datasheet: 21 x 200 GbE scale-up, 3 x 200 GbE scale-out (RoCE on chip)",
+	 CALIB_BF16_EST,
+	 CALIB_FP8_EST,
+	 "estimate: the MAMF table's Gaudi 3 row is against a 1,677 TFLOP/s peak, not 1,835",
+	 "estimate: no published measurement of this GPU",
+	 "estimate: no published Gaudi 3 attention measurement found",
+	 "estimate: no published measurement of this GPU",
+	 "unknown: 0"},
+};
+_Static_assert(sizeof GPU_SOURCES / sizeof *GPU_SOURCES == NGPUS, "one source line set per built-in GPU");
+
 size_t aiwi_hw_gpu_builtin_count(void) { return NGPUS; }
 const aiwi_gpu_spec *aiwi_hw_gpu_builtin(size_t i) { return i < NGPUS ? &GPUS[i] : NULL; }
 size_t aiwi_hw_link_builtin_count(void) { return NLINKS; }
@@ -924,6 +1083,45 @@ AIW_EXPORT aiw_status aiw_catalog_gpu_value(const char *gpu, const char *field, 
 	if (!g || i == SIZE_MAX)
 		return AIW_EUNKNOWN;
 	*out = fieldv(g, i);
+	return AIW_OK;
+}
+
+/* The source line kind (SRC_*) of field i (FIELDS' index). */
+static int field_source(size_t i)
+{
+	static const struct {
+		const char *key;
+		int src;
+	} MAP[] = {
+		{"bf16_flops", SRC_DATASHEET}, {"fp8_flops", SRC_DATASHEET},
+		{"mem_bytes", SRC_DATASHEET},  {"mem_bw", SRC_DATASHEET},
+		{"tdp_w", SRC_DATASHEET},      {"idle_w", SRC_IDLE},
+		{"compute_w", SRC_PHASES},     {"comm_w", SRC_PHASES},
+		{"prefill_w", SRC_PHASES},     {"decode_w", SRC_PHASES},
+		{"loading_w", SRC_PHASES},     {"price_usd", SRC_PRICE},
+		{"ondemand_usd_per_h", SRC_RENT}, {"nvlink_bw", SRC_FABRIC},
+		{"nic_bw", SRC_FABRIC},        {"bf16_gemm_eff", SRC_GEMM},
+		{"fp8_gemm_eff", SRC_GEMM_FP8}, {"matmul_eff", SRC_MATMUL},
+		{"fp8_matmul_eff", SRC_MATMUL_FP8}, {"attn_eff", SRC_ATTN},
+		{"mem_bw_eff", SRC_MEMBW},     {"node_nameplate_w", SRC_NAMEPLATE},
+	};
+	for (size_t k = 0; k < sizeof MAP / sizeof *MAP; k++)
+		if (strcmp(MAP[k].key, FIELDS[i].key) == 0)
+			return MAP[k].src;
+	return -1; /* the latencies: one source for every GPU */
+}
+
+AIW_EXPORT aiw_status aiw_catalog_gpu_source(const char *gpu, const char *field, const char **out)
+{
+	if (!gpu || !field || !out)
+		return AIW_EINVAL;
+	const aiwi_gpu_spec *g = builtin_gpu(gpu);
+	size_t i = field_index(field);
+	if (!g || i == SIZE_MAX)
+		return AIW_EUNKNOWN;
+	int src = field_source(i);
+	*out = src >= 0 ? GPU_SOURCES[g - GPUS][src]
+	                : "NCCL's per-step ring latency of the link (src/graph/tuning.cc hwLat)";
 	return AIW_OK;
 }
 

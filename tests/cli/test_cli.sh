@@ -110,6 +110,16 @@ for w in "built-in mixed site" "Diversity factor" "IT power peak" "Sum of compon
 	"inference chat"; do
 	has "$tmp/out" "$w" "default summary shows '$w'"
 done
+# the efficiencies of the fleets' built-in GPU that no measurement backs
+has "$tmp/out" "Estimated GPU efficiencies" "the summary names the estimated efficiencies"
+if grep -q '^  H100-SXM: .*mem_bw_eff' "$tmp/out" && ! grep -q '^  H100-SXM: .*attn_eff' "$tmp/out"; then
+	ok "H100's measured attention efficiency is not listed, its estimated bandwidth one is"
+else bad "the estimated efficiencies of H100-SXM are wrong:"; grep -A2 Estimated "$tmp/out"; fi
+printf '[gpu H100-SXM]\nattn_eff = 0.4\n' >"$tmp/owngpu.ini"
+expect 0 "a [gpu] section of the fleet's GPU" -- "$aiw" run "$tmp/small.ini" "$tmp/owngpu.ini" --no-progress
+if grep -q "Estimated GPU efficiencies" "$tmp/out"; then
+	bad "a GPU the scenario defines is listed as the catalog's estimate"
+else ok "a GPU the scenario defines is the user's: no estimate listed"; fi
 expect 0 "bare 'aiworkload FILE.ini' means run" -- "$aiw" "$tmp/small.ini" --no-progress
 
 # --- params, catalog, manual ------------------------------------------------
@@ -133,6 +143,16 @@ has "$tmp/out" "H100-SXM" "catalog lists H100-SXM"
 has "$tmp/out" "IB-NDR" "catalog lists IB-NDR"
 expect 0 "catalog GPU" -- "$aiw" catalog h100-sxm
 has "$tmp/out" "tdp_w" "catalog GPU shows its fields"
+expect 0 "catalog MI300X" -- "$aiw" catalog MI300X
+if grep -A1 '^  attn_eff ' "$tmp/out" | grep -q 'source: estimate'; then
+	ok "catalog marks MI300X's attention efficiency an estimate"
+else bad "catalog MI300X: attn_eff is not marked an estimate"; fi
+if grep -A1 '^  matmul_eff ' "$tmp/out" | grep -q 'source: measured: MAMF 781.9 of 1,300'; then
+	ok "catalog gives MI300X's measured matmul efficiency its source"
+else bad "catalog MI300X: matmul_eff has no measured source"; fi
+if grep -q 'default without base' "$tmp/out"; then
+	bad "catalog MI300X shows the [gpu] sections' fallbacks beside built-in values"
+else ok "catalog GPU shows no fallback beside a built-in value"; fi
 expect 2 "catalog unknown" -- "$aiw" catalog no-such-gpu
 expect 0 "params --man" -- "$aiw" params --man
 if cmp -s "$tmp/out" "$top_srcdir/man/man7/aiworkload-params.7"; then

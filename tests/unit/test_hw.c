@@ -227,6 +227,82 @@ START_TEST(public_gpu_catalog)
 }
 END_TEST
 
+/* Every built-in value has a source line of a known kind; the calibrated
+ * GEMM efficiencies that other GPUs borrow are marked estimates there; a
+ * "measured: MAMF A of B" line agrees with the value it explains. */
+START_TEST(gpu_sources)
+{
+	static const char *const kinds[] = {"datasheet:", "measured", "calibrated:", "list price:",
+	                                    "street price:", "estimate", "unknown:", "unused:",
+	                                    "NCCL's"};
+	size_t n = 0;
+	ck_assert_int_eq(aiw_catalog_gpu_count(&n), AIW_OK);
+	double calib_bf16 = NAN, calib_fp8 = NAN;
+	ck_assert_int_eq(aiw_catalog_gpu_value("A100-80GB", "bf16_gemm_eff", &calib_bf16), AIW_OK);
+	ck_assert_int_eq(aiw_catalog_gpu_value("H100-SXM", "fp8_gemm_eff", &calib_fp8), AIW_OK);
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		ck_assert_int_eq(aiw_catalog_gpu_name(i, &name), AIW_OK);
+		for (size_t f = 0;; f++) {
+			const char *key, *src = NULL;
+			if (aiw_catalog_gpu_field(f, &key, NULL, NULL) != AIW_OK)
+				break;
+			ck_assert_int_eq(aiw_catalog_gpu_source(name, key, &src), AIW_OK);
+			ck_assert_msg(src && strlen(src) > 8, "%s.%s: no source", name, key);
+			bool known = false;
+			for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
+				known |= strncmp(src, kinds[k], strlen(kinds[k])) == 0;
+			ck_assert_msg(known, "%s.%s: source of no known kind: %s", name, key, src);
+			double v = NAN;
+			ck_assert_int_eq(aiw_catalog_gpu_value(name, key, &v), AIW_OK);
+			if (strcmp(key, "bf16_gemm_eff") == 0 && v == calib_bf16 &&
+			    strcmp(name, "A100-80GB") != 0)
+				ck_assert_msg(strncmp(src, "estimate", 8) == 0, "%s: %s", name, src);
+			if (strcmp(key, "fp8_gemm_eff") == 0 && v == calib_fp8 && strcmp(name, "H100-SXM") != 0)
+				ck_assert_msg(strncmp(src, "estimate", 8) == 0 || strncmp(src, "unused", 6) == 0,
+				              "%s: %s", name, src);
+			if ((strcmp(key, "matmul_eff") == 0 || strcmp(key, "fp8_matmul_eff") == 0) &&
+			    strncmp(src, "measured: MAMF", 14) == 0) {
+				/* "MAMF [FP8] A of B TFLOP/s": the value is A / B to the
+				 * three decimals the catalog keeps */
+				const char *p = src + 14;
+				if (strncmp(p, " FP8 ", 5) == 0)
+					p += 5;
+				char num[2][32];
+				int got = 0;
+				for (; *p && got < 2; p++) {
+					if (*p < '0' || *p > '9')
+						continue;
+					size_t l = 0;
+					while ((*p >= '0' && *p <= '9') || *p == ',' || *p == '.') {
+						if (*p != ',' && l + 1 < sizeof num[0])
+							num[got][l++] = *p;
+						p++;
+					}
+					num[got++][l] = 0;
+				}
+				ck_assert_int_eq(got, 2);
+				double ratio = strtod(num[0], NULL) / strtod(num[1], NULL);
+				ck_assert_msg(fabs(v - ratio) < 1.5e-3, "%s.%s = %g but its source gives %g: %s",
+				              name, key, v, ratio, src);
+			}
+		}
+	}
+	const char *s = "untouched";
+	ck_assert_int_eq(aiw_catalog_gpu_source("MI300X", "attn_eff", &s), AIW_OK);
+	ck_assert(strncmp(s, "estimate", 8) == 0);
+	ck_assert_int_eq(aiw_catalog_gpu_source("a100-80gb", "MATMUL_EFF", &s), AIW_OK);
+	ck_assert(strncmp(s, "measured: MAMF 267.9 of 312", 27) == 0);
+	s = "untouched";
+	ck_assert_int_eq(aiw_catalog_gpu_source(NULL, "tdp_w", &s), AIW_EINVAL);
+	ck_assert_int_eq(aiw_catalog_gpu_source("H100-SXM", NULL, &s), AIW_EINVAL);
+	ck_assert_int_eq(aiw_catalog_gpu_source("H100-SXM", "tdp_w", NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_catalog_gpu_source("H100", "tdp_w", &s), AIW_EUNKNOWN);
+	ck_assert_int_eq(aiw_catalog_gpu_source("H100-SXM", "tdp", &s), AIW_EUNKNOWN);
+	ck_assert_str_eq(s, "untouched");
+}
+END_TEST
+
 START_TEST(public_link_catalog)
 {
 	size_t n = 0;
@@ -539,6 +615,7 @@ static Suite *suite(void)
 	tcase_add_test(t, vendor_gemm_efficiencies);
 	tcase_add_test(t, lookups_case_insensitive);
 	tcase_add_test(t, public_gpu_catalog);
+	tcase_add_test(t, gpu_sources);
 	tcase_add_test(t, public_link_catalog);
 	tcase_add_test(t, gpu_links_helper);
 	tcase_add_test(t, unknown_names_suggest);

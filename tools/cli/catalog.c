@@ -36,8 +36,9 @@ int cli_catalog(int argc, char **argv)
 	if (help) {
 		printf("usage: aiworkload catalog [GPU|LINK]\n"
 		       "\n"
-		       "The built-in GPUs and links, or every field of one (a scenario's [gpu NAME]\n"
-		       "and [link NAME] sections add more).\n");
+		       "The built-in GPUs and links, or every field of one with its source (a\n"
+		       "scenario's [gpu NAME] and [link NAME] sections add more).  A source marked\n"
+		       "\"estimate\" has no published measurement of that GPU behind it.\n");
 		return cli_flush_stdout();
 	}
 	if (nops > 1)
@@ -65,7 +66,13 @@ int cli_catalog(int argc, char **argv)
 				aiw_catalog_gpu_value(one, f, &x);
 			else
 				aiw_catalog_link_value(one, f, &x);
-			printf("  %-20s %14.6g %-8s %s\n", f, x, u, d);
+			/* a built-in's value is no default: its doc without the
+			 * fallback that [gpu NAME] sections without a base take */
+			const char *cut = gpu ? strstr(d, " (default without base") : NULL;
+			printf("  %-20s %14.6g %-8s %.*s\n", f, x, u, cut ? (int)(cut - d) : (int)strlen(d), d);
+			const char *src;
+			if (gpu && aiw_catalog_gpu_source(one, f, &src) == AIW_OK)
+				printf("  %-20s %14s %-8s source: %s\n", "", "", "", src);
 		}
 		return cli_flush_stdout();
 	}

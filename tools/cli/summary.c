@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* value with an SI prefix: 12.3 MW, 4.56 kWh */
 static void fmt_si(char *buf, size_t len, double x, const char *unit)
@@ -231,6 +232,62 @@ static char *comp_param(aiw_sim *sim, const char *kind, const char *comp, const 
 	return v;
 }
 
+/* The efficiencies of the built-in GPUs the components use that no
+ * published measurement of that GPU backs (aiw_catalog_gpu_source says
+ * "estimate"): the times depend on them, so a comparison of GPUs on them
+ * compares assumptions.  A GPU that a [gpu NAME] section defines or
+ * overrides is the user's and is not listed. */
+static void print_estimates(aiw_sim *sim)
+{
+	static const char *const EFF[] = {"bf16_gemm_eff", "fp8_gemm_eff", "matmul_eff",
+	                                  "fp8_matmul_eff", "attn_eff", "mem_bw_eff"};
+	size_t nc = 0;
+	aiw_sim_component_count(sim, &nc);
+	bool header = false;
+	for (size_t i = 0; i < nc; i++) {
+		const char *kind, *name;
+		if (aiw_sim_component(sim, i, &kind, &name) != AIW_OK || !name[0])
+			continue;
+		char *gpu = comp_param(sim, kind, name, "gpu");
+		const char *src;
+		bool seen = false, own = false;
+		if (gpu) {
+			for (size_t j = 0; j < i && !seen; j++) { /* each GPU once */
+				const char *k2, *n2;
+				if (aiw_sim_component(sim, j, &k2, &n2) != AIW_OK || !n2[0])
+					continue;
+				char *g2 = comp_param(sim, k2, n2, "gpu");
+				seen = g2 && strcmp(g2, gpu) == 0;
+				free(g2);
+			}
+			for (size_t j = 0; j < nc && !own; j++) { /* a [gpu NAME] of that name */
+				const char *k2, *n2;
+				own = aiw_sim_component(sim, j, &k2, &n2) == AIW_OK && strcmp(k2, "gpu") == 0 &&
+				      strcasecmp(n2, gpu) == 0;
+			}
+		}
+		if (!gpu || seen || own || aiw_catalog_gpu_source(gpu, EFF[0], &src) != AIW_OK) {
+			free(gpu);
+			continue;
+		}
+		char list[256] = "";
+		size_t len = 0;
+		for (size_t e = 0; e < sizeof EFF / sizeof *EFF; e++)
+			if (aiw_catalog_gpu_source(gpu, EFF[e], &src) == AIW_OK &&
+			    strncmp(src, "estimate", 8) == 0 && len < sizeof list)
+				len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "",
+				                        EFF[e]);
+		if (len) {
+			if (!header)
+				printf("\nEstimated GPU efficiencies (no published measurement of that GPU; "
+				       "aiworkload catalog NAME):\n");
+			header = true;
+			printf("  %s: %s\n", gpu, list);
+		}
+		free(gpu);
+	}
+}
+
 /* Summary table: site first, then each component in creation order with
  * its metrics (catalogued ones labelled, in the kind's table order, then the
  * rest). */
@@ -382,6 +439,7 @@ void cli_print_summary(aiw_sim *sim, const char *label, double wall, bool full,
 	}
 	if (hidden)
 		printf("\n(%zu more metrics: --summary full, or --json FILE)\n", hidden);
+	print_estimates(sim);
 	free(kind);
 	free(comp);
 	free(gk);

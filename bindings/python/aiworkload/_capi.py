@@ -161,6 +161,8 @@ SIGNATURES = {
     "aiw_catalog_gpu_count": (STATUS, [("out", PZ)]),
     "aiw_catalog_gpu_name": (STATUS, [("i", c_size_t), ("out", PSTR)]),
     "aiw_catalog_gpu_value": (STATUS, [("gpu", c_char_p), ("field", c_char_p), ("out", PD)]),
+    "aiw_catalog_gpu_source": (STATUS, [("gpu", c_char_p), ("field", c_char_p),
+                                        ("out", PSTR)]),
     "aiw_catalog_gpu_field": (STATUS, [("i", c_size_t), ("name", PSTR), ("unit", PSTR),
                                        ("doc", PSTR)]),
     "aiw_catalog_link_count": (STATUS, [("out", PZ)]),

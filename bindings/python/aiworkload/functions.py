@@ -123,6 +123,12 @@ def gpu(name):
     return {f: catalog_gpu_value(name, f) for f, _, _ in gpu_fields()}  # noqa: F821
 
 
+def gpu_sources(name):
+    """Where each field of a built-in GPU comes from, as {field: source line}
+    ("measured: ...", "datasheet: ...", "estimate: ..." and so on)."""
+    return {f: catalog_gpu_source(name, f) for f, _, _ in gpu_fields()}  # noqa: F821
+
+
 def links():
     """Names of the built-in links."""
     return _names(catalog_link_count, catalog_link_name)  # noqa: F821
@@ -279,4 +285,4 @@ def autoscale_replay(policy, metrics_path, settings=(), out_path=None):
 
 __all__ += ["autoscale_replay"]
 __all__ += ["site_diversity_shares", "DIVERSITY_COLUMNS"]
-__all__ += ["site_diversity_sweep", "gpus", "gpu", "gpu_fields", "links", "link", "link_fields", "training_presets"]
+__all__ += ["site_diversity_sweep", "gpus", "gpu", "gpu_fields", "gpu_sources", "links", "link", "link_fields", "training_presets"]

@@ -19,6 +19,7 @@ EXAMPLE_ARGS = {
     "aiw_catalog_gpu_count": (),
     "aiw_catalog_gpu_name": (0,),
     "aiw_catalog_gpu_value": ("H100-SXM", "tdp_w"),
+    "aiw_catalog_gpu_source": ("MI300X", "attn_eff"),
     "aiw_catalog_gpu_field": (0,),
     "aiw_catalog_link_count": (),
     "aiw_catalog_link_name": (0,),
