@@ -222,11 +222,62 @@ _Static_assert(sizeof aiwi_inference_params / sizeof *aiwi_inference_params == P
  * times come from the iteration model's coefficients, not from the
  * derated peaks; the autoscalers read target_utilization on metric =
  * utilization alone, target_value on the others (the KPA on every metric:
- * utilization is concurrency to it). */
+ * utilization is concurrency to it); each policy reads its own settings
+ * only (below). */
 const aiwi_param_mode aiwi_inference_modes[] = {
 	{"mfu", "timing=roofline"},
 	{"mem_bw_efficiency", "timing=roofline"},
 	{"target_utilization", "autoscaler=hpa|predictive metric=utilization"},
 	{"target_value", "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa"},
+	/* each policy's own settings (its .params: hpa.c, kpa.c, predictive.c,
+	 * schedule.c); the replica bounds and the metric are not read by a
+	 * schedule, whose table gives the replicas; metric_interval is the
+	 * scrape of the concurrency ring (aiwi_as_start_scrape) */
+	{"min_replicas", "autoscaler=hpa|kpa|predictive"},
+	{"max_replicas", "autoscaler=hpa|kpa|predictive"},
+	{"metric", "autoscaler=hpa|kpa|predictive"},
+	{"metric_interval", "autoscaler=kpa; autoscaler=hpa|predictive metric=concurrency"},
+	{"hpa_sync_period", "autoscaler=hpa|predictive"},
+	{"hpa_tolerance", "autoscaler=hpa|predictive"},
+	{"hpa_upscale_stabilization", "autoscaler=hpa|predictive"},
+	{"hpa_downscale_stabilization", "autoscaler=hpa|predictive"},
+	{"hpa_scale_up_pods", "autoscaler=hpa|predictive"},
+	{"hpa_scale_up_percent", "autoscaler=hpa|predictive"},
+	{"hpa_scale_up_select", "autoscaler=hpa|predictive"},
+	{"hpa_scale_down_pods", "autoscaler=hpa|predictive"},
+	{"hpa_scale_down_percent", "autoscaler=hpa|predictive"},
+	{"hpa_scale_down_select", "autoscaler=hpa|predictive"},
+	{"hpa_policy_period", "autoscaler=hpa|predictive"},
+	{"kpa_target_utilization", "autoscaler=kpa"},
+	{"kpa_stable_window", "autoscaler=kpa"},
+	{"kpa_panic_window", "autoscaler=kpa"},
+	{"kpa_panic_threshold", "autoscaler=kpa"},
+	{"kpa_max_scale_up_rate", "autoscaler=kpa"},
+	{"kpa_max_scale_down_rate", "autoscaler=kpa"},
+	{"kpa_scale_to_zero_grace", "autoscaler=kpa"},
+	{"kpa_tick", "autoscaler=kpa"},
+	{"kpa_scale_down_delay", "autoscaler=kpa"},
+	{"predictive_source", "autoscaler=predictive"},
+	{"predictive_smoothing", "autoscaler=predictive"},
+	{"predictive_bin", "autoscaler=predictive predictive_source=history"},
+	{"predictive_lead", "autoscaler=predictive"},
+	{"predictive_capacity", "autoscaler=predictive"},
+	{"predictive_headroom", "autoscaler=predictive"},
+	{"schedule", "autoscaler=schedule"},
+	{"hpa_scale_up_policies", "autoscaler=hpa|predictive"},
+	{"hpa_scale_down_policies", "autoscaler=hpa|predictive"},
+	{"hpa_tolerance_up", "autoscaler=hpa|predictive"},
+	{"hpa_tolerance_down", "autoscaler=hpa|predictive"},
+	{"hpa_behavior", "autoscaler=hpa|predictive"},
+	{"kpa_activation_scale", "autoscaler=kpa"},
+	{"kpa_unreachable", "autoscaler=kpa"},
+	{"hpa_legacy_up_factor", "autoscaler=hpa|predictive"},
+	{"hpa_legacy_up_minimum", "autoscaler=hpa|predictive"},
+	{"hpa_cpu_initialization_period", "autoscaler=hpa|predictive"},
+	{"hpa_initial_readiness_delay", "autoscaler=hpa|predictive"},
+	{"kpa_scale_to_zero_pod_retention", "autoscaler=kpa"},
+	{"kpa_target_burst_capacity", "autoscaler=kpa"},
+	{"kpa_progress_deadline", "autoscaler=kpa"},
+	{"kpa_reconciler", "autoscaler=kpa"},
 	{NULL, NULL},
 };

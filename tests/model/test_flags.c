@@ -126,6 +126,19 @@ START_TEST(settings_without_effect_warned)
 		{"inference.chat.target_utilization", "0.5", "inference.chat.autoscaler", "kpa", true},
 		/* a fixed fleet reads neither */
 		{"inference.chat.target_value", "5", NULL, NULL, true},
+		/* each policy reads its own settings */
+		{"inference.chat.kpa_tick", "3", "inference.chat.autoscaler", "hpa", true},
+		{"inference.chat.kpa_tick", "3", "inference.chat.autoscaler", "kpa", false},
+		{"inference.chat.hpa_tolerance", "0.2", "inference.chat.autoscaler", "kpa", true},
+		{"inference.chat.hpa_tolerance", "0.2", "inference.chat.autoscaler", "hpa", false},
+		{"inference.chat.hpa_tolerance", "0.2", "inference.chat.autoscaler", "predictive", false},
+		{"inference.chat.predictive_headroom", "1", "inference.chat.autoscaler", "hpa", true},
+		{"inference.chat.max_replicas", "4", NULL, NULL, true},
+		{"inference.chat.max_replicas", "4", "inference.chat.autoscaler", "hpa", false},
+		{"inference.chat.min_replicas", "2", NULL, NULL, true},
+		/* the scrape interval: the kpa's windows, the hpa's concurrency */
+		{"inference.chat.metric_interval", "2", "inference.chat.autoscaler", "hpa", true},
+		{"inference.chat.metric_interval", "2", "inference.chat.autoscaler", "kpa", false},
 	};
 	for (size_t i = 0; i < sizeof C / sizeof *C; i++) {
 		aiw_sim *sim = load_text("[sim]\nduration = 1min\n[inference chat]\nrate = 1/s\n");
