@@ -265,6 +265,16 @@ typedef struct replica {
 	 * (an eager cut's admissions while they are pending) and of cut_span's:
 	 * the iteration model's prefill time, the prefills' attention FLOPs */
 	double prefill_sq, prefill_sq_before_cut;
+	/* chunked prefill (fleet_chunk.c): the admitted prompts still
+	 * prefilling, in admission order (out of the running set, linked by
+	 * next); the tokens already prefilled of the head (the only one a
+	 * chunk can leave unfinished); the KV tokens they hold (prompt +
+	 * tokens generated before a preemption + 1, as a decoder's context);
+	 * the FLOPs and bytes of the current span's mixed iteration (booked at
+	 * its start, taken back by totals_at inside it) and its tokens
+	 * (decodes and chunks: at most the budget) */
+	queue prefilling;
+	double chunk_done, chunk_reserved, mixed_flops, mixed_dram, mixed_tokens;
 } replica;
 _Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &&
                offsetof(replica, last_rack) + sizeof(uint32_t) <= 4 * 64 &&
@@ -411,6 +421,12 @@ typedef struct fleet {
 	 * for a prefetch, never for a result) */
 	uint32_t *end_out;
 	bool overload_warned; /* the overload warning given (aiwi_warn, once) */
+	/* chunked prefill (fleet_chunk.c): on, its token budget per iteration
+	 * (max_num_batched_tokens), the mixed iterations and the prefill
+	 * chunks so far */
+	bool chunked;
+	double chunk_budget;
+	uint64_t mixed_iterations, prefill_chunks;
 } fleet;
 
 
