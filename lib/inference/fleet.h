@@ -422,11 +422,11 @@ typedef struct fleet {
 	uint32_t *end_out;
 	bool overload_warned; /* the overload warning given (aiwi_warn, once) */
 	/* chunked prefill (fleet_chunk.c): on, its token budget per iteration
-	 * (max_num_batched_tokens), the mixed iterations and the prefill
-	 * chunks so far */
+	 * (max_num_batched_tokens), the mixed iterations, the prefill chunks
+	 * and the prompts prefilled to their end so far */
 	bool chunked;
 	double chunk_budget;
-	uint64_t mixed_iterations, prefill_chunks;
+	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
 } fleet;
 
 

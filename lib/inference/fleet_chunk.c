@@ -107,6 +107,7 @@ static void start_chunked(fleet *f, replica *r, double now)
 	f->tokens_out += n + done;
 	f->mixed_iterations++;
 	f->prefill_chunks += (uint64_t)m;
+	f->chunked_prompts += done;
 	if (n > 0)
 		f->batch_iterations[r->run_count]++;
 	r->mixed_flops = fl;

@@ -620,6 +620,9 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 		}
 	}
 	M("decode_iterations", iters);
+	M("mixed_iterations", (double)f->mixed_iterations);
+	M("prefill_chunks", (double)f->prefill_chunks);
+	M("chunks_per_prompt_mean", f->chunked_prompts ? (double)f->prefill_chunks / (double)f->chunked_prompts : NAN);
 	M("batch_size_mean", iters > 0 ? sum / iters : NAN);
 	M("batch_size_p99", p99);
 	M("batch_size_max", (double)(bmax > f->batch_peak ? bmax : f->batch_peak));
