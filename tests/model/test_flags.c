@@ -126,6 +126,10 @@ START_TEST(settings_without_effect_warned)
 		{"inference.chat.target_utilization", "0.5", "inference.chat.autoscaler", "kpa", true},
 		/* a fixed fleet reads neither */
 		{"inference.chat.target_value", "5", NULL, NULL, true},
+		/* the token budget is chunked prefill's */
+		{"inference.chat.max_num_batched_tokens", "4096", NULL, NULL, true},
+		{"inference.chat.max_num_batched_tokens", "4096", "inference.chat.chunked_prefill", "on",
+		 false},
 	};
 	for (size_t i = 0; i < sizeof C / sizeof *C; i++) {
 		aiw_sim *sim = load_text("[sim]\nduration = 1min\n[inference chat]\nrate = 1/s\n");
