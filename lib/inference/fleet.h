@@ -112,9 +112,14 @@
  *  requests  arrived = completed + dropped + in_flight, and in_flight =
  *            waiting_count + running_count; waiting_count = the central
  *            queue + every slot's routed and preempted queues;
- *            running_count = every slot's running set; a slot's
- *            outstanding = routed + preempted + running; the waiting
+ *            running_count = every slot's running set and prefilling
+ *            FIFO (chunked prefill, fleet_chunk.c); a slot's outstanding
+ *            = routed + preempted + running + prefilling; the waiting
  *            integral's level = waiting_count.
+ *  chunks    prompts prefilling only with chunked prefill, none under a
+ *            span's decode part (end_iteration 0 while any is), none
+ *            done or reserved when the FIFO is empty; a span's mixed
+ *            iteration within the budget (decodes + chunk tokens).
  *  replicas  state_count[s] = slots in state s (they sum to slot_count);
  *            the ready set holds exactly the READY slots, the free heap
  *            the FREE ones; phase_count[p] = slots in phase p; spot_count =
