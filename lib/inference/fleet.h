@@ -112,9 +112,14 @@
  *  requests  arrived = completed + dropped + in_flight, and in_flight =
  *            waiting_count + running_count; waiting_count = the central
  *            queue + every slot's routed and preempted queues;
- *            running_count = every slot's running set; a slot's
- *            outstanding = routed + preempted + running; the waiting
+ *            running_count = every slot's running set and prefilling
+ *            FIFO (chunked prefill, fleet_chunk.c); a slot's outstanding
+ *            = routed + preempted + running + prefilling; the waiting
  *            integral's level = waiting_count.
+ *  chunks    prompts prefilling only with chunked prefill, none under a
+ *            span's decode part (end_iteration 0 while any is), none
+ *            done or reserved when the FIFO is empty; a span's mixed
+ *            iteration within the budget (decodes + chunk tokens).
  *  replicas  state_count[s] = slots in state s (they sum to slot_count);
  *            the ready set holds exactly the READY slots, the free heap
  *            the FREE ones; phase_count[p] = slots in phase p; spot_count =
@@ -265,6 +270,16 @@ typedef struct replica {
 	 * (an eager cut's admissions while they are pending) and of cut_span's:
 	 * the iteration model's prefill time, the prefills' attention FLOPs */
 	double prefill_sq, prefill_sq_before_cut;
+	/* chunked prefill (fleet_chunk.c): the admitted prompts still
+	 * prefilling, in admission order (out of the running set, linked by
+	 * next); the tokens already prefilled of the head (the only one a
+	 * chunk can leave unfinished); the KV tokens they hold (prompt +
+	 * tokens generated before a preemption + 1, as a decoder's context);
+	 * the FLOPs and bytes of the current span's mixed iteration (booked at
+	 * its start, taken back by totals_at inside it) and its tokens
+	 * (decodes and chunks: at most the budget) */
+	queue prefilling;
+	double chunk_done, chunk_reserved, mixed_flops, mixed_dram, mixed_tokens;
 } replica;
 _Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &&
                offsetof(replica, last_rack) + sizeof(uint32_t) <= 4 * 64 &&
@@ -411,6 +426,12 @@ typedef struct fleet {
 	 * for a prefetch, never for a result) */
 	uint32_t *end_out;
 	bool overload_warned; /* the overload warning given (aiwi_warn, once) */
+	/* chunked prefill (fleet_chunk.c): on, its token budget per iteration
+	 * (max_num_batched_tokens), the mixed iterations, the prefill chunks
+	 * and the prompts prefilled to their end so far */
+	bool chunked;
+	double chunk_budget;
+	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
 } fleet;
 
 

@@ -121,6 +121,13 @@ static void take(fleet *f, replica *r, queue *from, double now, double prefill[2
 		f->tokens_in += q->prompt;
 		aiwi_hist_add_fast(&f->wait, now - q->arrival);
 	}
+	if (AIW_UNLIKELY(f->chunked)) {
+		/* it prefills by chunks from the next span (fleet_chunk.c): its
+		 * context reserved now, its admission order when it decodes */
+		r->chunk_reserved += (double)q->prompt + q->generated + 1;
+		q_push(f, &r->prefilling, id);
+		return;
+	}
 	uint32_t seq = f->admissions++;
 	if (f->service_mode) {
 		run_push(f, r, id, now + q->key, seq);
@@ -137,6 +144,13 @@ static void take(fleet *f, replica *r, queue *from, double now, double prefill[2
 	/* it leaves after output - gen more decode iterations (0: right after
 	 * the prefill); it is preempted at the earliest after that prefill */
 	run_push(f, r, id, r->iterations_done + (q->output - q->generated), seq);
+}
+
+/* Requests r holds in its batch: running and, chunked, prefilling (what
+ * max_batch, vLLM's max_num_seqs, bounds). */
+static inline uint32_t batch_held(const fleet *f, const replica *r)
+{
+	return AIW_UNLIKELY(f->chunked) ? r->run_count + r->prefilling.length : r->run_count;
 }
 
 /* Whether a free replica starts a batch now (dynamic) or at all (none). */
@@ -160,7 +174,23 @@ static uint32_t admit(fleet *f, replica *r, double now, double ptok[2])
 	uint32_t n0 = r->run_count, k = 0;
 	queue *from;
 	if (f->batching == B_CONTINUOUS) {
-		while (r->run_count < f->max_batch) {
+		if (AIW_UNLIKELY(f->chunked)) {
+			/* the same rule over what the replica holds: the running
+			 * decodes and the prompts prefilling, their reservations */
+			uint32_t held;
+			while ((held = r->run_count + r->prefilling.length) < f->max_batch) {
+				uint32_t id = peek(f, r, &from, now);
+				if (id == NIL)
+					break;
+				const req *q = &f->requests[id];
+				double need = (double)q->prompt + q->generated + 1;
+				if (held > 0 && r->context_tokens + r->chunk_reserved + need + (held + 1) >
+				                        f->kv_capacity_tokens)
+					break;
+				take(f, r, from, now, ptok);
+				k++;
+			}
+		} else while (r->run_count < f->max_batch) {
 			uint32_t id = peek(f, r, &from, now);
 			if (id == NIL)
 				break;
@@ -205,8 +235,11 @@ static uint32_t admit(fleet *f, replica *r, double now, double ptok[2])
 		}
 	}
 	if (k) {
-		f->batch_peak = r->run_count > f->batch_peak ? r->run_count : f->batch_peak;
+		uint32_t held = batch_held(f, r);
+		f->batch_peak = held > f->batch_peak ? held : f->batch_peak;
 		double kv = f->batching == B_CONTINUOUS ? r->context_tokens : r->reserved_tokens;
+		if (AIW_UNLIKELY(f->chunked))
+			kv += r->chunk_reserved;
 		f->kv_peak_tokens = kv > f->kv_peak_tokens ? kv : f->kv_peak_tokens;
 		if (r->in_idle)
 			idle_remove(f, (uint32_t)(r - f->replicas));
@@ -279,8 +312,14 @@ static AIW_INLINE void span_decode(fleet *f, replica *r)
 	r->cut = 0;
 }
 
+static void start_chunked(fleet *f, replica *r, double now);
+
 static void start_span(fleet *f, replica *r, double now, uint32_t nadm, const double pf[2])
 {
+	if (AIW_UNLIKELY(f->chunked) && r->prefilling.length) {
+		start_chunked(f, r, now);
+		return;
+	}
 	double tp = 0, ptok = pf[0];
 	if (nadm) {
 		f->tokens_prefill += ptok;

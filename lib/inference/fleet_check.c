@@ -75,12 +75,22 @@ static void fleet_check(fleet *f, bool deep)
 		phases[r->phase]++;
 		spot += r->spot && r->phase != PH_OFF;
 		waiting += r->routed.length + r->preempted.length;
-		running += r->run_count;
-		CHECK(r->outstanding == r->routed.length + r->preempted.length + r->run_count,
-		      "replica %u: outstanding %u != routed %u + preempted %u + running %u", i,
-		      r->outstanding, r->routed.length, r->preempted.length, r->run_count);
-		CHECK(!deep || (queue_sound(f, &r->routed) && queue_sound(f, &r->preempted)),
+		running += r->run_count + r->prefilling.length;
+		CHECK(r->outstanding == r->routed.length + r->preempted.length + r->run_count +
+		                                r->prefilling.length,
+		      "replica %u: outstanding %u != routed %u + preempted %u + running %u + "
+		      "prefilling %u",
+		      i, r->outstanding, r->routed.length, r->preempted.length, r->run_count,
+		      r->prefilling.length);
+		CHECK(!deep || (queue_sound(f, &r->routed) && queue_sound(f, &r->preempted) &&
+		                queue_sound(f, &r->prefilling)),
 		      "replica %u: a queue's links and length disagree", i);
+		CHECK(f->chunked || (!r->prefilling.length && r->chunk_reserved == 0),
+		      "replica %u: %u prompts prefilling by chunks without chunked prefill", i,
+		      r->prefilling.length);
+		CHECK(r->prefilling.length || (r->chunk_done == 0 && r->chunk_reserved == 0),
+		      "replica %u: no prompt prefilling, %g tokens done, %g reserved", i, r->chunk_done,
+		      r->chunk_reserved);
 		bool end = f->end_keys[i] != NONE;
 		CHECK(!r->pending || (f->eager && r->span_kind == SPAN_RUN &&
 		                      r->pending_from_queue <= r->pending_admissions.length &&
@@ -95,7 +105,8 @@ static void fleet_check(fleet *f, bool deep)
 			      r->span_kind, r->outstanding, end ? "pending" : "none");
 			break;
 		case AIW_REPLICA_LOADING:
-			CHECK(r->phase == PH_LOADING && r->span_kind == SPAN_LOAD && !r->run_count && end,
+			CHECK(r->phase == PH_LOADING && r->span_kind == SPAN_LOAD && !r->run_count &&
+			              !r->prefilling.length && end,
 			      "replica %u: LOADING in phase %d, span %d, %u running, end %s", i,
 			      r->phase, r->span_kind, r->run_count, end ? "pending" : "none");
 			break;
@@ -106,15 +117,23 @@ static void fleet_check(fleet *f, bool deep)
 				      "replica %u: READY but not in the ready set", i);
 			}
 			if (r->span_kind == SPAN_NONE) {
-				CHECK(r->phase == PH_IDLE && !r->run_count && !end,
+				CHECK(r->phase == PH_IDLE && !r->run_count && !r->prefilling.length && !end,
 				      "replica %u: idle in phase %d, %u running, end %s", i, r->phase,
 				      r->run_count, end ? "pending" : "none");
 			} else if (r->span_kind == SPAN_RUN) {
 				const span *sp = &r->current;
 				double t_end = sp->start + sp->prefill_s + span_time(sp, sp->end_iteration);
-				CHECK(r->phase == PH_DECODE && r->run_count && r->run_count == sp->batch,
+				CHECK(r->phase == PH_DECODE && (r->run_count || r->prefilling.length) &&
+				              r->run_count == sp->batch,
 				      "replica %u: span in phase %d, %u running for a batch of %u", i,
 				      r->phase, r->run_count, sp->batch);
+				/* chunked: a mixed iteration's decodes and chunks within the budget */
+				CHECK(!f->chunked || !(sp->prefill_s > 0) || r->mixed_tokens <= f->chunk_budget,
+				      "replica %u: a mixed iteration of %g tokens over the budget %g", i,
+				      r->mixed_tokens, f->chunk_budget);
+				CHECK(!r->prefilling.length || sp->end_iteration == 0,
+				      "replica %u: %u prompts prefilling under a decode part of %g iterations",
+				      i, r->prefilling.length, sp->end_iteration);
 				CHECK(end && f->end_keys[i] == tbits(t_end) && t_end >= now,
 				      "replica %u: span ends at %.17g s, its agenda entry %.17g s", i, t_end,
 				      end ? btime(f->end_keys[i]) : INFINITY);

@@ -241,7 +241,13 @@ static void totals_at(const fleet *f, double t, fleet_at *o)
 			if (r->span_kind != SPAN_RUN)
 				continue;
 			progress p = span_progress(f, r, t);
-			if (p.in_prefill) {
+			if (p.in_prefill && AIW_UNLIKELY(f->chunked)) {
+				/* a mixed iteration: the decoders' tokens, FLOPs and
+				 * bytes with the chunks' (fleet_chunk.c) */
+				tok -= p.sp->first_tokens;
+				fl -= r->mixed_flops * p.undone;
+				by -= r->mixed_dram * p.undone;
+			} else if (p.in_prefill) {
 				tok -= p.sp->first_tokens;
 				fl -= prefill_flops(f, p.sp->prefill_tokens, p.Q) * p.undone;
 				if (p.sp->prefill_s > 0)

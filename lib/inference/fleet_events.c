@@ -50,7 +50,7 @@ static void step(fleet *f, replica *r, double now)
 	double ptok[2] = {0, 0}; /* prompt tokens to prefill, the sum of their squared lengths */
 	f->admitted_count = 0;
 	uint32_t nadm = admit(f, r, now, ptok);
-	if (r->run_count == 0) {
+	if (r->run_count == 0 && !r->prefilling.length) {
 		go_idle(f, r, now);
 		return;
 	}
@@ -200,7 +200,7 @@ static void kick(fleet *f, replica *r, double now)
 			}
 			eager_settle(f, r);
 		}
-		if (f->batching != B_CONTINUOUS || r->cut || r->run_count >= f->max_batch)
+		if (f->batching != B_CONTINUOUS || r->cut || batch_held(f, r) >= f->max_batch)
 			break;
 		double x = now - r->current.start - r->current.prefill_s;
 		double tn = NAN; /* T(kb) when span_iterations_by_next computed it */
@@ -275,7 +275,7 @@ static void central_dispatch(fleet *f, double now)
 	if (f->central.length && f->batching == B_CONTINUOUS && f->idle_count == 0 &&
 	    (ll = least_loaded(f)) != NIL) {
 		replica *r = &f->replicas[ll];
-		if (r->run_count < f->max_batch)
+		if (batch_held(f, r) < f->max_batch)
 			kick(f, r, now);
 	}
 	if (f->central.length && f->batching == B_DYNAMIC && f->idle_count && !f->central_timer)

@@ -87,6 +87,8 @@ int aiwi_serving_add_replica(aiwi_comp *c, double cold_start_s, bool spot)
 	double now = aiwi_now(c->sim);
 	q_init(&r->routed);
 	q_init(&r->preempted);
+	q_init(&r->prefilling);
+	r->chunk_done = r->chunk_reserved = 0;
 	run_clear(r);
 	r->context_tokens = r->reserved_tokens = r->iterations_done = 0;
 	r->outstanding = 0;
@@ -170,7 +172,7 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		else
 			eager_settle(f, r);
 	}
-	uint32_t nhold = r->run_count + r->preempted.length + r->routed.length;
+	uint32_t nhold = r->run_count + r->prefilling.length + r->preempted.length + r->routed.length;
 	uint32_t *hold = nhold ? malloc((size_t)nhold * sizeof *hold) : NULL;
 	if (nhold && !hold)
 		return aiwi_err(c->sim, AIW_ENOMEM, "out of memory");
@@ -191,8 +193,16 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		if (in_prefill) {
 			book_prefill(f, r, r->current.start + r->current.prefill_s - now, -1);
 			f->tokens_out -= r->current.first_tokens;
-			f->flops -= prefill_flops(f, r->current.prefill_tokens, p.Q) * p.undone;
-			f->dram_bytes -= f->weight_bytes * p.undone;
+			if (f->chunked) {
+				/* a mixed iteration (fleet_chunk.c): its decoders' token
+				 * never came either */
+				f->flops -= r->mixed_flops * p.undone;
+				f->dram_bytes -= r->mixed_dram * p.undone;
+				r->iterations_done -= 1;
+			} else {
+				f->flops -= prefill_flops(f, r->current.prefill_tokens, p.Q) * p.undone;
+				f->dram_bytes -= f->weight_bytes * p.undone;
+			}
 			f->tokens_prefill -= r->current.prefill_tokens * p.undone;
 		}
 		for (uint32_t i = 0; i < r->run_count; i++) {
@@ -215,7 +225,10 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 			q->key = e->key > now ? e->key - now : 0;
 		hold[k++] = e->id;
 	}
-	uint32_t nrun = r->run_count;
+	uint32_t nrun = r->run_count + r->prefilling.length;
+	while (r->prefilling.length) /* their chunks are lost with the replica */
+		hold[k++] = q_pop(f, &r->prefilling);
+	r->chunk_done = r->chunk_reserved = 0;
 	f->running_count -= nrun;
 	f->preemptions += nrun;
 	waiting_add(f, now, (int)nrun);

@@ -134,7 +134,17 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	 "inference_preemptions_total", "counter", NULL,
 	 "requests preempted out of a batch (KV cache full or replica lost)"},
 	{"decode_iterations", "Decode iterations", "1", AIW_METRIC_COUNT,
-	 "decode iterations of all replicas", NULL, NULL, NULL, NULL},
+	 "decode iterations of all replicas (chunked prefill: the mixed iterations with a "
+	 "running decode too)", NULL, NULL, NULL, NULL},
+	{"mixed_iterations", "Chunked prefill iterations", "1", AIW_METRIC_COUNT,
+	 "chunked_prefill: iterations holding prefill chunks (with the running decodes, if any)",
+	 NULL, NULL, NULL, NULL},
+	{"prefill_chunks", "  prefill chunks", "1", AIW_METRIC_COUNT,
+	 "chunked_prefill: prompt chunks prefilled (a prompt in one iteration is one chunk)",
+	 NULL, NULL, NULL, NULL},
+	{"chunks_per_prompt_mean", "  chunks per prompt (mean)", "1", AIW_METRIC_RATIO,
+	 "chunked_prefill: prefill chunks per prompt prefilled to its end (not a number without "
+	 "chunked prefill)", NULL, NULL, NULL, NULL},
 	{"batch_size_mean", "Batch size (mean)", "1", AIW_METRIC_HEADLINE | AIW_METRIC_RATIO,
 	 "mean batch size per decode iteration", NULL, NULL, NULL, NULL},
 	{"batch_size_p99", "Batch size (P99)", "1", 0,

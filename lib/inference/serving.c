@@ -117,6 +117,7 @@
  * fleet_energy.c (accounting), fleet_sets.c (ready, least-loaded, idle and
  * free sets), fleet_agenda.c (the winner tree and the master event's
  * scheduling), fleet_admit.c (request ends, admission, span starts),
+ * fleet_chunk.c (chunked prefill's mixed iterations),
  * fleet_eager.c (eager cuts), fleet_events.c (the event handlers),
  * fleet_route.c (routing, arrivals), fleet_lifecycle.c (add, remove, fail
  * replicas), fleet_timing.c (timing = iteration's span terms), serving_api.c (serving.h) and fleet_check.c (invariants, in a
@@ -133,6 +134,7 @@
 #include "inference/fleet_sets.c"
 #include "inference/fleet_agenda.c"
 #include "inference/fleet_admit.c"
+#include "inference/fleet_chunk.c"
 #include "inference/fleet_eager.c"
 #include "inference/fleet_events.c"
 #include "inference/fleet_route.c"
@@ -245,6 +247,23 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->max_delay = aiwi_p(c, P_MAX_QUEUE_DELAY);
 	f->timeout = aiwi_pset(c, P_TIMEOUT) ? aiwi_p(c, P_TIMEOUT) : INFINITY;
 	f->queue_limit = aiwi_pset(c, P_QUEUE_LIMIT) ? (uint64_t)aiwi_p(c, P_QUEUE_LIMIT) : UINT64_MAX;
+	f->chunked = (int)aiwi_p(c, P_CHUNKED) == 1;
+	f->chunk_budget = aiwi_pset(c, P_MAX_BATCHED_TOKENS) ? aiwi_p(c, P_MAX_BATCHED_TOKENS)
+	                                                    : default_chunk_budget(&f->gpu);
+	if (f->chunked && (f->batching != B_CONTINUOUS || f->service_mode))
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.chunked_prefill = on needs continuous batching and span times "
+		                "(batching = continuous, service unset): it mixes prefill chunks into "
+		                "the running decodes' iterations (here batching = %s%s)",
+		                c->prefix, f->batching == B_NONE ? "none" : f->batching == B_DYNAMIC ? "dynamic" : "continuous",
+		                f->service_mode ? ", service set" : "");
+	if (f->chunked && f->chunk_budget < f->max_batch)
+		return aiwi_err(sim, AIW_ERANGE,
+		                "%s.max_num_batched_tokens = %g is below %s.max_batch = %u: every running "
+		                "request takes a token of an iteration (allowed: %u to 1e9, or raise "
+		                "max_num_batched_tokens / lower max_batch; vLLM requires "
+		                "max_num_batched_tokens >= max_num_seqs)",
+		                c->prefix, f->chunk_budget, c->prefix, f->max_batch, f->max_batch);
 	f->eager = eager_possible(f);
 	if ((st = timing_setup(c, f)) != AIW_OK)
 		return st;
@@ -601,6 +620,9 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 		}
 	}
 	M("decode_iterations", iters);
+	M("mixed_iterations", (double)f->mixed_iterations);
+	M("prefill_chunks", (double)f->prefill_chunks);
+	M("chunks_per_prompt_mean", f->chunked_prompts ? (double)f->prefill_chunks / (double)f->chunked_prompts : NAN);
 	M("batch_size_mean", iters > 0 ? sum / iters : NAN);
 	M("batch_size_p99", p99);
 	M("batch_size_max", (double)(bmax > f->batch_peak ? bmax : f->batch_peak));

@@ -110,6 +110,22 @@ const aiwi_param_def aiwi_inference_params[] = {
 	[P_MAX_QUEUE_DELAY] = {"max_queue_delay", IP("max_queue_delay"), AIW_PT_DURATION, "10ms",
 	                       "s", 0, 3600, NULL, 0,
 	                       "dynamic: longest a free replica waits to fill a batch", 0},
+	[P_CHUNKED] = {"chunked_prefill", IP("chunked_prefill"), AIW_PT_ENUM, "off", "", 0, 1,
+	               "off|on", 0,
+	               "continuous batching: on, an iteration holds every running decode and "
+	               "prefill chunks of the admitted prompts, in admission order, up to "
+	               "max_num_batched_tokens tokens (Sarathi-Serve; vLLM's V1 engine turns it "
+	               "on by default); off, a replica prefills all it admitted in one iteration "
+	               "before its decodes resume (vLLM V0, which the shipped calibrations measured)",
+	               0},
+	[P_MAX_BATCHED_TOKENS] = {"max_num_batched_tokens", IP("max_num_batched_tokens"),
+	                          AIW_PT_INT, NULL, "1", 1, 1e9, NULL, AIW_PF_NONE,
+	                          "chunked_prefill: tokens of one iteration at most, one per running "
+	                          "decode and the prompts' chunks (vLLM's name; SGLang's "
+	                          "chunked_prefill_size), at least max_batch (none: vLLM V1's "
+	                          "default for its OpenAI API server, 8192 on a GPU of at least 70 "
+	                          "GiB other than an A100, else 2048)",
+	                          0},
 	[P_KV_MARGIN] = {"kv_margin", IP("kv_margin"), AIW_PT_REAL, "0.1", "1", 0, 0.99, NULL, 0,
 	                 "fraction of GPU memory kept out of weights and KV cache (activations, "
 	                 "workspace)",
@@ -227,6 +243,7 @@ _Static_assert(sizeof aiwi_inference_params / sizeof *aiwi_inference_params == P
 const aiwi_param_mode aiwi_inference_modes[] = {
 	{"mfu", "timing=roofline"},
 	{"mem_bw_efficiency", "timing=roofline"},
+	{"max_num_batched_tokens", "chunked_prefill=on"},
 	{"target_utilization", "autoscaler=hpa|predictive metric=utilization"},
 	{"target_value", "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa"},
 	/* each policy's own settings (its .params: hpa.c, kpa.c, predictive.c,

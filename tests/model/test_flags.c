@@ -139,6 +139,10 @@ START_TEST(settings_without_effect_warned)
 		/* the scrape interval: the kpa's windows, the hpa's concurrency */
 		{"inference.chat.metric_interval", "2", "inference.chat.autoscaler", "hpa", true},
 		{"inference.chat.metric_interval", "2", "inference.chat.autoscaler", "kpa", false},
+		/* the token budget is chunked prefill's */
+		{"inference.chat.max_num_batched_tokens", "4096", NULL, NULL, true},
+		{"inference.chat.max_num_batched_tokens", "4096", "inference.chat.chunked_prefill", "on",
+		 false},
 	};
 	for (size_t i = 0; i < sizeof C / sizeof *C; i++) {
 		aiw_sim *sim = load_text("[sim]\nduration = 1min\n[inference chat]\nrate = 1/s\n");
