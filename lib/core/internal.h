@@ -52,6 +52,26 @@ aiw_status aiwi_verr(aiw_sim *sim, aiw_status code, const char *fmt, va_list ap)
 void aiwi_warn(aiw_sim *sim, const char *fmt, ...) AIW_PRINTF(2, 3);
 void aiwi_warnings_clear(aiw_sim *sim);
 struct aiwi_warnings **aiwi_sim_warnings(aiw_sim *sim); /* sim.c: the slot */
+/* Results derived from input files, shared by the simulations of a sweep
+ * (memo.c): keyed by a model's key string and the file's identity (device,
+ * inode, size, modification time) as it was when read.  aiwi_memo_get
+ * copies len bytes of a current entry into out (true), or counts a miss
+ * (false: a changed or unreadable file, another key); aiwi_memo_put keeps
+ * a result under the identity read_as that the caller took (stat) before
+ * reading the file.  Thread-safe; freed with its last reference.  A
+ * simulation holds one reference to its memo (aiwi_sim_set_memo; none by
+ * default). */
+typedef struct aiwi_memo aiwi_memo;
+struct stat;
+aiwi_memo *aiwi_memo_new(void);
+void aiwi_memo_ref(aiwi_memo *m);
+void aiwi_memo_unref(aiwi_memo *m);
+bool aiwi_memo_get(aiwi_memo *m, const char *path, const char *key, void *out, size_t len);
+void aiwi_memo_put(aiwi_memo *m, const char *path, const char *key, const void *val, size_t len,
+                   const struct stat *read_as);
+void aiwi_memo_counts(aiwi_memo *m, uint64_t *hits, uint64_t *misses);
+void aiwi_sim_set_memo(aiw_sim *sim, aiwi_memo *m);
+aiwi_memo *aiwi_sim_memo(const aiw_sim *sim);
 /* Write into a caller buffer (may be NULL), return code. */
 aiw_status aiwi_buferr(char *buf, size_t len, aiw_status code, const char *fmt, ...)
 	AIW_PRINTF(4, 5);

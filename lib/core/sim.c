@@ -62,8 +62,21 @@ struct aiw_sim {
 	const char *base_dir;
 	aiwi_int_log intlog; /* integrals advanced by the finish hooks (internal.h) */
 	struct aiwi_warnings *warnings; /* warnings.c */
+	aiwi_memo *memo;                /* shared results of input files (memo.c), or NULL */
 	char errmsg[ERRMSG_LEN];
 };
+
+void aiwi_sim_set_memo(aiw_sim *sim, aiwi_memo *m)
+{
+	aiwi_memo_ref(m);
+	aiwi_memo_unref(sim->memo);
+	sim->memo = m;
+}
+
+aiwi_memo *aiwi_sim_memo(const aiw_sim *sim)
+{
+	return sim->memo;
+}
 
 struct aiwi_warnings **aiwi_sim_warnings(aiw_sim *sim)
 {
@@ -560,6 +573,7 @@ AIW_EXPORT void aiw_sim_free(aiw_sim *sim)
 	aiwi_rec_free(sim->rec);
 	clear_metrics(sim);
 	aiwi_warnings_clear(sim);
+	aiwi_memo_unref(sim->memo);
 	free(sim->metrics);
 	free(sim->mhash);
 	free(sim);

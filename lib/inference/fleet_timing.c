@@ -10,6 +10,8 @@
  */
 #include "inference/profile.h"
 
+#include <sys/stat.h>
+
 _Static_assert(P_COST - P_ITER_COEF == 2 * AIWI_IT_NTERMS,
                "serving_params: one prefill.TERM and one decode.TERM per term of iteration.h");
 
@@ -30,6 +32,22 @@ static aiw_status timing_profile(aiwi_comp *c, double tp, double pp,
 	aiw_sim *sim = c->sim;
 	const char *path = aiwi_ps(c, P_PROFILE);
 	const char *gpu = aiwi_pset(c, P_PROFILE_GPU) ? aiwi_ps(c, P_PROFILE_GPU) : aiwi_ps(c, P_GPU);
+	/* the fit of the same file for the same GPU and degrees, as another
+	 * run of the sweep left it (core/memo.c): the table read once per
+	 * sweep, not once per run */
+	/* the key: the GPU's rows, the degrees checked, and the coefficients
+	 * the fit starts from and holds (the fleet's datasheet ones, which a
+	 * [gpu] section can change from one point to the next) */
+	char key[1024];
+	int kl = snprintf(key, sizeof key, "inference.profile fit|%s|%.17g|%.17g", gpu, tp, pp);
+	for (int i = 0; i < AIWI_PH_N * AIWI_IT_NTERMS && kl > 0 && (size_t)kl < sizeof key; i++)
+		kl += snprintf(key + kl, sizeof key - (size_t)kl, "|%a",
+		               beta[i / AIWI_IT_NTERMS][i % AIWI_IT_NTERMS]);
+	aiwi_memo *memo = kl > 0 && (size_t)kl < sizeof key ? aiwi_sim_memo(sim) : NULL;
+	if (memo && aiwi_memo_get(memo, path, key, beta, sizeof(double[AIWI_PH_N][AIWI_IT_NTERMS])))
+		return AIW_OK;
+	struct stat read_as;
+	bool known = memo && stat(path, &read_as) == 0;
 	aiwi_profile *p = malloc(sizeof *p);
 	if (!p)
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
@@ -94,6 +112,8 @@ static aiw_status timing_profile(aiwi_comp *c, double tp, double pp,
 			goto done;
 		}
 	}
+	if (known)
+		aiwi_memo_put(memo, path, key, beta, sizeof(double[AIWI_PH_N][AIWI_IT_NTERMS]), &read_as);
 done:
 	aiwi_prof_clear(p);
 	free(p);

@@ -65,6 +65,7 @@ AIW_EXPORT void aiw_sweep_free(aiw_sweep *sw)
 	aiwi_sweep_free_strv(sw->pf_cells, sw->pf_nrows * sw->pf_ncols);
 	free(sw->pf_lines);
 	free(sw->metrics_spec);
+	aiwi_memo_unref(sw->memo);
 	if (sw->sy) {
 		pthread_mutex_destroy(&sw->sy->mu);
 		pthread_mutex_destroy(&sw->sy->errmu);
@@ -113,6 +114,9 @@ AIW_EXPORT aiw_status aiw_sweep_create(aiw_sweep **out, const char *scenario_pat
 	atomic_init(&sw->stop, 0);
 	sw->R = 1;
 	sw->jobs = 1;
+	/* results of input files its runs share (a profile's fit); without
+	 * one (out of memory) every run computes its own */
+	sw->memo = aiwi_memo_new();
 	if (scenario_path && !(sw->path = strdup(scenario_path))) {
 		aiw_sweep_free(sw);
 		return AIW_ENOMEM;

@@ -94,6 +94,7 @@ struct aiw_sweep {
 	void *cb_payload;
 	aiw_sweep_progress_fn prog;
 	void *prog_payload;
+	aiwi_memo *memo;      /* shared by the tasks' simulations (core/memo.c) */
 
 	/* prepared */
 	bool prepared;

@@ -60,6 +60,8 @@ aiw_status aiwi_sweep_build_sim(const aiw_sweep *sw, size_t point, size_t rep, a
 	aiw_status st = aiw_sim_create(&sim, seed);
 	if (st != AIW_OK)
 		return aiwi_buferr(err, errlen, st, "out of memory creating a simulation");
+	if (sw->memo)
+		aiwi_sim_set_memo(sim, sw->memo);
 	if (sw->textlen &&
 	    (st = aiwi_load(sim, sw->text, sw->textlen, sw->path ? sw->path : "<sweep scenario>",
 	                    sw->base_dir ? sw->base_dir : "")) != AIW_OK) {

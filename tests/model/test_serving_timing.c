@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 static void profile_fail(const char *csv, const char *extra, aiw_status code, const char *msg);
 
@@ -510,6 +512,72 @@ END_TEST
  * other than 8, or the decode GEMMs and the cost per sequence, both linear
  * in the batch, are one), each off by up to 2% (a sine of the row's
  * index), so that the robust fit has residuals to weigh. */
+/* Simulations that share a memo (a sweep's: core/memo.c) read and fit a
+ * profile once: the second run takes the fit from the memo and gives the
+ * same metrics bit for bit as a run without one; a file changed since
+ * (its modification time) is read again, and another GPU's coefficients
+ * (the datasheet ones the fit holds) are another entry. */
+START_TEST(profile_fit_shared_by_a_memo)
+{
+	char sw[512], copy[256];
+	splitwise(sw, sizeof sw);
+	/* a copy whose time can be changed */
+	FILE *in = fopen(sw, "rb");
+	ck_assert_ptr_nonnull(in);
+	FILE *out = aiwi_test_tmpfile(copy, sizeof copy);
+	char buf[8192];
+	size_t k;
+	while ((k = fread(buf, 1, sizeof buf, in)) > 0)
+		ck_assert_uint_eq(fwrite(buf, 1, k, out), k);
+	fclose(in);
+	fclose(out);
+	char text[4096];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 5min\nsample_interval = 1min\n"
+	         "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 8\nreplicas = 2\n"
+	         "rate = 4/s\nmax_batch = 24\ntiming = iteration\nprofile = %s\n",
+	         copy);
+	aiwi_memo *m = aiwi_memo_new();
+	ck_assert_ptr_nonnull(m);
+	uint64_t hits, misses;
+	aiw_sim *runs[3];
+	for (int i = 0; i < 3; i++) {
+		runs[i] = load(7, text);
+		if (i < 2)
+			aiwi_sim_set_memo(runs[i], m);
+		AIW_OK_OR_FAIL(runs[i], aiw_sim_run(runs[i]));
+	}
+	aiwi_memo_counts(m, &hits, &misses);
+	ck_assert_uint_eq(misses, 1); /* the first run read the table */
+	ck_assert_uint_eq(hits, 1);   /* the second took its fit */
+	same_metrics_exact(runs[0], runs[1], "read", "from the memo");
+	same_metrics_exact(runs[1], runs[2], "from the memo", "without a memo");
+	/* the file's time changes: read again */
+	struct timespec t[2] = {{.tv_sec = 1000000000, .tv_nsec = 0}, {.tv_sec = 1000000000, .tv_nsec = 0}};
+	ck_assert_int_eq(utimensat(AT_FDCWD, copy, t, 0), 0);
+	aiw_sim *again = load(7, text);
+	aiwi_sim_set_memo(again, m);
+	AIW_OK_OR_FAIL(again, aiw_sim_run(again));
+	aiwi_memo_counts(m, &hits, &misses);
+	ck_assert_uint_eq(misses, 2);
+	same_metrics_exact(runs[0], again, "read", "read again");
+	/* another GPU efficiency: another entry, not the first one's fit */
+	char other[4200];
+	snprintf(other, sizeof other, "%s[gpu H100-SXM]\nmem_bw_eff = 0.7\n", text);
+	aiw_sim *eff = load(7, other);
+	aiwi_sim_set_memo(eff, m);
+	AIW_OK_OR_FAIL(eff, aiw_sim_run(eff));
+	aiwi_memo_counts(m, &hits, &misses);
+	ck_assert_uint_eq(misses, 3);
+	aiwi_memo_unref(m); /* the simulations hold theirs */
+	for (int i = 0; i < 3; i++)
+		aiw_sim_free(runs[i]);
+	aiw_sim_free(again);
+	aiw_sim_free(eff);
+	unlink(copy);
+}
+END_TEST
+
 START_TEST(profile_with_pipeline_stages)
 {
 	char path[256];
@@ -702,6 +770,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, pipeline_refusals);
 	tcase_add_test(tc, iteration_busy_fleets);
 	tcase_add_test(tc, profile_equals_coefficients);
+	tcase_add_test(tc, profile_fit_shared_by_a_memo);
 	tcase_add_test(tc, profile_with_pipeline_stages);
 	tcase_add_test(tc, iteration_is_the_default);
 	tcase_add_test(tc, refusals);
