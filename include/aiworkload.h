@@ -307,6 +307,14 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
  * inference fleet records them, replicas; axes with units, legends.  title
  * NULL or "" gives a title naming the components. */
 AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const char *title);
+/* The run's report as one self-contained HTML file (no network access when
+ * opened; the charting library, uPlot, is embedded in libaiworkload): the
+ * run's identity (version, seed, simulated time, the parameters given), the
+ * power hierarchy and diversity factors, latency percentiles and SLO
+ * attainment per inference fleet, the training time breakdown, the costs,
+ * the summary table, and every curve as a chart with hover values and
+ * zoom.  A default day at one-minute resolution is about 0.6 MB. */
+AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path);
 
 /* ---- hardware catalog (lib/hw/gpu.c) ---- */
 /* Built-in accelerators and links (no simulation needed; [gpu NAME]

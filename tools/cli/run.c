@@ -106,6 +106,7 @@ int cli_run_parse(int argc, char **argv, int first, bool plot, cli_run_opts *o)
 		{"--rules", CLI_OPT_ONE, &o->rules, NULL, NULL},
 		{plot ? "-o|--output|--plot" : "--plot|--output|-o", CLI_OPT_ONE, &o->plot, NULL, NULL},
 		{"--title", CLI_OPT_ONE, &o->title, NULL, NULL},
+		{"--report", CLI_OPT_ONE, &o->report, NULL, NULL},
 		{"--progress|--no-progress", CLI_OPT_FLAG, &progress, NULL, NULL},
 	};
 	const cli_cmd who = {cli_prog, NULL, false};
@@ -399,7 +400,8 @@ static int check_paths(const cli_run_opts *o, aiw_sim *sim)
 		     cli_files_add(&out, "--json", o->json) ||
 		     cli_files_add(&out, "--metrics", o->metrics) ||
 		     cli_files_add(&out, "--promtest", o->promtest) ||
-		     cli_files_add(&out, "--plot", o->plot)
+		     cli_files_add(&out, "--plot", o->plot) ||
+		     cli_files_add(&out, "--report", o->report)
 		         ? EXIT_FAIL : 0;
 	for (size_t k = 0; !rc && k < o->nscenarios; k++)
 		rc = cli_files_add(&in, "the scenario", o->scenarios[k]);
@@ -477,7 +479,7 @@ int cli_run(int argc, char **argv, int first, bool plot)
 	 * --set says otherwise (set first, they override it) or another output
 	 * needs the whole curves */
 	cli_stream st = {0};
-	if (o.stream_csv && !o.series && !o.promtest && !o.plot) {
+	if (o.stream_csv && !o.series && !o.promtest && !o.plot && !o.report) {
 		char keep[32];
 		snprintf(keep, sizeof keep, "%d", STREAM_KEEP);
 		if (aiw_sim_set(sim, "sim.series_keep", keep) != AIW_OK) {
@@ -563,6 +565,8 @@ int cli_run(int argc, char **argv, int first, bool plot)
 			rc = EXIT_FAIL;
 		}
 	}
+	if (rc == 0 && o.report)
+		rc = lib_write(sim, aiw_sim_write_html, o.report);
 	if (rc == 0 && o.json) {
 		FILE *f = fopen(o.json, "w");
 		if (!f) {
