@@ -560,6 +560,50 @@ START_TEST(svg_errors)
 }
 END_TEST
 
+/* The report: self-contained (the embedded charting library, no outside
+ * resource), one chart record per curve, the tables, text escaped. */
+START_TEST(html_report)
+{
+	aiw_sim *sim = scripted();
+	char *path = tmpname("html");
+	ck_assert_int_eq(aiw_sim_write_html(sim, path), AIW_ESTATE); /* not run */
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "run first"), "%s", aiw_sim_errmsg(sim));
+	ck_assert_int_eq(aiw_sim_write_html(NULL, path), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_write_html(sim, NULL), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "aiw_sim_write_html: path is NULL"), "%s",
+	              aiw_sim_errmsg(sim));
+	ck_assert_int_eq(aiw_sim_write_html(sim, ""), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "path is empty"), "%s", aiw_sim_errmsg(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_int_eq(aiw_sim_write_html(sim, "/nonexistent/dir/x.html"), AIW_EIO);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "/nonexistent/dir/x.html"), "%s",
+	              aiw_sim_errmsg(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_write_html(sim, path));
+	char *s = slurp(path);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_msg(strncmp(s, "<!DOCTYPE html>", 15) == 0, "no doctype");
+	ck_assert_msg(strstr(s, "default-src 'none'"), "no Content-Security-Policy");
+	ck_assert_msg(strstr(s, "uPlot"), "the charting library is not embedded");
+	ck_assert_msg(strstr(s, ".uplot"), "uPlot's style is not embedded");
+	ck_assert_msg(strstr(s, "</html>\n"), "the page is not complete");
+	size_t n = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_count(sim, &n));
+	ck_assert_uint_gt(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		char want[256];
+		AIW_OK_OR_FAIL(sim, aiw_sim_series_name(sim, i, &name));
+		snprintf(want, sizeof want, "{\"name\":\"%s\"", name);
+		ck_assert_msg(strstr(s, want), "no chart data for %s", name);
+	}
+	ck_assert_msg(strstr(s, "id=\"power-table\""), "no power table");
+	ck_assert_msg(strstr(s, "id=\"summary-table\""), "no summary table");
+	free(s);
+	unlink(path);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("export");
@@ -574,6 +618,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, svg_well_formed);
 	tcase_add_test(tc, svg_downsampling_keeps_spikes);
 	tcase_add_test(tc, svg_errors);
+	tcase_add_test(tc, html_report);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -656,3 +656,9 @@ class Simulation(object):
     def write_svg(self, path, title=None):
         """SVG chart of the run (site power, components stacked, utilisation)."""
         _capi.lib.aiw_sim_write_svg(self._p(), _b(path), _b(title))
+
+    def write_html(self, path):
+        """The run's report: one self-contained HTML page (identity, power
+        hierarchy, latency and SLO attainment, training time breakdown,
+        costs, the summary, every curve as an interactive chart)."""
+        _capi.lib.aiw_sim_write_html(self._p(), _b(path))

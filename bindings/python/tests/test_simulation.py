@@ -215,6 +215,15 @@ class Curves(unittest.TestCase):
             self.sim.write_prometheus(prom)
             with open(prom) as f:
                 self.assertIn("aiworkload_site_", f.read())
+            html = os.path.join(d, "o.html")
+            self.sim.write_html(html)
+            with open(html) as f:
+                text = f.read()
+            self.assertTrue(text.startswith("<!DOCTYPE html>"))
+            for name in self.sim.series_names():
+                self.assertIn('{"name":"%s"' % name, text)
+            with self.assertRaises(OSError):
+                self.sim.write_html(os.path.join(d, "no", "such", "o.html"))
 
 
 class Stepping(unittest.TestCase):
