@@ -189,12 +189,15 @@ static const char *const CHART_JS =
 	" return {f:1,u:u==='1'?'':u};}\n"
 	"function fmt(v){return v==null?'-':Math.abs(v)>=100?v.toFixed(1):v.toPrecision(4);}\n"
 	"var W=Math.min(960,Math.max(480,box.clientWidth||960)),n=0;\n"
-	"D.curves.forEach(function(c,i){\n"
+	"var C=D.curves.filter(function(c){return c.name.indexOf('site.')===0;})"
+	".concat(D.curves.filter(function(c){return c.name.indexOf('site.')!==0;}));\n"
+	"C.forEach(function(c,i){\n"
 	" var div=document.createElement('div');div.className='chart';div.id='chart-'+i;\n"
 	" div.setAttribute('data-curve',c.name);box.appendChild(div);\n"
 	" var m=0;c.v.forEach(function(v){if(v!=null&&Math.abs(v)>m)m=Math.abs(v);});\n"
 	" var s=scale(c.unit,m);\n"
-	" var y=c.v.map(function(v){return v==null?null:v/s.f;});\n"
+	" var y=new Array(c.v.length);for(var k=0;k<y.length;k++)"
+	"y[k]=c.v[k]==null?null:c.v[k]/s.f;\n"
 	" new uPlot({title:c.name+(s.u?' ['+s.u+']':''),width:W,height:200,\n"
 	"  cursor:{sync:{key:sync.key},drag:{x:true,y:false}},scales:{x:{time:false}},\n"
 	"  series:[{label:D.xlabel,value:function(u,v){return v==null?'-':v.toFixed(3);}},\n"
@@ -627,7 +630,7 @@ AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path)
 	write_summary(f, sim);
 	fprintf(f,
 	        "<h2 id=\"charts-title\">Curves</h2>\n<p class=\"note\">Every curve of the run, "
-	        "one point per sample interval (the interval's average)%s.  Hover for values "
+	        "the site's first, one point per sample interval (the interval's average)%s.  Hover for values "
 	        "(the cursors move together); drag to zoom, double-click to reset.</p>\n"
 	        "<div id=\"charts\" data-expected=\"%zu\"></div>\n",
 	        len > HTML_MAX_POINTS ? "; curves longer than the page shows are drawn as the "
