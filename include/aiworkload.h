@@ -315,6 +315,16 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
  * the summary table, and every curve as a chart with hover values and
  * zoom.  A default day at one-minute resolution is about 0.6 MB. */
 AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path);
+/* Every curve and the inference latency histograms as timestamped
+ * OpenMetrics series (text format 1.0.0, ending with "# EOF"), the names
+ * as in the exposition (inference_request_duration_seconds_bucket,
+ * power_watts, gpu_utilization, training_step_time_seconds, ...; rates
+ * integrated into counters), one sample per curve point, stamped start +
+ * its simulated time (start: the Unix time of simulated time 0, seconds,
+ * in [0, 1e11), else AIW_ERANGE), for `promtool tsdb create-blocks-from
+ * openmetrics`.  The histograms are written when every curve point is
+ * kept (sim.series_keep = 0, the default). */
+AIW_EXPORT aiw_status aiw_sim_write_openmetrics(aiw_sim *sim, const char *path, double start);
 
 /* ---- hardware catalog (lib/hw/gpu.c) ---- */
 /* Built-in accelerators and links (no simulation needed; [gpu NAME]
