@@ -207,6 +207,8 @@ static const char *const CHART_JS =
 	" n++;\n"
 	"});\n"
 	"document.documentElement.setAttribute('data-charts',String(n));\n"
+	"document.documentElement.setAttribute('data-ready-ms',"
+	"String(Math.round(performance.now())));\n"
 	"document.documentElement.setAttribute('data-ready','1');\n"
 	"})();\n";
 

@@ -662,3 +662,8 @@ class Simulation(object):
         hierarchy, latency and SLO attainment, training time breakdown,
         costs, the summary, every curve as an interactive chart)."""
         _capi.lib.aiw_sim_write_html(self._p(), _b(path))
+
+    def write_openmetrics(self, path, start=0.0):
+        """Every curve and the latency histograms as timestamped OpenMetrics
+        series; start: the Unix time (s) of simulated time 0."""
+        _capi.lib.aiw_sim_write_openmetrics(self._p(), _b(path), float(start))

@@ -224,6 +224,17 @@ class Curves(unittest.TestCase):
                 self.assertIn('{"name":"%s"' % name, text)
             with self.assertRaises(OSError):
                 self.sim.write_html(os.path.join(d, "no", "such", "o.html"))
+            om = os.path.join(d, "o.om")
+            self.sim.write_openmetrics(om, start=1.8e9)
+            with open(om) as f:
+                lines = f.read().splitlines()
+            self.assertEqual(lines[-1], "# EOF")
+            t, p = self.sim.series("site.power_w")
+            last = [x for x in lines if x.startswith("site_power_watts ")][-1].split()
+            self.assertEqual(float(last[1]), p[-1])
+            self.assertAlmostEqual(float(last[2]), 1.8e9 + t[-1], places=3)
+            with self.assertRaises(ValueError):
+                self.sim.write_openmetrics(om, start=-1)
 
 
 class Stepping(unittest.TestCase):
