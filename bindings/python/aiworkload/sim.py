@@ -634,6 +634,31 @@ class Simulation(object):
         df.attrs["units"] = {name: self.series_unit(name) for name in names}
         return df
 
+    def metrics_to_pandas(self):
+        """Every summary metric in one pandas.DataFrame indexed by name, with
+        the columns kind, component ("" for sim and site), key, value, unit
+        and label (the summary's).  Without pandas, metrics() gives the same
+        values as a dict."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Simulation.metrics_to_pandas() needs pandas "
+                              "(Debian: python3-pandas); metrics() gives a dict")
+        from . import registry
+        info = {m.name: m for m in registry.metrics()}
+        rows = []
+        for name in self.metric_names():
+            parts = name.split(".")
+            kind = parts[0]
+            comp = parts[1] if len(parts) > 2 else ""
+            key = parts[-1]
+            d = info.get(kind + (".NAME." if comp else ".") + key)
+            rows.append({"name": name, "kind": kind, "component": comp, "key": key,
+                         "value": self.metric(name), "unit": d.unit if d else "",
+                         "label": d.label if d else ""})
+        return pandas.DataFrame(rows, columns=["name", "kind", "component", "key", "value",
+                                               "unit", "label"]).set_index("name")
+
     def write_csv(self, path):
         """CSV of every curve (time column first, units in the header)."""
         _capi.lib.aiw_sim_write_csv(self._p(), _b(path))

@@ -205,6 +205,23 @@ class Curves(unittest.TestCase):
         self.assertEqual(list(df["site.power_w"]), list(self.sim.series("site.power_w")[1]))
         self.assertEqual(df.attrs["units"]["site.power_w"], "W")
 
+    def test_metrics_to_pandas(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            with self.assertRaises(ImportError) as cm:
+                self.sim.metrics_to_pandas()
+            self.assertIn("pandas", str(cm.exception))
+            self.skipTest("pandas is not installed (Debian: python3-pandas)")
+        df = self.sim.metrics_to_pandas()
+        m = self.sim.metrics()
+        self.assertEqual(list(df.index), list(m))
+        for name, v in m.items():
+            self.assertEqual(df.loc[name, "value"], v)
+        self.assertEqual(df.loc["site.power_peak_w", "unit"], "W")
+        self.assertEqual(df.loc["site.power_peak_w", "component"], "")
+        self.assertEqual(df.loc["site.power_peak_w", "kind"], "site")
+
     def test_other_writers(self):
         with tempfile.TemporaryDirectory() as d:
             svg = os.path.join(d, "o.svg")
