@@ -322,8 +322,8 @@ AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path);
  * integrated into counters), one sample per curve point, stamped start +
  * its simulated time (start: the Unix time of simulated time 0, seconds,
  * in [0, 1e11), else AIW_ERANGE), for `promtool tsdb create-blocks-from
- * openmetrics`.  The histograms are written when every curve point is
- * kept (sim.series_keep = 0, the default). */
+ * openmetrics`.  The histograms are written when the run kept them at
+ * every sample: sim.histogram_series = true (and sim.series_keep = all). */
 AIW_EXPORT aiw_status aiw_sim_write_openmetrics(aiw_sim *sim, const char *path, double start);
 
 /* ---- hardware catalog (lib/hw/gpu.c) ---- */

@@ -686,10 +686,13 @@ extern const double aiwi_le_bounds[AIWI_NLE];
  * timestamped OpenMetrics series: per tick, for each component with
  * histograms (creation order) and each of its families (table order),
  * AIWI_NLE cumulative counts at aiwi_le_bounds, the count and the sum
- * (NaN where the hook gives no histogram).  Kept only while every curve
- * point is (sim.series_keep = 0); *ticks is 0 otherwise.  Tick k is at
- * aiwi_rec_times()[k]. */
+ * (NaN where the hook gives no histogram).  Kept when sim.histogram_series
+ * is on and every curve point is kept (sim.series_keep = 0); *ticks is 0
+ * otherwise.  Tick k is at aiwi_rec_times()[k]. */
 const double *aiwi_rec_hist_snapshots(const aiwi_recorder *r, size_t *per_tick, size_t *ticks);
+/* Whether a run keeps those snapshots: sim.histogram_series = true and
+ * sim.series_keep = all. */
+bool aiwi_hist_series(const aiw_sim *sim);
 /* The kept times and the values of curve i, oldest first, length
  * aiwi_rec_length.  Not const: a ring that wrapped is rotated in place, so
  * the pointers are valid until the next tick. */

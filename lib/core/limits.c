@@ -295,11 +295,10 @@ static void estimate(aiw_sim *sim, aiwi_estimate *E)
 		         aiwi_est_num(a, sizeof a, samples), aiwi_est_num(b, sizeof b, curves),
 		         cap > 1048576 ? ", grown by doubling" : "");
 	add_mem(E, &m);
-	/* the latency histograms' snapshots at every tick (series.c), kept
-	 * with every point (sim.series_keep = 0): AIWI_NLE + 2 numbers per
-	 * histogram and tick */
+	/* the latency histograms' snapshots at every tick (series.c), with
+	 * sim.histogram_series: AIWI_NLE + 2 numbers per histogram and tick */
 	double hs_n = 0;
-	for (size_t i = 0; !(keep >= 1) && i < aiwi_ncomps(sim); i++) {
+	for (size_t i = 0; aiwi_hist_series(sim) && i < aiwi_ncomps(sim); i++) {
 		aiwi_comp *c = aiwi_comp_at(sim, i);
 		if (!c->kind->histograms || !c->kind->histogram)
 			continue;

@@ -204,9 +204,9 @@ aiw_status aiwi_rec_begin(aiw_sim *sim, double interval, size_t keep)
 		c->series_base = id;
 		c->accounted = true;
 	}
-	/* the histogram snapshots, when every point is kept */
+	/* the histogram snapshots, when asked for and every point is kept */
 	r->hs_n = 0;
-	for (size_t i = 0; !keep && i < aiwi_ncomps(sim); i++) {
+	for (size_t i = 0; !keep && aiwi_hist_series(sim) && i < aiwi_ncomps(sim); i++) {
 		aiwi_comp *c = aiwi_comp_at(sim, i);
 		if (!c->kind->histograms || !c->kind->histogram)
 			continue;

@@ -573,12 +573,18 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 		return aiwi_err(sim, AIW_ENOMEM, "aiw_sim_write_promtest: out of memory");
 	}
 	const double *t = aiwi_rec_times(r);
+	size_t per_tick = 0, ticks = 0;
+	const double *snap = aiwi_rec_hist_snapshots(r, &per_tick, &ticks);
 	for (size_t i = 0; i < ns; i++) {
 		split_name p;
 		split_full(aiwi_rec_name(r, i), &p);
 		const aiwi_curve_def *a = alias_of(&p);
 		const double *v = aiwi_rec_values(r, i);
 		double scale = 1.0;
+		/* a recording rule's name ("component:...:p99") stands in for the
+		 * rule when there are no histograms; with them, the rule computes it */
+		if (a && ticks == len && strncmp(a->prom, "component:", 10) == 0)
+			continue;
 		if (a) {
 			snprintf(name, sizeof name, "%s", a->prom);
 			prom_labels(&p, a->comp_only, a->prom_labels, labels, sizeof labels);
@@ -600,6 +606,30 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 		fprintf(f, "      - series: '%s%s%s%s'\n        values: ", name, labels[0] ? "{" : "",
 		        labels, labels[0] ? "}" : "");
 		promtest_values(f, v, len, scale, dropped);
+	}
+	/* the latency histograms at every tick (sim.histogram_series), so
+	 * that rules on histogram_quantile(...) see the day too */
+	size_t off = 0;
+	for (size_t i = 0; ticks == len && i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (!c->kind->histograms || !c->kind->histogram)
+			continue;
+		for (const aiwi_hist_def *d = c->kind->histograms; d->key; d++, off += AIWI_NLE + 2) {
+			for (size_t b = 0; b <= AIWI_NLE + 2; b++) {
+				/* le buckets, +Inf (the count), _count, _sum */
+				size_t col = b <= AIWI_NLE ? b : b - 1;
+				for (size_t k = 0; k < len; k++)
+					acc[k] = snap[k * per_tick + off + col];
+				if (b <= AIWI_NLE)
+					fprintf(f, "      - series: '%s_bucket{component=\"%s\",le=\"%s\"}'\n", d->prom,
+					        c->name, b < AIWI_NLE ? LE_TEXT[b] : "+Inf");
+				else
+					fprintf(f, "      - series: '%s_%s{component=\"%s\"}'\n", d->prom,
+					        b == AIWI_NLE + 1 ? "count" : "sum", c->name);
+				fputs("        values: ", f);
+				promtest_values(f, acc, len, 1.0, dropped);
+			}
+		}
 	}
 	free(acc);
 	return close_out(sim, f, path);

@@ -502,6 +502,15 @@ int cli_run(int argc, char **argv, int first, bool plot)
 			return EXIT_FAIL;
 		}
 	}
+	/* --openmetrics and --promtest: the latency histograms at every sample
+	 * (set first: the scenario or --set may say otherwise) */
+	if ((o.openmetrics || o.promtest) &&
+	    aiw_sim_set(sim, "sim.histogram_series", "true") != AIW_OK) {
+		cli_errorf("%s", aiw_sim_errmsg(sim));
+		aiw_sim_free(sim);
+		cli_run_opts_free(&o);
+		return EXIT_FAIL;
+	}
 	rc = cli_run_configure(sim, &o);
 	if (rc == 0)
 		rc = check_paths(&o, sim);
