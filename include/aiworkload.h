@@ -313,7 +313,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
  * power hierarchy and diversity factors, latency percentiles and SLO
  * attainment per inference fleet, the training time breakdown, the costs,
  * the summary table, and every curve as a chart with hover values and
- * zoom.  A default day at one-minute resolution is about 0.6 MB. */
+ * zoom.  A default day at one-minute resolution is about 0.5 MB. */
 AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path);
 /* Every curve and the inference latency histograms as timestamped
  * OpenMetrics series (text format 1.0.0, ending with "# EOF"), the names
