@@ -307,6 +307,24 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
  * inference fleet records them, replicas; axes with units, legends.  title
  * NULL or "" gives a title naming the components. */
 AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const char *title);
+/* The run's report as one self-contained HTML file (no network access when
+ * opened; the charting library, uPlot, is embedded in libaiworkload): the
+ * run's identity (version, seed, simulated time, the parameters given), the
+ * power hierarchy and diversity factors, latency percentiles and SLO
+ * attainment per inference fleet, the training time breakdown, the costs,
+ * the summary table, and every curve as a chart with hover values and
+ * zoom.  A default day at one-minute resolution is about 0.5 MB. */
+AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path);
+/* Every curve and the inference latency histograms as timestamped
+ * OpenMetrics series (text format 1.0.0, ending with "# EOF"), the names
+ * as in the exposition (inference_request_duration_seconds_bucket,
+ * power_watts, gpu_utilization, training_step_time_seconds, ...; rates
+ * integrated into counters), one sample per curve point, stamped start +
+ * its simulated time (start: the Unix time of simulated time 0, seconds,
+ * in [0, 1e11), else AIW_ERANGE), for `promtool tsdb create-blocks-from
+ * openmetrics`.  The histograms are written when the run kept them at
+ * every sample: sim.histogram_series = true (and sim.series_keep = all). */
+AIW_EXPORT aiw_status aiw_sim_write_openmetrics(aiw_sim *sim, const char *path, double start);
 
 /* ---- hardware catalog (lib/hw/gpu.c) ---- */
 /* Built-in accelerators and links (no simulation needed; [gpu NAME]

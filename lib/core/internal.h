@@ -698,6 +698,21 @@ uint64_t aiwi_rec_dropped(const aiwi_recorder *r);
 /* Start of the interval the oldest kept point averages: 0 unless points
  * were dropped. */
 double aiwi_rec_window_start(const aiwi_recorder *r);
+/* The `le` bounds (s) of the latency histograms' exported buckets, from
+ * 5 ms to 2 min (export.c writes them; the recorder snapshots them). */
+#define AIWI_NLE 14
+extern const double aiwi_le_bounds[AIWI_NLE];
+/* Snapshots of the kinds' latency histograms at every tick, for the
+ * timestamped OpenMetrics series: per tick, for each component with
+ * histograms (creation order) and each of its families (table order),
+ * AIWI_NLE cumulative counts at aiwi_le_bounds, the count and the sum
+ * (NaN where the hook gives no histogram).  Kept when sim.histogram_series
+ * is on and every curve point is kept (sim.series_keep = 0); *ticks is 0
+ * otherwise.  Tick k is at aiwi_rec_times()[k]. */
+const double *aiwi_rec_hist_snapshots(const aiwi_recorder *r, size_t *per_tick, size_t *ticks);
+/* Whether a run keeps those snapshots: sim.histogram_series = true and
+ * sim.series_keep = all. */
+bool aiwi_hist_series(const aiw_sim *sim);
 /* The kept times and the values of curve i, oldest first, length
  * aiwi_rec_length.  Not const: a ring that wrapped is rotated in place, so
  * the pointers are valid until the next tick. */

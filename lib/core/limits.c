@@ -295,6 +295,24 @@ static void estimate(aiw_sim *sim, aiwi_estimate *E)
 		         aiwi_est_num(a, sizeof a, samples), aiwi_est_num(b, sizeof b, curves),
 		         cap > 1048576 ? ", grown by doubling" : "");
 	add_mem(E, &m);
+	/* the latency histograms' snapshots at every tick (series.c), with
+	 * sim.histogram_series: AIWI_NLE + 2 numbers per histogram and tick */
+	double hs_n = 0;
+	for (size_t i = 0; aiwi_hist_series(sim) && i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (!c->kind->histograms || !c->kind->histogram)
+			continue;
+		for (const aiwi_hist_def *h = c->kind->histograms; h->key; h++)
+			hs_n += AIWI_NLE + 2;
+	}
+	if (hs_n > 0 && samples > 0) {
+		FMT_ITEM(&m, cap * hs_n * 8,
+		         "raise sim.sample_interval, lower sim.duration or set sim.series_keep",
+		         "the latency histograms at every sample: about @ bytes (%s samples x %s "
+		         "bucket counts x 8 B)",
+		         aiwi_est_num(a, sizeof a, samples), aiwi_est_num(b, sizeof b, hs_n));
+		add_mem(E, &m);
+	}
 	/* the aggregator (the site): its state over the racks the others
 	 * reported (aiwi_est_racks) */
 	if (agg)

@@ -21,6 +21,7 @@
  * a run that keeps only a few points.
  */
 #include "core/internal.h"
+#include "core/stats.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -48,7 +49,14 @@ struct aiwi_recorder {
 	bool in_tick;
 	size_t *hash;    /* curves by name, open addressing: index+1, 0 empty */
 	size_t hcap;
+	/* latency histogram snapshots (aiwi_rec_hist_snapshots): hs_n values
+	 * per tick, hs_len ticks of hs_cap */
+	double *hs;
+	size_t hs_n, hs_len, hs_cap;
 };
+
+const double aiwi_le_bounds[AIWI_NLE] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                         1,     2.5,  5,    10,    30,  60,  120};
 
 static size_t name_hash(const char *s)
 {
@@ -82,6 +90,7 @@ void aiwi_rec_clear(aiwi_recorder *r)
 	free(r->t);
 	free(r->row);
 	free(r->hash);
+	free(r->hs);
 	memset(r, 0, sizeof *r);
 }
 
@@ -195,9 +204,58 @@ aiw_status aiwi_rec_begin(aiw_sim *sim, double interval, size_t keep)
 		c->series_base = id;
 		c->accounted = true;
 	}
+	/* the histogram snapshots, when asked for and every point is kept */
+	r->hs_n = 0;
+	for (size_t i = 0; !keep && aiwi_hist_series(sim) && i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (!c->kind->histograms || !c->kind->histogram)
+			continue;
+		for (const aiwi_hist_def *h = c->kind->histograms; h->key; h++)
+			r->hs_n += AIWI_NLE + 2;
+	}
 	if (!aiwi_at(sim, tick_time(r, aiwi_end(sim)), tick_event, r, 0))
 		return AIW_ENOMEM;
 	return AIW_OK;
+}
+
+/* This tick's snapshot of every latency histogram; false when out of
+ * memory. */
+static bool hist_snapshot(aiw_sim *sim, aiwi_recorder *r)
+{
+	if (!r->hs_n)
+		return true;
+	if (r->hs_len == r->hs_cap) {
+		size_t n = r->hs_cap ? 2 * r->hs_cap : r->expect ? r->expect + 1 : 1024;
+		double *p = realloc(r->hs, n * r->hs_n * sizeof *p);
+		if (!p)
+			return false;
+		r->hs = p;
+		r->hs_cap = n;
+	}
+	double *o = r->hs + r->hs_len * r->hs_n;
+	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (!c->kind->histograms || !c->kind->histogram)
+			continue;
+		for (const aiwi_hist_def *d = c->kind->histograms; d->key; d++) {
+			const aiwi_hist *h = c->kind->histogram(c, d->key);
+			uint64_t cnt[AIWI_NLE];
+			aiwi_hist_counts_le(h, aiwi_le_bounds, AIWI_NLE, cnt);
+			for (size_t b = 0; b < AIWI_NLE; b++)
+				*o++ = h ? (double)cnt[b] : NAN;
+			*o++ = h ? (double)aiwi_hist_count(h) : NAN;
+			*o++ = h ? aiwi_hist_sum(h) : NAN;
+		}
+	}
+	r->hs_len++;
+	return true;
+}
+
+const double *aiwi_rec_hist_snapshots(const aiwi_recorder *r, size_t *per_tick, size_t *ticks)
+{
+	*per_tick = r->hs_n;
+	*ticks = r->hs_n && r->hs_len == r->len ? r->hs_len : 0;
+	return r->hs;
 }
 
 static void reverse(double *a, size_t lo, size_t hi)
@@ -317,6 +375,12 @@ void aiwi_rec_tick(aiw_sim *sim, double t)
 		agg->kind->sample(agg, t);
 	r->in_tick = false;
 	r->last_t = t;
+	if (!hist_snapshot(sim, r)) {
+		aiwi_err(sim, AIW_ENOMEM, "out of memory recording the latency histograms (%zu points)",
+		         r->hs_len);
+		aiwi_fail(sim, AIW_ENOMEM);
+		return;
+	}
 	/* every curve has its point: hand the tick to the sample callback
 	 * (which may read or write anything of sim a callback may, including
 	 * the curves, rotating the ring: nothing of this tick is used after) */

@@ -401,7 +401,8 @@ aiwi_engine *aiwi_sim_engine(aiw_sim *sim) { return &sim->eng; }
 double aiwi_now(const aiw_sim *sim) { return sim->eng.now; }
 double aiwi_end(const aiw_sim *sim) { return sim->end; }
 
-enum { SIM_P_SEED, SIM_P_DURATION, SIM_P_SAMPLE_INTERVAL, SIM_P_SERIES_KEEP, SIM_P_NPARAMS };
+enum { SIM_P_SEED, SIM_P_DURATION, SIM_P_SAMPLE_INTERVAL, SIM_P_SERIES_KEEP, SIM_P_HIST_SERIES,
+       SIM_P_NPARAMS };
 
 static double sim_param(const aiw_sim *sim, size_t i, double def)
 {
@@ -414,6 +415,11 @@ void aiwi_run_conf(const aiw_sim *sim, double *duration, double *interval, doubl
 	*duration = sim_param(sim, SIM_P_DURATION, 0);
 	*interval = sim_param(sim, SIM_P_SAMPLE_INTERVAL, 60);
 	*keep = sim_param(sim, SIM_P_SERIES_KEEP, 0);
+}
+
+bool aiwi_hist_series(const aiw_sim *sim)
+{
+	return sim_param(sim, SIM_P_HIST_SERIES, 0) != 0 && sim_param(sim, SIM_P_SERIES_KEEP, 0) == 0;
 }
 aiwi_recorder *aiwi_sim_recorder(aiw_sim *sim) { return sim->rec; }
 
@@ -1327,6 +1333,12 @@ static const aiwi_param_def SIM_PARAMS[SIM_P_NPARAMS] = {
 	[SIM_P_SERIES_KEEP] = {"series_keep", "sim.series_keep", AIW_PT_INT, "all", "", 0, 5e7, NULL, AIW_PF_ALL,
 	 "points each curve keeps in memory: all (or 0) keeps every point; N keeps the most "
 	 "recent N, older points are streamed out (to the sample callback) and dropped",
+	 0},
+	[SIM_P_HIST_SERIES] = {"histogram_series", "sim.histogram_series", AIW_PT_BOOL, "false", "", 0, 1,
+	 NULL, 0,
+	 "keep the latency histograms' le bucket counts, count and sum at every sample (16 "
+	 "numbers per histogram and sample), for the timestamped histograms of the OpenMetrics "
+	 "and promtool outputs; only with series_keep = all",
 	 0},
 };
 

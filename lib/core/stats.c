@@ -385,6 +385,46 @@ uint64_t aiwi_hist_count_le(const aiwi_hist *h, double x)
 	return cum;
 }
 
+void aiwi_hist_counts_le(const aiwi_hist *h, const double *bounds, size_t nb, uint64_t *out)
+{
+	/* aiwi_hist_count_le at each of the ascending bounds, in one pass */
+	size_t j = 0;
+	if (!h || !h->counts || h->n == 0) {
+		for (; j < nb; j++)
+			out[j] = 0;
+		return;
+	}
+	for (; j < nb && !(bounds[j] >= 0.0); j++)
+		out[j] = 0;
+	uint64_t cum = h->n_zero;
+	bool under = h->n_under != 0;
+	uint32_t lo, hi;
+	hist_span(h, &lo, &hi);
+	uint32_t i = lo;
+	for (; j < nb; j++) {
+		double x = bounds[j];
+		if (x >= h->max) {
+			out[j] = h->n;
+			continue;
+		}
+		if (under && under_value(h) <= x) {
+			cum += h->n_under;
+			under = false;
+		}
+		for (; i < hi; i++) {
+			if (h->counts[i] == 0)
+				continue;
+			if (bucket_value(h, i) > x)
+				break;
+			cum += h->counts[i];
+		}
+		uint64_t c = cum;
+		if (i >= hi && h->n_over && over_value(h) <= x)
+			c += h->n_over;
+		out[j] = c;
+	}
+}
+
 double aiwi_hist_fraction_le(const aiwi_hist *h, double x)
 {
 	if (!h || h->n == 0)

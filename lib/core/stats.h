@@ -135,6 +135,8 @@ double aiwi_hist_min(const aiwi_hist *h);
 double aiwi_hist_max(const aiwi_hist *h);
 /* Exact sum of the accepted samples (0 if empty). */
 double aiwi_hist_sum(const aiwi_hist *h);
+/* aiwi_hist_count_le at each of nb ascending bounds, into out, in one pass. */
+void aiwi_hist_counts_le(const aiwi_hist *h, const double *bounds, size_t nb, uint64_t *out);
 /* Nearest-rank quantile, q in [0, 1] (NAN for q outside or when empty). */
 double aiwi_hist_quantile(const aiwi_hist *h, double q);
 /* Number of samples whose reported value is <= x (each sample counts as

@@ -327,8 +327,7 @@ static void help_text(FILE *f, const char *s)
 
 /* Latency histograms exported with `le` buckets: the bounds operators use
  * for request latencies (s), from 5 ms to 2 min. */
-static const double LE_BOUNDS[] = {0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
-                                   1,     2.5,  5,     10,   30,  60,   120};
+#define LE_BOUNDS aiwi_le_bounds
 
 static const char *const LE_TEXT[] = {"0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5",
                                       "1",     "2.5",  "5",     "10",   "30",   "60",  "120"};
@@ -346,8 +345,8 @@ static void prom_histograms(pset *s, aiwi_comp *c)
 		if (!h)
 			continue;
 		snprintf(help, sizeof help, "%s", fam->help);
-		for (size_t b = 0; b <= sizeof LE_BOUNDS / sizeof *LE_BOUNDS; b++) {
-			bool inf = b == sizeof LE_BOUNDS / sizeof *LE_BOUNDS;
+		for (size_t b = 0; b <= AIWI_NLE; b++) {
+			bool inf = b == AIWI_NLE;
 			snprintf(labels, sizeof labels, "component=\"%s\",le=\"%s\"", c->name,
 			         inf ? "+Inf" : LE_TEXT[b]);
 			double n = inf ? (double)aiwi_hist_count(h) : (double)aiwi_hist_count_le(h, LE_BOUNDS[b]);
@@ -574,12 +573,18 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 		return aiwi_err(sim, AIW_ENOMEM, "aiw_sim_write_promtest: out of memory");
 	}
 	const double *t = aiwi_rec_times(r);
+	size_t per_tick = 0, ticks = 0;
+	const double *snap = aiwi_rec_hist_snapshots(r, &per_tick, &ticks);
 	for (size_t i = 0; i < ns; i++) {
 		split_name p;
 		split_full(aiwi_rec_name(r, i), &p);
 		const aiwi_curve_def *a = alias_of(&p);
 		const double *v = aiwi_rec_values(r, i);
 		double scale = 1.0;
+		/* a recording rule's name ("component:...:p99") stands in for the
+		 * rule when there are no histograms; with them, the rule computes it */
+		if (a && ticks == len && strncmp(a->prom, "component:", 10) == 0)
+			continue;
 		if (a) {
 			snprintf(name, sizeof name, "%s", a->prom);
 			prom_labels(&p, a->comp_only, a->prom_labels, labels, sizeof labels);
@@ -601,6 +606,30 @@ AIW_EXPORT aiw_status aiw_sim_write_promtest(aiw_sim *sim, const char *path,
 		fprintf(f, "      - series: '%s%s%s%s'\n        values: ", name, labels[0] ? "{" : "",
 		        labels, labels[0] ? "}" : "");
 		promtest_values(f, v, len, scale, dropped);
+	}
+	/* the latency histograms at every tick (sim.histogram_series), so
+	 * that rules on histogram_quantile(...) see the day too */
+	size_t off = 0;
+	for (size_t i = 0; ticks == len && i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (!c->kind->histograms || !c->kind->histogram)
+			continue;
+		for (const aiwi_hist_def *d = c->kind->histograms; d->key; d++, off += AIWI_NLE + 2) {
+			for (size_t b = 0; b <= AIWI_NLE + 2; b++) {
+				/* le buckets, +Inf (the count), _count, _sum */
+				size_t col = b <= AIWI_NLE ? b : b - 1;
+				for (size_t k = 0; k < len; k++)
+					acc[k] = snap[k * per_tick + off + col];
+				if (b <= AIWI_NLE)
+					fprintf(f, "      - series: '%s_bucket{component=\"%s\",le=\"%s\"}'\n", d->prom,
+					        c->name, b < AIWI_NLE ? LE_TEXT[b] : "+Inf");
+				else
+					fprintf(f, "      - series: '%s_%s{component=\"%s\"}'\n", d->prom,
+					        b == AIWI_NLE + 1 ? "count" : "sum", c->name);
+				fputs("        values: ", f);
+				promtest_values(f, acc, len, 1.0, dropped);
+			}
+		}
 	}
 	free(acc);
 	return close_out(sim, f, path);
@@ -1140,5 +1169,219 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 	free(comps);
 	free(stack);
 	free(tm);
+	return close_out(sim, f, path);
+}
+
+/* ======================================================================== */
+/* OpenMetrics: every curve and the latency histograms as timestamped       */
+/* series, for `promtool tsdb create-blocks-from openmetrics`               */
+/* ======================================================================== */
+typedef struct om_entry {
+	char family[352], labels[256];
+	const char *type; /* "gauge", "counter", "histogram" */
+	const char *help;
+	size_t curve;     /* curves: the recorder's index */
+	double scale;
+	size_t snap;      /* histograms: offset of the family in a tick's snapshot */
+	size_t order;
+} om_entry;
+
+static int om_cmp(const void *a, const void *b)
+{
+	const om_entry *x = a, *y = b;
+	int c = strcmp(x->family, y->family);
+	if (c)
+		return c;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* " SECONDS.MMM\n": milliseconds, Prometheus' resolution, written exactly */
+static void om_ts_text(char *buf, size_t len, double start, double t)
+{
+	long long ms = (long long)llround((start + t) * 1e3);
+	snprintf(buf, len, " %lld.%03lld\n", ms / 1000, ms % 1000);
+}
+
+static void om_ts(FILE *f, double start, double t)
+{
+	char buf[48];
+	om_ts_text(buf, sizeof buf, start, t);
+	fputs(buf, f);
+}
+
+/* a count (a whole number below 2^53), without printf */
+static void om_count(FILE *f, double x)
+{
+	if (!(x >= 0 && x < 9007199254740992.0)) {
+		fprintf(f, " %.17g", x);
+		return;
+	}
+	char buf[24], *p = buf + sizeof buf;
+	unsigned long long v = (unsigned long long)x;
+	*--p = 0;
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	*--p = ' ';
+	fputs(p, f);
+}
+
+static void om_labels(FILE *f, const char *labels, const char *extra)
+{
+	if (!labels[0] && !extra)
+		return;
+	fprintf(f, "{%s%s%s}", labels, labels[0] && extra ? "," : "", extra ? extra : "");
+}
+
+AIW_EXPORT aiw_status aiw_sim_write_openmetrics(aiw_sim *sim, const char *path, double start)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!path)
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_write_openmetrics: path is NULL");
+	if (!path[0])
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_write_openmetrics: path is empty");
+	if (!(start >= 0 && start < 1e11))
+		return aiwi_err(sim, AIW_ERANGE,
+		                "aiw_sim_write_openmetrics: start = %g is outside [0, 1e11) (the Unix "
+		                "time of simulated time 0, in seconds)",
+		                start);
+	aiwi_recorder *r = aiwi_sim_recorder(sim);
+	size_t ns = aiwi_rec_count(r), len = aiwi_rec_length(r);
+	if (len == 0)
+		return aiwi_err(sim, AIW_ESTATE, "aiw_sim_write_openmetrics: no curves yet (run first)");
+	size_t per_tick = 0, ticks = 0;
+	const double *snap = aiwi_rec_hist_snapshots(r, &per_tick, &ticks);
+	size_t nh = 0;
+	for (size_t i = 0; ticks && i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (c->kind->histograms && c->kind->histogram)
+			for (const aiwi_hist_def *d = c->kind->histograms; d->key; d++)
+				nh++;
+	}
+	om_entry *e = calloc(ns + nh + 1, sizeof *e);
+	double *acc = malloc(len * sizeof *acc);
+	if (!e || !acc) {
+		free(e);
+		free(acc);
+		return aiwi_err(sim, AIW_ENOMEM, "aiw_sim_write_openmetrics: out of memory");
+	}
+	size_t n = 0;
+	char name[352];
+	for (size_t i = 0; i < ns; i++, n++) {
+		split_name p;
+		split_full(aiwi_rec_name(r, i), &p);
+		const aiwi_curve_def *a = alias_of(&p);
+		om_entry *x = &e[n];
+		x->curve = i;
+		x->order = n;
+		x->scale = 1.0;
+		if (a) {
+			snprintf(name, sizeof name, "%s", a->prom);
+			prom_labels(&p, a->comp_only, a->prom_labels, x->labels, sizeof x->labels);
+			x->help = a->prom_help ? a->prom_help : "";
+			x->type = a->prom_mode == AIWI_CURVE_COUNTER_OF_RATE ? "counter" : "gauge";
+		} else {
+			x->scale = prom_generic(aiwi_rec_name(r, i), name, sizeof name, x->labels,
+			                        sizeof x->labels);
+			x->help = "a libaiworkload curve, interval averages in base units";
+			x->type = "gauge";
+		}
+		size_t l = strlen(name);
+		if (!strcmp(x->type, "counter") && l > 6 && !strcmp(name + l - 6, "_total"))
+			name[l - 6] = 0; /* the family; its samples are FAMILY_total */
+		snprintf(x->family, sizeof x->family, "%s", name);
+	}
+	size_t off = 0;
+	for (size_t i = 0; ticks && i < aiwi_ncomps(sim); i++) {
+		aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (!c->kind->histograms || !c->kind->histogram)
+			continue;
+		for (const aiwi_hist_def *d = c->kind->histograms; d->key; d++, n++) {
+			om_entry *x = &e[n];
+			snprintf(x->family, sizeof x->family, "%s", d->prom);
+			snprintf(x->labels, sizeof x->labels, "component=\"%s\"", c->name);
+			x->type = "histogram";
+			x->help = d->help;
+			x->snap = off;
+			x->order = n;
+			off += AIWI_NLE + 2;
+		}
+	}
+	qsort(e, n, sizeof *e, om_cmp);
+	FILE *f = open_out(sim, path, "aiw_sim_write_openmetrics");
+	if (!f) {
+		free(e);
+		free(acc);
+		return AIW_EIO;
+	}
+	char seed[32] = "";
+	aiw_sim_get(sim, "sim.seed", seed, sizeof seed);
+	const double *t = aiwi_rec_times(r);
+	double t0 = aiwi_rec_window_start(r);
+	fprintf(f, "# TYPE aiworkload info\n# HELP aiworkload libaiworkload run: library version "
+	           "and seed\naiworkload_info{version=\"%s\",seed=\"%s\"} 1",
+	        aiw_version_string(), seed[0] ? seed : "0");
+	om_ts(f, start, t0);
+	for (size_t j = 0; j < n; j++) {
+		om_entry *x = &e[j];
+		if (j == 0 || strcmp(x->family, e[j - 1].family) != 0) {
+			fprintf(f, "# TYPE %s %s\n# HELP %s ", x->family, x->type, x->family);
+			help_text(f, x->help);
+			fputc('\n', f);
+		}
+		if (!strcmp(x->type, "histogram")) {
+			for (size_t k = 0; k < ticks; k++) {
+				const double *s = snap + k * per_tick + x->snap;
+				if (isnan(s[AIWI_NLE]))
+					continue;
+				char ts[48];
+				om_ts_text(ts, sizeof ts, start, t[k]);
+				for (size_t b = 0; b <= AIWI_NLE; b++) {
+					fputs(x->family, f);
+					fputs("_bucket{", f);
+					fputs(x->labels, f);
+					fputs(x->labels[0] ? ",le=\"" : "le=\"", f);
+					fputs(b < AIWI_NLE ? LE_TEXT[b] : "+Inf", f);
+					fputs("\"}", f);
+					om_count(f, b < AIWI_NLE ? s[b] : s[AIWI_NLE]);
+					fputs(ts, f);
+				}
+				fprintf(f, "%s_count", x->family);
+				om_labels(f, x->labels, NULL);
+				om_count(f, s[AIWI_NLE]);
+				fputs(ts, f);
+				fprintf(f, "%s_sum", x->family);
+				om_labels(f, x->labels, NULL);
+				fprintf(f, " %.17g", s[AIWI_NLE + 1]);
+				fputs(ts, f);
+			}
+			continue;
+		}
+		const double *v = aiwi_rec_values(r, x->curve);
+		bool counter = !strcmp(x->type, "counter");
+		if (counter) { /* rate x interval summed: the counts, from 0 at the window's start */
+			double sum = 0;
+			for (size_t k = 0; k < len; k++) {
+				double dt = t[k] - (k ? t[k - 1] : t0);
+				if (isfinite(v[k]))
+					sum += v[k] * dt;
+				acc[k] = sum;
+			}
+			v = acc;
+		}
+		for (size_t k = 0; k < len; k++) {
+			if (!isfinite(v[k]))
+				continue;
+			fprintf(f, "%s%s", x->family, counter ? "_total" : "");
+			om_labels(f, x->labels, NULL);
+			fputc(' ', f);
+			fprintf(f, "%.17g", v[k] * x->scale);
+			om_ts(f, start, t[k]);
+		}
+	}
+	fputs("# EOF\n", f);
+	free(e);
+	free(acc);
 	return close_out(sim, f, path);
 }

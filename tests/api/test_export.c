@@ -560,6 +560,101 @@ START_TEST(svg_errors)
 }
 END_TEST
 
+/* The report: self-contained (the embedded charting library, no outside
+ * resource), one chart record per curve, the tables, text escaped. */
+START_TEST(html_report)
+{
+	aiw_sim *sim = scripted();
+	char *path = tmpname("html");
+	ck_assert_int_eq(aiw_sim_write_html(sim, path), AIW_ESTATE); /* not run */
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "run first"), "%s", aiw_sim_errmsg(sim));
+	ck_assert_int_eq(aiw_sim_write_html(NULL, path), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_write_html(sim, NULL), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "aiw_sim_write_html: path is NULL"), "%s",
+	              aiw_sim_errmsg(sim));
+	ck_assert_int_eq(aiw_sim_write_html(sim, ""), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "path is empty"), "%s", aiw_sim_errmsg(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_int_eq(aiw_sim_write_html(sim, "/nonexistent/dir/x.html"), AIW_EIO);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "/nonexistent/dir/x.html"), "%s",
+	              aiw_sim_errmsg(sim));
+	AIW_OK_OR_FAIL(sim, aiw_sim_write_html(sim, path));
+	char *s = slurp(path);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_msg(strncmp(s, "<!DOCTYPE html>", 15) == 0, "no doctype");
+	ck_assert_msg(strstr(s, "default-src 'none'"), "no Content-Security-Policy");
+	ck_assert_msg(strstr(s, "uPlot"), "the charting library is not embedded");
+	ck_assert_msg(strstr(s, ".uplot"), "uPlot's style is not embedded");
+	ck_assert_msg(strstr(s, "</html>\n"), "the page is not complete");
+	size_t n = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_count(sim, &n));
+	ck_assert_uint_gt(n, 3);
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		char want[256];
+		AIW_OK_OR_FAIL(sim, aiw_sim_series_name(sim, i, &name));
+		snprintf(want, sizeof want, "{\"name\":\"%s\"", name);
+		ck_assert_msg(strstr(s, want), "no chart data for %s", name);
+	}
+	ck_assert_msg(strstr(s, "id=\"power-table\""), "no power table");
+	ck_assert_msg(strstr(s, "id=\"summary-table\""), "no summary table");
+	free(s);
+	unlink(path);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* OpenMetrics: argument checks; every curve's points stamped start + t,
+ * the values the curves hold; # EOF last. */
+START_TEST(openmetrics_series)
+{
+	aiw_sim *sim = scripted();
+	char *path = tmpname("om");
+	ck_assert_int_eq(aiw_sim_write_openmetrics(sim, path, 0), AIW_ESTATE); /* not run */
+	ck_assert_int_eq(aiw_sim_write_openmetrics(NULL, path, 0), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_write_openmetrics(sim, NULL, 0), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "path is NULL"), "%s", aiw_sim_errmsg(sim));
+	ck_assert_int_eq(aiw_sim_write_openmetrics(sim, "", 0), AIW_EINVAL);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert_int_eq(aiw_sim_write_openmetrics(sim, path, -1), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_sim_errmsg(sim), "start = -1"), "%s", aiw_sim_errmsg(sim));
+	ck_assert_int_eq(aiw_sim_write_openmetrics(sim, path, NAN), AIW_ERANGE);
+	ck_assert_int_eq(aiw_sim_write_openmetrics(sim, path, 1e11), AIW_ERANGE);
+	ck_assert_int_eq(aiw_sim_write_openmetrics(sim, "/nonexistent/dir/x.om", 0), AIW_EIO);
+	AIW_OK_OR_FAIL(sim, aiw_sim_write_openmetrics(sim, path, 1.5e9));
+	char *s = slurp(path);
+	ck_assert_ptr_nonnull(s);
+	size_t l = strlen(s);
+	ck_assert_msg(l > 6 && strcmp(s + l - 6, "# EOF\n") == 0, "no # EOF at the end");
+	/* the site's power: one line per point, its value and time */
+	size_t n = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_length(sim, "site.power_w", &n));
+	ck_assert_uint_gt(n, 2);
+	double *t = malloc(n * sizeof *t), *v = malloc(n * sizeof *v);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_ptr_nonnull(v);
+	AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, "site.power_w", t, v, n, &n));
+	const char *p = s;
+	size_t k = 0;
+	while ((p = strstr(p, "\nsite_power_watts "))) {
+		double val, ts;
+		ck_assert_int_eq(sscanf(p + 18, "%lf %lf", &val, &ts), 2);
+		ck_assert_uint_lt(k, n);
+		ck_assert_msg(val == v[k], "point %zu: %.17g, curve %.17g", k, val, v[k]);
+		ck_assert_msg(fabs(ts - (1.5e9 + t[k])) < 1e-3, "point %zu at %.3f", k, ts);
+		k++;
+		p++;
+	}
+	ck_assert_uint_eq(k, n);
+	ck_assert_msg(strstr(s, "# TYPE site_power_watts gauge\n"), "no gauge family");
+	free(t);
+	free(v);
+	free(s);
+	unlink(path);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("export");
@@ -574,6 +669,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, svg_well_formed);
 	tcase_add_test(tc, svg_downsampling_keeps_spikes);
 	tcase_add_test(tc, svg_errors);
+	tcase_add_test(tc, html_report);
+	tcase_add_test(tc, openmetrics_series);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;

@@ -301,7 +301,9 @@ has "$tmp/d.prom" 'inference_requests_total{kind="inference",component="chat",ou
 rules="$top_srcdir/examples/prometheus"
 "$promtool" check rules "$rules/training-rules.yml" "$rules/inference-rules.yml" >"$tmp/lint" 2>&1 &&
 	ok "promtool check rules: clean" || { bad "promtool check rules:"; cat "$tmp/lint"; }
-# A simulated day for the alert rules: a training job that starts at 3:00
+# A simulated day for the alert rules (--promtest writes the latency
+# histograms' buckets at every sample too, so the rules' recording of the
+# seed's histogram_quantile(...) query runs on the day): a training job that starts at 3:00
 # (stalled before), and a fleet of 3 replicas that copes at night and falls
 # behind from ~10:00 as the diurnal peak (14:00) brings 10x the traffic: it
 # completes 73% of the arrivals of the ten minutes before 14:00 at a batch
@@ -362,6 +364,15 @@ cat >>"$tmp/alerts.yml" <<'EOF'
       - eval_time: 14h
         alertname: InferenceErrorRateHigh
         exp_alerts: []
+      - eval_time: 4h
+        alertname: InferenceLatencyP99High
+        exp_alerts: []
+      - eval_time: 14h
+        alertname: InferenceLatencyP99High
+        exp_alerts:
+          - exp_labels: {severity: page, component: chat}
+            exp_annotations:
+              summary: "inference fleet chat: P99 request duration above 60 s"
 EOF
 (cd "$tmp" && "$promtool" test rules alerts.yml) >"$tmp/lint" 2>&1 &&
 	ok "promtool test rules: a simulated day fires the expected alerts" ||

@@ -33,7 +33,7 @@ set -u
 # built by configure or make, or written by a run: never in the source tree
 # (build/ is the folder of the build commands "mkdir build && cd build")
 GENERATED='config.h config.log config.status Makefile.in aiworkload.pc
-test-suite.log build/'
+test-suite.log build/ html_assets.c'
 # the user's own files in examples of use, named bare (outputs and inputs
 # the reader makes: "aiworkload run SCENARIO.ini --svg out.svg")
 USER_FILES='demo.c out.csv out.json out.svg r.csv run.json series.csv

@@ -99,15 +99,17 @@ fi
 # symbols_of ROOT SRCROOT: "folder U|D symbol object" for every global
 # aiwi_* symbol of the objects under ROOT (libtool's ROOT/FOLDER/.libs/x.o
 # counts as FOLDER's; ROOT's own objects, lib/kinds.c's, as folder ".")
-# whose source SRCROOT/FOLDER/x.c exists (an object left by a file since
-# moved is not the library's)
+# whose source SRCROOT/FOLDER/x.c exists, or ROOT/FOLDER/x.c when the
+# build generates it (an object left by a file since moved is not the
+# library's)
 symbols_of() {
 	(cd "$1" && find . -name '*.o' | sed 's|^\./||' | sort) | while read -r o; do
 		d=$(dirname "$o")
 		d=${d%/.libs}
 		[ "$d" = .libs ] && d=.
 		b=$(basename "$o" .o)
-		[ -f "$2/$d/${b#*_la-}.c" ] || continue
+		# (or ROOT/FOLDER/x.c: a source the build generates, html_assets.c)
+		[ -f "$2/$d/${b#*_la-}.c" ] || [ -f "$1/$d/${b#*_la-}.c" ] || continue
 		${NM:-nm} -P "$1/$o" | awk -v d="$d" -v o="$o" '
 			$1 ~ /^aiwi_/ && $2 == "U" { print d, "U", $1, o }
 			$1 ~ /^aiwi_/ && $2 ~ /^[A-TV-Z]$/ { print d, "D", $1, o }'

@@ -172,7 +172,8 @@ typedef struct cli_run_opts {
 	size_t nadds;
 	const char *seed, *duration, *sample_interval;
 	const char *summary;
-	const char *series, *json, *metrics, *promtest, *rules, *plot, *title;
+	const char *series, *json, *metrics, *promtest, *rules, *plot, *title, *report;
+	const char *openmetrics, *om_start;
 	const char *stream_csv;
 	int progress; /* -1 auto, 0 off, 1 on */
 	bool help;    /* --help: print the usage, run nothing */

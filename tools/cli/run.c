@@ -106,6 +106,9 @@ int cli_run_parse(int argc, char **argv, int first, bool plot, cli_run_opts *o)
 		{"--rules", CLI_OPT_ONE, &o->rules, NULL, NULL},
 		{plot ? "-o|--output|--plot" : "--plot|--output|-o", CLI_OPT_ONE, &o->plot, NULL, NULL},
 		{"--title", CLI_OPT_ONE, &o->title, NULL, NULL},
+		{"--report", CLI_OPT_ONE, &o->report, NULL, NULL},
+		{"--openmetrics", CLI_OPT_ONE, &o->openmetrics, NULL, NULL},
+		{"--openmetrics-start", CLI_OPT_ONE, &o->om_start, NULL, NULL},
 		{"--progress|--no-progress", CLI_OPT_FLAG, &progress, NULL, NULL},
 	};
 	const cli_cmd who = {cli_prog, NULL, false};
@@ -135,6 +138,16 @@ int cli_run_parse(int argc, char **argv, int first, bool plot, cli_run_opts *o)
 		return cli_usage_error("plot: give the SVG file with -o FILE.svg");
 	if (o->rules && !o->promtest)
 		return cli_usage_error("--rules goes with --promtest FILE.yml");
+	if (o->om_start && !o->openmetrics)
+		return cli_usage_error("--openmetrics-start goes with --openmetrics FILE");
+	if (o->om_start) {
+		char *end;
+		errno = 0;
+		double v = strtod(o->om_start, &end);
+		if (end == o->om_start || *end || errno || !(v >= 0 && v < 1e11))
+			return cli_usage_error("--openmetrics-start %s: expected Unix seconds in [0, 1e11)",
+			                       o->om_start);
+	}
 	return 0;
 }
 
@@ -399,7 +412,9 @@ static int check_paths(const cli_run_opts *o, aiw_sim *sim)
 		     cli_files_add(&out, "--json", o->json) ||
 		     cli_files_add(&out, "--metrics", o->metrics) ||
 		     cli_files_add(&out, "--promtest", o->promtest) ||
-		     cli_files_add(&out, "--plot", o->plot)
+		     cli_files_add(&out, "--plot", o->plot) ||
+		     cli_files_add(&out, "--report", o->report) ||
+		     cli_files_add(&out, "--openmetrics", o->openmetrics)
 		         ? EXIT_FAIL : 0;
 	for (size_t k = 0; !rc && k < o->nscenarios; k++)
 		rc = cli_files_add(&in, "the scenario", o->scenarios[k]);
@@ -477,7 +492,7 @@ int cli_run(int argc, char **argv, int first, bool plot)
 	 * --set says otherwise (set first, they override it) or another output
 	 * needs the whole curves */
 	cli_stream st = {0};
-	if (o.stream_csv && !o.series && !o.promtest && !o.plot) {
+	if (o.stream_csv && !o.series && !o.promtest && !o.plot && !o.report && !o.openmetrics) {
 		char keep[32];
 		snprintf(keep, sizeof keep, "%d", STREAM_KEEP);
 		if (aiw_sim_set(sim, "sim.series_keep", keep) != AIW_OK) {
@@ -486,6 +501,15 @@ int cli_run(int argc, char **argv, int first, bool plot)
 			cli_run_opts_free(&o);
 			return EXIT_FAIL;
 		}
+	}
+	/* --openmetrics and --promtest: the latency histograms at every sample
+	 * (set first: the scenario or --set may say otherwise) */
+	if ((o.openmetrics || o.promtest) &&
+	    aiw_sim_set(sim, "sim.histogram_series", "true") != AIW_OK) {
+		cli_errorf("%s", aiw_sim_errmsg(sim));
+		aiw_sim_free(sim);
+		cli_run_opts_free(&o);
+		return EXIT_FAIL;
 	}
 	rc = cli_run_configure(sim, &o);
 	if (rc == 0)
@@ -558,6 +582,27 @@ int cli_run(int argc, char **argv, int first, bool plot)
 	if (rc == 0 && o.plot) {
 		errno = 0;
 		aiw_status ws = aiw_sim_write_svg(sim, o.plot, o.title);
+		if (ws != AIW_OK) {
+			cli_lib_error(aiw_sim_errmsg(sim), ws, errno);
+			rc = EXIT_FAIL;
+		}
+	}
+	if (rc == 0 && o.report)
+		rc = lib_write(sim, aiw_sim_write_html, o.report);
+	if (rc == 0 && o.openmetrics) {
+		/* default start: midnight UTC today less the run's whole days */
+		double start, dur = 0;
+		if (o.om_start) {
+			start = strtod(o.om_start, NULL);
+		} else {
+			aiw_sim_get_double(sim, "sim.duration", &dur);
+			double today = floor((double)time(NULL) / 86400) * 86400;
+			start = today - ceil(dur / 86400) * 86400;
+			if (start < 0)
+				start = 0;
+		}
+		errno = 0;
+		aiw_status ws = aiw_sim_write_openmetrics(sim, o.openmetrics, start);
 		if (ws != AIW_OK) {
 			cli_lib_error(aiw_sim_errmsg(sim), ws, errno);
 			rc = EXIT_FAIL;

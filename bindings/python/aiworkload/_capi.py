@@ -157,6 +157,9 @@ SIGNATURES = {
     "aiw_sim_write_promtest": (STATUS, [("sim", SIM), ("path", c_char_p),
                                         ("rule_files", c_char_p)]),
     "aiw_sim_write_svg": (STATUS, [("sim", SIM), ("path", c_char_p), ("title", c_char_p)]),
+    "aiw_sim_write_html": (STATUS, [("sim", SIM), ("path", c_char_p)]),
+    "aiw_sim_write_openmetrics": (STATUS, [("sim", SIM), ("path", c_char_p),
+                                           ("start", c_double)]),
     # hardware catalog (hw/gpu.c)
     "aiw_catalog_gpu_count": (STATUS, [("out", PZ)]),
     "aiw_catalog_gpu_name": (STATUS, [("i", c_size_t), ("out", PSTR)]),

@@ -634,6 +634,31 @@ class Simulation(object):
         df.attrs["units"] = {name: self.series_unit(name) for name in names}
         return df
 
+    def metrics_to_pandas(self):
+        """Every summary metric in one pandas.DataFrame indexed by name, with
+        the columns kind, component ("" for sim and site), key, value, unit
+        and label (the summary's).  Without pandas, metrics() gives the same
+        values as a dict."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Simulation.metrics_to_pandas() needs pandas "
+                              "(Debian: python3-pandas); metrics() gives a dict")
+        from . import registry
+        info = {m.name: m for m in registry.metrics()}
+        rows = []
+        for name in self.metric_names():
+            parts = name.split(".")
+            kind = parts[0]
+            comp = parts[1] if len(parts) > 2 else ""
+            key = parts[-1]
+            d = info.get(kind + (".NAME." if comp else ".") + key)
+            rows.append({"name": name, "kind": kind, "component": comp, "key": key,
+                         "value": self.metric(name), "unit": d.unit if d else "",
+                         "label": d.label if d else ""})
+        return pandas.DataFrame(rows, columns=["name", "kind", "component", "key", "value",
+                                               "unit", "label"]).set_index("name")
+
     def write_csv(self, path):
         """CSV of every curve (time column first, units in the header)."""
         _capi.lib.aiw_sim_write_csv(self._p(), _b(path))
@@ -656,3 +681,14 @@ class Simulation(object):
     def write_svg(self, path, title=None):
         """SVG chart of the run (site power, components stacked, utilisation)."""
         _capi.lib.aiw_sim_write_svg(self._p(), _b(path), _b(title))
+
+    def write_html(self, path):
+        """The run's report: one self-contained HTML page (identity, power
+        hierarchy, latency and SLO attainment, training time breakdown,
+        costs, the summary, every curve as an interactive chart)."""
+        _capi.lib.aiw_sim_write_html(self._p(), _b(path))
+
+    def write_openmetrics(self, path, start=0.0):
+        """Every curve and the latency histograms as timestamped OpenMetrics
+        series; start: the Unix time (s) of simulated time 0."""
+        _capi.lib.aiw_sim_write_openmetrics(self._p(), _b(path), float(start))

@@ -312,6 +312,8 @@ class EveryFunction(unittest.TestCase):
             sim.write_prometheus(os.path.join(d, "o.prom"))
             sim.write_promtest(os.path.join(d, "o.yml"))
             sim.write_svg(os.path.join(d, "o.svg"), "t")
+            sim.write_html(os.path.join(d, "o.html"))
+            sim.write_openmetrics(os.path.join(d, "o.om"), 1.8e9)
             sim.reset()
             sim.close()  # free
         with aiworkload.Simulation("[load a]\nprofile = 0:40kW\n[site]\ncapacity = 1kW\n",

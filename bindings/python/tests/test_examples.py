@@ -15,6 +15,7 @@ EXAMPLES = {
                                        "inference.NAME.traffic"),
     "diurnal_day.py": ("training.NAME.gpus", "inference.NAME.replicas",
                        "inference.NAME.traffic"),
+    "notebook_day.py": (),  # NotebookExample: no plot, pandas or numpy or neither
 }
 
 
@@ -74,6 +75,42 @@ class Examples(unittest.TestCase):
     def test_diurnal_day(self):
         out = self._run("diurnal_day.py")
         self.assertIn("Python controller", out)
+
+
+
+class NotebookExample(unittest.TestCase):
+    """notebook_day.py, the notebook-style tour (DataFrames with pandas,
+    arrays without): it runs, and its hourly site power is the curve's."""
+
+    def test_notebook_day(self):
+        env = dict(os.environ, MPLBACKEND="Agg")
+        r = subprocess.run([sys.executable, os.path.join(aiwtest.EXAMPLES, "notebook_day.py"),
+                            "--small"], env=env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(r.returncode, 0, "notebook_day.py failed:\n%s\n%s" % (r.stdout,
+                                                                                r.stderr))
+        out = r.stdout
+        self.assertIn("simulated 6 h, ", out)
+        self.assertIn("SLO attainment ", out)
+        import aiworkload
+        with aiworkload.Simulation(aiworkload.default_scenario(), seed=1,
+                                   sim__duration=6 * 3600) as sim:
+            sim.run()
+            t, p = sim.series("site.power_w")
+            slo = sim.metric("inference.chat.slo_attainment")
+        step = t[1] - t[0]
+        hours = {}
+        for ti, pi in zip(t, p):
+            hours.setdefault(int((ti - step) // 3600), []).append(pi)
+        self.assertEqual(sorted(hours), list(range(6)))
+        for k, v in hours.items():
+            self.assertIn("%.3f" % (sum(v) / len(v) / 1e6), out, "hour %d" % k)
+        self.assertIn("SLO attainment %.1f %%" % (100 * slo), out)
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            return
+        self.assertIn("latency percentiles of the chat fleet (s):", out)
+        self.assertIn("worst minute's P99 TTFT per hour (s):", out)
 
 
 if __name__ == "__main__":

@@ -205,6 +205,23 @@ class Curves(unittest.TestCase):
         self.assertEqual(list(df["site.power_w"]), list(self.sim.series("site.power_w")[1]))
         self.assertEqual(df.attrs["units"]["site.power_w"], "W")
 
+    def test_metrics_to_pandas(self):
+        try:
+            import pandas  # noqa: F401
+        except ImportError:
+            with self.assertRaises(ImportError) as cm:
+                self.sim.metrics_to_pandas()
+            self.assertIn("pandas", str(cm.exception))
+            self.skipTest("pandas is not installed (Debian: python3-pandas)")
+        df = self.sim.metrics_to_pandas()
+        m = self.sim.metrics()
+        self.assertEqual(list(df.index), list(m))
+        for name, v in m.items():
+            self.assertEqual(df.loc[name, "value"], v)
+        self.assertEqual(df.loc["site.power_peak_w", "unit"], "W")
+        self.assertEqual(df.loc["site.power_peak_w", "component"], "")
+        self.assertEqual(df.loc["site.power_peak_w", "kind"], "site")
+
     def test_other_writers(self):
         with tempfile.TemporaryDirectory() as d:
             svg = os.path.join(d, "o.svg")
@@ -215,6 +232,26 @@ class Curves(unittest.TestCase):
             self.sim.write_prometheus(prom)
             with open(prom) as f:
                 self.assertIn("aiworkload_site_", f.read())
+            html = os.path.join(d, "o.html")
+            self.sim.write_html(html)
+            with open(html) as f:
+                text = f.read()
+            self.assertTrue(text.startswith("<!DOCTYPE html>"))
+            for name in self.sim.series_names():
+                self.assertIn('{"name":"%s"' % name, text)
+            with self.assertRaises(OSError):
+                self.sim.write_html(os.path.join(d, "no", "such", "o.html"))
+            om = os.path.join(d, "o.om")
+            self.sim.write_openmetrics(om, start=1.8e9)
+            with open(om) as f:
+                lines = f.read().splitlines()
+            self.assertEqual(lines[-1], "# EOF")
+            t, p = self.sim.series("site.power_w")
+            last = [x for x in lines if x.startswith("site_power_watts ")][-1].split()
+            self.assertEqual(float(last[1]), p[-1])
+            self.assertAlmostEqual(float(last[2]), 1.8e9 + t[-1], places=3)
+            with self.assertRaises(ValueError):
+                self.sim.write_openmetrics(om, start=-1)
 
 
 class Stepping(unittest.TestCase):
