@@ -286,19 +286,16 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 		            value);
 	}
 	if (strchr(key, '.')) { /* a scenario parameter of every candidate */
-		size_t idx;
-		if (aiw_param_find(key, &idx) != AIW_OK) {
-			/* component names vary: check the parameter on a scratch sim */
-			aiw_sim *s;
-			if (aiw_sim_create(&s, 1) != AIW_OK)
-				return perr(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
-			st = aiw_sim_set(s, key, value);
-			if (st != AIW_OK)
-				perr(p, st, "aiw_plan_set: %s", aiw_sim_errmsg(s));
-			aiw_sim_free(s);
-			if (st != AIW_OK)
-				return st;
-		}
+		/* checked now on a scratch simulation (name, type, range) */
+		aiw_sim *s;
+		if (aiw_sim_create(&s, 1) != AIW_OK)
+			return perr(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
+		st = aiw_sim_set(s, key, value);
+		if (st != AIW_OK)
+			perr(p, st, "aiw_plan_set: %s", aiw_sim_errmsg(s));
+		aiw_sim_free(s);
+		if (st != AIW_OK)
+			return st;
 		size_t len = strlen(key) + strlen(value) + 2;
 		char *kv = malloc(len), **l = realloc(p->sets, (p->nsets + 1) * sizeof *l);
 		if (!kv || !l) {
