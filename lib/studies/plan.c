@@ -662,10 +662,15 @@ aiw_status aiw_plan_run(aiw_plan *p)
 	/* the fleet exists and the scenario loads */
 	{
 		aiw_sim *sim;
-		cand c0 = {{0}};
-		aiw_status st = load_sim(p, &c0, 0, &sim);
-		if (st != AIW_OK)
+		if (aiw_sim_create(&sim, 1) != AIW_OK)
+			return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		aiw_status st = p->path ? aiw_sim_load_file(sim, p->path)
+		                        : aiw_sim_load_string(sim, p->text, "scenario");
+		if (st != AIW_OK) {
+			perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+			aiw_sim_free(sim);
 			return st;
+		}
 		size_t nc = 0;
 		bool found = false;
 		aiw_sim_component_count(sim, &nc);
