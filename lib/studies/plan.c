@@ -494,12 +494,18 @@ static double metric(aiw_sim *sim, const char *px, const char *key)
 }
 
 /* The fleet's start check at time 0: AIW_OK, or the refusal in msg. */
-static aiw_status start_check(aiw_plan *p, const cand *c, char *msg, size_t len, bool *refused)
+static aiw_status start_check(aiw_plan *p, const cand *c, char *msg, size_t len, bool *refused,
+                              double *tp)
 {
 	aiw_sim *sim;
 	aiw_status st = load_sim(p, c, 0, &sim);
 	if (st != AIW_OK)
 		return st;
+	/* the fleet's gpus_per_replica as the candidate sets it */
+	char name[400];
+	snprintf(name, sizeof name, "%s.gpus_per_replica", p->px);
+	if (aiw_sim_get_double(sim, name, tp) != AIW_OK)
+		*tp = NAN;
 	st = aiw_sim_run_until(sim, 0);
 	*refused = false;
 	if (st == AIW_ERANGE || st == AIW_EINVAL || st == AIW_ESCENARIO) {
@@ -716,7 +722,8 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		/* 1. memory: the fleet's start check */
 		bool refused;
 		char msg[1024];
-		if ((st = start_check(p, &c, msg, sizeof msg, &refused)) != AIW_OK)
+		double tp;
+		if ((st = start_check(p, &c, msg, sizeof msg, &refused, &tp)) != AIW_OK)
 			break;
 		if (refused) {
 			p->stats[AIW_PLAN_STAT_PRUNED_MEMORY] += nr;
@@ -725,17 +732,6 @@ aiw_status aiw_plan_run(aiw_plan *p)
 				snprintf(memmsg, sizeof memmsg, "%s", msg);
 			}
 			continue;
-		}
-		/* the fleet's gpus_per_replica as the scenario sets it */
-		double tp;
-		{
-			aiw_sim *sim;
-			if ((st = load_sim(p, &c, 0, &sim)) != AIW_OK)
-				break;
-			char name[400];
-			snprintf(name, sizeof name, "%s.gpus_per_replica", p->px);
-			aiw_sim_get_double(sim, name, &tp);
-			aiw_sim_free(sim);
 		}
 		/* 2. caps: GPUs */
 		size_t hi_i = nr;
