@@ -116,10 +116,12 @@ int main(int argc, char **argv)
 	printf("serving plan, objective %s, %zu candidates (5 GPUs x 4 TP x 2 precisions x %d "
 	       "replica counts)\n",
 	       obj, s[AIW_PLAN_STAT_CANDIDATES], maxr);
-	printf("  plan: pruned %zu by memory, %zu by the GPU cap, %zu by the bisection; "
-	       "simulated %zu; rows %zu\n",
+	printf("  plan: pruned %zu by memory, %zu by the GPU cap, %zu by the load bound, %zu by "
+	       "the bisection; simulated %zu (%zu runs, the offline measurements included); rows "
+	       "%zu\n",
 	       s[AIW_PLAN_STAT_PRUNED_MEMORY], s[AIW_PLAN_STAT_PRUNED_CAP],
-	       s[AIW_PLAN_STAT_PRUNED_BISECTION], s[AIW_PLAN_STAT_SIMULATED], s[AIW_PLAN_STAT_ROWS]);
+	       s[AIW_PLAN_STAT_PRUNED_LOAD], s[AIW_PLAN_STAT_PRUNED_BISECTION],
+	       s[AIW_PLAN_STAT_SIMULATED], s[AIW_PLAN_STAT_RUNS], s[AIW_PLAN_STAT_ROWS]);
 	printf("  plan:       %.3f s CPU, %.3f s wall; best %s = %.17g (%s)\n", c1 - c0, w1 - w0,
 	       obj, best_plan, gpu);
 	printf("  exhaustive: %.3f s CPU, %.3f s wall; %zu runs (%zu refused at the start); best "

@@ -755,7 +755,8 @@ AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *profile, size_t row, cons
  * scenario's value unless aiw_plan_grid gives values), the fleet's traffic
  * and the rest of the scenario as written, its autoscaler off.  Per
  * combination of the first four axes: the fleet's start check (memory),
- * the GPU cap, then a bisection on replicas (assumed: latencies do not
+ * the GPU cap, a bound of the offered load against a replica's offline
+ * throughput, then a bisection on replicas (assumed: latencies do not
  * increase and the objectives do not decrease with replicas); the ranked
  * table has each combination's smallest feasible replica count.  Runs in
  * the calling thread.  One thread uses a plan at a time. */
@@ -788,7 +789,8 @@ enum {
 	AIW_PLAN_STAT_SIMULATED = 4,        /* candidates simulated */
 	AIW_PLAN_STAT_RUNS = 5,             /* simulations (x replications) */
 	AIW_PLAN_STAT_ROWS = 6,             /* rows of the table */
-	AIW_PLAN_NSTATS = 7
+	AIW_PLAN_STAT_PRUNED_LOAD = 7,      /* below the offered load's bound */
+	AIW_PLAN_NSTATS = 8
 };
 /* New plan of the fleet `component` ("NAME" or "inference.NAME") of the
  * scenario file scenario_path or the INI text scenario_text (exactly one

@@ -23,7 +23,8 @@
  *      GPU name) stops the plan with its message.
  *   2. caps: replica counts whose GPUs (replicas x gpus_per_replica)
  *      exceed max_gpus go (exact).
- *   3. bisection on the replica counts left, ascending: the largest is
+ *   3. bisection on the replica counts left, ascending (after step 4's
+ *      bound, when it applies): the largest is
  *      simulated first; if it misses the latency limits the combination
  *      has no feasible count; else the smallest count that meets them is
  *      found by bisection.  Assumed: the P99 latencies do not increase with
@@ -35,6 +36,20 @@
  *      needs checking.  The assumption is verified against brute force on
  *      small grids (tests/model/test_plan.c); with noise it can fail near a
  *      limit, where two counts straddle it within the replications' spread.
+ *   4. load bound, when the largest count passes and a TTFT limit is set:
+ *      lambda, the requests that arrived over sim.duration T in that run,
+ *      and mu1, one replica's offline throughput (aiw_inference_capacity,
+ *      replicas = 1).  A fleet of r replicas with lambda > r mu1 (1 + s)
+ *      (1 + L / (0.99 T)), s = LOAD_SLACK, L the TTFT limit, is
+ *      overloaded by a factor rho > 1 + L / (0.99 T): in the fluid limit a
+ *      request arriving at t waits (rho - 1) t, so more than 1% of the
+ *      requests wait over L, and the P99 TTFT misses the limit.  Such
+ *      counts are removed unsimulated (assumed: the fluid bound, with s
+ *      covering the offline figure's drain and Poisson noise); the search
+ *      then steps up from the bound by factors of LOAD_STEP to the first
+ *      count that passes and bisects below it (the bound only moves the
+ *      bisection's first probes).  A bound above the largest count (which
+ *      passed) is ignored.
  * The ranked table has one row per combination with a feasible count, by
  * objective (ties: fewer GPUs, then grid order).  Pareto flags: no other
  * row is at most as large in both the objective and the P99 TTFT (peak
@@ -67,6 +82,13 @@
 #define MAX_VALUES 100000
 /* the longest text value of an axis or setting */
 #define MAX_TEXT 1024
+/* The load bound (see the top): the slack on a replica's offline rate
+ * (the offline figure of LOAD_OFFLINE_REQUESTS requests includes the
+ * drain of the last batch, and a continuously batched fleet's server rate
+ * can exceed its offline rate by a few percent, capacity.c; 25% covers
+ * both with room), and the factor of the steps up from the bound. */
+#define LOAD_SLACK 0.25
+#define LOAD_STEP 1.25
 
 enum { AX_GPU, AX_TP, AX_BITS, AX_BATCH, AX_REPLICAS, NAXES };
 static const char *const AXIS[NAXES] = {"gpu", "gpus_per_replica", "weight_bits", "max_batch",
@@ -77,6 +99,7 @@ static const char *const OBJECTIVE[] = {"cost_per_mtok", "gpus", "energy", "peak
 typedef struct plan_eval {
 	bool done;
 	aiw_status st;
+	double arrived, duration; /* requests arrived (first replication), sim.duration */
 	double m[AIW_PLAN_NCOLUMNS]; /* the row's columns */
 	bool slo_ok;
 } plan_eval;
@@ -552,6 +575,11 @@ static aiw_status evaluate(aiw_plan *p, const cand *c, double tp, plan_eval *e)
 			x[2 * p->reps + k] = metric(sim, NULL, "site.power_peak_w");
 			x[3 * p->reps + k] = metric(sim, NULL, "site.energy_kwh");
 			x[4 * p->reps + k] = metric(sim, p->px, "cost_per_mtok_blended_usd");
+			if (k == 0) {
+				e->arrived = metric(sim, p->px, "requests_arrived");
+				if (aiw_sim_get_double(sim, "sim.duration", &e->duration) != AIW_OK)
+					e->duration = NAN;
+			}
 		}
 		aiw_sim_free(sim);
 		p->stats[AIW_PLAN_STAT_RUNS]++;
@@ -580,6 +608,36 @@ static aiw_status evaluate(aiw_plan *p, const cand *c, double tp, plan_eval *e)
 	}
 	free(x);
 	return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the load bound                                                            */
+/* ------------------------------------------------------------------------ */
+/* A replica's offline throughput mu1 (requests/s): aiw_inference_capacity's
+ * offline figure of the combination at replicas = 1, LOAD_OFFLINE_REQUESTS
+ * requests at t = 0; its server search is cut to the fewest runs
+ * (max_runs = 3, 100 requests over 1 s) since only the offline figure is
+ * read.  NaN when the measurement fails (the bound is then not used). */
+#define LOAD_OFFLINE_REQUESTS "1000"
+static double replica_offline_rate(aiw_plan *p, const cand *c)
+{
+	cand one = *c;
+	one.v[AX_REPLICAS] = "1";
+	aiw_sim *sim;
+	if (load_sim(p, &one, 0, &sim) != AIW_OK)
+		return NAN;
+	char lim[64];
+	snprintf(lim, sizeof lim, "ttft_p99=%.17g", isfinite(p->ttft) ? p->ttft : 1e9);
+	const char *set[] = {"offline_requests=" LOAD_OFFLINE_REQUESTS, "max_runs=3",
+	                     "min_requests=100", "duration=1s", lim, "tpot_p99=none"};
+	double out[AIW_CAPACITY_NCOLUMNS];
+	aiw_status st = aiw_inference_capacity(sim, p->comp, set, sizeof set / sizeof *set, out,
+	                                       AIW_CAPACITY_NCOLUMNS, NULL, NULL);
+	double mu = st == AIW_OK ? out[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] : NAN;
+	if (st == AIW_OK)
+		p->stats[AIW_PLAN_STAT_RUNS] += (size_t)out[AIW_CAPACITY_RUNS];
+	aiw_sim_free(sim);
+	return mu > 0 && isfinite(mu) ? mu : NAN;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -748,6 +806,7 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		/* 3. bisection on replicas */
 		memset(ev, 0, nr * sizeof *ev);
 		size_t sims_before = p->stats[AIW_PLAN_STAT_SIMULATED];
+		size_t load_before = p->stats[AIW_PLAN_STAT_PRUNED_LOAD];
 		c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][hi_i - 1];
 		if ((st = evaluate(p, &c, tp, &ev[hi_i - 1])) != AIW_OK)
 			break;
@@ -765,6 +824,43 @@ aiw_status aiw_plan_run(aiw_plan *p)
 			}
 		} else {
 			size_t lo = SIZE_MAX, hi = hi_i - 1; /* lo: largest known failing (none) */
+			/* the load bound: counts whose offline capacity is below the
+			 * offered load by more than LOAD_SLACK fail (see the top) */
+			const plan_eval *top = &ev[hi_i - 1];
+			double lam = top->arrived / top->duration;
+			double mu1 = isfinite(p->ttft) && lam > 0 && hi_i > 1
+			                 ? replica_offline_rate(p, &c)
+			                 : NAN;
+			double need =
+			    mu1 > 0 ? lam / (mu1 * (1 + LOAD_SLACK) * (1 + p->ttft / (0.99 * top->duration)))
+			            : NAN;
+			if (need > 0 && atof(p->ax[AX_REPLICAS][hi]) >= need) {
+				size_t k = 0;
+				while (k < hi && atof(p->ax[AX_REPLICAS][k]) < need)
+					k++;
+				if (k > 0 && k <= hi) {
+					lo = k - 1;
+					p->stats[AIW_PLAN_STAT_PRUNED_LOAD] += k;
+				}
+				/* then up from the bound by factors of LOAD_STEP to the
+				 * first count that passes, and bisect below it */
+				double r = atof(p->ax[AX_REPLICAS][k]);
+				for (size_t j = k; j < hi && st == AIW_OK;) {
+					c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
+					if ((st = evaluate(p, &c, tp, &ev[j])) != AIW_OK)
+						break;
+					if (ev[j].slo_ok) {
+						hi = j;
+						break;
+					}
+					lo = j;
+					r = fmax(r * LOAD_STEP, r + 1);
+					while (j < hi && atof(p->ax[AX_REPLICAS][j]) < r)
+						j++;
+				}
+				if (st != AIW_OK)
+					break;
+			}
 			while (hi - (lo == SIZE_MAX ? 0 : lo + 1) > 0) {
 				size_t base = lo == SIZE_MAX ? 0 : lo + 1;
 				size_t mid = base + (hi - base) / 2;
@@ -781,7 +877,8 @@ aiw_status aiw_plan_run(aiw_plan *p)
 			found = hi;
 		}
 		p->stats[AIW_PLAN_STAT_PRUNED_BISECTION] +=
-		    hi_i - (p->stats[AIW_PLAN_STAT_SIMULATED] - sims_before);
+		    hi_i - (p->stats[AIW_PLAN_STAT_SIMULATED] - sims_before) -
+		    (p->stats[AIW_PLAN_STAT_PRUNED_LOAD] - load_before);
 		if (found == SIZE_MAX)
 			continue;
 		c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][found];

@@ -9,8 +9,9 @@
  *     exactly, for the objectives gpus, cost_per_mtok and energy, with and
  *     without a GPU cap and a power budget;
  *   - every combination with a feasible candidate in the grid has its row,
- *     at the smallest feasible replica count (the pruning removes no
- *     feasible optimum), and no other combination has one;
+ *     at the smallest feasible replica count (the pruning, memory, cap,
+ *     load bound and bisection, removes no feasible optimum), and no other
+ *     combination has one;
  *   - the bisection's assumption holds on the grid: per combination the
  *     latency verdict is monotone in replicas and the objectives do not
  *     decrease over the feasible counts;
@@ -157,7 +158,13 @@ static void check_against_brute_force(const char *obj, const char *max_gpus, con
 	ck_assert_uint_eq(s[AIW_PLAN_STAT_CANDIDATES], NCOMBO * NR);
 	ck_assert_uint_eq(s[AIW_PLAN_STAT_CANDIDATES],
 	                  s[AIW_PLAN_STAT_PRUNED_MEMORY] + s[AIW_PLAN_STAT_PRUNED_CAP] +
-	                      s[AIW_PLAN_STAT_PRUNED_BISECTION] + s[AIW_PLAN_STAT_SIMULATED]);
+	                      s[AIW_PLAN_STAT_PRUNED_LOAD] + s[AIW_PLAN_STAT_PRUNED_BISECTION] +
+	                      s[AIW_PLAN_STAT_SIMULATED]);
+	/* every pruning stage acts on this grid */
+	ck_assert_uint_gt(s[AIW_PLAN_STAT_PRUNED_MEMORY], 0);
+	ck_assert_uint_gt(s[AIW_PLAN_STAT_PRUNED_BISECTION], 0);
+	if (!max_gpus && !budget)
+		ck_assert_uint_gt(s[AIW_PLAN_STAT_PRUNED_LOAD], 0);
 	/* the optimum over the whole grid */
 	double best = INFINITY;
 	size_t want_rows = 0;

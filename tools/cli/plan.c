@@ -235,10 +235,11 @@ int cli_plan(int argc, char **argv)
 	printf("Plan of %s, fleet %s: objective %s; limits P99 TTFT %s, P99 TPOT %s\n", file,
 	       component, objective ? objective : "cost_per_mtok", ttft ? ttft : "none",
 	       tpot ? tpot : "none");
-	printf("Candidates %zu: pruned %zu by memory, %zu by --max-gpus, %zu by the bisection; "
-	       "simulated %zu (%zu runs); feasible combinations %zu\n",
+	printf("Candidates %zu: pruned %zu by memory, %zu by --max-gpus, %zu by the load bound, "
+	       "%zu by the bisection; simulated %zu (%zu runs); feasible combinations %zu\n",
 	       s[AIW_PLAN_STAT_CANDIDATES], s[AIW_PLAN_STAT_PRUNED_MEMORY],
-	       s[AIW_PLAN_STAT_PRUNED_CAP], s[AIW_PLAN_STAT_PRUNED_BISECTION],
+	       s[AIW_PLAN_STAT_PRUNED_CAP], s[AIW_PLAN_STAT_PRUNED_LOAD],
+	       s[AIW_PLAN_STAT_PRUNED_BISECTION],
 	       s[AIW_PLAN_STAT_SIMULATED], s[AIW_PLAN_STAT_RUNS], s[AIW_PLAN_STAT_ROWS]);
 	if (s[AIW_PLAN_STAT_ROWS] == 0) {
 		const char *why = "";

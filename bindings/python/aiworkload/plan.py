@@ -9,7 +9,7 @@ COLUMNS = ("objective", "gpus", "replicas", "gpus_per_replica", "weight_bits", "
            "ttft_p99_s", "ttft_p99_ci95_s", "tpot_p99_s", "tpot_p99_ci95_s", "power_peak_w",
            "energy_kwh", "cost_per_mtok_usd", "pareto_ttft", "pareto_power")
 STATS = ("candidates", "pruned_memory", "pruned_cap", "pruned_bisection", "simulated", "runs",
-         "rows")
+         "rows", "pruned_load")
 
 
 def _b(s):

@@ -32,7 +32,7 @@ class PlanTest(unittest.TestCase):
             st = plan.stats()
             self.assertEqual(st["candidates"], 32)
             self.assertEqual(st["candidates"], st["pruned_memory"] + st["pruned_cap"] +
-                             st["pruned_bisection"] + st["simulated"])
+                             st["pruned_bisection"] + st["pruned_load"] + st["simulated"])
             rows = plan.rows()
             self.assertEqual(len(rows), st["rows"])
             self.assertGreater(len(rows), 0)
