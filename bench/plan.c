@@ -3,7 +3,7 @@
  * of the same grid: candidates pruned and simulated, CPU time of each, and
  * a check that both find the same optimum.
  *
- *   bench/plan [MAX_REPLICAS] [OBJECTIVE]     (defaults: 128, gpus)
+ *   bench/plan [MAX_REPLICAS] [OBJECTIVE] [JOBS]   (defaults: 128, gpus, 1)
  *
  * Workload: one 70e9-parameter fleet, Poisson traffic at 40 requests/s
  * (prompts lognormal, median 1024 tokens; outputs median 256), 2 simulated
@@ -13,7 +13,8 @@
  * candidates at the default.  The exhaustive sweep runs every candidate
  * (those the fleet's start check refuses cost a refused start) through the
  * public API and takes the feasible one of least objective.  CPU time is
- * the process's (CLOCK_PROCESS_CPUTIME_ID), both single-threaded.
+ * the process's (CLOCK_PROCESS_CPUTIME_ID); the exhaustive sweep runs in
+ * one thread, the plan on JOBS threads (its CPU time is then the sum).
  */
 #include <stdlib.h>
 
@@ -49,6 +50,7 @@ int main(int argc, char **argv)
 {
 	int maxr = argc > 1 ? atoi(argv[1]) : 128;
 	const char *obj = argc > 2 ? argv[2] : "gpus";
+	const char *jobs = argc > 3 ? argv[3] : "1";
 	if (maxr < 1 || maxr > 100000) {
 		fprintf(stderr, "usage: bench/plan [MAX_REPLICAS] [OBJECTIVE]\n");
 		return 2;
@@ -64,7 +66,7 @@ int main(int argc, char **argv)
 	snprintf(lim[0], sizeof lim[0], "%g", TTFT);
 	snprintf(lim[1], sizeof lim[1], "%g", TPOT);
 	if (aiw_plan_set(p, "ttft_p99", lim[0]) || aiw_plan_set(p, "tpot_p99", lim[1]) ||
-	    aiw_plan_set(p, "objective", obj) ||
+	    aiw_plan_set(p, "objective", obj) || aiw_plan_set(p, "jobs", jobs) ||
 	    aiw_plan_grid(p, "gpu", "H100-SXM,H200,A100-80GB,L40S,MI300X") ||
 	    aiw_plan_grid(p, "gpus_per_replica", "1,2,4,8") || aiw_plan_grid(p, "weight_bits", "8,16") ||
 	    aiw_plan_grid(p, "replicas", rr) || aiw_plan_run(p)) {
@@ -122,8 +124,8 @@ int main(int argc, char **argv)
 	       s[AIW_PLAN_STAT_PRUNED_MEMORY], s[AIW_PLAN_STAT_PRUNED_CAP],
 	       s[AIW_PLAN_STAT_PRUNED_LOAD], s[AIW_PLAN_STAT_PRUNED_BISECTION],
 	       s[AIW_PLAN_STAT_SIMULATED], s[AIW_PLAN_STAT_RUNS], s[AIW_PLAN_STAT_ROWS]);
-	printf("  plan:       %.3f s CPU, %.3f s wall; best %s = %.17g (%s)\n", c1 - c0, w1 - w0,
-	       obj, best_plan, gpu);
+	printf("  plan:       %.3f s CPU, %.3f s wall (%s thread(s)); best %s = %.17g (%s)\n",
+	       c1 - c0, w1 - w0, jobs, obj, best_plan, gpu);
 	printf("  exhaustive: %.3f s CPU, %.3f s wall; %zu runs (%zu refused at the start); best "
 	       "%s = %.17g\n",
 	       c2 - c1, w2 - w1, runs, refused, obj, best);

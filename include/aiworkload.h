@@ -758,8 +758,10 @@ AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *profile, size_t row, cons
  * the GPU cap, a bound of the offered load against a replica's offline
  * throughput, then a bisection on replicas (assumed: latencies do not
  * increase and the objectives do not decrease with replicas); the ranked
- * table has each combination's smallest feasible replica count.  Runs in
- * the calling thread.  One thread uses a plan at a time. */
+ * table has each combination's smallest feasible replica count.  The
+ * combinations run on `jobs` threads (default 1, the caller's), merged in
+ * grid order: the same output whatever the count.  One thread uses a plan
+ * at a time. */
 typedef struct aiw_plan aiw_plan;
 /* Columns of aiw_plan_row. */
 enum {
@@ -806,7 +808,8 @@ AIW_EXPORT const char *aiw_plan_errmsg(const aiw_plan *plan);
  * cost_per_mtok), max_gpus (integer, or "none"), power_budget (power, or
  * "none"; compared with site.power_peak_w), replications (1 to 1000,
  * default 1), seed (the first replication's sim.seed; default the
- * scenario's); a key with a '.' is a scenario parameter set in every
+ * scenario's), jobs (threads, 0 to 1024, 0: one per online processor;
+ * default 1); a key with a '.' is a scenario parameter set in every
  * candidate ("sim.duration", "30min"). */
 AIW_EXPORT aiw_status aiw_plan_set(aiw_plan *plan, const char *key, const char *value);
 /* Values of an axis: param one of gpu, gpus_per_replica, weight_bits,

@@ -61,8 +61,13 @@
  * R = 1; gsl_cdf_tdist_Pinv).  The run with replications = 1 is the
  * scenario with the row's snippet applied, bit for bit.
  *
- * Single-threaded: the candidates run one after another in the calling
- * thread (the bisection's next candidate depends on the last verdict).
+ * Threads: `jobs` workers (default 1: the calling thread) take the
+ * combinations in grid order; the bisection inside one is sequential (its
+ * next candidate depends on the last verdict).  Each combination's result
+ * (counts, misses, row, message) is stored by its index and merged in grid
+ * order after all have ended, so the output is the same bytes whatever
+ * the number of threads; after a failure no new combination starts and the
+ * plan returns the failure of lowest index (all below it ran).
  * Everything goes through the public API.
  */
 #include "core/internal.h"
@@ -70,10 +75,12 @@
 #include <gsl/gsl_cdf.h>
 
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* the confidence of the half-width: 95%, two-sided */
 #define CI_LEVEL 0.95
@@ -114,7 +121,7 @@ struct aiw_plan {
 	char *path, *text, *comp;
 	char px[300];
 	double ttft, tpot, max_gpus, power_budget;
-	size_t objective, reps;
+	size_t objective, reps, jobs;
 	uint64_t seed;
 	bool seed_set, ran;
 	char **sets; /* "NAME=VALUE" for every candidate */
@@ -206,6 +213,7 @@ aiw_status aiw_plan_create(aiw_plan **out, const char *scenario_path, const char
 	p->power_budget = INFINITY;
 	p->objective = 0;
 	p->reps = 1;
+	p->jobs = 1;
 	*out = p;
 	return AIW_OK;
 }
@@ -286,6 +294,14 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 			p->reps = (size_t)v;
 		return st;
 	}
+	if (strcmp(key, "jobs") == 0) {
+		st = parse_num(p, key, "int", value, 0, 1024, true, false, &v);
+		if (st == AIW_OK) {
+			long on = v == 0 ? sysconf(_SC_NPROCESSORS_ONLN) : (long)v;
+			p->jobs = on >= 1 ? (size_t)on : 1;
+		}
+		return st;
+	}
 	if (strcmp(key, "seed") == 0) {
 		char *end;
 		unsigned long long s = strtoull(value, &end, 10);
@@ -334,7 +350,7 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 	}
 	return perr(p, AIW_EUNKNOWN,
 	            "aiw_plan_set: unknown key '%s' (ttft_p99, tpot_p99, objective, max_gpus, "
-	            "power_budget, replications, seed, or a scenario parameter NAME.KEY)",
+	            "power_budget, replications, seed, jobs, or a scenario parameter NAME.KEY)",
 	            key);
 }
 
@@ -709,6 +725,218 @@ static void note_miss(miss *m, double value, double limit, const cand *c, double
 	         c->v[AX_BATCH] ? c->v[AX_BATCH] : "(scenario)", c->v[AX_REPLICAS], gpus);
 }
 
+/* One combination of the first four axes (index ci in grid order), on the
+ * worker's copy of the plan p (its own stats and message), into res. */
+typedef struct combo_res {
+	aiw_status st;
+	char err[2048];
+	size_t stats[AIW_PLAN_NSTATS];
+	bool mem_refused, has_row;
+	char memmsg[1024];
+	size_t cap_gpus; /* the GPUs of the smallest count over the cap, or SIZE_MAX */
+	miss slo, pow;
+	plan_row row;
+} combo_res;
+
+static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *ev,
+                            combo_res *res)
+{
+	size_t nr = n[AX_REPLICAS];
+	aiw_status st = AIW_OK;
+	cand c = {{0}};
+	size_t rest = ci;
+	for (size_t a = AX_BATCH + 1; a-- > 0;) {
+		if (p->ax[a])
+			c.v[a] = p->ax[a][rest % n[a]];
+		rest /= n[a];
+	}
+	c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][0];
+	/* 1. memory: the fleet's start check */
+	bool refused;
+	char msg[1024];
+	double tp;
+	if ((st = start_check(p, &c, msg, sizeof msg, &refused, &tp)) != AIW_OK)
+		return st;
+	if (refused) {
+		p->stats[AIW_PLAN_STAT_PRUNED_MEMORY] += nr;
+		res->mem_refused = true;
+		snprintf(res->memmsg, sizeof res->memmsg, "%s", msg);
+		return AIW_OK;
+	}
+	/* 2. caps: GPUs */
+	size_t hi_i = nr;
+	while (hi_i > 0 && atof(p->ax[AX_REPLICAS][hi_i - 1]) * tp > p->max_gpus)
+		hi_i--;
+	p->stats[AIW_PLAN_STAT_PRUNED_CAP] += nr - hi_i;
+	if (hi_i < nr) {
+		double g = atof(p->ax[AX_REPLICAS][0]) * tp;
+		res->cap_gpus = (size_t)g;
+	}
+	if (hi_i == 0)
+		return AIW_OK;
+	/* 3. bisection on replicas */
+	memset(ev, 0, nr * sizeof *ev);
+	size_t sims_before = p->stats[AIW_PLAN_STAT_SIMULATED];
+	size_t load_before = p->stats[AIW_PLAN_STAT_PRUNED_LOAD];
+	c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][hi_i - 1];
+	if ((st = evaluate(p, &c, tp, &ev[hi_i - 1])) != AIW_OK)
+		return st;
+	size_t found = SIZE_MAX;
+	if (!ev[hi_i - 1].slo_ok) {
+		const double *m = ev[hi_i - 1].m;
+		double rt = isfinite(p->ttft) ? m[AIW_PLAN_TTFT_P99_S] / p->ttft : 0;
+		double rp = isfinite(p->tpot) ? m[AIW_PLAN_TPOT_P99_S] / p->tpot : 0;
+		if (!(rt == rt) || rt >= rp || !(rp == rp))
+			note_miss(&res->slo, m[AIW_PLAN_TTFT_P99_S], p->ttft, &c, m[AIW_PLAN_GPUS]);
+		else
+			note_miss(&res->slo, m[AIW_PLAN_TPOT_P99_S], p->tpot, &c, m[AIW_PLAN_GPUS]);
+		if (!isfinite(res->slo.limit) || !(res->slo.ratio == res->slo.ratio)) {
+			res->slo.ratio = INFINITY;
+		}
+	} else {
+		size_t lo = SIZE_MAX, hi = hi_i - 1; /* lo: largest known failing (none) */
+		/* the load bound: counts whose offline capacity is below the
+		 * offered load by more than LOAD_SLACK fail (see the top) */
+		const plan_eval *top = &ev[hi_i - 1];
+		double lam = top->arrived / top->duration;
+		double mu1 = isfinite(p->ttft) && lam > 0 && hi_i > 1
+		                 ? replica_offline_rate(p, &c)
+		                 : NAN;
+		double need =
+		    mu1 > 0 ? lam / (mu1 * (1 + LOAD_SLACK) * (1 + p->ttft / (0.99 * top->duration)))
+		            : NAN;
+		if (need > 0 && atof(p->ax[AX_REPLICAS][hi]) >= need) {
+			size_t k = 0;
+			while (k < hi && atof(p->ax[AX_REPLICAS][k]) < need)
+				k++;
+			if (k > 0 && k <= hi) {
+				lo = k - 1;
+				p->stats[AIW_PLAN_STAT_PRUNED_LOAD] += k;
+			}
+			/* then up from the bound by factors of LOAD_STEP to the
+			 * first count that passes, and bisect below it */
+			double r = atof(p->ax[AX_REPLICAS][k]);
+			for (size_t j = k; j < hi && st == AIW_OK;) {
+				c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
+				if ((st = evaluate(p, &c, tp, &ev[j])) != AIW_OK)
+					break;
+				if (ev[j].slo_ok) {
+					hi = j;
+					break;
+				}
+				lo = j;
+				r = fmax(r * LOAD_STEP, r + 1);
+				while (j < hi && atof(p->ax[AX_REPLICAS][j]) < r)
+					j++;
+			}
+			if (st != AIW_OK)
+				return st;
+		}
+		while (hi - (lo == SIZE_MAX ? 0 : lo + 1) > 0) {
+			size_t base = lo == SIZE_MAX ? 0 : lo + 1;
+			size_t mid = base + (hi - base) / 2;
+			c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][mid];
+			if ((st = evaluate(p, &c, tp, &ev[mid])) != AIW_OK)
+				break;
+			if (ev[mid].slo_ok)
+				hi = mid;
+			else
+				lo = mid;
+		}
+		if (st != AIW_OK)
+			return st;
+		found = hi;
+	}
+	p->stats[AIW_PLAN_STAT_PRUNED_BISECTION] +=
+	    hi_i - (p->stats[AIW_PLAN_STAT_SIMULATED] - sims_before) -
+	    (p->stats[AIW_PLAN_STAT_PRUNED_LOAD] - load_before);
+	if (found == SIZE_MAX)
+		return AIW_OK;
+	c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][found];
+	const double *m = ev[found].m;
+	if (!(m[AIW_PLAN_POWER_PEAK_W] <= p->power_budget)) {
+		note_miss(&res->pow, m[AIW_PLAN_POWER_PEAK_W], p->power_budget, &c,
+		          m[AIW_PLAN_GPUS]);
+		return AIW_OK;
+	}
+	plan_row *r = &res->row;
+	memcpy(r->v, m, sizeof r->v);
+	r->v[AIW_PLAN_WEIGHT_BITS] = NAN;
+	r->v[AIW_PLAN_MAX_BATCH] = NAN;
+	{
+		aiw_sim *sim;
+		if ((st = load_sim(p, &c, 0, &sim)) != AIW_OK)
+			return st;
+		char name[400], gbuf[256];
+		snprintf(name, sizeof name, "%s.weight_bits", p->px);
+		aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_WEIGHT_BITS]);
+		snprintf(name, sizeof name, "%s.max_batch", p->px);
+		aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_MAX_BATCH]);
+		snprintf(name, sizeof name, "%s.gpu", p->px);
+		if (aiw_sim_get(sim, name, gbuf, sizeof gbuf) != AIW_OK)
+			gbuf[0] = '\0';
+		aiw_sim_free(sim);
+		r->gpu = dupstr(gbuf);
+	}
+	r->snippet = snippet(p, &c);
+	r->order = ci;
+	if (!r->gpu || !r->snippet) {
+		free(r->gpu);
+		free(r->snippet);
+		r->gpu = r->snippet = NULL;
+		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+	}
+	r->v[AIW_PLAN_PARETO_TTFT] = 0;
+	r->v[AIW_PLAN_PARETO_POWER] = 0;
+	res->has_row = true;
+	return AIW_OK;
+}
+
+typedef struct plan_work {
+	const aiw_plan *plan;
+	const size_t *n;
+	size_t combos;
+	combo_res *res;
+	pthread_mutex_t lock;
+	size_t next;
+	bool stop;
+} plan_work;
+
+static void *plan_worker(void *arg)
+{
+	plan_work *w = arg;
+	aiw_plan mine = *w->plan; /* shallow: the grid and settings are read only */
+	plan_eval *ev = calloc(w->n[AX_REPLICAS], sizeof *ev);
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		size_t ci = w->next < w->combos && !w->stop ? w->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&w->lock);
+		if (ci == SIZE_MAX)
+			break;
+		combo_res *r = &w->res[ci];
+		memset(mine.stats, 0, sizeof mine.stats);
+		mine.err[0] = '\0';
+		r->cap_gpus = SIZE_MAX;
+		r->st = ev ? run_combo(&mine, ci, w->n, ev, r)
+		           : perr(&mine, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		memcpy(r->stats, mine.stats, sizeof r->stats);
+		if (r->st != AIW_OK) {
+			snprintf(r->err, sizeof r->err, "%s", mine.err);
+			pthread_mutex_lock(&w->lock);
+			w->stop = true;
+			pthread_mutex_unlock(&w->lock);
+		}
+	}
+	free(ev);
+	return NULL;
+}
+
+static void merge_miss(miss *dst, const miss *src)
+{
+	if (src->any && (!dst->any || src->ratio < dst->ratio))
+		*dst = *src;
+}
+
 aiw_status aiw_plan_run(aiw_plan *p)
 {
 	if (!p)
@@ -761,170 +989,66 @@ aiw_status aiw_plan_run(aiw_plan *p)
 	}
 	size_t nr = n[AX_REPLICAS];
 	p->stats[AIW_PLAN_STAT_CANDIDATES] = combos * nr;
-	plan_eval *ev = calloc(nr, sizeof *ev);
-	if (!ev)
+	(void)nr;
+	combo_res *res = calloc(combos, sizeof *res);
+	if (!res)
 		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
-	miss mem = {0}, cap = {0}, slo = {0}, pow = {0};
+	for (size_t ci = 0; ci < combos; ci++)
+		res[ci].st = AIW_ESTOPPED; /* not run */
+	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, false};
+	size_t nth = p->jobs < combos ? p->jobs : combos;
+	pthread_t *th = nth > 1 ? calloc(nth, sizeof *th) : NULL;
+	size_t started = 0;
+	if (th)
+		for (; started < nth; started++)
+			if (pthread_create(&th[started], NULL, plan_worker, &w) != 0)
+				break;
+	if (started == 0)
+		plan_worker(&w); /* one thread: the caller's */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	pthread_mutex_destroy(&w.lock);
+	/* merged in grid order: the same bytes whatever the threads */
+	miss slo = {0}, pow = {0};
+	bool mem_any = false;
 	char memmsg[1024] = "";
 	size_t smallest_tp_gpus = SIZE_MAX;
 	aiw_status st = AIW_OK;
 	for (size_t ci = 0; ci < combos && st == AIW_OK; ci++) {
-		cand c = {{0}};
-		size_t rest = ci;
-		for (size_t a = AX_BATCH + 1; a-- > 0;) {
-			if (p->ax[a])
-				c.v[a] = p->ax[a][rest % n[a]];
-			rest /= n[a];
-		}
-		c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][0];
-		/* 1. memory: the fleet's start check */
-		bool refused;
-		char msg[1024];
-		double tp;
-		if ((st = start_check(p, &c, msg, sizeof msg, &refused, &tp)) != AIW_OK)
+		combo_res *r = &res[ci];
+		if (r->st != AIW_OK) {
+			st = r->st;
+			snprintf(p->err, sizeof p->err, "%s", r->err);
 			break;
-		if (refused) {
-			p->stats[AIW_PLAN_STAT_PRUNED_MEMORY] += nr;
-			if (!mem.any) {
-				mem.any = true;
-				snprintf(memmsg, sizeof memmsg, "%s", msg);
-			}
-			continue;
 		}
-		/* 2. caps: GPUs */
-		size_t hi_i = nr;
-		while (hi_i > 0 && atof(p->ax[AX_REPLICAS][hi_i - 1]) * tp > p->max_gpus)
-			hi_i--;
-		p->stats[AIW_PLAN_STAT_PRUNED_CAP] += nr - hi_i;
-		if (hi_i < nr) {
-			double g = atof(p->ax[AX_REPLICAS][0]) * tp;
-			if ((size_t)g < smallest_tp_gpus)
-				smallest_tp_gpus = (size_t)g;
+		for (size_t k = 0; k < AIW_PLAN_NSTATS; k++)
+			p->stats[k] += r->stats[k];
+		if (r->mem_refused && !mem_any) {
+			mem_any = true;
+			snprintf(memmsg, sizeof memmsg, "%s", r->memmsg);
 		}
-		if (hi_i == 0)
-			continue;
-		/* 3. bisection on replicas */
-		memset(ev, 0, nr * sizeof *ev);
-		size_t sims_before = p->stats[AIW_PLAN_STAT_SIMULATED];
-		size_t load_before = p->stats[AIW_PLAN_STAT_PRUNED_LOAD];
-		c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][hi_i - 1];
-		if ((st = evaluate(p, &c, tp, &ev[hi_i - 1])) != AIW_OK)
-			break;
-		size_t found = SIZE_MAX;
-		if (!ev[hi_i - 1].slo_ok) {
-			const double *m = ev[hi_i - 1].m;
-			double rt = isfinite(p->ttft) ? m[AIW_PLAN_TTFT_P99_S] / p->ttft : 0;
-			double rp = isfinite(p->tpot) ? m[AIW_PLAN_TPOT_P99_S] / p->tpot : 0;
-			if (!(rt == rt) || rt >= rp || !(rp == rp))
-				note_miss(&slo, m[AIW_PLAN_TTFT_P99_S], p->ttft, &c, m[AIW_PLAN_GPUS]);
-			else
-				note_miss(&slo, m[AIW_PLAN_TPOT_P99_S], p->tpot, &c, m[AIW_PLAN_GPUS]);
-			if (!isfinite(slo.limit) || !(slo.ratio == slo.ratio)) {
-				slo.ratio = INFINITY;
-			}
-		} else {
-			size_t lo = SIZE_MAX, hi = hi_i - 1; /* lo: largest known failing (none) */
-			/* the load bound: counts whose offline capacity is below the
-			 * offered load by more than LOAD_SLACK fail (see the top) */
-			const plan_eval *top = &ev[hi_i - 1];
-			double lam = top->arrived / top->duration;
-			double mu1 = isfinite(p->ttft) && lam > 0 && hi_i > 1
-			                 ? replica_offline_rate(p, &c)
-			                 : NAN;
-			double need =
-			    mu1 > 0 ? lam / (mu1 * (1 + LOAD_SLACK) * (1 + p->ttft / (0.99 * top->duration)))
-			            : NAN;
-			if (need > 0 && atof(p->ax[AX_REPLICAS][hi]) >= need) {
-				size_t k = 0;
-				while (k < hi && atof(p->ax[AX_REPLICAS][k]) < need)
-					k++;
-				if (k > 0 && k <= hi) {
-					lo = k - 1;
-					p->stats[AIW_PLAN_STAT_PRUNED_LOAD] += k;
-				}
-				/* then up from the bound by factors of LOAD_STEP to the
-				 * first count that passes, and bisect below it */
-				double r = atof(p->ax[AX_REPLICAS][k]);
-				for (size_t j = k; j < hi && st == AIW_OK;) {
-					c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
-					if ((st = evaluate(p, &c, tp, &ev[j])) != AIW_OK)
-						break;
-					if (ev[j].slo_ok) {
-						hi = j;
-						break;
-					}
-					lo = j;
-					r = fmax(r * LOAD_STEP, r + 1);
-					while (j < hi && atof(p->ax[AX_REPLICAS][j]) < r)
-						j++;
-				}
-				if (st != AIW_OK)
-					break;
-			}
-			while (hi - (lo == SIZE_MAX ? 0 : lo + 1) > 0) {
-				size_t base = lo == SIZE_MAX ? 0 : lo + 1;
-				size_t mid = base + (hi - base) / 2;
-				c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][mid];
-				if ((st = evaluate(p, &c, tp, &ev[mid])) != AIW_OK)
-					break;
-				if (ev[mid].slo_ok)
-					hi = mid;
-				else
-					lo = mid;
-			}
-			if (st != AIW_OK)
+		if (r->cap_gpus < smallest_tp_gpus)
+			smallest_tp_gpus = r->cap_gpus;
+		merge_miss(&slo, &r->slo);
+		merge_miss(&pow, &r->pow);
+		if (r->has_row) {
+			plan_row *rows = realloc(p->rows, (p->nrows + 1) * sizeof *rows);
+			if (!rows) {
+				st = perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 				break;
-			found = hi;
+			}
+			p->rows = rows;
+			rows[p->nrows++] = r->row;
+			r->has_row = false; /* owned by the plan now */
 		}
-		p->stats[AIW_PLAN_STAT_PRUNED_BISECTION] +=
-		    hi_i - (p->stats[AIW_PLAN_STAT_SIMULATED] - sims_before) -
-		    (p->stats[AIW_PLAN_STAT_PRUNED_LOAD] - load_before);
-		if (found == SIZE_MAX)
-			continue;
-		c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][found];
-		const double *m = ev[found].m;
-		if (!(m[AIW_PLAN_POWER_PEAK_W] <= p->power_budget)) {
-			note_miss(&pow, m[AIW_PLAN_POWER_PEAK_W], p->power_budget, &c, m[AIW_PLAN_GPUS]);
-			continue;
-		}
-		plan_row *rows = realloc(p->rows, (p->nrows + 1) * sizeof *rows);
-		if (!rows) {
-			st = perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
-			break;
-		}
-		p->rows = rows;
-		plan_row *r = &rows[p->nrows];
-		memcpy(r->v, m, sizeof r->v);
-		r->v[AIW_PLAN_WEIGHT_BITS] = NAN;
-		r->v[AIW_PLAN_MAX_BATCH] = NAN;
-		{
-			aiw_sim *sim;
-			if ((st = load_sim(p, &c, 0, &sim)) != AIW_OK)
-				break;
-			char name[400], gbuf[256];
-			snprintf(name, sizeof name, "%s.weight_bits", p->px);
-			aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_WEIGHT_BITS]);
-			snprintf(name, sizeof name, "%s.max_batch", p->px);
-			aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_MAX_BATCH]);
-			snprintf(name, sizeof name, "%s.gpu", p->px);
-			if (aiw_sim_get(sim, name, gbuf, sizeof gbuf) != AIW_OK)
-				gbuf[0] = '\0';
-			aiw_sim_free(sim);
-			r->gpu = dupstr(gbuf);
-		}
-		r->snippet = snippet(p, &c);
-		r->order = ci;
-		if (!r->gpu || !r->snippet) {
-			free(r->gpu);
-			free(r->snippet);
-			st = perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
-			break;
-		}
-		r->v[AIW_PLAN_PARETO_TTFT] = 0;
-		r->v[AIW_PLAN_PARETO_POWER] = 0;
-		p->nrows++;
 	}
-	free(ev);
+	for (size_t ci = 0; ci < combos; ci++)
+		if (res[ci].has_row) {
+			free(res[ci].row.gpu);
+			free(res[ci].row.snippet);
+		}
+	free(res);
 	if (st != AIW_OK)
 		return st;
 	p->stats[AIW_PLAN_STAT_ROWS] = p->nrows;
@@ -964,12 +1088,11 @@ aiw_status aiw_plan_run(aiw_plan *p)
 			         "max_gpus: the smallest candidate that fits memory needs %zu GPUs, cap "
 			         "%.0f",
 			         smallest_tp_gpus, p->max_gpus);
-		else if (mem.any)
+		else if (mem_any)
 			snprintf(p->verdict, sizeof p->verdict,
 			         "memory: every combination refused by the fleet's start check (the "
 			         "first: %s)",
 			         memmsg);
-		(void)cap;
 	}
 	return AIW_OK;
 }

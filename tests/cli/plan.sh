@@ -40,10 +40,10 @@ expect 0 "plan, objective gpus" -- "$aiw" plan --ttft-p99 400ms --objective gpus
 has "$tmp/out" "Candidates 32: pruned" "the counts of pruned and simulated candidates"
 has "$tmp/out" "--set inference.chat.autoscaler=none" "each row has its --set lines"
 cp "$tmp/out" "$tmp/first"
-expect 0 "plan again" -- "$aiw" plan --ttft-p99 400ms --objective gpus $grid \
-	--csv "$tmp/b.csv" "$tmp/s.ini"
+expect 0 "plan again, 2 threads" -- "$aiw" plan --ttft-p99 400ms --objective gpus $grid \
+	--csv "$tmp/b.csv" --jobs 2 "$tmp/s.ini"
 cmp -s "$tmp/first" "$tmp/out" && cmp -s "$tmp/a.csv" "$tmp/b.csv" &&
-	ok "the same table and CSV twice" || bad "two plans differ"
+	ok "the same table and CSV with 1 and 2 threads" || bad "two plans differ"
 [ "$(wc -l <"$tmp/a.csv")" -gt 1 ] && ok "the CSV has rows" || bad "empty CSV"
 # the best row's --set lines with run: the same P99 TTFT (17 digits in the CSV)
 sets=$(sed -n 5p "$tmp/first")

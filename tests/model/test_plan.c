@@ -16,7 +16,8 @@
  *     latency verdict is monotone in replicas and the objectives do not
  *     decrease over the feasible counts;
  *   - every row re-run from its snippet gives the row's metrics, bit for
- *     bit, and two plans with the same seed write the same CSV;
+ *     bit, and two plans with the same seed, on 1 and 2 threads, write the
+ *     same CSV;
  *   - an empty table names the constraint that removed the last candidate.
  */
 #include "../testutil.h"
@@ -354,7 +355,7 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-START_TEST(same_seed_same_output)
+START_TEST(same_output_one_and_two_threads)
 {
 	char path[2][64];
 	for (int k = 0; k < 2; k++) {
@@ -362,7 +363,9 @@ START_TEST(same_seed_same_output)
 		ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
 		ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.4"), AIW_OK);
 		ck_assert_int_eq(aiw_plan_set(p, "replications", "3"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "jobs", k ? "2" : "1"), AIW_OK); /* 1, 2 threads */
 		ck_assert_int_eq(aiw_plan_grid(p, "gpu", "H100-SXM,L4"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_grid(p, "weight_bits", "8,16"), AIW_OK);
 		ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..6"), AIW_OK);
 		ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
 		snprintf(path[k], sizeof path[k], "test_plan_%d_%d.csv", (int)getpid(), k);
@@ -436,6 +439,8 @@ START_TEST(bad_arguments)
 	ck_assert(strstr(aiw_plan_errmsg(p), "max_gpus") != NULL);
 	ck_assert_int_eq(aiw_plan_set(p, "max_gpus", "0"), AIW_ERANGE);
 	ck_assert_int_eq(aiw_plan_set(p, "replications", "0"), AIW_ERANGE);
+	ck_assert_int_eq(aiw_plan_set(p, "jobs", "1025"), AIW_ERANGE);
+	ck_assert(strstr(aiw_plan_errmsg(p), "jobs") != NULL);
 	ck_assert_int_eq(aiw_plan_set(p, "bogus", "1"), AIW_EUNKNOWN);
 	ck_assert_int_eq(aiw_plan_set(p, "sim.duration", "-5s"), AIW_ERANGE);
 	ck_assert_int_eq(aiw_plan_set(p, NULL, "1"), AIW_EINVAL);
@@ -481,7 +486,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, optimum_energy_capped);
 	tcase_add_test(tc, optimum_power_budget);
 	tcase_add_test(tc, rows_rerun_from_snippets);
-	tcase_add_test(tc, same_seed_same_output);
+	tcase_add_test(tc, same_output_one_and_two_threads);
 	tcase_add_test(tc, empty_set_says_why);
 	tcase_add_test(tc, bad_arguments);
 	suite_add_tcase(s, tc);

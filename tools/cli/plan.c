@@ -22,7 +22,9 @@ static void plan_usage(FILE *f)
 	        "gpus_per_replica x weight_bits x max_batch x replicas, each axis the\n"
 	        "scenario's value unless --set-grid gives values.  Combinations that do not\n"
 	        "fit memory (the fleet's start check) and replica counts over --max-gpus are\n"
-	        "removed unsimulated; the replica count of each combination is bisected.\n"
+	        "removed unsimulated, so are replica counts too few for the offered load\n"
+	        "(a replica's offline throughput, 25%% slack); the replica count of each\n"
+	        "combination is bisected.\n"
 	        "\n"
 	        "options:\n"
 	        "  --component NAME     the [inference NAME] fleet (default: the only one)\n"
@@ -40,6 +42,8 @@ static void plan_usage(FILE *f)
 	        "  --seed N             sim.seed of the first replication\n"
 	        "  --csv FILE           write the ranked table as CSV\n"
 	        "  --top N              rows printed (default 20; 0: all)\n"
+	        "  --jobs N, -j N       threads, each taking whole combinations (default 1;\n"
+	        "                       0: one per processor); the output is the same\n"
 	        "\n"
 	        "Exit status: 0 a plan found, 1 no candidate feasible (the message says which\n"
 	        "constraint removed the last ones) or another failure, 2 bad usage or invalid\n"
@@ -70,7 +74,7 @@ int cli_plan(int argc, char **argv)
 {
 	const char *component = NULL, *ttft = NULL, *tpot = NULL, *objective = NULL,
 	           *max_gpus = NULL, *power = NULL, *reps = NULL, *seed = NULL, *csv = NULL,
-	           *top = NULL;
+	           *top = NULL, *jobs = NULL;
 	size_t nsets = 0, ngrids = 0, nops = 0, room = argc > 0 ? (size_t)argc : 1;
 	const char **sets = calloc(room, sizeof *sets), **grids = calloc(room, sizeof *grids),
 	           **ops = calloc(room, sizeof *ops);
@@ -93,6 +97,7 @@ int cli_plan(int argc, char **argv)
 	    {"--seed", CLI_OPT_ONE, &seed, NULL, NULL},
 	    {"--csv", CLI_OPT_ONE, &csv, NULL, NULL},
 	    {"--top", CLI_OPT_ONE, &top, NULL, NULL},
+	    {"--jobs|-j", CLI_OPT_ONE, &jobs, NULL, NULL},
 	    {"--set", CLI_OPT_MANY, NULL, sets, &nsets},
 	    {"--set-grid", CLI_OPT_MANY, NULL, grids, &ngrids},
 	};
@@ -173,7 +178,7 @@ int cli_plan(int argc, char **argv)
 	} kv[] = {{"ttft_p99", ttft, "--ttft-p99"},        {"tpot_p99", tpot, "--tpot-p99"},
 	          {"objective", objective, "--objective"}, {"max_gpus", max_gpus, "--max-gpus"},
 	          {"power_budget", power, "--power-budget"}, {"replications", reps, "--replications"},
-	          {"seed", seed, "--seed"}};
+	          {"seed", seed, "--seed"},                   {"jobs", jobs, "--jobs"}};
 	for (size_t k = 0; k < sizeof kv / sizeof *kv; k++)
 		if (kv[k].value && (st = aiw_plan_set(plan, kv[k].key, kv[k].value)) != AIW_OK) {
 			cli_errorf("plan: %s: %s", kv[k].opt, aiw_plan_errmsg(plan));
