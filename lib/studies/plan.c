@@ -1172,8 +1172,9 @@ aiw_status aiw_plan_write_csv(aiw_plan *p, const char *path)
 				fputs(",", f);
 		}
 		fputs(",\"", f);
+		/* RFC 4180: the lines joined by spaces, a quote doubled */
 		for (const char *s = p->rows[i].snippet; *s; s++)
-			fputs(*s == '\n' ? (s[1] ? " " : "") : (char[2]){*s, 0}, f);
+			fputs(*s == '\n' ? (s[1] ? " " : "") : *s == '"' ? "\"\"" : (char[2]){*s, 0}, f);
 		fputs("\"\n", f);
 	}
 	bool bad = ferror(f) != 0;
