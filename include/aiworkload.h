@@ -765,6 +765,94 @@ AIW_EXPORT aiw_status aiw_profile_row(const aiw_profile *profile, size_t i, cons
 AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *profile, size_t row, const double *coef,
                                           size_t n, double *out);
 
+
+/* ---- serving plan (lib/studies/plan.c) ---- */
+/* The cheapest configuration of one [inference NAME] fleet of a scenario
+ * that meets P99 TTFT and TPOT limits under caps: a search over gpu x
+ * gpus_per_replica x weight_bits x max_batch x replicas (each axis the
+ * scenario's value unless aiw_plan_grid gives values), the fleet's traffic
+ * and the rest of the scenario as written, its autoscaler off.  Per
+ * combination of the first four axes: the fleet's start check (memory),
+ * the GPU cap, a bound of the offered load against a replica's offline
+ * throughput, then a bisection on replicas (assumed: latencies do not
+ * increase and the objectives do not decrease with replicas); the ranked
+ * table has each combination's smallest feasible replica count.  The
+ * combinations run on `jobs` threads (default 1, the caller's), merged in
+ * grid order: the same output whatever the count.  One thread uses a plan
+ * at a time. */
+typedef struct aiw_plan aiw_plan;
+/* Columns of aiw_plan_row. */
+enum {
+	AIW_PLAN_OBJECTIVE = 0,        /* the chosen objective's value */
+	AIW_PLAN_GPUS = 1,             /* replicas x gpus_per_replica */
+	AIW_PLAN_REPLICAS = 2,
+	AIW_PLAN_GPUS_PER_REPLICA = 3,
+	AIW_PLAN_WEIGHT_BITS = 4,
+	AIW_PLAN_MAX_BATCH = 5,        /* NaN when the fleet has no limit */
+	AIW_PLAN_TTFT_P99_S = 6,       /* mean over the replications */
+	AIW_PLAN_TTFT_P99_CI95 = 7,    /* 95% Student half-width (NaN: 1 replication) */
+	AIW_PLAN_TPOT_P99_S = 8,
+	AIW_PLAN_TPOT_P99_CI95 = 9,
+	AIW_PLAN_POWER_PEAK_W = 10,    /* site.power_peak_w, mean */
+	AIW_PLAN_ENERGY_KWH = 11,      /* site.energy_kwh, mean */
+	AIW_PLAN_COST_PER_MTOK_USD = 12, /* the fleet's cost_per_mtok_blended_usd, mean */
+	AIW_PLAN_PARETO_TTFT = 13,     /* 1: on the front of objective vs P99 TTFT */
+	AIW_PLAN_PARETO_POWER = 14,    /* 1: on the front of objective vs peak power */
+	AIW_PLAN_NCOLUMNS = 15
+};
+/* Counts of aiw_plan_stats. */
+enum {
+	AIW_PLAN_STAT_CANDIDATES = 0,       /* grid size */
+	AIW_PLAN_STAT_PRUNED_MEMORY = 1,    /* refused by the start check */
+	AIW_PLAN_STAT_PRUNED_CAP = 2,       /* over max_gpus */
+	AIW_PLAN_STAT_PRUNED_BISECTION = 3, /* decided by the bisection unsimulated */
+	AIW_PLAN_STAT_SIMULATED = 4,        /* candidates simulated */
+	AIW_PLAN_STAT_RUNS = 5,             /* simulations (x replications) */
+	AIW_PLAN_STAT_ROWS = 6,             /* rows of the table */
+	AIW_PLAN_STAT_PRUNED_LOAD = 7,      /* below the offered load's bound */
+	AIW_PLAN_NSTATS = 8
+};
+/* New plan of the fleet `component` ("NAME" or "inference.NAME") of the
+ * scenario file scenario_path or the INI text scenario_text (exactly one
+ * non-NULL).  Errors: AIW_EINVAL (NULL out or component, both or neither
+ * scenario), AIW_ERANGE (a name of 0 or over 200 characters), AIW_EPARSE
+ * (a character other than letters, digits, '_', '-'), AIW_ENOMEM. */
+AIW_EXPORT aiw_status aiw_plan_create(aiw_plan **out, const char *scenario_path,
+                                      const char *scenario_text, const char *component);
+AIW_EXPORT void aiw_plan_free(aiw_plan *plan);
+AIW_EXPORT const char *aiw_plan_errmsg(const aiw_plan *plan);
+/* Settings: ttft_p99, tpot_p99 (durations, or "none"; at least one limit),
+ * objective (cost_per_mtok, gpus, energy, peak_power; default
+ * cost_per_mtok), max_gpus (integer, or "none"), power_budget (power, or
+ * "none"; compared with site.power_peak_w), replications (1 to 1000,
+ * default 1), seed (the first replication's sim.seed; default the
+ * scenario's), jobs (threads, 0 to 1024, 0: one per online processor;
+ * default 1); a key with a '.' is a scenario parameter set in every
+ * candidate ("sim.duration", "30min"). */
+AIW_EXPORT aiw_status aiw_plan_set(aiw_plan *plan, const char *key, const char *value);
+/* Values of an axis: param one of gpu, gpus_per_replica, weight_bits,
+ * max_batch, replicas (required); comma-separated values, integer ranges
+ * A..B expanded. */
+AIW_EXPORT aiw_status aiw_plan_grid(aiw_plan *plan, const char *param, const char *values_csv);
+/* Run the search (once). */
+AIW_EXPORT aiw_status aiw_plan_run(aiw_plan *plan);
+/* The first n counts AIW_PLAN_STAT_* (AIW_ESTATE before the run). */
+AIW_EXPORT aiw_status aiw_plan_stats(const aiw_plan *plan, size_t *out, size_t n);
+/* Row i of the ranked table (from 0: the best): the first ncolumns
+ * AIW_PLAN_* columns, the GPU name and the scenario snippet that
+ * reproduces it (one "--set NAME=VALUE" line per parameter); gpu and
+ * snippet may be NULL, strings valid until aiw_plan_free.  AIW_ERANGE past
+ * the last row (aiw_plan_stats AIW_PLAN_STAT_ROWS). */
+AIW_EXPORT aiw_status aiw_plan_row(const aiw_plan *plan, size_t i, double *out,
+                                   size_t ncolumns, const char **gpu, const char **snippet);
+/* With an empty table: which constraint removed the last candidates and
+ * by how much ("latency: P99 TTFT 0.62 s at the closest candidate (...),
+ * limit 0.5 s (24% over)"); "" when the table has rows. */
+AIW_EXPORT aiw_status aiw_plan_verdict(const aiw_plan *plan, const char **out);
+/* CSV of the table: rank, gpu, the columns, snippet (%.17g, empty when not
+ * finite). */
+AIW_EXPORT aiw_status aiw_plan_write_csv(aiw_plan *plan, const char *path);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
  *   scenario.c  the built-in default scenario and `aiworkload scenario`
  *   calibrate.c calibrate (measured serving times, aiw_profile_*)
  *   capacity.c  capacity (offline and server capacity, aiw_inference_capacity)
+ *   plan.c      plan (the serving plan, aiw_plan_*)
  *   sweep.c     sweep (shared with tools/aiworkload-mpi.c through sweep.h)
  *   common.c    the helpers declared here: the option parser of every
  *               command, the outputs-against-inputs check, formatting
@@ -199,5 +200,6 @@ int cli_autoscale_replay(int argc, char **argv);
 int cli_scenario(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_capacity(int argc, char **argv);
+int cli_plan(int argc, char **argv);
 
 #endif /* AIW_CLI_COMMON_H */

@@ -10,6 +10,7 @@
  *   aiworkload autoscale-replay --policy hpa|kpa METRICS.csv   replay decisions
  *   aiworkload calibrate FILE.csv [--gpu G]          fit serving times to measurements
  *   aiworkload capacity SCENARIO.ini [--ttft-p99 S]  offline and server capacity (MLPerf)
+ *   aiworkload plan SCENARIO.ini --component NAME    the cheapest fleet meeting SLOs
  *
  * One file per command (common.h lists them).  Exit status: 0 success, 2 bad
  * usage or invalid scenario (the message names file:line or the parameter),
@@ -37,6 +38,8 @@ int main(int argc, char **argv)
 		return cli_sweep(argc - 1, argv + 1);
 	if (strcmp(cmd, "capacity") == 0) /* capacity.c */
 		return cli_capacity(argc, argv);
+	if (strcmp(cmd, "plan") == 0) /* plan.c */
+		return cli_plan(argc, argv);
 	if (strcmp(cmd, "autoscale-replay") == 0) /* autoscale_replay.c */
 		return cli_autoscale_replay(argc, argv);
 	/* each command answers its own --help */

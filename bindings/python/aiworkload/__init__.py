@@ -31,6 +31,7 @@ from .registry import (Curve, Metric, Param, curves, help, help_text, metric_inf
 from .sim import Simulation
 from .sweep import Sweep
 from .profile import Profile
+from .plan import Plan
 
 __version__ = "0.1.0"
 
@@ -59,7 +60,7 @@ def status_name(status):
 
 
 __all__ = [
-    "Simulation", "Sweep", "Profile", "Param", "params", "param_info", "Metric", "metrics",
+    "Simulation", "Sweep", "Profile", "Plan", "Param", "params", "param_info", "Metric", "metrics",
     "metric_info", "Curve", "curves", "help", "help_text", "parse_value",
     "library_version", "library_info", "strerror", "status_name",
     "AiwError", "InvalidArgument", "InvalidParameter", "OutOfMemory", "UnknownName",

@@ -43,6 +43,13 @@ class aiw_profile(ctypes.Structure):
 
 
 PROFILE = POINTER(aiw_profile)
+
+
+class aiw_plan(ctypes.Structure):
+    """Opaque serving-plan handle."""
+
+
+PLAN = POINTER(aiw_plan)
 STATUS = "aiw_status"  # marker: c_int restype + errcheck
 
 # Callback types.  The simulation pointer of a callback arrives as a plain
@@ -299,6 +306,19 @@ SIGNATURES = {
                                        ("metric", c_size_t), ("out", PD)]),
     "aiw_sweep_write_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
     "aiw_sweep_write_replications_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
+    # serving plan (studies/plan.c)
+    "aiw_plan_create": (STATUS, [("out", POINTER(PLAN)), ("scenario_path", c_char_p),
+                                 ("scenario_text", c_char_p), ("component", c_char_p)]),
+    "aiw_plan_free": (None, [("plan", PLAN)]),
+    "aiw_plan_errmsg": (c_char_p, [("plan", PLAN)]),
+    "aiw_plan_set": (STATUS, [("plan", PLAN), ("key", c_char_p), ("value", c_char_p)]),
+    "aiw_plan_grid": (STATUS, [("plan", PLAN), ("param", c_char_p), ("values_csv", c_char_p)]),
+    "aiw_plan_run": (STATUS, [("plan", PLAN)]),
+    "aiw_plan_stats": (STATUS, [("plan", PLAN), ("out", PZ), ("n", c_size_t)]),
+    "aiw_plan_row": (STATUS, [("plan", PLAN), ("i", c_size_t), ("out", PD),
+                              ("ncolumns", c_size_t), ("gpu", PSTR), ("snippet", PSTR)]),
+    "aiw_plan_verdict": (STATUS, [("plan", PLAN), ("out", PSTR)]),
+    "aiw_plan_write_csv": (STATUS, [("plan", PLAN), ("path", c_char_p)]),
     # autoscaler replay (studies/replay.c)
     "aiw_autoscale_replay": (STATUS, [("policy", c_char_p), ("settings", POINTER(c_char_p)),
                                       ("nsettings", c_size_t), ("metrics_path", c_char_p),
@@ -311,7 +331,7 @@ SIGNATURES = {
 ARRAY_FUNCTIONS = {"aiw_sim_series_copy", "aiw_site_diversity_sweep",
                    "aiw_site_diversity_shares", "aiw_training_scaling",
                    "aiw_sweep_run_task", "aiw_sweep_store", "aiw_autoscale_replay",
-                   "aiw_inference_capacity"}
+                   "aiw_inference_capacity", "aiw_plan_stats", "aiw_plan_row"}
 
 # C typedef names of the callback types above (the header test maps them).
 CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN,
@@ -321,7 +341,7 @@ CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN,
                   "aiw_capacity_progress_fn": CAPACITY_PROGRESS_FN}
 
 
-HANDLES = (SIM, SWEEP, PROFILE)
+HANDLES = (SIM, SWEEP, PROFILE, PLAN)
 
 
 def is_output(ctype):
@@ -364,6 +384,8 @@ def _errcheck(result, func, args):
             msg = _text(lib.aiw_sim_errmsg(args[0]))
         elif SIGNATURES[cname][1][0][1] is PROFILE:
             msg = _text(lib.aiw_profile_errmsg(args[0]))
+        elif SIGNATURES[cname][1][0][1] is PLAN:
+            msg = _text(lib.aiw_plan_errmsg(args[0]))
         else:
             msg = _text(lib.aiw_sweep_errmsg(args[0]))
     if not msg:

@@ -93,6 +93,9 @@ C_TO_CTYPES = {
     "aiw_profile *": _capi.PROFILE,
     "const aiw_profile *": _capi.PROFILE,
     "aiw_profile **": POINTER(_capi.PROFILE),
+    "aiw_plan *": _capi.PLAN,
+    "const aiw_plan *": _capi.PLAN,
+    "aiw_plan **": POINTER(_capi.PLAN),
     "void *": c_void_p,
 }
 for _name, _t in _capi.CALLBACK_TYPES.items():

@@ -263,6 +263,16 @@ class EveryFunction(unittest.TestCase):
             with self.assertRaises(errors.AiwError):
                 p.set("no_such_setting", 1)
             p.close()
+        scen = ("[sim]\nduration = 30s\n[inference chat]\nmodel_params = 8e9\n"
+                "gpus_per_replica = 1\ntraffic = poisson\nrate = 2/s\n")
+        with aiworkload.Plan(scen, "chat", ttft_p99="2s") as plan:
+            plan.grid("replicas", "1..2")
+            plan.run()
+            self.assertEqual(len(plan.rows()), plan.stats()["rows"])
+            self.assertEqual(plan.verdict(), "")
+            self.assertEqual(plan.errmsg(), "")
+            with tempfile.TemporaryDirectory() as d:
+                plan.write_csv(os.path.join(d, "plan.csv"))
         aiworkload.strerror(-1)
         aiworkload.status_name(-1)
         aiworkload.library_info()  # aiw_version, aiw_version_string

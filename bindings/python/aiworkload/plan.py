@@ -1,0 +1,95 @@
+"""The serving plan: the cheapest configuration of one inference fleet that
+meets P99 latency limits under caps (aiw_plan_create(3))."""
+
+from ctypes import byref, c_char_p, c_double, c_size_t
+
+from . import _capi
+
+COLUMNS = ("objective", "gpus", "replicas", "gpus_per_replica", "weight_bits", "max_batch",
+           "ttft_p99_s", "ttft_p99_ci95_s", "tpot_p99_s", "tpot_p99_ci95_s", "power_peak_w",
+           "energy_kwh", "cost_per_mtok_usd", "pareto_ttft", "pareto_power")
+STATS = ("candidates", "pruned_memory", "pruned_cap", "pruned_bisection", "simulated", "runs",
+         "rows", "pruned_load")
+
+
+def _b(s):
+    return s.encode("utf-8") if isinstance(s, str) else s
+
+
+def _s(b):
+    return b.decode("utf-8") if b else ""
+
+
+class Plan(object):
+    """plan = Plan("scenario.ini", "chat", ttft_p99="500ms", objective="gpus")
+    plan.grid("gpu", "H100-SXM,L4"); plan.grid("replicas", "1..16")
+    plan.run(); plan.rows()[0]["gpu"], plan.stats(), plan.verdict()
+
+    scenario: a file path, or INI text when it holds a newline.  Keyword
+    settings go to aiw_plan_set (a key with a '.' in it: pass a dict as
+    settings=)."""
+
+    def __init__(self, scenario, component, settings=None, **kw):
+        self._p = _capi.PLAN()
+        text = "\n" in scenario
+        _capi.lib.aiw_plan_create(byref(self._p), None if text else _b(str(scenario)),
+                                  _b(scenario) if text else None, _b(component))
+        for k, v in list((settings or {}).items()) + list(kw.items()):
+            self.set(k, v)
+
+    def close(self):
+        if self._p:
+            _capi.lib.aiw_plan_free(self._p)
+            self._p = _capi.PLAN()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def __del__(self):
+        try:
+            self.close()
+        except Exception:
+            pass
+
+    def errmsg(self):
+        return _s(_capi.lib.aiw_plan_errmsg(self._p))
+
+    def set(self, key, value):
+        _capi.lib.aiw_plan_set(self._p, _b(key), _b(str(value)))
+
+    def grid(self, param, values):
+        if not isinstance(values, (str, bytes)):
+            values = ",".join(str(v) for v in values)
+        _capi.lib.aiw_plan_grid(self._p, _b(param), _b(values))
+
+    def run(self):
+        _capi.lib.aiw_plan_run(self._p)
+
+    def stats(self):
+        out = (c_size_t * len(STATS))()
+        _capi.lib.aiw_plan_stats(self._p, out, len(STATS))
+        return dict(zip(STATS, (int(v) for v in out)))
+
+    def rows(self):
+        """The ranked table: dicts of the columns, "gpu" and "snippet"."""
+        out = []
+        for i in range(self.stats()["rows"]):
+            v = (c_double * len(COLUMNS))()
+            gpu, snip = c_char_p(), c_char_p()
+            _capi.lib.aiw_plan_row(self._p, i, v, len(COLUMNS), byref(gpu), byref(snip))
+            row = dict(zip(COLUMNS, list(v)))
+            row["gpu"] = _s(gpu.value)
+            row["snippet"] = _s(snip.value)
+            out.append(row)
+        return out
+
+    def verdict(self):
+        p = c_char_p()
+        _capi.lib.aiw_plan_verdict(self._p, byref(p))
+        return _s(p.value)
+
+    def write_csv(self, path):
+        _capi.lib.aiw_plan_write_csv(self._p, _b(str(path)))

@@ -1,0 +1,1185 @@
+/*
+ * plan.c - aiw_plan_*: the serving plan, the cheapest configuration of one
+ * inference fleet of a scenario that meets its service levels under caps.
+ *
+ * The grid: gpu x gpus_per_replica x weight_bits x max_batch x replicas
+ * (each axis the scenario's own value unless given), the fleet's other
+ * parameters, its traffic and the rest of the scenario as written, the
+ * fleet's autoscaler off (the plan sizes `replicas`).  A candidate is
+ * feasible when the means over its replications of the fleet's P99 TTFT and
+ * P99 TPOT (the fleet's ttft_p99_s and tpot_p99_s metrics) are within the
+ * limits, its GPUs within max_gpus and the site's peak power
+ * (site.power_peak_w) within power_budget.
+ *
+ * The search, per combination of the first four axes (in grid order, the
+ * last axis varying fastest):
+ *   1. memory: one zero-length run of the combination at the smallest
+ *      replica count; the fleet's start check refuses weights plus the
+ *      minimum KV cache that do not fit the GPUs (the library's own
+ *      refusal at the start of a run, AIW_ERANGE, which does not depend on
+ *      `replicas`; a layout the fleet cannot hold, a pp that does not
+ *      divide gpus_per_replica, is refused there too, AIW_EINVAL); the
+ *      whole replica axis goes (exact).  Any other failure (an unknown
+ *      GPU name) stops the plan with its message.
+ *   2. caps: replica counts whose GPUs (replicas x gpus_per_replica)
+ *      exceed max_gpus go (exact).
+ *   3. bisection on the replica counts left, ascending (after step 4's
+ *      bound, when it applies): the largest is
+ *      simulated first; if it misses the latency limits the combination
+ *      has no feasible count; else the smallest count that meets them is
+ *      found by bisection.  Assumed: the P99 latencies do not increase with
+ *      replicas (more replicas share the same arrivals) and every objective
+ *      (GPUs, cost per million tokens, energy, peak power) and the peak
+ *      power do not decrease with replicas (each replica draws at least its
+ *      idle power and is paid for), so the smallest count meeting the
+ *      latencies is the combination's optimum and the only one whose power
+ *      needs checking.  The assumption is verified against brute force on
+ *      small grids (tests/model/test_plan.c); with noise it can fail near a
+ *      limit, where two counts straddle it within the replications' spread.
+ *   4. load bound, when the largest count passes and a TTFT limit is set:
+ *      lambda, the requests that arrived over sim.duration T in that run,
+ *      and mu1, one replica's offline throughput (aiw_inference_capacity,
+ *      replicas = 1).  A fleet of r replicas with lambda > r mu1 (1 + s)
+ *      (1 + L / (0.99 T)), s = LOAD_SLACK, L the TTFT limit, is
+ *      overloaded by a factor rho > 1 + L / (0.99 T): in the fluid limit a
+ *      request arriving at t waits (rho - 1) t, so more than 1% of the
+ *      requests wait over L, and the P99 TTFT misses the limit.  Such
+ *      counts are removed unsimulated (assumed: the fluid bound, with s
+ *      covering the offline figure's drain and Poisson noise); the search
+ *      then steps up from the bound by factors of LOAD_STEP to the first
+ *      count that passes and bisects below it (the bound only moves the
+ *      bisection's first probes).  A bound above the largest count (which
+ *      passed) is ignored.
+ * The ranked table has one row per combination with a feasible count, by
+ * objective (ties: fewer GPUs, then grid order).  Pareto flags: no other
+ * row is at most as large in both the objective and the P99 TTFT (peak
+ * power), and smaller in one.
+ *
+ * Replications: R runs per candidate with sim.seed = s + k, k = 0 .. R - 1
+ * (mod 2^64), s the scenario's sim.seed or the plan's seed; each metric's
+ * mean and 95% Student half-width t(0.975, R - 1) sd / sqrt(R) (NaN when
+ * R = 1; gsl_cdf_tdist_Pinv).  The run with replications = 1 is the
+ * scenario with the row's snippet applied, bit for bit.
+ *
+ * Threads: `jobs` workers (default 1: the calling thread) take the
+ * combinations in grid order; the bisection inside one is sequential (its
+ * next candidate depends on the last verdict).  Each combination's result
+ * (counts, misses, row, message) is stored by its index and merged in grid
+ * order after all have ended, so the output is the same bytes whatever
+ * the number of threads; after a failure no new combination starts and the
+ * plan returns the failure of lowest index (all below it ran).
+ * Everything goes through the public API.
+ */
+#include "core/internal.h"
+
+#include <gsl/gsl_cdf.h>
+
+#include <math.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* the confidence of the half-width: 95%, two-sided */
+#define CI_LEVEL 0.95
+/* replications per candidate at most; grid values per axis at most */
+#define MAX_REPS 1000
+#define MAX_VALUES 100000
+/* the longest text value of an axis or setting */
+#define MAX_TEXT 1024
+/* The load bound (see the top): the slack on a replica's offline rate
+ * (the offline figure of LOAD_OFFLINE_REQUESTS requests includes the
+ * drain of the last batch, and a continuously batched fleet's server rate
+ * can exceed its offline rate by a few percent, capacity.c; 25% covers
+ * both with room), and the factor of the steps up from the bound. */
+#define LOAD_SLACK 0.25
+#define LOAD_STEP 1.25
+
+enum { AX_GPU, AX_TP, AX_BITS, AX_BATCH, AX_REPLICAS, NAXES };
+static const char *const AXIS[NAXES] = {"gpu", "gpus_per_replica", "weight_bits", "max_batch",
+                                        "replicas"};
+static const char *const OBJECTIVE[] = {"cost_per_mtok", "gpus", "energy", "peak_power"};
+#define NOBJ (sizeof OBJECTIVE / sizeof *OBJECTIVE)
+
+typedef struct plan_eval {
+	bool done;
+	aiw_status st;
+	double arrived, duration; /* requests arrived (first replication), sim.duration */
+	double m[AIW_PLAN_NCOLUMNS]; /* the row's columns */
+	bool slo_ok;
+} plan_eval;
+
+typedef struct plan_row {
+	double v[AIW_PLAN_NCOLUMNS];
+	char *gpu, *snippet;
+	size_t order; /* grid order of the combination */
+} plan_row;
+
+struct aiw_plan {
+	char *path, *text, *comp;
+	char px[300];
+	double ttft, tpot, max_gpus, power_budget;
+	size_t objective, reps, jobs;
+	uint64_t seed;
+	bool seed_set, ran;
+	char **sets; /* "NAME=VALUE" for every candidate */
+	size_t nsets;
+	char **ax[NAXES]; /* values as text; NULL: the scenario's */
+	size_t nax[NAXES];
+	plan_row *rows;
+	size_t nrows;
+	size_t stats[AIW_PLAN_NSTATS];
+	char verdict[1024];
+	char err[2048];
+};
+
+static aiw_status perr(aiw_plan *p, aiw_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static aiw_status perr(aiw_plan *p, aiw_status st, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->err, sizeof p->err, fmt, ap);
+	va_end(ap);
+	return st;
+}
+
+static char *dupstr(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+	if (d)
+		memcpy(d, s, n);
+	return d;
+}
+
+static void free_list(char **l, size_t n)
+{
+	for (size_t i = 0; l && i < n; i++)
+		free(l[i]);
+	free(l);
+}
+
+static void free_rows(aiw_plan *p)
+{
+	for (size_t i = 0; i < p->nrows; i++) {
+		free(p->rows[i].gpu);
+		free(p->rows[i].snippet);
+	}
+	free(p->rows);
+	p->rows = NULL;
+	p->nrows = 0;
+}
+
+aiw_status aiw_plan_create(aiw_plan **out, const char *scenario_path, const char *scenario_text,
+                           const char *component)
+{
+	if (!out)
+		return AIW_EINVAL;
+	*out = NULL;
+	if (scenario_path && scenario_text)
+		return AIW_EINVAL;
+	if (!scenario_path && !scenario_text)
+		return AIW_EINVAL;
+	if (!component)
+		return AIW_EINVAL;
+	if (strncmp(component, "inference.", 10) == 0)
+		component += 10;
+	size_t cl = strlen(component);
+	if (cl == 0 || cl > 200)
+		return AIW_ERANGE;
+	for (size_t i = 0; i < cl; i++) {
+		char c = component[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '-'))
+			return AIW_EPARSE;
+	}
+	aiw_plan *p = calloc(1, sizeof *p);
+	if (!p)
+		return AIW_ENOMEM;
+	p->comp = dupstr(component);
+	p->path = scenario_path ? dupstr(scenario_path) : NULL;
+	p->text = scenario_text ? dupstr(scenario_text) : NULL;
+	if (!p->comp || (scenario_path && !p->path) || (scenario_text && !p->text)) {
+		aiw_plan_free(p);
+		return AIW_ENOMEM;
+	}
+	snprintf(p->px, sizeof p->px, "inference.%s", component);
+	p->ttft = INFINITY;
+	p->tpot = INFINITY;
+	p->max_gpus = INFINITY;
+	p->power_budget = INFINITY;
+	p->objective = 0;
+	p->reps = 1;
+	p->jobs = 1;
+	*out = p;
+	return AIW_OK;
+}
+
+void aiw_plan_free(aiw_plan *p)
+{
+	if (!p)
+		return;
+	free(p->path);
+	free(p->text);
+	free(p->comp);
+	free_list(p->sets, p->nsets);
+	for (size_t a = 0; a < NAXES; a++)
+		free_list(p->ax[a], p->nax[a]);
+	free_rows(p);
+	free(p);
+}
+
+const char *aiw_plan_errmsg(const aiw_plan *p)
+{
+	return p ? p->err : "aiw_plan_errmsg: plan is NULL";
+}
+
+static aiw_status parse_num(aiw_plan *p, const char *key, const char *kind, const char *value,
+                            double lo, double hi, bool whole, bool none, double *out)
+{
+	if (none && strcmp(value, "none") == 0) {
+		*out = INFINITY;
+		return AIW_OK;
+	}
+	char err[256];
+	double v;
+	aiw_status st = aiw_parse_value(kind, value, &v, err, sizeof err);
+	if (st != AIW_OK)
+		return perr(p, st, "aiw_plan_set: %s = '%s': %s (%s from %g to %g%s)", key, value, err,
+		            whole ? "an integer" : "a value", lo, hi, none ? ", or none" : "");
+	if (!isfinite(v) || v < lo || v > hi || (whole && v != floor(v)))
+		return perr(p, AIW_ERANGE, "aiw_plan_set: %s = %g out of range: %s from %g to %g%s",
+		            key, v, whole ? "an integer" : "a value", lo, hi, none ? ", or none" : "");
+	*out = v;
+	return AIW_OK;
+}
+
+aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (!key || !value)
+		return perr(p, AIW_EINVAL, "aiw_plan_set: %s is NULL", key ? "value" : "key");
+	if (p->ran)
+		return perr(p, AIW_ESTATE, "aiw_plan_set: the plan has run (set before aiw_plan_run)");
+	if (strlen(value) > MAX_TEXT)
+		return perr(p, AIW_ERANGE, "aiw_plan_set: %s: value of %zu characters (at most %d)",
+		            key, strlen(value), MAX_TEXT);
+	double v;
+	aiw_status st;
+	if (strcmp(key, "ttft_p99") == 0 || strcmp(key, "tpot_p99") == 0) {
+		st = parse_num(p, key, "duration", value, 1e-9, 3.2e9, false, true, &v);
+		if (st == AIW_OK)
+			*(key[1] == 't' ? &p->ttft : &p->tpot) = v;
+		return st;
+	}
+	if (strcmp(key, "max_gpus") == 0) {
+		st = parse_num(p, key, "int", value, 1, 1e7, true, true, &v);
+		if (st == AIW_OK)
+			p->max_gpus = v;
+		return st;
+	}
+	if (strcmp(key, "power_budget") == 0) {
+		st = parse_num(p, key, "power", value, 1e-9, 1e12, false, true, &v);
+		if (st == AIW_OK)
+			p->power_budget = v;
+		return st;
+	}
+	if (strcmp(key, "replications") == 0) {
+		st = parse_num(p, key, "int", value, 1, MAX_REPS, true, false, &v);
+		if (st == AIW_OK)
+			p->reps = (size_t)v;
+		return st;
+	}
+	if (strcmp(key, "jobs") == 0) {
+		st = parse_num(p, key, "int", value, 0, 1024, true, false, &v);
+		if (st == AIW_OK) {
+			long on = v == 0 ? sysconf(_SC_NPROCESSORS_ONLN) : (long)v;
+			p->jobs = on >= 1 ? (size_t)on : 1;
+		}
+		return st;
+	}
+	if (strcmp(key, "seed") == 0) {
+		char *end;
+		unsigned long long s = strtoull(value, &end, 10);
+		if (!*value || *end || value[0] == '-')
+			return perr(p, AIW_EPARSE,
+			            "aiw_plan_set: seed = '%s': expected an integer from 0 to 2^64 - 1",
+			            value);
+		p->seed = s;
+		p->seed_set = true;
+		return AIW_OK;
+	}
+	if (strcmp(key, "objective") == 0) {
+		for (size_t i = 0; i < NOBJ; i++)
+			if (strcmp(value, OBJECTIVE[i]) == 0) {
+				p->objective = i;
+				return AIW_OK;
+			}
+		return perr(p, AIW_EUNKNOWN,
+		            "aiw_plan_set: objective = '%s': one of cost_per_mtok, gpus, energy, "
+		            "peak_power",
+		            value);
+	}
+	if (strchr(key, '.')) { /* a scenario parameter of every candidate */
+		/* checked now on a scratch simulation (name, type, range) */
+		aiw_sim *s;
+		if (aiw_sim_create(&s, 1) != AIW_OK)
+			return perr(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
+		st = aiw_sim_set(s, key, value);
+		if (st != AIW_OK)
+			perr(p, st, "aiw_plan_set: %s", aiw_sim_errmsg(s));
+		aiw_sim_free(s);
+		if (st != AIW_OK)
+			return st;
+		size_t len = strlen(key) + strlen(value) + 2;
+		char *kv = malloc(len), **l = realloc(p->sets, (p->nsets + 1) * sizeof *l);
+		if (!kv || !l) {
+			free(kv);
+			if (l)
+				p->sets = l;
+			return perr(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
+		}
+		p->sets = l;
+		snprintf(kv, len, "%s=%s", key, value);
+		p->sets[p->nsets++] = kv;
+		return AIW_OK;
+	}
+	return perr(p, AIW_EUNKNOWN,
+	            "aiw_plan_set: unknown key '%s' (ttft_p99, tpot_p99, objective, max_gpus, "
+	            "power_budget, replications, seed, jobs, or a scenario parameter NAME.KEY)",
+	            key);
+}
+
+/* One value of an integer axis range "A..B" expanded, else the value. */
+static aiw_status add_value(aiw_plan *p, char ***l, size_t *n, const char *v, size_t len)
+{
+	if (*n >= MAX_VALUES)
+		return perr(p, AIW_ELIMIT, "aiw_plan_grid: more than %d values", MAX_VALUES);
+	char **nl = realloc(*l, (*n + 1) * sizeof *nl);
+	if (!nl)
+		return perr(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
+	*l = nl;
+	char *s = malloc(len + 1);
+	if (!s)
+		return perr(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
+	memcpy(s, v, len);
+	s[len] = '\0';
+	nl[(*n)++] = s;
+	return AIW_OK;
+}
+
+aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (!param || !values_csv)
+		return perr(p, AIW_EINVAL, "aiw_plan_grid: %s is NULL", param ? "values_csv" : "param");
+	if (p->ran)
+		return perr(p, AIW_ESTATE, "aiw_plan_grid: the plan has run (set before aiw_plan_run)");
+	size_t a = 0;
+	while (a < NAXES && strcmp(AXIS[a], param) != 0)
+		a++;
+	if (a == NAXES)
+		return perr(p, AIW_EUNKNOWN,
+		            "aiw_plan_grid: param '%s': one of gpu, gpus_per_replica, weight_bits, "
+		            "max_batch, replicas",
+		            param);
+	char **l = NULL;
+	size_t n = 0;
+	aiw_status st = AIW_OK;
+	const char *s = values_csv;
+	while (st == AIW_OK) {
+		const char *e = strchr(s, ',');
+		size_t len = e ? (size_t)(e - s) : strlen(s);
+		if (len == 0 || len > 200) {
+			st = perr(p, AIW_EPARSE,
+			          "aiw_plan_grid: %s: empty or too long value in '%s' (comma-separated "
+			          "values, integer ranges A..B)",
+			          param, values_csv);
+			break;
+		}
+		char buf[256];
+		memcpy(buf, s, len);
+		buf[len] = '\0';
+		char *dots = strstr(buf, "..");
+		if (dots && a != AX_GPU) {
+			*dots = '\0';
+			char *e1, *e2;
+			long lo = strtol(buf, &e1, 10), hi = strtol(dots + 2, &e2, 10);
+			if (!*buf || *e1 || !dots[2] || *e2 || lo < 0 || hi < lo || hi - lo >= MAX_VALUES) {
+				st = perr(p, AIW_EPARSE,
+				          "aiw_plan_grid: %s: range '%.*s': expected A..B, integers, 0 <= "
+				          "A <= B, at most %d values",
+				          param, (int)len, s, MAX_VALUES);
+				break;
+			}
+			for (long v = lo; v <= hi && st == AIW_OK; v++) {
+				char t[32];
+				int tl = snprintf(t, sizeof t, "%ld", v);
+				st = add_value(p, &l, &n, t, (size_t)tl);
+			}
+		} else {
+			st = add_value(p, &l, &n, buf, len);
+		}
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	/* every value checked now, on a scratch fleet */
+	aiw_sim *sim = NULL;
+	if (st == AIW_OK && aiw_sim_create(&sim, 1) != AIW_OK)
+		st = perr(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
+	for (size_t i = 0; i < n && st == AIW_OK; i++) {
+		char name[340];
+		snprintf(name, sizeof name, "%s.%s", p->px, AXIS[a]);
+		if (a == AX_GPU) {
+			double d;
+			if (aiw_catalog_gpu_value(l[i], "mem_bytes", &d) != AIW_OK)
+				continue; /* a [gpu NAME] of the scenario: checked at the run */
+		}
+		aiw_status s2 = aiw_sim_set(sim, name, l[i]);
+		if (s2 != AIW_OK)
+			st = perr(p, s2, "aiw_plan_grid: %s", aiw_sim_errmsg(sim));
+		if (st == AIW_OK && a == AX_REPLICAS) {
+			double r;
+			aiw_sim_get_double(sim, name, &r);
+			if (!(r >= 1))
+				st = perr(p, AIW_ERANGE,
+				          "aiw_plan_grid: replicas = %s out of range: an integer from 1 to "
+				          "100000",
+				          l[i]);
+		}
+	}
+	aiw_sim_free(sim);
+	if (st != AIW_OK) {
+		free_list(l, n);
+		return st;
+	}
+	free_list(p->ax[a], p->nax[a]);
+	p->ax[a] = l;
+	p->nax[a] = n;
+	return AIW_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* one candidate                                                             */
+/* ------------------------------------------------------------------------ */
+typedef struct cand {
+	const char *v[NAXES];
+} cand;
+
+static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out)
+{
+	aiw_sim *sim;
+	if (aiw_sim_create(&sim, 1) != AIW_OK)
+		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+	aiw_status st = p->path ? aiw_sim_load_file(sim, p->path)
+	                        : aiw_sim_load_string(sim, p->text, "scenario");
+	for (size_t i = 0; i < p->nsets && st == AIW_OK; i++) {
+		char name[MAX_TEXT + 8];
+		const char *eq = strchr(p->sets[i], '=');
+		snprintf(name, sizeof name, "%.*s", (int)(eq - p->sets[i]), p->sets[i]);
+		st = aiw_sim_set(sim, name, eq + 1);
+	}
+	char name[400];
+	if (st == AIW_OK) {
+		snprintf(name, sizeof name, "%s.autoscaler", p->px);
+		st = aiw_sim_set(sim, name, "none");
+	}
+	for (size_t a = 0; a < NAXES && st == AIW_OK; a++)
+		if (c->v[a]) {
+			snprintf(name, sizeof name, "%s.%s", p->px, AXIS[a]);
+			st = aiw_sim_set(sim, name, c->v[a]);
+		}
+	uint64_t seed = 0;
+	if (st == AIW_OK && !p->seed_set) {
+		double d;
+		char buf[64];
+		st = aiw_sim_get(sim, "sim.seed", buf, sizeof buf);
+		(void)d;
+		seed = strtoull(buf, NULL, 10);
+	} else {
+		seed = p->seed;
+	}
+	if (st == AIW_OK && (p->seed_set || k > 0)) {
+		char buf[32];
+		snprintf(buf, sizeof buf, "%llu", (unsigned long long)(seed + k));
+		st = aiw_sim_set(sim, "sim.seed", buf);
+	}
+	if (st != AIW_OK) {
+		perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+		aiw_sim_free(sim);
+		return st;
+	}
+	*out = sim;
+	return AIW_OK;
+}
+
+static double metric(aiw_sim *sim, const char *px, const char *key)
+{
+	char name[400];
+	double v = NAN;
+	if (px)
+		snprintf(name, sizeof name, "%s.%s", px, key);
+	else
+		snprintf(name, sizeof name, "%s", key);
+	if (aiw_sim_metric(sim, name, &v) != AIW_OK)
+		return NAN;
+	return v;
+}
+
+/* The fleet's start check at time 0: AIW_OK, or the refusal in msg. */
+static aiw_status start_check(aiw_plan *p, const cand *c, char *msg, size_t len, bool *refused,
+                              double *tp)
+{
+	aiw_sim *sim;
+	aiw_status st = load_sim(p, c, 0, &sim);
+	if (st != AIW_OK)
+		return st;
+	/* the fleet's gpus_per_replica as the candidate sets it */
+	char name[400];
+	snprintf(name, sizeof name, "%s.gpus_per_replica", p->px);
+	if (aiw_sim_get_double(sim, name, tp) != AIW_OK)
+		*tp = NAN;
+	st = aiw_sim_run_until(sim, 0);
+	*refused = false;
+	if (st == AIW_ERANGE || st == AIW_EINVAL || st == AIW_ESCENARIO) {
+		*refused = true;
+		snprintf(msg, len, "%s", aiw_sim_errmsg(sim));
+		st = AIW_OK;
+	} else if (st != AIW_OK) {
+		perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+	}
+	aiw_sim_free(sim);
+	return st;
+}
+
+static void mean_ci(const double *x, size_t n, double *mean, double *ci)
+{
+	double s = 0;
+	for (size_t i = 0; i < n; i++)
+		s += x[i];
+	double m = s / (double)n, q = 0;
+	for (size_t i = 0; i < n; i++)
+		q += (x[i] - m) * (x[i] - m);
+	*mean = m;
+	*ci = n < 2 ? NAN
+	            : gsl_cdf_tdist_Pinv(0.5 + CI_LEVEL / 2, (double)(n - 1)) *
+	                  sqrt(q / (double)(n - 1)) / sqrt((double)n);
+}
+
+static aiw_status evaluate(aiw_plan *p, const cand *c, double tp, plan_eval *e)
+{
+	double *x = malloc(5 * p->reps * sizeof *x);
+	if (!x)
+		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+	aiw_status st = AIW_OK;
+	for (size_t k = 0; k < p->reps && st == AIW_OK; k++) {
+		aiw_sim *sim;
+		if ((st = load_sim(p, c, k, &sim)) != AIW_OK)
+			break;
+		st = aiw_sim_run(sim);
+		if (st != AIW_OK) {
+			perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+		} else {
+			x[0 * p->reps + k] = metric(sim, p->px, "ttft_p99_s");
+			x[1 * p->reps + k] = metric(sim, p->px, "tpot_p99_s");
+			x[2 * p->reps + k] = metric(sim, NULL, "site.power_peak_w");
+			x[3 * p->reps + k] = metric(sim, NULL, "site.energy_kwh");
+			x[4 * p->reps + k] = metric(sim, p->px, "cost_per_mtok_blended_usd");
+			if (k == 0) {
+				e->arrived = metric(sim, p->px, "requests_arrived");
+				if (aiw_sim_get_double(sim, "sim.duration", &e->duration) != AIW_OK)
+					e->duration = NAN;
+			}
+		}
+		aiw_sim_free(sim);
+		p->stats[AIW_PLAN_STAT_RUNS]++;
+	}
+	if (st == AIW_OK) {
+		double *m = e->m, ci;
+		for (size_t i = 0; i < AIW_PLAN_NCOLUMNS; i++)
+			m[i] = NAN;
+		double r = atof(c->v[AX_REPLICAS]);
+		m[AIW_PLAN_REPLICAS] = r;
+		m[AIW_PLAN_GPUS_PER_REPLICA] = tp;
+		m[AIW_PLAN_GPUS] = r * tp;
+		mean_ci(x, p->reps, &m[AIW_PLAN_TTFT_P99_S], &m[AIW_PLAN_TTFT_P99_CI95]);
+		mean_ci(x + p->reps, p->reps, &m[AIW_PLAN_TPOT_P99_S], &m[AIW_PLAN_TPOT_P99_CI95]);
+		mean_ci(x + 2 * p->reps, p->reps, &m[AIW_PLAN_POWER_PEAK_W], &ci);
+		mean_ci(x + 3 * p->reps, p->reps, &m[AIW_PLAN_ENERGY_KWH], &ci);
+		mean_ci(x + 4 * p->reps, p->reps, &m[AIW_PLAN_COST_PER_MTOK_USD], &ci);
+		static const int OBJCOL[NOBJ] = {AIW_PLAN_COST_PER_MTOK_USD, AIW_PLAN_GPUS,
+		                                 AIW_PLAN_ENERGY_KWH, AIW_PLAN_POWER_PEAK_W};
+		m[AIW_PLAN_OBJECTIVE] = m[OBJCOL[p->objective]];
+		/* a latency never measured (no request ended) does not meet a limit */
+		e->slo_ok = (!isfinite(p->ttft) || m[AIW_PLAN_TTFT_P99_S] <= p->ttft) &&
+		            (!isfinite(p->tpot) || m[AIW_PLAN_TPOT_P99_S] <= p->tpot);
+		e->done = true;
+		p->stats[AIW_PLAN_STAT_SIMULATED]++;
+	}
+	free(x);
+	return st;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the load bound                                                            */
+/* ------------------------------------------------------------------------ */
+/* A replica's offline throughput mu1 (requests/s): aiw_inference_capacity's
+ * offline figure of the combination at replicas = 1, LOAD_OFFLINE_REQUESTS
+ * requests at t = 0; its server search is cut to the fewest runs
+ * (max_runs = 3, 100 requests over 1 s) since only the offline figure is
+ * read.  NaN when the measurement fails (the bound is then not used). */
+#define LOAD_OFFLINE_REQUESTS "1000"
+static double replica_offline_rate(aiw_plan *p, const cand *c)
+{
+	cand one = *c;
+	one.v[AX_REPLICAS] = "1";
+	aiw_sim *sim;
+	if (load_sim(p, &one, 0, &sim) != AIW_OK)
+		return NAN;
+	char lim[64];
+	snprintf(lim, sizeof lim, "ttft_p99=%.17g", isfinite(p->ttft) ? p->ttft : 1e9);
+	const char *set[] = {"offline_requests=" LOAD_OFFLINE_REQUESTS, "max_runs=3",
+	                     "min_requests=100", "duration=1s", lim, "tpot_p99=none"};
+	double out[AIW_CAPACITY_NCOLUMNS];
+	aiw_status st = aiw_inference_capacity(sim, p->comp, set, sizeof set / sizeof *set, out,
+	                                       AIW_CAPACITY_NCOLUMNS, NULL, NULL);
+	double mu = st == AIW_OK ? out[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] : NAN;
+	if (st == AIW_OK)
+		p->stats[AIW_PLAN_STAT_RUNS] += (size_t)out[AIW_CAPACITY_RUNS];
+	aiw_sim_free(sim);
+	return mu > 0 && isfinite(mu) ? mu : NAN;
+}
+
+/* ------------------------------------------------------------------------ */
+/* the search                                                                */
+/* ------------------------------------------------------------------------ */
+static int cmp_double_text(const void *a, const void *b)
+{
+	double x = atof(*(char *const *)a), y = atof(*(char *const *)b);
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const plan_row *x = a, *y = b;
+	double ox = x->v[AIW_PLAN_OBJECTIVE], oy = y->v[AIW_PLAN_OBJECTIVE];
+	bool nx = !(ox == ox), ny = !(oy == oy);
+	if (nx != ny)
+		return nx ? 1 : -1;
+	if (!nx && ox != oy)
+		return ox < oy ? -1 : 1;
+	if (x->v[AIW_PLAN_GPUS] != y->v[AIW_PLAN_GPUS])
+		return x->v[AIW_PLAN_GPUS] < y->v[AIW_PLAN_GPUS] ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* the snippet: one --set line per axis and the autoscaler */
+static char *snippet(const aiw_plan *p, const cand *c)
+{
+	size_t len = 128 + strlen(p->px);
+	for (size_t a = 0; a < NAXES; a++)
+		len += (c->v[a] ? strlen(c->v[a]) : 0) + strlen(p->px) + 40;
+	for (size_t i = 0; i < p->nsets; i++)
+		len += strlen(p->sets[i]) + 16;
+	char *s = malloc(len);
+	if (!s)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < p->nsets; i++)
+		o += (size_t)snprintf(s + o, len - o, "--set %s\n", p->sets[i]);
+	o += (size_t)snprintf(s + o, len - o, "--set %s.autoscaler=none\n", p->px);
+	for (size_t a = 0; a < NAXES; a++)
+		if (c->v[a])
+			o += (size_t)snprintf(s + o, len - o, "--set %s.%s=%s\n", p->px, AXIS[a], c->v[a]);
+	if (p->seed_set)
+		snprintf(s + o, len - o, "--set sim.seed=%llu\n", (unsigned long long)p->seed);
+	return s;
+}
+
+/* the closest miss of each constraint, for the refusal */
+typedef struct miss {
+	bool any;
+	double ratio, value, limit;
+	char where[512];
+} miss;
+
+static void note_miss(miss *m, double value, double limit, const cand *c, double gpus)
+{
+	double r = value / limit;
+	if (m->any && !(r < m->ratio))
+		return;
+	m->any = true;
+	m->ratio = r;
+	m->value = value;
+	m->limit = limit;
+	snprintf(m->where, sizeof m->where,
+	         "gpu=%s gpus_per_replica=%s weight_bits=%s max_batch=%s replicas=%s (%g GPUs)",
+	         c->v[AX_GPU] ? c->v[AX_GPU] : "(scenario)", c->v[AX_TP] ? c->v[AX_TP] : "(scenario)",
+	         c->v[AX_BITS] ? c->v[AX_BITS] : "(scenario)",
+	         c->v[AX_BATCH] ? c->v[AX_BATCH] : "(scenario)", c->v[AX_REPLICAS], gpus);
+}
+
+/* One combination of the first four axes (index ci in grid order), on the
+ * worker's copy of the plan p (its own stats and message), into res. */
+typedef struct combo_res {
+	aiw_status st;
+	char err[2048];
+	size_t stats[AIW_PLAN_NSTATS];
+	bool mem_refused, has_row;
+	char memmsg[1024];
+	size_t cap_gpus; /* the GPUs of the smallest count over the cap, or SIZE_MAX */
+	miss slo, pow;
+	plan_row row;
+} combo_res;
+
+static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *ev,
+                            combo_res *res)
+{
+	size_t nr = n[AX_REPLICAS];
+	aiw_status st = AIW_OK;
+	cand c = {{0}};
+	size_t rest = ci;
+	for (size_t a = AX_BATCH + 1; a-- > 0;) {
+		if (p->ax[a])
+			c.v[a] = p->ax[a][rest % n[a]];
+		rest /= n[a];
+	}
+	c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][0];
+	/* 1. memory: the fleet's start check */
+	bool refused;
+	char msg[1024];
+	double tp;
+	if ((st = start_check(p, &c, msg, sizeof msg, &refused, &tp)) != AIW_OK)
+		return st;
+	if (refused) {
+		p->stats[AIW_PLAN_STAT_PRUNED_MEMORY] += nr;
+		res->mem_refused = true;
+		snprintf(res->memmsg, sizeof res->memmsg, "%s", msg);
+		return AIW_OK;
+	}
+	/* 2. caps: GPUs */
+	size_t hi_i = nr;
+	while (hi_i > 0 && atof(p->ax[AX_REPLICAS][hi_i - 1]) * tp > p->max_gpus)
+		hi_i--;
+	p->stats[AIW_PLAN_STAT_PRUNED_CAP] += nr - hi_i;
+	if (hi_i < nr) {
+		double g = atof(p->ax[AX_REPLICAS][0]) * tp;
+		res->cap_gpus = (size_t)g;
+	}
+	if (hi_i == 0)
+		return AIW_OK;
+	/* 3. bisection on replicas */
+	memset(ev, 0, nr * sizeof *ev);
+	size_t sims_before = p->stats[AIW_PLAN_STAT_SIMULATED];
+	size_t load_before = p->stats[AIW_PLAN_STAT_PRUNED_LOAD];
+	c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][hi_i - 1];
+	if ((st = evaluate(p, &c, tp, &ev[hi_i - 1])) != AIW_OK)
+		return st;
+	size_t found = SIZE_MAX;
+	if (!ev[hi_i - 1].slo_ok) {
+		const double *m = ev[hi_i - 1].m;
+		double rt = isfinite(p->ttft) ? m[AIW_PLAN_TTFT_P99_S] / p->ttft : 0;
+		double rp = isfinite(p->tpot) ? m[AIW_PLAN_TPOT_P99_S] / p->tpot : 0;
+		if (!(rt == rt) || rt >= rp || !(rp == rp))
+			note_miss(&res->slo, m[AIW_PLAN_TTFT_P99_S], p->ttft, &c, m[AIW_PLAN_GPUS]);
+		else
+			note_miss(&res->slo, m[AIW_PLAN_TPOT_P99_S], p->tpot, &c, m[AIW_PLAN_GPUS]);
+		if (!isfinite(res->slo.limit) || !(res->slo.ratio == res->slo.ratio)) {
+			res->slo.ratio = INFINITY;
+		}
+	} else {
+		size_t lo = SIZE_MAX, hi = hi_i - 1; /* lo: largest known failing (none) */
+		/* the load bound: counts whose offline capacity is below the
+		 * offered load by more than LOAD_SLACK fail (see the top) */
+		const plan_eval *top = &ev[hi_i - 1];
+		double lam = top->arrived / top->duration;
+		double mu1 = isfinite(p->ttft) && lam > 0 && hi_i > 1
+		                 ? replica_offline_rate(p, &c)
+		                 : NAN;
+		double need =
+		    mu1 > 0 ? lam / (mu1 * (1 + LOAD_SLACK) * (1 + p->ttft / (0.99 * top->duration)))
+		            : NAN;
+		if (need > 0 && atof(p->ax[AX_REPLICAS][hi]) >= need) {
+			size_t k = 0;
+			while (k < hi && atof(p->ax[AX_REPLICAS][k]) < need)
+				k++;
+			if (k > 0 && k <= hi) {
+				lo = k - 1;
+				p->stats[AIW_PLAN_STAT_PRUNED_LOAD] += k;
+			}
+			/* then up from the bound by factors of LOAD_STEP to the
+			 * first count that passes, and bisect below it */
+			double r = atof(p->ax[AX_REPLICAS][k]);
+			for (size_t j = k; j < hi && st == AIW_OK;) {
+				c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
+				if ((st = evaluate(p, &c, tp, &ev[j])) != AIW_OK)
+					break;
+				if (ev[j].slo_ok) {
+					hi = j;
+					break;
+				}
+				lo = j;
+				r = fmax(r * LOAD_STEP, r + 1);
+				while (j < hi && atof(p->ax[AX_REPLICAS][j]) < r)
+					j++;
+			}
+			if (st != AIW_OK)
+				return st;
+		}
+		while (hi - (lo == SIZE_MAX ? 0 : lo + 1) > 0) {
+			size_t base = lo == SIZE_MAX ? 0 : lo + 1;
+			size_t mid = base + (hi - base) / 2;
+			c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][mid];
+			if ((st = evaluate(p, &c, tp, &ev[mid])) != AIW_OK)
+				break;
+			if (ev[mid].slo_ok)
+				hi = mid;
+			else
+				lo = mid;
+		}
+		if (st != AIW_OK)
+			return st;
+		found = hi;
+	}
+	p->stats[AIW_PLAN_STAT_PRUNED_BISECTION] +=
+	    hi_i - (p->stats[AIW_PLAN_STAT_SIMULATED] - sims_before) -
+	    (p->stats[AIW_PLAN_STAT_PRUNED_LOAD] - load_before);
+	if (found == SIZE_MAX)
+		return AIW_OK;
+	c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][found];
+	const double *m = ev[found].m;
+	if (!(m[AIW_PLAN_POWER_PEAK_W] <= p->power_budget)) {
+		note_miss(&res->pow, m[AIW_PLAN_POWER_PEAK_W], p->power_budget, &c,
+		          m[AIW_PLAN_GPUS]);
+		return AIW_OK;
+	}
+	plan_row *r = &res->row;
+	memcpy(r->v, m, sizeof r->v);
+	r->v[AIW_PLAN_WEIGHT_BITS] = NAN;
+	r->v[AIW_PLAN_MAX_BATCH] = NAN;
+	{
+		aiw_sim *sim;
+		if ((st = load_sim(p, &c, 0, &sim)) != AIW_OK)
+			return st;
+		char name[400], gbuf[256];
+		snprintf(name, sizeof name, "%s.weight_bits", p->px);
+		aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_WEIGHT_BITS]);
+		snprintf(name, sizeof name, "%s.max_batch", p->px);
+		aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_MAX_BATCH]);
+		snprintf(name, sizeof name, "%s.gpu", p->px);
+		if (aiw_sim_get(sim, name, gbuf, sizeof gbuf) != AIW_OK)
+			gbuf[0] = '\0';
+		aiw_sim_free(sim);
+		r->gpu = dupstr(gbuf);
+	}
+	r->snippet = snippet(p, &c);
+	r->order = ci;
+	if (!r->gpu || !r->snippet) {
+		free(r->gpu);
+		free(r->snippet);
+		r->gpu = r->snippet = NULL;
+		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+	}
+	r->v[AIW_PLAN_PARETO_TTFT] = 0;
+	r->v[AIW_PLAN_PARETO_POWER] = 0;
+	res->has_row = true;
+	return AIW_OK;
+}
+
+typedef struct plan_work {
+	const aiw_plan *plan;
+	const size_t *n;
+	size_t combos;
+	combo_res *res;
+	pthread_mutex_t lock;
+	size_t next;
+	bool stop;
+} plan_work;
+
+static void *plan_worker(void *arg)
+{
+	plan_work *w = arg;
+	aiw_plan mine = *w->plan; /* shallow: the grid and settings are read only */
+	plan_eval *ev = calloc(w->n[AX_REPLICAS], sizeof *ev);
+	for (;;) {
+		pthread_mutex_lock(&w->lock);
+		size_t ci = w->next < w->combos && !w->stop ? w->next++ : SIZE_MAX;
+		pthread_mutex_unlock(&w->lock);
+		if (ci == SIZE_MAX)
+			break;
+		combo_res *r = &w->res[ci];
+		memset(mine.stats, 0, sizeof mine.stats);
+		mine.err[0] = '\0';
+		r->cap_gpus = SIZE_MAX;
+		r->st = ev ? run_combo(&mine, ci, w->n, ev, r)
+		           : perr(&mine, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		memcpy(r->stats, mine.stats, sizeof r->stats);
+		if (r->st != AIW_OK) {
+			snprintf(r->err, sizeof r->err, "%s", mine.err);
+			pthread_mutex_lock(&w->lock);
+			w->stop = true;
+			pthread_mutex_unlock(&w->lock);
+		}
+	}
+	free(ev);
+	return NULL;
+}
+
+static void merge_miss(miss *dst, const miss *src)
+{
+	if (src->any && (!dst->any || src->ratio < dst->ratio))
+		*dst = *src;
+}
+
+aiw_status aiw_plan_run(aiw_plan *p)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (p->ran)
+		return perr(p, AIW_ESTATE, "aiw_plan_run: the plan has run already");
+	if (!isfinite(p->ttft) && !isfinite(p->tpot))
+		return perr(p, AIW_EINVAL,
+		            "aiw_plan_run: ttft_p99 and tpot_p99 are both none: the plan needs a "
+		            "latency limit");
+	if (!p->ax[AX_REPLICAS])
+		return perr(p, AIW_EINVAL,
+		            "aiw_plan_run: no replicas axis (aiw_plan_grid(plan, \"replicas\", "
+		            "\"1..16\"))");
+	/* the fleet exists and the scenario loads */
+	{
+		aiw_sim *sim;
+		if (aiw_sim_create(&sim, 1) != AIW_OK)
+			return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		aiw_status st = p->path ? aiw_sim_load_file(sim, p->path)
+		                        : aiw_sim_load_string(sim, p->text, "scenario");
+		if (st != AIW_OK) {
+			perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+			aiw_sim_free(sim);
+			return st;
+		}
+		size_t nc = 0;
+		bool found = false;
+		aiw_sim_component_count(sim, &nc);
+		for (size_t i = 0; i < nc; i++) {
+			const char *kind, *name;
+			aiw_sim_component(sim, i, &kind, &name);
+			if (strcmp(kind, "inference") == 0 && strcmp(name, p->comp) == 0)
+				found = true;
+		}
+		aiw_sim_free(sim);
+		if (!found)
+			return perr(p, AIW_EUNKNOWN,
+			            "aiw_plan_run: component '%s': the scenario has no [inference %s]",
+			            p->comp, p->comp);
+	}
+	p->ran = true;
+	qsort(p->ax[AX_REPLICAS], p->nax[AX_REPLICAS], sizeof(char *), cmp_double_text);
+	size_t n[NAXES];
+	size_t combos = 1;
+	for (size_t a = 0; a < NAXES; a++) {
+		n[a] = p->ax[a] ? p->nax[a] : 1;
+		if (a != AX_REPLICAS)
+			combos *= n[a];
+	}
+	size_t nr = n[AX_REPLICAS];
+	p->stats[AIW_PLAN_STAT_CANDIDATES] = combos * nr;
+	(void)nr;
+	combo_res *res = calloc(combos, sizeof *res);
+	if (!res)
+		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+	for (size_t ci = 0; ci < combos; ci++)
+		res[ci].st = AIW_ESTOPPED; /* not run */
+	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, false};
+	size_t nth = p->jobs < combos ? p->jobs : combos;
+	pthread_t *th = nth > 1 ? calloc(nth, sizeof *th) : NULL;
+	size_t started = 0;
+	if (th)
+		for (; started < nth; started++)
+			if (pthread_create(&th[started], NULL, plan_worker, &w) != 0)
+				break;
+	if (started == 0)
+		plan_worker(&w); /* one thread: the caller's */
+	for (size_t i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	free(th);
+	pthread_mutex_destroy(&w.lock);
+	/* merged in grid order: the same bytes whatever the threads */
+	miss slo = {0}, pow = {0};
+	bool mem_any = false;
+	char memmsg[1024] = "";
+	size_t smallest_tp_gpus = SIZE_MAX;
+	aiw_status st = AIW_OK;
+	for (size_t ci = 0; ci < combos && st == AIW_OK; ci++) {
+		combo_res *r = &res[ci];
+		if (r->st != AIW_OK) {
+			st = r->st;
+			snprintf(p->err, sizeof p->err, "%s", r->err);
+			break;
+		}
+		for (size_t k = 0; k < AIW_PLAN_NSTATS; k++)
+			p->stats[k] += r->stats[k];
+		if (r->mem_refused && !mem_any) {
+			mem_any = true;
+			snprintf(memmsg, sizeof memmsg, "%s", r->memmsg);
+		}
+		if (r->cap_gpus < smallest_tp_gpus)
+			smallest_tp_gpus = r->cap_gpus;
+		merge_miss(&slo, &r->slo);
+		merge_miss(&pow, &r->pow);
+		if (r->has_row) {
+			plan_row *rows = realloc(p->rows, (p->nrows + 1) * sizeof *rows);
+			if (!rows) {
+				st = perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+				break;
+			}
+			p->rows = rows;
+			rows[p->nrows++] = r->row;
+			r->has_row = false; /* owned by the plan now */
+		}
+	}
+	for (size_t ci = 0; ci < combos; ci++)
+		if (res[ci].has_row) {
+			free(res[ci].row.gpu);
+			free(res[ci].row.snippet);
+		}
+	free(res);
+	if (st != AIW_OK)
+		return st;
+	p->stats[AIW_PLAN_STAT_ROWS] = p->nrows;
+	qsort(p->rows, p->nrows, sizeof *p->rows, cmp_rows);
+	for (size_t i = 0; i < p->nrows; i++) {
+		double *v = p->rows[i].v;
+		bool dt = false, dp = false;
+		for (size_t j = 0; j < p->nrows; j++) {
+			const double *w = p->rows[j].v;
+			if (j == i)
+				continue;
+			if (w[0] <= v[0] && w[AIW_PLAN_TTFT_P99_S] <= v[AIW_PLAN_TTFT_P99_S] &&
+			    (w[0] < v[0] || w[AIW_PLAN_TTFT_P99_S] < v[AIW_PLAN_TTFT_P99_S]))
+				dt = true;
+			if (w[0] <= v[0] && w[AIW_PLAN_POWER_PEAK_W] <= v[AIW_PLAN_POWER_PEAK_W] &&
+			    (w[0] < v[0] || w[AIW_PLAN_POWER_PEAK_W] < v[AIW_PLAN_POWER_PEAK_W]))
+				dp = true;
+		}
+		v[AIW_PLAN_PARETO_TTFT] = !dt;
+		v[AIW_PLAN_PARETO_POWER] = !dp;
+	}
+	/* the refusal: the last stage that removed candidates */
+	if (p->nrows == 0) {
+		if (pow.any)
+			snprintf(p->verdict, sizeof p->verdict,
+			         "power_budget: peak power %.6g W at the lowest-power candidate that "
+			         "meets the latency limits (%s), budget %.6g W (%.3g%% over)",
+			         pow.value, pow.where, pow.limit, 100 * (pow.ratio - 1));
+		else if (slo.any)
+			snprintf(p->verdict, sizeof p->verdict,
+			         "latency: P99 %s %.6g s at the closest candidate (%s), limit %.6g s "
+			         "(%.3g%% over)",
+			         slo.limit == p->ttft ? "TTFT" : "TPOT", slo.value, slo.where, slo.limit,
+			         100 * (slo.ratio - 1));
+		else if (p->stats[AIW_PLAN_STAT_PRUNED_CAP] > 0)
+			snprintf(p->verdict, sizeof p->verdict,
+			         "max_gpus: the smallest candidate that fits memory needs %zu GPUs, cap "
+			         "%.0f",
+			         smallest_tp_gpus, p->max_gpus);
+		else if (mem_any)
+			snprintf(p->verdict, sizeof p->verdict,
+			         "memory: every combination refused by the fleet's start check (the "
+			         "first: %s)",
+			         memmsg);
+	}
+	return AIW_OK;
+}
+
+aiw_status aiw_plan_stats(const aiw_plan *p, size_t *out, size_t n)
+{
+	if (!p || !out)
+		return AIW_EINVAL;
+	if (n > AIW_PLAN_NSTATS)
+		n = AIW_PLAN_NSTATS;
+	if (!p->ran)
+		return AIW_ESTATE;
+	memcpy(out, p->stats, n * sizeof *out);
+	return AIW_OK;
+}
+
+aiw_status aiw_plan_row(const aiw_plan *p, size_t i, double *out, size_t ncolumns,
+                        const char **gpu, const char **snippet_out)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (!p->ran)
+		return AIW_ESTATE;
+	if (i >= p->nrows)
+		return AIW_ERANGE;
+	if (ncolumns > 0 && !out)
+		return AIW_EINVAL;
+	if (ncolumns > AIW_PLAN_NCOLUMNS)
+		ncolumns = AIW_PLAN_NCOLUMNS;
+	if (ncolumns)
+		memcpy(out, p->rows[i].v, ncolumns * sizeof *out);
+	if (gpu)
+		*gpu = p->rows[i].gpu;
+	if (snippet_out)
+		*snippet_out = p->rows[i].snippet;
+	return AIW_OK;
+}
+
+aiw_status aiw_plan_verdict(const aiw_plan *p, const char **out)
+{
+	if (!p || !out)
+		return AIW_EINVAL;
+	if (!p->ran)
+		return AIW_ESTATE;
+	*out = p->verdict;
+	return AIW_OK;
+}
+
+static const char *const COLNAME[AIW_PLAN_NCOLUMNS] = {
+    "objective",        "gpus",         "replicas",         "gpus_per_replica",
+    "weight_bits",      "max_batch",    "ttft_p99_s",       "ttft_p99_ci95_s",
+    "tpot_p99_s",       "tpot_p99_ci95_s", "power_peak_w",  "energy_kwh",
+    "cost_per_mtok_usd", "pareto_ttft", "pareto_power"};
+
+aiw_status aiw_plan_write_csv(aiw_plan *p, const char *path)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (!path)
+		return perr(p, AIW_EINVAL, "aiw_plan_write_csv: path is NULL");
+	if (!p->ran)
+		return perr(p, AIW_ESTATE, "aiw_plan_write_csv: the plan has not run");
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return perr(p, AIW_EIO, "aiw_plan_write_csv: cannot open '%s'", path);
+	fputs("rank,gpu", f);
+	for (size_t j = 0; j < AIW_PLAN_NCOLUMNS; j++)
+		fprintf(f, ",%s", COLNAME[j]);
+	fputs(",snippet\n", f);
+	for (size_t i = 0; i < p->nrows; i++) {
+		fprintf(f, "%zu,%s", i + 1, p->rows[i].gpu);
+		for (size_t j = 0; j < AIW_PLAN_NCOLUMNS; j++) {
+			double v = p->rows[i].v[j];
+			if (isfinite(v))
+				fprintf(f, ",%.17g", v);
+			else
+				fputs(",", f);
+		}
+		fputs(",\"", f);
+		/* RFC 4180: the lines joined by spaces, a quote doubled */
+		for (const char *s = p->rows[i].snippet; *s; s++)
+			fputs(*s == '\n' ? (s[1] ? " " : "") : *s == '"' ? "\"\"" : (char[2]){*s, 0}, f);
+		fputs("\"\n", f);
+	}
+	bool bad = ferror(f) != 0;
+	bad = fclose(f) != 0 || bad;
+	if (bad)
+		return perr(p, AIW_EIO, "aiw_plan_write_csv: cannot write '%s'", path);
+	return AIW_OK;
+}

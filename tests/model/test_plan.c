@@ -1,0 +1,496 @@
+/*
+ * test_plan.c - the serving plan (aiw_plan_*) against brute force.
+ *
+ * A grid small enough to simulate whole (a 13e9-parameter model, 1 min of
+ * Poisson traffic; GPU x gpus_per_replica x weight_bits x max_batch x
+ * replicas 1..8, 128 candidates) is run candidate by candidate through the
+ * public API (the scenario, the fleet's autoscaler off, the axes set), and:
+ *   - the planner's best row has the brute-force optimum's objective,
+ *     exactly, for the objectives gpus, cost_per_mtok and energy, with and
+ *     without a GPU cap and a power budget;
+ *   - every combination with a feasible candidate in the grid has its row,
+ *     at the smallest feasible replica count (the pruning, memory, cap,
+ *     load bound and bisection, removes no feasible optimum), and no other
+ *     combination has one;
+ *   - the bisection's assumption holds on the grid: per combination the
+ *     latency verdict is monotone in replicas and the objectives do not
+ *     decrease over the feasible counts;
+ *   - every row re-run from its snippet gives the row's metrics, bit for
+ *     bit, and two plans with the same seed, on 1 and 2 threads, write the
+ *     same CSV;
+ *   - an empty table names the constraint that removed the last candidate.
+ */
+#include "../testutil.h"
+
+#include <unistd.h>
+
+static const char SCEN[] = "[sim]\nseed = 11\nduration = 1min\nsample_interval = 10s\n"
+                           "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 1\n"
+                           "model_params = 13e9\nweight_bits = 16\ntraffic = poisson\n"
+                           "rate = 12/s\nprompt_tokens = lognormal(median=512,sigma=0.5)\n"
+                           "output_tokens = lognormal(median=128,sigma=0.5)\nreplicas = 1\n";
+
+static const char *const GPUS[] = {"H100-SXM", "L4"};
+static const char *const TPS[] = {"1", "2"};
+static const char *const BITS[] = {"8", "16"};
+static const char *const BATCH[] = {"16", "64"};
+#define NR 8
+#define NCOMBO 16
+#define TTFT_LIMIT 0.4
+
+typedef struct bf {
+	bool refused;
+	double ttft, tpot, peak, energy, cost, gpus;
+} bf;
+
+static bf BF[NCOMBO][NR];
+static bool bf_done;
+
+static void combo_values(size_t ci, const char **g, const char **t, const char **b,
+                         const char **m)
+{
+	*g = GPUS[(ci >> 3) & 1];
+	*t = TPS[(ci >> 2) & 1];
+	*b = BITS[(ci >> 1) & 1];
+	*m = BATCH[ci & 1];
+}
+
+static aiw_status run_candidate(const char *const sets[][2], size_t n, aiw_sim **out)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCEN, "test"));
+	for (size_t i = 0; i < n; i++)
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, sets[i][0], sets[i][1]));
+	*out = sim;
+	return aiw_sim_run(sim);
+}
+
+static void brute_force(void)
+{
+	if (bf_done)
+		return;
+	for (size_t ci = 0; ci < NCOMBO; ci++)
+		for (int r = 1; r <= NR; r++) {
+			const char *g, *t, *b, *m;
+			char rs[8];
+			combo_values(ci, &g, &t, &b, &m);
+			snprintf(rs, sizeof rs, "%d", r);
+			const char *sets[][2] = {{"inference.chat.autoscaler", "none"},
+			                         {"inference.chat.gpu", g},
+			                         {"inference.chat.gpus_per_replica", t},
+			                         {"inference.chat.weight_bits", b},
+			                         {"inference.chat.max_batch", m},
+			                         {"inference.chat.replicas", rs}};
+			aiw_sim *sim;
+			aiw_status st = run_candidate(sets, 6, &sim);
+			bf *x = &BF[ci][r - 1];
+			x->gpus = r * atof(t);
+			if (st != AIW_OK) {
+				ck_assert_msg(st == AIW_ERANGE, "%s", aiw_sim_errmsg(sim));
+				x->refused = true;
+			} else {
+				x->ttft = aiwi_test_metric(sim, "inference.chat.ttft_p99_s");
+				x->tpot = aiwi_test_metric(sim, "inference.chat.tpot_p99_s");
+				x->peak = aiwi_test_metric(sim, "site.power_peak_w");
+				x->energy = aiwi_test_metric(sim, "site.energy_kwh");
+				x->cost = aiwi_test_metric(sim, "inference.chat.cost_per_mtok_blended_usd");
+			}
+			aiw_sim_free(sim);
+		}
+	bf_done = true;
+}
+
+static double objective(const bf *x, const char *obj)
+{
+	if (strcmp(obj, "gpus") == 0)
+		return x->gpus;
+	if (strcmp(obj, "energy") == 0)
+		return x->energy;
+	if (strcmp(obj, "peak_power") == 0)
+		return x->peak;
+	return x->cost;
+}
+
+static bool feasible(const bf *x, double max_gpus, double budget)
+{
+	return !x->refused && x->ttft <= TTFT_LIMIT && x->gpus <= max_gpus && x->peak <= budget;
+}
+
+static aiw_plan *make_plan(const char *obj, const char *max_gpus, const char *budget)
+{
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	char lim[32];
+	snprintf(lim, sizeof lim, "%g", TTFT_LIMIT);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", lim), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "objective", obj), AIW_OK);
+	if (max_gpus)
+		ck_assert_int_eq(aiw_plan_set(p, "max_gpus", max_gpus), AIW_OK);
+	if (budget)
+		ck_assert_int_eq(aiw_plan_set(p, "power_budget", budget), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "gpu", "H100-SXM,L4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "gpus_per_replica", "1,2"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "weight_bits", "8,16"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "max_batch", "16,64"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..8"), AIW_OK);
+	aiw_status st = aiw_plan_run(p);
+	ck_assert_msg(st == AIW_OK, "%s", aiw_plan_errmsg(p));
+	return p;
+}
+
+/* the combination index of a row */
+static size_t row_combo(const double *v, const char *gpu)
+{
+	size_t ci = strcmp(gpu, "L4") == 0 ? 8 : 0;
+	ci |= v[AIW_PLAN_GPUS_PER_REPLICA] == 2 ? 4 : 0;
+	ci |= v[AIW_PLAN_WEIGHT_BITS] == 16 ? 2 : 0;
+	ci |= v[AIW_PLAN_MAX_BATCH] == 64 ? 1 : 0;
+	return ci;
+}
+
+static void check_against_brute_force(const char *obj, const char *max_gpus, const char *budget)
+{
+	brute_force();
+	double cap = max_gpus ? atof(max_gpus) : INFINITY, pb = budget ? atof(budget) : INFINITY;
+	aiw_plan *p = make_plan(obj, max_gpus, budget);
+	size_t s[AIW_PLAN_NSTATS];
+	ck_assert_int_eq(aiw_plan_stats(p, s, AIW_PLAN_NSTATS), AIW_OK);
+	ck_assert_uint_eq(s[AIW_PLAN_STAT_CANDIDATES], NCOMBO * NR);
+	ck_assert_uint_eq(s[AIW_PLAN_STAT_CANDIDATES],
+	                  s[AIW_PLAN_STAT_PRUNED_MEMORY] + s[AIW_PLAN_STAT_PRUNED_CAP] +
+	                      s[AIW_PLAN_STAT_PRUNED_LOAD] + s[AIW_PLAN_STAT_PRUNED_BISECTION] +
+	                      s[AIW_PLAN_STAT_SIMULATED]);
+	/* every pruning stage acts on this grid */
+	ck_assert_uint_gt(s[AIW_PLAN_STAT_PRUNED_MEMORY], 0);
+	ck_assert_uint_gt(s[AIW_PLAN_STAT_PRUNED_BISECTION], 0);
+	if (!max_gpus && !budget)
+		ck_assert_uint_gt(s[AIW_PLAN_STAT_PRUNED_LOAD], 0);
+	/* the optimum over the whole grid */
+	double best = INFINITY;
+	size_t want_rows = 0;
+	int want_r[NCOMBO];
+	for (size_t ci = 0; ci < NCOMBO; ci++) {
+		want_r[ci] = 0;
+		for (int r = 1; r <= NR; r++) {
+			const bf *x = &BF[ci][r - 1];
+			if (feasible(x, cap, pb) && objective(x, obj) < best)
+				best = objective(x, obj);
+			/* the smallest count meeting the latency and the cap; its power */
+			if (!want_r[ci] && !x->refused && x->ttft <= TTFT_LIMIT && x->gpus <= cap)
+				want_r[ci] = x->peak <= pb ? r : -1;
+		}
+		if (want_r[ci] > 0)
+			want_rows++;
+	}
+	ck_assert_msg(isfinite(best), "the grid has a feasible candidate (%s)", obj);
+	ck_assert_uint_eq(s[AIW_PLAN_STAT_ROWS], want_rows);
+	double v[AIW_PLAN_NCOLUMNS];
+	const char *gpu, *snip;
+	ck_assert_int_eq(aiw_plan_row(p, 0, v, AIW_PLAN_NCOLUMNS, &gpu, &snip), AIW_OK);
+	ck_assert_msg(v[AIW_PLAN_OBJECTIVE] == best, "%s: plan %.17g, brute force %.17g", obj,
+	              v[AIW_PLAN_OBJECTIVE], best);
+	for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS]; i++) {
+		ck_assert_int_eq(aiw_plan_row(p, i, v, AIW_PLAN_NCOLUMNS, &gpu, &snip), AIW_OK);
+		size_t ci = row_combo(v, gpu);
+		ck_assert_msg(want_r[ci] > 0 && v[AIW_PLAN_REPLICAS] == want_r[ci],
+		              "combination %zu: plan %g replicas, brute force %d", ci,
+		              v[AIW_PLAN_REPLICAS], want_r[ci]);
+		const bf *x = &BF[ci][want_r[ci] - 1];
+		ck_assert(v[AIW_PLAN_TTFT_P99_S] == x->ttft);
+		ck_assert(v[AIW_PLAN_POWER_PEAK_W] == x->peak);
+		ck_assert(v[AIW_PLAN_OBJECTIVE] == objective(x, obj));
+		if (i > 0) {
+			double prev[AIW_PLAN_NCOLUMNS];
+			aiw_plan_row(p, i - 1, prev, AIW_PLAN_NCOLUMNS, NULL, NULL);
+			ck_assert(prev[AIW_PLAN_OBJECTIVE] <= v[AIW_PLAN_OBJECTIVE]);
+		}
+	}
+	const char *why;
+	ck_assert_int_eq(aiw_plan_verdict(p, &why), AIW_OK);
+	ck_assert_str_eq(why, "");
+	aiw_plan_free(p);
+}
+
+START_TEST(assumption_holds_on_grid)
+{
+	brute_force();
+	size_t feasible_combos = 0, refused = 0;
+	for (size_t ci = 0; ci < NCOMBO; ci++) {
+		bool met = false;
+		for (int r = 1; r <= NR; r++) {
+			const bf *x = &BF[ci][r - 1];
+			if (x->refused) {
+				ck_assert(r == 1 || BF[ci][0].refused); /* refusals ignore replicas */
+				refused++;
+				continue;
+			}
+			bool ok = x->ttft <= TTFT_LIMIT;
+			ck_assert_msg(!met || ok, "combination %zu: latency met at fewer replicas than %d",
+			              ci, r);
+			if (met) {
+				const bf *y = &BF[ci][r - 2];
+				ck_assert_msg(x->cost >= y->cost && x->energy >= y->energy &&
+				                  x->peak >= y->peak,
+				              "combination %zu: an objective decreases from %d to %d replicas",
+				              ci, r - 1, r);
+			}
+			met = met || ok;
+		}
+		feasible_combos += met;
+	}
+	/* the grid exercises every stage: refusals, infeasible and feasible */
+	ck_assert_uint_gt(refused, 0);
+	ck_assert_uint_gt(feasible_combos, 2);
+	ck_assert_uint_lt(feasible_combos + refused / NR, NCOMBO);
+}
+END_TEST
+
+START_TEST(optimum_gpus)
+{
+	check_against_brute_force("gpus", NULL, NULL);
+}
+END_TEST
+
+START_TEST(optimum_cost)
+{
+	check_against_brute_force("cost_per_mtok", NULL, NULL);
+}
+END_TEST
+
+START_TEST(optimum_energy_capped)
+{
+	check_against_brute_force("energy", "4", NULL);
+	check_against_brute_force("cost_per_mtok", "3", NULL);
+}
+END_TEST
+
+START_TEST(optimum_power_budget)
+{
+	brute_force();
+	/* a budget between the two lowest feasible peaks removes the lowest
+	 * ... of the latency-feasible rows, it keeps those at or under it */
+	double peaks[NCOMBO];
+	size_t n = 0;
+	for (size_t ci = 0; ci < NCOMBO; ci++)
+		for (int r = 1; r <= NR; r++)
+			if (feasible(&BF[ci][r - 1], INFINITY, INFINITY)) {
+				peaks[n++] = BF[ci][r - 1].peak;
+				break;
+			}
+	double lo = INFINITY, hi = 0;
+	for (size_t i = 0; i < n; i++) {
+		lo = fmin(lo, peaks[i]);
+		hi = fmax(hi, peaks[i]);
+	}
+	ck_assert(lo < hi);
+	char b[64];
+	snprintf(b, sizeof b, "%.17g", (lo + hi) / 2);
+	check_against_brute_force("cost_per_mtok", NULL, b);
+	check_against_brute_force("gpus", NULL, b);
+}
+END_TEST
+
+/* "--set NAME=VALUE" lines of a snippet, applied to the scenario */
+static aiw_sim *rerun(const char *snip)
+{
+	aiw_sim *sim;
+	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCEN, "test"));
+	const char *s = snip;
+	while (*s) {
+		ck_assert(strncmp(s, "--set ", 6) == 0);
+		s += 6;
+		const char *nl = strchr(s, '\n'), *eq = strchr(s, '=');
+		ck_assert(nl && eq && eq < nl);
+		char name[256], value[256];
+		snprintf(name, sizeof name, "%.*s", (int)(eq - s), s);
+		snprintf(value, sizeof value, "%.*s", (int)(nl - eq - 1), eq + 1);
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, name, value));
+		s = nl + 1;
+	}
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	return sim;
+}
+
+START_TEST(rows_rerun_from_snippets)
+{
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "inference.chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "400ms"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "seed", "5"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "sim.duration", "45s"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "gpu", "H100-SXM,L4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "weight_bits", "8,16"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1,2,4,8"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	size_t s[AIW_PLAN_NSTATS];
+	aiw_plan_stats(p, s, AIW_PLAN_NSTATS);
+	ck_assert_uint_gt(s[AIW_PLAN_STAT_ROWS], 1);
+	for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS]; i++) {
+		double v[AIW_PLAN_NCOLUMNS];
+		const char *gpu, *snip;
+		ck_assert_int_eq(aiw_plan_row(p, i, v, AIW_PLAN_NCOLUMNS, &gpu, &snip), AIW_OK);
+		aiw_sim *sim = rerun(snip);
+		ck_assert(aiwi_test_metric(sim, "inference.chat.ttft_p99_s") == v[AIW_PLAN_TTFT_P99_S]);
+		ck_assert(aiwi_test_metric(sim, "inference.chat.tpot_p99_s") == v[AIW_PLAN_TPOT_P99_S]);
+		ck_assert(aiwi_test_metric(sim, "site.power_peak_w") == v[AIW_PLAN_POWER_PEAK_W]);
+		ck_assert(aiwi_test_metric(sim, "site.energy_kwh") == v[AIW_PLAN_ENERGY_KWH]);
+		ck_assert(aiwi_test_metric(sim, "inference.chat.cost_per_mtok_blended_usd") ==
+		          v[AIW_PLAN_COST_PER_MTOK_USD]);
+		aiw_sim_free(sim);
+	}
+	aiw_plan_free(p);
+}
+END_TEST
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert(f != NULL);
+	char *buf = calloc(1, 1 << 20);
+	size_t n = fread(buf, 1, (1 << 20) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+START_TEST(same_output_one_and_two_threads)
+{
+	char path[2][64];
+	for (int k = 0; k < 2; k++) {
+		aiw_plan *p;
+		ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.4"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "replications", "3"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "jobs", k ? "2" : "1"), AIW_OK); /* 1, 2 threads */
+		ck_assert_int_eq(aiw_plan_grid(p, "gpu", "H100-SXM,L4"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_grid(p, "weight_bits", "8,16"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..6"), AIW_OK);
+		ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+		snprintf(path[k], sizeof path[k], "test_plan_%d_%d.csv", (int)getpid(), k);
+		ck_assert_int_eq(aiw_plan_write_csv(p, path[k]), AIW_OK);
+		double v[AIW_PLAN_NCOLUMNS];
+		ck_assert_int_eq(aiw_plan_row(p, 0, v, AIW_PLAN_NCOLUMNS, NULL, NULL), AIW_OK);
+		ck_assert(isfinite(v[AIW_PLAN_TTFT_P99_CI95])); /* 3 replications: an interval */
+		aiw_plan_free(p);
+	}
+	char *a = slurp(path[0]), *b = slurp(path[1]);
+	ck_assert(strlen(a) > 100);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	unlink(path[0]);
+	unlink(path[1]);
+}
+END_TEST
+
+static void expect_verdict(const char *ttft, const char *set_key, const char *set_value,
+                           const char *gpus, const char *max_gpus, const char *budget,
+                           const char *prefix)
+{
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", ttft), AIW_OK);
+	if (set_key)
+		ck_assert_int_eq(aiw_plan_set(p, set_key, set_value), AIW_OK);
+	if (max_gpus)
+		ck_assert_int_eq(aiw_plan_set(p, "max_gpus", max_gpus), AIW_OK);
+	if (budget)
+		ck_assert_int_eq(aiw_plan_set(p, "power_budget", budget), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "gpu", gpus), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..8"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	const char *why;
+	ck_assert_int_eq(aiw_plan_verdict(p, &why), AIW_OK);
+	ck_assert_msg(strncmp(why, prefix, strlen(prefix)) == 0, "verdict '%s', expected '%s...'",
+	              why, prefix);
+	ck_assert_int_eq(aiw_plan_row(p, 0, NULL, 0, NULL, NULL), AIW_ERANGE);
+	aiw_plan_free(p);
+}
+
+START_TEST(empty_set_says_why)
+{
+	expect_verdict("1ms", NULL, NULL, "H100-SXM,L4", NULL, NULL, "latency: P99 TTFT");
+	expect_verdict("0.4", "inference.chat.model_params", "70e9", "L4,H100-SXM", NULL, NULL,
+	               "memory: every combination refused");
+	expect_verdict("0.4", "inference.chat.weight_bits", "8", "L4", "1", NULL, "latency");
+	expect_verdict("0.4", "inference.chat.gpus_per_replica", "4", "H100-SXM", "3", NULL,
+	               "max_gpus: the smallest candidate that fits memory needs 4 GPUs, cap 3");
+	expect_verdict("0.4", NULL, NULL, "H100-SXM", NULL, "10W", "power_budget: peak power");
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(NULL, NULL, SCEN, "chat"), AIW_EINVAL);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, NULL, "chat"), AIW_EINVAL);
+	ck_assert_int_eq(aiw_plan_create(&p, "x.ini", SCEN, "chat"), AIW_EINVAL);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, ""), AIW_ERANGE);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "a b"), AIW_EPARSE);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "nosuch"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "-1"), AIW_ERANGE);
+	ck_assert(strstr(aiw_plan_errmsg(p), "ttft_p99") != NULL);
+	ck_assert_int_eq(aiw_plan_set(p, "objective", "speed"), AIW_EUNKNOWN);
+	ck_assert(strstr(aiw_plan_errmsg(p), "cost_per_mtok") != NULL);
+	ck_assert_int_eq(aiw_plan_set(p, "max_gpus", "2.5"), AIW_EPARSE);
+	ck_assert(strstr(aiw_plan_errmsg(p), "max_gpus") != NULL);
+	ck_assert_int_eq(aiw_plan_set(p, "max_gpus", "0"), AIW_ERANGE);
+	ck_assert_int_eq(aiw_plan_set(p, "replications", "0"), AIW_ERANGE);
+	ck_assert_int_eq(aiw_plan_set(p, "jobs", "1025"), AIW_ERANGE);
+	ck_assert(strstr(aiw_plan_errmsg(p), "jobs") != NULL);
+	ck_assert_int_eq(aiw_plan_set(p, "bogus", "1"), AIW_EUNKNOWN);
+	ck_assert_int_eq(aiw_plan_set(p, "sim.duration", "-5s"), AIW_ERANGE);
+	ck_assert_int_eq(aiw_plan_set(p, NULL, "1"), AIW_EINVAL);
+	ck_assert_int_eq(aiw_plan_grid(p, "pp", "1,2"), AIW_EUNKNOWN);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "0,1"), AIW_ERANGE);
+	ck_assert(strstr(aiw_plan_errmsg(p), "replicas") != NULL);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "3..1"), AIW_EPARSE);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1,,2"), AIW_EPARSE);
+	ck_assert_int_eq(aiw_plan_grid(p, "gpus_per_replica", "0"), AIW_ERANGE);
+	size_t s[AIW_PLAN_NSTATS];
+	ck_assert_int_eq(aiw_plan_stats(p, s, AIW_PLAN_NSTATS), AIW_ESTATE);
+	/* no replicas axis yet, no limit yet */
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "1s"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL);
+	ck_assert(strstr(aiw_plan_errmsg(p), "replicas") != NULL);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..3"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EUNKNOWN); /* no [inference nosuch] */
+	ck_assert(strstr(aiw_plan_errmsg(p), "nosuch") != NULL);
+	aiw_plan_free(p);
+	aiw_plan_free(NULL);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "1s"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "gpu", "NoSuchGPU"), AIW_OK); /* a [gpu] may add it */
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EUNKNOWN);
+	ck_assert(strstr(aiw_plan_errmsg(p), "NoSuchGPU") != NULL);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_ESTATE);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "1s"), AIW_ESTATE);
+	ck_assert_int_eq(aiw_plan_write_csv(p, NULL), AIW_EINVAL);
+	aiw_plan_free(p);
+}
+END_TEST
+
+static Suite *make_suite(void)
+{
+	Suite *s = suite_create("plan");
+	TCase *tc = tcase_create("serving plan");
+	tcase_set_timeout(tc, 900);
+	tcase_add_test(tc, assumption_holds_on_grid);
+	tcase_add_test(tc, optimum_gpus);
+	tcase_add_test(tc, optimum_cost);
+	tcase_add_test(tc, optimum_energy_capped);
+	tcase_add_test(tc, optimum_power_budget);
+	tcase_add_test(tc, rows_rerun_from_snippets);
+	tcase_add_test(tc, same_output_one_and_two_threads);
+	tcase_add_test(tc, empty_set_says_why);
+	tcase_add_test(tc, bad_arguments);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+AIW_TEST_MAIN(make_suite)

@@ -1,0 +1,285 @@
+/*
+ * plan.c - `aiworkload plan SCENARIO.ini --component NAME`: the cheapest
+ * configuration of one inference fleet that meets P99 latency limits under
+ * caps (GPU type x gpus_per_replica x weight_bits x max_batch x replicas),
+ * through aiw_plan_*: a ranked table, the Pareto fronts and each row's
+ * --set lines.
+ */
+#include "common.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void plan_usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: aiworkload plan SCENARIO.ini [--component NAME] [options]\n"
+	        "\n"
+	        "Search the configuration of one inference fleet of the scenario (its\n"
+	        "traffic, model and the rest as written, its autoscaler off) that minimises\n"
+	        "an objective while its P99 TTFT and P99 TPOT meet their limits: GPU type x\n"
+	        "gpus_per_replica x weight_bits x max_batch x replicas, each axis the\n"
+	        "scenario's value unless --set-grid gives values.  Combinations that do not\n"
+	        "fit memory (the fleet's start check) and replica counts over --max-gpus are\n"
+	        "removed unsimulated, so are replica counts too few for the offered load\n"
+	        "(a replica's offline throughput, 25%% slack); the replica count of each\n"
+	        "combination is bisected.\n"
+	        "\n"
+	        "options:\n"
+	        "  --component NAME     the [inference NAME] fleet (default: the only one)\n"
+	        "  --ttft-p99 S         P99 TTFT limit (default: the fleet's slo_ttft, else none)\n"
+	        "  --tpot-p99 S         P99 TPOT limit (default: the fleet's slo_tpot, else none)\n"
+	        "  --objective O        cost_per_mtok (default), gpus, energy, peak_power\n"
+	        "  --max-gpus N         at most N GPUs\n"
+	        "  --power-budget W     site peak IT power at most W\n"
+	        "  --set-grid NAME=V1,V2,...\n"
+	        "                       values of an axis: gpu, gpus_per_replica, weight_bits,\n"
+	        "                       max_batch, replicas (integer ranges A..B; replicas\n"
+	        "                       default 1..64)\n"
+	        "  --replications N     runs per candidate, seeds sim.seed + 0 .. N - 1 (1)\n"
+	        "  --set NAME=VALUE     set a scenario parameter in every candidate\n"
+	        "  --seed N             sim.seed of the first replication\n"
+	        "  --csv FILE           write the ranked table as CSV\n"
+	        "  --top N              rows printed (default 20; 0: all)\n"
+	        "  --jobs N, -j N       threads, each taking whole combinations (default 1;\n"
+	        "                       0: one per processor); the output is the same\n"
+	        "\n"
+	        "Exit status: 0 a plan found, 1 no candidate feasible (the message says which\n"
+	        "constraint removed the last ones) or another failure, 2 bad usage or invalid\n"
+	        "scenario.  See aiworkload(1) and aiw_plan_create(3).\n");
+}
+
+/* the fleet's own slo_ttft or slo_tpot as text, or NULL */
+static const char *fleet_limit(const char *file, const char *comp, const char *key, char *buf,
+                               size_t len)
+{
+	aiw_sim *sim;
+	const char *out = NULL;
+	if (aiw_sim_create(&sim, 1) != AIW_OK)
+		return NULL;
+	char name[300];
+	snprintf(name, sizeof name, "inference.%s.%s", comp, key);
+	double v;
+	if (aiw_sim_load_file(sim, file) == AIW_OK && aiw_sim_get_double(sim, name, &v) == AIW_OK &&
+	    isfinite(v) && v > 0) {
+		snprintf(buf, len, "%.17g", v);
+		out = buf;
+	}
+	aiw_sim_free(sim);
+	return out;
+}
+
+int cli_plan(int argc, char **argv)
+{
+	const char *component = NULL, *ttft = NULL, *tpot = NULL, *objective = NULL,
+	           *max_gpus = NULL, *power = NULL, *reps = NULL, *seed = NULL, *csv = NULL,
+	           *top = NULL, *jobs = NULL;
+	size_t nsets = 0, ngrids = 0, nops = 0, room = argc > 0 ? (size_t)argc : 1;
+	const char **sets = calloc(room, sizeof *sets), **grids = calloc(room, sizeof *grids),
+	           **ops = calloc(room, sizeof *ops);
+	int rc = 0;
+	aiw_plan *plan = NULL;
+	char comp_buf[256];
+	if (!sets || !grids || !ops) {
+		cli_errorf("out of memory");
+		rc = EXIT_FAIL;
+		goto done;
+	}
+	const cli_opt opts[] = {
+	    {"--component", CLI_OPT_ONE, &component, NULL, NULL},
+	    {"--ttft-p99", CLI_OPT_ONE, &ttft, NULL, NULL},
+	    {"--tpot-p99", CLI_OPT_ONE, &tpot, NULL, NULL},
+	    {"--objective", CLI_OPT_ONE, &objective, NULL, NULL},
+	    {"--max-gpus", CLI_OPT_ONE, &max_gpus, NULL, NULL},
+	    {"--power-budget", CLI_OPT_ONE, &power, NULL, NULL},
+	    {"--replications", CLI_OPT_ONE, &reps, NULL, NULL},
+	    {"--seed", CLI_OPT_ONE, &seed, NULL, NULL},
+	    {"--csv", CLI_OPT_ONE, &csv, NULL, NULL},
+	    {"--top", CLI_OPT_ONE, &top, NULL, NULL},
+	    {"--jobs|-j", CLI_OPT_ONE, &jobs, NULL, NULL},
+	    {"--set", CLI_OPT_MANY, NULL, sets, &nsets},
+	    {"--set-grid", CLI_OPT_MANY, NULL, grids, &ngrids},
+	};
+	const cli_cmd who = {cli_prog, "plan", false};
+	bool help = false;
+	rc = cli_parse_options(&who, argc, argv, 2, opts, sizeof opts / sizeof *opts, ops, &nops,
+	                       &help);
+	if (rc)
+		goto done;
+	if (help) {
+		plan_usage(stdout);
+		rc = cli_flush_stdout();
+		goto done;
+	}
+	if (nops != 1) {
+		rc = cli_cmd_usage_error(&who, nops ? "one scenario only ('%s' and '%s')"
+		                                    : "no scenario given%s%s",
+		                         nops ? ops[0] : "", nops ? ops[1] : "");
+		goto done;
+	}
+	const char *file = ops[0];
+	long ntop = 20;
+	if (top) {
+		char *end;
+		ntop = strtol(top, &end, 10);
+		if (!*top || *end || ntop < 0) {
+			rc = cli_cmd_usage_error(&who, "--top expects a count >= 0, got '%s'", top);
+			goto done;
+		}
+	}
+	if (!component) { /* the only fleet */
+		aiw_sim *sim;
+		size_t nc = 0, nf = 0;
+		if (aiw_sim_create(&sim, 1) != AIW_OK) {
+			cli_errorf("out of memory");
+			rc = EXIT_FAIL;
+			goto done;
+		}
+		aiw_status st = aiw_sim_load_file(sim, file);
+		if (st != AIW_OK) {
+			cli_errorf("%s", aiw_sim_errmsg(sim));
+			aiw_sim_free(sim);
+			rc = cli_exit_code(st);
+			goto done;
+		}
+		aiw_sim_component_count(sim, &nc);
+		for (size_t k = 0; k < nc; k++) {
+			const char *kind, *name;
+			if (aiw_sim_component(sim, k, &kind, &name) == AIW_OK &&
+			    strcmp(kind, "inference") == 0 && nf++ == 0)
+				snprintf(comp_buf, sizeof comp_buf, "%s", name);
+		}
+		aiw_sim_free(sim);
+		if (nf != 1) {
+			rc = cli_cmd_usage_error(&who, "%s has %zu inference fleets: choose one with "
+			                               "--component NAME",
+			                         file, nf);
+			goto done;
+		}
+		component = comp_buf;
+	}
+	aiw_status st = aiw_plan_create(&plan, file, NULL, component);
+	if (st != AIW_OK) {
+		rc = cli_cmd_usage_error(&who, "--component '%s': %s", component, aiw_strerror(st));
+		goto done;
+	}
+	char lb[2][64];
+	if (!ttft)
+		ttft = fleet_limit(file, strncmp(component, "inference.", 10) ? component
+		                                                              : component + 10,
+		                   "slo_ttft", lb[0], sizeof lb[0]);
+	if (!tpot)
+		tpot = fleet_limit(file, strncmp(component, "inference.", 10) ? component
+		                                                              : component + 10,
+		                   "slo_tpot", lb[1], sizeof lb[1]);
+	const struct {
+		const char *key, *value, *opt;
+	} kv[] = {{"ttft_p99", ttft, "--ttft-p99"},        {"tpot_p99", tpot, "--tpot-p99"},
+	          {"objective", objective, "--objective"}, {"max_gpus", max_gpus, "--max-gpus"},
+	          {"power_budget", power, "--power-budget"}, {"replications", reps, "--replications"},
+	          {"seed", seed, "--seed"},                   {"jobs", jobs, "--jobs"}};
+	for (size_t k = 0; k < sizeof kv / sizeof *kv; k++)
+		if (kv[k].value && (st = aiw_plan_set(plan, kv[k].key, kv[k].value)) != AIW_OK) {
+			cli_errorf("plan: %s: %s", kv[k].opt, aiw_plan_errmsg(plan));
+			rc = cli_exit_code(st);
+			goto done;
+		}
+	for (size_t k = 0; k < nsets; k++) {
+		const char *eq = strchr(sets[k], '=');
+		char name[256];
+		if (!eq || eq == sets[k] || (size_t)(eq - sets[k]) >= sizeof name) {
+			rc = cli_cmd_usage_error(&who, "--set expects NAME=VALUE, got '%s'", sets[k]);
+			goto done;
+		}
+		memcpy(name, sets[k], (size_t)(eq - sets[k]));
+		name[eq - sets[k]] = '\0';
+		if (!strchr(name, '.') || (st = aiw_plan_set(plan, name, eq + 1)) != AIW_OK) {
+			cli_errorf("plan: --set %s: %s", sets[k],
+			           strchr(name, '.') ? aiw_plan_errmsg(plan) : "expected NAME.KEY=VALUE");
+			rc = strchr(name, '.') ? cli_exit_code(st) : EXIT_USAGE;
+			goto done;
+		}
+	}
+	bool have_replicas = false;
+	for (size_t k = 0; k < ngrids; k++) {
+		const char *eq = strchr(grids[k], '=');
+		char name[64];
+		if (!eq || eq == grids[k] || (size_t)(eq - grids[k]) >= sizeof name) {
+			rc = cli_cmd_usage_error(&who, "--set-grid expects NAME=V1,V2,..., got '%s'",
+			                         grids[k]);
+			goto done;
+		}
+		memcpy(name, grids[k], (size_t)(eq - grids[k]));
+		name[eq - grids[k]] = '\0';
+		if (strcmp(name, "replicas") == 0)
+			have_replicas = true;
+		if ((st = aiw_plan_grid(plan, name, eq + 1)) != AIW_OK) {
+			cli_errorf("plan: --set-grid %s: %s", grids[k], aiw_plan_errmsg(plan));
+			rc = cli_exit_code(st);
+			goto done;
+		}
+	}
+	if (!have_replicas && (st = aiw_plan_grid(plan, "replicas", "1..64")) != AIW_OK) {
+		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
+		rc = cli_exit_code(st);
+		goto done;
+	}
+	if ((st = aiw_plan_run(plan)) != AIW_OK) {
+		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
+		rc = cli_exit_code(st);
+		goto done;
+	}
+	size_t s[AIW_PLAN_NSTATS];
+	aiw_plan_stats(plan, s, AIW_PLAN_NSTATS);
+	if (csv && (st = aiw_plan_write_csv(plan, csv)) != AIW_OK) {
+		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
+		rc = cli_exit_code(st);
+		goto done;
+	}
+	printf("Plan of %s, fleet %s: objective %s; limits P99 TTFT %s, P99 TPOT %s\n", file,
+	       component, objective ? objective : "cost_per_mtok", ttft ? ttft : "none",
+	       tpot ? tpot : "none");
+	printf("Candidates %zu: pruned %zu by memory, %zu by --max-gpus, %zu by the load bound, "
+	       "%zu by the bisection; simulated %zu (%zu runs); feasible combinations %zu\n",
+	       s[AIW_PLAN_STAT_CANDIDATES], s[AIW_PLAN_STAT_PRUNED_MEMORY],
+	       s[AIW_PLAN_STAT_PRUNED_CAP], s[AIW_PLAN_STAT_PRUNED_LOAD],
+	       s[AIW_PLAN_STAT_PRUNED_BISECTION],
+	       s[AIW_PLAN_STAT_SIMULATED], s[AIW_PLAN_STAT_RUNS], s[AIW_PLAN_STAT_ROWS]);
+	if (s[AIW_PLAN_STAT_ROWS] == 0) {
+		const char *why = "";
+		aiw_plan_verdict(plan, &why);
+		cli_errorf("plan: no feasible candidate: %s", why);
+		rc = cli_flush_stdout() ? EXIT_FAIL : EXIT_FAIL;
+		goto done;
+	}
+	printf("%4s  %-12s %3s %4s %6s %5s %5s  %12s %10s %10s %11s  %s\n", "rank", "gpu", "tp",
+	       "bits", "batch", "repl", "gpus", "objective", "ttft_p99", "tpot_p99", "peak_w",
+	       "pareto");
+	for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS] && (ntop == 0 || i < (size_t)ntop); i++) {
+		double v[AIW_PLAN_NCOLUMNS];
+		const char *gpu, *snip;
+		aiw_plan_row(plan, i, v, AIW_PLAN_NCOLUMNS, &gpu, &snip);
+		char mb[32] = "-";
+		if (isfinite(v[AIW_PLAN_MAX_BATCH]))
+			snprintf(mb, sizeof mb, "%g", v[AIW_PLAN_MAX_BATCH]);
+		printf("%4zu  %-12s %3.0f %4g %6s %5.0f %5.0f  %12.6g %10.4g %10.4g %11.6g  %s%s\n",
+		       i + 1, gpu, v[AIW_PLAN_GPUS_PER_REPLICA], v[AIW_PLAN_WEIGHT_BITS], mb,
+		       v[AIW_PLAN_REPLICAS], v[AIW_PLAN_GPUS],
+		       v[AIW_PLAN_OBJECTIVE], v[AIW_PLAN_TTFT_P99_S], v[AIW_PLAN_TPOT_P99_S],
+		       v[AIW_PLAN_POWER_PEAK_W], v[AIW_PLAN_PARETO_TTFT] ? "T" : "-",
+		       v[AIW_PLAN_PARETO_POWER] ? "P" : "-");
+		fputs("      ", stdout);
+		for (const char *c = snip; *c; c++)
+			fputc(*c == '\n' ? (c[1] ? ' ' : '\n') : *c, stdout);
+	}
+	printf("pareto: T on the front of the objective vs P99 TTFT, P on that of the objective "
+	       "vs peak power\n");
+	rc = cli_flush_stdout();
+done:
+	aiw_plan_free(plan);
+	free(sets);
+	free(grids);
+	free(ops);
+	return rc;
+}
