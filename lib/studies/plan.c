@@ -1052,7 +1052,8 @@ aiw_status aiw_plan_run(aiw_plan *p)
 	if (st != AIW_OK)
 		return st;
 	p->stats[AIW_PLAN_STAT_ROWS] = p->nrows;
-	qsort(p->rows, p->nrows, sizeof *p->rows, cmp_rows);
+	if (p->nrows > 1) /* no rows: no array (qsort's argument must not be NULL) */
+		qsort(p->rows, p->nrows, sizeof *p->rows, cmp_rows);
 	for (size_t i = 0; i < p->nrows; i++) {
 		double *v = p->rows[i].v;
 		bool dt = false, dp = false;
