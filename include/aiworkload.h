@@ -707,6 +707,15 @@ AIW_EXPORT aiw_status aiw_sweep_write_csv(aiw_sweep *sw, const char *path);
 /* CSV, one row per stored task: point, replication, seed, the parameters,
  * the metrics. */
 AIW_EXPORT aiw_status aiw_sweep_write_replications_csv(aiw_sweep *sw, const char *path);
+/* The sweep's report as one self-contained HTML page (no network access:
+ * its Content-Security-Policy forbids it; the charting library is
+ * embedded): the sweep's identity, a table of every point with each
+ * metric's mean and 95% confidence half-width (as aiw_sweep_result), the
+ * refused points with their messages, and one chart per metric against
+ * the first parameter, a line per value of the others with its confidence
+ * band.  The same sweep gives the same bytes.  After aiw_sweep_run (or
+ * aiw_sweep_prepare and the tasks stored).  Since AIW_1.1. */
+AIW_EXPORT aiw_status aiw_sweep_write_html(const aiw_sweep *sw, const char *path);
 
 /* ---- autoscaler replay ---------------------------------------------------- */
 /* Run the decisions of autoscaler policy "hpa" or "kpa" on recorded

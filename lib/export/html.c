@@ -16,6 +16,7 @@
  * test can read the outcome from the DOM.
  */
 #include "core/internal.h"
+#include "export/html.h"
 
 #include <errno.h>
 #include <math.h>
@@ -37,7 +38,7 @@ extern const size_t aiwi_uplot_version_len;
  * stay visible. */
 enum { HTML_MAX_POINTS = 8192 };
 
-static void html_text(FILE *f, const char *s)
+void aiwi_html_text(FILE *f, const char *s)
 {
 	for (; *s; s++) {
 		switch (*s) {
@@ -52,7 +53,7 @@ static void html_text(FILE *f, const char *s)
 
 /* A JSON string inside <script>: '<', '>' and '&' escaped too, so no text
  * can close the element. */
-static void js_str(FILE *f, const char *s)
+void aiwi_html_js_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -67,7 +68,7 @@ static void js_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-static void js_num(FILE *f, double x)
+void aiwi_html_js_num(FILE *f, double x)
 {
 	if (isfinite(x))
 		fprintf(f, "%.7g", x);
@@ -152,11 +153,11 @@ static void metric_row(FILE *f, aiw_sim *sim, const char *name, const char *labe
 	char val[96];
 	fmt_value(val, sizeof val, v, d ? d->unit : "1", d ? d->flags : 0);
 	fputs("<tr><td>", f);
-	html_text(f, label_override ? label_override : d && d->label ? d->label : name);
+	aiwi_html_text(f, label_override ? label_override : d && d->label ? d->label : name);
 	fputs("</td><td class=\"num\">", f);
-	html_text(f, val);
+	aiwi_html_text(f, val);
 	fputs("</td><td><code>", f);
-	html_text(f, name);
+	aiwi_html_text(f, name);
 	fputs("</code></td></tr>\n", f);
 }
 
@@ -227,6 +228,37 @@ static const char *const ERROR_JS =
 	"Array.prototype.join.call(arguments,' '));return ce.apply(console,arguments);};\n"
 	"})();\n";
 
+void aiwi_html_head(FILE *f, const char *title)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+	      "<meta name=\"generator\" content=\"libaiworkload ",
+	      f);
+	aiwi_html_text(f, aiw_version_string());
+	fputs("\">\n<title>", f);
+	aiwi_html_text(f, title);
+	fputs("</title>\n<script>", f);
+	fputs(ERROR_JS, f);
+	fputs("</script>\n<style>\n", f);
+	fwrite(aiwi_uplot_css, 1, aiwi_uplot_css_len, f);
+	fputs("\n", f);
+	fputs(CSS, f);
+	fputs("</style>\n<script>\n", f);
+	fwrite(aiwi_uplot_js, 1, aiwi_uplot_js_len, f);
+	fputs("\n</script>\n</head>\n<body>\n", f);
+}
+
+int aiwi_html_uplot_version_len(void)
+{
+	return (int)aiwi_uplot_version_len;
+}
+
+const char *aiwi_html_uplot_version(void)
+{
+	return (const char *)aiwi_uplot_version;
+}
+
 static void fmt_duration(char *buf, size_t len, double s)
 {
 	if (s >= 86400)
@@ -246,24 +278,24 @@ static void write_identity(FILE *f, aiw_sim *sim, size_t len)
 	aiw_sim_get_double(sim, "sim.sample_interval", &si);
 	fputs("<h2 id=\"identity\">Run</h2>\n<table id=\"identity-table\">\n", f);
 	fputs("<tr><td>Library</td><td>libaiworkload ", f);
-	html_text(f, aiw_version_string());
+	aiwi_html_text(f, aiw_version_string());
 	fputs("</td></tr>\n<tr><td>Seed</td><td>", f);
-	html_text(f, seed[0] ? seed : "0");
+	aiwi_html_text(f, seed[0] ? seed : "0");
 	fmt_duration(buf, sizeof buf, now);
 	fputs("</td></tr>\n<tr><td>Simulated time</td><td>", f);
-	html_text(f, buf);
+	aiwi_html_text(f, buf);
 	fmt_duration(buf, sizeof buf, si);
 	fprintf(f, "</td></tr>\n<tr><td>Sample interval</td><td>");
-	html_text(f, buf);
+	aiwi_html_text(f, buf);
 	fprintf(f, "</td></tr>\n<tr><td>Points per curve</td><td>%zu</td></tr>\n", len);
 	fputs("<tr><td>Components</td><td>", f);
 	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
 		aiwi_comp *c = aiwi_comp_at(sim, i);
 		fputs(i ? ", " : "", f);
-		html_text(f, c->prefix);
+		aiwi_html_text(f, c->prefix);
 		if (c->origin) {
 			fputs(" <span class=\"note\">(", f);
-			html_text(f, c->origin);
+			aiwi_html_text(f, c->origin);
 			fputs(")</span>", f);
 		}
 	}
@@ -281,19 +313,19 @@ static void write_identity(FILE *f, aiw_sim *sim, size_t len)
 	for (size_t i = 0; i < aiwi_ncomps(sim); i++) {
 		aiwi_comp *c = aiwi_comp_at(sim, i);
 		fprintf(f, "%s[", i ? "\n" : "");
-		html_text(f, c->kind->name);
+		aiwi_html_text(f, c->kind->name);
 		if (c->name[0]) {
 			fputc(' ', f);
-			html_text(f, c->name);
+			aiwi_html_text(f, c->name);
 		}
 		fputs("]\n", f);
 		for (size_t j = 0; j < c->kind->nparams; j++) {
 			if (!c->v[j].given)
 				continue;
 			aiwi_value_format(&c->kind->params[j], &c->v[j], val, 4200);
-			html_text(f, c->kind->params[j].key);
+			aiwi_html_text(f, c->kind->params[j].key);
 			fputs(" = ", f);
-			html_text(f, val);
+			aiwi_html_text(f, val);
 			fputc('\n', f);
 		}
 	}
@@ -384,9 +416,9 @@ static void write_latency(FILE *f, aiw_sim *sim)
 			fputs("<h2 id=\"latency\">Latency and SLO attainment</h2>\n", f);
 		head = true;
 		fputs("<h3>", f);
-		html_text(f, c->prefix);
+		aiwi_html_text(f, c->prefix);
 		fputs("</h3>\n<table class=\"latency-table\" data-component=\"", f);
-		html_text(f, c->prefix);
+		aiwi_html_text(f, c->prefix);
 		fputs("\">\n<tr><th>Latency (s)</th>", f);
 		for (size_t s = 0; s < sizeof STAT / sizeof *STAT; s++)
 			fprintf(f, "<th>%s</th>", STAT[s]);
@@ -404,7 +436,7 @@ static void write_latency(FILE *f, aiw_sim *sim)
 			fputs("</tr>\n", f);
 		}
 		fputs("</table>\n<table class=\"slo-table\" data-component=\"", f);
-		html_text(f, c->prefix);
+		aiwi_html_text(f, c->prefix);
 		fputs("\">\n", f);
 		for (size_t k = 0; k < sizeof SLO / sizeof *SLO; k++) {
 			snprintf(name, sizeof name, "%s.%s", c->prefix, SLO[k][0]);
@@ -447,9 +479,9 @@ static void write_training(FILE *f, aiw_sim *sim)
 			fputs("<h2 id=\"training\">Training time breakdown</h2>\n", f);
 		head = true;
 		fputs("<h3>", f);
-		html_text(f, c->prefix);
+		aiwi_html_text(f, c->prefix);
 		fputs("</h3>\n<table class=\"training-table\" data-component=\"", f);
-		html_text(f, c->prefix);
+		aiwi_html_text(f, c->prefix);
 		fputs("\">\n<tr><th>Part of the wall time</th><th>Time (s)</th><th>Share</th><th></th>"
 		      "</tr>\n",
 		      f);
@@ -478,9 +510,9 @@ static void write_training(FILE *f, aiw_sim *sim)
 			char val[96];
 			fmt_value(val, sizeof val, v, d ? d->unit : "1", d ? d->flags : 0);
 			fprintf(f, "<tr><td>%s</td><td class=\"num\">", MORE[k][1]);
-			html_text(f, val);
+			aiwi_html_text(f, val);
 			fputs("</td><td colspan=\"2\"><code>", f);
-			html_text(f, name);
+			aiwi_html_text(f, name);
 			fputs("</code></td></tr>\n", f);
 		}
 		fputs("</table>\n", f);
@@ -521,33 +553,33 @@ static void write_data(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 	/* buckets of b points past HTML_MAX_POINTS: two points each */
 	size_t b = len > HTML_MAX_POINTS ? (len + HTML_MAX_POINTS / 2 - 1) / (HTML_MAX_POINTS / 2) : 1;
 	fputs("<script type=\"application/json\" id=\"aiw-data\">{\"xlabel\":", f);
-	js_str(f, xl);
+	aiwi_html_js_str(f, xl);
 	fprintf(f, ",\"bucket\":%zu,\"x\":[", b);
 	for (size_t k = 0; k < len; k += b) {
 		size_t e = k + b < len ? k + b : len;
 		if (k)
 			fputc(',', f);
-		js_num(f, t[k] / div);
+		aiwi_html_js_num(f, t[k] / div);
 		if (b > 1 && e - k > 1) {
 			fputc(',', f);
-			js_num(f, t[k + (e - k) / 2] / div);
+			aiwi_html_js_num(f, t[k + (e - k) / 2] / div);
 		}
 	}
 	fputs("],\"curves\":[", f);
 	for (size_t i = 0; i < ns; i++) {
 		const double *v = aiwi_rec_values(r, i);
 		fputs(i ? ",\n{\"name\":" : "\n{\"name\":", f);
-		js_str(f, aiwi_rec_name(r, i));
+		aiwi_html_js_str(f, aiwi_rec_name(r, i));
 		fputs(",\"unit\":", f);
 		const char *u = aiwi_rec_unit(r, i);
-		js_str(f, *u ? u : "1");
+		aiwi_html_js_str(f, *u ? u : "1");
 		fputs(",\"v\":[", f);
 		for (size_t k = 0; k < len; k += b) {
 			size_t e = k + b < len ? k + b : len;
 			if (k)
 				fputc(',', f);
 			if (b == 1 || e - k == 1) {
-				js_num(f, v[k]);
+				aiwi_html_js_num(f, v[k]);
 				continue;
 			}
 			size_t lo = k, hi = k;
@@ -565,9 +597,9 @@ static void write_data(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 				fputs("null,null", f);
 				continue;
 			}
-			js_num(f, v[lo < hi ? lo : hi]);
+			aiwi_html_js_num(f, v[lo < hi ? lo : hi]);
 			fputc(',', f);
-			js_num(f, v[lo < hi ? hi : lo]);
+			aiwi_html_js_num(f, v[lo < hi ? hi : lo]);
 		}
 		fputs("]}", f);
 	}
@@ -591,21 +623,8 @@ AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path)
 	if (!f)
 		return aiwi_err(sim, AIW_EIO, "aiw_sim_write_html: cannot write '%s': %s", path,
 		                strerror(errno));
-	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
-	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
-	      "<meta name=\"generator\" content=\"libaiworkload ",
-	      f);
-	html_text(f, aiw_version_string());
-	fputs("\">\n<title>libaiworkload report</title>\n<script>", f);
-	fputs(ERROR_JS, f);
-	fputs("</script>\n<style>\n", f);
-	fwrite(aiwi_uplot_css, 1, aiwi_uplot_css_len, f);
-	fputs("\n", f);
-	fputs(CSS, f);
-	fputs("</style>\n<script>\n", f);
-	fwrite(aiwi_uplot_js, 1, aiwi_uplot_js_len, f);
-	fputs("\n</script>\n</head>\n<body>\n<h1>libaiworkload report</h1>\n"
+	aiwi_html_head(f, "libaiworkload report");
+	fputs("<h1>libaiworkload report</h1>\n"
 	      "<nav><a href=\"#identity\">Run</a><a href=\"#summary\">Summary</a>"
 	      "<a href=\"#power\">Power</a><a href=\"#latency\">Latency</a>"
 	      "<a href=\"#training\">Training</a><a href=\"#costs\">Costs</a>"
@@ -620,7 +639,7 @@ AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path)
 			const char *text = "";
 			aiw_sim_warning(sim, i, &text);
 			fputs("<li>", f);
-			html_text(f, text);
+			aiwi_html_text(f, text);
 			fputs("</li>\n", f);
 		}
 		fputs("</ul>\n", f);

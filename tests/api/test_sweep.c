@@ -955,6 +955,105 @@ START_TEST(test_ci_coverage_mm1)
 }
 END_TEST
 
+/* aiw_sweep_write_html: its argument checks; the page holds every point
+ * (one row each, its values and each metric's mean and CI half-width as
+ * aiw_sweep_result gives them), every metric's chart slot and a refused
+ * point's message; the same sweep gives the same bytes, whatever the
+ * number of threads. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+START_TEST(test_html)
+{
+	char a[256], b[256], bad[256];
+	tmp_path(a, sizeof a, "a.html");
+	tmp_path(b, sizeof b, "b.html");
+	tmp_path(bad, sizeof bad, "no/such/dir/r.html");
+	ck_assert_int_eq(aiw_sweep_write_html(NULL, a), AIW_EINVAL);
+	aiw_sweep *sw = small_sweep(1);
+	SW_FAILS(sw, aiw_sweep_write_html(sw, NULL), AIW_EINVAL, "path is NULL");
+	SW_FAILS(sw, aiw_sweep_write_html(sw, ""), AIW_EINVAL, "path is empty");
+	SW_FAILS(sw, aiw_sweep_write_html(sw, a), AIW_ESTATE, "has not run");
+	SW_OK(sw, aiw_sweep_set_metrics(sw, WAIT "," ARRIVED));
+	SW_OK(sw, aiw_sweep_run(sw));
+	SW_FAILS(sw, aiw_sweep_write_html(sw, bad), AIW_EIO, "cannot write");
+	SW_OK(sw, aiw_sweep_write_html(sw, a));
+	char *page = slurp(a);
+	size_t np, nm, npar;
+	SW_OK(sw, aiw_sweep_npoints(sw, &np));
+	SW_OK(sw, aiw_sweep_nmetrics(sw, &nm));
+	SW_OK(sw, aiw_sweep_nparams(sw, &npar));
+	ck_assert_uint_eq(np, 6);
+	ck_assert_uint_eq(nm, 2);
+	ck_assert_uint_eq(count_of(page, "<tr class=\"point\""), np);
+	ck_assert_uint_eq(count_of(page, "data-status=\"ok\""), np);
+	ck_assert_ptr_nonnull(strstr(page, "default-src 'none'"));
+	ck_assert_ptr_nonnull(strstr(page, "<tr><td>Seed</td><td>2024</td></tr>"));
+	ck_assert_ptr_nonnull(strstr(page, "<tr><td>Replications</td><td>4</td></tr>"));
+	ck_assert_ptr_nonnull(strstr(page, "data-expected=\"2\""));
+	char buf[512];
+	for (size_t j = 0; j < nm; j++) {
+		const char *m;
+		SW_OK(sw, aiw_sweep_metric_name(sw, j, &m));
+		snprintf(buf, sizeof buf, "<th><code>%s</code></th>", m);
+		ck_assert_msg(strstr(page, buf), "no column %s", m);
+	}
+	for (size_t p = 0; p < np; p++) {
+		char row[4096];
+		int k = snprintf(row, sizeof row,
+		                 "<tr class=\"point\" data-point=\"%zu\" data-status=\"ok\"><td "
+		                 "class=\"num\">%zu</td>", p, p);
+		for (size_t i = 0; i < npar; i++) {
+			const char *v;
+			SW_OK(sw, aiw_sweep_point_value(sw, p, i, &v));
+			k += snprintf(row + k, sizeof row - (size_t)k, "<td>%s</td>", v);
+		}
+		for (size_t j = 0; j < nm; j++) {
+			double mean, ci;
+			SW_OK(sw, aiw_sweep_result(sw, p, j, &mean, NULL, &ci, NULL));
+			ck_assert(isfinite(mean) && isfinite(ci) && ci > 0);
+			k += snprintf(row + k, sizeof row - (size_t)k,
+			              "<td class=\"num\">%.6g &plusmn; %.6g</td>", mean, ci);
+		}
+		ck_assert_msg(strstr(page, row), "point %zu: no row %s", p, row);
+	}
+	free(page);
+	/* the same sweep on two threads: the same bytes */
+	aiw_sweep *sw2 = small_sweep(2);
+	SW_OK(sw2, aiw_sweep_set_metrics(sw2, WAIT "," ARRIVED));
+	SW_OK(sw2, aiw_sweep_run(sw2));
+	SW_OK(sw2, aiw_sweep_write_html(sw2, b));
+	assert_files_equal(a, b);
+	aiw_sweep_free(sw2);
+	aiw_sweep_free(sw);
+	/* a refused point and its message (text escaped) */
+	sw = new_sweep("[sim]\nduration = 1h\n[training t]\ngpus = 64\nmemory_check = warn\n");
+	SW_OK(sw, aiw_sweep_axis(sw, "training.t.gpus", "0,8"));
+	SW_OK(sw, aiw_sweep_set_metrics(sw, "training.t.steps"));
+	SW_OK(sw, aiw_sweep_set_keep_going(sw, 1));
+	SW_OK(sw, aiw_sweep_run(sw));
+	SW_OK(sw, aiw_sweep_write_html(sw, a));
+	page = slurp(a);
+	ck_assert_uint_eq(count_of(page, "data-status=\"refused\""), 1);
+	ck_assert_uint_eq(count_of(page, "data-status=\"ok\""), 1);
+	ck_assert_ptr_nonnull(strstr(page, "<ul id=\"refused-list\">"));
+	aiw_status ps;
+	const char *why;
+	SW_OK(sw, aiw_sweep_point_status(sw, 0, &ps, &why));
+	ck_assert_int_ne(ps, AIW_OK);
+	ck_assert_msg(strstr(page, "training.t.gpus = 0"), "the refusal's message is missing");
+	free(page);
+	aiw_sweep_free(sw);
+	remove(a);
+	remove(b);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("sweep");
@@ -977,6 +1076,10 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, test_scenario_file);
 	tcase_add_test(tc, test_ci_coverage_mm1);
 	suite_add_tcase(s, tc);
+	TCase *th = tcase_create("html");
+	tcase_set_timeout(th, 300);
+	tcase_add_test(th, test_html);
+	suite_add_tcase(s, th);
 	return s;
 }
 

@@ -101,6 +101,8 @@ void cli_sweep_usage(FILE *f)
 	        "  --out FILE.csv           results, one row per point (default: standard output)\n"
 	        "  --replications-out FILE.csv\n"
 	        "                           every run: point, replication, seed, values, metrics\n"
+	        "  --report FILE.html       the sweep's report: every point's means and 95%% CIs,\n"
+	        "                           the refused points, a chart per metric (one file)\n"
 	        "  --keep-going             a refused point does not stop the sweep: its row\n"
 	        "                           has the columns status = refused and message\n"
 	        "  --progress, --no-progress\n"
@@ -160,6 +162,7 @@ int cli_sweep_parse(int argc, char **argv, cli_sweep_opts *o, bool quiet)
 		{"--metrics", CLI_OPT_ONE, &o->metrics, NULL, NULL},
 		{"--out|-o", CLI_OPT_ONE, &o->out, NULL, NULL},
 		{"--replications-out", CLI_OPT_ONE, &o->reps_out, NULL, NULL},
+		{"--report", CLI_OPT_ONE, &o->report, NULL, NULL},
 		{"--seed", CLI_OPT_ONE, &seed_v, NULL, NULL},
 		{"--progress|--no-progress", CLI_OPT_FLAG, &progress, NULL, NULL},
 		{"--keep-going", CLI_OPT_FLAG, &keep_going, NULL, NULL},
@@ -211,6 +214,7 @@ int cli_sweep_check_paths(const cli_sweep_opts *o, bool quiet)
 	cli_files out = {0}, in = {0};
 	int rc = cli_files_add(&out, "--out", o->out) ||
 	                 cli_files_add(&out, "--replications-out", o->reps_out) ||
+	                 cli_files_add(&out, "--report", o->report) ||
 	                 cli_files_add(&in, "the scenario", o->scenario) ||
 	                 cli_files_add(&in, "the points file", o->points)
 	             ? EXIT_FAIL : 0;
@@ -360,7 +364,7 @@ static int check_components(const cli_sweep_opts *o, bool quiet)
  * the simulation then names.  0 or EXIT_USAGE with the message. */
 static int check_point_inputs(const cli_sweep_opts *o, const aiw_sweep *sw, bool quiet)
 {
-	if (!o->out && !o->reps_out)
+	if (!o->out && !o->reps_out && !o->report)
 		return 0;
 	size_t np = 0, nparams = 0;
 	aiw_sweep_npoints(sw, &np);
@@ -376,7 +380,8 @@ static int check_point_inputs(const cli_sweep_opts *o, const aiw_sweep *sw, bool
 	size_t nowned = 0, capowned = 0;
 	cli_files outs = {0}, in = {0};
 	int rc = !last || cli_files_add(&outs, "--out", o->out) ||
-	                 cli_files_add(&outs, "--replications-out", o->reps_out)
+	                 cli_files_add(&outs, "--replications-out", o->reps_out) ||
+	                 cli_files_add(&outs, "--report", o->report)
 	             ? EXIT_FAIL : 0;
 	for (size_t p = 0; p < np && !rc; p++) {
 		bool changed = false;
@@ -681,6 +686,9 @@ int cli_sweep_finish(aiw_sweep *sw, const cli_sweep_opts *o, aiw_status st,
 	errno = 0;
 	if (ws == AIW_OK && o->reps_out &&
 	    (ws = aiw_sweep_write_replications_csv(sw, o->reps_out)) != AIW_OK)
+		lib_error(aiw_sweep_errmsg(sw), ws, errno);
+	errno = 0;
+	if (ws == AIW_OK && o->report && (ws = aiw_sweep_write_html(sw, o->report)) != AIW_OK)
 		lib_error(aiw_sweep_errmsg(sw), ws, errno);
 	if (ws != AIW_OK && rc == 0)
 		rc = EXIT_FAIL;

@@ -34,6 +34,7 @@ typedef struct cli_sweep_opts {
 	const char *metrics;    /* --metrics LIST */
 	const char *out;        /* --out FILE.csv (NULL: standard output) */
 	const char *reps_out;   /* --replications-out FILE.csv */
+	const char *report;     /* --report FILE.html */
 	size_t replications;    /* --replications R (default 1) */
 	unsigned jobs;          /* --jobs J (default 0: one per processor) */
 	bool seed_set;

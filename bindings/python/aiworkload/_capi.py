@@ -306,6 +306,7 @@ SIGNATURES = {
                                        ("metric", c_size_t), ("out", PD)]),
     "aiw_sweep_write_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
     "aiw_sweep_write_replications_csv": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
+    "aiw_sweep_write_html": (STATUS, [("sw", SWEEP), ("path", c_char_p)]),
     # serving plan (studies/plan.c)
     "aiw_plan_create": (STATUS, [("out", POINTER(PLAN)), ("scenario_path", c_char_p),
                                  ("scenario_text", c_char_p), ("component", c_char_p)]),

@@ -429,3 +429,9 @@ class Sweep(object):
 
     def write_replications_csv(self, path):
         _capi.lib.aiw_sweep_write_replications_csv(self._p(), _b(path))
+
+    def write_html(self, path):
+        """The sweep's report: one self-contained HTML page (identity, every
+        point's means and 95% confidence half-widths, the refused points, a
+        chart per metric against the first parameter)."""
+        _capi.lib.aiw_sweep_write_html(self._p(), _b(path))

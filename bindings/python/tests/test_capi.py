@@ -377,6 +377,7 @@ class EveryFunction(unittest.TestCase):
                 self.assertEqual(sw.result(0, "site.energy_kwh")[3], 2)
                 sw.write_csv(os.path.join(d, "s.csv"))
                 sw.write_replications_csv(os.path.join(d, "r.csv"))
+                sw.write_html(os.path.join(d, "s.html"))
                 with aiworkload.Sweep(aiwtest.SCRIPTED, point_file=pts, replications=2,
                                       metrics=["site.energy_kwh"]) as dst:
                     dst.axis("load.a.gpus", [4, 8])

@@ -177,6 +177,18 @@ class Stochastic(unittest.TestCase):
             self.assertEqual(len(rows), 2)
             self.assertEqual(float(rows[1][METRIC + ".mean"]), src.result(1, METRIC)[0])
             dst.write_replications_csv(os.path.join(d, "reps.csv"))
+            # the HTML report: a row per point, the same bytes for the same sweep
+            a, b = os.path.join(d, "a.html"), os.path.join(d, "b.html")
+            src.write_html(a)
+            dst.write_html(b)
+            with open(a, "rb") as f:
+                page = f.read()
+            with open(b, "rb") as f:
+                self.assertEqual(f.read(), page)
+            self.assertEqual(page.count(b'<tr class="point"'), 2)
+            self.assertIn(METRIC.encode(), page)
+            with self.assertRaises(aiw.AiwError):
+                src.write_html(os.path.join(d, "no", "such", "r.html"))
 
     def test_callback_exception_and_stop(self):
         sw = self._sweep(1)
