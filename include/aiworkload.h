@@ -800,6 +800,21 @@ enum {
 	AIW_PLAN_PARETO_POWER = 14,    /* 1: on the front of objective vs peak power */
 	AIW_PLAN_NCOLUMNS = 15
 };
+/* Columns of aiw_plan_row for a [training NAME] job (the layout search). */
+enum {
+	AIW_PLAN_T_TOKENS_PER_S = 0,   /* global_batch x seq_len / step time: the objective */
+	AIW_PLAN_T_GPUS = 1,
+	AIW_PLAN_T_TP = 2,
+	AIW_PLAN_T_PP = 3,
+	AIW_PLAN_T_DP = 4,
+	AIW_PLAN_T_ZERO_STAGE = 5,
+	AIW_PLAN_T_MICRO_BATCH = 6,
+	AIW_PLAN_T_RECOMPUTE = 7,      /* 0 none, 1 selective, 2 full */
+	AIW_PLAN_T_STEP_TIME_S = 8,    /* the layout model's step_time_model_s */
+	AIW_PLAN_T_MEMORY_PER_GPU_BYTES = 9,
+	AIW_PLAN_T_MFU = 10,           /* mfu_model */
+	AIW_PLAN_T_NCOLUMNS = 11
+};
 /* Counts of aiw_plan_stats. */
 enum {
 	AIW_PLAN_STAT_CANDIDATES = 0,       /* grid size */

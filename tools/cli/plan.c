@@ -51,6 +51,32 @@ static void plan_usage(FILE *f)
 }
 
 /* the fleet's own slo_ttft or slo_tpot as text, or NULL */
+/* true: component names a [training NAME] job ("training.NAME", or a bare
+ * NAME the scenario has as [training NAME] and not as [inference NAME]) */
+static bool is_training(const char *file, const char *comp)
+{
+	if (strncmp(comp, "training.", 9) == 0)
+		return true;
+	if (strncmp(comp, "inference.", 10) == 0)
+		return false;
+	aiw_sim *sim;
+	if (aiw_sim_create(&sim, 1) != AIW_OK)
+		return false;
+	size_t nc = 0;
+	bool inf = false, tr = false;
+	if (aiw_sim_load_file(sim, file) == AIW_OK)
+		aiw_sim_component_count(sim, &nc);
+	for (size_t k = 0; k < nc; k++) {
+		const char *kind, *name;
+		if (aiw_sim_component(sim, k, &kind, &name) != AIW_OK || strcmp(name, comp) != 0)
+			continue;
+		inf = inf || strcmp(kind, "inference") == 0;
+		tr = tr || strcmp(kind, "training") == 0;
+	}
+	aiw_sim_free(sim);
+	return tr && !inf;
+}
+
 static const char *fleet_limit(const char *file, const char *comp, const char *key, char *buf,
                                size_t len)
 {
@@ -68,6 +94,42 @@ static const char *fleet_limit(const char *file, const char *comp, const char *k
 	}
 	aiw_sim_free(sim);
 	return out;
+}
+
+static int print_training(aiw_plan *plan, const char *file, const char *component,
+                          const size_t *s, long ntop)
+{
+	static const char *const RC[] = {"none", "selective", "full"};
+	printf("Plan of %s, training job %s: the layout of the highest throughput (tokens/s "
+	       "of the layout model's step time)\n",
+	       file, component);
+	printf("Candidates %zu: refused %zu by the start check (memory, layout); feasible "
+	       "layouts %zu\n",
+	       s[AIW_PLAN_STAT_CANDIDATES], s[AIW_PLAN_STAT_PRUNED_MEMORY], s[AIW_PLAN_STAT_ROWS]);
+	if (s[AIW_PLAN_STAT_ROWS] == 0) {
+		const char *why = "";
+		aiw_plan_verdict(plan, &why);
+		cli_errorf("plan: no feasible layout: %s", why);
+		cli_flush_stdout();
+		return EXIT_FAIL;
+	}
+	printf("%4s  %-12s %4s %4s %5s %4s %5s %-9s  %12s %10s %8s %6s\n", "rank", "gpu", "tp",
+	       "pp", "dp", "zero", "micro", "recompute", "tokens/s", "step_s", "mem_GB", "mfu");
+	for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS] && (ntop == 0 || i < (size_t)ntop); i++) {
+		double v[AIW_PLAN_T_NCOLUMNS];
+		const char *gpu, *snip;
+		aiw_plan_row(plan, i, v, AIW_PLAN_T_NCOLUMNS, &gpu, &snip);
+		printf("%4zu  %-12s %4.0f %4.0f %5.0f %4.0f %5.0f %-9s  %12.6g %10.4g %8.2f %6.3f\n",
+		       i + 1, gpu, v[AIW_PLAN_T_TP], v[AIW_PLAN_T_PP], v[AIW_PLAN_T_DP],
+		       v[AIW_PLAN_T_ZERO_STAGE], v[AIW_PLAN_T_MICRO_BATCH],
+		       RC[(int)v[AIW_PLAN_T_RECOMPUTE]], v[AIW_PLAN_T_TOKENS_PER_S],
+		       v[AIW_PLAN_T_STEP_TIME_S], v[AIW_PLAN_T_MEMORY_PER_GPU_BYTES] / 1e9,
+		       v[AIW_PLAN_T_MFU]);
+		fputs("      ", stdout);
+		for (const char *c = snip; *c; c++)
+			fputc(*c == '\n' ? (c[1] ? ' ' : '\n') : *c, stdout);
+	}
+	return cli_flush_stdout();
 }
 
 int cli_plan(int argc, char **argv)
@@ -164,12 +226,13 @@ int cli_plan(int argc, char **argv)
 		rc = cli_cmd_usage_error(&who, "--component '%s': %s", component, aiw_strerror(st));
 		goto done;
 	}
+	bool training = is_training(file, component);
 	char lb[2][64];
-	if (!ttft)
+	if (!ttft && !training)
 		ttft = fleet_limit(file, strncmp(component, "inference.", 10) ? component
 		                                                              : component + 10,
 		                   "slo_ttft", lb[0], sizeof lb[0]);
-	if (!tpot)
+	if (!tpot && !training)
 		tpot = fleet_limit(file, strncmp(component, "inference.", 10) ? component
 		                                                              : component + 10,
 		                   "slo_tpot", lb[1], sizeof lb[1]);
@@ -220,7 +283,7 @@ int cli_plan(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (!have_replicas && (st = aiw_plan_grid(plan, "replicas", "1..64")) != AIW_OK) {
+	if (!have_replicas && !training && (st = aiw_plan_grid(plan, "replicas", "1..64")) != AIW_OK) {
 		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
 		rc = cli_exit_code(st);
 		goto done;
@@ -235,6 +298,10 @@ int cli_plan(int argc, char **argv)
 	if (csv && (st = aiw_plan_write_csv(plan, csv)) != AIW_OK) {
 		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
 		rc = cli_exit_code(st);
+		goto done;
+	}
+	if (training) {
+		rc = print_training(plan, file, component, s, ntop);
 		goto done;
 	}
 	printf("Plan of %s, fleet %s: objective %s; limits P99 TTFT %s, P99 TPOT %s\n", file,
