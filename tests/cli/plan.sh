@@ -85,6 +85,8 @@ EOF2
 expect 0 "plan of a training job" -- "$aiw" plan "$tmp/t.ini" --component pretrain --top 3 \
 	--csv "$tmp/t.csv"
 has "$tmp/out" "training job pretrain" "the header names the training job"
+has "$tmp/out" "A run of the best layout: tokens 3.95903e+08 wall_s 3600" \
+	"the training metrics of a run of the best layout"
 has "$tmp/out" "Candidates 432: refused 28 by the start check" "the grid and the refusals counted"
 has "$tmp/t.csv" "rank,gpu,tokens_per_s,gpus,tp,pp,dp,zero_stage,micro_batch,recompute" \
 	"the CSV has the training columns"

@@ -129,6 +129,46 @@ static int print_training(aiw_plan *plan, const char *file, const char *componen
 		for (const char *c = snip; *c; c++)
 			fputc(*c == '\n' ? (c[1] ? ' ' : '\n') : *c, stdout);
 	}
+	/* the training metrics of a run of the best row (the scenario's
+	 * duration, max_tokens, failures and checkpoints as written) */
+	const char *snip;
+	aiw_plan_row(plan, 0, NULL, 0, NULL, &snip);
+	aiw_sim *sim;
+	if (aiw_sim_create(&sim, 1) != AIW_OK)
+		return EXIT_FAIL;
+	aiw_status st = aiw_sim_load_file(sim, file);
+	for (const char *c = snip; st == AIW_OK && strncmp(c, "--set ", 6) == 0;) {
+		const char *eq = strchr(c, '='), *nl = strchr(c, '\n');
+		char name[512], value[512];
+		if (!eq || !nl || eq > nl)
+			break;
+		snprintf(name, sizeof name, "%.*s", (int)(eq - c - 6), c + 6);
+		snprintf(value, sizeof value, "%.*s", (int)(nl - eq - 1), eq + 1);
+		st = aiw_sim_set(sim, name, value);
+		c = nl + 1;
+	}
+	if (st == AIW_OK)
+		st = aiw_sim_run(sim);
+	if (st != AIW_OK) {
+		cli_errorf("plan: the run of the best layout: %s", aiw_sim_errmsg(sim));
+		aiw_sim_free(sim);
+		return cli_exit_code(st);
+	}
+	static const char *const KEY[] = {"tokens", "wall_s", "goodput", "ettr", "failures",
+	                                  "checkpoint_interval_s", "cost_usd", "cost_per_mtok_usd"};
+	const char *name = strchr(component, '.') ? strchr(component, '.') + 1 : component;
+	printf("A run of the best layout:");
+	for (size_t k = 0; k < sizeof KEY / sizeof *KEY; k++) {
+		char m[400];
+		double v = NAN;
+		snprintf(m, sizeof m, "training.%s.%s", name, KEY[k]);
+		if (aiw_sim_metric(sim, m, &v) == AIW_OK && isfinite(v))
+			printf(" %s %.6g", KEY[k], v);
+		else
+			printf(" %s none", KEY[k]);
+	}
+	printf("\n");
+	aiw_sim_free(sim);
 	return cli_flush_stdout();
 }
 
