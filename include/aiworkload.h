@@ -779,7 +779,14 @@ AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *profile, size_t row, cons
  * table has each combination's smallest feasible replica count.  The
  * combinations run on `jobs` threads (default 1, the caller's), merged in
  * grid order: the same output whatever the count.  One thread uses a plan
- * at a time. */
+ * at a time.
+ * A [training NAME] job (component "training.NAME", or a NAME that is a
+ * training job and no fleet) plans its layout instead: every tp x pp x dp
+ * = gpus (tp <= gpus_per_node) x micro_batch 1, 2, 4, 8 (micro_batch x dp
+ * dividing global_batch) x zero_stage 0..3 x recompute none, selective,
+ * full the job's start check accepts, ranked by global_batch x seq_len /
+ * step_time_model_s (tokens/s); rows in the AIW_PLAN_T_* columns, no
+ * limits, objective or grid. */
 typedef struct aiw_plan aiw_plan;
 /* Columns of aiw_plan_row. */
 enum {
@@ -827,7 +834,8 @@ enum {
 	AIW_PLAN_STAT_PRUNED_LOAD = 7,      /* below the offered load's bound */
 	AIW_PLAN_NSTATS = 8
 };
-/* New plan of the fleet `component` ("NAME" or "inference.NAME") of the
+/* New plan of the fleet `component` ("NAME", "inference.NAME" or
+ * "training.NAME") of the
  * scenario file scenario_path or the INI text scenario_text (exactly one
  * non-NULL).  Errors: AIW_EINVAL (NULL out or component, both or neither
  * scenario), AIW_ERANGE (a name of 0 or over 200 characters), AIW_EPARSE
