@@ -27,7 +27,10 @@ static void plan_usage(FILE *f)
 	        "combination is bisected.\n"
 	        "\n"
 	        "options:\n"
-	        "  --component NAME     the [inference NAME] fleet (default: the only one)\n"
+	        "  --component NAME     the [inference NAME] fleet (default: the only one), or a\n"
+	        "                       [training NAME] job (or training.NAME): its layout\n"
+	        "                       tp x pp x dp x zero_stage x micro_batch x recompute\n"
+	        "                       that fits memory, ranked by tokens/s\n"
 	        "  --ttft-p99 S         P99 TTFT limit (default: the fleet's slo_ttft, else none)\n"
 	        "  --tpot-p99 S         P99 TPOT limit (default: the fleet's slo_tpot, else none)\n"
 	        "  --objective O        cost_per_mtok (default), gpus, energy, peak_power\n"
@@ -50,7 +53,6 @@ static void plan_usage(FILE *f)
 	        "scenario.  See aiworkload(1) and aiw_plan_create(3).\n");
 }
 
-/* the fleet's own slo_ttft or slo_tpot as text, or NULL */
 /* true: component names a [training NAME] job ("training.NAME", or a bare
  * NAME the scenario has as [training NAME] and not as [inference NAME]) */
 static bool is_training(const char *file, const char *comp)
@@ -77,6 +79,7 @@ static bool is_training(const char *file, const char *comp)
 	return tr && !inf;
 }
 
+/* the fleet's own slo_ttft or slo_tpot as text, or NULL */
 static const char *fleet_limit(const char *file, const char *comp, const char *key, char *buf,
                                size_t len)
 {
