@@ -788,7 +788,14 @@ AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *profile, size_t row, cons
  * table has each combination's smallest feasible replica count.  The
  * combinations run on `jobs` threads (default 1, the caller's), merged in
  * grid order: the same output whatever the count.  One thread uses a plan
- * at a time. */
+ * at a time.
+ * A [training NAME] job (component "training.NAME", or a NAME that is a
+ * training job and no fleet) plans its layout instead: every tp x pp x dp
+ * = gpus (tp <= gpus_per_node) x micro_batch 1, 2, 4, 8 (micro_batch x dp
+ * dividing global_batch) x zero_stage 0..3 x recompute none, selective,
+ * full the job's start check accepts, ranked by global_batch x seq_len /
+ * step_time_model_s (tokens/s); rows in the AIW_PLAN_T_* columns, no
+ * limits, objective or grid. */
 typedef struct aiw_plan aiw_plan;
 /* Columns of aiw_plan_row. */
 enum {
@@ -809,6 +816,21 @@ enum {
 	AIW_PLAN_PARETO_POWER = 14,    /* 1: on the front of objective vs peak power */
 	AIW_PLAN_NCOLUMNS = 15
 };
+/* Columns of aiw_plan_row for a [training NAME] job (the layout search). */
+enum {
+	AIW_PLAN_T_TOKENS_PER_S = 0,   /* global_batch x seq_len / step time: the objective */
+	AIW_PLAN_T_GPUS = 1,
+	AIW_PLAN_T_TP = 2,
+	AIW_PLAN_T_PP = 3,
+	AIW_PLAN_T_DP = 4,
+	AIW_PLAN_T_ZERO_STAGE = 5,
+	AIW_PLAN_T_MICRO_BATCH = 6,
+	AIW_PLAN_T_RECOMPUTE = 7,      /* 0 none, 1 selective, 2 full */
+	AIW_PLAN_T_STEP_TIME_S = 8,    /* the layout model's step_time_model_s */
+	AIW_PLAN_T_MEMORY_PER_GPU_BYTES = 9,
+	AIW_PLAN_T_MFU = 10,           /* mfu_model */
+	AIW_PLAN_T_NCOLUMNS = 11
+};
 /* Counts of aiw_plan_stats. */
 enum {
 	AIW_PLAN_STAT_CANDIDATES = 0,       /* grid size */
@@ -821,7 +843,8 @@ enum {
 	AIW_PLAN_STAT_PRUNED_LOAD = 7,      /* below the offered load's bound */
 	AIW_PLAN_NSTATS = 8
 };
-/* New plan of the fleet `component` ("NAME" or "inference.NAME") of the
+/* New plan of the fleet `component` ("NAME", "inference.NAME" or
+ * "training.NAME") of the
  * scenario file scenario_path or the INI text scenario_text (exactly one
  * non-NULL).  Errors: AIW_EINVAL (NULL out or component, both or neither
  * scenario), AIW_ERANGE (a name of 0 or over 200 characters), AIW_EPARSE

@@ -63,4 +63,49 @@ expect 1 "plan, a GPU cap below every layout" -- "$aiw" plan --ttft-p99 1 \
 	--set inference.chat.gpus_per_replica=4 --max-gpus 3 "$tmp/s.ini"
 has "$tmp/err" "max_gpus: the smallest candidate that fits memory needs 4 GPUs, cap 3" \
 	"the cap is named with the smallest need"
+
+# a [training NAME] job: the layout search
+cat >"$tmp/t.ini" <<'EOF2'
+[sim]
+duration = 1h
+[training pretrain]
+gpu = H100-SXM
+gpus = 8
+gpus_per_node = 8
+layers = 32
+hidden = 4096
+ffn_hidden = 11008
+heads = 32
+kv_heads = 32
+vocab = 32000
+seq_len = 4096
+mlp = swiglu
+global_batch = 16
+EOF2
+expect 0 "plan of a training job" -- "$aiw" plan "$tmp/t.ini" --component pretrain --top 3 \
+	--csv "$tmp/t.csv"
+has "$tmp/out" "training job pretrain" "the header names the training job"
+has "$tmp/out" "A run of the best layout: tokens 3.95903e+08 wall_s 3600" \
+	"the training metrics of a run of the best layout"
+has "$tmp/out" "Candidates 432: refused 28 by the start check" "the grid and the refusals counted"
+has "$tmp/t.csv" "rank,gpu,tokens_per_s,gpus,tp,pp,dp,zero_stage,micro_batch,recompute" \
+	"the CSV has the training columns"
+[ "$(grep -c '^[0-9]' "$tmp/t.csv")" = 404 ] && ok "a CSV row per feasible layout" ||
+	bad "CSV rows: $(grep -c '^[0-9]' "$tmp/t.csv")"
+tsets=$(sed -n 2p "$tmp/t.csv" | sed 's/.*"\(.*\)"/\1/')
+twant=$(sed -n 2p "$tmp/t.csv" | cut -d, -f11)
+"$aiw" run "$tmp/t.ini" $tsets --set sim.duration=10min --summary json >"$tmp/trun.json" \
+	2>"$tmp/err" && ok "run with the best layout's --set lines" ||
+	bad "run of the training snippet: $(cat "$tmp/err")"
+tgot=$(tr ',' '\n' <"$tmp/trun.json" | grep '"training.pretrain.step_time_model_s"' |
+	sed 's/.*: *//')
+awk -v a="$tgot" -v b="$twant" 'BEGIN { exit !(a + 0 == b + 0 && b + 0 > 0) }' &&
+	ok "the snippet reproduces the best layout's step time ($twant s)" ||
+	bad "snippet's step time $tgot, row $twant"
+expect 1 "plan of a training job nothing fits" -- "$aiw" plan "$tmp/t.ini" \
+	--component training.pretrain --set training.pretrain.gpus=1 \
+	--set training.pretrain.layers=80 --set training.pretrain.hidden=8192
+has "$tmp/err" "no feasible layout: memory: no layout of the 48 fits; the closest needs" \
+	"the refusal names the closest layout's need"
+has "$tmp/err" "H100-SXM has 80.0 GB" "and the GPU's memory"
 exit $fail

@@ -27,7 +27,10 @@ static void plan_usage(FILE *f)
 	        "combination is bisected.\n"
 	        "\n"
 	        "options:\n"
-	        "  --component NAME     the [inference NAME] fleet (default: the only one)\n"
+	        "  --component NAME     the [inference NAME] fleet (default: the only one), or a\n"
+	        "                       [training NAME] job (or training.NAME): its layout\n"
+	        "                       tp x pp x dp x zero_stage x micro_batch x recompute\n"
+	        "                       that fits memory, ranked by tokens/s\n"
 	        "  --ttft-p99 S         P99 TTFT limit (default: the fleet's slo_ttft, else none)\n"
 	        "  --tpot-p99 S         P99 TPOT limit (default: the fleet's slo_tpot, else none)\n"
 	        "  --objective O        cost_per_mtok (default), gpus, energy, peak_power\n"
@@ -50,6 +53,32 @@ static void plan_usage(FILE *f)
 	        "scenario.  See aiworkload(1) and aiw_plan_create(3).\n");
 }
 
+/* true: component names a [training NAME] job ("training.NAME", or a bare
+ * NAME the scenario has as [training NAME] and not as [inference NAME]) */
+static bool is_training(const char *file, const char *comp)
+{
+	if (strncmp(comp, "training.", 9) == 0)
+		return true;
+	if (strncmp(comp, "inference.", 10) == 0)
+		return false;
+	aiw_sim *sim;
+	if (aiw_sim_create(&sim, 1) != AIW_OK)
+		return false;
+	size_t nc = 0;
+	bool inf = false, tr = false;
+	if (aiw_sim_load_file(sim, file) == AIW_OK)
+		aiw_sim_component_count(sim, &nc);
+	for (size_t k = 0; k < nc; k++) {
+		const char *kind, *name;
+		if (aiw_sim_component(sim, k, &kind, &name) != AIW_OK || strcmp(name, comp) != 0)
+			continue;
+		inf = inf || strcmp(kind, "inference") == 0;
+		tr = tr || strcmp(kind, "training") == 0;
+	}
+	aiw_sim_free(sim);
+	return tr && !inf;
+}
+
 /* the fleet's own slo_ttft or slo_tpot as text, or NULL */
 static const char *fleet_limit(const char *file, const char *comp, const char *key, char *buf,
                                size_t len)
@@ -68,6 +97,82 @@ static const char *fleet_limit(const char *file, const char *comp, const char *k
 	}
 	aiw_sim_free(sim);
 	return out;
+}
+
+static int print_training(aiw_plan *plan, const char *file, const char *component,
+                          const size_t *s, long ntop)
+{
+	static const char *const RC[] = {"none", "selective", "full"};
+	printf("Plan of %s, training job %s: the layout of the highest throughput (tokens/s "
+	       "of the layout model's step time)\n",
+	       file, component);
+	printf("Candidates %zu: refused %zu by the start check (memory, layout); feasible "
+	       "layouts %zu\n",
+	       s[AIW_PLAN_STAT_CANDIDATES], s[AIW_PLAN_STAT_PRUNED_MEMORY], s[AIW_PLAN_STAT_ROWS]);
+	if (s[AIW_PLAN_STAT_ROWS] == 0) {
+		const char *why = "";
+		aiw_plan_verdict(plan, &why);
+		cli_errorf("plan: no feasible layout: %s", why);
+		cli_flush_stdout();
+		return EXIT_FAIL;
+	}
+	printf("%4s  %-12s %4s %4s %5s %4s %5s %-9s  %12s %10s %8s %6s\n", "rank", "gpu", "tp",
+	       "pp", "dp", "zero", "micro", "recompute", "tokens/s", "step_s", "mem_GB", "mfu");
+	for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS] && (ntop == 0 || i < (size_t)ntop); i++) {
+		double v[AIW_PLAN_T_NCOLUMNS];
+		const char *gpu, *snip;
+		aiw_plan_row(plan, i, v, AIW_PLAN_T_NCOLUMNS, &gpu, &snip);
+		printf("%4zu  %-12s %4.0f %4.0f %5.0f %4.0f %5.0f %-9s  %12.6g %10.4g %8.2f %6.3f\n",
+		       i + 1, gpu, v[AIW_PLAN_T_TP], v[AIW_PLAN_T_PP], v[AIW_PLAN_T_DP],
+		       v[AIW_PLAN_T_ZERO_STAGE], v[AIW_PLAN_T_MICRO_BATCH],
+		       RC[(int)v[AIW_PLAN_T_RECOMPUTE]], v[AIW_PLAN_T_TOKENS_PER_S],
+		       v[AIW_PLAN_T_STEP_TIME_S], v[AIW_PLAN_T_MEMORY_PER_GPU_BYTES] / 1e9,
+		       v[AIW_PLAN_T_MFU]);
+		fputs("      ", stdout);
+		for (const char *c = snip; *c; c++)
+			fputc(*c == '\n' ? (c[1] ? ' ' : '\n') : *c, stdout);
+	}
+	/* the training metrics of a run of the best row (the scenario's
+	 * duration, max_tokens, failures and checkpoints as written) */
+	const char *snip;
+	aiw_plan_row(plan, 0, NULL, 0, NULL, &snip);
+	aiw_sim *sim;
+	if (aiw_sim_create(&sim, 1) != AIW_OK)
+		return EXIT_FAIL;
+	aiw_status st = aiw_sim_load_file(sim, file);
+	for (const char *c = snip; st == AIW_OK && strncmp(c, "--set ", 6) == 0;) {
+		const char *eq = strchr(c, '='), *nl = strchr(c, '\n');
+		char name[512], value[512];
+		if (!eq || !nl || eq > nl)
+			break;
+		snprintf(name, sizeof name, "%.*s", (int)(eq - c - 6), c + 6);
+		snprintf(value, sizeof value, "%.*s", (int)(nl - eq - 1), eq + 1);
+		st = aiw_sim_set(sim, name, value);
+		c = nl + 1;
+	}
+	if (st == AIW_OK)
+		st = aiw_sim_run(sim);
+	if (st != AIW_OK) {
+		cli_errorf("plan: the run of the best layout: %s", aiw_sim_errmsg(sim));
+		aiw_sim_free(sim);
+		return cli_exit_code(st);
+	}
+	static const char *const KEY[] = {"tokens", "wall_s", "goodput", "ettr", "failures",
+	                                  "checkpoint_interval_s", "cost_usd", "cost_per_mtok_usd"};
+	const char *name = strchr(component, '.') ? strchr(component, '.') + 1 : component;
+	printf("A run of the best layout:");
+	for (size_t k = 0; k < sizeof KEY / sizeof *KEY; k++) {
+		char m[400];
+		double v = NAN;
+		snprintf(m, sizeof m, "training.%s.%s", name, KEY[k]);
+		if (aiw_sim_metric(sim, m, &v) == AIW_OK && isfinite(v))
+			printf(" %s %.6g", KEY[k], v);
+		else
+			printf(" %s none", KEY[k]);
+	}
+	printf("\n");
+	aiw_sim_free(sim);
+	return cli_flush_stdout();
 }
 
 int cli_plan(int argc, char **argv)
@@ -164,12 +269,13 @@ int cli_plan(int argc, char **argv)
 		rc = cli_cmd_usage_error(&who, "--component '%s': %s", component, aiw_strerror(st));
 		goto done;
 	}
+	bool training = is_training(file, component);
 	char lb[2][64];
-	if (!ttft)
+	if (!ttft && !training)
 		ttft = fleet_limit(file, strncmp(component, "inference.", 10) ? component
 		                                                              : component + 10,
 		                   "slo_ttft", lb[0], sizeof lb[0]);
-	if (!tpot)
+	if (!tpot && !training)
 		tpot = fleet_limit(file, strncmp(component, "inference.", 10) ? component
 		                                                              : component + 10,
 		                   "slo_tpot", lb[1], sizeof lb[1]);
@@ -220,7 +326,7 @@ int cli_plan(int argc, char **argv)
 			goto done;
 		}
 	}
-	if (!have_replicas && (st = aiw_plan_grid(plan, "replicas", "1..64")) != AIW_OK) {
+	if (!have_replicas && !training && (st = aiw_plan_grid(plan, "replicas", "1..64")) != AIW_OK) {
 		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
 		rc = cli_exit_code(st);
 		goto done;
@@ -235,6 +341,10 @@ int cli_plan(int argc, char **argv)
 	if (csv && (st = aiw_plan_write_csv(plan, csv)) != AIW_OK) {
 		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
 		rc = cli_exit_code(st);
+		goto done;
+	}
+	if (training) {
+		rc = print_training(plan, file, component, s, ntop);
 		goto done;
 	}
 	printf("Plan of %s, fleet %s: objective %s; limits P99 TTFT %s, P99 TPOT %s\n", file,
