@@ -1189,7 +1189,8 @@ static aiw_status run_training(aiw_plan *p)
 			}
 		}
 	}
-	qsort(p->rows, p->nrows, sizeof *p->rows, cmp_trows);
+	if (p->nrows > 1) /* no rows: no array (qsort's argument must not be NULL) */
+		qsort(p->rows, p->nrows, sizeof *p->rows, cmp_trows);
 	p->stats[AIW_PLAN_STAT_SIMULATED] = p->nrows;
 	p->stats[AIW_PLAN_STAT_RUNS] = p->stats[AIW_PLAN_STAT_CANDIDATES];
 	p->stats[AIW_PLAN_STAT_ROWS] = p->nrows;
