@@ -814,7 +814,15 @@ enum {
 	AIW_PLAN_COST_PER_MTOK_USD = 12, /* the fleet's cost_per_mtok_blended_usd, mean */
 	AIW_PLAN_PARETO_TTFT = 13,     /* 1: on the front of objective vs P99 TTFT */
 	AIW_PLAN_PARETO_POWER = 14,    /* 1: on the front of objective vs peak power */
-	AIW_PLAN_NCOLUMNS = 15
+	/* the re-check at recheck_replications further seeds (NaN: the row was
+	 * not re-checked; see aiw_plan_set's recheck) */
+	AIW_PLAN_RECHECK_TTFT_P99_S = 15,    /* mean over the re-check's runs */
+	AIW_PLAN_RECHECK_TTFT_P99_CI95 = 16, /* 95% Student half-width */
+	AIW_PLAN_RECHECK_TPOT_P99_S = 17,
+	AIW_PLAN_RECHECK_TPOT_P99_CI95 = 18,
+	AIW_PLAN_RECHECK_MET_SHARE = 19, /* share of its runs whose P99s both met the limits */
+	AIW_PLAN_RECHECK_OK = 20,        /* 1: the re-check's means meet the limits, 0: not */
+	AIW_PLAN_NCOLUMNS = 21
 };
 /* Columns of aiw_plan_row for a [training NAME] job (the layout search). */
 enum {
@@ -841,7 +849,9 @@ enum {
 	AIW_PLAN_STAT_RUNS = 5,             /* simulations (x replications) */
 	AIW_PLAN_STAT_ROWS = 6,             /* rows of the table */
 	AIW_PLAN_STAT_PRUNED_LOAD = 7,      /* below the offered load's bound */
-	AIW_PLAN_NSTATS = 8
+	AIW_PLAN_STAT_RECHECKED = 8,        /* rows re-checked at further seeds */
+	AIW_PLAN_STAT_RECHECK_FAILED = 9,   /* of which missed the limits */
+	AIW_PLAN_NSTATS = 10
 };
 /* New plan of the fleet `component` ("NAME", "inference.NAME" or
  * "training.NAME") of the
@@ -857,7 +867,11 @@ AIW_EXPORT const char *aiw_plan_errmsg(const aiw_plan *plan);
  * objective (cost_per_mtok, gpus, energy, peak_power; default
  * cost_per_mtok), max_gpus (integer, or "none"), power_budget (power, or
  * "none"; compared with site.power_peak_w), replications (1 to 1000,
- * default 1), seed (the first replication's sim.seed; default the
+ * default 1), recheck (0 to 1000, default 0: the ranked rows are run
+ * again, in order, at recheck_replications further seeds until that many
+ * pass or four times as many were examined; AIW_PLAN_RECHECK_* columns),
+ * recheck_replications (2 to 1000, default 10), seed (the first
+ * replication's sim.seed; default the
  * scenario's), jobs (threads, 0 to 1024, 0: one per online processor;
  * default 1); a key with a '.' is a scenario parameter set in every
  * candidate ("sim.duration", "30min"). */
@@ -868,6 +882,16 @@ AIW_EXPORT aiw_status aiw_plan_set(aiw_plan *plan, const char *key, const char *
 AIW_EXPORT aiw_status aiw_plan_grid(aiw_plan *plan, const char *param, const char *values_csv);
 /* Run the search (once). */
 AIW_EXPORT aiw_status aiw_plan_run(aiw_plan *plan);
+/* Progress of a serving plan: called after each combination of the grid
+ * ends (done of total) and after each re-checked row (done = total), one
+ * call at a time, from the thread that ran it.  Return non-zero to stop:
+ * aiw_plan_run then returns AIW_ESTOPPED with an empty table. */
+typedef int (*aiw_plan_progress_fn)(const aiw_plan *plan, size_t done, size_t total,
+                                    void *payload);
+/* Set (fn NULL: remove) the progress callback, before aiw_plan_run
+ * (AIW_ESTATE after). */
+AIW_EXPORT aiw_status aiw_plan_set_progress(aiw_plan *plan, aiw_plan_progress_fn fn,
+                                            void *payload);
 /* The first n counts AIW_PLAN_STAT_* (AIW_ESTATE before the run). */
 AIW_EXPORT aiw_status aiw_plan_stats(const aiw_plan *plan, size_t *out, size_t n);
 /* Row i of the ranked table (from 0: the best): the first ncolumns

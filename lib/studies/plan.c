@@ -61,6 +61,25 @@
  * R = 1; gsl_cdf_tdist_Pinv).  The run with replications = 1 is the
  * scenario with the row's snippet applied, bit for bit.
  *
+ * The re-check (recheck = N > 0): after ranking, the rows are taken in
+ * order and each is run again at recheck_replications seeds it has not
+ * seen, s + R .. s + R + Q - 1 (R the search's replications, Q the
+ * re-check's); its P99 TTFT and TPOT means and half-widths over those Q
+ * runs, the share of the Q runs whose own P99s both met the limits, and
+ * whether the Q-run means meet them (the search's criterion at other
+ * seeds) fill the AIW_PLAN_RECHECK_* columns.  The walk stops when N rows
+ * have passed or 4N rows have been examined (a table whose top rows keep
+ * failing says so rather than running on); the order of the table is not
+ * changed, a failed row stays where the search put it, flagged.  Rows not
+ * examined have NaN there.  The re-check runs on the calling thread.
+ *
+ * Progress: a callback (aiw_plan_set_progress) is called after each
+ * combination ends, with the number ended and the total, under the
+ * workers' lock (one call at a time, from whichever thread ran it), and
+ * once after each re-checked row (done = total).  A non-zero return stops
+ * the plan: no new combination or re-check starts, and aiw_plan_run
+ * returns AIW_ESTOPPED with an empty table.
+ *
  * Threads: `jobs` workers (default 1: the calling thread) take the
  * combinations in grid order; the bisection inside one is sequential (its
  * next candidate depends on the last verdict).  Each combination's result
@@ -111,10 +130,15 @@ typedef struct plan_eval {
 	bool slo_ok;
 } plan_eval;
 
+typedef struct cand {
+	const char *v[NAXES];
+} cand;
+
 typedef struct plan_row {
 	double v[AIW_PLAN_NCOLUMNS];
 	char *gpu, *snippet;
 	size_t order; /* grid order of the combination */
+	cand c;       /* its axis values (the plan's strings) */
 } plan_row;
 
 struct aiw_plan {
@@ -123,6 +147,10 @@ struct aiw_plan {
 	bool training; /* a [training NAME] job: the layout search */
 	double ttft, tpot, max_gpus, power_budget;
 	size_t objective, reps, jobs;
+	size_t recheck, recheck_reps; /* rows to confirm, runs per row */
+	aiw_plan_progress_fn progress;
+	void *progress_payload;
+	bool stopped; /* the callback asked to stop */
 	uint64_t seed;
 	bool seed_set, ran;
 	char **sets; /* "NAME=VALUE" for every candidate */
@@ -221,6 +249,8 @@ aiw_status aiw_plan_create(aiw_plan **out, const char *scenario_path, const char
 	p->objective = 0;
 	p->reps = 1;
 	p->jobs = 1;
+	p->recheck = 0;
+	p->recheck_reps = 10;
 	*out = p;
 	return AIW_OK;
 }
@@ -301,6 +331,18 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 			p->reps = (size_t)v;
 		return st;
 	}
+	if (strcmp(key, "recheck") == 0) {
+		st = parse_num(p, key, "int", value, 0, 1000, true, false, &v);
+		if (st == AIW_OK)
+			p->recheck = (size_t)v;
+		return st;
+	}
+	if (strcmp(key, "recheck_replications") == 0) {
+		st = parse_num(p, key, "int", value, 2, MAX_REPS, true, false, &v);
+		if (st == AIW_OK)
+			p->recheck_reps = (size_t)v;
+		return st;
+	}
 	if (strcmp(key, "jobs") == 0) {
 		st = parse_num(p, key, "int", value, 0, 1024, true, false, &v);
 		if (st == AIW_OK) {
@@ -357,7 +399,8 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 	}
 	return perr(p, AIW_EUNKNOWN,
 	            "aiw_plan_set: unknown key '%s' (ttft_p99, tpot_p99, objective, max_gpus, "
-	            "power_budget, replications, seed, jobs, or a scenario parameter NAME.KEY)",
+	            "power_budget, replications, recheck, recheck_replications, seed, jobs, or a "
+	            "scenario parameter NAME.KEY)",
 	            key);
 }
 
@@ -475,10 +518,6 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 /* ------------------------------------------------------------------------ */
 /* one candidate                                                             */
 /* ------------------------------------------------------------------------ */
-typedef struct cand {
-	const char *v[NAXES];
-} cand;
-
 static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out)
 {
 	aiw_sim *sim;
@@ -579,25 +618,34 @@ static void mean_ci(const double *x, size_t n, double *mean, double *ci)
 	                  sqrt(q / (double)(n - 1)) / sqrt((double)n);
 }
 
-static aiw_status evaluate(aiw_plan *p, const cand *c, double tp, plan_eval *e)
+/* The runs of candidate c at seeds k0 .. k0 + reps - 1 into e (e->m: the
+ * row's columns, means and half-widths over those runs); met, when not
+ * NULL, counts the runs whose own P99s both met the limits. */
+static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, size_t reps,
+                              plan_eval *e, size_t *met)
 {
-	double *x = malloc(5 * p->reps * sizeof *x);
+	double *x = malloc(5 * reps * sizeof *x);
 	if (!x)
 		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 	aiw_status st = AIW_OK;
-	for (size_t k = 0; k < p->reps && st == AIW_OK; k++) {
+	if (met)
+		*met = 0;
+	for (size_t k = 0; k < reps && st == AIW_OK; k++) {
 		aiw_sim *sim;
-		if ((st = load_sim(p, c, k, &sim)) != AIW_OK)
+		if ((st = load_sim(p, c, k0 + k, &sim)) != AIW_OK)
 			break;
 		st = aiw_sim_run(sim);
 		if (st != AIW_OK) {
 			perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
 		} else {
-			x[0 * p->reps + k] = metric(sim, p->px, "ttft_p99_s");
-			x[1 * p->reps + k] = metric(sim, p->px, "tpot_p99_s");
-			x[2 * p->reps + k] = metric(sim, NULL, "site.power_peak_w");
-			x[3 * p->reps + k] = metric(sim, NULL, "site.energy_kwh");
-			x[4 * p->reps + k] = metric(sim, p->px, "cost_per_mtok_blended_usd");
+			x[0 * reps + k] = metric(sim, p->px, "ttft_p99_s");
+			x[1 * reps + k] = metric(sim, p->px, "tpot_p99_s");
+			x[2 * reps + k] = metric(sim, NULL, "site.power_peak_w");
+			x[3 * reps + k] = metric(sim, NULL, "site.energy_kwh");
+			x[4 * reps + k] = metric(sim, p->px, "cost_per_mtok_blended_usd");
+			if (met && (!isfinite(p->ttft) || x[k] <= p->ttft) &&
+			    (!isfinite(p->tpot) || x[reps + k] <= p->tpot))
+				(*met)++;
 			if (k == 0) {
 				e->arrived = metric(sim, p->px, "requests_arrived");
 				if (aiw_sim_get_double(sim, "sim.duration", &e->duration) != AIW_OK)
@@ -615,11 +663,11 @@ static aiw_status evaluate(aiw_plan *p, const cand *c, double tp, plan_eval *e)
 		m[AIW_PLAN_REPLICAS] = r;
 		m[AIW_PLAN_GPUS_PER_REPLICA] = tp;
 		m[AIW_PLAN_GPUS] = r * tp;
-		mean_ci(x, p->reps, &m[AIW_PLAN_TTFT_P99_S], &m[AIW_PLAN_TTFT_P99_CI95]);
-		mean_ci(x + p->reps, p->reps, &m[AIW_PLAN_TPOT_P99_S], &m[AIW_PLAN_TPOT_P99_CI95]);
-		mean_ci(x + 2 * p->reps, p->reps, &m[AIW_PLAN_POWER_PEAK_W], &ci);
-		mean_ci(x + 3 * p->reps, p->reps, &m[AIW_PLAN_ENERGY_KWH], &ci);
-		mean_ci(x + 4 * p->reps, p->reps, &m[AIW_PLAN_COST_PER_MTOK_USD], &ci);
+		mean_ci(x, reps, &m[AIW_PLAN_TTFT_P99_S], &m[AIW_PLAN_TTFT_P99_CI95]);
+		mean_ci(x + reps, reps, &m[AIW_PLAN_TPOT_P99_S], &m[AIW_PLAN_TPOT_P99_CI95]);
+		mean_ci(x + 2 * reps, reps, &m[AIW_PLAN_POWER_PEAK_W], &ci);
+		mean_ci(x + 3 * reps, reps, &m[AIW_PLAN_ENERGY_KWH], &ci);
+		mean_ci(x + 4 * reps, reps, &m[AIW_PLAN_COST_PER_MTOK_USD], &ci);
 		static const int OBJCOL[NOBJ] = {AIW_PLAN_COST_PER_MTOK_USD, AIW_PLAN_GPUS,
 		                                 AIW_PLAN_ENERGY_KWH, AIW_PLAN_POWER_PEAK_W};
 		m[AIW_PLAN_OBJECTIVE] = m[OBJCOL[p->objective]];
@@ -631,6 +679,11 @@ static aiw_status evaluate(aiw_plan *p, const cand *c, double tp, plan_eval *e)
 	}
 	free(x);
 	return st;
+}
+
+static aiw_status evaluate(aiw_plan *p, const cand *c, double tp, plan_eval *e)
+{
+	return evaluate_at(p, c, tp, 0, p->reps, e, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -887,6 +940,7 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	}
 	r->snippet = snippet(p, &c);
 	r->order = ci;
+	r->c = c;
 	if (!r->gpu || !r->snippet) {
 		free(r->gpu);
 		free(r->snippet);
@@ -895,6 +949,8 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	}
 	r->v[AIW_PLAN_PARETO_TTFT] = 0;
 	r->v[AIW_PLAN_PARETO_POWER] = 0;
+	for (int k = AIW_PLAN_RECHECK_TTFT_P99_S; k <= AIW_PLAN_RECHECK_OK; k++)
+		r->v[k] = NAN;
 	res->has_row = true;
 	return AIW_OK;
 }
@@ -905,7 +961,7 @@ typedef struct plan_work {
 	size_t combos;
 	combo_res *res;
 	pthread_mutex_t lock;
-	size_t next;
+	size_t next, ended;
 	bool stop;
 } plan_work;
 
@@ -927,12 +983,18 @@ static void *plan_worker(void *arg)
 		r->st = ev ? run_combo(&mine, ci, w->n, ev, r)
 		           : perr(&mine, AIW_ENOMEM, "aiw_plan_run: out of memory");
 		memcpy(r->stats, mine.stats, sizeof r->stats);
+		pthread_mutex_lock(&w->lock);
+		w->ended++;
 		if (r->st != AIW_OK) {
 			snprintf(r->err, sizeof r->err, "%s", mine.err);
-			pthread_mutex_lock(&w->lock);
 			w->stop = true;
-			pthread_mutex_unlock(&w->lock);
+		} else if (w->plan->progress && !w->stop &&
+		           w->plan->progress(w->plan, w->ended, w->combos,
+		                             w->plan->progress_payload) != 0) {
+			w->stop = true;
+			((aiw_plan *)w->plan)->stopped = true; /* read after the join */
 		}
+		pthread_mutex_unlock(&w->lock);
 	}
 	free(ev);
 	return NULL;
@@ -1212,6 +1274,57 @@ static aiw_status run_training(aiw_plan *p)
 	return AIW_OK;
 }
 
+/* The re-check of the ranked table's top rows (see the top). */
+static aiw_status recheck(aiw_plan *p, size_t combos)
+{
+	size_t passed = 0, examined = 0;
+	for (size_t i = 0; i < p->nrows && passed < p->recheck && examined < 4 * p->recheck;
+	     i++, examined++) {
+		plan_row *r = &p->rows[i];
+		plan_eval e = {0};
+		size_t met = 0;
+		aiw_status st = evaluate_at(p, &r->c, r->v[AIW_PLAN_GPUS_PER_REPLICA], p->reps,
+		                            p->recheck_reps, &e, &met);
+		if (st != AIW_OK)
+			return st;
+		r->v[AIW_PLAN_RECHECK_TTFT_P99_S] = e.m[AIW_PLAN_TTFT_P99_S];
+		r->v[AIW_PLAN_RECHECK_TTFT_P99_CI95] = e.m[AIW_PLAN_TTFT_P99_CI95];
+		r->v[AIW_PLAN_RECHECK_TPOT_P99_S] = e.m[AIW_PLAN_TPOT_P99_S];
+		r->v[AIW_PLAN_RECHECK_TPOT_P99_CI95] = e.m[AIW_PLAN_TPOT_P99_CI95];
+		r->v[AIW_PLAN_RECHECK_MET_SHARE] = (double)met / (double)p->recheck_reps;
+		r->v[AIW_PLAN_RECHECK_OK] = e.slo_ok;
+		p->stats[AIW_PLAN_STAT_RECHECKED]++;
+		if (e.slo_ok)
+			passed++;
+		else
+			p->stats[AIW_PLAN_STAT_RECHECK_FAILED]++;
+		/* the evaluation counted itself as a simulated candidate */
+		p->stats[AIW_PLAN_STAT_SIMULATED]--;
+		if (p->progress && p->progress(p, combos, combos, p->progress_payload) != 0) {
+			p->stopped = true;
+			free_rows(p);
+			p->stats[AIW_PLAN_STAT_ROWS] = 0;
+			return perr(p, AIW_ESTOPPED,
+			            "aiw_plan_run: stopped by the progress callback in the re-check, "
+			            "after %zu rows",
+			            examined + 1);
+		}
+	}
+	return AIW_OK;
+}
+
+aiw_status aiw_plan_set_progress(aiw_plan *p, aiw_plan_progress_fn fn, void *payload)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (p->ran)
+		return perr(p, AIW_ESTATE,
+		            "aiw_plan_set_progress: the plan has run (set before aiw_plan_run)");
+	p->progress = fn;
+	p->progress_payload = payload;
+	return AIW_OK;
+}
+
 aiw_status aiw_plan_run(aiw_plan *p)
 {
 	if (!p)
@@ -1283,7 +1396,7 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 	for (size_t ci = 0; ci < combos; ci++)
 		res[ci].st = AIW_ESTOPPED; /* not run */
-	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, false};
+	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, 0, false};
 	size_t nth = p->jobs < combos ? p->jobs : combos;
 	pthread_t *th = nth > 1 ? calloc(nth, sizeof *th) : NULL;
 	size_t started = 0;
@@ -1303,7 +1416,7 @@ aiw_status aiw_plan_run(aiw_plan *p)
 	char memmsg[1024] = "";
 	size_t smallest_tp_gpus = SIZE_MAX;
 	aiw_status st = AIW_OK;
-	for (size_t ci = 0; ci < combos && st == AIW_OK; ci++) {
+	for (size_t ci = 0; ci < combos && st == AIW_OK && !p->stopped; ci++) {
 		combo_res *r = &res[ci];
 		if (r->st != AIW_OK) {
 			st = r->st;
@@ -1337,6 +1450,13 @@ aiw_status aiw_plan_run(aiw_plan *p)
 			free(res[ci].row.snippet);
 		}
 	free(res);
+	if (st == AIW_OK && p->stopped) {
+		free_rows(p);
+		return perr(p, AIW_ESTOPPED,
+		            "aiw_plan_run: stopped by the progress callback after %zu of %zu "
+		            "combinations",
+		            w.ended, combos);
+	}
 	if (st != AIW_OK)
 		return st;
 	p->stats[AIW_PLAN_STAT_ROWS] = p->nrows;
@@ -1359,6 +1479,8 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		v[AIW_PLAN_PARETO_TTFT] = !dt;
 		v[AIW_PLAN_PARETO_POWER] = !dp;
 	}
+	if ((st = recheck(p, combos)) != AIW_OK)
+		return st;
 	/* the refusal: the last stage that removed candidates */
 	if (p->nrows == 0) {
 		if (pow.any)
@@ -1434,7 +1556,9 @@ static const char *const COLNAME[AIW_PLAN_NCOLUMNS] = {
     "objective",        "gpus",         "replicas",         "gpus_per_replica",
     "weight_bits",      "max_batch",    "ttft_p99_s",       "ttft_p99_ci95_s",
     "tpot_p99_s",       "tpot_p99_ci95_s", "power_peak_w",  "energy_kwh",
-    "cost_per_mtok_usd", "pareto_ttft", "pareto_power"};
+    "cost_per_mtok_usd", "pareto_ttft", "pareto_power", "recheck_ttft_p99_s",
+    "recheck_ttft_p99_ci95_s", "recheck_tpot_p99_s", "recheck_tpot_p99_ci95_s",
+    "recheck_met_share", "recheck_ok"};
 
 static const char *const TCOLNAME[AIW_PLAN_T_NCOLUMNS] = {
     "tokens_per_s", "gpus",        "tp",           "pp",

@@ -22,6 +22,9 @@
  */
 #include "../testutil.h"
 
+#include <gsl/gsl_cdf.h>
+
+#include <math.h>
 #include <unistd.h>
 
 static const char SCEN[] = "[sim]\nseed = 11\nduration = 1min\nsample_interval = 10s\n"
@@ -439,6 +442,10 @@ START_TEST(bad_arguments)
 	ck_assert(strstr(aiw_plan_errmsg(p), "max_gpus") != NULL);
 	ck_assert_int_eq(aiw_plan_set(p, "max_gpus", "0"), AIW_ERANGE);
 	ck_assert_int_eq(aiw_plan_set(p, "replications", "0"), AIW_ERANGE);
+	ck_assert_int_eq(aiw_plan_set(p, "recheck", "1001"), AIW_ERANGE);
+	ck_assert(strstr(aiw_plan_errmsg(p), "recheck") != NULL);
+	ck_assert_int_eq(aiw_plan_set(p, "recheck_replications", "1"), AIW_ERANGE);
+	ck_assert(strstr(aiw_plan_errmsg(p), "recheck_replications") != NULL);
 	ck_assert_int_eq(aiw_plan_set(p, "jobs", "1025"), AIW_ERANGE);
 	ck_assert(strstr(aiw_plan_errmsg(p), "jobs") != NULL);
 	ck_assert_int_eq(aiw_plan_set(p, "bogus", "1"), AIW_EUNKNOWN);
@@ -475,6 +482,162 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* the re-check: each re-checked row's columns are the means and 95%
+ * half-widths of its snippet run at the seeds after the search's, and the
+ * walk stops at N passes or 4N rows */
+START_TEST(recheck_at_further_seeds)
+{
+	enum { R = 2, Q = 4, N = 2 };
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "300ms"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "seed", "5"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "replications", "2"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "recheck", "2"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "recheck_replications", "4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "sim.duration", "30s"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "gpu", "H100-SXM,L4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "weight_bits", "8,16"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..4"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	size_t s[AIW_PLAN_NSTATS];
+	aiw_plan_stats(p, s, AIW_PLAN_NSTATS);
+	size_t rows = s[AIW_PLAN_STAT_ROWS], examined = s[AIW_PLAN_STAT_RECHECKED];
+	ck_assert_uint_gt(rows, 1);
+	ck_assert_uint_ge(examined, 1);
+	ck_assert_uint_le(examined, 4 * N);
+	size_t passed = 0, failed = 0;
+	for (size_t i = 0; i < rows; i++) {
+		double v[AIW_PLAN_NCOLUMNS];
+		const char *gpu, *snip;
+		ck_assert_int_eq(aiw_plan_row(p, i, v, AIW_PLAN_NCOLUMNS, &gpu, &snip), AIW_OK);
+		if (i >= examined) { /* not re-checked */
+			for (int k = AIW_PLAN_RECHECK_TTFT_P99_S; k <= AIW_PLAN_RECHECK_OK; k++)
+				ck_assert(isnan(v[k]));
+			continue;
+		}
+		double x[2][Q];
+		size_t met = 0;
+		for (int k = 0; k < Q; k++) {
+			/* the snippet (seed 5), then the re-check's seed 5 + R + k */
+			aiw_sim *sim;
+			ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+			AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCEN, "test"));
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "30s"));
+			for (const char *c = snip; *c;) {
+				const char *nl = strchr(c, '\n'), *eq = strchr(c, '=');
+				char name[256], value[256];
+				snprintf(name, sizeof name, "%.*s", (int)(eq - c - 6), c + 6);
+				snprintf(value, sizeof value, "%.*s", (int)(nl - eq - 1), eq + 1);
+				AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, name, value));
+				c = nl + 1;
+			}
+			char seed[16];
+			snprintf(seed, sizeof seed, "%d", 5 + R + k);
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.seed", seed));
+			AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+			x[0][k] = aiwi_test_metric(sim, "inference.chat.ttft_p99_s");
+			x[1][k] = aiwi_test_metric(sim, "inference.chat.tpot_p99_s");
+			met += x[0][k] <= 0.3;
+			aiw_sim_free(sim);
+		}
+		for (int j = 0; j < 2; j++) {
+			double m = 0, q = 0;
+			for (int k = 0; k < Q; k++)
+				m += x[j][k];
+			m /= Q;
+			for (int k = 0; k < Q; k++)
+				q += (x[j][k] - m) * (x[j][k] - m);
+			double ci = gsl_cdf_tdist_Pinv(0.975, Q - 1) * sqrt(q / (Q - 1)) / sqrt((double)Q);
+			int col = j ? AIW_PLAN_RECHECK_TPOT_P99_S : AIW_PLAN_RECHECK_TTFT_P99_S;
+			ck_assert_msg(fabs(v[col] - m) <= 1e-12 * m, "row %zu: mean %.17g, plan %.17g",
+			              i, m, v[col]);
+			ck_assert_msg(fabs(v[col + 1] - ci) <= 1e-12 * ci + 1e-300,
+			              "row %zu: half-width %.17g, plan %.17g", i, ci, v[col + 1]);
+		}
+		ck_assert(v[AIW_PLAN_RECHECK_MET_SHARE] == (double)met / Q);
+		ck_assert(v[AIW_PLAN_RECHECK_OK] == (v[AIW_PLAN_RECHECK_TTFT_P99_S] <= 0.3));
+		if (v[AIW_PLAN_RECHECK_OK] == 1)
+			passed++;
+		else
+			failed++;
+	}
+	ck_assert_uint_eq(failed, s[AIW_PLAN_STAT_RECHECK_FAILED]);
+	ck_assert_uint_le(passed, N);
+	/* the walk stops at N passes, 4N rows or the table's end */
+	ck_assert(passed == N || examined == 4 * N || examined == rows);
+	aiw_plan_free(p);
+}
+END_TEST
+
+typedef struct calls {
+	size_t n, last_done, total, stop_at;
+	bool monotone;
+} calls;
+
+static int count_progress(const aiw_plan *plan, size_t done, size_t total, void *payload)
+{
+	calls *c = payload;
+	ck_assert(plan != NULL);
+	if (done < c->last_done || done > total)
+		c->monotone = false;
+	c->last_done = done;
+	c->total = total;
+	return ++c->n == c->stop_at;
+}
+
+/* the progress callback: once per combination (and per re-checked row),
+ * done rising to total; a non-zero return stops the plan */
+START_TEST(progress_and_stop)
+{
+	for (int jobs = 1; jobs <= 2; jobs++) {
+		aiw_plan *p;
+		ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "400ms"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "sim.duration", "20s"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "recheck", "1"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "recheck_replications", "2"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "jobs", jobs == 1 ? "1" : "2"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_grid(p, "gpu", "H100-SXM,L4"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_grid(p, "weight_bits", "8,16"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..4"), AIW_OK);
+		calls c = {0, 0, 0, 0, true};
+		ck_assert_int_eq(aiw_plan_set_progress(p, count_progress, &c), AIW_OK);
+		ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+		size_t s[AIW_PLAN_NSTATS];
+		aiw_plan_stats(p, s, AIW_PLAN_NSTATS);
+		ck_assert(c.monotone);
+		ck_assert_uint_eq(c.total, 4);
+		ck_assert_uint_eq(c.n, 4 + s[AIW_PLAN_STAT_RECHECKED]);
+		ck_assert_uint_eq(c.last_done, 4);
+		/* after the run: refused */
+		ck_assert_int_eq(aiw_plan_set_progress(p, NULL, NULL), AIW_ESTATE);
+		aiw_plan_free(p);
+
+		/* stopped at the second combination */
+		ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "400ms"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "sim.duration", "20s"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_set(p, "jobs", jobs == 1 ? "1" : "2"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_grid(p, "gpu", "H100-SXM,L4"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_grid(p, "weight_bits", "8,16"), AIW_OK);
+		ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..4"), AIW_OK);
+		calls d = {0, 0, 0, 2, true};
+		ck_assert_int_eq(aiw_plan_set_progress(p, count_progress, &d), AIW_OK);
+		ck_assert_int_eq(aiw_plan_run(p), AIW_ESTOPPED);
+		ck_assert_msg(strstr(aiw_plan_errmsg(p), "stopped by the progress callback") != NULL,
+		              "%s", aiw_plan_errmsg(p));
+		ck_assert_uint_le(d.n, 3); /* the other thread's combination may end */
+		aiw_plan_stats(p, s, AIW_PLAN_NSTATS);
+		ck_assert_uint_eq(s[AIW_PLAN_STAT_ROWS], 0);
+		double v[1];
+		ck_assert_int_eq(aiw_plan_row(p, 0, v, 1, NULL, NULL), AIW_ERANGE);
+		aiw_plan_free(p);
+	}
+	ck_assert_int_eq(aiw_plan_set_progress(NULL, NULL, NULL), AIW_EINVAL);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -489,6 +652,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, same_output_one_and_two_threads);
 	tcase_add_test(tc, empty_set_says_why);
 	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, recheck_at_further_seeds);
+	tcase_add_test(tc, progress_and_stop);
 	suite_add_tcase(s, tc);
 	return s;
 }

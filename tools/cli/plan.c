@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void plan_usage(FILE *f)
 {
@@ -45,6 +46,13 @@ static void plan_usage(FILE *f)
 	        "  --seed N             sim.seed of the first replication\n"
 	        "  --csv FILE           write the ranked table as CSV\n"
 	        "  --top N              rows printed (default 20; 0: all)\n"
+	        "  --recheck N          run the ranked rows again at further seeds until N pass\n"
+	        "                       (or 4N were examined); a row that misses is flagged\n"
+	        "  --recheck-replications Q\n"
+	        "                       runs per re-checked row, seeds after the search's (10)\n"
+	        "  --progress, --no-progress\n"
+	        "                       combinations ended, on standard error (default: when it\n"
+	        "                       is a terminal)\n"
 	        "  --jobs N, -j N       threads, each taking whole combinations (default 1;\n"
 	        "                       0: one per processor); the output is the same\n"
 	        "\n"
@@ -55,6 +63,21 @@ static void plan_usage(FILE *f)
 
 /* true: component names a [training NAME] job ("training.NAME", or a bare
  * NAME the scenario has as [training NAME] and not as [inference NAME]) */
+/* a line on standard error at each whole percent of the combinations
+ * ended, then one per re-checked row */
+static int plan_progress(const aiw_plan *plan, size_t done, size_t total, void *payload)
+{
+	(void)plan;
+	long *last = payload;
+	long pct = total ? (long)(100 * done / total) : 100;
+	if (*last >= 100 && done == total)
+		fprintf(stderr, "plan: re-checked a row\n");
+	else if (pct != *last)
+		fprintf(stderr, "plan: %zu/%zu combinations (%ld%%)\n", done, total, pct);
+	*last = pct;
+	return 0;
+}
+
 static bool is_training(const char *file, const char *comp)
 {
 	if (strncmp(comp, "training.", 9) == 0)
@@ -179,7 +202,8 @@ int cli_plan(int argc, char **argv)
 {
 	const char *component = NULL, *ttft = NULL, *tpot = NULL, *objective = NULL,
 	           *max_gpus = NULL, *power = NULL, *reps = NULL, *seed = NULL, *csv = NULL,
-	           *top = NULL, *jobs = NULL;
+	           *top = NULL, *jobs = NULL, *recheck = NULL, *recheck_reps = NULL,
+	           *prog = NULL;
 	size_t nsets = 0, ngrids = 0, nops = 0, room = argc > 0 ? (size_t)argc : 1;
 	const char **sets = calloc(room, sizeof *sets), **grids = calloc(room, sizeof *grids),
 	           **ops = calloc(room, sizeof *ops);
@@ -203,11 +227,15 @@ int cli_plan(int argc, char **argv)
 	    {"--csv", CLI_OPT_ONE, &csv, NULL, NULL},
 	    {"--top", CLI_OPT_ONE, &top, NULL, NULL},
 	    {"--jobs|-j", CLI_OPT_ONE, &jobs, NULL, NULL},
+	    {"--recheck", CLI_OPT_ONE, &recheck, NULL, NULL},
+	    {"--recheck-replications", CLI_OPT_ONE, &recheck_reps, NULL, NULL},
+	    {"--progress|--no-progress", CLI_OPT_FLAG, &prog, NULL, NULL},
 	    {"--set", CLI_OPT_MANY, NULL, sets, &nsets},
 	    {"--set-grid", CLI_OPT_MANY, NULL, grids, &ngrids},
 	};
 	const cli_cmd who = {cli_prog, "plan", false};
 	bool help = false;
+	long last_pct = -1;
 	rc = cli_parse_options(&who, argc, argv, 2, opts, sizeof opts / sizeof *opts, ops, &nops,
 	                       &help);
 	if (rc)
@@ -284,7 +312,9 @@ int cli_plan(int argc, char **argv)
 	} kv[] = {{"ttft_p99", ttft, "--ttft-p99"},        {"tpot_p99", tpot, "--tpot-p99"},
 	          {"objective", objective, "--objective"}, {"max_gpus", max_gpus, "--max-gpus"},
 	          {"power_budget", power, "--power-budget"}, {"replications", reps, "--replications"},
-	          {"seed", seed, "--seed"},                   {"jobs", jobs, "--jobs"}};
+	          {"seed", seed, "--seed"},                   {"jobs", jobs, "--jobs"},
+	          {"recheck", recheck, "--recheck"},
+	          {"recheck_replications", recheck_reps, "--recheck-replications"}};
 	for (size_t k = 0; k < sizeof kv / sizeof *kv; k++)
 		if (kv[k].value && (st = aiw_plan_set(plan, kv[k].key, kv[k].value)) != AIW_OK) {
 			cli_errorf("plan: %s: %s", kv[k].opt, aiw_plan_errmsg(plan));
@@ -331,6 +361,8 @@ int cli_plan(int argc, char **argv)
 		rc = cli_exit_code(st);
 		goto done;
 	}
+	if (prog ? strcmp(prog, "--progress") == 0 : isatty(STDERR_FILENO))
+		aiw_plan_set_progress(plan, plan_progress, &last_pct);
 	if ((st = aiw_plan_run(plan)) != AIW_OK) {
 		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
 		rc = cli_exit_code(st);
@@ -363,9 +395,14 @@ int cli_plan(int argc, char **argv)
 		rc = cli_flush_stdout() ? EXIT_FAIL : EXIT_FAIL;
 		goto done;
 	}
-	printf("%4s  %-12s %3s %4s %6s %5s %5s  %12s %10s %10s %11s  %s\n", "rank", "gpu", "tp",
+	bool rechecked = s[AIW_PLAN_STAT_RECHECKED] > 0;
+	if (rechecked)
+		printf("Re-checked %zu rows at %s further seeds: %zu missed the limits there\n",
+		       s[AIW_PLAN_STAT_RECHECKED], recheck_reps ? recheck_reps : "10",
+		       s[AIW_PLAN_STAT_RECHECK_FAILED]);
+	printf("%4s  %-12s %3s %4s %6s %5s %5s  %12s %10s %10s %11s  %s%s\n", "rank", "gpu", "tp",
 	       "bits", "batch", "repl", "gpus", "objective", "ttft_p99", "tpot_p99", "peak_w",
-	       "pareto");
+	       "pareto", rechecked ? "  recheck" : "");
 	for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS] && (ntop == 0 || i < (size_t)ntop); i++) {
 		double v[AIW_PLAN_NCOLUMNS];
 		const char *gpu, *snip;
@@ -373,18 +410,28 @@ int cli_plan(int argc, char **argv)
 		char mb[32] = "-";
 		if (isfinite(v[AIW_PLAN_MAX_BATCH]))
 			snprintf(mb, sizeof mb, "%g", v[AIW_PLAN_MAX_BATCH]);
-		printf("%4zu  %-12s %3.0f %4g %6s %5.0f %5.0f  %12.6g %10.4g %10.4g %11.6g  %s%s\n",
+		char rc_text[64] = "";
+		if (rechecked && isfinite(v[AIW_PLAN_RECHECK_OK]))
+			snprintf(rc_text, sizeof rc_text, "      %s %.0f%%",
+			         v[AIW_PLAN_RECHECK_OK] ? "ok" : "MISS",
+			         100 * v[AIW_PLAN_RECHECK_MET_SHARE]);
+		else if (rechecked)
+			snprintf(rc_text, sizeof rc_text, "      -");
+		printf("%4zu  %-12s %3.0f %4g %6s %5.0f %5.0f  %12.6g %10.4g %10.4g %11.6g  %s%s%s\n",
 		       i + 1, gpu, v[AIW_PLAN_GPUS_PER_REPLICA], v[AIW_PLAN_WEIGHT_BITS], mb,
 		       v[AIW_PLAN_REPLICAS], v[AIW_PLAN_GPUS],
 		       v[AIW_PLAN_OBJECTIVE], v[AIW_PLAN_TTFT_P99_S], v[AIW_PLAN_TPOT_P99_S],
 		       v[AIW_PLAN_POWER_PEAK_W], v[AIW_PLAN_PARETO_TTFT] ? "T" : "-",
-		       v[AIW_PLAN_PARETO_POWER] ? "P" : "-");
+		       v[AIW_PLAN_PARETO_POWER] ? "P" : "-", rc_text);
 		fputs("      ", stdout);
 		for (const char *c = snip; *c; c++)
 			fputc(*c == '\n' ? (c[1] ? ' ' : '\n') : *c, stdout);
 	}
 	printf("pareto: T on the front of the objective vs P99 TTFT, P on that of the objective "
 	       "vs peak power\n");
+	if (rechecked)
+		printf("recheck: ok (MISS) when the means of the further seeds' P99s meet (miss) the "
+		       "limits, with the share of those runs that met both\n");
 	rc = cli_flush_stdout();
 done:
 	aiw_plan_free(plan);

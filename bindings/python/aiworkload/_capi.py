@@ -61,6 +61,7 @@ SWEEP_FN = CFUNCTYPE(None, c_void_p, c_size_t, c_void_p)
 SWEEP_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_size_t, c_size_t, c_void_p)
 DIVERSITY_PROGRESS_FN = CFUNCTYPE(c_int, c_size_t, c_size_t, c_void_p)
 CAPACITY_PROGRESS_FN = CFUNCTYPE(c_int, c_size_t, c_size_t, c_double, c_int, c_void_p)
+PLAN_PROGRESS_FN = CFUNCTYPE(c_int, c_void_p, c_size_t, c_size_t, c_void_p)
 
 def _nul_guard(f, cname, idx):
     """f, refusing with InvalidArgument a text argument (at the positions idx)
@@ -315,6 +316,8 @@ SIGNATURES = {
     "aiw_plan_set": (STATUS, [("plan", PLAN), ("key", c_char_p), ("value", c_char_p)]),
     "aiw_plan_grid": (STATUS, [("plan", PLAN), ("param", c_char_p), ("values_csv", c_char_p)]),
     "aiw_plan_run": (STATUS, [("plan", PLAN)]),
+    "aiw_plan_set_progress": (STATUS, [("plan", PLAN), ("fn", PLAN_PROGRESS_FN),
+                                       ("payload", c_void_p)]),
     "aiw_plan_stats": (STATUS, [("plan", PLAN), ("out", PZ), ("n", c_size_t)]),
     "aiw_plan_row": (STATUS, [("plan", PLAN), ("i", c_size_t), ("out", PD),
                               ("ncolumns", c_size_t), ("gpu", PSTR), ("snippet", PSTR)]),
@@ -339,7 +342,8 @@ CALLBACK_TYPES = {"aiw_event_fn": EVENT_FN, "aiw_progress_fn": PROGRESS_FN,
                   "aiw_sample_fn": SAMPLE_FN,
                   "aiw_sweep_fn": SWEEP_FN, "aiw_sweep_progress_fn": SWEEP_PROGRESS_FN,
                   "aiw_diversity_progress_fn": DIVERSITY_PROGRESS_FN,
-                  "aiw_capacity_progress_fn": CAPACITY_PROGRESS_FN}
+                  "aiw_capacity_progress_fn": CAPACITY_PROGRESS_FN,
+                  "aiw_plan_progress_fn": PLAN_PROGRESS_FN}
 
 
 HANDLES = (SIM, SWEEP, PROFILE, PLAN)

@@ -7,9 +7,11 @@ from . import _capi
 
 COLUMNS = ("objective", "gpus", "replicas", "gpus_per_replica", "weight_bits", "max_batch",
            "ttft_p99_s", "ttft_p99_ci95_s", "tpot_p99_s", "tpot_p99_ci95_s", "power_peak_w",
-           "energy_kwh", "cost_per_mtok_usd", "pareto_ttft", "pareto_power")
+           "energy_kwh", "cost_per_mtok_usd", "pareto_ttft", "pareto_power",
+           "recheck_ttft_p99_s", "recheck_ttft_p99_ci95_s", "recheck_tpot_p99_s",
+           "recheck_tpot_p99_ci95_s", "recheck_met_share", "recheck_ok")
 STATS = ("candidates", "pruned_memory", "pruned_cap", "pruned_bisection", "simulated", "runs",
-         "rows", "pruned_load")
+         "rows", "pruned_load", "rechecked", "recheck_failed")
 
 
 def _b(s):
@@ -65,7 +67,22 @@ class Plan(object):
             values = ",".join(str(v) for v in values)
         _capi.lib.aiw_plan_grid(self._p, _b(param), _b(values))
 
-    def run(self):
+    def run(self, progress=None):
+        """Run the search.  progress(done, total), when given, is called
+        after each combination (and each re-checked row); a true return
+        stops the plan (aiworkload.Stopped)."""
+        if progress is None:
+            _capi.lib.aiw_plan_run(self._p)
+            return
+
+        def cb(_plan, done, total, _payload):
+            try:
+                return 1 if progress(int(done), int(total)) else 0
+            except Exception:  # an exception in the callback stops the plan
+                return 1
+
+        fn = _capi.PLAN_PROGRESS_FN(cb)
+        _capi.lib.aiw_plan_set_progress(self._p, fn, None)
         _capi.lib.aiw_plan_run(self._p)
 
     def stats(self):

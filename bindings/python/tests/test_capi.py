@@ -267,7 +267,7 @@ class EveryFunction(unittest.TestCase):
                 "gpus_per_replica = 1\ntraffic = poisson\nrate = 2/s\n")
         with aiworkload.Plan(scen, "chat", ttft_p99="2s") as plan:
             plan.grid("replicas", "1..2")
-            plan.run()
+            plan.run(progress=lambda done, total: False)
             self.assertEqual(len(plan.rows()), plan.stats()["rows"])
             self.assertEqual(plan.verdict(), "")
             self.assertEqual(plan.errmsg(), "")

@@ -51,6 +51,27 @@ class PlanTest(unittest.TestCase):
                 with open(os.path.join(d, "plan.csv")) as f:
                     self.assertEqual(len(f.read().splitlines()), len(rows) + 1)
 
+    def test_recheck_and_progress(self):
+        with aiworkload.Plan(SCEN, "chat", ttft_p99="400ms", objective="gpus", recheck=1,
+                             recheck_replications=3, settings={"sim.duration": "20s"}) as plan:
+            plan.grid("weight_bits", "8,16")
+            plan.grid("replicas", "1..4")
+            seen = []
+            plan.run(progress=lambda done, total: seen.append((done, total)) and False)
+            st = plan.stats()
+            self.assertEqual(seen[:2], [(1, 2), (2, 2)])
+            self.assertEqual(len(seen), 2 + st["rechecked"])
+            best = plan.rows()[0]
+            self.assertIn(best["recheck_ok"], (0.0, 1.0))
+            self.assertGreaterEqual(best["recheck_met_share"], 0.0)
+        with aiworkload.Plan(SCEN, "chat", ttft_p99="400ms",
+                             settings={"sim.duration": "20s"}) as plan:
+            plan.grid("weight_bits", "8,16")
+            plan.grid("replicas", "1..4")
+            with self.assertRaises(aiworkload.Stopped):
+                plan.run(progress=lambda done, total: True)
+            self.assertEqual(plan.stats()["rows"], 0)
+
     def test_errors_carry_the_message(self):
         with aiworkload.Plan(SCEN, "chat") as plan:
             with self.assertRaises(aiworkload.UnknownName) as cm:
