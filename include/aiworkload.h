@@ -908,6 +908,13 @@ AIW_EXPORT aiw_status aiw_plan_verdict(const aiw_plan *plan, const char **out);
 /* CSV of the table: rank, gpu, the columns, snippet (%.17g, empty when not
  * finite). */
 AIW_EXPORT aiw_status aiw_plan_write_csv(aiw_plan *plan, const char *path);
+/* The plan's report as one self-contained HTML page (no outside resource):
+ * the plan's settings and counts, the ranked table with each row's --set
+ * lines (or the verdict of an empty table), and Pareto plots of the
+ * objective against P99 TTFT and against peak power (a training plan:
+ * tokens/s against memory per GPU).  AIW_ESTATE before the run or after a
+ * stopped one, AIW_EIO when the file cannot be written. */
+AIW_EXPORT aiw_status aiw_plan_write_html(aiw_plan *plan, const char *path);
 
 #ifdef __cplusplus
 }

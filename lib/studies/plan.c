@@ -89,7 +89,7 @@
  * plan returns the failure of lowest index (all below it ran).
  * Everything goes through the public API.
  */
-#include "core/internal.h"
+#include "studies/plan.h"
 
 #include <gsl/gsl_cdf.h>
 
@@ -116,12 +116,6 @@
 #define LOAD_SLACK 0.25
 #define LOAD_STEP 1.25
 
-enum { AX_GPU, AX_TP, AX_BITS, AX_BATCH, AX_REPLICAS, NAXES };
-static const char *const AXIS[NAXES] = {"gpu", "gpus_per_replica", "weight_bits", "max_batch",
-                                        "replicas"};
-static const char *const OBJECTIVE[] = {"cost_per_mtok", "gpus", "energy", "peak_power"};
-#define NOBJ (sizeof OBJECTIVE / sizeof *OBJECTIVE)
-
 typedef struct plan_eval {
 	bool done;
 	aiw_status st;
@@ -129,40 +123,6 @@ typedef struct plan_eval {
 	double m[AIW_PLAN_NCOLUMNS]; /* the row's columns */
 	bool slo_ok;
 } plan_eval;
-
-typedef struct cand {
-	const char *v[NAXES];
-} cand;
-
-typedef struct plan_row {
-	double v[AIW_PLAN_NCOLUMNS];
-	char *gpu, *snippet;
-	size_t order; /* grid order of the combination */
-	cand c;       /* its axis values (the plan's strings) */
-} plan_row;
-
-struct aiw_plan {
-	char *path, *text, *comp;
-	char px[300];
-	bool training; /* a [training NAME] job: the layout search */
-	double ttft, tpot, max_gpus, power_budget;
-	size_t objective, reps, jobs;
-	size_t recheck, recheck_reps; /* rows to confirm, runs per row */
-	aiw_plan_progress_fn progress;
-	void *progress_payload;
-	bool stopped; /* the callback asked to stop */
-	uint64_t seed;
-	bool seed_set, ran;
-	char **sets; /* "NAME=VALUE" for every candidate */
-	size_t nsets;
-	char **ax[NAXES]; /* values as text; NULL: the scenario's */
-	size_t nax[NAXES];
-	plan_row *rows;
-	size_t nrows;
-	size_t stats[AIW_PLAN_NSTATS];
-	char verdict[2560];
-	char err[2048];
-};
 
 static aiw_status perr(aiw_plan *p, aiw_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -364,7 +324,7 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 	}
 	if (strcmp(key, "objective") == 0) {
 		for (size_t i = 0; i < NOBJ; i++)
-			if (strcmp(value, OBJECTIVE[i]) == 0) {
+			if (strcmp(value, aiwi_plan_objective[i]) == 0) {
 				p->objective = i;
 				return AIW_OK;
 			}
@@ -431,7 +391,7 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 	if (p->ran)
 		return perr(p, AIW_ESTATE, "aiw_plan_grid: the plan has run (set before aiw_plan_run)");
 	size_t a = 0;
-	while (a < NAXES && strcmp(AXIS[a], param) != 0)
+	while (a < NAXES && strcmp(aiwi_plan_axis[a], param) != 0)
 		a++;
 	if (a == NAXES)
 		return perr(p, AIW_EUNKNOWN,
@@ -485,7 +445,7 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 		st = perr(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
 	for (size_t i = 0; i < n && st == AIW_OK; i++) {
 		char name[340];
-		snprintf(name, sizeof name, "%s.%s", p->px, AXIS[a]);
+		snprintf(name, sizeof name, "%s.%s", p->px, aiwi_plan_axis[a]);
 		if (a == AX_GPU) {
 			double d;
 			if (aiw_catalog_gpu_value(l[i], "mem_bytes", &d) != AIW_OK)
@@ -538,7 +498,7 @@ static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out
 	}
 	for (size_t a = 0; a < NAXES && st == AIW_OK; a++)
 		if (c->v[a]) {
-			snprintf(name, sizeof name, "%s.%s", p->px, AXIS[a]);
+			snprintf(name, sizeof name, "%s.%s", p->px, aiwi_plan_axis[a]);
 			st = aiw_sim_set(sim, name, c->v[a]);
 		}
 	uint64_t seed = 0;
@@ -756,7 +716,7 @@ static char *snippet(const aiw_plan *p, const cand *c)
 	o += (size_t)snprintf(s + o, len - o, "--set %s.autoscaler=none\n", p->px);
 	for (size_t a = 0; a < NAXES; a++)
 		if (c->v[a])
-			o += (size_t)snprintf(s + o, len - o, "--set %s.%s=%s\n", p->px, AXIS[a], c->v[a]);
+			o += (size_t)snprintf(s + o, len - o, "--set %s.%s=%s\n", p->px, aiwi_plan_axis[a], c->v[a]);
 	if (p->seed_set)
 		snprintf(s + o, len - o, "--set sim.seed=%llu\n", (unsigned long long)p->seed);
 	return s;
@@ -1130,7 +1090,7 @@ static aiw_status run_training(aiw_plan *p)
 			            "aiw_plan_run: %s is a training job: its grid is tp x pp x dp x "
 			            "zero_stage x micro_batch x recompute, aiw_plan_grid's '%s' does "
 			            "not apply",
-			            p->px, AXIS[a]);
+			            p->px, aiwi_plan_axis[a]);
 	aiw_sim *sim;
 	aiw_status st = tload(p, NULL, false, &sim);
 	if (st != AIW_OK)
@@ -1552,7 +1512,11 @@ aiw_status aiw_plan_verdict(const aiw_plan *p, const char **out)
 	return AIW_OK;
 }
 
-static const char *const COLNAME[AIW_PLAN_NCOLUMNS] = {
+const char *const aiwi_plan_axis[NAXES] = {"gpu", "gpus_per_replica", "weight_bits",
+                                           "max_batch", "replicas"};
+const char *const aiwi_plan_objective[NOBJ] = {"cost_per_mtok", "gpus", "energy", "peak_power"};
+
+const char *const aiwi_plan_colname[AIW_PLAN_NCOLUMNS] = {
     "objective",        "gpus",         "replicas",         "gpus_per_replica",
     "weight_bits",      "max_batch",    "ttft_p99_s",       "ttft_p99_ci95_s",
     "tpot_p99_s",       "tpot_p99_ci95_s", "power_peak_w",  "energy_kwh",
@@ -1560,7 +1524,7 @@ static const char *const COLNAME[AIW_PLAN_NCOLUMNS] = {
     "recheck_ttft_p99_ci95_s", "recheck_tpot_p99_s", "recheck_tpot_p99_ci95_s",
     "recheck_met_share", "recheck_ok"};
 
-static const char *const TCOLNAME[AIW_PLAN_T_NCOLUMNS] = {
+const char *const aiwi_plan_tcolname[AIW_PLAN_T_NCOLUMNS] = {
     "tokens_per_s", "gpus",        "tp",           "pp",
     "dp",           "zero_stage",  "micro_batch",  "recompute",
     "step_time_s",  "memory_per_gpu_bytes", "mfu"};
@@ -1579,7 +1543,7 @@ aiw_status aiw_plan_write_csv(aiw_plan *p, const char *path)
 	size_t ncol = p->training ? AIW_PLAN_T_NCOLUMNS : AIW_PLAN_NCOLUMNS;
 	fputs("rank,gpu", f);
 	for (size_t j = 0; j < ncol; j++)
-		fprintf(f, ",%s", p->training ? TCOLNAME[j] : COLNAME[j]);
+		fprintf(f, ",%s", p->training ? aiwi_plan_tcolname[j] : aiwi_plan_colname[j]);
 	fputs(",snippet\n", f);
 	for (size_t i = 0; i < p->nrows; i++) {
 		fprintf(f, "%zu,%s", i + 1, p->rows[i].gpu);

@@ -632,9 +632,27 @@ START_TEST(progress_and_stop)
 		ck_assert_uint_eq(s[AIW_PLAN_STAT_ROWS], 0);
 		double v[1];
 		ck_assert_int_eq(aiw_plan_row(p, 0, v, 1, NULL, NULL), AIW_ERANGE);
+		/* no report of a stopped plan */
+		ck_assert_int_eq(aiw_plan_write_html(p, "/dev/null"), AIW_ESTATE);
 		aiw_plan_free(p);
 	}
 	ck_assert_int_eq(aiw_plan_set_progress(NULL, NULL, NULL), AIW_EINVAL);
+	/* the report: arguments, state, a file that cannot be written */
+	ck_assert_int_eq(aiw_plan_write_html(NULL, "x.html"), AIW_EINVAL);
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_write_html(p, "x.html"), AIW_ESTATE);
+	ck_assert(strstr(aiw_plan_errmsg(p), "aiw_plan_run") != NULL);
+	ck_assert_int_eq(aiw_plan_write_html(p, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_plan_write_html(p, ""), AIW_EINVAL);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "400ms"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "sim.duration", "10s"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..2"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	ck_assert_int_eq(aiw_plan_write_html(p, "/nonexistent-dir/x.html"), AIW_EIO);
+	ck_assert(strstr(aiw_plan_errmsg(p), "/nonexistent-dir/x.html") != NULL);
+	ck_assert_int_eq(aiw_plan_write_html(p, "/dev/null"), AIW_OK);
+	aiw_plan_free(p);
 }
 END_TEST
 

@@ -45,6 +45,8 @@ static void plan_usage(FILE *f)
 	        "  --set NAME=VALUE     set a scenario parameter in every candidate\n"
 	        "  --seed N             sim.seed of the first replication\n"
 	        "  --csv FILE           write the ranked table as CSV\n"
+	        "  --report FILE.html   the plan's report: settings, the ranked table, Pareto\n"
+	        "                       plots of the objective against P99 TTFT and peak power\n"
 	        "  --top N              rows printed (default 20; 0: all)\n"
 	        "  --recheck N          run the ranked rows again at further seeds until N pass\n"
 	        "                       (or 4N were examined); a row that misses is flagged\n"
@@ -203,7 +205,7 @@ int cli_plan(int argc, char **argv)
 	const char *component = NULL, *ttft = NULL, *tpot = NULL, *objective = NULL,
 	           *max_gpus = NULL, *power = NULL, *reps = NULL, *seed = NULL, *csv = NULL,
 	           *top = NULL, *jobs = NULL, *recheck = NULL, *recheck_reps = NULL,
-	           *prog = NULL;
+	           *prog = NULL, *report = NULL;
 	size_t nsets = 0, ngrids = 0, nops = 0, room = argc > 0 ? (size_t)argc : 1;
 	const char **sets = calloc(room, sizeof *sets), **grids = calloc(room, sizeof *grids),
 	           **ops = calloc(room, sizeof *ops);
@@ -225,6 +227,7 @@ int cli_plan(int argc, char **argv)
 	    {"--replications", CLI_OPT_ONE, &reps, NULL, NULL},
 	    {"--seed", CLI_OPT_ONE, &seed, NULL, NULL},
 	    {"--csv", CLI_OPT_ONE, &csv, NULL, NULL},
+	    {"--report", CLI_OPT_ONE, &report, NULL, NULL},
 	    {"--top", CLI_OPT_ONE, &top, NULL, NULL},
 	    {"--jobs|-j", CLI_OPT_ONE, &jobs, NULL, NULL},
 	    {"--recheck", CLI_OPT_ONE, &recheck, NULL, NULL},
@@ -252,6 +255,25 @@ int cli_plan(int argc, char **argv)
 		goto done;
 	}
 	const char *file = ops[0];
+	{ /* outputs that would overwrite the scenario, a file it names, or
+	   * each other: refused before anything runs */
+		cli_files out = {0}, in = {0};
+		aiw_sim *sim = NULL;
+		rc = cli_files_add(&out, "--csv", csv) || cli_files_add(&out, "--report", report) ||
+		             cli_files_add(&in, "the scenario", file)
+		         ? EXIT_FAIL
+		         : 0;
+		if (!rc && out.n && aiw_sim_create(&sim, 1) == AIW_OK &&
+		    aiw_sim_load_file(sim, file) == AIW_OK)
+			rc = cli_files_add_sim(&in, sim);
+		if (!rc)
+			rc = cli_check_outputs(&who, &out, &in);
+		cli_files_free(&out);
+		cli_files_free(&in);
+		aiw_sim_free(sim);
+		if (rc)
+			goto done;
+	}
 	long ntop = 20;
 	if (top) {
 		char *end;
@@ -371,6 +393,11 @@ int cli_plan(int argc, char **argv)
 	size_t s[AIW_PLAN_NSTATS];
 	aiw_plan_stats(plan, s, AIW_PLAN_NSTATS);
 	if (csv && (st = aiw_plan_write_csv(plan, csv)) != AIW_OK) {
+		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
+		rc = cli_exit_code(st);
+		goto done;
+	}
+	if (report && (st = aiw_plan_write_html(plan, report)) != AIW_OK) {
 		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
 		rc = cli_exit_code(st);
 		goto done;

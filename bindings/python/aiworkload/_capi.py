@@ -323,6 +323,7 @@ SIGNATURES = {
                               ("ncolumns", c_size_t), ("gpu", PSTR), ("snippet", PSTR)]),
     "aiw_plan_verdict": (STATUS, [("plan", PLAN), ("out", PSTR)]),
     "aiw_plan_write_csv": (STATUS, [("plan", PLAN), ("path", c_char_p)]),
+    "aiw_plan_write_html": (STATUS, [("plan", PLAN), ("path", c_char_p)]),
     # autoscaler replay (studies/replay.c)
     "aiw_autoscale_replay": (STATUS, [("policy", c_char_p), ("settings", POINTER(c_char_p)),
                                       ("nsettings", c_size_t), ("metrics_path", c_char_p),

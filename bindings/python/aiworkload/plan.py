@@ -110,3 +110,19 @@ class Plan(object):
 
     def write_csv(self, path):
         _capi.lib.aiw_plan_write_csv(self._p, _b(str(path)))
+
+    def write_html(self, path):
+        """The plan's self-contained HTML report (aiw_plan_write_html(3))."""
+        _capi.lib.aiw_plan_write_html(self._p, _b(str(path)))
+
+    def to_pandas(self):
+        """The ranked table as a pandas.DataFrame, one row per rank (from 1),
+        the columns of rows().  Needs pandas."""
+        try:
+            import pandas
+        except ImportError:
+            raise ImportError("Plan.to_pandas() needs pandas (Debian: python3-pandas)")
+        rows = self.rows()
+        df = pandas.DataFrame(rows, columns=list(COLUMNS) + ["gpu", "snippet"])
+        df.index = pandas.RangeIndex(1, len(rows) + 1, name="rank")
+        return df

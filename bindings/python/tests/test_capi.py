@@ -273,6 +273,7 @@ class EveryFunction(unittest.TestCase):
             self.assertEqual(plan.errmsg(), "")
             with tempfile.TemporaryDirectory() as d:
                 plan.write_csv(os.path.join(d, "plan.csv"))
+                plan.write_html(os.path.join(d, "plan.html"))
         aiworkload.strerror(-1)
         aiworkload.status_name(-1)
         aiworkload.library_info()  # aiw_version, aiw_version_string

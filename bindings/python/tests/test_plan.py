@@ -50,6 +50,20 @@ class PlanTest(unittest.TestCase):
                 plan.write_csv(os.path.join(d, "plan.csv"))
                 with open(os.path.join(d, "plan.csv")) as f:
                     self.assertEqual(len(f.read().splitlines()), len(rows) + 1)
+                plan.write_html(os.path.join(d, "plan.html"))
+                with open(os.path.join(d, "plan.html")) as f:
+                    html = f.read()
+                self.assertEqual(html.count('<tr class="row"'), len(rows))
+            try:
+                import pandas  # noqa: F401
+            except ImportError:
+                pandas = None
+            if pandas is not None:
+                df = plan.to_pandas()
+                self.assertEqual(len(df), len(rows))
+                self.assertEqual(df.index[0], 1)
+                self.assertEqual(df.loc[1, "ttft_p99_s"], best["ttft_p99_s"])
+                self.assertEqual(df.loc[1, "gpu"], best["gpu"])
 
     def test_recheck_and_progress(self):
         with aiworkload.Plan(SCEN, "chat", ttft_p99="400ms", objective="gpus", recheck=1,
