@@ -48,6 +48,7 @@ void aiwi_training_sample(aiwi_comp *c, double t)
 	aiwi_rec_put(sim, T->id_step, T->tick_steps > 0 ? T->tick_step_sum / T->tick_steps : NAN);
 	T->tick_steps = T->tick_step_sum = 0;
 	aiwi_rec_put(sim, T->id_tokens, (T->c_steps + T->p_steps) * T->k.tokens_per_step);
+	aiwi_rec_put(sim, T->id_ckpt_fail, T->ckpt_failed);
 	double by = aiwi_training_bytes_at(T, t);
 	aiwi_rec_put(sim, T->id_ew, dt > 0 ? (by - T->prev_bytes) / dt : 0);
 	T->prev_bytes = by;

@@ -428,6 +428,12 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 		k->tau = k->fail_rate > 0 ? daly_tau(k->w, 1 / k->fail_rate) : INFINITY;
 	else
 		k->tau = aiwi_p(c, P_CKPT_INTERVAL);
+	k->ckpt_fail_p = aiwi_p(c, P_CKPT_FAIL);
+	if (k->ckpt_fail_p > 0 && !isfinite(k->tau))
+		aiwi_warn(sim,
+		          "%s: checkpoint_failure_prob = %g has no effect: the job never checkpoints "
+		          "(checkpoint_interval = none, or auto without failures)",
+		          c->prefix, k->ckpt_fail_p);
 	k->steps_budget = INFINITY;
 	if (aiwi_pset(c, P_MAX_STEPS))
 		k->steps_budget = aiwi_p(c, P_MAX_STEPS);

@@ -78,8 +78,18 @@ static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	double t = aiwi_now(sim);
 	T->ev_phase = 0;
 	T->e_done += T->ph.energy;
+	if (T->k.ckpt_fail_p > 0 && gsl_rng_uniform(T->crng) < T->k.ckpt_fail_p) {
+		/* nothing saved: the write's time joins the work at risk (lost with
+		 * it at a failure, booked as checkpoint time at the next save) */
+		T->ckpt_failed++;
+		T->p_ckpt_s += T->ph.dur;
+		T->next_ckpt = t + T->k.tau;
+		begin_step(c, T, t);
+		return;
+	}
 	T->checkpoints++;
-	T->ckpt_s += T->ph.dur;
+	T->ckpt_s += T->ph.dur + T->p_ckpt_s;
+	T->p_ckpt_s = 0;
 	T->c_steps += T->p_steps;
 	T->c_compute += T->p_compute;
 	T->c_wait += T->p_wait;
@@ -139,6 +149,7 @@ static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg)
 		T->lost_s += t - T->last_commit;
 		T->steps_lost += T->p_steps;
 		T->p_steps = T->p_compute = T->p_wait = T->p_comm = T->p_bubble = 0;
+		T->p_ckpt_s = 0; /* failed writes since the last save: in lost_s */
 	}
 	double down = clamp0(aiwi_dist_sample(aiwi_pd(c, P_RESTART), T->frng));
 	if (T->spares_free >= 1) {

@@ -19,7 +19,7 @@ void aiwi_training_finish(aiwi_comp *c, double t)
 	double steps = T->c_steps + T->p_steps;
 	double compute = T->c_compute + T->p_compute, wait = T->c_wait + T->p_wait;
 	double comm = T->c_comm + T->p_comm, bubble = T->c_bubble + T->p_bubble;
-	double ckpt = T->ckpt_s, restart = T->restart_s;
+	double ckpt = T->ckpt_s + T->p_ckpt_s, restart = T->restart_s;
 	if (T->state == S_STEP || T->state == S_CKPT || T->state == S_RESTART) {
 		const aiwi_tphase *ph = &T->ph;
 		double x = fmin(clamp0(t - ph->t0), ph->dur);
@@ -68,6 +68,7 @@ void aiwi_training_finish(aiwi_comp *c, double t)
 	M("restart_s", restart);
 	M("failures", T->failures);
 	M("checkpoints", T->checkpoints);
+	M("checkpoint_failures", T->ckpt_failed);
 	M("checkpoint_interval_s", k->tau);
 	M("checkpoint_time_s", k->w);
 	if (k->layout)
@@ -163,6 +164,10 @@ const aiwi_metric_def aiwi_training_metrics[] = {
 	 "time breakdown: work lost to failures (since the last checkpoint)", NULL, NULL, NULL, NULL},
 	{"restart_s", "  restarts", "s", 0,
 	 "time breakdown: restarting", NULL, NULL, NULL, NULL},
+	{"checkpoint_failures", "Checkpoint failures", "1", AIW_METRIC_COUNT,
+	 "checkpoint writes that failed (checkpoint_failure_prob)",
+	 "training_checkpoint_failures_total", "counter", NULL,
+	 "checkpoint writes of a training job that failed"},
 	{"failures", "Failures", "1", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
 	 "failures that interrupted the job",
 	 "training_failures_total", "counter", NULL,
@@ -240,5 +245,7 @@ const aiwi_curve_def aiwi_training_curves[] = {
 	 "tokens in the model's current state at the end of the interval"},
 	{"east_west_bytes_per_s_per_node", "B/s", NULL, NULL, 0, false, false,
 	 "network bytes per second one node sends for the gradient reduction, interval average"},
+	{"checkpoint_failures", "1", "training_checkpoint_failures_total", NULL, AIWI_CURVE_GAUGE,
+	 true, false, "checkpoint writes that failed since the job started"},
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };

@@ -101,6 +101,17 @@ const aiwi_param_def aiwi_training_params[P_NPARAMS] = {
 	[P_STORAGE_BW] = {"storage_bw", "training.NAME.storage_bw", AIW_PT_BANDWIDTH, "100GB/s",
 	                  "B/s", 0, 1e15, NULL, AIW_PF_EXCL_MIN,
 	                  "aggregate checkpoint write bandwidth of the storage system", 0},
+	/* a write that fails (storage error, a node lost during the write, a
+	 * corrupt shard found on verification) costs its time and energy and
+	 * saves nothing: the work since the last saved checkpoint stays at risk
+	 * and the next attempt comes one interval later.  Daly's interval does
+	 * not take it into account.  Default 0: every write succeeds. */
+	[P_CKPT_FAIL] = {"checkpoint_failure_prob", "training.NAME.checkpoint_failure_prob",
+	                 AIW_PT_REAL, "0", "1", 0, 1, NULL, RT,
+	                 "probability that a checkpoint write fails: its time and energy are "
+	                 "spent, nothing is saved, the work since the last saved checkpoint stays "
+	                 "at risk and the next attempt comes one interval later",
+	                 0},
 	[P_START] = {"start", "training.NAME.start", AIW_PT_DURATION, "0", "s", 0, 3.2e9, NULL, 0,
 	             "time the job starts (its GPUs are provisioned from then on)", 0},
 	[P_MAX_STEPS] = {"max_steps", "training.NAME.max_steps", AIW_PT_INT, NULL, "1", 0, 1e15,

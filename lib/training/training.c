@@ -33,6 +33,12 @@ static aiw_status training_start(aiwi_comp *c)
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	uint64_t s = gsl_rng_get(c->rng);
 	gsl_rng_set(T->frng, (unsigned long)aiwi_stream_seed(s, "failures"));
+	/* checkpoint outcomes too (drawn only when checkpoint_failure_prob > 0,
+	 * so that a job without it draws exactly as before) */
+	T->crng = aiwi_rng_alloc();
+	if (!T->crng)
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+	gsl_rng_set(T->crng, (unsigned long)aiwi_stream_seed(s, "checkpoints"));
 	char n[300];
 	snprintf(n, sizeof n, "%s.step_time_s", c->prefix);
 	T->id_step = aiwi_rec_add(sim, n, "s");
@@ -40,8 +46,13 @@ static aiw_status training_start(aiwi_comp *c)
 	T->id_tokens = aiwi_rec_add(sim, n, "1");
 	snprintf(n, sizeof n, "%s.east_west_bytes_per_s_per_node", c->prefix);
 	T->id_ew = aiwi_rec_add(sim, n, "B/s");
-	if (T->id_step < 0 || T->id_tokens < 0 || T->id_ew < 0)
-		return T->id_step < 0 ? T->id_step : T->id_tokens < 0 ? T->id_tokens : T->id_ew;
+	snprintf(n, sizeof n, "%s.checkpoint_failures", c->prefix);
+	T->id_ckpt_fail = aiwi_rec_add(sim, n, "1");
+	if (T->id_step < 0 || T->id_tokens < 0 || T->id_ew < 0 || T->id_ckpt_fail < 0)
+		return T->id_step < 0      ? T->id_step
+		       : T->id_tokens < 0  ? T->id_tokens
+		       : T->id_ew < 0      ? T->id_ew
+		                           : T->id_ckpt_fail;
 	T->racks = ceil((T->k.N + T->k.spares) / aiwi_site_gpus_per_rack(sim));
 	T->spares_free = T->k.spares;
 	T->state = S_WAIT;
@@ -72,6 +83,8 @@ static void training_destroy(aiwi_comp *c)
 	aiwi_hist_free(&T->hist);
 	if (T->frng)
 		gsl_rng_free(T->frng);
+	if (T->crng)
+		gsl_rng_free(T->crng);
 	free(T);
 	c->state = NULL;
 }

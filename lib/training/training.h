@@ -92,6 +92,7 @@ enum {
 	P_CKPT_TIME,
 	P_CKPT_BYTES,
 	P_STORAGE_BW,
+	P_CKPT_FAIL,
 	P_START,
 	P_MAX_STEPS,
 	P_MAX_TOKENS,
@@ -156,6 +157,7 @@ typedef struct aiwi_tcfg {
 	double ew_node;     /* inter-node bytes per node per all-reduce */
 	double tau;         /* checkpoint interval (s); INFINITY: never */
 	double w;           /* checkpoint write time (s) */
+	double ckpt_fail_p; /* probability that a checkpoint write fails */
 	double fail_rate;   /* cluster failures per second (0: none) */
 	double steps_budget;/* INFINITY: none */
 	double tokens_per_step;
@@ -202,6 +204,7 @@ typedef struct aiwi_tphase {
 typedef struct aiwi_tjob {
 	aiwi_tcfg k;
 	gsl_rng *frng; /* failures, restarts, repairs: a stream of their own */
+	gsl_rng *crng; /* checkpoint write outcomes: another */
 	int state;
 	aiwi_tphase ph;
 	uint64_t ev_phase, ev_fail;
@@ -216,10 +219,12 @@ typedef struct aiwi_tjob {
 	double steps_exec, steps_lost, step_sum, base_sum;
 	double ckpt_s, lost_s, restart_s;
 	double failures, checkpoints;
+	double ckpt_failed;   /* checkpoint writes that failed */
+	double p_ckpt_s;      /* failed writes' time since the last saved checkpoint (at risk) */
 	double spares_free;
 	aiwi_hist hist;
 	/* curves */
-	int id_step, id_tokens, id_ew;
+	int id_step, id_tokens, id_ew, id_ckpt_fail;
 	double tick_steps, tick_step_sum, prev_e, prev_bytes;
 	double racks, rack_peak;
 } aiwi_tjob;

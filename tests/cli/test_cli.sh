@@ -304,7 +304,8 @@ rules="$top_srcdir/examples/prometheus"
 # A simulated day for the alert rules (--promtest writes the latency
 # histograms' buckets at every sample too, so the rules' recording of the
 # seed's histogram_quantile(...) query runs on the day): a training job that starts at 3:00
-# (stalled before), and a fleet of 3 replicas that copes at night and falls
+# (stalled before) and whose checkpoint writes all fail (a storage outage:
+# the checkpoint alert fires after its first write, at 3h30, not before), and a fleet of 3 replicas that copes at night and falls
 # behind from ~10:00 as the diurnal peak (14:00) brings 10x the traffic: it
 # completes 73% of the arrivals of the ten minutes before 14:00 at a batch
 # limit of 32 (vLLM's default would absorb the peak), clearly
@@ -317,6 +318,8 @@ sample_interval = 1min
 [training late]
 gpus = 512
 start = 3h
+checkpoint_interval = 30min
+checkpoint_failure_prob = 1
 [inference chat]
 gpus_per_replica = 2
 weight_bits = 8
@@ -343,6 +346,15 @@ cat >>"$tmp/alerts.yml" <<'EOF'
       - eval_time: 14h
         alertname: TrainingStalled
         exp_alerts: []
+      - eval_time: 3h
+        alertname: TrainingCheckpointFailed
+        exp_alerts: []
+      - eval_time: 14h
+        alertname: TrainingCheckpointFailed
+        exp_alerts:
+          - exp_labels: {severity: page, kind: training, component: late}
+            exp_annotations:
+              summary: "training job late: a checkpoint failed in the last 6 hours"
       - eval_time: 4h
         alertname: InferenceTTFTP99High
         exp_alerts: []

@@ -718,6 +718,84 @@ static void same_results(aiw_sim *a, aiw_sim *b, const char *only)
 	}
 }
 
+/* Checkpoint writes that fail (checkpoint_failure_prob): with p = 1 none
+ * saves, each attempt's time is checkpoint time and the breakdown still
+ * covers the wall time; with p = 0.3 over n attempts the failed count is
+ * Binomial(n, 0.3), within 4 sigma (a fixed seed: the check is of the
+ * draw's law, its false-alarm rate 6e-5); with GPU failures on, failed
+ * writes since the last save are lost with the work; p = 0 gives the
+ * results of a job without the setting, bit for bit; the curve ends at the
+ * metric. */
+START_TEST(checkpoint_failures)
+{
+	const char *base = "[sim]\nduration=%s\nsample_interval=10min\n"
+	                   "[training t]\ngpus=64\nstep_compute=20s\n" NOCOMM
+	                   "checkpoint_interval=%s\ncheckpoint_time=30s\n%s";
+	/* every write fails: 2 h of 20 s steps, a write every 10 min of work */
+	aiw_sim *sim = load(3, base, "2h", "10min", "checkpoint_failure_prob=1\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double att = M(sim, "checkpoint_failures");
+	ck_assert(M(sim, "checkpoints") == 0);
+	/* attempts: one after each 10 min of steps (30 steps, 600 s) and its
+	 * 30 s write: floor(7200 / 630) */
+	ck_assert_msg(att == floor(7200.0 / 630), "attempts %g", att);
+	ck_assert_rel(M(sim, "checkpoint_s"), 30 * att, 1e-12);
+	double parts = M(sim, "compute_s") + M(sim, "exposed_comm_s") + M(sim, "straggler_wait_s") +
+	               M(sim, "checkpoint_s") + M(sim, "lost_s") + M(sim, "restart_s");
+	ck_assert_rel(parts, M(sim, "wall_s"), 1e-12);
+	size_t n;
+	double *v = curve(sim, "training.t.checkpoint_failures", NULL, &n);
+	ck_assert(v[n - 1] == att);
+	free(v);
+	aiw_sim_free(sim);
+
+	/* p = 0.3: Binomial */
+	sim = load(5, base, "100h", "1min", "checkpoint_failure_prob=0.3\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	double nf = M(sim, "checkpoint_failures"), ns = M(sim, "checkpoints"), na = nf + ns;
+	ck_assert(na > 1000);
+	ck_assert_msg(fabs(nf - 0.3 * na) <= 4 * sqrt(na * 0.3 * 0.7), "%g failed of %g", nf, na);
+	aiw_sim_free(sim);
+
+	/* with GPU failures: the breakdown covers the wall time, and work and
+	 * failed writes since the last save are lost together */
+	sim = load(9, base, "200h", "20min",
+	           "checkpoint_failure_prob=0.5\ngpu_mtbf=200h\nrestart_time=const(5min)\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	ck_assert(M(sim, "failures") >= 10);
+	ck_assert(M(sim, "checkpoint_failures") >= 10);
+	parts = M(sim, "compute_s") + M(sim, "exposed_comm_s") + M(sim, "straggler_wait_s") +
+	        M(sim, "checkpoint_s") + M(sim, "lost_s") + M(sim, "restart_s");
+	ck_assert_rel(parts, M(sim, "wall_s"), 1e-9);
+	aiw_sim_free(sim);
+
+	/* p = 0: bit for bit the job without the setting (FULL has failures,
+	 * jitter and spares) */
+	char with[1024];
+	snprintf(with, sizeof with, "%scheckpoint_failure_prob=0\n", FULL);
+	aiw_sim *a = load(7, "%s", FULL), *b = load(7, "%s", with);
+	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+	same_results(a, b, NULL);
+	aiw_sim_free(a);
+	aiw_sim_free(b);
+
+	/* no checkpoints: a warning that the setting does nothing */
+	sim = load(1, base, "1h", "none", "checkpoint_failure_prob=0.1\n");
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	size_t nw = 0;
+	aiw_sim_warning_count(sim, &nw);
+	bool warned = false;
+	for (size_t i = 0; i < nw; i++) {
+		const char *w;
+		aiw_sim_warning(sim, i, &w);
+		warned = warned || strstr(w, "checkpoint_failure_prob = 0.1 has no effect");
+	}
+	ck_assert(warned);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 START_TEST(reproducible)
 {
 	aiw_sim *a = load(7, "%s", FULL), *b = load(7, "%s", FULL);
@@ -994,6 +1072,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, llama3);
 	tcase_add_test(tc, hot_spares);
 	tcase_add_test(tc, reproducible);
+	tcase_add_test(tc, checkpoint_failures);
 	tcase_add_test(tc, budgets_and_start);
 	tcase_add_test(tc, runtime_change);
 	tcase_add_test(tc, invalid_params);
