@@ -234,6 +234,8 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->kv_s_per_token = f->kv_bytes_per_token / f->bytes_per_s;
 	double usable = f->replica_gpus * f->gpu.mem_bytes * (1 - aiwi_p(c, P_KV_MARGIN));
 	f->kv_capacity_tokens = floor((usable - f->weight_bytes) / f->kv_bytes_per_token);
+	if ((st = spec_setup(c, f)) != AIW_OK)
+		return st;
 	if (!f->service_mode && !(f->kv_capacity_tokens >= 2))
 		return aiwi_err(sim, AIW_ERANGE,
 		                "%s: weights of %.4g GB (model_params %g at weight_bits %g) do not fit "
@@ -274,6 +276,9 @@ static aiw_status inference_start(aiwi_comp *c)
 	 * activity counts cycles) */
 	if (peak != f->gpu.bf16_flops)
 		f->attn_flops_sq *= peak / f->gpu.bf16_flops;
+	f->dec_attn_ctx = 2 * f->attn_flops_sq;
+	if (f->spec)
+		f->dec_attn_ctx *= f->spec_attn_factor;
 	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;
@@ -623,6 +628,9 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("mixed_iterations", (double)f->mixed_iterations);
 	M("prefill_chunks", (double)f->prefill_chunks);
 	M("chunks_per_prompt_mean", f->chunked_prompts ? (double)f->prefill_chunks / (double)f->chunked_prompts : NAN);
+	M("spec_tokens_per_step", f->spec ? f->spec_E : NAN);
+	M("spec_verifications", f->spec ? iters / f->spec_E : NAN);
+	M("spec_draft_share", f->spec && f->spec_decode_s > 0 ? f->spec_draft_s / f->spec_decode_s : NAN);
 	M("batch_size_mean", iters > 0 ? sum / iters : NAN);
 	M("batch_size_p99", p99);
 	M("batch_size_max", (double)(bmax > f->batch_peak ? bmax : f->batch_peak));
