@@ -19,7 +19,10 @@
  * (iteration.h: GEMMs at the catalog's efficiency, attention FLOPs, bytes,
  * 2 TP all-reduces per layer with the collective model, a fixed cost per
  * iteration), with datasheet, profile-fitted or set coefficients, on the
- * same span maths (span.h, fleet_timing.c).  Or `service = DIST`: every request holds a
+ * same span maths (span.h, fleet_timing.c); with speculative decoding
+ * (speculative = draft | heads, fleet_timing.c's spec_setup) a decode
+ * iteration is a token of every sequence, 1 / E of a verification step of
+ * k + 1 tokens and k draft tokens.  Or `service = DIST`: every request holds a
  * batch slot for a sampled time (queueing validation, M/G/c); there are no
  * iterations, no KV cache, token counts come from a trace only, and the
  * response arrives whole (TTFT = end-to-end latency).
