@@ -432,6 +432,23 @@ typedef struct fleet {
 	bool chunked;
 	double chunk_budget;
 	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
+	/* speculative decoding (fleet_timing.c, spec_setup): the mode (SPEC_*),
+	 * its draft tokens k per verification, acceptance a and expected tokens
+	 * per verification E; a "decode iteration" of the span maths is then a
+	 * token of every sequence, 1 / E of a verification step (doc/
+	 * inference.md); the draft model's shape (draft mode); the FLOPs and
+	 * bytes of one decode iteration per sequence, per token of context and
+	 * per iteration (off: 2P, 2 attn_flops_sq, weight_bytes,
+	 * kv_bytes_per_token, so that span_flops and span_dram are what they
+	 * were, bit for bit); the draft's folded time per decode iteration (c0,
+	 * cm, cu, cv, as the decode's); the decode and draft seconds of the
+	 * decode iterations booked so far */
+	int spec;
+	double spec_k, spec_a, spec_E;
+	double draft_params, draft_layers, draft_hidden, draft_ratio, draft_cost;
+	double dec_flops_seq, dec_attn_ctx, dec_weight_bytes, dec_kv_bytes, spec_attn_factor;
+	double draft_fold[4];
+	double spec_decode_s, spec_draft_s;
 } fleet;
 
 
@@ -488,8 +505,8 @@ static inline double span_dram(const fleet *f, const span *sp, double k, double 
 {
 	if (!f->iteration)
 		return f->bytes_per_s * span_memory_time(sp, k);
-	return k * f->weight_bytes +
-	       f->kv_bytes_per_token * (k * S + sp->batch * k * (k - 1) * 0.5);
+	return k * f->dec_weight_bytes +
+	       f->dec_kv_bytes * (k * S + sp->batch * k * (k - 1) * 0.5);
 }
 
 /* FLOPs of a prefill of T prompt tokens, Q the sum of their squared
@@ -503,12 +520,29 @@ static inline double prefill_flops(const fleet *f, double T, double Q)
 /* FLOPs of the first k decode iterations of sp, whose batch of n held S
  * tokens of context at its start: 2P per token and, per token, 4 L d per
  * token of its context, which holds S + n j tokens at iteration j (the
- * sum of the arithmetic series, as span_dram's KV bytes). */
+ * sum of the arithmetic series, as span_dram's KV bytes).  Speculative
+ * decoding: per token, the verification's k + 1 tokens and the draft's k
+ * over E (spec_setup). */
 static inline double span_flops(const fleet *f, const span *sp, double k, double S)
 {
 	double n = sp->batch;
-	return 2 * f->model_params * n * k +
-	       2 * f->attn_flops_sq * (k * S + n * k * (k - 1) * 0.5);
+	return f->dec_flops_seq * n * k + f->dec_attn_ctx * (k * S + n * k * (k - 1) * 0.5);
+}
+
+/* Speculative decoding: book the decode seconds of the first k decode
+ * iterations of sp (a batch of n from S tokens of context) and the draft's
+ * share of them, the draft's fold summed over the context growing by n a
+ * iteration (with the pipeline share of a batch under pp, as span_decode's
+ * terms).  Nothing when it is off. */
+static inline void spec_book(fleet *f, const span *sp, double k, double S)
+{
+	if (AIW_LIKELY(!f->spec) || !(k > 0))
+		return;
+	double n = sp->batch, g = aiwi_iter_decode_share(n, f->decode_pp);
+	const double *d = f->draft_fold;
+	f->spec_draft_s += k * (d[0] + d[1] * n + d[2] * g * n + d[3] * g * S) +
+	                   d[3] * g * n * k * (k - 1) * 0.5;
+	f->spec_decode_s += span_time(sp, k);
 }
 
 /* The fleet's invariants (above) on its live state, in a build configured

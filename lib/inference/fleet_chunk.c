@@ -99,7 +99,7 @@ static void start_chunked(fleet *f, replica *r, double now)
 	}
 	/* booked at its start, taken back by totals_at inside it: its FLOPs,
 	 * bytes (the weights once, the decoders' KV cache) and tokens */
-	double fl = prefill_flops(f, T, Q) + 2 * f->model_params * n + 2 * f->attn_flops_sq * S;
+	double fl = prefill_flops(f, T, Q) + f->dec_flops_seq * n + f->dec_attn_ctx * S;
 	double by = f->weight_bytes + f->kv_bytes_per_token * S;
 	f->tokens_prefill += T;
 	f->flops += fl;

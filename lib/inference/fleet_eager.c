@@ -145,6 +145,7 @@ static void eager_settle(fleet *f, replica *r)
 		f->tokens_out += n * k;
 		f->flops += span_flops(f, &r->cut_span, k, r->context_before_cut);
 		f->dram_bytes += span_dram(f, &r->cut_span, k, r->context_before_cut);
+		spec_book(f, &r->cut_span, k, r->context_before_cut);
 		f->batch_iterations[r->cut_span.batch] += (uint64_t)k;
 		double S1 = r->context_before_cut + n * k;
 		f->kv_peak_tokens = S1 > f->kv_peak_tokens ? S1 : f->kv_peak_tokens;

@@ -72,6 +72,7 @@ static void span_done(fleet *f, replica *r, double now)
 	if (k > 0) {
 		f->dram_bytes += span_dram(f, &r->current, k, r->context_tokens);
 		f->flops += span_flops(f, &r->current, k, r->context_tokens);
+		spec_book(f, &r->current, k, r->context_tokens);
 		r->iterations_done += k;
 		r->context_tokens += n * k;
 		f->tokens_out += n * k;

@@ -189,6 +189,7 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		f->tokens_out += r->current.batch * p.k;
 		f->flops += span_flops(f, &r->current, p.k, p.S);
 		f->dram_bytes += span_dram(f, &r->current, p.k, p.S);
+		spec_book(f, &r->current, p.k, p.S);
 		f->batch_iterations[r->current.batch] += (uint64_t)p.k;
 		if (in_prefill) {
 			book_prefill(f, r, r->current.start + r->current.prefill_s - now, -1);

@@ -158,6 +158,149 @@ static double timing_hidden(const aiwi_comp *c, double params)
 	return sqrt(params / (12 * aiwi_p(c, P_LAYERS)));
 }
 
+/* ---- speculative decoding ----
+ * A draft proposes k tokens per sequence, the target verifies them in one
+ * iteration of k + 1 tokens per sequence, and each is accepted with
+ * probability a, the same for every token (Leviathan, Kalman & Matias
+ * 2023, "Fast Inference from Transformers via Speculative Decoding",
+ * ICML: the i.i.d. assumption of their section 3.1); the tokens of a
+ * verification, the accepted ones and the target's own after them, are
+ * 1 + min(G, k) with G geometric, whose expectation is their eq. 1,
+ *   E = (1 - a^(k+1)) / (1 - a)      (k + 1 at a = 1).
+ * The model takes the expectation, not a draw: every sequence of a batch
+ * gains E tokens per verification, so that a decode iteration of the span
+ * maths (a token of every sequence, the context growing by n) is 1 / E of
+ * a verification step, and its time is the step's over E:
+ *   step(n, S) = verify(n, S) + k draft(n, S)
+ * where verify is the decode iteration with k + 1 tokens per sequence (the
+ * GEMM FLOPs, the attention FLOPs over the context and the all-reduces'
+ * bytes k + 1 times; the weights, the KV cache, the fixed and per-sequence
+ * costs once), and draft either the same model's decode terms for the draft
+ * (draft: draft_params weights, draft_layers layers, d from P = 12 L d^2,
+ * KV bytes per token in proportion to L d; without the fixed and
+ * per-sequence costs, which the verification's iteration carries) or
+ * draft_cost times the target's decode iteration (heads).  The draft
+ * prefills the prompt too: its prefill terms (draft), or draft_cost times
+ * the prefill (heads).  All are affine in (n, S), so the fold stays four
+ * constants.  What the expectation leaves out: a request's last
+ * verification is a whole step (here its fraction), and the spread of its
+ * accepted tokens from step to step (doc/inference.md). */
+static double spec_expected_tokens(double k, double a)
+{
+	return a < 1 ? (1 - pow(a, k + 1)) / (1 - a) : k + 1;
+}
+
+/* The mode, E and the draft's shape; the draft's weights and KV cache out
+ * of the replica's memory; the FLOPs and bytes of a decode iteration (off:
+ * the target's alone). */
+static aiw_status spec_setup(aiwi_comp *c, fleet *f)
+{
+	aiw_sim *sim = c->sim;
+	f->dec_flops_seq = 2 * f->model_params;
+	f->dec_weight_bytes = f->weight_bytes;
+	f->dec_kv_bytes = f->kv_bytes_per_token;
+	f->spec_attn_factor = 1;
+	f->spec = (int)aiwi_p(c, P_SPECULATIVE);
+	if (f->spec == SPEC_OFF)
+		return AIW_OK;
+	const char *mode = f->spec == SPEC_DRAFT ? "draft" : "heads";
+	if ((int)aiwi_p(c, P_TIMING) != TIMING_ITERATION || f->service_mode)
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.speculative = %s needs timing = iteration and span times (service "
+		                "unset): the verification's k + 1 tokens and the draft are terms of "
+		                "the per-iteration model (here %s)",
+		                c->prefix, mode, f->service_mode ? "service is set" : "timing = roofline");
+	double k = aiwi_p(c, P_SPEC_TOKENS), a = aiwi_p(c, P_ACCEPTANCE);
+	f->spec_k = k;
+	f->spec_a = a;
+	f->spec_E = spec_expected_tokens(k, a);
+	double fg, fa, fw, fkv; /* per verification: GEMM, attention, weights, KV */
+	if (f->spec == SPEC_DRAFT) {
+		double P = f->model_params, Pd = aiwi_p(c, P_DRAFT_PARAMS), L = aiwi_p(c, P_LAYERS);
+		if (!(Pd < P))
+			return aiwi_err(sim, AIW_ERANGE,
+			                "%s.draft_params = %g: a draft model has fewer parameters than the "
+			                "target (allowed: above 0 and below model_params = %g)",
+			                c->prefix, Pd, P);
+		f->draft_params = Pd;
+		f->draft_layers = aiwi_pset(c, P_DRAFT_LAYERS) ? aiwi_p(c, P_DRAFT_LAYERS)
+		                                               : L * cbrt(Pd / P);
+		f->draft_hidden = sqrt(Pd / (12 * f->draft_layers));
+		f->draft_ratio = f->draft_layers * f->draft_hidden / (L * timing_hidden(c, P));
+		fg = (k + 1) + k * Pd / P;
+		fa = (k + 1) + k * f->draft_ratio;
+		fw = 1 + k * Pd / P;
+		fkv = 1 + k * f->draft_ratio;
+		/* the draft's weights and its KV cache (draft_ratio of the target's
+		 * per token) beside the target's */
+		double usable = f->replica_gpus * f->gpu.mem_bytes * (1 - aiwi_p(c, P_KV_MARGIN));
+		double Wd = Pd * aiwi_p(c, P_WEIGHT_BITS) / 8;
+		f->kv_capacity_tokens = floor((usable - f->weight_bytes - Wd) /
+		                              (f->kv_bytes_per_token * (1 + f->draft_ratio)));
+		if (!(f->kv_capacity_tokens >= 2))
+			return aiwi_err(sim, AIW_ERANGE,
+			                "%s.draft_params = %g: the target's %.4g GB and the draft's %.4g GB "
+			                "of weights leave no room for a KV cache in gpus_per_replica = %g "
+			                "x %.4g GB less kv_margin; lower draft_params or raise "
+			                "gpus_per_replica",
+			                c->prefix, Pd, f->weight_bytes / 1e9, Wd / 1e9, f->replica_gpus,
+			                f->gpu.mem_bytes / 1e9);
+	} else {
+		double dc = aiwi_p(c, P_DRAFT_COST);
+		f->draft_cost = dc;
+		fg = fa = (k + 1) + k * dc;
+		fw = fkv = 1 + k * dc;
+	}
+	double E = f->spec_E;
+	f->dec_flops_seq = 2 * f->model_params * (fg / E);
+	f->spec_attn_factor = fa / E;
+	f->dec_weight_bytes = f->weight_bytes * (fw / E);
+	f->dec_kv_bytes = f->kv_bytes_per_token * (fkv / E);
+	return AIW_OK;
+}
+
+/* The folds under speculative decoding: the prefill's kp gains the
+ * draft's prefill, the decode's d[4] (c0, cm, cu, cv) becomes a step's
+ * over E; the draft's share of it into f->draft_fold.  s, h: the target's
+ * shape and hardware; x: scratch. */
+static void spec_fold(fleet *f, const aiwi_iter_shape *s, const aiwi_iter_hw *h,
+                      const double beta[AIWI_PH_N][AIWI_IT_NTERMS], double kp[4], double d[4])
+{
+	double k = f->spec_k, E = f->spec_E, one[4], v[4], dr[4], dp[4];
+	aiwi_iter_affine x[AIWI_IT_NTERMS];
+	aiwi_iter_terms(AIWI_PH_DECODE, s, h, x);
+	aiwi_iter_fold(x, beta[AIWI_PH_DECODE], &one[0], &one[1], &one[2], &one[3]);
+	/* the verification: k + 1 tokens of every sequence */
+	x[AIWI_IT_GEMM].b *= k + 1;
+	x[AIWI_IT_ATTN].c *= k + 1;
+	x[AIWI_IT_COMM].b *= k + 1;
+	aiwi_iter_fold(x, beta[AIWI_PH_DECODE], &v[0], &v[1], &v[2], &v[3]);
+	if (f->spec == SPEC_DRAFT) {
+		aiwi_iter_shape ds = *s;
+		ds.params = f->draft_params;
+		ds.layers = f->draft_layers;
+		ds.hidden = f->draft_hidden;
+		ds.kv_bytes = s->kv_bytes * f->draft_ratio;
+		const aiwi_iter_affine none = {0, 0, 0, 0};
+		aiwi_iter_terms(AIWI_PH_DECODE, &ds, h, x);
+		x[AIWI_IT_OVERHEAD] = x[AIWI_IT_SEQ] = none;
+		aiwi_iter_fold(x, beta[AIWI_PH_DECODE], &dr[0], &dr[1], &dr[2], &dr[3]);
+		aiwi_iter_terms(AIWI_PH_PREFILL, &ds, h, x);
+		x[AIWI_IT_OVERHEAD] = x[AIWI_IT_SEQ] = none;
+		aiwi_iter_fold(x, beta[AIWI_PH_PREFILL], &dp[0], &dp[1], &dp[2], &dp[3]);
+	} else {
+		for (int i = 0; i < 4; i++) {
+			dr[i] = f->draft_cost * one[i];
+			dp[i] = f->draft_cost * kp[i];
+		}
+	}
+	for (int i = 0; i < 4; i++) {
+		f->draft_fold[i] = k * dr[i] / E;
+		d[i] = (v[i] + k * dr[i]) / E;
+		kp[i] += dp[i];
+	}
+}
+
 /* Set the fleet's span terms from the iteration model when timing =
  * iteration; refuse the model's settings without it.  A fleet with a
  * sampled service time has no span times: the default timing does not
@@ -232,6 +375,11 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 	aiwi_iter_fold(x, beta[AIWI_PH_PREFILL], &k[0], &k[1], &k[2], &k[3]);
 	aiwi_iter_terms(AIWI_PH_DECODE, &s, &h, x);
 	aiwi_iter_fold(x, beta[AIWI_PH_DECODE], &c0, &cm, &cu, &cv);
+	if (f->spec) {
+		double d[4];
+		spec_fold(f, &s, &h, beta, k, d);
+		c0 = d[0], cm = d[1], cu = d[2], cv = d[3];
+	}
 	/* span.h's mapping: no compute floor, t_j = (c0 + cv S + (cm + cu) n) + cv n j */
 	f->prefill_s_per_token = 0;
 	f->weights_read_s = c0;

@@ -145,6 +145,17 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	{"chunks_per_prompt_mean", "  chunks per prompt (mean)", "1", AIW_METRIC_RATIO,
 	 "chunked_prefill: prefill chunks per prompt prefilled to its end (not a number without "
 	 "chunked prefill)", NULL, NULL, NULL, NULL},
+	{"spec_tokens_per_step", "Speculative: tokens per verification", "1", AIW_METRIC_RATIO,
+	 "speculative: output tokens of a sequence per verification step, the accepted draft "
+	 "tokens and the target's own, in expectation (1 - a^(k+1)) / (1 - a) (not a number "
+	 "without speculative decoding)", NULL, NULL, NULL, NULL},
+	{"spec_verifications", "  verification steps", "1", AIW_METRIC_COUNT,
+	 "speculative: verification steps of all replicas, decode_iterations / "
+	 "spec_tokens_per_step (a decode iteration is then a token of every sequence)",
+	 NULL, NULL, NULL, NULL},
+	{"spec_draft_share", "  draft's share of decode time", "1", AIW_METRIC_FRACTION,
+	 "speculative: the draft's time / the decode time of the decode spans (mixed iterations of "
+	 "chunked prefill left out)", NULL, NULL, NULL, NULL},
 	{"batch_size_mean", "Batch size (mean)", "1", AIW_METRIC_HEADLINE | AIW_METRIC_RATIO,
 	 "mean batch size per decode iteration", NULL, NULL, NULL, NULL},
 	{"batch_size_p99", "Batch size (P99)", "1", 0,

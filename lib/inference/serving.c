@@ -19,7 +19,10 @@
  * (iteration.h: GEMMs at the catalog's efficiency, attention FLOPs, bytes,
  * 2 TP all-reduces per layer with the collective model, a fixed cost per
  * iteration), with datasheet, profile-fitted or set coefficients, on the
- * same span maths (span.h, fleet_timing.c).  Or `service = DIST`: every request holds a
+ * same span maths (span.h, fleet_timing.c); with speculative decoding
+ * (speculative = draft | heads, fleet_timing.c's spec_setup) a decode
+ * iteration is a token of every sequence, 1 / E of a verification step of
+ * k + 1 tokens and k draft tokens.  Or `service = DIST`: every request holds a
  * batch slot for a sampled time (queueing validation, M/G/c); there are no
  * iterations, no KV cache, token counts come from a trace only, and the
  * response arrives whole (TTFT = end-to-end latency).
@@ -234,6 +237,8 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->kv_s_per_token = f->kv_bytes_per_token / f->bytes_per_s;
 	double usable = f->replica_gpus * f->gpu.mem_bytes * (1 - aiwi_p(c, P_KV_MARGIN));
 	f->kv_capacity_tokens = floor((usable - f->weight_bytes) / f->kv_bytes_per_token);
+	if ((st = spec_setup(c, f)) != AIW_OK)
+		return st;
 	if (!f->service_mode && !(f->kv_capacity_tokens >= 2))
 		return aiwi_err(sim, AIW_ERANGE,
 		                "%s: weights of %.4g GB (model_params %g at weight_bits %g) do not fit "
@@ -274,6 +279,9 @@ static aiw_status inference_start(aiwi_comp *c)
 	 * activity counts cycles) */
 	if (peak != f->gpu.bf16_flops)
 		f->attn_flops_sq *= peak / f->gpu.bf16_flops;
+	f->dec_attn_ctx = 2 * f->attn_flops_sq;
+	if (f->spec)
+		f->dec_attn_ctx *= f->spec_attn_factor;
 	f->slo_ttft = aiwi_pset(c, P_SLO_TTFT) ? aiwi_p(c, P_SLO_TTFT) : INFINITY;
 	f->slo_tpot = aiwi_pset(c, P_SLO_TPOT) ? aiwi_p(c, P_SLO_TPOT) : INFINITY;
 	f->slo_e2e = aiwi_pset(c, P_SLO_E2E) ? aiwi_p(c, P_SLO_E2E) : INFINITY;
@@ -623,6 +631,9 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("mixed_iterations", (double)f->mixed_iterations);
 	M("prefill_chunks", (double)f->prefill_chunks);
 	M("chunks_per_prompt_mean", f->chunked_prompts ? (double)f->prefill_chunks / (double)f->chunked_prompts : NAN);
+	M("spec_tokens_per_step", f->spec ? f->spec_E : NAN);
+	M("spec_verifications", f->spec ? iters / f->spec_E : NAN);
+	M("spec_draft_share", f->spec && f->spec_decode_s > 0 ? f->spec_draft_s / f->spec_decode_s : NAN);
 	M("batch_size_mean", iters > 0 ? sum / iters : NAN);
 	M("batch_size_p99", p99);
 	M("batch_size_max", (double)(bmax > f->batch_peak ? bmax : f->batch_peak));

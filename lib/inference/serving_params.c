@@ -126,6 +126,42 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                          "default for its OpenAI API server, 8192 on a GPU of at least 70 "
 	                          "GiB other than an A100, else 2048)",
 	                          0},
+	[P_SPECULATIVE] = {"speculative", IP("speculative"), AIW_PT_ENUM, "off", "", 0, 2,
+	                   "off|draft|heads", 0,
+	                   "speculative decoding (timing = iteration, continuous batching): draft, a "
+	                   "draft model of draft_params weights on the replica's GPUs proposes "
+	                   "speculative_tokens tokens that the target verifies in one iteration; "
+	                   "heads, self-speculation (MTP, EAGLE or Medusa heads) whose draft token "
+	                   "costs draft_cost of a decode iteration; each verification yields "
+	                   "(1 - a^(k+1)) / (1 - a) tokens in expectation (doc/inference.md)",
+	                   0},
+	[P_SPEC_TOKENS] = {"speculative_tokens", IP("speculative_tokens"), AIW_PT_INT, "4", "1", 1,
+	                   64, NULL, 0,
+	                   "speculative: tokens k the draft proposes per verification (vLLM's "
+	                   "num_speculative_tokens); the verification runs k + 1 tokens per sequence",
+	                   0},
+	[P_ACCEPTANCE] = {"acceptance_rate", IP("acceptance_rate"), AIW_PT_REAL, "0.7", "1", 0, 1,
+	                  NULL, 0,
+	                  "speculative: probability a that the target accepts a draft token, the "
+	                  "same for every token (alpha of Leviathan et al. 2023)",
+	                  0},
+	[P_DRAFT_PARAMS] = {"draft_params", IP("draft_params"), AIW_PT_REAL, "1e9", "1", 0, 1e15,
+	                    NULL, AIW_PF_EXCL_MIN,
+	                    "speculative = draft: the draft model's parameters (weights, at "
+	                    "weight_bits, held beside the target's: less KV cache), below "
+	                    "model_params",
+	                    0},
+	[P_DRAFT_LAYERS] = {"draft_layers", IP("draft_layers"), AIW_PT_INT, NULL, "1", 1, 100000,
+	                    NULL, AIW_PF_NONE,
+	                    "speculative = draft: the draft model's layers (none: layers x "
+	                    "(draft_params / model_params)^(1/3), the target's shape scaled at a "
+	                    "constant d / L under P = 12 L d^2)",
+	                    0},
+	[P_DRAFT_COST] = {"draft_cost", IP("draft_cost"), AIW_PT_REAL, "0.1", "1", 0, 10, NULL, 0,
+	                  "speculative = heads: the time of one draft token as a fraction of the "
+	                  "target's decode iteration at the same batch and context (its prefill "
+	                  "likewise), FLOPs and bytes in proportion",
+	                  0},
 	[P_KV_MARGIN] = {"kv_margin", IP("kv_margin"), AIW_PT_REAL, "0.1", "1", 0, 0.99, NULL, 0,
 	                 "fraction of GPU memory kept out of weights and KV cache (activations, "
 	                 "workspace)",
@@ -244,6 +280,11 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"mfu", "timing=roofline"},
 	{"mem_bw_efficiency", "timing=roofline"},
 	{"max_num_batched_tokens", "chunked_prefill=on"},
+	{"speculative_tokens", "speculative=draft|heads"},
+	{"acceptance_rate", "speculative=draft|heads"},
+	{"draft_params", "speculative=draft"},
+	{"draft_layers", "speculative=draft"},
+	{"draft_cost", "speculative=heads"},
 	{"target_utilization", "autoscaler=hpa|predictive metric=utilization"},
 	{"target_value", "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa"},
 	/* each policy's own settings (its .params: hpa.c, kpa.c, predictive.c,

@@ -961,6 +961,11 @@ START_TEST(eager_cuts_equal_boundary_events)
 	     "[inference h]\ngpus_per_replica = 1\nmodel_params = 8e9\nlayers = 32\n"
 	     "replicas = 3\nrate = 25/s\ntraffic = diurnal\npeak_hour = 0.5\nmax_batch = 8\n"
 	     "autoscaler = hpa\nmetric = queue\nmax_replicas = 9\ncold_start = 20s\n"},
+	    {"speculative decoding (a draft model), spot reclaims",
+	     "[sim]\nduration = 1h\nsample_interval = 1min\n"
+	     "[inference d]\ngpus_per_replica = 1\nmodel_params = 8e9\nlayers = 32\n"
+	     "replicas = 4\nrate = 40/s\nmax_batch = 32\nspeculative = draft\n"
+	     "spot_fraction = 1\nspot_preemption_rate = 20/h\nspot_notice = 0\ncold_start = 30s\n"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
 		for (int steps = 1; steps <= 7; steps += 6) {
