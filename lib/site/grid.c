@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <gsl/gsl_fft_real.h>
+#include <gsl/gsl_math.h>
 #include <gsl/gsl_rstat.h>
 
 struct aiwi_grid {
