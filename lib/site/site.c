@@ -61,6 +61,8 @@ enum {
 	P_WELCH_SEG,
 	P_BAND_LO,
 	P_BAND_HI,
+	P_RACKS_PER_ROW,
+	P_ROWS_PER_HALL,
 	P_NPARAMS
 };
 
@@ -146,6 +148,19 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	[P_BAND_HI] = {"grid_band_high", "site.grid_band_high", AIW_PT_RATE, "20Hz", "1/s", 0, 1e6,
 	               NULL, AIW_PF_EXCL_MIN,
 	               "upper edge of that band (grid_band_share, grid_band_rms_w)", 0},
+	/* the power hierarchy above the racks: no default (a site's own layout) */
+	[P_RACKS_PER_ROW] = {"racks_per_row", "site.racks_per_row", AIW_PT_INT, NULL, "1", 1, 1e6,
+	                     NULL, AIW_PF_NONE,
+	                     "racks per row (a row's busway or PDU): rows are filled with the "
+	                     "racks in component order, and each row's peak and the diversity "
+	                     "of racks within rows and rows within halls are reported (none: "
+	                     "not)",
+	                     0},
+	[P_ROWS_PER_HALL] = {"rows_per_hall", "site.rows_per_hall", AIW_PT_INT, NULL, "1", 1, 1e6,
+	                     NULL, AIW_PF_NONE,
+	                     "rows per hall (a hall's switchboard), with racks_per_row (none: "
+	                     "one hall)",
+	                     0},
 };
 
 /* grid statistics' settings: read only with grid = on */
@@ -160,6 +175,7 @@ static const aiwi_param_mode SITE_MODES[] = {
 /* per component: peaks, rack peaks, cost bookkeeping */
 typedef struct rackset {
 	double *peak;
+	double *now;  /* this tick's power, with the hierarchy on */
 	size_t n;     /* capacity of peak[] */
 	size_t used;  /* highest rack index reported + 1 */
 } rackset;
@@ -179,6 +195,11 @@ typedef struct site {
 	double peak_it;
 	compacc *comp; /* indexed by creation order */
 	size_t ncomp;
+	/* rows and halls (site.racks_per_row): this tick's sums and peaks */
+	bool hier;
+	size_t rpr, rph;
+	double *row_now, *row_peak, *hall_now, *hall_peak;
+	size_t nrow_cap, nrows, nhall_cap, nhalls;
 	aiwi_grid *grid; /* site.grid = on */
 } site;
 
@@ -230,14 +251,21 @@ static rackset *racks_of(aiw_sim *sim, aiwi_comp *c, size_t need)
 		while (n < need)
 			n *= 2;
 		double *p = realloc(r->peak, n * sizeof *p);
-		if (!p) {
+		if (p)
+			r->peak = p;
+		double *q = s->hier ? realloc(r->now, n * sizeof *q) : NULL;
+		if (q)
+			r->now = q;
+		if (!p || (s->hier && !q)) {
 			aiwi_err(sim, AIW_ENOMEM, "out of memory tracking rack peaks");
 			aiwi_fail(sim, AIW_ENOMEM);
 			return NULL;
 		}
-		for (size_t i = r->n; i < n; i++)
+		for (size_t i = r->n; i < n; i++) {
 			p[i] = 0;
-		r->peak = p;
+			if (q)
+				q[i] = 0;
+		}
 		r->n = n;
 	}
 	if (need > r->used)
@@ -248,8 +276,12 @@ static rackset *racks_of(aiw_sim *sim, aiwi_comp *c, size_t need)
 void aiwi_site_rack_power(aiw_sim *sim, aiwi_comp *c, size_t rack, double avg_w)
 {
 	rackset *r = racks_of(sim, c, rack + 1);
-	if (r && avg_w > r->peak[rack])
+	if (!r)
+		return;
+	if (avg_w > r->peak[rack])
 		r->peak[rack] = avg_w;
+	if (r->now)
+		r->now[rack] = avg_w;
 }
 
 void aiwi_site_racks_uniform(aiw_sim *sim, aiwi_comp *c, size_t nracks, double avg_w_each)
@@ -262,6 +294,9 @@ void aiwi_site_racks_uniform(aiw_sim *sim, aiwi_comp *c, size_t nracks, double a
 	for (size_t i = 0; i < nracks; i++)
 		if (avg_w_each > r->peak[i])
 			r->peak[i] = avg_w_each;
+	if (r->now)
+		for (size_t i = 0; i < nracks; i++)
+			r->now[i] = avg_w_each;
 }
 
 static aiw_status site_start(aiwi_comp *c)
@@ -295,6 +330,16 @@ static aiw_status site_start(aiwi_comp *c)
 	if (s->id_it < 0 || s->id_fac < 0 || s->id_util < 0 || s->id_cost_rate < 0 ||
 	    s->id_cost < 0)
 		return AIW_ENOMEM;
+	if (aiwi_pset(c, P_ROWS_PER_HALL) && !aiwi_pset(c, P_RACKS_PER_ROW))
+		return aiwi_err(sim, AIW_ESCENARIO,
+		                "site.rows_per_hall = %g is set without site.racks_per_row: halls are "
+		                "made of rows of racks",
+		                aiwi_p(c, P_ROWS_PER_HALL));
+	if (aiwi_pset(c, P_RACKS_PER_ROW)) {
+		s->hier = true;
+		s->rpr = (size_t)aiwi_p(c, P_RACKS_PER_ROW);
+		s->rph = aiwi_pset(c, P_ROWS_PER_HALL) ? (size_t)aiwi_p(c, P_ROWS_PER_HALL) : SIZE_MAX;
+	}
 	if (aiwi_p(c, P_GRID) == 1) {
 		aiwi_grid_conf g;
 		grid_conf(c, &g);
@@ -360,6 +405,79 @@ static void site_catch_up(site *s, aiw_sim *sim)
 	}
 }
 
+/* Grow a[] (and its peaks b[]) to hold index i, zeroing the new part. */
+static bool grow2(double **a, double **b, size_t *cap, size_t i)
+{
+	if (i < *cap)
+		return true;
+	size_t n = *cap ? *cap : 16;
+	while (n <= i)
+		n *= 2;
+	double *x = realloc(*a, n * sizeof *x);
+	if (x)
+		*a = x;
+	double *y = realloc(*b, n * sizeof *y);
+	if (y)
+		*b = y;
+	if (!x || !y)
+		return false;
+	for (size_t k = *cap; k < n; k++)
+		x[k] = y[k] = 0;
+	*cap = n;
+	return true;
+}
+
+/* Rows and halls at this tick: the racks in component order (a component
+ * that reports no racks is one rack of its power) fill rows of rpr racks,
+ * the rows halls of rph rows; each row's and hall's power is the sum of
+ * its racks' interval averages. */
+static void hierarchy_tick(site *s, aiw_sim *sim)
+{
+	size_t g = 0;
+	for (size_t i = 0; i < s->ncomp; i++) {
+		aiwi_comp *k = aiwi_comp_at(sim, i);
+		if (!k->accounted)
+			continue;
+		rackset *r = &s->comp[i].racks;
+		size_t nr = r->used ? r->used : 1;
+		for (size_t j = 0; j < nr; j++, g++) {
+			double w = r->used ? r->now[j] : k->tick_power_w;
+			if (r->used)
+				r->now[j] = 0; /* a rack not reported next tick draws nothing */
+			size_t row = g / s->rpr;
+			if (!grow2(&s->row_now, &s->row_peak, &s->nrow_cap, row)) {
+				aiwi_err(sim, AIW_ENOMEM, "out of memory tracking row peaks");
+				aiwi_fail(sim, AIW_ENOMEM);
+				return;
+			}
+			s->row_now[row] += w;
+		}
+	}
+	size_t rows = (g + s->rpr - 1) / s->rpr;
+	if (rows > s->nrows)
+		s->nrows = rows;
+	for (size_t row = 0; row < rows; row++) {
+		double w = s->row_now[row];
+		s->row_now[row] = 0;
+		if (w > s->row_peak[row])
+			s->row_peak[row] = w;
+		size_t hall = s->rph == SIZE_MAX ? 0 : row / s->rph;
+		if (!grow2(&s->hall_now, &s->hall_peak, &s->nhall_cap, hall)) {
+			aiwi_err(sim, AIW_ENOMEM, "out of memory tracking hall peaks");
+			aiwi_fail(sim, AIW_ENOMEM);
+			return;
+		}
+		s->hall_now[hall] += w;
+		if (hall + 1 > s->nhalls)
+			s->nhalls = hall + 1;
+	}
+	for (size_t h = 0; h < s->nhalls; h++) {
+		if (s->hall_now[h] > s->hall_peak[h])
+			s->hall_peak[h] = s->hall_now[h];
+		s->hall_now[h] = 0;
+	}
+}
+
 static void site_sample(aiwi_comp *c, double t)
 {
 	site *s = c->state;
@@ -389,6 +507,8 @@ static void site_sample(aiwi_comp *c, double t)
 		cum += kc;
 	}
 	site_catch_up(s, sim);
+	if (s->hier)
+		hierarchy_tick(s, sim);
 	if (it > s->peak_it)
 		s->peak_it = it;
 	if (s->grid)
@@ -543,6 +663,28 @@ static void site_finish(aiwi_comp *c, double t)
 	aiwi_metric(sim, "site", "cost_per_gpu_hour_usd", paid > 0 ? total / (paid / 3600.0) : NAN);
 	if (s->grid)
 		aiwi_grid_publish(s->grid, sim);
+	if (s->hier) {
+		double rows = 0, halls = 0;
+		for (size_t r = 0; r < s->nrows; r++)
+			rows += s->row_peak[r];
+		for (size_t h = 0; h < s->nhalls; h++)
+			halls += s->hall_peak[h];
+		aiwi_metric(sim, "site", "rows", (double)s->nrows);
+		aiwi_metric(sim, "site", "halls", (double)s->nhalls);
+		aiwi_metric(sim, "site", "sum_of_row_peaks_w", rows);
+		aiwi_metric(sim, "site", "sum_of_hall_peaks_w", halls);
+		aiwi_metric(sim, "site", "diversity_racks_in_rows", rows > 0 ? sum_rack_peaks / rows : NAN);
+		aiwi_metric(sim, "site", "diversity_rows_in_halls", halls > 0 ? rows / halls : NAN);
+		aiwi_metric(sim, "site", "diversity_halls_in_site",
+		            s->peak_it > 0 ? halls / s->peak_it : NAN);
+		aiwi_metric(sim, "site", "rack_peaks_to_nameplate",
+		            nameplate > 0 ? sum_rack_peaks / nameplate : NAN);
+		aiwi_metric(sim, "site", "row_peaks_to_nameplate", nameplate > 0 ? rows / nameplate : NAN);
+		aiwi_metric(sim, "site", "hall_peaks_to_nameplate",
+		            nameplate > 0 ? halls / nameplate : NAN);
+		aiwi_metric(sim, "site", "site_peak_to_nameplate",
+		            nameplate > 0 ? s->peak_it / nameplate : NAN);
+	}
 }
 
 /* The site's share of the up-front estimate, after every other component's
@@ -576,8 +718,14 @@ static void site_estimate(aiwi_comp *c, aiwi_estimate *E)
 static void site_destroy(aiwi_comp *c)
 {
 	site *s = c->state;
-	for (size_t i = 0; s->comp && i < s->ncomp; i++)
+	for (size_t i = 0; s->comp && i < s->ncomp; i++) {
 		free(s->comp[i].racks.peak);
+		free(s->comp[i].racks.now);
+	}
+	free(s->row_now);
+	free(s->row_peak);
+	free(s->hall_now);
+	free(s->hall_peak);
 	free(s->comp);
 	aiwi_grid_free(s->grid);
 	free(s);
@@ -665,6 +813,37 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	 "released by autoscaling): hardware_bill_usd - hardware_cost_usd more", NULL, NULL, NULL, NULL},
 	{"cost_per_gpu_hour_usd", "Cost per GPU-hour", "USD", 0,
 	 "total cost / provisioned GPU-hours", NULL, NULL, NULL, NULL},
+	{"rows", "Rows", "1", AIW_METRIC_COUNT,
+	 "site.racks_per_row set: rows the racks filled, in component order (a component that "
+	 "reports no racks is one rack)", NULL, NULL, NULL, NULL},
+	{"halls", "Halls", "1", AIW_METRIC_COUNT,
+	 "site.racks_per_row set: halls of site.rows_per_hall rows (1 when unset)", NULL, NULL,
+	 NULL, NULL},
+	{"sum_of_row_peaks_w", "Sum of row peaks", "W", 0,
+	 "site.racks_per_row set: sum of every row's own IT power peak (its racks' sum at each "
+	 "sample)", NULL, NULL, NULL, NULL},
+	{"sum_of_hall_peaks_w", "Sum of hall peaks", "W", 0,
+	 "site.racks_per_row set: sum of every hall's own IT power peak", NULL, NULL, NULL, NULL},
+	{"diversity_racks_in_rows", "Diversity: racks within rows", "1", AIW_METRIC_RATIO,
+	 "site.racks_per_row set: sum of the rack peaks / sum of the row peaks", NULL, NULL, NULL,
+	 NULL},
+	{"diversity_rows_in_halls", "Diversity: rows within halls", "1", AIW_METRIC_RATIO,
+	 "site.racks_per_row set: sum of the row peaks / sum of the hall peaks", NULL, NULL, NULL,
+	 NULL},
+	{"diversity_halls_in_site", "Diversity: halls within the site", "1", AIW_METRIC_RATIO,
+	 "site.racks_per_row set: sum of the hall peaks / site IT power peak (the three "
+	 "multiply to rack_diversity_factor)", NULL, NULL, NULL, NULL},
+	{"rack_peaks_to_nameplate", "Rack peaks / nameplate", "1", AIW_METRIC_FRACTION,
+	 "site.racks_per_row set: sum of the rack peaks / nameplate_power_w, the share of the "
+	 "nameplate the rack feeds must carry", NULL, NULL, NULL, NULL},
+	{"row_peaks_to_nameplate", "Row peaks / nameplate", "1", AIW_METRIC_FRACTION,
+	 "site.racks_per_row set: sum of the row peaks / nameplate_power_w", NULL, NULL, NULL,
+	 NULL},
+	{"hall_peaks_to_nameplate", "Hall peaks / nameplate", "1", AIW_METRIC_FRACTION,
+	 "site.racks_per_row set: sum of the hall peaks / nameplate_power_w", NULL, NULL, NULL,
+	 NULL},
+	{"site_peak_to_nameplate", "Site peak / nameplate", "1", AIW_METRIC_FRACTION,
+	 "site.racks_per_row set: power_peak_w / nameplate_power_w", NULL, NULL, NULL, NULL},
 	{"grid_ramp_1_max_w_per_s", "Grid: ramp max (window 1)", "W/s", AIW_METRIC_HEADLINE,
 	 "site.grid = on: the largest |P(t) - P(t - w)| / w of the IT power curve, w = "
 	 "site.grid_ramp_window_1 in whole sample intervals (MW/s = 1e-6 W/s, MW/min = 6e-5 W/s)",

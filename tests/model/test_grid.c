@@ -266,7 +266,7 @@ END_TEST
 
 /* A mixed site with random loads and a training job. */
 #define MIXED_SIM "[sim]\nduration = 2h\nsample_interval = 1s\n"
-#define MIXED_ON "[site]\ngrid = on\ngrid_drop_fraction = 0.2\n"
+#define MIXED_ON "[site]\ngrid = on\ngrid_drop_fraction = 0.2\nracks_per_row = 4\n"
 #define MIXED_LOADS \
 	"[load onoff]\non_time = exp(3min)\noff_time = uniform(1min,5min)\non_power = 900kW\n" \
 	"racks = 7\n"                                                                         \
@@ -276,6 +276,21 @@ END_TEST
 static const char MIXED[] = MIXED_SIM MIXED_ON MIXED_LOADS;
 static const char MIXED_OFF[] = MIXED_SIM "[site]\ngrid = off\n" MIXED_LOADS;
 
+/* the metrics of site.grid and site.racks_per_row */
+static bool is_new(const char *name)
+{
+	static const char *const NEW[] = {
+		"site.rows", "site.halls", "site.sum_of_row_peaks_w", "site.sum_of_hall_peaks_w",
+		"site.diversity_racks_in_rows", "site.diversity_rows_in_halls",
+		"site.diversity_halls_in_site", "site.rack_peaks_to_nameplate",
+		"site.row_peaks_to_nameplate", "site.hall_peaks_to_nameplate",
+		"site.site_peak_to_nameplate"};
+	for (size_t i = 0; i < sizeof NEW / sizeof *NEW; i++)
+		if (!strcmp(name, NEW[i]))
+			return true;
+	return !strncmp(name, "site.grid_", 10);
+}
+
 static void same_bits(aiw_sim *a, aiw_sim *b, bool skip_grid)
 {
 	size_t n = 0, nb = 0;
@@ -284,7 +299,7 @@ static void same_bits(aiw_sim *a, aiw_sim *b, bool skip_grid)
 		const char *name;
 		ck_assert_int_eq(aiw_sim_metric_name(a, i, &name), AIW_OK);
 		if (!strcmp(name, "sim.events") || !strncmp(name, "sim.wall", 8) ||
-		    (skip_grid && !strncmp(name, "site.grid_", 10)))
+		    (skip_grid && is_new(name)))
 			continue;
 		double x = aiwi_test_metric(a, name), y = aiwi_test_metric(b, name);
 		ck_assert_msg(memcmp(&x, &y, sizeof x) == 0, "%s: %.17g vs %.17g", name, x, y);
@@ -325,6 +340,64 @@ START_TEST(reproduced_and_nothing_else_changes)
 }
 END_TEST
 
+/* The hierarchy by hand: load a draws 4 MW over 2 racks for 10 s, then
+ * nothing; load b nothing, then 2 MW over 2 racks.  Rack peaks 2, 2, 1, 1
+ * MW (6 MW).  Three racks a row: row 0 = a0 a1 b0 peaks at 4 MW (before
+ * 10 s), row 1 = b1 at 1 MW: 5 MW, racks within rows 6 / 5.  One row a
+ * hall: halls 5 MW, rows within halls 1, halls within the site (peak
+ * 4 MW) 5 / 4; the three multiply to the rack diversity factor 6 / 4.  All
+ * rows in one hall: its peak 4 MW, rows within halls 5 / 4, halls within
+ * the site 1.  Nameplate: loads without a GPU type count their own peaks,
+ * 4 + 2 MW. */
+START_TEST(hierarchy_by_hand)
+{
+	static const char LOADS[] = "[load a]\nprofile = 0:4MW, 10s:0W\nracks = 2\n"
+	                            "[load b]\nprofile = 0:0W, 10s:2MW\nracks = 2\n";
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 20s\nsample_interval = 1s\n"
+	         "[site]\nracks_per_row = 3\nrows_per_hall = 1\n%s",
+	         LOADS);
+	aiw_sim *sim = run_text(text, 1);
+	ck_assert_double_eq(M(sim, "sum_of_rack_peaks_w"), 6e6);
+	ck_assert_double_eq(M(sim, "rows"), 2);
+	ck_assert_double_eq(M(sim, "halls"), 2);
+	ck_assert_double_eq(M(sim, "sum_of_row_peaks_w"), 5e6);
+	ck_assert_double_eq(M(sim, "sum_of_hall_peaks_w"), 5e6);
+	ck_assert_double_eq(M(sim, "diversity_racks_in_rows"), 6.0 / 5);
+	ck_assert_double_eq(M(sim, "diversity_rows_in_halls"), 1);
+	ck_assert_double_eq(M(sim, "diversity_halls_in_site"), 5.0 / 4);
+	ck_assert_rel(M(sim, "diversity_racks_in_rows") * M(sim, "diversity_rows_in_halls") *
+	                      M(sim, "diversity_halls_in_site"),
+	              M(sim, "rack_diversity_factor"), 1e-15);
+	ck_assert_double_eq(M(sim, "rack_peaks_to_nameplate"), 1);
+	ck_assert_double_eq(M(sim, "row_peaks_to_nameplate"), 5.0 / 6);
+	ck_assert_double_eq(M(sim, "site_peak_to_nameplate"), 4.0 / 6);
+	aiw_sim_free(sim);
+
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 20s\nsample_interval = 1s\n[site]\nracks_per_row = 3\n%s",
+	         LOADS);
+	sim = run_text(text, 1);
+	ck_assert_double_eq(M(sim, "halls"), 1);
+	ck_assert_double_eq(M(sim, "sum_of_hall_peaks_w"), 4e6);
+	ck_assert_double_eq(M(sim, "diversity_rows_in_halls"), 5.0 / 4);
+	ck_assert_double_eq(M(sim, "diversity_halls_in_site"), 1);
+	aiw_sim_free(sim);
+
+	/* halls need rows; without racks_per_row no hierarchy metric */
+	sim = load_text("[sim]\nduration = 1h\n[site]\nrows_per_hall = 4\n", 1);
+	ck_assert_int_eq(aiw_sim_run(sim), AIW_ESCENARIO);
+	ck_assert_ptr_nonnull(strstr(aiw_sim_errmsg(sim), "site.rows_per_hall = 4 is set without"));
+	aiw_sim_free(sim);
+	snprintf(text, sizeof text, "[sim]\nduration = 20s\nsample_interval = 1s\n%s", LOADS);
+	sim = run_text(text, 1);
+	double v;
+	ck_assert_int_ne(aiw_sim_metric(sim, "site.diversity_racks_in_rows", &v), AIW_OK);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("grid");
@@ -336,6 +409,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, ramp_quantiles);
 	tcase_add_test(tc, unresolved_band_warned);
 	tcase_add_test(tc, reproduced_and_nothing_else_changes);
+	tcase_add_test(tc, hierarchy_by_hand);
 	suite_add_tcase(s, tc);
 	return s;
 }
