@@ -700,6 +700,11 @@ static void site_estimate(aiwi_comp *c, aiwi_estimate *E)
 	                "the site: about @ bytes for %s racks of %s GPUs",
 	                aiwi_est_num(a, sizeof a, racks),
 	                aiwi_est_num(b, sizeof b, aiwi_p(c, P_GPUS_PER_RACK)));
+	if (aiwi_pset(c, P_RACKS_PER_ROW)) /* a tick power per rack, sums and peaks per row */
+		aiwi_est_memory(E, 8 * racks + 32 * ceil(racks / aiwi_p(c, P_RACKS_PER_ROW)),
+		                "raise site.gpus_per_rack",
+		                "the site's rows: about @ bytes for %s racks",
+		                aiwi_est_num(a, sizeof a, racks));
 	if (aiwi_p(c, P_GRID) == 1) {
 		aiwi_grid_conf g;
 		grid_conf(c, &g);
