@@ -851,7 +851,7 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	 "site.racks_per_row set: power_peak_w / nameplate_power_w", NULL, NULL, NULL, NULL},
 	{"grid_ramp_1_max_w_per_s", "Grid: ramp max (window 1)", "W/s", AIW_METRIC_HEADLINE,
 	 "site.grid = on: the largest |P(t) - P(t - w)| / w of the IT power curve, w = "
-	 "site.grid_ramp_window_1 in whole sample intervals (MW/s = 1e-6 W/s, MW/min = 6e-5 W/s)",
+	 "site.grid_ramp_window_1 in whole sample intervals (x 1e-6: MW/s; x 6e-5: MW/min)",
 	 NULL, NULL, NULL, NULL},
 	{"grid_ramp_1_p99_w_per_s", "Grid: ramp P99 (window 1)", "W/s", 0,
 	 "site.grid = on: the 99th percentile of those ramps over the samples (P-square "
