@@ -255,7 +255,7 @@ AIW_EXPORT aiw_status aiw_param_find(const char *name, size_t *out);
  * for the component name: "training.NAME.goodput"). */
 AIW_EXPORT aiw_status aiw_metric_count(size_t *out);
 /* Fields of the i-th metric; any out pointer may be NULL.  unit is one of
- * W, kWh, USD, s, 1/s, B, B/s, h or 1; label names it in the summary table;
+ * W, W/s, kWh, USD, s, 1/s, B, B/s, h or 1; label names it in the summary table;
  * prom is the Prometheus family it is exported under (an operator name
  * such as inference_requests_total, or the generic aiworkload_<kind>_<key
  * in base units>, under which every metric is exported too), prom_type

@@ -349,7 +349,7 @@ typedef struct aiwi_value {
 
 /* A summary metric a kind publishes (aiwi_metric): one row describes it to
  * every reader (aiw_metric_info, the CLI summary, the Prometheus exposition,
- * the manual).  unit: "W", "kWh", "USD", "s", "1/s", "B", "B/s", "h" or "1";
+ * the manual).  unit: "W", "W/s", "kWh", "USD", "s", "1/s", "B", "B/s", "h" or "1";
  * flags: AIW_METRIC_* of aiworkload.h.  A metric with an operator name
  * (prom) is exported under it too, with extra labels prom_labels
  * ("outcome=\"completed\"" or NULL), type prom_type and HELP prom_help;

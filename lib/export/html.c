@@ -104,7 +104,7 @@ static void fmt_value(char *buf, size_t len, double v, const char *unit, unsigne
 		snprintf(buf, len, "%.3f", v);
 		return;
 	}
-	if (!strcmp(unit, "W") || !strcmp(unit, "B") || !strcmp(unit, "B/s")) {
+	if (!strcmp(unit, "W") || !strcmp(unit, "W/s") || !strcmp(unit, "B") || !strcmp(unit, "B/s")) {
 		static const char *const P[] = {"", "k", "M", "G", "T", "P"};
 		int k = 0;
 		double a = fabs(v);

@@ -25,6 +25,7 @@
 #include "hw/hw.h"
 #include "core/internal.h"
 #include "site/power.h"
+#include "site/grid.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -51,6 +52,17 @@ enum {
 	P_CAPACITY,
 	P_FAC_CAPEX,
 	P_FAC_LIFE,
+	P_GRID,
+	P_RAMP_W1,
+	P_RAMP_W2,
+	P_RAMP_W3,
+	P_DROP_FRACTION,
+	P_DROP_WINDOW,
+	P_WELCH_SEG,
+	P_BAND_LO,
+	P_BAND_HI,
+	P_RACKS_PER_ROW,
+	P_ROWS_PER_HALL,
 	P_NPARAMS
 };
 
@@ -87,11 +99,83 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	[P_FAC_LIFE] = {"facility_life", "site.facility_life", AIW_PT_DURATION, "15y", "s", 0,
 	                3.2e9, NULL, AIW_PF_EXCL_MIN,
 	                "amortisation period of facility_capex", 0},
+	/* the site as the grid sees it (grid.c, aiworkload(7) "Grid"): off,
+	 * every result is as without it */
+	[P_GRID] = {"grid", "site.grid", AIW_PT_ENUM, "off", "", 0, 1, "off|on", 0,
+	            "streaming grid statistics of the site IT power curve at the sample "
+	            "interval: ramps, load steps, drops and the Welch spectrum (site.grid_* "
+	            "metrics)",
+	            0},
+	/* 1 s, 1 min and 15 min: the spans of a fast step, of the per-minute ramp
+	 * limits grid operators write for large loads, and of a demand interval
+	 * (a utility meters demand over 15 min) */
+	[P_RAMP_W1] = {"grid_ramp_window_1", "site.grid_ramp_window_1", AIW_PT_DURATION, "1s", "s",
+	               0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
+	               "first ramp window: |P(t) - P(t - window)| / window at every sample, its "
+	               "maximum and 99th percentile (grid_ramp_1_*); rounded to whole sample "
+	               "intervals, at least one",
+	               0},
+	[P_RAMP_W2] = {"grid_ramp_window_2", "site.grid_ramp_window_2", AIW_PT_DURATION, "1min",
+	               "s", 0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
+	               "second ramp window (grid_ramp_2_*)", 0},
+	[P_RAMP_W3] = {"grid_ramp_window_3", "site.grid_ramp_window_3", AIW_PT_DURATION, "15min",
+	               "s", 0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
+	               "third ramp window (grid_ramp_3_*)", 0},
+	[P_DROP_FRACTION] = {"grid_drop_fraction", "site.grid_drop_fraction", AIW_PT_REAL, NULL, "1",
+	                     0, 1, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                     "a load drop event: the IT power falls more than this fraction "
+	                     "below its highest sample within grid_drop_window before "
+	                     "(grid_drop_events counts them; none: not counted)",
+	                     0},
+	[P_DROP_WINDOW] = {"grid_drop_window", "site.grid_drop_window", AIW_PT_DURATION, "1s", "s",
+	                   0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
+	                   "the span a load drop is measured over (grid_drop_max_fraction, "
+	                   "grid_drop_events); rounded to whole sample intervals, at least one",
+	                   0},
+	/* 1024 samples: at 100 ms a 102.4 s segment, bins of 0.0098 Hz, below
+	 * the band's 0.1 Hz; longer segments resolve finer and average fewer */
+	[P_WELCH_SEG] = {"grid_welch_segment", "site.grid_welch_segment", AIW_PT_INT, "1024", "1",
+	                 8, 4194304, NULL, 0,
+	                 "samples per segment of the Welch spectrum (Hann window, 50 % overlap): "
+	                 "frequency resolution 1 / (segment x sim.sample_interval)",
+	                 0},
+	/* 0.1-20 Hz: the swings of synchronous training that the grid's
+	 * electromechanical modes may amplify (Choukse et al., "Power
+	 * stabilization for AI training datacenters", Microsoft, OpenAI and
+	 * NVIDIA, arXiv:2508.14318, 2025) */
+	[P_BAND_LO] = {"grid_band_low", "site.grid_band_low", AIW_PT_RATE, "0.1Hz", "1/s", 0, 1e6,
+	               NULL, 0, "lower edge of the band whose share of the spectrum is reported", 0},
+	[P_BAND_HI] = {"grid_band_high", "site.grid_band_high", AIW_PT_RATE, "20Hz", "1/s", 0, 1e6,
+	               NULL, AIW_PF_EXCL_MIN,
+	               "upper edge of that band (grid_band_share, grid_band_rms_w)", 0},
+	/* the power hierarchy above the racks: no default (a site's own layout) */
+	[P_RACKS_PER_ROW] = {"racks_per_row", "site.racks_per_row", AIW_PT_INT, NULL, "1", 1, 1e6,
+	                     NULL, AIW_PF_NONE,
+	                     "racks per row (a row's busway or PDU): rows are filled with the "
+	                     "racks in component order, and each row's peak and the diversity "
+	                     "of racks within rows and rows within halls are reported (none: "
+	                     "not)",
+	                     0},
+	[P_ROWS_PER_HALL] = {"rows_per_hall", "site.rows_per_hall", AIW_PT_INT, NULL, "1", 1, 1e6,
+	                     NULL, AIW_PF_NONE,
+	                     "rows per hall (a hall's switchboard), with racks_per_row (none: "
+	                     "one hall)",
+	                     0},
+};
+
+/* grid statistics' settings: read only with grid = on */
+static const aiwi_param_mode SITE_MODES[] = {
+	{"grid_ramp_window_1", "grid=on"}, {"grid_ramp_window_2", "grid=on"},
+	{"grid_ramp_window_3", "grid=on"}, {"grid_drop_fraction", "grid=on"},
+	{"grid_drop_window", "grid=on"},   {"grid_welch_segment", "grid=on"},
+	{"grid_band_low", "grid=on"},      {"grid_band_high", "grid=on"},
+	{NULL, NULL},
 };
 
 /* per component: peaks, rack peaks, cost bookkeeping */
 typedef struct rackset {
 	double *peak;
+	double *now;  /* this tick's power, with the hierarchy on */
 	size_t n;     /* capacity of peak[] */
 	size_t used;  /* highest rack index reported + 1 */
 } rackset;
@@ -111,6 +195,12 @@ typedef struct site {
 	double peak_it;
 	compacc *comp; /* indexed by creation order */
 	size_t ncomp;
+	/* rows and halls (site.racks_per_row): this tick's sums and peaks */
+	bool hier;
+	size_t rpr, rph;
+	double *row_now, *row_peak, *hall_now, *hall_peak;
+	size_t nrow_cap, nrows, nhall_cap, nhalls;
+	aiwi_grid *grid; /* site.grid = on */
 } site;
 
 double aiwi_site_pue(const aiw_sim *sim)
@@ -121,6 +211,28 @@ double aiwi_site_pue(const aiw_sim *sim)
 double aiwi_site_price_per_j(const aiw_sim *sim)
 {
 	return aiwi_p(aiwi_aggregator(sim), P_PRICE) / 3.6e6;
+}
+
+/* The grid settings of site component c at the run's sample interval. */
+static void grid_conf(const aiwi_comp *c, aiwi_grid_conf *g)
+{
+	double dur, keep;
+	aiwi_run_conf(c->sim, &dur, &g->dt, &keep);
+	g->window[0] = aiwi_p(c, P_RAMP_W1);
+	g->window[1] = aiwi_p(c, P_RAMP_W2);
+	g->window[2] = aiwi_p(c, P_RAMP_W3);
+	g->drop_window = aiwi_p(c, P_DROP_WINDOW);
+	g->drop_fraction = aiwi_pset(c, P_DROP_FRACTION) ? aiwi_p(c, P_DROP_FRACTION) : 0;
+	g->segment = (size_t)aiwi_p(c, P_WELCH_SEG);
+	g->band_lo = aiwi_p(c, P_BAND_LO);
+	g->band_hi = aiwi_p(c, P_BAND_HI);
+}
+
+const aiwi_grid *aiwi_site_grid(const aiw_sim *sim)
+{
+	const aiwi_comp *c = aiwi_aggregator(sim);
+	const site *s = c ? c->state : NULL;
+	return s ? s->grid : NULL;
 }
 
 double aiwi_site_gpus_per_rack(const aiw_sim *sim)
@@ -139,14 +251,21 @@ static rackset *racks_of(aiw_sim *sim, aiwi_comp *c, size_t need)
 		while (n < need)
 			n *= 2;
 		double *p = realloc(r->peak, n * sizeof *p);
-		if (!p) {
+		if (p)
+			r->peak = p;
+		double *q = s->hier ? realloc(r->now, n * sizeof *q) : NULL;
+		if (q)
+			r->now = q;
+		if (!p || (s->hier && !q)) {
 			aiwi_err(sim, AIW_ENOMEM, "out of memory tracking rack peaks");
 			aiwi_fail(sim, AIW_ENOMEM);
 			return NULL;
 		}
-		for (size_t i = r->n; i < n; i++)
+		for (size_t i = r->n; i < n; i++) {
 			p[i] = 0;
-		r->peak = p;
+			if (q)
+				q[i] = 0;
+		}
 		r->n = n;
 	}
 	if (need > r->used)
@@ -157,8 +276,12 @@ static rackset *racks_of(aiw_sim *sim, aiwi_comp *c, size_t need)
 void aiwi_site_rack_power(aiw_sim *sim, aiwi_comp *c, size_t rack, double avg_w)
 {
 	rackset *r = racks_of(sim, c, rack + 1);
-	if (r && avg_w > r->peak[rack])
+	if (!r)
+		return;
+	if (avg_w > r->peak[rack])
 		r->peak[rack] = avg_w;
+	if (r->now)
+		r->now[rack] = avg_w;
 }
 
 void aiwi_site_racks_uniform(aiw_sim *sim, aiwi_comp *c, size_t nracks, double avg_w_each)
@@ -171,6 +294,9 @@ void aiwi_site_racks_uniform(aiw_sim *sim, aiwi_comp *c, size_t nracks, double a
 	for (size_t i = 0; i < nracks; i++)
 		if (avg_w_each > r->peak[i])
 			r->peak[i] = avg_w_each;
+	if (r->now)
+		for (size_t i = 0; i < nracks; i++)
+			r->now[i] = avg_w_each;
 }
 
 static aiw_status site_start(aiwi_comp *c)
@@ -204,6 +330,27 @@ static aiw_status site_start(aiwi_comp *c)
 	if (s->id_it < 0 || s->id_fac < 0 || s->id_util < 0 || s->id_cost_rate < 0 ||
 	    s->id_cost < 0)
 		return AIW_ENOMEM;
+	if (aiwi_pset(c, P_ROWS_PER_HALL) && !aiwi_pset(c, P_RACKS_PER_ROW))
+		return aiwi_err(sim, AIW_ESCENARIO,
+		                "site.rows_per_hall = %g is set without site.racks_per_row: halls are "
+		                "made of rows of racks",
+		                aiwi_p(c, P_ROWS_PER_HALL));
+	if (aiwi_pset(c, P_RACKS_PER_ROW)) {
+		s->hier = true;
+		s->rpr = (size_t)aiwi_p(c, P_RACKS_PER_ROW);
+		s->rph = aiwi_pset(c, P_ROWS_PER_HALL) ? (size_t)aiwi_p(c, P_ROWS_PER_HALL) : SIZE_MAX;
+	}
+	if (aiwi_p(c, P_GRID) == 1) {
+		aiwi_grid_conf g;
+		grid_conf(c, &g);
+		if (!(g.band_lo < g.band_hi))
+			return aiwi_err(sim, AIW_ERANGE,
+			                "site.grid_band_low = %g Hz must be below site.grid_band_high = %g Hz",
+			                g.band_lo, g.band_hi);
+		if (!(s->grid = aiwi_grid_new(&g)))
+			return aiwi_err(sim, AIW_ENOMEM, "out of memory for the grid statistics");
+		aiwi_grid_check(&g, sim);
+	}
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		s->comp[i].id_cost = -1;
@@ -258,6 +405,79 @@ static void site_catch_up(site *s, aiw_sim *sim)
 	}
 }
 
+/* Grow a[] (and its peaks b[]) to hold index i, zeroing the new part. */
+static bool grow2(double **a, double **b, size_t *cap, size_t i)
+{
+	if (i < *cap)
+		return true;
+	size_t n = *cap ? *cap : 16;
+	while (n <= i)
+		n *= 2;
+	double *x = realloc(*a, n * sizeof *x);
+	if (x)
+		*a = x;
+	double *y = realloc(*b, n * sizeof *y);
+	if (y)
+		*b = y;
+	if (!x || !y)
+		return false;
+	for (size_t k = *cap; k < n; k++)
+		x[k] = y[k] = 0;
+	*cap = n;
+	return true;
+}
+
+/* Rows and halls at this tick: the racks in component order (a component
+ * that reports no racks is one rack of its power) fill rows of rpr racks,
+ * the rows halls of rph rows; each row's and hall's power is the sum of
+ * its racks' interval averages. */
+static void hierarchy_tick(site *s, aiw_sim *sim)
+{
+	size_t g = 0;
+	for (size_t i = 0; i < s->ncomp; i++) {
+		aiwi_comp *k = aiwi_comp_at(sim, i);
+		if (!k->accounted)
+			continue;
+		rackset *r = &s->comp[i].racks;
+		size_t nr = r->used ? r->used : 1;
+		for (size_t j = 0; j < nr; j++, g++) {
+			double w = r->used ? r->now[j] : k->tick_power_w;
+			if (r->used)
+				r->now[j] = 0; /* a rack not reported next tick draws nothing */
+			size_t row = g / s->rpr;
+			if (!grow2(&s->row_now, &s->row_peak, &s->nrow_cap, row)) {
+				aiwi_err(sim, AIW_ENOMEM, "out of memory tracking row peaks");
+				aiwi_fail(sim, AIW_ENOMEM);
+				return;
+			}
+			s->row_now[row] += w;
+		}
+	}
+	size_t rows = (g + s->rpr - 1) / s->rpr;
+	if (rows > s->nrows)
+		s->nrows = rows;
+	for (size_t row = 0; row < rows; row++) {
+		double w = s->row_now[row];
+		s->row_now[row] = 0;
+		if (w > s->row_peak[row])
+			s->row_peak[row] = w;
+		size_t hall = s->rph == SIZE_MAX ? 0 : row / s->rph;
+		if (!grow2(&s->hall_now, &s->hall_peak, &s->nhall_cap, hall)) {
+			aiwi_err(sim, AIW_ENOMEM, "out of memory tracking hall peaks");
+			aiwi_fail(sim, AIW_ENOMEM);
+			return;
+		}
+		s->hall_now[hall] += w;
+		if (hall + 1 > s->nhalls)
+			s->nhalls = hall + 1;
+	}
+	for (size_t h = 0; h < s->nhalls; h++) {
+		if (s->hall_now[h] > s->hall_peak[h])
+			s->hall_peak[h] = s->hall_now[h];
+		s->hall_now[h] = 0;
+	}
+}
+
 static void site_sample(aiwi_comp *c, double t)
 {
 	site *s = c->state;
@@ -287,8 +507,12 @@ static void site_sample(aiwi_comp *c, double t)
 		cum += kc;
 	}
 	site_catch_up(s, sim);
+	if (s->hier)
+		hierarchy_tick(s, sim);
 	if (it > s->peak_it)
 		s->peak_it = it;
+	if (s->grid)
+		aiwi_grid_add(s->grid, t, it);
 	double cap = capacity_rate(c) + facility_rate(c);
 	aiwi_rec_put(sim, s->id_it, it);
 	aiwi_rec_put(sim, s->id_fac, it * pue);
@@ -437,6 +661,30 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, "site", "tensor_activity", tpaid > 0 ? flops / tpaid : NAN);
 	}
 	aiwi_metric(sim, "site", "cost_per_gpu_hour_usd", paid > 0 ? total / (paid / 3600.0) : NAN);
+	if (s->grid)
+		aiwi_grid_publish(s->grid, sim);
+	if (s->hier) {
+		double rows = 0, halls = 0;
+		for (size_t r = 0; r < s->nrows; r++)
+			rows += s->row_peak[r];
+		for (size_t h = 0; h < s->nhalls; h++)
+			halls += s->hall_peak[h];
+		aiwi_metric(sim, "site", "rows", (double)s->nrows);
+		aiwi_metric(sim, "site", "halls", (double)s->nhalls);
+		aiwi_metric(sim, "site", "sum_of_row_peaks_w", rows);
+		aiwi_metric(sim, "site", "sum_of_hall_peaks_w", halls);
+		aiwi_metric(sim, "site", "diversity_racks_in_rows", rows > 0 ? sum_rack_peaks / rows : NAN);
+		aiwi_metric(sim, "site", "diversity_rows_in_halls", halls > 0 ? rows / halls : NAN);
+		aiwi_metric(sim, "site", "diversity_halls_in_site",
+		            s->peak_it > 0 ? halls / s->peak_it : NAN);
+		aiwi_metric(sim, "site", "rack_peaks_to_nameplate",
+		            nameplate > 0 ? sum_rack_peaks / nameplate : NAN);
+		aiwi_metric(sim, "site", "row_peaks_to_nameplate", nameplate > 0 ? rows / nameplate : NAN);
+		aiwi_metric(sim, "site", "hall_peaks_to_nameplate",
+		            nameplate > 0 ? halls / nameplate : NAN);
+		aiwi_metric(sim, "site", "site_peak_to_nameplate",
+		            nameplate > 0 ? s->peak_it / nameplate : NAN);
+	}
 }
 
 /* The site's share of the up-front estimate, after every other component's
@@ -452,14 +700,39 @@ static void site_estimate(aiwi_comp *c, aiwi_estimate *E)
 	                "the site: about @ bytes for %s racks of %s GPUs",
 	                aiwi_est_num(a, sizeof a, racks),
 	                aiwi_est_num(b, sizeof b, aiwi_p(c, P_GPUS_PER_RACK)));
+	if (aiwi_pset(c, P_RACKS_PER_ROW)) /* a tick power per rack, sums and peaks per row */
+		aiwi_est_memory(E, 8 * racks + 32 * ceil(racks / aiwi_p(c, P_RACKS_PER_ROW)),
+		                "raise site.gpus_per_rack",
+		                "the site's rows: about @ bytes for %s racks",
+		                aiwi_est_num(a, sizeof a, racks));
+	if (aiwi_p(c, P_GRID) == 1) {
+		aiwi_grid_conf g;
+		grid_conf(c, &g);
+		aiwi_est_memory(E, aiwi_grid_bytes(&g),
+		                "lower site.grid_welch_segment or the ramp windows, or raise "
+		                "sim.sample_interval",
+		                "the grid statistics: about @ bytes (windows of up to %s samples, "
+		                "Welch segments of %s)",
+		                aiwi_est_num(a, sizeof a,
+		                             fmax(fmax(g.window[0], g.window[1]),
+		                                  fmax(g.window[2], g.drop_window)) / g.dt),
+		                aiwi_est_num(b, sizeof b, (double)g.segment));
+	}
 }
 
 static void site_destroy(aiwi_comp *c)
 {
 	site *s = c->state;
-	for (size_t i = 0; s->comp && i < s->ncomp; i++)
+	for (size_t i = 0; s->comp && i < s->ncomp; i++) {
 		free(s->comp[i].racks.peak);
+		free(s->comp[i].racks.now);
+	}
+	free(s->row_now);
+	free(s->row_peak);
+	free(s->hall_now);
+	free(s->hall_peak);
 	free(s->comp);
+	aiwi_grid_free(s->grid);
 	free(s);
 	c->state = NULL;
 }
@@ -545,6 +818,88 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	 "released by autoscaling): hardware_bill_usd - hardware_cost_usd more", NULL, NULL, NULL, NULL},
 	{"cost_per_gpu_hour_usd", "Cost per GPU-hour", "USD", 0,
 	 "total cost / provisioned GPU-hours", NULL, NULL, NULL, NULL},
+	{"rows", "Rows", "1", AIW_METRIC_COUNT,
+	 "site.racks_per_row set: rows the racks filled, in component order (a component that "
+	 "reports no racks is one rack)", NULL, NULL, NULL, NULL},
+	{"halls", "Halls", "1", AIW_METRIC_COUNT,
+	 "site.racks_per_row set: halls of site.rows_per_hall rows (1 when unset)", NULL, NULL,
+	 NULL, NULL},
+	{"sum_of_row_peaks_w", "Sum of row peaks", "W", 0,
+	 "site.racks_per_row set: sum of every row's own IT power peak (its racks' sum at each "
+	 "sample)", NULL, NULL, NULL, NULL},
+	{"sum_of_hall_peaks_w", "Sum of hall peaks", "W", 0,
+	 "site.racks_per_row set: sum of every hall's own IT power peak", NULL, NULL, NULL, NULL},
+	{"diversity_racks_in_rows", "Diversity: racks within rows", "1", AIW_METRIC_RATIO,
+	 "site.racks_per_row set: sum of the rack peaks / sum of the row peaks", NULL, NULL, NULL,
+	 NULL},
+	{"diversity_rows_in_halls", "Diversity: rows within halls", "1", AIW_METRIC_RATIO,
+	 "site.racks_per_row set: sum of the row peaks / sum of the hall peaks", NULL, NULL, NULL,
+	 NULL},
+	{"diversity_halls_in_site", "Diversity: halls within the site", "1", AIW_METRIC_RATIO,
+	 "site.racks_per_row set: sum of the hall peaks / site IT power peak (the three "
+	 "multiply to rack_diversity_factor)", NULL, NULL, NULL, NULL},
+	{"rack_peaks_to_nameplate", "Rack peaks / nameplate", "1", AIW_METRIC_FRACTION,
+	 "site.racks_per_row set: sum of the rack peaks / nameplate_power_w, the share of the "
+	 "nameplate the rack feeds must carry", NULL, NULL, NULL, NULL},
+	{"row_peaks_to_nameplate", "Row peaks / nameplate", "1", AIW_METRIC_FRACTION,
+	 "site.racks_per_row set: sum of the row peaks / nameplate_power_w", NULL, NULL, NULL,
+	 NULL},
+	{"hall_peaks_to_nameplate", "Hall peaks / nameplate", "1", AIW_METRIC_FRACTION,
+	 "site.racks_per_row set: sum of the hall peaks / nameplate_power_w", NULL, NULL, NULL,
+	 NULL},
+	{"site_peak_to_nameplate", "Site peak / nameplate", "1", AIW_METRIC_FRACTION,
+	 "site.racks_per_row set: power_peak_w / nameplate_power_w", NULL, NULL, NULL, NULL},
+	{"grid_ramp_1_max_w_per_s", "Grid: ramp max (window 1)", "W/s", AIW_METRIC_HEADLINE,
+	 "site.grid = on: the largest |P(t) - P(t - w)| / w of the IT power curve, w = "
+	 "site.grid_ramp_window_1 in whole sample intervals (x 1e-6: MW/s; x 6e-5: MW/min)",
+	 NULL, NULL, NULL, NULL},
+	{"grid_ramp_1_p99_w_per_s", "Grid: ramp P99 (window 1)", "W/s", 0,
+	 "site.grid = on: the 99th percentile of those ramps over the samples (P-square "
+	 "estimate, GSL gsl_rstat_quantile)", NULL, NULL, NULL, NULL},
+	{"grid_ramp_2_max_w_per_s", "Grid: ramp max (window 2)", "W/s", AIW_METRIC_HEADLINE,
+	 "site.grid = on: as grid_ramp_1_max_w_per_s over site.grid_ramp_window_2", NULL, NULL,
+	 NULL, NULL},
+	{"grid_ramp_2_p99_w_per_s", "Grid: ramp P99 (window 2)", "W/s", 0,
+	 "site.grid = on: as grid_ramp_1_p99_w_per_s over site.grid_ramp_window_2", NULL, NULL,
+	 NULL, NULL},
+	{"grid_ramp_3_max_w_per_s", "Grid: ramp max (window 3)", "W/s", AIW_METRIC_HEADLINE,
+	 "site.grid = on: as grid_ramp_1_max_w_per_s over site.grid_ramp_window_3", NULL, NULL,
+	 NULL, NULL},
+	{"grid_ramp_3_p99_w_per_s", "Grid: ramp P99 (window 3)", "W/s", 0,
+	 "site.grid = on: as grid_ramp_1_p99_w_per_s over site.grid_ramp_window_3", NULL, NULL,
+	 NULL, NULL},
+	{"grid_step_up_max_w", "Grid: largest load step up", "W", AIW_METRIC_HEADLINE,
+	 "site.grid = on: the largest rise of the IT power curve from one sample to the next",
+	 NULL, NULL, NULL, NULL},
+	{"grid_step_up_time_s", "Grid: time of that step up", "s", 0,
+	 "site.grid = on: the end of the sample interval it ended in (NaN: none)", NULL, NULL,
+	 NULL, NULL},
+	{"grid_step_down_max_w", "Grid: largest load step down", "W", AIW_METRIC_HEADLINE,
+	 "site.grid = on: the largest fall of the IT power curve from one sample to the next",
+	 NULL, NULL, NULL, NULL},
+	{"grid_step_down_time_s", "Grid: time of that step down", "s", 0,
+	 "site.grid = on: the end of the sample interval it ended in (NaN: none)", NULL, NULL,
+	 NULL, NULL},
+	{"grid_drop_max_fraction", "Grid: deepest load drop", "1", AIW_METRIC_FRACTION,
+	 "site.grid = on: the largest (M - P) / M, P a sample of the IT power curve and M the "
+	 "highest of the samples within site.grid_drop_window before it", NULL, NULL, NULL, NULL},
+	{"grid_drop_events", "Grid: load drop events", "1", AIW_METRIC_COUNT,
+	 "site.grid = on and site.grid_drop_fraction set: times the curve fell more than that "
+	 "fraction below its highest sample within site.grid_drop_window (an event lasts while "
+	 "it stays so)", NULL, NULL, NULL, NULL},
+	{"grid_spectrum_segments", "Grid: Welch segments averaged", "1", AIW_METRIC_COUNT,
+	 "site.grid = on: segments of site.grid_welch_segment samples (50 % overlap) in the "
+	 "spectrum", NULL, NULL, NULL, NULL},
+	{"grid_band_share", "Grid: spectrum share in band", "1", AIW_METRIC_FRACTION,
+	 "site.grid = on: the IT power's fluctuation energy (Welch spectrum, mean removed) in "
+	 "site.grid_band_low-grid_band_high / all of it up to the Nyquist frequency; NaN when "
+	 "the sample interval or segment cannot see the band", NULL, NULL, NULL, NULL},
+	{"grid_band_rms_w", "Grid: RMS swing in band", "W", 0,
+	 "site.grid = on: square root of the spectrum's power in that band (the RMS amplitude "
+	 "of the swings there)", NULL, NULL, NULL, NULL},
+	{"grid_dominant_frequency_hz", "Grid: dominant frequency", "1/s", 0,
+	 "site.grid = on: frequency (Hz) of the spectrum's highest bin above 0", NULL, NULL, NULL,
+	 NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -581,4 +936,5 @@ const aiwi_kind aiwi_kind_site = {
 	.sample = site_sample,
 	.finish = site_finish,
 	.destroy = site_destroy,
+	.modes = SITE_MODES,
 };

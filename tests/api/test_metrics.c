@@ -19,7 +19,8 @@ START_TEST(catalogue_rows)
 	ck_assert_int_eq(aiw_metric_count(&n), AIW_OK);
 	ck_assert_int_eq(aiw_metric_count(NULL), AIW_EINVAL);
 	ck_assert_uint_gt(n, 100);
-	static const char *const UNITS[] = {"W", "kWh", "USD", "s", "1/s", "B", "B/s", "h", "1"};
+	static const char *const UNITS[] = {"W", "kWh", "USD", "s", "1/s", "B", "B/s", "h", "1",
+	                                    "W/s"};
 	for (size_t i = 0; i < n; i++) {
 		const char *name, *label, *unit, *doc, *prom, *type;
 		unsigned flags;
@@ -73,8 +74,8 @@ static bool catalogued(const char *generic)
 }
 
 /* A run of every kind, with the optional parts (autoscaler, spot, the
- * fixed-fleet comparison, failures and checkpoints, a capacity contract)
- * switched on: each metric it publishes has a row, each curve too. */
+ * fixed-fleet comparison, failures and checkpoints, a capacity contract,
+ * the grid statistics and the row/hall hierarchy) switched on: each metric it publishes has a row, each curve too. */
 START_TEST(runs_publish_catalogued_metrics)
 {
 	static const char *const SCENARIOS[] = {
@@ -83,7 +84,10 @@ START_TEST(runs_publish_catalogued_metrics)
 		"[inference i]\ngpu = H100-SXM\nreplicas = 2\nrate = 5/s\nautoscaler = kpa\n"
 		"spot_fraction = 0.5\nspot_preemption_rate = 1/h\ncompare_fixed = 2\n"
 		"[load aux]\nprofile = 0:1kW\n[gpu custom]\nbase = H100-SXM\n",
-		"[sim]\nduration = 1h\n[inference h]\ngpu = H100-SXM\nautoscaler = hpa\nrate = 2/s\n"
+		/* the grid statistics and the row/hall hierarchy */
+		"[sim]\nduration = 1h\n[site]\ngrid = on\ngrid_drop_fraction = 0.5\nracks_per_row = 2\n"
+		"rows_per_hall = 2\n"
+		"[inference h]\ngpu = H100-SXM\nautoscaler = hpa\nrate = 2/s\n"
 		"[load l]\non_time = 10min\noff_time = 5min\non_power = 10kW\nracks = 4\n",
 		/* a training job costed from its parallel layout (MoE, 3D) */
 		"[sim]\nduration = 2h\n[training l]\ngpu = H100-SXM\ngpus = 256\nlayers = 32\n"

@@ -51,6 +51,7 @@ typedef enum fmt_kind {
 	F_RATE,    /* 1/s */
 	F_BYTES,   /* B */
 	F_BYTES_RATE, /* B/s */
+	F_POWER_RATE, /* W/s */
 	F_PLAIN
 } fmt_kind;
 
@@ -62,7 +63,8 @@ static fmt_kind fmt_of(const char *unit, unsigned flags)
 		const char *unit;
 		fmt_kind fmt;
 	} U[] = {{"W", F_POWER}, {"kWh", F_ENERGY}, {"USD", F_MONEY}, {"s", F_TIME},
-	         {"1/s", F_RATE}, {"B", F_BYTES},   {"B/s", F_BYTES_RATE}};
+	         {"1/s", F_RATE}, {"B", F_BYTES},   {"B/s", F_BYTES_RATE},
+	         {"W/s", F_POWER_RATE}};
 	for (size_t i = 0; i < sizeof U / sizeof *U; i++)
 		if (strcmp(unit, U[i].unit) == 0)
 			return U[i].fmt;
@@ -113,6 +115,8 @@ static fmt_kind fmt_from_name(const char *key)
 		return F_MONEY;
 	if (cli_ends_with(key, "_bytes_per_s"))
 		return F_BYTES_RATE;
+	if (cli_ends_with(key, "_w_per_s"))
+		return F_POWER_RATE;
 	if (cli_ends_with(key, "_bytes"))
 		return F_BYTES;
 	if (cli_ends_with(key, "_per_s") || cli_ends_with(key, "_rps"))
@@ -152,6 +156,7 @@ static void fmt_value(char *buf, size_t len, double v, fmt_kind k)
 	case F_RATE: snprintf(buf, len, "%.4g /s", v); break;
 	case F_BYTES: fmt_si(buf, len, v, "B"); break;
 	case F_BYTES_RATE: fmt_si(buf, len, v, "B/s"); break;
+	case F_POWER_RATE: fmt_si(buf, len, v, "W/s"); break;
 	default:
 		if (v == floor(v) && fabs(v) < 1e15)
 			cli_fmt_group(buf, len, v, 0);

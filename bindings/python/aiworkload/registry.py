@@ -69,7 +69,7 @@ Metric = collections.namedtuple(
 Metric.__doc__ = """One summary metric a kind can publish (aiw_metric_info).
 
 name: full name with NAME for the component ("training.NAME.goodput");
-label: its label in the summary table; unit: W, kWh, USD, s, 1/s, B, B/s,
+label: its label in the summary table; unit: W, W/s, kWh, USD, s, 1/s, B, B/s,
 h or 1; doc: one line; prom, prom_type: the Prometheus family it is
 exported under and its type; headline: a key figure of the short summary;
 fraction, count, ratio: a share in [0, 1], a whole count, a ratio."""

@@ -187,6 +187,20 @@ class Curves(unittest.TestCase):
         self.assertEqual(sim.warnings(), [])
         sim.close()
 
+    def test_grid_statistics(self):
+        # a 2 MW square wave of period 2 s at 100 ms: its 1 s ramp is 2 MW/s,
+        # its spectrum peaks at 0.5 Hz (segments of 200 samples: 0.05 Hz
+        # bins), and the band 0.1-20 Hz is seen up to 5 Hz only (warned)
+        with aiw.Simulation("[sim]\nduration = 200s\nsample_interval = 100ms\n"
+                            "[site]\ngrid = on\ngrid_welch_segment = 200\n"
+                            "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n") as sim:
+            sim.run()
+            self.assertAlmostEqual(sim.metric("site.grid_ramp_1_max_w_per_s"), 2e6, delta=1e-3)
+            self.assertAlmostEqual(sim.metric("site.grid_dominant_frequency_hz"), 0.5, places=12)
+            self.assertAlmostEqual(sim.metric("site.grid_band_rms_w"), 1e6, delta=1e-3)
+            self.assertTrue(any("resolves up to 5 Hz" in w for w in sim.warnings()))
+            self.assertEqual(aiw.metric_info("site.grid_ramp_1_max_w_per_s").unit, "W/s")
+
     def test_empty_before_run(self):
         with aiw.Simulation(aiwtest.SCRIPTED) as sim:
             self.assertEqual(sim.series_names(), [])
