@@ -1140,16 +1140,16 @@ static aiw_status run_training(aiw_plan *p)
 						st = aiw_sim_run_until(sim, 0);
 						if (st == AIW_ERANGE || st == AIW_EINVAL || st == AIW_ESCENARIO) {
 							p->stats[AIW_PLAN_STAT_PRUNED_MEMORY]++;
-							const char *msg = aiw_sim_errmsg(sim);
-							bool mem = strstr(msg, "the layout needs") != NULL;
-							if (!mem && !other[0])
-								snprintf(other, sizeof other, "%s", msg);
+							/* the refusal, kept before its simulation goes */
+							char keep[1024];
+							snprintf(keep, sizeof keep, "%s", aiw_sim_errmsg(sim));
 							aiw_sim_free(sim);
+							bool mem = strstr(keep, "the layout needs") != NULL;
+							if (!mem && !other[0])
+								snprintf(other, sizeof other, "%s", keep);
 							if (!mem)
 								continue;
 							/* the memory need, from the same model run as warn */
-							char keep[1024];
-							snprintf(keep, sizeof keep, "%s", msg);
 							if ((st = tload(p, &c, true, &sim)) != AIW_OK)
 								return st;
 							double need = NAN;
