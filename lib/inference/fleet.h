@@ -280,6 +280,11 @@ typedef struct replica {
 	 * (decodes and chunks: at most the budget) */
 	queue prefilling;
 	double chunk_done, chunk_reserved, mixed_flops, mixed_dram, mixed_tokens;
+	/* prefix caching (fleet_prefix.c): the cached blocks kept for reuse,
+	 * evictable, and their entries (a conversation's context, a system
+	 * prompt), most recently used first (pc_node links) */
+	double cached_blocks;
+	uint32_t lru_head, lru_tail;
 } replica;
 _Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &&
                offsetof(replica, last_rack) + sizeof(uint32_t) <= 4 * 64 &&
@@ -432,6 +437,25 @@ typedef struct fleet {
 	bool chunked;
 	double chunk_budget;
 	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
+	/* sessions and prefix caching (fleet_prefix.c): on; the conversations
+	 * (a pool, free list through next_free), each request's conversation
+	 * and cache hit (request_capacity long), the system prompts' lengths,
+	 * their picker and their cache entries (slot_capacity x system_prompts),
+	 * the stream of turns, think times and picks; the figures */
+	bool sessions, prefix;
+	struct session *sess;
+	uint32_t sess_capacity, sess_free;
+	struct req_side *side;
+	uint32_t side_capacity, nsys;
+	double *sys_tokens;
+	struct pc_node *sys_nodes;
+	size_t sys_nodes_capacity; /* slots with entries */
+	gsl_ran_discrete_t *sys_pick;
+	gsl_rng *rng_session;
+	double mean_request_tokens; /* kv_aware: a queued request's KV estimate */
+	uint64_t sessions_started, sessions_completed, sessions_abandoned;
+	double cache_lookup_tokens, cache_hit_tokens, evicted_blocks;
+	int curve_cache;
 } fleet;
 
 
