@@ -142,7 +142,7 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                "prompt_tokens tokens, sent think_time after the previous turn ended (the "
 	                "first: its system prompt and a message)",
 	                0},
-	[P_SESSION_TURNS] = {"session_turns", IP("session_turns"), AIW_PT_DIST, "const(4)", "1", 1,
+	[P_SESSION_TURNS] = {"session_turns", IP("session_turns"), AIW_PT_DIST, "const(4)", "1", 0,
 	                     1e6, NULL, 0,
 	                     "sessions: requests of one conversation (rounded, at least 1), drawn "
 	                     "when it starts",
@@ -157,7 +157,7 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                      "(0: none), one picked per conversation by system_prompt_zipf",
 	                      0},
 	[P_SYSTEM_PROMPT_TOKENS] = {"system_prompt_tokens", IP("system_prompt_tokens"), AIW_PT_DIST,
-	                            "const(1024)", "1", 1, 1e8, NULL, 0,
+	                            "const(1024)", "1", 0, 1e8, NULL, 0,
 	                            "sessions: length of each system prompt in tokens (rounded, at "
 	                            "least 1), drawn once per system prompt at the start",
 	                            AIW_PT_REAL},
