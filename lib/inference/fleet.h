@@ -85,7 +85,9 @@
  * release build).  Used when `eager` is set: continuous batching
  * (either timing), a router other than central, no timeout (a queue can
  * then only grow before tb) and max_batch <= RUN_SORTED (the running set
- * stays a sorted array, which an undo restores exactly);
+ * stays a sorted array, which an undo restores exactly), and neither
+ * chunked prefill nor prefix caching (an admission claims cache entries,
+ * fleet_prefix.c, which an undo could not give back);
  * aiwi_serving_set_eager turns it off or on for a component (tests compare
  * both ways: the same results but for the rounding of sums taken in
  * another order).
@@ -120,6 +122,10 @@
  *            span's decode part (end_iteration 0 while any is), none
  *            done or reserved when the FIFO is empty; a span's mixed
  *            iteration within the budget (decodes + chunk tokens).
+ *  cache     prefix caching (fleet_prefix.c): a replica's cached blocks
+ *            (16 tokens each) with its running KV and the span's decode
+ *            growth within kv_capacity_tokens; its LRU list's links,
+ *            owners and block count agree with cached_blocks (deep).
  *  replicas  state_count[s] = slots in state s (they sum to slot_count);
  *            the ready set holds exactly the READY slots, the free heap
  *            the FREE ones; phase_count[p] = slots in phase p; spot_count =

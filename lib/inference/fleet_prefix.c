@@ -28,7 +28,9 @@
  * get_computed_blocks; only full blocks are cached, and a prompt hit whole
  * recomputes its last token).  The blocks of finished requests stay in the
  * free queue, evicted least recently used first, the tail blocks of a
- * request before its head (freed in reverse order).  The model keeps, per
+ * request before its head ("We free the blocks in reverse order so that the
+ * tail blocks are evicted first when caching is enabled", KVCacheManager.free,
+ * vllm/v1/core/kv_cache_manager.py).  The model keeps, per
  * replica, an LRU list of entries, each a number of cached blocks:
  *   - a system prompt's entry (system_prompts per replica): its
  *     floor(S / PC_BLOCK) full blocks, shared by every conversation that
@@ -56,10 +58,11 @@
  * A replica's cache is lost when it leaves service (retire) or fails.
  */
 
-/* vLLM's default KV block size on CUDA: CacheConfig.block_size = 16
- * (vllm/config/cache.py; "For CUDA devices, only block sizes up to 32 are
- * supported", default 16), also SGLang's page size is 1 token: the block is
- * vLLM's. */
+/* vLLM's KV block size when none is given: 16 tokens (the CUDA and ROCm
+ * platforms' check_and_update_config, "if cache_config.block_size is None:
+ * cache_config.block_size = 16", vllm/platforms/; CacheConfig.block_size,
+ * vllm/config/cache.py).  SGLang's radix cache matches by token (page size
+ * 1): a hit there is up to 15 tokens longer. */
 #define PC_BLOCK 16.0
 #define SYS_BIT 0x80000000u
 
