@@ -83,8 +83,10 @@
  * Routing: round_robin, least_loaded (fewest outstanding requests, O(1)
  * with count buckets; ties in turn), p2c (power of two choices, Mitzenmacher
  * 2001), central (one FIFO queue at the router that replicas pull from when
- * they can admit: the M/M/c discipline).  Requests wait at the router while
- * no replica is ready.
+ * they can admit: the M/M/c discipline), affinity (a conversation's turn to
+ * the replica of its previous one while ready, else least_loaded) and
+ * kv_aware (fewest KV tokens held and queued; fleet_prefix.c).  Requests
+ * wait at the router while no replica is ready.
  *
  * Every request ends completed or dropped (timeout: waited longer than
  * `timeout` before its first admission -- once admitted it is not timed out,
@@ -108,7 +110,9 @@
  *
  * Random streams: arrivals draw from the component's stream; request sizes
  * and service times, p2c choices, and cold starts each from a stream seeded
- * from it, so that one changing leaves the others' draws alone.
+ * from it, so that one changing leaves the others' draws alone; with
+ * sessions = on, the conversations (turns, think times, follow-up sizes,
+ * system prompts) from a fourth, seeded after those three.
  *
  * Files: this one is the component (the kind's hooks: start, samples,
  * finish, metrics; the kind's definition) and the one translation unit of
