@@ -329,6 +329,19 @@ static uint32_t session_start(fleet *f, uint32_t *prompt)
 
 static void route_fresh(fleet *f, uint32_t id, double now);
 static void turn_event(aiw_sim *sim, void *ctx, uint64_t arg);
+static inline double draw(const aiwi_dist *d, gsl_rng *r);
+
+/* A size for a turn: by the size table when there is one (the counts'
+ * law exactly, one uniform word; the tail by inversion), else drawn and
+ * rounded; from the conversations' stream. */
+static inline double turn_size(fleet *f, const aiwi_count_table *t, int p)
+{
+	if (t) {
+		uint32_t n = aiwi_count_pick(t, aiwi_rng_u32(f->rng_session));
+		return AIW_LIKELY(n) ? n : aiwi_count_tail(t, f->rng_session);
+	}
+	return aiwi_round_count(draw(aiwi_pd(f->comp, p), f->rng_session));
+}
 
 /* Request id of a conversation completed on r at now: its context cached
  * there (prefix caching), and the next turn scheduled or the conversation
@@ -355,8 +368,11 @@ static void session_turn_done(fleet *f, replica *r, uint32_t id, double now)
 		return;
 	}
 	s->turns_left--;
-	double think = aiwi_dist_sample(aiwi_pd(f->comp, P_THINK_TIME), f->rng_session);
-	if (!aiwi_at(f->sim, now + (think > 0 ? think : 0), turn_event, f, sid))
+	double think = draw(aiwi_pd(f->comp, P_THINK_TIME), f->rng_session);
+	/* the engine's push as at() (fleet_agenda.c), aiwi_at reporting a
+	 * refusal */
+	double t = now + (think > 0 ? think : 0);
+	if (!aiwi_engine_push(f->engine, t, turn_event, f, sid) && !aiwi_at(f->sim, t, turn_event, f, sid))
 		f->fail = true;
 }
 
@@ -375,8 +391,8 @@ static void turn_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	double now = aiwi_now(sim);
 	uint32_t sid = (uint32_t)arg;
 	session *s = &f->sess[sid];
-	double msg = aiwi_round_count(aiwi_dist_sample(aiwi_pd(c, P_PROMPT_TOKENS), f->rng_session));
-	double out = aiwi_round_count(aiwi_dist_sample(aiwi_pd(c, P_OUTPUT_TOKENS), f->rng_session));
+	double msg = turn_size(f, f->prompt_sizes, P_PROMPT_TOKENS);
+	double out = turn_size(f, f->output_sizes, P_OUTPUT_TOKENS);
 	double prompt = s->context + msg;
 	f->arrived++;
 	if (prompt + out > f->kv_capacity_tokens || prompt > 1e9) {

@@ -151,10 +151,11 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                  NULL, 0,
 	                  "sessions: time from a turn's last token to the next turn's arrival",
 	                  AIW_PT_DURATION},
-	[P_SYSTEM_PROMPTS] = {"system_prompts", IP("system_prompts"), AIW_PT_INT, "0", "1", 0, 1e5,
+	[P_SYSTEM_PROMPTS] = {"system_prompts", IP("system_prompts"), AIW_PT_INT, "0", "1", 0, 1e4,
 	                      NULL, 0,
 	                      "sessions: distinct system prompts that conversations start with "
-	                      "(0: none), one picked per conversation by system_prompt_zipf",
+	                      "(0: none), one picked per conversation by system_prompt_zipf (the "
+	                      "cache keeps 16 bytes per system prompt and replica)",
 	                      0},
 	[P_SYSTEM_PROMPT_TOKENS] = {"system_prompt_tokens", IP("system_prompt_tokens"), AIW_PT_DIST,
 	                            "const(1024)", "1", 0, 1e8, NULL, 0,
