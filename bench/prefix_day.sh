@@ -9,8 +9,10 @@
 #
 # WHICH: "all" (default): A the day as it is (every mechanism off), B with
 # chunked prefill, conversations and prefix caching on (router affinity);
-# "cache": A with conversations and prefix caching off, B with it on (the
-# cache's own cost on the same workload, the same router).  The
+# "mech": A with the conversations, chunked prefill and prefix caching off
+# (router least_loaded), B with both on (router affinity): the mechanisms'
+# cost on the same workload; "cache": A with the conversations and prefix
+# caching off, B with it on (router affinity on both sides).  The
 # conversations: 4 turns, 30 s think time on average, 100 system prompts
 # of 1,000 tokens (Zipf 1), messages lognormal(median=200,sigma=0.8) tokens.
 # BUILD: a configured and built tree (a release build: its
@@ -19,7 +21,7 @@
 # 30).  The requests differ between the two sides: compare the requests
 # each side served.
 set -eu
-[ $# -ge 1 ] || { sed -n '2,21p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,24p' "$0"; exit 2; }
 b=$(cd "$1" && pwd)
 lib="$b/.libs/libaiworkload.so"
 [ -x "$b/bench/interleave_day" ] && [ -f "$lib" ] || {
@@ -40,6 +42,12 @@ all)
 prefix_caching = on
 chunked_prefill = on
 router = affinity" ;;
+mech)
+	exec "$b/bench/interleave_day" "$lib" "$lib" "${3:-1}" "${4:-30}" 14 1000 \
+		"$conv
+prefix_caching = on
+chunked_prefill = on
+router = affinity" "$conv" ;;
 cache)
 	exec "$b/bench/interleave_day" "$lib" "$lib" "${3:-1}" "${4:-30}" 14 1000 \
 		"$conv
@@ -47,6 +55,6 @@ prefix_caching = on
 router = affinity" "$conv
 router = affinity" ;;
 *)
-	echo "prefix_day: WHICH is all or cache, not $2"
+	echo "prefix_day: WHICH is all, mech or cache, not $2"
 	exit 2 ;;
 esac
