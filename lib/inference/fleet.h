@@ -441,14 +441,16 @@ typedef struct fleet {
 	 * (max_num_batched_tokens), the mixed iterations, the prefill chunks
 	 * and the prompts prefilled to their end so far */
 	bool chunked;
+	/* sessions and prefix caching on (fleet_prefix.c; read on the hot path
+	 * beside `chunked`, in its padding) */
+	bool sessions, prefix;
 	double chunk_budget;
 	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
-	/* sessions and prefix caching (fleet_prefix.c): on; the conversations
+	/* sessions and prefix caching (fleet_prefix.c): the conversations
 	 * (a pool, free list through next_free), each request's conversation
 	 * and cache hit (request_capacity long), the system prompts' lengths,
 	 * their picker and their cache entries (slot_capacity x system_prompts),
 	 * the stream of turns, think times and picks; the figures */
-	bool sessions, prefix;
 	struct session *sess;
 	uint32_t sess_capacity, sess_free;
 	struct req_side *side;
