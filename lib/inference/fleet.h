@@ -85,7 +85,9 @@
  * release build).  Used when `eager` is set: continuous batching
  * (either timing), a router other than central, no timeout (a queue can
  * then only grow before tb) and max_batch <= RUN_SORTED (the running set
- * stays a sorted array, which an undo restores exactly);
+ * stays a sorted array, which an undo restores exactly), and neither
+ * chunked prefill nor prefix caching (an admission claims cache entries,
+ * fleet_prefix.c, which an undo could not give back);
  * aiwi_serving_set_eager turns it off or on for a component (tests compare
  * both ways: the same results but for the rounding of sums taken in
  * another order).
@@ -120,6 +122,10 @@
  *            span's decode part (end_iteration 0 while any is), none
  *            done or reserved when the FIFO is empty; a span's mixed
  *            iteration within the budget (decodes + chunk tokens).
+ *  cache     prefix caching (fleet_prefix.c): a replica's cached blocks
+ *            (16 tokens each) with its running KV and the span's decode
+ *            growth within kv_capacity_tokens; its LRU list's links,
+ *            owners and block count agree with cached_blocks (deep).
  *  replicas  state_count[s] = slots in state s (they sum to slot_count);
  *            the ready set holds exactly the READY slots, the free heap
  *            the FREE ones; phase_count[p] = slots in phase p; spot_count =
@@ -280,6 +286,11 @@ typedef struct replica {
 	 * (decodes and chunks: at most the budget) */
 	queue prefilling;
 	double chunk_done, chunk_reserved, mixed_flops, mixed_dram, mixed_tokens;
+	/* prefix caching (fleet_prefix.c): the cached blocks kept for reuse,
+	 * evictable, and their entries (a conversation's context, a system
+	 * prompt), most recently used first (pc_node links) */
+	double cached_blocks;
+	uint32_t lru_head, lru_tail;
 } replica;
 _Static_assert(offsetof(replica, current) + offsetof(span, memory_s) < 64 + 64 &&
                offsetof(replica, last_rack) + sizeof(uint32_t) <= 4 * 64 &&
@@ -430,6 +441,9 @@ typedef struct fleet {
 	 * (max_num_batched_tokens), the mixed iterations, the prefill chunks
 	 * and the prompts prefilled to their end so far */
 	bool chunked;
+	/* sessions and prefix caching on (fleet_prefix.c; read on the hot path
+	 * beside `chunked`, in its padding) */
+	bool sessions, prefix;
 	double chunk_budget;
 	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
 	/* speculative decoding (fleet_timing.c, spec_setup): the mode (SPEC_*),
@@ -449,6 +463,24 @@ typedef struct fleet {
 	double dec_flops_seq, dec_attn_ctx, dec_weight_bytes, dec_kv_bytes, spec_attn_factor;
 	double draft_fold[4];
 	double spec_decode_s, spec_draft_s;
+	/* sessions and prefix caching (fleet_prefix.c): the conversations
+	 * (a pool, free list through next_free), each request's conversation
+	 * and cache hit (request_capacity long), the system prompts' lengths,
+	 * their picker and their cache entries (slot_capacity x system_prompts),
+	 * the stream of turns, think times and picks; the figures */
+	struct session *sess;
+	uint32_t sess_capacity, sess_free;
+	struct req_side *side;
+	uint32_t side_capacity, nsys;
+	double *sys_tokens;
+	struct pc_node *sys_nodes;
+	size_t sys_nodes_capacity; /* slots with entries */
+	gsl_ran_discrete_t *sys_pick;
+	gsl_rng *rng_session;
+	double mean_request_tokens; /* kv_aware: a queued request's KV estimate */
+	uint64_t sessions_started, sessions_completed, sessions_abandoned;
+	double cache_lookup_tokens, cache_hit_tokens, evicted_blocks;
+	int curve_cache;
 } fleet;
 
 

@@ -11,6 +11,8 @@
 static void drop(fleet *f, uint32_t id, int why)
 {
 	f->dropped[why]++;
+	if (AIW_UNLIKELY(f->sessions))
+		session_drop(f, id);
 	req_free(f, id);
 }
 
@@ -44,6 +46,8 @@ static void complete(fleet *f, replica *r, uint32_t id, double now)
 	f->completed++;
 	f->running_count--;
 	out_add(f, r, -1);
+	if (AIW_UNLIKELY(f->sessions))
+		session_turn_done(f, r, id, now);
 	req_free(f, id);
 }
 
@@ -115,6 +119,10 @@ static void take(fleet *f, replica *r, queue *from, double now, double prefill[2
 	if (from == &f->central)
 		out_add(f, r, +1); /* central: outstanding counts batch members */
 	req *q = &f->requests[id];
+	/* prefix caching: the tokens of a first admission found cached */
+	double hit = 0;
+	if (AIW_UNLIKELY(f->prefix))
+		f->side[id].hit = (uint32_t)(hit = q->started ? 0 : pc_claim(f, r, id));
 	if (!q->started) {
 		q->started = 1;
 		f->started++;
@@ -134,8 +142,15 @@ static void take(fleet *f, replica *r, queue *from, double now, double prefill[2
 		return;
 	}
 	double len = (double)q->prompt + q->generated;
-	prefill[0] += len;
-	prefill[1] += len * len;
+	if (AIW_UNLIKELY(f->prefix)) {
+		/* the new tokens, their attention over the cached ones too */
+		double t = len - hit;
+		prefill[0] += t;
+		prefill[1] += t * (2 * hit + t);
+	} else {
+		prefill[0] += len;
+		prefill[1] += len * len;
+	}
 	r->context_tokens += (double)q->prompt + q->generated + 1;
 	if (f->batching != B_CONTINUOUS)
 		r->reserved_tokens += (double)q->prompt + q->output;
@@ -261,6 +276,8 @@ static void preempt_one(fleet *f, replica *r, double now)
 	}
 	run_entry x = run_remove_at(r, best);
 	req *q = &f->requests[x.id];
+	if (AIW_UNLIKELY(f->prefix))
+		pc_unpin(f, r, x.id);
 	q->generated = q->output - (uint32_t)(x.key - r->iterations_done);
 	r->context_tokens -= (double)q->prompt + q->generated;
 	q_push_front(f, &r->preempted, x.id);
@@ -346,6 +363,8 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, const do
 	r->prefill_sq = nadm ? pf[1] : 0;
 	r->current.first_tokens = nadm;
 	span_decode(f, r);
+	if (AIW_UNLIKELY(f->prefix))
+		pc_fit(f, r, r->context_tokens + (double)r->run_count * r->current.end_iteration);
 	r->span_kind = SPAN_RUN;
 	set_phase(f, r, PH_DECODE, now);
 	if (tp > 0)

@@ -34,6 +34,24 @@ static void check_broken(fleet *f, const char *fmt, ...)
 	} while (0)
 #define ULL(x) ((unsigned long long)(x))
 
+/* Prefix caching: r's LRU list against its count, its entries' owners and
+ * links (deep checks). */
+static bool lru_sound(fleet *f, const replica *r, uint32_t slot)
+{
+	double blocks = 0;
+	uint32_t prev = NIL, n = 0;
+	for (uint32_t id = r->lru_head; id != NIL; id = pc_node_of(f, id)->next) {
+		const pc_node *x = pc_node_of(f, id);
+		if (x->prev != prev || x->blocks == 0 || ++n > 2 * MAX_IN_FLIGHT)
+			return false;
+		if (id & SYS_BIT ? (id & ~SYS_BIT) / f->nsys != slot || x->aux != 0 : x->aux != slot)
+			return false;
+		blocks += x->blocks;
+		prev = id;
+	}
+	return prev == r->lru_tail && blocks == r->cached_blocks;
+}
+
 /* A queue's length and tail against its links (deep checks). */
 static bool queue_sound(const fleet *f, const queue *q)
 {
@@ -91,6 +109,19 @@ static void fleet_check(fleet *f, bool deep)
 		CHECK(r->prefilling.length || (r->chunk_done == 0 && r->chunk_reserved == 0),
 		      "replica %u: no prompt prefilling, %g tokens done, %g reserved", i, r->chunk_done,
 		      r->chunk_reserved);
+		if (f->prefix) {
+			/* the cache within what the running requests leave by the
+			 * span's end */
+			double grow = r->span_kind == SPAN_RUN ? (double)r->run_count * r->current.end_iteration : 0;
+			CHECK(r->context_tokens + r->chunk_reserved + grow + PC_BLOCK * r->cached_blocks <=
+			              f->kv_capacity_tokens,
+			      "replica %u: %g cached blocks beside %g KV tokens running (%g to come) "
+			      "pass the capacity %g",
+			      i, r->cached_blocks, r->context_tokens + r->chunk_reserved, grow,
+			      f->kv_capacity_tokens);
+			CHECK(!deep || lru_sound(f, r, i), "replica %u: the prefix cache's LRU list and "
+			      "its count disagree", i);
+		}
 		bool end = f->end_keys[i] != NONE;
 		CHECK(!r->pending || (f->eager && r->span_kind == SPAN_RUN &&
 		                      r->pending_from_queue <= r->pending_admissions.length &&

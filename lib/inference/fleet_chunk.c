@@ -65,6 +65,8 @@ static void start_chunked(fleet *f, replica *r, double now)
 	uint32_t done = 0;
 	for (uint32_t id = r->prefilling.head; id != NIL && left > 0; id = f->requests[id].next) {
 		const req *q = &f->requests[id];
+		if (AIW_UNLIKELY(f->prefix) && o < f->side[id].hit)
+			o = f->side[id].hit; /* its cached blocks are not computed */
 		double L = (double)q->prompt + q->generated, t = L - o;
 		t = t < left ? t : left;
 		m++;
@@ -151,6 +153,9 @@ static void start_chunked(fleet *f, replica *r, double now)
 		r->current.batch = 0;
 		r->cut = 0;
 	}
+	if (AIW_UNLIKELY(f->prefix))
+		pc_fit(f, r, r->context_tokens + r->chunk_reserved +
+		                     (double)r->run_count * r->current.end_iteration);
 	double kv = r->context_tokens + r->chunk_reserved;
 	f->kv_peak_tokens = kv > f->kv_peak_tokens ? kv : f->kv_peak_tokens;
 	r->span_kind = SPAN_RUN;

@@ -28,7 +28,7 @@
  * Used with continuous batching (either timing), routers other than central,
  * no timeout (a queue can then only grow before tb) and max_batch <=
  * RUN_SORTED (the running set stays a sorted array, which an undo restores
- * exactly), and not with chunked prefill (its arrivals join at the next
+ * exactly), and not with chunked prefill or prefix caching (arrivals join at the next
  * span boundary: the lazy path).  Results equal those of the boundary event but for the rounding
  * of floating-point sums taken in another order (tests/model/test_serving.c runs
  * every feature both ways, aiwi_serving_set_eager). */
@@ -37,7 +37,8 @@
 static bool eager_possible(const fleet *f)
 {
 	return f->batching == B_CONTINUOUS && !f->service_mode && f->router != RT_CENTRAL &&
-	       !(f->timeout < INFINITY) && f->max_batch <= RUN_SORTED && !f->chunked;
+	       !(f->timeout < INFINITY) && f->max_batch <= RUN_SORTED && !f->chunked &&
+	       !f->prefix;
 }
 
 /* Admit at r's pending start current.start what the boundary would (continuous

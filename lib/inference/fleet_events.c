@@ -20,6 +20,8 @@ static void retire(fleet *f, replica *r, double now)
 	idle_remove(f, id);
 	set_state(f, r, AIW_REPLICA_FREE);
 	free_push(f, id);
+	if (AIW_UNLIKELY(f->prefix))
+		pc_clear(f, r);
 	r->span_kind = SPAN_NONE;
 	set_phase(f, r, PH_OFF, now);
 	r->spot = 0;

@@ -89,6 +89,10 @@ int aiwi_serving_add_replica(aiwi_comp *c, double cold_start_s, bool spot)
 	q_init(&r->preempted);
 	q_init(&r->prefilling);
 	r->chunk_done = r->chunk_reserved = 0;
+	r->cached_blocks = 0;
+	r->lru_head = r->lru_tail = NIL;
+	if (!sys_nodes_fit(f, (size_t)s + 1))
+		return aiwi_err(c->sim, AIW_ENOMEM, "out of memory");
 	run_clear(r);
 	r->context_tokens = r->reserved_tokens = r->iterations_done = 0;
 	r->outstanding = 0;
@@ -229,6 +233,9 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 	uint32_t nrun = r->run_count + r->prefilling.length;
 	while (r->prefilling.length) /* their chunks are lost with the replica */
 		hold[k++] = q_pop(f, &r->prefilling);
+	if (f->prefix) /* (the cache goes with the replica: retire) */
+		for (uint32_t i = 0; i < nrun; i++)
+			pc_unpin(f, r, hold[i]);
 	r->chunk_done = r->chunk_reserved = 0;
 	f->running_count -= nrun;
 	f->preemptions += nrun;

@@ -8,9 +8,15 @@
 /* ======================================================================== */
 /* routing                                                                   */
 /* ======================================================================== */
-static uint32_t choose(fleet *f)
+static uint32_t choose(fleet *f, uint32_t id)
 {
 	switch (f->router) {
+	case RT_AFFINITY: {
+		uint32_t h = affinity_home(f, id);
+		return h != NIL ? h : least_loaded(f);
+	}
+	case RT_KV:
+		return kv_least(f);
 	case RT_ROUND_ROBIN:
 		if (f->round_robin_next >= f->ready_count)
 			f->round_robin_next = 0;
@@ -54,7 +60,7 @@ static void route(fleet *f, uint32_t id, int how, double now)
 			central_dispatch(f, now);
 		return;
 	}
-	replica *r = &f->replicas[choose(f)];
+	replica *r = &f->replicas[choose(f, id)];
 	if (how == FRESH) {
 		purge(f, &r->routed, r, now);
 		/* (requests of a pending start are still in the queue) */
@@ -70,6 +76,11 @@ static void route(fleet *f, uint32_t id, int how, double now)
 	waiting_add(f, now, +1);
 	out_add(f, r, +1);
 	kick(f, r, now);
+}
+
+static void route_fresh(fleet *f, uint32_t id, double now)
+{
+	route(f, id, FRESH, now);
 }
 
 /* Requests that waited at the router for a replica to be ready. */
@@ -190,11 +201,26 @@ static bool arrive(fleet *f, double now)
 		                    : tokens_of(draw(aiwi_pd(c, P_OUTPUT_TOKENS), f->rng_size));
 		sizes_ahead(f);
 	}
+	uint32_t sid = NIL;
+	if (AIW_UNLIKELY(f->sessions) && (sid = session_start(f, &prompt)) == NIL) {
+		aiwi_err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
+		aiwi_fail(sim, AIW_ENOMEM);
+		f->arrived--;
+		return false;
+	}
 	if (!f->service_mode && (double)prompt + output > f->kv_capacity_tokens) {
 		f->dropped[DROP_KV_TOO_LARGE]++;
+		if (AIW_UNLIKELY(f->sessions)) {
+			f->sessions_abandoned++;
+			session_end(f, sid);
+		}
 		return true;
 	}
 	uint32_t id = req_alloc(f);
+	if (AIW_UNLIKELY(f->sessions) && id != NIL && !side_fit(f)) {
+		req_free(f, id);
+		id = NIL;
+	}
 	if (id == NIL) {
 		bool limit = f->request_capacity >= MAX_IN_FLIGHT;
 		if (limit)
@@ -218,6 +244,8 @@ static bool arrive(fleet *f, double now)
 	q->output = output;
 	q->generated = 0;
 	q->started = 0;
+	if (AIW_UNLIKELY(f->sessions))
+		f->side[id] = (struct req_side){sid, 0, 0};
 	route(f, id, FRESH, now);
 	return true;
 }

@@ -136,6 +136,23 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	{"decode_iterations", "Decode iterations", "1", AIW_METRIC_COUNT,
 	 "decode iterations of all replicas (chunked prefill: the mixed iterations with a "
 	 "running decode too)", NULL, NULL, NULL, NULL},
+	{"sessions_started", "Conversations started", "1", AIW_METRIC_COUNT,
+	 "sessions: conversations whose first turn arrived", NULL, NULL, NULL, NULL},
+	{"sessions_completed", "  completed", "1", AIW_METRIC_COUNT,
+	 "sessions: conversations whose every turn completed", NULL, NULL, NULL, NULL},
+	{"sessions_abandoned", "  abandoned", "1", AIW_METRIC_COUNT,
+	 "sessions: conversations that ended with a turn dropped (the others are in progress)",
+	 NULL, NULL, NULL, NULL},
+	{"prefix_hit_ratio", "Prefix cache hit ratio (tokens)", "1", AIW_METRIC_FRACTION,
+	 "prefix_caching: prompt tokens found in the replica's cache at their first admission / "
+	 "prompt tokens admitted the first time (not a number without prefix caching)",
+	 NULL, NULL, NULL, NULL},
+	{"prefill_tokens_saved", "  prefill tokens saved", "1", AIW_METRIC_COUNT,
+	 "prefix_caching: prompt tokens found cached, whose prefill was skipped", NULL, NULL, NULL,
+	 NULL},
+	{"cache_evicted_blocks", "  blocks evicted", "1", AIW_METRIC_COUNT,
+	 "prefix_caching: cached KV blocks of 16 tokens evicted for running requests (least "
+	 "recently used first)", NULL, NULL, NULL, NULL},
 	{"mixed_iterations", "Chunked prefill iterations", "1", AIW_METRIC_COUNT,
 	 "chunked_prefill: iterations holding prefill chunks (with the running decodes, if any)",
 	 NULL, NULL, NULL, NULL},

@@ -86,8 +86,10 @@
  * Routing: round_robin, least_loaded (fewest outstanding requests, O(1)
  * with count buckets; ties in turn), p2c (power of two choices, Mitzenmacher
  * 2001), central (one FIFO queue at the router that replicas pull from when
- * they can admit: the M/M/c discipline).  Requests wait at the router while
- * no replica is ready.
+ * they can admit: the M/M/c discipline), affinity (a conversation's turn to
+ * the replica of its previous one while ready, else least_loaded) and
+ * kv_aware (fewest KV tokens held and queued; fleet_prefix.c).  Requests
+ * wait at the router while no replica is ready.
  *
  * Every request ends completed or dropped (timeout: waited longer than
  * `timeout` before its first admission -- once admitted it is not timed out,
@@ -111,7 +113,9 @@
  *
  * Random streams: arrivals draw from the component's stream; request sizes
  * and service times, p2c choices, and cold starts each from a stream seeded
- * from it, so that one changing leaves the others' draws alone.
+ * from it, so that one changing leaves the others' draws alone; with
+ * sessions = on, the conversations (turns, think times, follow-up sizes,
+ * system prompts) from a fourth, seeded after those three.
  *
  * Files: this one is the component (the kind's hooks: start, samples,
  * finish, metrics; the kind's definition) and the one translation unit of
@@ -120,7 +124,8 @@
  * fleet_energy.c (accounting), fleet_sets.c (ready, least-loaded, idle and
  * free sets), fleet_agenda.c (the winner tree and the master event's
  * scheduling), fleet_admit.c (request ends, admission, span starts),
- * fleet_chunk.c (chunked prefill's mixed iterations),
+ * fleet_chunk.c (chunked prefill's mixed iterations), fleet_prefix.c
+ * (conversations and the prefix cache),
  * fleet_eager.c (eager cuts), fleet_events.c (the event handlers),
  * fleet_route.c (routing, arrivals), fleet_lifecycle.c (add, remove, fail
  * replicas), fleet_timing.c (timing = iteration's span terms), serving_api.c (serving.h) and fleet_check.c (invariants, in a
@@ -136,6 +141,7 @@
 #include "inference/fleet_energy.c"
 #include "inference/fleet_sets.c"
 #include "inference/fleet_agenda.c"
+#include "inference/fleet_prefix.c"
 #include "inference/fleet_admit.c"
 #include "inference/fleet_chunk.c"
 #include "inference/fleet_eager.c"
@@ -269,6 +275,23 @@ static aiw_status inference_start(aiwi_comp *c)
 		                "max_num_batched_tokens / lower max_batch; vLLM requires "
 		                "max_num_batched_tokens >= max_num_seqs)",
 		                c->prefix, f->chunk_budget, c->prefix, f->max_batch, f->max_batch);
+	/* conversations and prefix caching (fleet_prefix.c) */
+	f->sessions = (int)aiwi_p(c, P_SESSIONS) == 1;
+	bool pc_on = (int)aiwi_p(c, P_PREFIX_CACHING) == 1;
+	f->prefix = f->sessions && pc_on;
+	if (pc_on && (f->batching != B_CONTINUOUS || f->service_mode))
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.prefix_caching = on needs continuous batching and span times "
+		                "(batching = continuous, service unset): its cache lives in the KV "
+		                "memory of a replica's running requests (here batching = %s%s)",
+		                c->prefix, f->batching == B_NONE ? "none" : f->batching == B_DYNAMIC ? "dynamic" : "continuous",
+		                f->service_mode ? ", service set" : "");
+	if (f->sessions && (f->service_mode || (int)aiwi_p(c, P_TRAFFIC) == AIW_TRAFFIC_TRACE))
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.sessions = on needs drawn request sizes (service unset, traffic not "
+		                "trace): a turn's prompt is its conversation so far and a new message "
+		                "(here %s)",
+		                c->prefix, f->service_mode ? "service is set" : "traffic = trace");
 	f->eager = eager_possible(f);
 	if ((st = timing_setup(c, f)) != AIW_OK)
 		return st;
@@ -298,6 +321,10 @@ static aiw_status inference_start(aiwi_comp *c)
 	if (!aiwi_serving_traffic_conf(c, &tc))
 		return aiwi_err(sim, AIW_EINVAL,
 		                "%s.trace_file is not set: traffic = trace needs a CSV file", c->prefix);
+	/* sessions: the traffic's arrivals start conversations, rate /
+	 * mean(session_turns) of them per second */
+	if (f->sessions)
+		tc.rate /= aiwi_dist_mean(aiwi_pd(c, P_SESSION_TURNS));
 	char e[512];
 	st = aiwi_traffic_new(&f->traffic, &tc, e, sizeof e);
 	if (st != AIW_OK)
@@ -313,6 +340,37 @@ static aiw_status inference_start(aiwi_comp *c)
 	gsl_rng_set(f->rng_size, gsl_rng_get(c->rng));
 	gsl_rng_set(f->rng_route, gsl_rng_get(c->rng));
 	gsl_rng_set(f->rng_life, gsl_rng_get(c->rng));
+	if (f->sessions) {
+		/* the conversations' stream: turns, think times, follow-up
+		 * sizes, system prompts (drawn from c->rng after the others: a
+		 * run without sessions draws as before) */
+		if (!(f->rng_session = aiwi_rng_alloc()))
+			return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+		gsl_rng_set(f->rng_session, gsl_rng_get(c->rng));
+		f->sess_free = NIL;
+		f->nsys = (uint32_t)aiwi_p(c, P_SYSTEM_PROMPTS);
+		if (f->nsys) {
+			double *w = malloc(f->nsys * sizeof *w);
+			f->sys_tokens = malloc(f->nsys * sizeof *f->sys_tokens);
+			if (!w || !f->sys_tokens) {
+				free(w);
+				return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+			}
+			double zs = aiwi_p(c, P_SYSTEM_PROMPT_ZIPF);
+			for (uint32_t k = 0; k < f->nsys; k++) {
+				w[k] = pow(k + 1.0, -zs);
+				f->sys_tokens[k] = aiwi_round_count(
+				        aiwi_dist_sample(aiwi_pd(c, P_SYSTEM_PROMPT_TOKENS), f->rng_session));
+			}
+			f->sys_pick = gsl_ran_discrete_preproc(f->nsys, w);
+			free(w);
+			if (!f->sys_pick)
+				return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+		}
+	}
+	if (f->router == RT_KV && !f->service_mode)
+		f->mean_request_tokens = aiwi_dist_mean(aiwi_pd(c, P_PROMPT_TOKENS)) +
+		                         aiwi_dist_mean(aiwi_pd(c, P_OUTPUT_TOKENS));
 	/* request sizes by table (a trace brings its own) */
 	if (!f->service_mode && tc.kind != AIW_TRAFFIC_TRACE &&
 	    (aiwi_count_table_new(aiwi_pd(c, P_PROMPT_TOKENS), SIZE_TABLE_MAX, SIZE_TABLE_TAIL, &f->prompt_sizes) != AIW_OK ||
@@ -348,6 +406,13 @@ static aiw_status inference_start(aiwi_comp *c)
 		snprintf(n, sizeof n, "%s.%s", c->prefix, curves[i].key);
 		if ((*curves[i].id = aiwi_rec_add(sim, n, curves[i].unit)) < 0)
 			return (aiw_status)*curves[i].id;
+	}
+
+	if (f->prefix) {
+		char n[256];
+		snprintf(n, sizeof n, "%s.cached_tokens", c->prefix);
+		if ((f->curve_cache = aiwi_rec_add(sim, n, "1")) < 0)
+			return (aiw_status)f->curve_cache;
 	}
 
 	if (!ag_grow(f, 2))
@@ -454,6 +519,12 @@ static void inference_sample(aiwi_comp *c, double t)
 		             dp > 0 ? (dr - f->prev_dram) / (dp * f->gpu.mem_bw) : 0);
 	}
 	aiwi_rec_put(sim, f->curve_ttft_p99, ttft99);
+	if (f->prefix) {
+		double cached = 0;
+		for (uint32_t i = 0; i < f->slot_count; i++)
+			cached += f->replicas[i].cached_blocks;
+		aiwi_rec_put(sim, f->curve_cache, PC_BLOCK * cached);
+	}
 	f->prev_arrived = f->arrived;
 	f->prev_completed = f->completed;
 	f->prev_met = f->met_all;
@@ -634,6 +705,12 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("spec_tokens_per_step", f->spec ? f->spec_E : NAN);
 	M("spec_verifications", f->spec ? iters / f->spec_E : NAN);
 	M("spec_draft_share", f->spec && f->spec_decode_s > 0 ? f->spec_draft_s / f->spec_decode_s : NAN);
+	M("sessions_started", (double)f->sessions_started);
+	M("sessions_completed", (double)f->sessions_completed);
+	M("sessions_abandoned", (double)f->sessions_abandoned);
+	M("prefix_hit_ratio", f->cache_lookup_tokens > 0 ? f->cache_hit_tokens / f->cache_lookup_tokens : NAN);
+	M("prefill_tokens_saved", f->cache_hit_tokens);
+	M("cache_evicted_blocks", f->evicted_blocks);
 	M("batch_size_mean", iters > 0 ? sum / iters : NAN);
 	M("batch_size_p99", p99);
 	M("batch_size_max", (double)(bmax > f->batch_peak ? bmax : f->batch_peak));
@@ -733,6 +810,14 @@ static void inference_destroy(aiwi_comp *c)
 		gsl_rng_free(f->rng_route);
 	if (f->rng_life)
 		gsl_rng_free(f->rng_life);
+	if (f->rng_session)
+		gsl_rng_free(f->rng_session);
+	if (f->sys_pick)
+		gsl_ran_discrete_free(f->sys_pick);
+	free(f->sys_tokens);
+	free(f->sys_nodes);
+	free(f->sess);
+	free(f->side);
 	aiwi_hist_free(&f->ttft);
 	aiwi_hist_free(&f->ttft_win);
 	aiwi_hist_free(&f->tpot);

@@ -162,14 +162,58 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                  "target's decode iteration at the same batch and context (its prefill "
 	                  "likewise), FLOPs and bytes in proportion",
 	                  0},
+	[P_PREFIX_CACHING] = {"prefix_caching", IP("prefix_caching"), AIW_PT_ENUM, "off", "", 0, 1,
+	                      "off|on", 0,
+	                      "continuous batching: on, each replica keeps the KV blocks (16 "
+	                      "tokens, vLLM's block size) of finished prompts and outputs in the "
+	                      "KV memory its running requests leave free, evicted least recently "
+	                      "used first, and a prompt whose leading blocks are cached prefills "
+	                      "only the rest (vLLM's automatic prefix caching, SGLang's radix "
+	                      "cache); the hits come from sessions and system prompts",
+	                      0},
+	[P_SESSIONS] = {"sessions", IP("sessions"), AIW_PT_ENUM, "off", "", 0, 1, "off|on", 0,
+	                "on: every arrival of the traffic starts a conversation of session_turns "
+	                "requests at rate / mean(session_turns) per second; a turn's prompt is the "
+	                "previous turn's prompt and output followed by a new message of "
+	                "prompt_tokens tokens, sent think_time after the previous turn ended (the "
+	                "first: its system prompt and a message)",
+	                0},
+	[P_SESSION_TURNS] = {"session_turns", IP("session_turns"), AIW_PT_DIST, "const(4)", "1", 0,
+	                     1e6, NULL, 0,
+	                     "sessions: requests of one conversation (rounded, at least 1), drawn "
+	                     "when it starts",
+	                     AIW_PT_REAL},
+	[P_THINK_TIME] = {"think_time", IP("think_time"), AIW_PT_DIST, "exp(30s)", "s", 0, 1e7,
+	                  NULL, 0,
+	                  "sessions: time from a turn's last token to the next turn's arrival",
+	                  AIW_PT_DURATION},
+	[P_SYSTEM_PROMPTS] = {"system_prompts", IP("system_prompts"), AIW_PT_INT, "0", "1", 0, 1e4,
+	                      NULL, 0,
+	                      "sessions: distinct system prompts that conversations start with "
+	                      "(0: none), one picked per conversation by system_prompt_zipf (the "
+	                      "cache keeps 16 bytes per system prompt and replica)",
+	                      0},
+	[P_SYSTEM_PROMPT_TOKENS] = {"system_prompt_tokens", IP("system_prompt_tokens"), AIW_PT_DIST,
+	                            "const(1024)", "1", 0, 1e8, NULL, 0,
+	                            "sessions: length of each system prompt in tokens (rounded, at "
+	                            "least 1), drawn once per system prompt at the start",
+	                            AIW_PT_REAL},
+	[P_SYSTEM_PROMPT_ZIPF] = {"system_prompt_zipf", IP("system_prompt_zipf"), AIW_PT_REAL, "1",
+	                          "1", 0, 10, NULL, 0,
+	                          "sessions: popularity of the system prompts, the k-th most "
+	                          "popular picked with weight 1 / k^s (0: uniform)",
+	                          0},
 	[P_KV_MARGIN] = {"kv_margin", IP("kv_margin"), AIW_PT_REAL, "0.1", "1", 0, 0.99, NULL, 0,
 	                 "fraction of GPU memory kept out of weights and KV cache (activations, "
 	                 "workspace)",
 	                 0},
-	[P_ROUTER] = {"router", IP("router"), AIW_PT_ENUM, "least_loaded", "", 0, 3,
-	              "round_robin|least_loaded|p2c|central", 0,
+	[P_ROUTER] = {"router", IP("router"), AIW_PT_ENUM, "least_loaded", "", 0, 5,
+	              "round_robin|least_loaded|p2c|central|affinity|kv_aware", 0,
 	              "request routing: least_loaded = fewest outstanding; central = one shared "
-	              "FIFO queue",
+	              "FIFO queue; affinity = a conversation's turns to the replica of its "
+	              "previous turn while it is ready, else least_loaded (sessions); kv_aware = "
+	              "fewest KV tokens held by the running requests, each queued one "
+	              "counted as mean(prompt_tokens) + mean(output_tokens)",
 	              0},
 	[P_TIMEOUT] = {"timeout", IP("timeout"), AIW_PT_DURATION, NULL, "s", 0, 3.2e9, NULL,
 	               AIW_PF_NONE | AIW_PF_EXCL_MIN,
@@ -285,6 +329,12 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"draft_params", "speculative=draft"},
 	{"draft_layers", "speculative=draft"},
 	{"draft_cost", "speculative=heads"},
+	{"prefix_caching", "sessions=on"},
+	{"session_turns", "sessions=on"},
+	{"think_time", "sessions=on"},
+	{"system_prompts", "sessions=on"},
+	{"system_prompt_tokens", "sessions=on"},
+	{"system_prompt_zipf", "sessions=on"},
 	{"target_utilization", "autoscaler=hpa|predictive metric=utilization"},
 	{"target_value", "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa"},
 	/* each policy's own settings (its .params: hpa.c, kpa.c, predictive.c,

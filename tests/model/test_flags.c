@@ -143,6 +143,11 @@ START_TEST(settings_without_effect_warned)
 		{"inference.chat.max_num_batched_tokens", "4096", NULL, NULL, true},
 		{"inference.chat.max_num_batched_tokens", "4096", "inference.chat.chunked_prefill", "on",
 		 false},
+		/* prefix caching and the conversations' settings need sessions */
+		{"inference.chat.prefix_caching", "on", NULL, NULL, true},
+		{"inference.chat.prefix_caching", "on", "inference.chat.sessions", "on", false},
+		{"inference.chat.think_time", "exp(5s)", NULL, NULL, true},
+		{"inference.chat.system_prompts", "3", "inference.chat.sessions", "on", false},
 	};
 	for (size_t i = 0; i < sizeof C / sizeof *C; i++) {
 		aiw_sim *sim = load_text("[sim]\nduration = 1min\n[inference chat]\nrate = 1/s\n");
