@@ -112,29 +112,7 @@ expect 1 "--report into a missing directory" -- "$aiw" plan --ttft-p99 1s --set-
 has "$tmp/err" "cannot write" "the failure says why"
 
 # --- in a browser ------------------------------------------------------------
-chromium=${CHROMIUM:-}
-[ -n "$chromium" ] || chromium=$(command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null || true)
-if [ -z "$chromium" ]; then
-	if [ "$(id -u)" = 0 ]; then
-		bad "no chromium: as root, ./quickstart test installs it (apt-get install chromium)"
-		exit 1
-	fi
-	echo "SKIP: chromium not found; other checks done"
-	[ $fail = 0 ] && exit 77
-	exit $fail
-fi
-browse() {
-	HOME="$tmp" timeout 120 "$chromium" --headless --disable-gpu --no-sandbox \
-		--user-data-dir="$tmp/profile" --virtual-time-budget=10000 \
-		--enable-logging=stderr --v=0 --dump-dom "file://$1" >"$tmp/dom" 2>"$tmp/log"
-}
-problems() {
-	{
-		tr '\n' ' ' <"$tmp/dom" | grep -o '<html[^>]*data-errors="[^"]*"' | sed 's/.*data-errors=/page: /'
-		grep -E 'CONSOLE|Uncaught' "$tmp/log"
-	} >"$tmp/problems"
-	[ -s "$tmp/problems" ]
-}
+. "$top_srcdir/tests/cli/browser.sh"
 attr() { tr '\n' ' ' <"$tmp/dom" | grep -o "$1=\"[0-9]*\"" | head -1 | sed 's/.*="//; s/"//'; }
 for page in a e t; do
 	browse "$tmp/$page.html" || bad "chromium --dump-dom exit $?"

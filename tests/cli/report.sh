@@ -58,31 +58,7 @@ has "$tmp/err" "cannot write" "the failure says why"
 expect 2 "--report given twice" -- "$aiw" run "$tmp/in.ini" --report a.html --report b.html
 
 # --- in a browser ------------------------------------------------------------
-chromium=${CHROMIUM:-}
-[ -n "$chromium" ] || chromium=$(command -v chromium 2>/dev/null || command -v chromium-browser 2>/dev/null || true)
-if [ -z "$chromium" ]; then
-	if [ "$(id -u)" = 0 ]; then
-		bad "no chromium: as root, ./quickstart test installs it (apt-get install chromium)"
-		exit 1
-	fi
-	echo "SKIP: chromium not found (Debian package chromium; ./quickstart test as root installs it); other checks done"
-	[ $fail = 0 ] && exit 77
-	exit $fail
-fi
-# browse FILE: the DOM after load in $tmp/dom, the browser's log in $tmp/log
-browse() {
-	HOME="$tmp" timeout 120 "$chromium" --headless --disable-gpu --no-sandbox \
-		--user-data-dir="$tmp/profile" --virtual-time-budget=10000 \
-		--enable-logging=stderr --v=0 --dump-dom "file://$1" >"$tmp/dom" 2>"$tmp/log"
-}
-# problems: the errors the page recorded and the console lines of the log
-problems() {
-	{
-		tr '\n' ' ' <"$tmp/dom" | grep -o '<html[^>]*data-errors="[^"]*"' | sed 's/.*data-errors=/page: /'
-		grep -E 'CONSOLE|Uncaught' "$tmp/log"
-	} >"$tmp/problems"
-	[ -s "$tmp/problems" ]
-}
+. "$top_srcdir/tests/cli/browser.sh"
 ncurves=$(head -1 "$tmp/day.csv" | tr ',' '\n' | tail -n +2 | wc -l)
 browse "$tmp/day.html" || bad "chromium --dump-dom exit $?"
 if problems; then

@@ -15,33 +15,10 @@
 #include "hw/hw.h"
 #include "inference/serving.h"
 #include "../testutil.h"
+#include "fleet_test.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static aiw_sim *load(uint64_t seed, const char *text)
-{
-	aiw_sim *sim;
-	ck_assert_int_eq(aiw_sim_create(&sim, seed), AIW_OK);
-	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, text, "test"));
-	return sim;
-}
-
-static double M(aiw_sim *sim, const char *comp, const char *key)
-{
-	char n[256];
-	snprintf(n, sizeof n, "inference.%s.%s", comp, key);
-	return aiwi_test_metric(sim, n);
-}
-
-static void check_conservation(aiw_sim *sim, const char *comp)
-{
-	char prefix[128];
-	snprintf(prefix, sizeof prefix, "inference.%s", comp);
-	aiwi_test_conservation(sim, prefix);
-	ck_assert(M(sim, comp, "requests_in_flight") ==
-	          M(sim, comp, "requests_waiting") + M(sim, comp, "requests_running"));
-}
 
 /* Every metric of a and b the same bit for bit (but the wall time and the
  * metrics named in `skip`, a list of substrings ending with NULL). */
@@ -370,13 +347,6 @@ START_TEST(off_without_sessions)
 }
 END_TEST
 
-static aiwi_comp *comp(aiw_sim *sim, const char *name)
-{
-	aiwi_comp *c = NULL;
-	ck_assert_int_eq(aiwi_comp_get(sim, "inference", name, false, &c), AIW_OK);
-	return c;
-}
-
 START_TEST(replica_lost)
 {
 	/* replicas fail and are added: their caches go with them, the system
@@ -387,21 +357,7 @@ START_TEST(replica_lost)
 		snprintf(text, sizeof text, "%srouter = affinity\nchunked_prefill = %s\n", BUSY,
 		         ch ? "on" : "off");
 		aiw_sim *sim = load(9, text);
-		aiwi_comp *c = comp(sim, "x");
-		for (int i = 1; i <= 12; i++) {
-			AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 60.0 * i + 0.0137 * i));
-			for (size_t s = 0; s < aiwi_serving_slots(c); s++)
-				if (aiwi_serving_replica_state(c, s) == AIW_REPLICA_READY) {
-					ck_assert_int_eq(aiwi_serving_fail_replica(c, (int)s), AIW_OK);
-					break;
-				}
-			ck_assert(aiwi_serving_add_replica(c, 5, false) >= 0);
-		}
-		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-		check_conservation(sim, "x");
-		ck_assert(M(sim, "x", "preemptions") > 0);
-		ck_assert_rel(aiwi_test_curve_integral(sim, "inference.x.power_w"),
-		              M(sim, "x", "energy_kwh") * 3.6e6, 1e-9);
+		churn_replicas(sim, "x", false);
 		aiw_sim_free(sim);
 	}
 }
@@ -410,20 +366,6 @@ END_TEST
 /* ------------------------------------------------------------------------ */
 /* refusals                                                                  */
 /* ------------------------------------------------------------------------ */
-static void expect_fail(const char *text, aiw_status code, const char *msg)
-{
-	aiw_sim *sim;
-	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
-	aiw_status st = aiw_sim_load_string(sim, text, "bad");
-	if (st == AIW_OK)
-		st = aiw_sim_run(sim);
-	ck_assert_msg(code ? st == code : st != AIW_OK, "%s: got %s (%s)", msg, aiw_status_name(st),
-	              aiw_sim_errmsg(sim));
-	ck_assert_msg(strstr(aiw_sim_errmsg(sim), msg), "message '%s' lacks '%s'",
-	              aiw_sim_errmsg(sim), msg);
-	aiw_sim_free(sim);
-}
-
 START_TEST(refusals)
 {
 	expect_fail("[sim]\nduration = 1min\n[inference a]\nbatching = dynamic\nprefix_caching = on\n",
