@@ -106,8 +106,6 @@
 /* replications per candidate at most; grid values per axis at most */
 #define MAX_REPS 1000
 #define MAX_VALUES 100000
-/* the longest text value of an axis or setting */
-#define MAX_TEXT 1024
 /* The load bound (see the top): the slack on a replica's offline rate
  * (the offline figure of LOAD_OFFLINE_REQUESTS requests includes the
  * drain of the last batch, and a continuously batched fleet's server rate
@@ -124,9 +122,7 @@ typedef struct plan_eval {
 	bool slo_ok;
 } plan_eval;
 
-static aiw_status perr(aiw_plan *p, aiw_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static aiw_status perr(aiw_plan *p, aiw_status st, const char *fmt, ...)
+aiw_status aiwi_plan_err(aiw_plan *p, aiw_status st, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -135,7 +131,7 @@ static aiw_status perr(aiw_plan *p, aiw_status st, const char *fmt, ...)
 	return st;
 }
 
-static char *dupstr(const char *s)
+char *aiwi_plan_dupstr(const char *s)
 {
 	size_t n = strlen(s) + 1;
 	char *d = malloc(n);
@@ -193,9 +189,9 @@ aiw_status aiw_plan_create(aiw_plan **out, const char *scenario_path, const char
 	aiw_plan *p = calloc(1, sizeof *p);
 	if (!p)
 		return AIW_ENOMEM;
-	p->comp = dupstr(component);
-	p->path = scenario_path ? dupstr(scenario_path) : NULL;
-	p->text = scenario_text ? dupstr(scenario_text) : NULL;
+	p->comp = aiwi_plan_dupstr(component);
+	p->path = scenario_path ? aiwi_plan_dupstr(scenario_path) : NULL;
+	p->text = scenario_text ? aiwi_plan_dupstr(scenario_text) : NULL;
 	if (!p->comp || (scenario_path && !p->path) || (scenario_text && !p->text)) {
 		aiw_plan_free(p);
 		return AIW_ENOMEM;
@@ -245,10 +241,10 @@ static aiw_status parse_num(aiw_plan *p, const char *key, const char *kind, cons
 	double v;
 	aiw_status st = aiw_parse_value(kind, value, &v, err, sizeof err);
 	if (st != AIW_OK)
-		return perr(p, st, "aiw_plan_set: %s = '%s': %s (%s from %g to %g%s)", key, value, err,
+		return aiwi_plan_err(p, st, "aiw_plan_set: %s = '%s': %s (%s from %g to %g%s)", key, value, err,
 		            whole ? "an integer" : "a value", lo, hi, none ? ", or none" : "");
 	if (!isfinite(v) || v < lo || v > hi || (whole && v != floor(v)))
-		return perr(p, AIW_ERANGE, "aiw_plan_set: %s = %g out of range: %s from %g to %g%s",
+		return aiwi_plan_err(p, AIW_ERANGE, "aiw_plan_set: %s = %g out of range: %s from %g to %g%s",
 		            key, v, whole ? "an integer" : "a value", lo, hi, none ? ", or none" : "");
 	*out = v;
 	return AIW_OK;
@@ -259,11 +255,11 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 	if (!p)
 		return AIW_EINVAL;
 	if (!key || !value)
-		return perr(p, AIW_EINVAL, "aiw_plan_set: %s is NULL", key ? "value" : "key");
+		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_set: %s is NULL", key ? "value" : "key");
 	if (p->ran)
-		return perr(p, AIW_ESTATE, "aiw_plan_set: the plan has run (set before aiw_plan_run)");
+		return aiwi_plan_err(p, AIW_ESTATE, "aiw_plan_set: the plan has run (set before aiw_plan_run)");
 	if (strlen(value) > MAX_TEXT)
-		return perr(p, AIW_ERANGE, "aiw_plan_set: %s: value of %zu characters (at most %d)",
+		return aiwi_plan_err(p, AIW_ERANGE, "aiw_plan_set: %s: value of %zu characters (at most %d)",
 		            key, strlen(value), MAX_TEXT);
 	double v;
 	aiw_status st;
@@ -315,7 +311,7 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 		char *end;
 		unsigned long long s = strtoull(value, &end, 10);
 		if (!*value || *end || value[0] == '-')
-			return perr(p, AIW_EPARSE,
+			return aiwi_plan_err(p, AIW_EPARSE,
 			            "aiw_plan_set: seed = '%s': expected an integer from 0 to 2^64 - 1",
 			            value);
 		p->seed = s;
@@ -328,7 +324,7 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 				p->objective = i;
 				return AIW_OK;
 			}
-		return perr(p, AIW_EUNKNOWN,
+		return aiwi_plan_err(p, AIW_EUNKNOWN,
 		            "aiw_plan_set: objective = '%s': one of cost_per_mtok, gpus, energy, "
 		            "peak_power",
 		            value);
@@ -337,10 +333,10 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 		/* checked now on a scratch simulation (name, type, range) */
 		aiw_sim *s;
 		if (aiw_sim_create(&s, 1) != AIW_OK)
-			return perr(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
+			return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
 		st = aiw_sim_set(s, key, value);
 		if (st != AIW_OK)
-			perr(p, st, "aiw_plan_set: %s", aiw_sim_errmsg(s));
+			aiwi_plan_err(p, st, "aiw_plan_set: %s", aiw_sim_errmsg(s));
 		aiw_sim_free(s);
 		if (st != AIW_OK)
 			return st;
@@ -350,14 +346,14 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 			free(kv);
 			if (l)
 				p->sets = l;
-			return perr(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
+			return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
 		}
 		p->sets = l;
 		snprintf(kv, len, "%s=%s", key, value);
 		p->sets[p->nsets++] = kv;
 		return AIW_OK;
 	}
-	return perr(p, AIW_EUNKNOWN,
+	return aiwi_plan_err(p, AIW_EUNKNOWN,
 	            "aiw_plan_set: unknown key '%s' (ttft_p99, tpot_p99, objective, max_gpus, "
 	            "power_budget, replications, recheck, recheck_replications, seed, jobs, or a "
 	            "scenario parameter NAME.KEY)",
@@ -368,14 +364,14 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 static aiw_status add_value(aiw_plan *p, char ***l, size_t *n, const char *v, size_t len)
 {
 	if (*n >= MAX_VALUES)
-		return perr(p, AIW_ELIMIT, "aiw_plan_grid: more than %d values", MAX_VALUES);
+		return aiwi_plan_err(p, AIW_ELIMIT, "aiw_plan_grid: more than %d values", MAX_VALUES);
 	char **nl = realloc(*l, (*n + 1) * sizeof *nl);
 	if (!nl)
-		return perr(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
+		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
 	*l = nl;
 	char *s = malloc(len + 1);
 	if (!s)
-		return perr(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
+		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
 	memcpy(s, v, len);
 	s[len] = '\0';
 	nl[(*n)++] = s;
@@ -387,14 +383,14 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 	if (!p)
 		return AIW_EINVAL;
 	if (!param || !values_csv)
-		return perr(p, AIW_EINVAL, "aiw_plan_grid: %s is NULL", param ? "values_csv" : "param");
+		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_grid: %s is NULL", param ? "values_csv" : "param");
 	if (p->ran)
-		return perr(p, AIW_ESTATE, "aiw_plan_grid: the plan has run (set before aiw_plan_run)");
+		return aiwi_plan_err(p, AIW_ESTATE, "aiw_plan_grid: the plan has run (set before aiw_plan_run)");
 	size_t a = 0;
 	while (a < NAXES && strcmp(aiwi_plan_axis[a], param) != 0)
 		a++;
 	if (a == NAXES)
-		return perr(p, AIW_EUNKNOWN,
+		return aiwi_plan_err(p, AIW_EUNKNOWN,
 		            "aiw_plan_grid: param '%s': one of gpu, gpus_per_replica, weight_bits, "
 		            "max_batch, replicas",
 		            param);
@@ -406,7 +402,7 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 		const char *e = strchr(s, ',');
 		size_t len = e ? (size_t)(e - s) : strlen(s);
 		if (len == 0 || len > 200) {
-			st = perr(p, AIW_EPARSE,
+			st = aiwi_plan_err(p, AIW_EPARSE,
 			          "aiw_plan_grid: %s: empty or too long value in '%s' (comma-separated "
 			          "values, integer ranges A..B)",
 			          param, values_csv);
@@ -421,7 +417,7 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 			char *e1, *e2;
 			long lo = strtol(buf, &e1, 10), hi = strtol(dots + 2, &e2, 10);
 			if (!*buf || *e1 || !dots[2] || *e2 || lo < 0 || hi < lo || hi - lo >= MAX_VALUES) {
-				st = perr(p, AIW_EPARSE,
+				st = aiwi_plan_err(p, AIW_EPARSE,
 				          "aiw_plan_grid: %s: range '%.*s': expected A..B, integers, 0 <= "
 				          "A <= B, at most %d values",
 				          param, (int)len, s, MAX_VALUES);
@@ -442,7 +438,7 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 	/* every value checked now, on a scratch fleet */
 	aiw_sim *sim = NULL;
 	if (st == AIW_OK && aiw_sim_create(&sim, 1) != AIW_OK)
-		st = perr(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
+		st = aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
 	for (size_t i = 0; i < n && st == AIW_OK; i++) {
 		char name[340];
 		snprintf(name, sizeof name, "%s.%s", p->px, aiwi_plan_axis[a]);
@@ -453,12 +449,12 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 		}
 		aiw_status s2 = aiw_sim_set(sim, name, l[i]);
 		if (s2 != AIW_OK)
-			st = perr(p, s2, "aiw_plan_grid: %s", aiw_sim_errmsg(sim));
+			st = aiwi_plan_err(p, s2, "aiw_plan_grid: %s", aiw_sim_errmsg(sim));
 		if (st == AIW_OK && a == AX_REPLICAS) {
 			double r;
 			aiw_sim_get_double(sim, name, &r);
 			if (!(r >= 1))
-				st = perr(p, AIW_ERANGE,
+				st = aiwi_plan_err(p, AIW_ERANGE,
 				          "aiw_plan_grid: replicas = %s out of range: an integer from 1 to "
 				          "100000",
 				          l[i]);
@@ -482,7 +478,7 @@ static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out
 {
 	aiw_sim *sim;
 	if (aiw_sim_create(&sim, 1) != AIW_OK)
-		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 	aiw_status st = p->path ? aiw_sim_load_file(sim, p->path)
 	                        : aiw_sim_load_string(sim, p->text, "scenario");
 	for (size_t i = 0; i < p->nsets && st == AIW_OK; i++) {
@@ -517,7 +513,7 @@ static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out
 		st = aiw_sim_set(sim, "sim.seed", buf);
 	}
 	if (st != AIW_OK) {
-		perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+		aiwi_plan_err(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
 		aiw_sim_free(sim);
 		return st;
 	}
@@ -525,7 +521,7 @@ static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out
 	return AIW_OK;
 }
 
-static double metric(aiw_sim *sim, const char *px, const char *key)
+double aiwi_plan_metric(aiw_sim *sim, const char *px, const char *key)
 {
 	char name[400];
 	double v = NAN;
@@ -558,7 +554,7 @@ static aiw_status start_check(aiw_plan *p, const cand *c, char *msg, size_t len,
 		snprintf(msg, len, "%s", aiw_sim_errmsg(sim));
 		st = AIW_OK;
 	} else if (st != AIW_OK) {
-		perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+		aiwi_plan_err(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
 	}
 	aiw_sim_free(sim);
 	return st;
@@ -586,7 +582,7 @@ static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, 
 {
 	double *x = malloc(5 * reps * sizeof *x);
 	if (!x)
-		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 	aiw_status st = AIW_OK;
 	if (met)
 		*met = 0;
@@ -596,18 +592,18 @@ static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, 
 			break;
 		st = aiw_sim_run(sim);
 		if (st != AIW_OK) {
-			perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+			aiwi_plan_err(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
 		} else {
-			x[0 * reps + k] = metric(sim, p->px, "ttft_p99_s");
-			x[1 * reps + k] = metric(sim, p->px, "tpot_p99_s");
-			x[2 * reps + k] = metric(sim, NULL, "site.power_peak_w");
-			x[3 * reps + k] = metric(sim, NULL, "site.energy_kwh");
-			x[4 * reps + k] = metric(sim, p->px, "cost_per_mtok_blended_usd");
+			x[0 * reps + k] = aiwi_plan_metric(sim, p->px, "ttft_p99_s");
+			x[1 * reps + k] = aiwi_plan_metric(sim, p->px, "tpot_p99_s");
+			x[2 * reps + k] = aiwi_plan_metric(sim, NULL, "site.power_peak_w");
+			x[3 * reps + k] = aiwi_plan_metric(sim, NULL, "site.energy_kwh");
+			x[4 * reps + k] = aiwi_plan_metric(sim, p->px, "cost_per_mtok_blended_usd");
 			if (met && (!isfinite(p->ttft) || x[k] <= p->ttft) &&
 			    (!isfinite(p->tpot) || x[reps + k] <= p->tpot))
 				(*met)++;
 			if (k == 0) {
-				e->arrived = metric(sim, p->px, "requests_arrived");
+				e->arrived = aiwi_plan_metric(sim, p->px, "requests_arrived");
 				if (aiw_sim_get_double(sim, "sim.duration", &e->duration) != AIW_OK)
 					e->duration = NAN;
 			}
@@ -896,7 +892,7 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 		if (aiw_sim_get(sim, name, gbuf, sizeof gbuf) != AIW_OK)
 			gbuf[0] = '\0';
 		aiw_sim_free(sim);
-		r->gpu = dupstr(gbuf);
+		r->gpu = aiwi_plan_dupstr(gbuf);
 	}
 	r->snippet = snippet(p, &c);
 	r->order = ci;
@@ -905,7 +901,7 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 		free(r->gpu);
 		free(r->snippet);
 		r->gpu = r->snippet = NULL;
-		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 	}
 	r->v[AIW_PLAN_PARETO_TTFT] = 0;
 	r->v[AIW_PLAN_PARETO_POWER] = 0;
@@ -941,7 +937,7 @@ static void *plan_worker(void *arg)
 		mine.err[0] = '\0';
 		r->cap_gpus = SIZE_MAX;
 		r->st = ev ? run_combo(&mine, ci, w->n, ev, r)
-		           : perr(&mine, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		           : aiwi_plan_err(&mine, AIW_ENOMEM, "aiw_plan_run: out of memory");
 		memcpy(r->stats, mine.stats, sizeof r->stats);
 		pthread_mutex_lock(&w->lock);
 		w->ended++;
@@ -964,274 +960,6 @@ static void merge_miss(miss *dst, const miss *src)
 {
 	if (src->any && (!dst->any || src->ratio < dst->ratio))
 		*dst = *src;
-}
-
-/* ------------------------------------------------------------------------ */
-/* training: the layout search of a [training NAME] job                      */
-/* ------------------------------------------------------------------------ */
-/* 1: the scenario has [inference NAME], 2: only [training NAME], 0: neither
- * (or the scenario does not load: the serving path reports it). */
-static aiw_status component_kind(aiw_plan *p, int *kind)
-{
-	*kind = 0;
-	aiw_sim *sim;
-	if (aiw_sim_create(&sim, 1) != AIW_OK)
-		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
-	aiw_status st = p->path ? aiw_sim_load_file(sim, p->path)
-	                        : aiw_sim_load_string(sim, p->text, "scenario");
-	size_t nc = 0;
-	if (st == AIW_OK)
-		aiw_sim_component_count(sim, &nc);
-	for (size_t i = 0; i < nc; i++) {
-		const char *k, *name;
-		aiw_sim_component(sim, i, &k, &name);
-		if (strcmp(name, p->comp) != 0)
-			continue;
-		if (strcmp(k, "inference") == 0)
-			*kind = 1;
-		else if (strcmp(k, "training") == 0 && *kind == 0)
-			*kind = 2;
-	}
-	aiw_sim_free(sim);
-	return AIW_OK;
-}
-
-static const char *const RECOMPUTE[] = {"none", "selective", "full"};
-static const double MICRO_BATCHES[] = {1, 2, 4, 8};
-
-typedef struct tcand {
-	double tp, pp, dp, zero, mb, rc;
-} tcand;
-
-/* the scenario, the plan's settings and the layout c (NULL: none) */
-static aiw_status tload(aiw_plan *p, const tcand *c, bool warn, aiw_sim **out)
-{
-	aiw_sim *sim;
-	if (aiw_sim_create(&sim, 1) != AIW_OK)
-		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
-	aiw_status st = p->path ? aiw_sim_load_file(sim, p->path)
-	                        : aiw_sim_load_string(sim, p->text, "scenario");
-	for (size_t i = 0; i < p->nsets && st == AIW_OK; i++) {
-		char name[MAX_TEXT + 8];
-		const char *eq = strchr(p->sets[i], '=');
-		snprintf(name, sizeof name, "%.*s", (int)(eq - p->sets[i]), p->sets[i]);
-		st = aiw_sim_set(sim, name, eq + 1);
-	}
-	if (st == AIW_OK && p->seed_set) {
-		char buf[32];
-		snprintf(buf, sizeof buf, "%llu", (unsigned long long)p->seed);
-		st = aiw_sim_set(sim, "sim.seed", buf);
-	}
-	char name[400], buf[32];
-	if (c) {
-		const char *key[] = {"tp", "pp", "dp", "zero_stage", "micro_batch"};
-		const double val[] = {c->tp, c->pp, c->dp, c->zero, c->mb};
-		for (size_t i = 0; i < 5 && st == AIW_OK; i++) {
-			snprintf(name, sizeof name, "%s.%s", p->px, key[i]);
-			snprintf(buf, sizeof buf, "%.0f", val[i]);
-			st = aiw_sim_set(sim, name, buf);
-		}
-		if (st == AIW_OK) {
-			snprintf(name, sizeof name, "%s.recompute", p->px);
-			st = aiw_sim_set(sim, name, RECOMPUTE[(int)c->rc]);
-		}
-		if (st == AIW_OK) {
-			snprintf(name, sizeof name, "%s.memory_check", p->px);
-			st = aiw_sim_set(sim, name, warn ? "warn" : "refuse");
-		}
-	}
-	if (st != AIW_OK) {
-		perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
-		aiw_sim_free(sim);
-		return st;
-	}
-	*out = sim;
-	return AIW_OK;
-}
-
-static char *tsnippet(const aiw_plan *p, const tcand *c)
-{
-	size_t len = 512 + 8 * strlen(p->px);
-	for (size_t i = 0; i < p->nsets; i++)
-		len += strlen(p->sets[i]) + 16;
-	char *s = malloc(len);
-	if (!s)
-		return NULL;
-	size_t o = 0;
-	for (size_t i = 0; i < p->nsets; i++)
-		o += (size_t)snprintf(s + o, len - o, "--set %s\n", p->sets[i]);
-	o += (size_t)snprintf(s + o, len - o,
-	                      "--set %s.tp=%.0f\n--set %s.pp=%.0f\n--set %s.dp=%.0f\n"
-	                      "--set %s.zero_stage=%.0f\n--set %s.micro_batch=%.0f\n"
-	                      "--set %s.recompute=%s\n",
-	                      p->px, c->tp, p->px, c->pp, p->px, c->dp, p->px, c->zero, p->px, c->mb,
-	                      p->px, RECOMPUTE[(int)c->rc]);
-	if (p->seed_set)
-		snprintf(s + o, len - o, "--set sim.seed=%llu\n", (unsigned long long)p->seed);
-	return s;
-}
-
-static int cmp_trows(const void *a, const void *b)
-{
-	const plan_row *x = a, *y = b;
-	if (x->v[AIW_PLAN_T_TOKENS_PER_S] != y->v[AIW_PLAN_T_TOKENS_PER_S])
-		return x->v[AIW_PLAN_T_TOKENS_PER_S] > y->v[AIW_PLAN_T_TOKENS_PER_S] ? -1 : 1;
-	double mx = x->v[AIW_PLAN_T_MEMORY_PER_GPU_BYTES], my = y->v[AIW_PLAN_T_MEMORY_PER_GPU_BYTES];
-	if (mx != my)
-		return mx < my ? -1 : 1;
-	return (x->order > y->order) - (x->order < y->order);
-}
-
-static aiw_status run_training(aiw_plan *p)
-{
-	for (size_t a = 0; a < NAXES; a++)
-		if (p->ax[a])
-			return perr(p, AIW_EINVAL,
-			            "aiw_plan_run: %s is a training job: its grid is tp x pp x dp x "
-			            "zero_stage x micro_batch x recompute, aiw_plan_grid's '%s' does "
-			            "not apply",
-			            p->px, aiwi_plan_axis[a]);
-	aiw_sim *sim;
-	aiw_status st = tload(p, NULL, false, &sim);
-	if (st != AIW_OK)
-		return st;
-	double gpus = NAN, gpn = NAN, gb = NAN, seq = NAN, layers = NAN;
-	char name[400];
-	const char *key[] = {"gpus", "gpus_per_node", "global_batch", "seq_len", "layers"};
-	double *val[] = {&gpus, &gpn, &gb, &seq, &layers};
-	for (size_t i = 0; i < 5; i++) {
-		snprintf(name, sizeof name, "%s.%s", p->px, key[i]);
-		if (aiw_sim_get_double(sim, name, val[i]) != AIW_OK)
-			*val[i] = NAN;
-	}
-	aiw_sim_free(sim);
-	for (size_t i = 0; i < 5; i++)
-		if (!(isfinite(*val[i]) && *val[i] >= 1 && floor(*val[i]) == *val[i]))
-			return perr(p, AIW_EINVAL,
-			            "aiw_plan_run: %s.%s = %g: the layout search needs a whole "
-			            "number >= 1 (the layout model's layers, hidden, heads, seq_len and "
-			            "global_batch, the job's gpus and gpus_per_node)",
-			            p->px, key[i], *val[i]);
-	if (gpus > 1e6)
-		return perr(p, AIW_ERANGE, "aiw_plan_run: %s.gpus = %g: the search takes 1 to 1e6",
-		            p->px, gpus);
-	p->ran = true;
-	size_t cap = 0, order = 0;
-	double best_need = INFINITY;
-	char memmsg[1024] = "", other[1024] = "";
-	for (double tp = 1; tp <= fmin(gpus, gpn); tp++) {
-		if (fmod(gpus, tp) != 0)
-			continue;
-		for (double pp = 1; pp <= gpus / tp; pp++) {
-			if (fmod(gpus / tp, pp) != 0)
-				continue;
-			double dp = gpus / (tp * pp);
-			for (size_t m = 0; m < sizeof MICRO_BATCHES / sizeof *MICRO_BATCHES; m++) {
-				double mb = MICRO_BATCHES[m];
-				if (fmod(gb, mb * dp) != 0)
-					continue;
-				for (int zero = 0; zero <= 3; zero++)
-					for (int rc = 0; rc <= 2; rc++) {
-						tcand c = {tp, pp, dp, zero, mb, rc};
-						p->stats[AIW_PLAN_STAT_CANDIDATES]++;
-						size_t ord = order++;
-						if ((st = tload(p, &c, false, &sim)) != AIW_OK)
-							return st;
-						st = aiw_sim_run_until(sim, 0);
-						if (st == AIW_ERANGE || st == AIW_EINVAL || st == AIW_ESCENARIO) {
-							p->stats[AIW_PLAN_STAT_PRUNED_MEMORY]++;
-							/* the refusal, kept before its simulation goes */
-							char keep[1024];
-							snprintf(keep, sizeof keep, "%s", aiw_sim_errmsg(sim));
-							aiw_sim_free(sim);
-							bool mem = strstr(keep, "the layout needs") != NULL;
-							if (!mem && !other[0])
-								snprintf(other, sizeof other, "%s", keep);
-							if (!mem)
-								continue;
-							/* the memory need, from the same model run as warn */
-							if ((st = tload(p, &c, true, &sim)) != AIW_OK)
-								return st;
-							double need = NAN;
-							if (aiw_sim_run_until(sim, 0) == AIW_OK)
-								need = metric(sim, p->px, "memory_per_gpu_bytes");
-							aiw_sim_free(sim);
-							if (isfinite(need) && need < best_need) {
-								best_need = need;
-								snprintf(memmsg, sizeof memmsg, "%s", keep);
-							}
-							continue;
-						} else if (st != AIW_OK) {
-							perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
-							aiw_sim_free(sim);
-							return st;
-						}
-						double step = metric(sim, p->px, "step_time_model_s");
-						plan_row r = {.order = ord};
-						for (size_t j = 0; j < AIW_PLAN_NCOLUMNS; j++)
-							r.v[j] = NAN;
-						r.v[AIW_PLAN_T_TOKENS_PER_S] = gb * seq / step;
-						r.v[AIW_PLAN_T_GPUS] = gpus;
-						r.v[AIW_PLAN_T_TP] = tp;
-						r.v[AIW_PLAN_T_PP] = pp;
-						r.v[AIW_PLAN_T_DP] = dp;
-						r.v[AIW_PLAN_T_ZERO_STAGE] = zero;
-						r.v[AIW_PLAN_T_MICRO_BATCH] = mb;
-						r.v[AIW_PLAN_T_RECOMPUTE] = rc;
-						r.v[AIW_PLAN_T_STEP_TIME_S] = step;
-						r.v[AIW_PLAN_T_MEMORY_PER_GPU_BYTES] =
-						    metric(sim, p->px, "memory_per_gpu_bytes");
-						r.v[AIW_PLAN_T_MFU] = metric(sim, p->px, "mfu_model");
-						char g[256] = "";
-						snprintf(name, sizeof name, "%s.gpu", p->px);
-						aiw_sim_get(sim, name, g, sizeof g);
-						aiw_sim_free(sim);
-						if (!(step > 0 && isfinite(step)))
-							return perr(p, AIW_ERANGE,
-							            "aiw_plan_run: %s: step_time_model_s = %g for "
-							            "tp = %g, pp = %g, dp = %g",
-							            p->px, step, tp, pp, dp);
-						r.gpu = dupstr(g);
-						r.snippet = tsnippet(p, &c);
-						if (p->nrows == cap) {
-							size_t nc = cap ? 2 * cap : 64;
-							plan_row *nr = realloc(p->rows, nc * sizeof *nr);
-							if (!nr) {
-								free(r.gpu);
-								free(r.snippet);
-								return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
-							}
-							p->rows = nr;
-							cap = nc;
-						}
-						p->rows[p->nrows++] = r;
-						if (!r.gpu || !r.snippet)
-							return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
-					}
-			}
-		}
-	}
-	if (p->nrows > 1) /* no rows: no array (qsort's argument must not be NULL) */
-		qsort(p->rows, p->nrows, sizeof *p->rows, cmp_trows);
-	p->stats[AIW_PLAN_STAT_SIMULATED] = p->nrows;
-	p->stats[AIW_PLAN_STAT_RUNS] = p->stats[AIW_PLAN_STAT_CANDIDATES];
-	p->stats[AIW_PLAN_STAT_ROWS] = p->nrows;
-	if (p->nrows == 0) {
-		if (memmsg[0])
-			snprintf(p->verdict, sizeof p->verdict,
-			         "memory: no layout of the %zu fits; the closest needs %.1f GB per GPU: %s",
-			         p->stats[AIW_PLAN_STAT_CANDIDATES], best_need / 1e9, memmsg);
-		else if (other[0])
-			snprintf(p->verdict, sizeof p->verdict,
-			         "layout: every candidate refused by the job's start check (the first: %s)",
-			         other);
-		else
-			snprintf(p->verdict, sizeof p->verdict,
-			         "layout: no tp x pp x dp x micro_batch of gpus = %g (gpus_per_node = %g) "
-			         "divides global_batch = %g",
-			         gpus, gpn, gb);
-	}
-	return AIW_OK;
 }
 
 /* The re-check of the ranked table's top rows (see the top). */
@@ -1264,7 +992,7 @@ static aiw_status recheck(aiw_plan *p, size_t combos)
 			p->stopped = true;
 			free_rows(p);
 			p->stats[AIW_PLAN_STAT_ROWS] = 0;
-			return perr(p, AIW_ESTOPPED,
+			return aiwi_plan_err(p, AIW_ESTOPPED,
 			            "aiw_plan_run: stopped by the progress callback in the re-check, "
 			            "after %zu rows",
 			            examined + 1);
@@ -1278,7 +1006,7 @@ aiw_status aiw_plan_set_progress(aiw_plan *p, aiw_plan_progress_fn fn, void *pay
 	if (!p)
 		return AIW_EINVAL;
 	if (p->ran)
-		return perr(p, AIW_ESTATE,
+		return aiwi_plan_err(p, AIW_ESTATE,
 		            "aiw_plan_set_progress: the plan has run (set before aiw_plan_run)");
 	p->progress = fn;
 	p->progress_payload = payload;
@@ -1290,11 +1018,11 @@ aiw_status aiw_plan_run(aiw_plan *p)
 	if (!p)
 		return AIW_EINVAL;
 	if (p->ran)
-		return perr(p, AIW_ESTATE, "aiw_plan_run: the plan has run already");
+		return aiwi_plan_err(p, AIW_ESTATE, "aiw_plan_run: the plan has run already");
 	if (!p->training) {
 		/* a bare name that is a [training NAME] and no [inference NAME] */
 		int kind = 0;
-		aiw_status st = component_kind(p, &kind);
+		aiw_status st = aiwi_plan_component_kind(p, &kind);
 		if (st != AIW_OK)
 			return st;
 		if (kind == 2) {
@@ -1303,24 +1031,24 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		}
 	}
 	if (p->training)
-		return run_training(p);
+		return aiwi_plan_run_training(p);
 	if (!isfinite(p->ttft) && !isfinite(p->tpot))
-		return perr(p, AIW_EINVAL,
+		return aiwi_plan_err(p, AIW_EINVAL,
 		            "aiw_plan_run: ttft_p99 and tpot_p99 are both none: the plan needs a "
 		            "latency limit");
 	if (!p->ax[AX_REPLICAS])
-		return perr(p, AIW_EINVAL,
+		return aiwi_plan_err(p, AIW_EINVAL,
 		            "aiw_plan_run: no replicas axis (aiw_plan_grid(plan, \"replicas\", "
 		            "\"1..16\"))");
 	/* the fleet exists and the scenario loads */
 	{
 		aiw_sim *sim;
 		if (aiw_sim_create(&sim, 1) != AIW_OK)
-			return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+			return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 		aiw_status st = p->path ? aiw_sim_load_file(sim, p->path)
 		                        : aiw_sim_load_string(sim, p->text, "scenario");
 		if (st != AIW_OK) {
-			perr(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+			aiwi_plan_err(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
 			aiw_sim_free(sim);
 			return st;
 		}
@@ -1335,7 +1063,7 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		}
 		aiw_sim_free(sim);
 		if (!found)
-			return perr(p, AIW_EUNKNOWN,
+			return aiwi_plan_err(p, AIW_EUNKNOWN,
 			            "aiw_plan_run: component '%s': the scenario has no [inference %s]",
 			            p->comp, p->comp);
 	}
@@ -1353,7 +1081,7 @@ aiw_status aiw_plan_run(aiw_plan *p)
 	(void)nr;
 	combo_res *res = calloc(combos, sizeof *res);
 	if (!res)
-		return perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 	for (size_t ci = 0; ci < combos; ci++)
 		res[ci].st = AIW_ESTOPPED; /* not run */
 	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, 0, false};
@@ -1396,7 +1124,7 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		if (r->has_row) {
 			plan_row *rows = realloc(p->rows, (p->nrows + 1) * sizeof *rows);
 			if (!rows) {
-				st = perr(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+				st = aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 				break;
 			}
 			p->rows = rows;
@@ -1412,7 +1140,7 @@ aiw_status aiw_plan_run(aiw_plan *p)
 	free(res);
 	if (st == AIW_OK && p->stopped) {
 		free_rows(p);
-		return perr(p, AIW_ESTOPPED,
+		return aiwi_plan_err(p, AIW_ESTOPPED,
 		            "aiw_plan_run: stopped by the progress callback after %zu of %zu "
 		            "combinations",
 		            w.ended, combos);
@@ -1534,12 +1262,12 @@ aiw_status aiw_plan_write_csv(aiw_plan *p, const char *path)
 	if (!p)
 		return AIW_EINVAL;
 	if (!path)
-		return perr(p, AIW_EINVAL, "aiw_plan_write_csv: path is NULL");
+		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_write_csv: path is NULL");
 	if (!p->ran)
-		return perr(p, AIW_ESTATE, "aiw_plan_write_csv: the plan has not run");
+		return aiwi_plan_err(p, AIW_ESTATE, "aiw_plan_write_csv: the plan has not run");
 	FILE *f = fopen(path, "w");
 	if (!f)
-		return perr(p, AIW_EIO, "aiw_plan_write_csv: cannot open '%s'", path);
+		return aiwi_plan_err(p, AIW_EIO, "aiw_plan_write_csv: cannot open '%s'", path);
 	size_t ncol = p->training ? AIW_PLAN_T_NCOLUMNS : AIW_PLAN_NCOLUMNS;
 	fputs("rank,gpu", f);
 	for (size_t j = 0; j < ncol; j++)
@@ -1563,6 +1291,6 @@ aiw_status aiw_plan_write_csv(aiw_plan *p, const char *path)
 	bool bad = ferror(f) != 0;
 	bad = fclose(f) != 0 || bad;
 	if (bad)
-		return perr(p, AIW_EIO, "aiw_plan_write_csv: cannot write '%s'", path);
+		return aiwi_plan_err(p, AIW_EIO, "aiw_plan_write_csv: cannot write '%s'", path);
 	return AIW_OK;
 }

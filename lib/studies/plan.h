@@ -10,6 +10,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* the longest text value of an axis or setting */
+#define MAX_TEXT 1024
+
 enum { AX_GPU, AX_TP, AX_BITS, AX_BATCH, AX_REPLICAS, NAXES };
 extern const char *const aiwi_plan_axis[NAXES];
 #define NOBJ 4
@@ -51,5 +54,17 @@ struct aiw_plan {
 	char verdict[2560];
 	char err[2048];
 };
+
+/* plan.c: the plan's message (aiw_plan_errmsg) set, st returned; a copy
+ * of s (NULL out of memory); the metric px.key (px NULL: key) of sim, NaN
+ * when it has none */
+aiw_status aiwi_plan_err(aiw_plan *p, aiw_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+char *aiwi_plan_dupstr(const char *s);
+double aiwi_plan_metric(aiw_sim *sim, const char *px, const char *key);
+/* plan_training.c: 1 the scenario has [inference NAME], 2 only [training
+ * NAME], 0 neither; the layout search of a training job */
+aiw_status aiwi_plan_component_kind(aiw_plan *p, int *kind);
+aiw_status aiwi_plan_run_training(aiw_plan *p);
 
 #endif

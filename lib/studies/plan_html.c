@@ -21,20 +21,8 @@
 
 #include <errno.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-
-static aiw_status herr(aiw_plan *p, aiw_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static aiw_status herr(aiw_plan *p, aiw_status st, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p->err, sizeof p->err, fmt, ap);
-	va_end(ap);
-	return st;
-}
 
 static void put_num(FILE *f, double x)
 {
@@ -339,16 +327,16 @@ aiw_status aiw_plan_write_html(aiw_plan *p, const char *path)
 	if (!p)
 		return AIW_EINVAL;
 	if (!path)
-		return herr(p, AIW_EINVAL, "aiw_plan_write_html: path is NULL");
+		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_write_html: path is NULL");
 	if (!path[0])
-		return herr(p, AIW_EINVAL, "aiw_plan_write_html: path is empty");
+		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_write_html: path is empty");
 	if (!p->ran || p->stopped)
-		return herr(p, AIW_ESTATE,
+		return aiwi_plan_err(p, AIW_ESTATE,
 		            "aiw_plan_write_html: the plan has %s (call aiw_plan_run first)",
 		            p->ran ? "been stopped" : "not run");
 	FILE *f = fopen(path, "w");
 	if (!f)
-		return herr(p, AIW_EIO, "aiw_plan_write_html: cannot write '%s': %s", path,
+		return aiwi_plan_err(p, AIW_EIO, "aiw_plan_write_html: cannot write '%s': %s", path,
 		            strerror(errno));
 	aiwi_html_head(f, "libaiworkload plan report");
 	fputs("<h1>libaiworkload plan report</h1>\n"
@@ -376,7 +364,7 @@ aiw_status aiw_plan_write_html(aiw_plan *p, const char *path)
 	if (fclose(f) != 0 && !e)
 		e = errno ? errno : EIO;
 	if (e)
-		return herr(p, AIW_EIO, "aiw_plan_write_html: error writing '%s': %s", path,
+		return aiwi_plan_err(p, AIW_EIO, "aiw_plan_write_html: error writing '%s': %s", path,
 		            strerror(e));
 	return AIW_OK;
 }
