@@ -7,8 +7,9 @@
  * interactive chart (uPlot, embedded: hover values, drag to zoom,
  * double-click to reset).  The page loads nothing from the network: its
  * Content-Security-Policy forbids it, and the charting library's code and
- * style are copied in from the library itself (html_assets.c, generated
- * at build time from vendor/uplot/ by vendor/embed.sh).
+ * style are copied in from the library itself (a C source that
+ * vendor/embed.sh generates in the build tree from vendor/uplot/; see
+ * Makefile.am).
  *
  * A script at the top of the page records any error, refused resource or
  * console.error into the `data-errors` attribute of <html>; the charts
