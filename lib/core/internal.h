@@ -367,8 +367,9 @@ typedef struct aiwi_metric_def {
 /* A curve a kind records (aiwi_rec_add).  Exported to Prometheus under the
  * operator name prom when set: its last point as a gauge (AIWI_CURVE_GAUGE),
  * or, in the promtool input only, integrated into a counter
- * (AIWI_CURVE_COUNTER_OF_RATE). */
-enum { AIWI_CURVE_GAUGE, AIWI_CURVE_COUNTER_OF_RATE };
+ * (AIWI_CURVE_COUNTER_OF_RATE), or a count since the start already, typed
+ * counter in OpenMetrics (AIWI_CURVE_COUNTER; prom ends in _total). */
+enum { AIWI_CURVE_GAUGE, AIWI_CURVE_COUNTER_OF_RATE, AIWI_CURVE_COUNTER };
 typedef struct aiwi_curve_def {
 	const char *key;  /* "queue_length" */
 	const char *unit; /* "1", "W", "1/s", ... */

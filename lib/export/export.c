@@ -1179,6 +1179,7 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
 typedef struct om_entry {
 	char family[352], labels[256];
 	const char *type; /* "gauge", "counter", "histogram" */
+	bool of_rate;     /* a rate curve integrated into its counter */
 	const char *help;
 	size_t curve;     /* curves: the recorder's index */
 	double scale;
@@ -1280,7 +1281,8 @@ AIW_EXPORT aiw_status aiw_sim_write_openmetrics(aiw_sim *sim, const char *path, 
 			snprintf(name, sizeof name, "%s", a->prom);
 			prom_labels(&p, a->comp_only, a->prom_labels, x->labels, sizeof x->labels);
 			x->help = a->prom_help ? a->prom_help : "";
-			x->type = a->prom_mode == AIWI_CURVE_COUNTER_OF_RATE ? "counter" : "gauge";
+			x->type = a->prom_mode != AIWI_CURVE_GAUGE ? "counter" : "gauge";
+			x->of_rate = a->prom_mode == AIWI_CURVE_COUNTER_OF_RATE;
 		} else {
 			x->scale = prom_generic(aiwi_rec_name(r, i), name, sizeof name, x->labels,
 			                        sizeof x->labels);
@@ -1360,7 +1362,7 @@ AIW_EXPORT aiw_status aiw_sim_write_openmetrics(aiw_sim *sim, const char *path, 
 		}
 		const double *v = aiwi_rec_values(r, x->curve);
 		bool counter = !strcmp(x->type, "counter");
-		if (counter) { /* rate x interval summed: the counts, from 0 at the window's start */
+		if (x->of_rate) { /* rate x interval summed: the counts, from 0 at the window's start */
 			double sum = 0;
 			for (size_t k = 0; k < len; k++) {
 				double dt = t[k] - (k ? t[k - 1] : t0);

@@ -245,7 +245,7 @@ const aiwi_curve_def aiwi_training_curves[] = {
 	 "tokens in the model's current state at the end of the interval"},
 	{"east_west_bytes_per_s_per_node", "B/s", NULL, NULL, 0, false, false,
 	 "network bytes per second one node sends for the gradient reduction, interval average"},
-	{"checkpoint_failures", "1", "training_checkpoint_failures_total", NULL, AIWI_CURVE_GAUGE,
+	{"checkpoint_failures", "1", "training_checkpoint_failures_total", NULL, AIWI_CURVE_COUNTER,
 	 true, false, "checkpoint writes that failed since the job started"},
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };
