@@ -229,6 +229,14 @@ static const char *const ERROR_JS =
 	"Array.prototype.join.call(arguments,' '));return ce.apply(console,arguments);};\n"
 	"})();\n";
 
+void aiwi_html_num(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "%.6g", x);
+	else
+		fputs("n/a", f);
+}
+
 void aiwi_html_head(FILE *f, const char *title)
 {
 	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

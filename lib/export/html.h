@@ -13,6 +13,8 @@
 void aiwi_html_text(FILE *f, const char *s);
 /* A JSON string inside <script> (< > & escaped too). */
 void aiwi_html_js_str(FILE *f, const char *s);
+/* A number in a table cell: %.6g, "n/a" when not finite. */
+void aiwi_html_num(FILE *f, double x);
 /* A JSON number, "null" when not finite. */
 void aiwi_html_js_num(FILE *f, double x);
 /* <!DOCTYPE html> up to and including <body>, titled title (plain text). */

@@ -474,19 +474,33 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 /* ------------------------------------------------------------------------ */
 /* one candidate                                                             */
 /* ------------------------------------------------------------------------ */
-static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out)
+/* A new simulation of the scenario with the plan's settings of every
+ * candidate applied; NULL out of memory (*st AIW_ENOMEM, the message set),
+ * else *st the status of the load and the settings (the simulation's
+ * message says what failed). */
+aiw_sim *aiwi_plan_scenario(aiw_plan *p, aiw_status *st)
 {
 	aiw_sim *sim;
-	if (aiw_sim_create(&sim, 1) != AIW_OK)
-		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
-	aiw_status st = p->path ? aiw_sim_load_file(sim, p->path)
-	                        : aiw_sim_load_string(sim, p->text, "scenario");
-	for (size_t i = 0; i < p->nsets && st == AIW_OK; i++) {
+	if (aiw_sim_create(&sim, 1) != AIW_OK) {
+		*st = aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		return NULL;
+	}
+	*st = p->path ? aiw_sim_load_file(sim, p->path) : aiw_sim_load_string(sim, p->text, "scenario");
+	for (size_t i = 0; i < p->nsets && *st == AIW_OK; i++) {
 		char name[MAX_TEXT + 8];
 		const char *eq = strchr(p->sets[i], '=');
 		snprintf(name, sizeof name, "%.*s", (int)(eq - p->sets[i]), p->sets[i]);
-		st = aiw_sim_set(sim, name, eq + 1);
+		*st = aiw_sim_set(sim, name, eq + 1);
 	}
+	return sim;
+}
+
+static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out)
+{
+	aiw_sim *sim;
+	aiw_status st;
+	if (!(sim = aiwi_plan_scenario(p, &st)))
+		return st;
 	char name[400];
 	if (st == AIW_OK) {
 		snprintf(name, sizeof name, "%s.autoscaler", p->px);

@@ -56,11 +56,13 @@ struct aiw_plan {
 };
 
 /* plan.c: the plan's message (aiw_plan_errmsg) set, st returned; a copy
- * of s (NULL out of memory); the metric px.key (px NULL: key) of sim, NaN
+ * of s (NULL out of memory); the scenario with the plan's settings
+ * (aiwi_plan_scenario, plan.c); the metric px.key (px NULL: key) of sim, NaN
  * when it has none */
 aiw_status aiwi_plan_err(aiw_plan *p, aiw_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 char *aiwi_plan_dupstr(const char *s);
+aiw_sim *aiwi_plan_scenario(aiw_plan *p, aiw_status *st);
 double aiwi_plan_metric(aiw_sim *sim, const char *px, const char *key);
 /* plan_training.c: 1 the scenario has [inference NAME], 2 only [training
  * NAME], 0 neither; the layout search of a training job */

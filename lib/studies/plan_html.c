@@ -24,14 +24,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void put_num(FILE *f, double x)
-{
-	if (isfinite(x))
-		fprintf(f, "%.6g", x);
-	else
-		fputs("n/a", f);
-}
-
 /* The charts.  Serving: for each of (P99 TTFT, peak power), the rows
  * with a finite x, sorted by x; a series of every row's objective
  * (points, no line) and one of the rows on that front (a line through
@@ -154,10 +146,10 @@ static void write_identity(FILE *f, const aiw_plan *p)
 
 static void put_pm(FILE *f, double m, double ci)
 {
-	put_num(f, m);
+	aiwi_html_num(f, m);
 	if (isfinite(ci)) {
 		fputs(" &plusmn; ", f);
-		put_num(f, ci);
+		aiwi_html_num(f, ci);
 	}
 }
 
@@ -237,7 +229,7 @@ static void write_rows(FILE *f, const aiw_plan *p)
 				if (C[k] == AIW_PLAN_MAX_BATCH && !isfinite(v[C[k]]))
 					fputs("none", f); /* the fleet sets no limit */
 				else
-					put_num(f, v[C[k]]);
+					aiwi_html_num(f, v[C[k]]);
 				fputs("</td>", f);
 			}
 			fputs("<td class=\"num\">", f);
@@ -245,11 +237,11 @@ static void write_rows(FILE *f, const aiw_plan *p)
 			fputs("</td><td class=\"num\">", f);
 			put_pm(f, v[AIW_PLAN_TPOT_P99_S], v[AIW_PLAN_TPOT_P99_CI95]);
 			fputs("</td><td class=\"num\">", f);
-			put_num(f, v[AIW_PLAN_POWER_PEAK_W]);
+			aiwi_html_num(f, v[AIW_PLAN_POWER_PEAK_W]);
 			fputs("</td><td class=\"num\">", f);
-			put_num(f, v[AIW_PLAN_ENERGY_KWH]);
+			aiwi_html_num(f, v[AIW_PLAN_ENERGY_KWH]);
 			fputs("</td><td class=\"num\">", f);
-			put_num(f, v[AIW_PLAN_COST_PER_MTOK_USD]);
+			aiwi_html_num(f, v[AIW_PLAN_COST_PER_MTOK_USD]);
 			fprintf(f, "</td><td>%s%s</td>", v[AIW_PLAN_PARETO_TTFT] ? "T" : "-",
 			        v[AIW_PLAN_PARETO_POWER] ? "P" : "-");
 			if (rechecked) {
@@ -267,23 +259,23 @@ static void write_rows(FILE *f, const aiw_plan *p)
 			}
 		} else {
 			fputs("<td class=\"num\">", f);
-			put_num(f, v[AIW_PLAN_T_TOKENS_PER_S]);
+			aiwi_html_num(f, v[AIW_PLAN_T_TOKENS_PER_S]);
 			fputs("</td>", f);
 			static const int C[] = {AIW_PLAN_T_TP, AIW_PLAN_T_PP, AIW_PLAN_T_DP,
 			                        AIW_PLAN_T_ZERO_STAGE, AIW_PLAN_T_MICRO_BATCH};
 			for (size_t k = 0; k < sizeof C / sizeof *C; k++) {
 				fputs("<td class=\"num\">", f);
-				put_num(f, v[C[k]]);
+				aiwi_html_num(f, v[C[k]]);
 				fputs("</td>", f);
 			}
 			double rc = v[AIW_PLAN_T_RECOMPUTE];
 			fprintf(f, "<td>%s</td><td class=\"num\">",
 			        rc >= 0 && rc <= 2 ? RC[(int)rc] : "n/a");
-			put_num(f, v[AIW_PLAN_T_STEP_TIME_S]);
+			aiwi_html_num(f, v[AIW_PLAN_T_STEP_TIME_S]);
 			fputs("</td><td class=\"num\">", f);
-			put_num(f, v[AIW_PLAN_T_MEMORY_PER_GPU_BYTES] / 1e9);
+			aiwi_html_num(f, v[AIW_PLAN_T_MEMORY_PER_GPU_BYTES] / 1e9);
 			fputs("</td><td class=\"num\">", f);
-			put_num(f, v[AIW_PLAN_T_MFU]);
+			aiwi_html_num(f, v[AIW_PLAN_T_MFU]);
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);

@@ -54,16 +54,9 @@ typedef struct tcand {
 static aiw_status tload(aiw_plan *p, const tcand *c, bool warn, aiw_sim **out)
 {
 	aiw_sim *sim;
-	if (aiw_sim_create(&sim, 1) != AIW_OK)
-		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
-	aiw_status st = p->path ? aiw_sim_load_file(sim, p->path)
-	                        : aiw_sim_load_string(sim, p->text, "scenario");
-	for (size_t i = 0; i < p->nsets && st == AIW_OK; i++) {
-		char name[MAX_TEXT + 8];
-		const char *eq = strchr(p->sets[i], '=');
-		snprintf(name, sizeof name, "%.*s", (int)(eq - p->sets[i]), p->sets[i]);
-		st = aiw_sim_set(sim, name, eq + 1);
-	}
+	aiw_status st;
+	if (!(sim = aiwi_plan_scenario(p, &st)))
+		return st;
 	if (st == AIW_OK && p->seed_set) {
 		char buf[32];
 		snprintf(buf, sizeof buf, "%llu", (unsigned long long)p->seed);

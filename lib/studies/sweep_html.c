@@ -20,14 +20,6 @@
 #include <stdio.h>
 #include <string.h>
 
-static void put_num(FILE *f, double x)
-{
-	if (isfinite(x))
-		fprintf(f, "%.6g", x);
-	else
-		fputs("n/a", f);
-}
-
 /* Charts: for each metric, x the first parameter (its numbers, or the
  * order of its values when one is not a number), a series per value of
  * the other parameters, the mean line and a band from mean - ci to
@@ -161,9 +153,9 @@ static void write_table(FILE *f, const aiw_sweep *sw)
 			size_t n;
 			aiwi_sweep_point_stats(sw, p, j, &mean, &sd, &ci, &n);
 			fputs("<td class=\"num\">", f);
-			put_num(f, mean);
+			aiwi_html_num(f, mean);
 			fputs(" &plusmn; ", f);
-			put_num(f, ci);
+			aiwi_html_num(f, ci);
 			fputs("</td>", f);
 		}
 		fputs(state == 0 ? "<td>ok</td>" : state == 1 ? "<td>refused</td>" : "<td>not run</td>", f);
