@@ -733,7 +733,7 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("energy_kwh", c->energy_j / 3.6e6);
 	/* hardware + energy at the site's PUE and price, as the site's
 	 * <prefix>.cost_usd (published by site/site.c) */
-	double total = c->cost_usd + c->energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim) +
+	double total = c->cost_usd + aiwi_cost_energy_usd(c) +
 	               aiwi_cost_extra_usd(c);
 	/* overloaded: the per-token costs below are those of a saturated
 	 * fleet whose queue grows, not a price (published only then) */

@@ -224,7 +224,7 @@ double aiwi_cost_extra_usd(const aiwi_comp *c)
 	       c->paid_gpu_s * aiwi_cost_storage_rate(c);
 }
 
-double aiwi_cost_energy_usd(const aiw_sim *sim, double it_energy_j)
+double aiwi_cost_energy_usd(const aiwi_comp *k)
 {
-	return it_energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim);
+	return aiwi_site_energy_cost_usd(k);
 }

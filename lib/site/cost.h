@@ -150,7 +150,8 @@ enum {
 	{"energy_kwh", "Energy (IT)", "kWh", AIW_METRIC_HEADLINE, \
 	 "IT energy of the component", NULL, NULL, NULL, NULL}, \
 	{"energy_cost_usd", "Energy cost", "USD", 0, \
-	 "facility energy x site.electricity_price", NULL, NULL, NULL, NULL}, \
+	 "facility energy x site.electricity_price (or its series, each sample interval at its " \
+	 "mean price)", NULL, NULL, NULL, NULL}, \
 	{"hardware_cost_usd", "Hardware cost", "USD", 0, \
 	 "provisioned GPU-seconds at their price: purchase price amortised over the lifetime, " \
 	 "or on-demand, reserved or committed rent (above committed_gpus on demand); capacity " \
@@ -185,7 +186,10 @@ enum {
 	{"idle_cost_usd", "Hardware cost of paid time with no useful work", "USD", 0, \
 	 "hardware cost of the provisioned GPU-seconds that did no useful work", NULL, NULL, NULL, NULL}, \
 	{"cost_usd", "Cost", "USD", AIW_METRIC_HEADLINE, \
-	 "hardware, network, storage and energy cost of the component", NULL, NULL, NULL, NULL}
+	 "hardware, network, storage and energy cost of the component", NULL, NULL, NULL, NULL}, \
+	{"emissions_kg", "Emissions (CO2e)", "kg", 0, \
+	 "site.carbon_intensity (or its series) set: the component's facility energy x the grid " \
+	 "carbon intensity", NULL, NULL, NULL, NULL}
 /* The GPU telemetry figures of a component (published by the site, site.c,
  * for the kinds that keep them: aiwi_comp kbusy_gpu_s, flops, peak_flop_s). */
 #define AIWI_TELEMETRY_METRICS \
@@ -310,11 +314,13 @@ double aiwi_cost_network_rate(const aiwi_comp *c);
 double aiwi_cost_storage_rate(const aiwi_comp *c);
 double aiwi_cost_extra_usd(const aiwi_comp *c);
 
-/* What the site charges for it_energy_j joules of IT energy: facility energy
- * (x site.pue) at site.electricity_price.  The site publishes it per
+/* What the site charges component k for its IT energy so far (k->energy_j):
+ * facility energy (x site.pue) at site.electricity_price, or, with a price
+ * series (site.electricity_price_daily or _file), each sample interval's
+ * energy at that interval's mean price.  The site publishes it per
  * component as <prefix>.energy_cost_usd; a model uses it for its own
  * summaries (cost per million tokens, per step) so they agree with the
  * site's <prefix>.cost_usd = c->cost_usd + energy cost. */
-double aiwi_cost_energy_usd(const aiw_sim *sim, double it_energy_j);
+double aiwi_cost_energy_usd(const aiwi_comp *k);
 
 #endif

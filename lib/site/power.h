@@ -40,5 +40,18 @@ double aiwi_site_gpus_per_rack(const aiw_sim *sim);
  * (site.electricity_price / 3.6e6). */
 double aiwi_site_pue(const aiw_sim *sim);
 double aiwi_site_price_per_j(const aiw_sim *sim);
+/* Component k's energy cost so far (USD): k->energy_j x pue x the price per
+ * joule, or, with a price series, the site's per-interval pricing up to
+ * now (site.c; aiwi_cost_energy_usd in cost.h says more). */
+double aiwi_site_energy_cost_usd(const aiwi_comp *k);
+
+/* Deferrable work: the start x in [a, b] that minimises the integral of the
+ * site's price series (carbon: its carbon intensity series) over
+ * [x, x + d], the earliest of equals; a without such a series.  Exact for
+ * a step series (tariff.h); a work of constant power over d costs least
+ * there.  aiwi_site_has_series: whether the site has that series (after
+ * the site's start). */
+double aiwi_site_best_start(const aiw_sim *sim, bool carbon, double a, double b, double d);
+bool aiwi_site_has_series(const aiw_sim *sim, bool carbon);
 
 #endif /* AIW_POWER_H */

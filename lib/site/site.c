@@ -26,6 +26,8 @@
 #include "core/internal.h"
 #include "site/power.h"
 #include "site/grid.h"
+#include "site/tariff.h"
+#include "site/storage.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -63,6 +65,18 @@ enum {
 	P_BAND_HI,
 	P_RACKS_PER_ROW,
 	P_ROWS_PER_HALL,
+	P_PRICE_DAILY,
+	P_PRICE_FILE,
+	P_CARBON,
+	P_CARBON_DAILY,
+	P_CARBON_FILE,
+	P_STORAGE,
+	P_ST_CAPACITY,
+	P_ST_POWER,
+	P_ST_EFF,
+	P_ST_SOC0,
+	P_ST_LIMIT,
+	P_ST_RAMP,
 	P_NPARAMS
 };
 
@@ -161,6 +175,74 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	                     "rows per hall (a hall's switchboard), with racks_per_row (none: "
 	                     "one hall)",
 	                     0},
+	/* a price that changes with the hour (tariff.c, aiworkload(7) "Price and
+	 * carbon"): none, the constant electricity_price as before */
+	[P_PRICE_DAILY] = {"electricity_price_daily", "site.electricity_price_daily", AIW_PT_STRING,
+	                   NULL, "USD/kWh", 0, 0, NULL, AIW_PF_NONE,
+	                   "electricity price through the day: N prices (USD/kWh, comma or blank "
+	                   "separated) for N equal parts of each day from midnight (t = 0), e.g. 24 "
+	                   "hourly prices; replaces electricity_price (none: the constant price)",
+	                   0},
+	[P_PRICE_FILE] = {"electricity_price_file", "site.electricity_price_file", AIW_PT_STRING,
+	                  NULL, "", 0, 0, NULL, AIW_PF_NONE | AIW_PF_PATH,
+	                  "electricity price as a series: CSV of TIME,PRICE rows (TIME since the "
+	                  "start, seconds or with a unit, e.g. 13h; PRICE in USD/kWh), each price "
+	                  "holding until the next row's time, the last to the end; replaces "
+	                  "electricity_price (none: the constant price)",
+	                  0},
+	/* grid carbon intensity: none, no emissions figures */
+	[P_CARBON] = {"carbon_intensity", "site.carbon_intensity", AIW_PT_REAL, NULL, "g/kWh", 0,
+	              1e4, NULL, AIW_PF_NONE,
+	              "grid carbon intensity of facility energy, grams of CO2-equivalent per kWh "
+	              "(emissions_kg; none: no emissions figures)",
+	              0},
+	[P_CARBON_DAILY] = {"carbon_intensity_daily", "site.carbon_intensity_daily", AIW_PT_STRING,
+	                    NULL, "g/kWh", 0, 0, NULL, AIW_PF_NONE,
+	                    "carbon intensity through the day: N values (g/kWh) for N equal parts "
+	                    "of each day from midnight, as electricity_price_daily",
+	                    0},
+	[P_CARBON_FILE] = {"carbon_intensity_file", "site.carbon_intensity_file", AIW_PT_STRING,
+	                   NULL, "", 0, 0, NULL, AIW_PF_NONE | AIW_PF_PATH,
+	                   "carbon intensity as a series: CSV of TIME,VALUE rows (g/kWh), as "
+	                   "electricity_price_file",
+	                   0},
+	/* energy storage between the site and the grid (storage.c, aiworkload(7)
+	 * "Energy storage"): off, every result is as without it */
+	[P_STORAGE] = {"storage", "site.storage", AIW_PT_ENUM, "off", "", 0, 2,
+	               "off|peak_shaving|ramp_limit", 0,
+	               "a battery between the site and the grid, run at each sample interval: "
+	               "peak_shaving holds the grid's draw to storage_grid_limit, ramp_limit its "
+	               "rate of change to storage_ramp_limit",
+	               0},
+	[P_ST_CAPACITY] = {"storage_capacity", "site.storage_capacity", AIW_PT_ENERGY, NULL, "J", 0,
+	                   1e16, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                   "usable energy of the battery (e.g. 10MWh)", 0},
+	/* 4 hours: the utility-scale battery of NREL's Annual Technology
+	 * Baseline (ATB 2023, "Utility-Scale Battery Storage", 4-hour) */
+	[P_ST_POWER] = {"storage_power", "site.storage_power", AIW_PT_POWER, NULL, "W", 0, 1e12,
+	                NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                "charge and discharge rating of the battery (none: storage_capacity / 4 h, "
+	                "NREL ATB's 4-hour utility-scale battery)",
+	                0},
+	/* 85 %: NREL ATB 2023's round-trip efficiency for utility-scale
+	 * lithium-ion storage */
+	[P_ST_EFF] = {"storage_efficiency", "site.storage_efficiency", AIW_PT_REAL, "0.85", "1", 0,
+	              1, NULL, AIW_PF_EXCL_MIN,
+	              "round-trip efficiency, split evenly between charge and discharge (NREL "
+	              "ATB 2023, utility-scale lithium-ion: 85 %)",
+	              0},
+	[P_ST_SOC0] = {"storage_initial_charge", "site.storage_initial_charge", AIW_PT_REAL, "0.5",
+	               "1", 0, 1, NULL, 0, "state of charge at the start, a fraction of capacity", 0},
+	[P_ST_LIMIT] = {"storage_grid_limit", "site.storage_grid_limit", AIW_PT_POWER, NULL, "W", 0,
+	                1e13, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                "peak_shaving: the facility power the grid should not see exceeded (none: "
+	                "site.capacity)",
+	                0},
+	[P_ST_RAMP] = {"storage_ramp_limit", "site.storage_ramp_limit", AIW_PT_REAL, NULL, "W/s", 0,
+	               1e12, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	               "ramp_limit: the largest rate of change of the grid's draw, in W/s of "
+	               "facility power (e.g. 1e6/60 for 1 MW per minute)",
+	               0},
 };
 
 /* grid statistics' settings: read only with grid = on */
@@ -169,6 +251,12 @@ static const aiwi_param_mode SITE_MODES[] = {
 	{"grid_ramp_window_3", "grid=on"}, {"grid_drop_fraction", "grid=on"},
 	{"grid_drop_window", "grid=on"},   {"grid_welch_segment", "grid=on"},
 	{"grid_band_low", "grid=on"},      {"grid_band_high", "grid=on"},
+	{"storage_capacity", "storage=peak_shaving|ramp_limit"},
+	{"storage_power", "storage=peak_shaving|ramp_limit"},
+	{"storage_efficiency", "storage=peak_shaving|ramp_limit"},
+	{"storage_initial_charge", "storage=peak_shaving|ramp_limit"},
+	{"storage_grid_limit", "storage=peak_shaving"},
+	{"storage_ramp_limit", "storage=ramp_limit"},
 	{NULL, NULL},
 };
 
@@ -186,6 +274,9 @@ typedef struct compacc {
 	double idle_cost;                                  /* USD */
 	double peak_gpus;                                  /* most GPUs at a sample */
 	double extra_rate;  /* network + storage capex per GPU-second (cost.h) */
+	/* with a price or carbon series: the IT energy priced so far, its
+	 * energy cost (USD) and emissions (kg) */
+	double e_priced, ecost, emis;
 	int id_cost;                                       /* <prefix>.cost_usd */
 	rackset racks;
 } compacc;
@@ -201,6 +292,19 @@ typedef struct site {
 	double *row_now, *row_peak, *hall_now, *hall_peak;
 	size_t nrow_cap, nrows, nhall_cap, nhalls;
 	aiwi_grid *grid; /* site.grid = on */
+	/* a price or carbon series (tariff.h): each component's facility
+	 * energy priced per sample interval at the interval's mean */
+	aiwi_tseries price, carbon;
+	bool series_price, has_carbon;
+	double carbon_const; /* g/kWh, with has_carbon and no carbon series */
+	double last_t;       /* where the component accumulators stop */
+	double emis_prev;    /* emissions (kg) at the last tick */
+	int id_price, id_emis_rate, id_emis;
+	/* site.storage: the battery at the meter, the last tick's time, the
+	 * energy cost of its net draw (USD) */
+	aiwi_storage *storage;
+	double tick_t, storage_cost, storage_emis;
+	int id_grid_w, id_soc;
 } site;
 
 double aiwi_site_pue(const aiw_sim *sim)
@@ -211,6 +315,235 @@ double aiwi_site_pue(const aiw_sim *sim)
 double aiwi_site_price_per_j(const aiw_sim *sim)
 {
 	return aiwi_p(aiwi_aggregator(sim), P_PRICE) / 3.6e6;
+}
+
+/* The mean electricity price (USD/kWh) and carbon intensity (g/kWh; NaN:
+ * none) over [a, b]: the series' mean, or the constant. */
+static double price_mean(const aiwi_comp *c, const site *s, double a, double b)
+{
+	return s->series_price ? aiwi_tseries_mean(&s->price, a, b) : aiwi_p(c, P_PRICE);
+}
+
+static double carbon_mean(const site *s, double a, double b)
+{
+	if (!s->has_carbon)
+		return NAN;
+	return s->carbon.n ? aiwi_tseries_mean(&s->carbon, a, b) : s->carbon_const;
+}
+
+/* With a price or carbon series: price each component's facility energy
+ * since the last update at the mean over [last_t, t] (exact when the
+ * series steps on sample ticks: the interval's value is then constant). */
+static void price_catch_up(aiwi_comp *c, site *s, double t)
+{
+	if (!s->series_price && !s->has_carbon)
+		return;
+	aiw_sim *sim = c->sim;
+	double pue = aiwi_p(c, P_PUE);
+	double mp = price_mean(c, s, s->last_t, t), mc = carbon_mean(s, s->last_t, t);
+	for (size_t i = 0; i < s->ncomp; i++) {
+		aiwi_comp *k = aiwi_comp_at(sim, i);
+		if (!k->accounted)
+			continue;
+		compacc *a = &s->comp[i];
+		double kwh = (k->energy_j - a->e_priced) * pue / 3.6e6;
+		a->ecost += kwh * mp;
+		if (s->has_carbon)
+			a->emis += kwh * mc / 1000.0;
+		a->e_priced = k->energy_j;
+	}
+	s->last_t = t;
+}
+
+/* k's accumulators brought to now without moving them (a run stepped in
+ * several calls prices the same): energy cost (USD) and emissions (kg) */
+static void priced_now(const aiwi_comp *c, const site *s, const aiwi_comp *k, double *cost,
+                       double *emis)
+{
+	const compacc *a = &s->comp[k->order];
+	double t = aiwi_now(c->sim);
+	double kwh = (k->energy_j - a->e_priced) * aiwi_p(c, P_PUE) / 3.6e6;
+	*cost = a->ecost + kwh * price_mean(c, s, s->last_t, t);
+	*emis = s->has_carbon ? a->emis + kwh * carbon_mean(s, s->last_t, t) / 1000.0 : NAN;
+}
+
+double aiwi_site_energy_cost_usd(const aiwi_comp *k)
+{
+	aiw_sim *sim = k->sim;
+	const aiwi_comp *c = aiwi_aggregator(sim);
+	const site *s = c ? c->state : NULL;
+	if (!s || !s->series_price || !s->comp || k->order >= s->ncomp)
+		return k->energy_j * aiwi_site_pue(sim) * aiwi_site_price_per_j(sim);
+	double cost, emis;
+	priced_now(c, s, k, &cost, &emis);
+	return cost;
+}
+
+/* The step times of series ts in [a, b] (a periodic one repeated), each
+ * passed to fn. */
+static void each_step(const aiwi_tseries *ts, double a, double b, void (*fn)(double, void *),
+                      void *ctx)
+{
+	if (ts->period > 0) {
+		for (double k = floor(a / ts->period); k * ts->period <= b; k += 1)
+			for (size_t i = 0; i < ts->n; i++) {
+				double x = k * ts->period + ts->t[i];
+				if (x >= a && x <= b)
+					fn(x, ctx);
+			}
+		return;
+	}
+	for (size_t i = 0; i < ts->n; i++)
+		if (ts->t[i] >= a && ts->t[i] <= b)
+			fn(ts->t[i], ctx);
+}
+
+typedef struct best_start {
+	const aiwi_tseries *ts;
+	double a, b, d, best, value;
+} best_start;
+
+static void try_start(double x, best_start *B)
+{
+	if (!(x >= B->a && x <= B->b))
+		return;
+	double v = aiwi_tseries_integral(B->ts, x, x + B->d);
+	/* the earliest of equal integrals (to rounding) */
+	double tol = 1e-12 * fmax(fabs(v), fabs(B->value));
+	if (v < B->value - tol || (fabs(v - B->value) <= tol && x < B->best)) {
+		B->best = x;
+		B->value = v;
+	}
+}
+
+static void try_step(double tau, void *ctx)
+{
+	best_start *B = ctx;
+	try_start(tau, B);         /* the job starts on a step */
+	try_start(tau - B->d, B);  /* or ends on one */
+}
+
+double aiwi_site_best_start(const aiw_sim *sim, bool carbon, double a, double b, double d)
+{
+	const aiwi_comp *c = aiwi_aggregator(sim);
+	const site *s = c ? c->state : NULL;
+	const aiwi_tseries *ts = !s ? NULL : carbon ? &s->carbon : &s->price;
+	if (!ts || !ts->n || !(b > a) || !(d > 0) || !isfinite(d))
+		return a;
+	/* g(x) = F(x + d) - F(x) is linear between the times where x or x + d
+	 * meets a step of the series: its least value is at one of them or an
+	 * end of the window */
+	best_start B = {ts, a, b, d, a, aiwi_tseries_integral(ts, a, a + d)};
+	try_start(b, &B);
+	each_step(ts, a, b + d, try_step, &B);
+	return B.best;
+}
+
+bool aiwi_site_has_series(const aiw_sim *sim, bool carbon)
+{
+	const aiwi_comp *c = aiwi_aggregator(sim);
+	const site *s = c ? c->state : NULL;
+	return s && (carbon ? s->carbon.n : s->price.n) > 0;
+}
+
+/* Read site.electricity_price_daily/_file and site.carbon_intensity*: at most
+ * one price series and one carbon source, refused otherwise. */
+static aiw_status tariff_start(aiwi_comp *c, site *s)
+{
+	aiw_sim *sim = c->sim;
+	char err[512];
+	s->id_price = s->id_emis_rate = s->id_emis = -1;
+	struct {
+		int daily, file;
+		aiwi_tseries *ts;
+		aiwi_ptype unit;
+		double hi;
+	} src[2] = {{P_PRICE_DAILY, P_PRICE_FILE, &s->price, AIW_PT_MONEY, 100},
+	            {P_CARBON_DAILY, P_CARBON_FILE, &s->carbon, AIW_PT_REAL, 1e4}};
+	for (int j = 0; j < 2; j++) {
+		const aiwi_param_def *dd = &c->kind->params[src[j].daily];
+		const aiwi_param_def *df = &c->kind->params[src[j].file];
+		bool d = aiwi_pset(c, src[j].daily), f = aiwi_pset(c, src[j].file);
+		if (d && f)
+			return aiwi_err(sim, AIW_ESCENARIO, "%s and %s are both set: give one of them",
+			                dd->full, df->full);
+		/* a price series replaces electricity_price (which the default site
+		 * sets); two carbon sources are refused */
+		if (j == 1 && (d || f) && aiwi_pset(c, P_CARBON))
+			return aiwi_err(sim, AIW_ESCENARIO, "%s and %s are both set: give one of them",
+			                c->kind->params[P_CARBON].full, d ? dd->full : df->full);
+		if (!d && !f)
+			continue;
+		aiw_status st = d ? aiwi_tseries_daily(src[j].ts, aiwi_ps(c, src[j].daily), src[j].unit,
+		                                       0, src[j].hi, dd->full, err, sizeof err)
+		                  : aiwi_tseries_file(src[j].ts, aiwi_ps(c, src[j].file), src[j].unit,
+		                                      0, src[j].hi, df->full, err, sizeof err);
+		if (st != AIW_OK)
+			return aiwi_err(sim, st, "%s", err);
+		double dur, dt, keep;
+		aiwi_run_conf(sim, &dur, &dt, &keep);
+		double off = aiwi_tseries_off_tick(src[j].ts, dt);
+		if (off >= 0)
+			aiwi_warn(sim,
+			          "%s: a step at %g s is not on a sample tick (sim.sample_interval = %g s): "
+			          "the energy of that interval is priced at the interval's mean value, "
+			          "exact only if its power was constant",
+			          d ? dd->full : df->full, off, dt);
+	}
+	s->series_price = s->price.n > 0;
+	s->has_carbon = s->carbon.n > 0 || aiwi_pset(c, P_CARBON);
+	s->carbon_const = aiwi_pset(c, P_CARBON) ? aiwi_p(c, P_CARBON) : NAN;
+	if (s->series_price &&
+	    (s->id_price = aiwi_rec_add(sim, "site.electricity_price_usd_per_kwh", "USD/kWh")) < 0)
+		return AIW_ENOMEM;
+	if (s->has_carbon) {
+		s->id_emis_rate = aiwi_rec_add(sim, "site.emissions_rate_kg_per_h", "kg/h");
+		s->id_emis = aiwi_rec_add(sim, "site.emissions_kg", "kg");
+		if (s->id_emis_rate < 0 || s->id_emis < 0)
+			return AIW_ENOMEM;
+	}
+	return AIW_OK;
+}
+
+/* site.storage: check the battery's settings and build it. */
+static aiw_status storage_start(aiwi_comp *c, site *s)
+{
+	aiw_sim *sim = c->sim;
+	s->id_grid_w = s->id_soc = -1;
+	int mode = (int)aiwi_p(c, P_STORAGE);
+	if (mode == 0)
+		return AIW_OK;
+	const char *m = mode == 1 ? "peak_shaving" : "ramp_limit";
+	if (!aiwi_pset(c, P_ST_CAPACITY))
+		return aiwi_err(sim, AIW_ESCENARIO,
+		                "site.storage = %s needs site.storage_capacity (the battery's usable "
+		                "energy, e.g. 10MWh)",
+		                m);
+	double cap = aiwi_p(c, P_ST_CAPACITY);
+	double pw = aiwi_pset(c, P_ST_POWER) ? aiwi_p(c, P_ST_POWER) : cap / (4 * 3600.0);
+	double limit = 0, ramp = 0;
+	if (mode == 1) {
+		if (!aiwi_pset(c, P_ST_LIMIT) && !aiwi_pset(c, P_CAPACITY))
+			return aiwi_err(sim, AIW_ESCENARIO,
+			                "site.storage = peak_shaving needs site.storage_grid_limit (or "
+			                "site.capacity): the facility power to hold the grid's draw to");
+		limit = aiwi_pset(c, P_ST_LIMIT) ? aiwi_p(c, P_ST_LIMIT) : aiwi_p(c, P_CAPACITY);
+	} else {
+		if (!aiwi_pset(c, P_ST_RAMP))
+			return aiwi_err(sim, AIW_ESCENARIO,
+			                "site.storage = ramp_limit needs site.storage_ramp_limit (W/s of "
+			                "facility power, e.g. 16667 for 1 MW per minute)");
+		ramp = aiwi_p(c, P_ST_RAMP);
+	}
+	if (!(s->storage = calloc(1, sizeof *s->storage)))
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+	aiwi_storage_init(s->storage, mode == 1 ? AIWI_STORAGE_PEAK : AIWI_STORAGE_RAMP, cap, pw,
+	                  aiwi_p(c, P_ST_EFF), aiwi_p(c, P_ST_SOC0), limit, ramp);
+	s->id_grid_w = aiwi_rec_add(sim, "site.grid_power_w", "W");
+	s->id_soc = aiwi_rec_add(sim, "site.storage_charge", "1");
+	if (s->id_grid_w < 0 || s->id_soc < 0)
+		return AIW_ENOMEM;
+	return AIW_OK;
 }
 
 /* The grid settings of site component c at the run's sample interval. */
@@ -351,6 +684,11 @@ static aiw_status site_start(aiwi_comp *c)
 			return aiwi_err(sim, AIW_ENOMEM, "out of memory for the grid statistics");
 		aiwi_grid_check(&g, sim);
 	}
+	aiw_status tst = tariff_start(c, s);
+	if (tst != AIW_OK)
+		return tst;
+	if ((tst = storage_start(c, s)) != AIW_OK)
+		return tst;
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		s->comp[i].id_cost = -1;
@@ -484,6 +822,13 @@ static void site_sample(aiwi_comp *c, double t)
 	aiw_sim *sim = c->sim;
 	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
 	double it = 0, busy = 0, paid = 0, rate = 0, cum = 0, kb = 0, ten = 0, tpaid = 0;
+	double tick_dt = t - s->tick_t, emis = 0;
+	if (s->series_price) { /* this interval's mean price */
+		double mp = price_mean(c, s, s->last_t, t);
+		price_j = mp / 3.6e6;
+		aiwi_rec_put(sim, s->id_price, mp);
+	}
+	price_catch_up(c, s, t);
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		if (!k->accounted)
@@ -502,8 +847,10 @@ static void site_sample(aiwi_comp *c, double t)
 			a->peak = k->tick_power_w;
 		if (k->tick_gpus > a->peak_gpus)
 			a->peak_gpus = k->tick_gpus;
-		double kc = k->cost_usd + k->energy_j * pue * price_j + k->paid_gpu_s * a->extra_rate;
+		double kc = k->cost_usd + (s->series_price ? a->ecost : k->energy_j * pue * price_j) +
+		            k->paid_gpu_s * a->extra_rate;
 		aiwi_rec_put(sim, a->id_cost, kc);
+		emis += a->emis;
 		cum += kc;
 	}
 	site_catch_up(s, sim);
@@ -511,17 +858,38 @@ static void site_sample(aiwi_comp *c, double t)
 		hierarchy_tick(s, sim);
 	if (it > s->peak_it)
 		s->peak_it = it;
+	double grid_it = it; /* what the grid sees, in IT watts */
+	double storage_rate = 0; /* USD/s of the battery's net draw */
+	if (s->storage) {
+		double dt = t - s->tick_t, fac = it * pue;
+		double g = aiwi_storage_step(s->storage, fac, dt);
+		storage_rate = (g - fac) * price_j;
+		s->storage_cost += storage_rate * dt;
+		if (s->has_carbon)
+			s->storage_emis += (g - fac) * dt / 3.6e6 * carbon_mean(s, s->tick_t, t) / 1000.0;
+		grid_it = g / pue;
+		aiwi_rec_put(sim, s->id_grid_w, g);
+		aiwi_rec_put(sim, s->id_soc, s->storage->soc_j / s->storage->capacity_j);
+	}
+	s->tick_t = t;
 	if (s->grid)
-		aiwi_grid_add(s->grid, t, it);
+		aiwi_grid_add(s->grid, t, grid_it);
 	double cap = capacity_rate(c) + facility_rate(c);
 	aiwi_rec_put(sim, s->id_it, it);
 	aiwi_rec_put(sim, s->id_fac, it * pue);
 	aiwi_rec_put(sim, s->id_util, paid > 0 ? busy / paid : 0);
-	aiwi_rec_put(sim, s->id_cost_rate, rate + (it * pue * price_j + cap) * 3600.0);
-	aiwi_rec_put(sim, s->id_cost, cum + cap * t);
+	aiwi_rec_put(sim, s->id_cost_rate, rate + (it * pue * price_j + cap + storage_rate) * 3600.0);
+	aiwi_rec_put(sim, s->id_cost, cum + cap * t + s->storage_cost);
 	if (s->id_kbusy >= 0) {
 		aiwi_rec_put(sim, s->id_kbusy, tpaid > 0 ? kb / tpaid : 0);
 		aiwi_rec_put(sim, s->id_tensor, tpaid > 0 ? ten / tpaid : 0);
+	}
+	if (s->has_carbon) { /* the battery's net draw emits too */
+		double total = emis + s->storage_emis;
+		aiwi_rec_put(sim, s->id_emis_rate,
+		             tick_dt > 0 ? (total - s->emis_prev) / tick_dt * 3600 : 0);
+		aiwi_rec_put(sim, s->id_emis, total);
+		s->emis_prev = total;
 	}
 }
 
@@ -547,7 +915,7 @@ static void site_finish(aiwi_comp *c, double t)
 	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
 	double sum_peaks = 0, sum_rack_peaks = 0, racks = 0, energy = 0, hw = 0, idle = 0, bill = 0;
 	double busy = 0, paid = 0, nameplate = 0, kbusy = 0, flops = 0, tpaid = 0;
-	double net = 0, stor = 0;
+	double net = 0, stor = 0, ecost_sum = 0, emis_sum = 0;
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		if (!k->accounted)
@@ -563,7 +931,15 @@ static void site_finish(aiwi_comp *c, double t)
 			sum_rack_peaks += a->peak; /* one rack */
 			racks += 1;
 		}
-		double ecost = k->energy_j * pue * price_j;
+		double ecost = k->energy_j * pue * price_j, kemis = NAN;
+		if (s->series_price || s->has_carbon) {
+			double pc;
+			priced_now(c, s, k, &pc, &kemis);
+			if (s->series_price)
+				ecost = pc;
+		}
+		ecost_sum += ecost;
+		emis_sum += kemis;
 		energy += k->energy_j;
 		hw += k->cost_usd;
 		idle += a->idle_cost;
@@ -583,6 +959,8 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, k->prefix, "network_cost_usd", knet);
 		aiwi_metric(sim, k->prefix, "storage_cost_usd", kstor);
 		aiwi_metric(sim, k->prefix, "cost_usd", k->cost_usd + ecost + knet + kstor);
+		if (s->has_carbon)
+			aiwi_metric(sim, k->prefix, "emissions_kg", kemis);
 		aiwi_metric(sim, k->prefix, "idle_cost_usd", a->idle_cost);
 		aiwi_answer commit;
 		if (aiwi_comp_query(k, AIWI_Q_COMMITTED_GPUS, &commit)) { /* a commitment of its own */
@@ -604,7 +982,8 @@ static void site_finish(aiwi_comp *c, double t)
 	}
 	double peak_fac = s->peak_it * pue;
 	double recommended = peak_fac * (1 + aiwi_p(c, P_MARGIN));
-	double energy_cost = energy * pue * price_j;
+	double energy_cost = s->series_price ? ecost_sum : energy * pue * price_j;
+	energy_cost += s->storage_cost; /* the battery's net draw (0 without one) */
 	double capacity = aiwi_pset(c, P_CAPACITY) ? aiwi_p(c, P_CAPACITY) : recommended;
 	double cap_cost = aiwi_pset(c, P_CAP_PRICE)
 	                          ? capacity / 1000.0 * aiwi_p(c, P_CAP_PRICE) * t / SECONDS_PER_MONTH
@@ -631,7 +1010,10 @@ static void site_finish(aiwi_comp *c, double t)
 	aiwi_metric(sim, "site", "facility_nameplate_power_w", nameplate * pue);
 	if (aiwi_pset(c, P_CAPACITY)) {
 		aiwi_metric(sim, "site", "capacity_headroom_w", capacity - peak_fac);
-		/* not capped (the run's loads are what they are): said, not hidden */
+		/* not capped (the run's loads are what they are): said, not hidden;
+		 * with storage, what the grid drew */
+		if (s->storage)
+			peak_fac = s->storage->grid_peak_w;
 		if (peak_fac > capacity)
 			aiwi_warn(sim,
 			          "site.capacity %.4g kW exceeded: facility power peak %.4g kW "
@@ -642,6 +1024,20 @@ static void site_finish(aiwi_comp *c, double t)
 	aiwi_metric(sim, "site", "energy_kwh", energy / 3.6e6);
 	aiwi_metric(sim, "site", "facility_energy_kwh", energy * pue / 3.6e6);
 	aiwi_metric(sim, "site", "energy_cost_usd", energy_cost);
+	if (s->series_price) { /* over what the grid delivered */
+		double bj = s->storage ? s->storage->grid_j - s->storage->demand_j : 0;
+		aiwi_metric(sim, "site", "energy_price_mean_usd_per_kwh",
+		            energy > 0 ? energy_cost / ((energy * pue + bj) / 3.6e6) : NAN);
+	}
+	if (s->has_carbon) {
+		/* the battery's net draw included (0 without one) */
+		double bj = s->storage ? s->storage->grid_j - s->storage->demand_j : 0;
+		aiwi_metric(sim, "site", "emissions_kg", emis_sum + s->storage_emis);
+		aiwi_metric(sim, "site", "carbon_intensity_mean_g_per_kwh",
+		            energy > 0 ? (emis_sum + s->storage_emis) * 1000.0 /
+		                                 ((energy * pue + bj) / 3.6e6)
+		                       : NAN);
+	}
 	aiwi_metric(sim, "site", "hardware_cost_usd", hw);
 	aiwi_metric(sim, "site", "hardware_bill_usd", bill);
 	aiwi_metric(sim, "site", "capacity_cost_usd", cap_cost);
@@ -661,6 +1057,19 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, "site", "tensor_activity", tpaid > 0 ? flops / tpaid : NAN);
 	}
 	aiwi_metric(sim, "site", "cost_per_gpu_hour_usd", paid > 0 ? total / (paid / 3600.0) : NAN);
+	if (s->storage) {
+		const aiwi_storage *b = s->storage;
+		aiwi_metric(sim, "site", "grid_power_peak_w", b->grid_peak_w);
+		aiwi_metric(sim, "site", "grid_energy_kwh", b->grid_j / 3.6e6);
+		aiwi_metric(sim, "site", "storage_charged_kwh", b->charged_j / 3.6e6);
+		aiwi_metric(sim, "site", "storage_discharged_kwh", b->discharged_j / 3.6e6);
+		aiwi_metric(sim, "site", "storage_losses_kwh", b->loss_j / 3.6e6);
+		aiwi_metric(sim, "site", "storage_charge_min", b->soc_min_j / b->capacity_j);
+		aiwi_metric(sim, "site", "storage_charge_max", b->soc_max_j / b->capacity_j);
+		aiwi_metric(sim, "site", "storage_charge_end", b->soc_j / b->capacity_j);
+		aiwi_metric(sim, "site", "storage_over_limit_s", b->over_s);
+		aiwi_metric(sim, "site", "storage_energy_cost_usd", s->storage_cost);
+	}
 	if (s->grid)
 		aiwi_grid_publish(s->grid, sim);
 	if (s->hier) {
@@ -733,6 +1142,9 @@ static void site_destroy(aiwi_comp *c)
 	free(s->hall_peak);
 	free(s->comp);
 	aiwi_grid_free(s->grid);
+	free(s->storage);
+	aiwi_tseries_free(&s->price);
+	aiwi_tseries_free(&s->carbon);
 	free(s);
 	c->state = NULL;
 }
@@ -789,7 +1201,17 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	{"facility_energy_kwh", "Facility energy", "kWh", AIW_METRIC_HEADLINE,
 	 "IT energy x PUE", NULL, NULL, NULL, NULL},
 	{"energy_cost_usd", "Energy cost", "USD", 0,
-	 "facility energy x site.electricity_price", NULL, NULL, NULL, NULL},
+	 "facility energy x site.electricity_price, or with a price series each sample "
+	 "interval's facility energy x its mean price", NULL, NULL, NULL, NULL},
+	{"energy_price_mean_usd_per_kwh", "Mean electricity price paid", "USD/kWh", 0,
+	 "a price series set (site.electricity_price_daily or _file): energy_cost_usd / facility "
+	 "energy, the energy-weighted mean price", NULL, NULL, NULL, NULL},
+	{"emissions_kg", "Emissions (CO2e)", "kg", AIW_METRIC_HEADLINE,
+	 "site.carbon_intensity (or its series) set: facility energy x the grid carbon intensity, "
+	 "each sample interval at its mean intensity", NULL, NULL, NULL, NULL},
+	{"carbon_intensity_mean_g_per_kwh", "Mean carbon intensity", "g/kWh", 0,
+	 "site.carbon_intensity set: emissions_kg / facility energy, the energy-weighted mean "
+	 "intensity", NULL, NULL, NULL, NULL},
 	{"hardware_cost_usd", "Hardware cost", "USD", 0,
 	 "sum of the components' hardware_cost_usd: provisioned GPU-seconds at their price "
 	 "(amortised purchase price, or rent)", NULL, NULL, NULL, NULL},
@@ -849,6 +1271,33 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	 NULL},
 	{"site_peak_to_nameplate", "Site peak / nameplate", "1", AIW_METRIC_FRACTION,
 	 "site.racks_per_row set: power_peak_w / nameplate_power_w", NULL, NULL, NULL, NULL},
+	{"grid_power_peak_w", "Grid draw peak (after storage)", "W", AIW_METRIC_HEADLINE,
+	 "site.storage on: the peak of the facility power the grid draws, the battery's "
+	 "discharge taken off and its charging added (site.grid_power_w)", NULL, NULL, NULL, NULL},
+	{"grid_energy_kwh", "Grid energy (after storage)", "kWh", 0,
+	 "site.storage on: energy the grid delivered up to the last sample: facility energy + "
+	 "charged - discharged", NULL, NULL, NULL, NULL},
+	{"storage_charged_kwh", "Storage: energy charged", "kWh", 0,
+	 "site.storage on: energy drawn from the grid into the battery", NULL, NULL, NULL, NULL},
+	{"storage_discharged_kwh", "Storage: energy discharged", "kWh", 0,
+	 "site.storage on: energy the battery gave the site", NULL, NULL, NULL, NULL},
+	{"storage_losses_kwh", "Storage: losses", "kWh", 0,
+	 "site.storage on: (1 - sqrt(eff)) charged + (1 / sqrt(eff) - 1) discharged, eff the "
+	 "round-trip efficiency", NULL, NULL, NULL, NULL},
+	{"storage_charge_min", "Storage: lowest charge", "1", AIW_METRIC_FRACTION,
+	 "site.storage on: the lowest state of charge at a sample, a fraction of capacity", NULL,
+	 NULL, NULL, NULL},
+	{"storage_charge_max", "Storage: highest charge", "1", AIW_METRIC_FRACTION,
+	 "site.storage on: the highest state of charge at a sample", NULL, NULL, NULL, NULL},
+	{"storage_charge_end", "Storage: charge at the end", "1", AIW_METRIC_FRACTION,
+	 "site.storage on: the state of charge at the last sample", NULL, NULL, NULL, NULL},
+	{"storage_over_limit_s", "Storage: time over its limit", "s", AIW_METRIC_HEADLINE,
+	 "site.storage on: sample intervals in which the grid drew above storage_grid_limit "
+	 "(peak_shaving) or changed faster than storage_ramp_limit (ramp_limit): the battery "
+	 "was empty, full or at its power rating", NULL, NULL, NULL, NULL},
+	{"storage_energy_cost_usd", "Storage: energy cost of its net draw", "USD", 0,
+	 "site.storage on: (charged - discharged) at each interval's price, in energy_cost_usd",
+	 NULL, NULL, NULL, NULL},
 	{"grid_ramp_1_max_w_per_s", "Grid: ramp max (window 1)", "W/s", AIW_METRIC_HEADLINE,
 	 "site.grid = on: the largest |P(t) - P(t - w)| / w of the IT power curve, w = "
 	 "site.grid_ramp_window_1 in whole sample intervals (x 1e-6: MW/s; x 6e-5: MW/min)",
@@ -921,6 +1370,18 @@ static const aiwi_curve_def SITE_CURVES[] = {
 	 "and facility (USD/h; facility and capacity only when site.capacity is set)"},
 	{"cost_usd", "USD", NULL, NULL, 0, false, false,
 	 "cumulative cost of the site since the start (USD)"},
+	{"electricity_price_usd_per_kwh", "USD/kWh", "site_electricity_price_usd_per_kwh", NULL,
+	 AIWI_CURVE_GAUGE, false, false,
+	 "with a price series: the electricity price, mean over the interval (USD/kWh)"},
+	{"emissions_rate_kg_per_h", "kg/h", "site_emissions_rate_kg_per_hour", NULL,
+	 AIWI_CURVE_GAUGE, false, false,
+	 "with site.carbon_intensity: CO2e emitted per hour over the interval (kg/h)"},
+	{"emissions_kg", "kg", "site_emissions_kg", NULL, AIWI_CURVE_COUNTER, false, false,
+	 "with site.carbon_intensity: CO2e emitted since the start (kg)"},
+	{"grid_power_w", "W", "site_grid_power_watts", NULL, AIWI_CURVE_GAUGE, false, false,
+	 "with site.storage: facility power the grid draws after the battery (W)"},
+	{"storage_charge", "1", "site_storage_charge_ratio", NULL, AIWI_CURVE_GAUGE, false, false,
+	 "with site.storage: the battery's state of charge (0-1)"},
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };
 

@@ -163,11 +163,43 @@ static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg)
 	schedule_failure(c, T, t);
 }
 
+/* The job's expected length without failures and checkpoints: its step
+ * budget x a step's expected time as the run's estimate takes it
+ * (training.c: (t_c + bubble) E[M] + exposed communication). */
+static double expected_length(const aiwi_tcfg *k)
+{
+	double step = (k->t_c + (k->layout ? k->bubble : 0)) * fmax(k->mu, 1e-6) +
+	              (isfinite(k->e0) ? k->e0 : 0);
+	return k->steps_budget * step;
+}
+
 void aiwi_training_ev_start(aiw_sim *sim, void *ctx, uint64_t arg)
 {
 	aiwi_comp *c = ctx;
 	aiwi_tjob *T = c->state;
 	double t = aiwi_now(sim);
+	/* deferrable (start_window): placed once, at the window's opening,
+	 * where the site's series over the job's expected length is least */
+	if (arg == 0 && aiwi_pset(c, P_START_WINDOW)) {
+		bool carbon = aiwi_p(c, P_START_POLICY) == 1;
+		if (!aiwi_site_has_series(sim, carbon))
+			aiwi_warn(sim,
+			          "%s.start_window: the site has no %s series (site.%s_daily or _file): "
+			          "every start costs the same, the job starts at %g s",
+			          c->prefix, carbon ? "carbon intensity" : "electricity price",
+			          carbon ? "carbon_intensity" : "electricity_price", t);
+		double s = aiwi_site_best_start(sim, carbon, t, t + aiwi_p(c, P_START_WINDOW),
+		                                expected_length(&T->k));
+		T->deferred_s = s - t;
+		if (s > t) {
+			T->t_start = s;
+			if (!aiwi_at(sim, s, aiwi_training_ev_start, c, 1)) {
+				aiwi_err(sim, AIW_ENOMEM, "out of memory deferring %s", c->prefix);
+				aiwi_fail(sim, AIW_ENOMEM);
+			}
+			return;
+		}
+	}
 	c->gpus = T->k.N + T->k.spares;
 	T->last_commit = t;
 	T->next_ckpt = t + T->k.tau;

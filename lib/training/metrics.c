@@ -44,7 +44,7 @@ void aiwi_training_finish(aiwi_comp *c, double t)
 	double useful = steps * k->t_c;
 	/* what the site charges (site/cost.h: the one formula of the energy
 	 * price), so that cost_per_mtok_usd agrees with the published cost */
-	double energy_cost = aiwi_cost_energy_usd(sim, c->energy_j);
+	double energy_cost = aiwi_cost_energy_usd(c);
 	double cost = c->cost_usd + energy_cost + aiwi_cost_extra_usd(c);
 	double mean = T->steps_exec > 0 ? T->step_sum / T->steps_exec : NAN;
 	const char *p = c->prefix;
@@ -56,6 +56,8 @@ void aiwi_training_finish(aiwi_comp *c, double t)
 	M("step_time_p50_s", aiwi_hist_quantile(&T->hist, 0.5));
 	M("step_time_p99_s", aiwi_hist_quantile(&T->hist, 0.99));
 	M("step_compute_s", k->t_c);
+	if (aiwi_pset(c, P_START_WINDOW))
+		M("start_deferred_s", T->deferred_s);
 	M("goodput", wall > 0 ? useful / wall : NAN);
 	M("ettr", wall > 0 ? (compute + wait + comm + bubble) / wall : NAN);
 	M("straggler_slowdown", T->steps_exec > 0 ? T->step_sum / T->base_sum : NAN);
@@ -134,6 +136,9 @@ const aiwi_metric_def aiwi_training_metrics[] = {
 	 "optimizer steps completed",
 	 "training_progress_steps", "gauge", NULL,
 	 "steps in the model's current state (rolled back when a failure loses work)"},
+	{"start_deferred_s", "Start deferred by", "s", 0,
+	 "start_window set: how long after `start` the job started, placed where the site's "
+	 "price or carbon series over its expected length is least", NULL, NULL, NULL, NULL},
 	{"tokens", "Tokens trained", "1", AIW_METRIC_HEADLINE | AIW_METRIC_COUNT,
 	 "tokens of the completed steps",
 	 "training_progress_tokens", "gauge", NULL,

@@ -127,6 +127,21 @@ const aiwi_param_def aiwi_training_params[P_NPARAMS] = {
 	                 "layers, the model states sharded over every GPU): refuse it, or run it "
 	                 "with a warning",
 	                 0},
+	/* deferrable work (aiworkload(7) "Price and carbon"): the start placed
+	 * where the site's price or carbon series is lowest over the job */
+	[P_START_WINDOW] = {"start_window", "training.NAME.start_window", AIW_PT_DURATION, NULL, "s",
+	                    0, 3.2e9, NULL, AIW_PF_NONE,
+	                    "the job may start anywhere in [start, start + start_window]: it starts "
+	                    "where the site's price (or carbon) series integrated over the job's "
+	                    "expected length (max_steps or max_tokens x the expected step time) is "
+	                    "least, the earliest of equals (none: at start)",
+	                    0},
+	[P_START_POLICY] = {"start_policy", "training.NAME.start_policy", AIW_PT_ENUM, "cheapest", "",
+	                    0, 1, "cheapest|cleanest", 0,
+	                    "with start_window: minimise the energy price (site.electricity_price_daily "
+	                    "or _file) or the carbon intensity (site.carbon_intensity_daily or "
+	                    "_file) over the job",
+	                    0},
 	AIW_COST_PARAM_DEFS("training"),
 #define TK(k) "training.NAME." k
 #define NONE AIW_PF_NONE

@@ -58,6 +58,11 @@ static aiw_status training_start(aiwi_comp *c)
 	T->state = S_WAIT;
 	T->t_start = aiwi_p(c, P_START);
 	T->t_done = INFINITY;
+	if (aiwi_pset(c, P_START_WINDOW) && !isfinite(T->k.steps_budget))
+		return aiwi_err(sim, AIW_ESCENARIO,
+		                "%s.start_window = %g s needs the job's length: set max_steps or "
+		                "max_tokens",
+		                c->prefix, aiwi_p(c, P_START_WINDOW));
 	if (!aiwi_at(sim, T->t_start, aiwi_training_ev_start, c, 0))
 		return AIW_ENOMEM;
 	return AIW_OK;

@@ -97,6 +97,8 @@ enum {
 	P_MAX_STEPS,
 	P_MAX_TOKENS,
 	P_MEM_CHECK,
+	P_START_WINDOW,
+	P_START_POLICY,
 	P_COST,
 	/* the layout model: from P_LAYOUT_FIRST to the end, read only when
 	 * `layers` is set (refused otherwise, config.c) */
@@ -209,6 +211,7 @@ typedef struct aiwi_tjob {
 	aiwi_tphase ph;
 	uint64_t ev_phase, ev_fail;
 	double t_start, t_done;
+	double deferred_s; /* start_window: the start's delay past `start` */
 	/* integrals of finished phases */
 	double e_done, busy_done, bytes_done, kbusy_done, flops_done;
 	/* persisted progress: committed at checkpoints, pending since */

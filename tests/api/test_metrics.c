@@ -19,8 +19,9 @@ START_TEST(catalogue_rows)
 	ck_assert_int_eq(aiw_metric_count(&n), AIW_OK);
 	ck_assert_int_eq(aiw_metric_count(NULL), AIW_EINVAL);
 	ck_assert_uint_gt(n, 100);
-	static const char *const UNITS[] = {"W", "kWh", "USD", "s", "1/s", "B", "B/s", "h", "1",
-	                                    "W/s"};
+	static const char *const UNITS[] = {"W",   "kWh",     "USD", "s",    "1/s", "B",
+	                                    "B/s", "h",       "1",   "W/s",  "kg",  "USD/kWh",
+	                                    "g/kWh"};
 	for (size_t i = 0; i < n; i++) {
 		const char *name, *label, *unit, *doc, *prom, *type;
 		unsigned flags;

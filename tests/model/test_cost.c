@@ -160,9 +160,16 @@ END_TEST
 
 START_TEST(energy_price_helper)
 {
-	aiw_sim *sim = load_text("[site]\npue = 1.4\nelectricity_price = 0.2\n");
+	aiw_sim *sim = load_text("[site]\npue = 1.4\nelectricity_price = 0.2\n"
+	                         "[load job]\nprofile = 0:1kW\n");
 	/* 1 kWh of IT energy: 1.4 kWh of facility energy at 0.2 USD */
-	ck_assert_rel(aiwi_cost_energy_usd(sim, 3.6e6), 0.28, 1e-15);
+	aiwi_comp *job = NULL;
+	for (size_t i = 0; i < aiwi_ncomps(sim); i++)
+		if (strcmp(aiwi_comp_at(sim, i)->prefix, "load.job") == 0)
+			job = aiwi_comp_at(sim, i);
+	ck_assert_ptr_nonnull(job);
+	job->energy_j = 3.6e6;
+	ck_assert_rel(aiwi_cost_energy_usd(job), 0.28, 1e-15);
 	aiw_sim_free(sim);
 }
 END_TEST

@@ -52,6 +52,9 @@ typedef enum fmt_kind {
 	F_BYTES,   /* B */
 	F_BYTES_RATE, /* B/s */
 	F_POWER_RATE, /* W/s */
+	F_MASS,    /* kg (t from 1,000 kg) */
+	F_PRICE_KWH, /* USD/kWh */
+	F_INTENSITY, /* g/kWh */
 	F_PLAIN
 } fmt_kind;
 
@@ -64,7 +67,8 @@ static fmt_kind fmt_of(const char *unit, unsigned flags)
 		fmt_kind fmt;
 	} U[] = {{"W", F_POWER}, {"kWh", F_ENERGY}, {"USD", F_MONEY}, {"s", F_TIME},
 	         {"1/s", F_RATE}, {"B", F_BYTES},   {"B/s", F_BYTES_RATE},
-	         {"W/s", F_POWER_RATE}};
+	         {"W/s", F_POWER_RATE}, {"kg", F_MASS}, {"USD/kWh", F_PRICE_KWH},
+	         {"g/kWh", F_INTENSITY}};
 	for (size_t i = 0; i < sizeof U / sizeof *U; i++)
 		if (strcmp(unit, U[i].unit) == 0)
 			return U[i].fmt;
@@ -157,6 +161,14 @@ static void fmt_value(char *buf, size_t len, double v, fmt_kind k)
 	case F_BYTES: fmt_si(buf, len, v, "B"); break;
 	case F_BYTES_RATE: fmt_si(buf, len, v, "B/s"); break;
 	case F_POWER_RATE: fmt_si(buf, len, v, "W/s"); break;
+	case F_MASS:
+		if (fabs(v) >= 1000)
+			snprintf(buf, len, "%.4g t", v / 1000);
+		else
+			snprintf(buf, len, "%.4g kg", v);
+		break;
+	case F_PRICE_KWH: snprintf(buf, len, "$%.4g/kWh", v); break;
+	case F_INTENSITY: snprintf(buf, len, "%.4g g/kWh", v); break;
 	default:
 		if (v == floor(v) && fabs(v) < 1e15)
 			cli_fmt_group(buf, len, v, 0);

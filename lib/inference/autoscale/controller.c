@@ -618,7 +618,7 @@ static void run_fixed(autoscaler *a, double t)
 	double extra = aiwi_cost_network_rate(c) + aiwi_cost_storage_rate(c);
 	bool commit = committed_gpus(c);
 	double mine[4] = {c->paid_gpu_s / 3600,
-	                  c->cost_usd + aiwi_cost_energy_usd(a->sim, c->energy_j) + c->stranded_usd,
+	                  c->cost_usd + aiwi_cost_energy_usd(c) + c->stranded_usd,
 	                  0, c->energy_j / 3.6e6};
 	if (extra > 0)
 		mine[1] += extra * (c->paid_gpu_s + (commit ? 0 : released(a, t, false)));
