@@ -60,6 +60,7 @@ static int slot_new(fleet *f)
 static void make_ready(fleet *f, replica *r, double now)
 {
 	uint32_t id = (uint32_t)(r - f->replicas);
+	aiwi_site_cause(f->sim, AIWI_CAUSE_SCALE_UP);
 	set_state(f, r, AIW_REPLICA_READY);
 	r->span_kind = SPAN_NONE;
 	set_phase(f, r, PH_IDLE, now);
@@ -99,6 +100,7 @@ int aiwi_serving_add_replica(aiwi_comp *c, double cold_start_s, bool spot)
 	r->batch_timer = 0;
 	r->in_bucket = r->in_idle = r->cut = 0;
 	r->spot = spot ? 1 : 0;
+	aiwi_site_cause(c->sim, AIWI_CAUSE_SCALE_UP);
 	set_state(f, r, AIW_REPLICA_LOADING);
 	r->span_kind = SPAN_LOAD;
 	set_phase(f, r, PH_LOADING, now);
@@ -121,6 +123,7 @@ int aiwi_serving_remove_replica(aiwi_comp *c, int id)
 		return AIW_ESTATE;
 	fleet *f = F_(c);
 	double now = aiwi_now(c->sim);
+	aiwi_site_cause(c->sim, AIWI_CAUSE_SCALE_DOWN);
 	if (id < 0) {
 		for (uint32_t i = f->slot_count; i-- > 0;)
 			if (f->replicas[i].state == AIW_REPLICA_LOADING) {
@@ -170,6 +173,7 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		return aiwi_err(c->sim, AIW_EINVAL, "%s: replica %d is not provisioned", c->prefix, id);
 	double now = aiwi_now(c->sim);
 	replica *r = &f->replicas[id];
+	aiwi_site_cause(c->sim, r->spot ? AIWI_CAUSE_PREEMPTION : AIWI_CAUSE_FAILURE);
 	if (r->pending) {
 		if (now < r->current.start)
 			eager_undo(f, r, now);

@@ -28,8 +28,10 @@ struct aiwi_grid {
 	double ramp_max[AIWI_GRID_WINDOWS];
 	gsl_rstat_quantile_workspace *q99[AIWI_GRID_WINDOWS];
 	size_t nramp[AIWI_GRID_WINDOWS];
-	/* steps */
+	/* steps, and the largest |step| per cause (the last: none reported) */
 	double up, up_t, down, down_t;
+	double by_cause[AIWI_NCAUSES + 1];
+	unsigned prev_causes;
 	/* drops: deque of sample numbers, decreasing powers */
 	size_t *dq, dq_cap, dq_head, dq_n;
 	double drop_max;
@@ -162,7 +164,7 @@ static void welch_segment(aiwi_grid *g)
 		g->psd[k] = g->acc[k] / (double)g->nseg;
 }
 
-void aiwi_grid_add(aiwi_grid *g, double t, double p)
+void aiwi_grid_add(aiwi_grid *g, double t, double p, unsigned causes)
 {
 	size_t j = g->j, L = g->L;
 	/* ramps over each window: the sample lag[i] intervals before */
@@ -191,7 +193,15 @@ void aiwi_grid_add(aiwi_grid *g, double t, double p)
 			g->down = -d;
 			g->down_t = t;
 		}
+		unsigned m = causes | g->prev_causes;
+		double a = fabs(d);
+		for (int c = 0; c < AIWI_NCAUSES; c++)
+			if ((m >> c & 1u) && a > g->by_cause[c])
+				g->by_cause[c] = a;
+		if (!m && a > g->by_cause[AIWI_NCAUSES])
+			g->by_cause[AIWI_NCAUSES] = a;
 	}
+	g->prev_causes = causes;
 	/* drops below the highest of the lag_drop samples before */
 	while (g->dq_n && g->dq[g->dq_head] + g->lag_drop < j) {
 		g->dq_head = (g->dq_head + 1) % g->dq_cap;
@@ -286,6 +296,14 @@ void aiwi_grid_publish(const aiwi_grid *g, aiw_sim *sim)
 	aiwi_metric(sim, "site", "grid_step_up_time_s", g->up_t);
 	aiwi_metric(sim, "site", "grid_step_down_max_w", g->down);
 	aiwi_metric(sim, "site", "grid_step_down_time_s", g->down_t);
+	static const char *const CAUSE[AIWI_NCAUSES + 1] = {
+	        "grid_step_max_w_job_start",  "grid_step_max_w_job_stop",
+	        "grid_step_max_w_checkpoint", "grid_step_max_w_failure",
+	        "grid_step_max_w_restart",    "grid_step_max_w_scale_up",
+	        "grid_step_max_w_scale_down", "grid_step_max_w_preemption",
+	        "grid_step_max_w_load"};
+	for (int c = 0; c <= AIWI_NCAUSES; c++)
+		aiwi_metric(sim, "site", CAUSE[c], g->by_cause[c]);
 	aiwi_metric(sim, "site", "grid_drop_max_fraction", g->drop_max);
 	if (g->conf.drop_fraction > 0)
 		aiwi_metric(sim, "site", "grid_drop_events", (double)g->drops);

@@ -28,6 +28,22 @@
 
 #define AIWI_GRID_WINDOWS 3
 
+/* What happened in a sample interval, as the models report it to the site
+ * (aiwi_site_cause, power.h): the load steps are attributed to the causes
+ * of the two intervals they join (an event inside an interval moves its
+ * average and the next one's). */
+enum {
+	AIWI_CAUSE_JOB_START,  /* a training job starts */
+	AIWI_CAUSE_JOB_STOP,   /* a training job ends */
+	AIWI_CAUSE_CHECKPOINT, /* a checkpoint write starts or ends */
+	AIWI_CAUSE_FAILURE,    /* a GPU or replica fails */
+	AIWI_CAUSE_RESTART,    /* a job resumes after a failure */
+	AIWI_CAUSE_SCALE_UP,   /* replicas added or made ready */
+	AIWI_CAUSE_SCALE_DOWN, /* replicas removed */
+	AIWI_CAUSE_PREEMPTION, /* spot capacity reclaimed */
+	AIWI_NCAUSES
+};
+
 typedef struct aiwi_grid_conf {
 	double dt;                       /* sample interval (s) */
 	double window[AIWI_GRID_WINDOWS]; /* ramp windows (s) */
@@ -42,8 +58,9 @@ typedef struct aiwi_grid aiwi_grid;
 /* A new accumulator, or NULL when out of memory. */
 aiwi_grid *aiwi_grid_new(const aiwi_grid_conf *conf);
 void aiwi_grid_free(aiwi_grid *g);
-/* The sample of the curve at time t: the interval average p (W). */
-void aiwi_grid_add(aiwi_grid *g, double t, double p);
+/* The sample of the curve at time t: the interval average p (W); causes:
+ * the bits (1u << AIWI_CAUSE_*) of what happened in the interval. */
+void aiwi_grid_add(aiwi_grid *g, double t, double p, unsigned causes);
 /* Publish the site.grid_* metrics on sim. */
 void aiwi_grid_publish(const aiwi_grid *g, aiw_sim *sim);
 /* Bytes an accumulator of conf holds (the up-front estimate). */

@@ -11,6 +11,7 @@
 #define AIW_POWER_H
 
 #include "core/internal.h"
+#include "site/grid.h"
 
 /* Utilisation power curves. */
 enum { AIW_POWER_LINEAR = 0, AIW_POWER_FAN = 1 };
@@ -44,6 +45,11 @@ double aiwi_site_price_per_j(const aiw_sim *sim);
  * joule, or, with a price series, the site's per-interval pricing up to
  * now (site.c; aiwi_cost_energy_usd in cost.h says more). */
 double aiwi_site_energy_cost_usd(const aiwi_comp *k);
+
+/* What happened now (AIWI_CAUSE_* of site/grid.h: a job start, a
+ * checkpoint, a failure, a scale event), for the grid statistics to
+ * attribute the load steps; nothing without site.grid = on. */
+void aiwi_site_cause(aiw_sim *sim, int cause);
 
 /* Deferrable work: the start x in [a, b] that minimises the integral of the
  * site's price series (carbon: its carbon intensity series) over

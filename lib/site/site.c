@@ -292,6 +292,7 @@ typedef struct site {
 	double *row_now, *row_peak, *hall_now, *hall_peak;
 	size_t nrow_cap, nrows, nhall_cap, nhalls;
 	aiwi_grid *grid; /* site.grid = on */
+	unsigned causes; /* with grid: what the models reported since the last tick */
 	/* a price or carbon series (tariff.h): each component's facility
 	 * energy priced per sample interval at the interval's mean */
 	aiwi_tseries price, carbon;
@@ -559,6 +560,14 @@ static void grid_conf(const aiwi_comp *c, aiwi_grid_conf *g)
 	g->segment = (size_t)aiwi_p(c, P_WELCH_SEG);
 	g->band_lo = aiwi_p(c, P_BAND_LO);
 	g->band_hi = aiwi_p(c, P_BAND_HI);
+}
+
+void aiwi_site_cause(aiw_sim *sim, int cause)
+{
+	aiwi_comp *c = aiwi_aggregator(sim);
+	site *s = c ? c->state : NULL;
+	if (s && s->grid)
+		s->causes |= 1u << cause;
 }
 
 const aiwi_grid *aiwi_site_grid(const aiw_sim *sim)
@@ -872,8 +881,10 @@ static void site_sample(aiwi_comp *c, double t)
 		aiwi_rec_put(sim, s->id_soc, s->storage->soc_j / s->storage->capacity_j);
 	}
 	s->tick_t = t;
-	if (s->grid)
-		aiwi_grid_add(s->grid, t, grid_it);
+	if (s->grid) {
+		aiwi_grid_add(s->grid, t, grid_it, s->causes);
+		s->causes = 0;
+	}
 	double cap = capacity_rate(c) + facility_rate(c);
 	aiwi_rec_put(sim, s->id_it, it);
 	aiwi_rec_put(sim, s->id_fac, it * pue);
@@ -1329,6 +1340,34 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	{"grid_step_down_time_s", "Grid: time of that step down", "s", 0,
 	 "site.grid = on: the end of the sample interval it ended in (NaN: none)", NULL, NULL,
 	 NULL, NULL},
+	{"grid_step_max_w_job_start", "Grid: largest step at a job start", "W", 0,
+	 "site.grid = on: the largest rise or fall between two samples when a training job "
+	 "started in either interval (0: none)", NULL, NULL, NULL, NULL},
+	{"grid_step_max_w_job_stop", "Grid: largest step at a job end", "W", 0,
+	 "site.grid = on: as grid_step_max_w_job_start, a training job ending", NULL, NULL, NULL,
+	 NULL},
+	{"grid_step_max_w_checkpoint", "Grid: largest step at a checkpoint", "W",
+	 AIW_METRIC_HEADLINE,
+	 "site.grid = on: as grid_step_max_w_job_start, a checkpoint write starting or ending",
+	 NULL, NULL, NULL, NULL},
+	{"grid_step_max_w_failure", "Grid: largest step at a failure", "W", AIW_METRIC_HEADLINE,
+	 "site.grid = on: as grid_step_max_w_job_start, a training job's GPU or a serving "
+	 "replica failing", NULL, NULL, NULL, NULL},
+	{"grid_step_max_w_restart", "Grid: largest step at a restart", "W", 0,
+	 "site.grid = on: as grid_step_max_w_job_start, a job resuming after a failure", NULL,
+	 NULL, NULL, NULL},
+	{"grid_step_max_w_scale_up", "Grid: largest step at a scale-up", "W", 0,
+	 "site.grid = on: as grid_step_max_w_job_start, serving replicas added or ready", NULL,
+	 NULL, NULL, NULL},
+	{"grid_step_max_w_scale_down", "Grid: largest step at a scale-down", "W", 0,
+	 "site.grid = on: as grid_step_max_w_job_start, serving replicas removed", NULL, NULL,
+	 NULL, NULL},
+	{"grid_step_max_w_preemption", "Grid: largest step at a preemption", "W", 0,
+	 "site.grid = on: as grid_step_max_w_job_start, spot replicas reclaimed", NULL, NULL,
+	 NULL, NULL},
+	{"grid_step_max_w_load", "Grid: largest step with no event", "W", 0,
+	 "site.grid = on: the largest step between two samples when no model reported an event "
+	 "in either interval: the load itself (traffic, steps, batches)", NULL, NULL, NULL, NULL},
 	{"grid_drop_max_fraction", "Grid: deepest load drop", "1", AIW_METRIC_FRACTION,
 	 "site.grid = on: the largest (M - P) / M, P a sample of the IT power curve and M the "
 	 "highest of the samples within site.grid_drop_window before it", NULL, NULL, NULL, NULL},

@@ -31,6 +31,7 @@ static void begin_flat(aiwi_comp *c, aiwi_tjob *T, double t, double dur, int sta
 
 static void finish_job(aiwi_comp *c, aiwi_tjob *T, double t)
 {
+	aiwi_site_cause(c->sim, AIWI_CAUSE_JOB_STOP);
 	T->state = S_DONE;
 	T->t_done = t;
 	if (T->ev_fail)
@@ -65,8 +66,10 @@ static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	T->p_bubble += ph->bubble;
 	if (T->c_steps + T->p_steps >= T->k.steps_budget)
 		finish_job(c, T, t);
-	else if (t >= T->next_ckpt)
+	else if (t >= T->next_ckpt) {
+		aiwi_site_cause(sim, AIWI_CAUSE_CHECKPOINT);
 		begin_flat(c, T, t, T->k.w, S_CKPT, ev_ckpt_end);
+	}
 	else
 		begin_step(c, T, t);
 }
@@ -78,6 +81,7 @@ static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	double t = aiwi_now(sim);
 	T->ev_phase = 0;
 	T->e_done += T->ph.energy;
+	aiwi_site_cause(sim, AIWI_CAUSE_CHECKPOINT);
 	if (T->k.ckpt_fail_p > 0 && gsl_rng_uniform(T->crng) < T->k.ckpt_fail_p) {
 		/* nothing saved: the write's time joins the work at risk (lost with
 		 * it at a failure, booked as checkpoint time at the next save) */
@@ -108,6 +112,7 @@ static void ev_restart_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	double t = aiwi_now(sim);
 	T->ev_phase = 0;
 	T->e_done += T->ph.energy;
+	aiwi_site_cause(sim, AIWI_CAUSE_RESTART);
 	T->restart_s += T->ph.dur;
 	T->last_commit = t;
 	T->next_ckpt = t + T->k.tau;
@@ -138,6 +143,7 @@ static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg)
 	if (T->state == S_DONE || T->state == S_WAIT)
 		return;
 	T->failures++;
+	aiwi_site_cause(sim, AIWI_CAUSE_FAILURE);
 	if (T->ev_phase)
 		aiwi_cancel(sim, T->ev_phase);
 	T->ev_phase = 0;
@@ -201,6 +207,7 @@ void aiwi_training_ev_start(aiw_sim *sim, void *ctx, uint64_t arg)
 		}
 	}
 	c->gpus = T->k.N + T->k.spares;
+	aiwi_site_cause(sim, AIWI_CAUSE_JOB_START);
 	T->last_commit = t;
 	T->next_ckpt = t + T->k.tau;
 	if (T->k.steps_budget < 1) {

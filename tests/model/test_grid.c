@@ -398,6 +398,45 @@ START_TEST(hierarchy_by_hand)
 }
 END_TEST
 
+/* The load steps and their causes: a training job that starts at 30 min,
+ * writes a 5-minute checkpoint every hour and stops after 3 h of steps,
+ * alone on the site.  Its largest rise is its start; its end, inside a
+ * sample interval, falls over two steps (the larger at least half the
+ * job's power); its largest fall is a checkpoint's or its end; the steps
+ * with no event (its steps averaged over each minute) are far smaller. */
+START_TEST(step_causes)
+{
+	aiw_sim *sim = run_text("[sim]\nduration = 5h\nsample_interval = 1min\n"
+	                        "[site]\ngrid = on\n"
+	                        "[training t]\ngpu = H100-SXM\ngpus = 64\nmodel_params = 1e9\n"
+	                        "tokens_per_step = 1e6\nstep_compute = 1.3s\noverlap = 0\n"
+	                        "start = 30min\ncheckpoint_interval = 1h\ncheckpoint_time = 5min\n"
+	                        "max_steps = 8000\n",
+	                        3);
+	double up = M(sim, "grid_step_up_max_w"), down = M(sim, "grid_step_down_max_w");
+	ck_assert(up > 0 && down > 0);
+	ck_assert(M(sim, "grid_step_max_w_job_start") == up);
+	double ck = M(sim, "grid_step_max_w_checkpoint"), stop = M(sim, "grid_step_max_w_job_stop");
+	ck_assert(stop >= 0.5 * up && stop <= up);
+	ck_assert(fmax(ck, stop) >= down);
+	ck_assert(ck > 0.3 * up && ck < up);
+	ck_assert(M(sim, "grid_step_max_w_load") < 0.05 * ck);
+	ck_assert(M(sim, "grid_step_max_w_failure") == 0);
+	ck_assert(M(sim, "grid_step_max_w_scale_up") == 0);
+	ck_assert(M(sim, "grid_step_max_w_preemption") == 0);
+	ck_assert(aiwi_test_metric(sim, "training.t.checkpoints") >= 2);
+	aiw_sim_free(sim);
+	/* a serving fleet's initial replicas are a scale-up at t = 0; the
+	 * steps of its traffic are the load's */
+	sim = run_text("[sim]\nduration = 2h\nsample_interval = 1min\n[site]\ngrid = on\n"
+	               "[inference c]\nreplicas = 2\nrate = 5\n",
+	               3);
+	ck_assert(M(sim, "grid_step_max_w_load") > 0);
+	ck_assert(M(sim, "grid_step_max_w_checkpoint") == 0);
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("grid");
@@ -410,6 +449,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, unresolved_band_warned);
 	tcase_add_test(tc, reproduced_and_nothing_else_changes);
 	tcase_add_test(tc, hierarchy_by_hand);
+	tcase_add_test(tc, step_causes);
 	suite_add_tcase(s, tc);
 	return s;
 }
