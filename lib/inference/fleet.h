@@ -154,6 +154,7 @@
 #include "inference/serving.h"
 #include "inference/serving_params.h"
 #include "inference/span.h"
+#include "inference/power_model.h"
 #include "inference/iteration.h"
 
 #include "inference/autoscale/autoscale.h"
@@ -481,6 +482,18 @@ typedef struct fleet {
 	uint64_t sessions_started, sessions_completed, sessions_abandoned;
 	double cache_lookup_tokens, cache_hit_tokens, evicted_blocks;
 	int curve_cache;
+	/* power_model = batch (fleet_energy.c, batch_power_w): the decode
+	 * power's logistic in log2 of the running batch, its low and high
+	 * levels (W per GPU), midpoint (log2 of a batch) and width (doublings);
+	 * each slot's level over the constant decode_w while it decodes (W per
+	 * GPU, slot_capacity long), their sums over the fleet's and each rack's
+	 * GPUs (W, exact: a level taken back cancels its booking), rack_capacity
+	 * long; and the integral of the GPU-seconds weighted by the batch */
+	bool batch_power;
+	double bp_low, bp_high, bp_mid, bp_width;
+	double *slot_extra_w;
+	aiwi_xsum extra_w;
+	aiwi_xsum *rack_extra_w;
 } fleet;
 
 

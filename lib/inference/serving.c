@@ -292,6 +292,7 @@ static aiw_status inference_start(aiwi_comp *c)
 		                "trace): a turn's prompt is its conversation so far and a new message "
 		                "(here %s)",
 		                c->prefix, f->service_mode ? "service is set" : "traffic = trace");
+	f->batch_power = (int)aiwi_p(c, P_POWER_MODEL) == 1; /* (below) */
 	f->eager = eager_possible(f);
 	if ((st = timing_setup(c, f)) != AIW_OK)
 		return st;
@@ -315,6 +316,31 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->watts[PH_IDLE] = f->gpu.idle_w + ovh;
 	f->watts[PH_DECODE] = f->gpu.decode_w + ovh;
 	f->prefill_extra_w = f->gpu.prefill_w - f->gpu.decode_w;
+	/* power_model = batch: the default levels are the ML.ENERGY Benchmark's
+	 * H100 decode power, about 300 W at a running batch of 1 and 600 W at
+	 * 128 (Chung et al., "The ML.ENERGY Benchmark: Toward Automated
+	 * Inference Energy Measurement and Optimization", NeurIPS 2025 Datasets
+	 * and Benchmarks, arXiv:2505.06371), as fractions 3/7 and 6/7 of its
+	 * 700 W prefill_w (TDP), carried to the other GPUs by their prefill_w
+	 * (an estimate: the benchmark measures H100 and B200) */
+	if (f->batch_power) {
+		if (f->service_mode)
+			return aiwi_err(sim, AIW_EINVAL,
+			                "%s.power_model = batch needs spans of a running batch: service "
+			                "must be unset",
+			                c->prefix);
+		f->bp_low = aiwi_pset(c, P_DECODE_POWER_LOW) ? aiwi_p(c, P_DECODE_POWER_LOW)
+		                                            : f->gpu.prefill_w * 3 / 7;
+		f->bp_high = aiwi_pset(c, P_DECODE_POWER_HIGH) ? aiwi_p(c, P_DECODE_POWER_HIGH)
+		                                              : f->gpu.prefill_w * 6 / 7;
+		f->bp_mid = log2(aiwi_p(c, P_DECODE_POWER_MID));
+		f->bp_width = aiwi_p(c, P_DECODE_POWER_WIDTH);
+		if (!(f->bp_high >= f->bp_low))
+			return aiwi_err(sim, AIW_EINVAL,
+			                "%s.decode_power_high = %g W is below decode_power_low = %g W: "
+			                "the range is [decode_power_low, 1e5] W",
+			                c->prefix, f->bp_high, f->bp_low);
+	}
 
 	/* traffic */
 	aiwi_traffic_conf tc;
@@ -794,6 +820,8 @@ static void inference_destroy(aiwi_comp *c)
 	free(f->bucket_tail);
 	free(f->bucket_links);
 	free(f->racks);
+	free(f->rack_extra_w);
+	free(f->slot_extra_w);
 	free(f->tree);
 	free(f->end_keys);
 	free(f->end_out);
