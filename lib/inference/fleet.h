@@ -490,10 +490,17 @@ typedef struct fleet {
 	 * GPUs (W, exact: a level taken back cancels its booking), rack_capacity
 	 * long; and the integral of the GPU-seconds weighted by the batch */
 	bool batch_power;
-	double bp_low, bp_high, bp_mid, bp_width;
+	double bp_low, bp_high, bp_mid, bp_width, bp_base; /* bp_base: the constant level (W) */
 	double *slot_extra_w;
 	aiwi_xsum extra_w;
 	aiwi_xsum *rack_extra_w;
+	/* power_cap (serving.c, cap_setup): on, the cap and its static floor
+	 * (W per GPU), the clock factors of prefill and decode (1 below the
+	 * cap), the prefill GPU-seconds booked ahead and taken back as the
+	 * surcharge (book_prefill) */
+	bool capped;
+	double cap_w, cap_floor_w, clock_prefill, clock_decode;
+	aiwi_xsum prefill_gpu_s;
 } fleet;
 
 

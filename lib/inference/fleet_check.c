@@ -213,7 +213,7 @@ static void fleet_check(fleet *f, bool deep)
 			CHECK(r->phase == PH_DECODE || x == 0, "replica %u: level %g W in phase %d", i, x,
 			      r->phase);
 			CHECK(r->phase != PH_DECODE || r->span_kind != SPAN_RUN ||
-			              x == batch_power_w(f, r->current.batch) - f->gpu.decode_w,
+			              x == batch_power_w(f, r->current.batch) - f->bp_base,
 			      "replica %u: level %g W for a batch of %u", i, x, r->current.batch);
 			aiwi_xsum_add(&fl, x * f->replica_gpus);
 		}

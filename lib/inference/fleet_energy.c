@@ -176,7 +176,7 @@ static void slot_level(fleet *f, uint32_t s, double x, double now)
 static inline void batch_level(fleet *f, replica *r, double n, double now)
 {
 	if (AIW_UNLIKELY(f->batch_power))
-		slot_level(f, (uint32_t)(r - f->replicas), batch_power_w(f, n) - f->gpu.decode_w,
+		slot_level(f, (uint32_t)(r - f->replicas), batch_power_w(f, n) - f->bp_base,
 		           now);
 }
 
@@ -226,6 +226,8 @@ static inline void book_prefill(fleet *f, replica *r, double seconds, double sig
 	size_t r0, r1;
 	slot_racks(f, s, &r0, &r1);
 	aiwi_xsum_add(&f->energy_booked, per_gpu * f->replica_gpus);
+	if (AIW_UNLIKELY(f->capped))
+		aiwi_xsum_add(&f->prefill_gpu_s, sign * seconds * f->replica_gpus);
 	for (size_t k = r0; k <= r1; k++)
 		aiwi_xsum_add(&f->racks[k].booked, per_gpu * slot_gpus_in(f, s, k));
 }
@@ -244,6 +246,16 @@ static double prefill_pending(const fleet *f, const replica *r, double t)
 	if (r->span_kind != SPAN_RUN || !(t < sp->start + sp->prefill_s))
 		return 0;
 	return prefill_surcharge(f, r, sp->start + sp->prefill_s - t);
+}
+
+/* power_cap: GPU-seconds of replica r's prefill still ahead of time t
+ * (booked ahead with the surcharge, book_prefill). */
+static double prefill_gpu_s_pending(const fleet *f, const replica *r, double t)
+{
+	const span *sp = span_at(r, t);
+	if (r->span_kind != SPAN_RUN || !(t < sp->start + sp->prefill_s))
+		return 0;
+	return (sp->start + sp->prefill_s - t) * f->replica_gpus;
 }
 
 static void waiting_add(fleet *f, double now, int d)

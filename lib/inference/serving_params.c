@@ -286,6 +286,19 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                          "power_model = batch: the curve's scale in doublings of the batch "
 	                          "(from the midpoint, e^-1 of the way to a level per width)",
 	                          0},
+	[P_POWER_CAP] = {"power_cap", IP("power_cap"), AIW_PT_POWER, NULL, "W", 1, 1e5, NULL,
+	                 AIW_PF_NONE,
+	                 "a power cap per GPU (nvidia-smi -pl; none: uncapped): a phase drawing "
+	                 "more runs its clock at f = ((cap - floor) / (draw - floor))^(1/3) and "
+	                 "draws the cap, its compute terms (GEMM, attention) 1/f longer, its memory, "
+	                 "communication and host terms as they were (timing = iteration; "
+	                 "doc/inference.md, \"Power capping\")",
+	                 0},
+	[P_POWER_CAP_FLOOR] = {"power_cap_floor", IP("power_cap_floor"), AIW_PT_POWER, NULL, "W",
+	                       0, 1e5, NULL, AIW_PF_NONE,
+	                       "power_cap: the static power that the clock does not scale, below "
+	                       "the cap (none: the GPU's idle_w)",
+	                       0},
 	[P_ITER_COEF + 0] = {"prefill.overhead", IP("prefill.overhead"), AIW_PT_REAL, NULL, "s", -1e9, 1e9,
 	                       NULL, AIW_PF_NONE,
 	                       "timing = iteration, prefill: fixed cost of an iteration (scheduling, launches) (none: the profile's fit, else the datasheet)",

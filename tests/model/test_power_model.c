@@ -272,6 +272,146 @@ START_TEST(constant_is_the_default)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* power capping                                                             */
+/* ------------------------------------------------------------------------ */
+START_TEST(capped_prefill_by_hand)
+{
+	/* a cap of 600 W on an H100 (prefill_w 700 W, decode_w 380 W, idle_w
+	 * 75 W the floor): the prefill's clock f = ((600 - 75) / (700 - 75))^(1/3),
+	 * its GEMM and attention terms 1/f longer, its fixed and per-prompt
+	 * terms as they are, drawn at the cap; the decode below the cap keeps
+	 * its time (bit for bit) and its power */
+	fold k = folds();
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	aiw_sim *sim = replica_run("0,500,4\n", "max_batch = 8\npower_cap = 600W\n");
+	aiw_sim *u = replica_run("0,500,4\n", "max_batch = 8\n");
+	double f = pow((600.0 - 75) / (700 - 75), 1.0 / 3);
+	double tp = k.c0p + k.cmp + (k.cup * 500 + k.cvp * 500.0 * 500) / f;
+	ck_assert_rel(M(sim, "one", "ttft_mean_s"), tp, 1e-12);
+	ck_assert_rel(M(sim, "one", "clock_factor_prefill"), f, 1e-15);
+	ck_assert(M(sim, "one", "clock_factor_decode") == 1);
+	double td = decode(&k, 1, 501) + decode(&k, 1, 502) + decode(&k, 1, 503);
+	double tdu = M(u, "one", "e2e_mean_s") - M(u, "one", "ttft_mean_s");
+	ck_assert_rel(M(sim, "one", "e2e_mean_s") - M(sim, "one", "ttft_mean_s"), tdu, 1e-12);
+	ck_assert_rel(tdu, td, 1e-12);
+	ck_assert(M(sim, "one", "tpot_mean_s") == M(u, "one", "tpot_mean_s"));
+	double ovh = 2800.0 / 8, T = 600;
+	double e = (600 + ovh) * tp + (g->decode_w + ovh) * td + (g->idle_w + ovh) * (T - tp - td);
+	ck_assert_rel(M(sim, "one", "energy_kwh") * 3.6e6, e, 1e-12);
+	ck_assert_rel(aiwi_test_curve_integral(sim, "inference.one.power_w"), e, 1e-12);
+	/* throttled: the prefill's GPU-time; the mean clock over the busy time */
+	ck_assert_rel(M(sim, "one", "power_capped_gpu_hours"), tp / 3600, 1e-12);
+	ck_assert_rel(M(sim, "one", "power_capped_share"), tp / (tp + td), 1e-12);
+	ck_assert_rel(M(sim, "one", "clock_factor_mean"), (f * tp + td) / (tp + td), 1e-12);
+	/* uncapped: not a number */
+	ck_assert(isnan(M(u, "one", "power_capped_gpu_hours")));
+	aiw_sim_free(u);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(capped_decode_by_hand)
+{
+	/* a cap of 300 W, below the decode's 380 W, floor 100 W set: the decode's
+	 * clock ((300 - 100) / (380 - 100))^(1/3) slows its GEMM term (here 1 x
+	 * the datasheet's 2P/F per sequence), not its fixed, memory and host
+	 * terms; the prefill's clock from 700 W */
+	fold k = folds();
+	const aiwi_gpu_spec *g = aiwi_hw_gpu(NULL, "H100-SXM");
+	aiw_sim *sim = replica_run("0,500,4\n", "max_batch = 8\npower_cap = 300W\n"
+	                                        "power_cap_floor = 100W\ndecode.gemm = 1\n");
+	double fp = cbrt((300.0 - 100) / (700 - 100)), fd = cbrt((300.0 - 100) / (380 - 100));
+	ck_assert_rel(M(sim, "one", "clock_factor_prefill"), fp, 1e-15);
+	ck_assert_rel(M(sim, "one", "clock_factor_decode"), fd, 1e-15);
+	double tp = k.c0p + k.cmp + (k.cup * 500 + k.cvp * 500.0 * 500) / fp;
+	ck_assert_rel(M(sim, "one", "ttft_mean_s"), tp, 1e-12);
+	double gemm = 2 * P / g->bf16_flops / fd; /* per sequence of a decode iteration */
+	double td = decode(&k, 1, 501) + decode(&k, 1, 502) + decode(&k, 1, 503) + 3 * gemm;
+	ck_assert_rel(M(sim, "one", "e2e_mean_s"), tp + td, 1e-12);
+	double ovh = 2800.0 / 8, T = 600;
+	double e = (300 + ovh) * (tp + td) + (g->idle_w + ovh) * (T - tp - td);
+	ck_assert_rel(M(sim, "one", "energy_kwh") * 3.6e6, e, 1e-12);
+	ck_assert_rel(M(sim, "one", "power_capped_share"), 1, 1e-12);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(capped_power_never_above_the_cap)
+{
+	/* a cap of 450 W with the batch model under it (low 200 W, high 450 W),
+	 * chunked prefill and not: every sample of the fleet's power at most
+	 * its GPUs at the cap plus the node overhead; energy = the integral */
+	static const char *extra[] = {"", "chunked_prefill = on\nmax_num_batched_tokens = 1024\n"};
+	for (int i = 0; i < 2; i++) {
+		char text[2048];
+		snprintf(text, sizeof text,
+		         "%spower_cap = 450W\ndecode_power_low = 200W\ndecode_power_high = 450W\n%s",
+		         BUSY, extra[i]);
+		aiw_sim *sim = load(21 + i, text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		check_conservation(sim, "x");
+		check_integrals(sim, extra[i]);
+		double v[400];
+		size_t n = 0;
+		AIW_OK_OR_FAIL(sim, aiw_sim_series_copy(sim, "inference.x.power_w", NULL, v, 400, &n));
+		ck_assert(n > 100);
+		double top = 12 * (450 + 2800.0 / 8);
+		double peak = 0;
+		for (size_t j = 0; j < n; j++) {
+			ck_assert_msg(v[j] <= top * (1 + 1e-12), "sample %zu: %g > %g", j, v[j], top);
+			peak = fmax(peak, v[j]);
+		}
+		ck_assert(peak > 0.8 * top);
+		ck_assert(M(sim, "x", "power_capped_share") > 0 && M(sim, "x", "power_capped_share") < 1);
+		double cm = M(sim, "x", "clock_factor_mean");
+		ck_assert(cm > M(sim, "x", "clock_factor_prefill") && cm < 1);
+		aiw_sim_free(sim);
+	}
+}
+END_TEST
+
+START_TEST(capped_runs_reproduced_and_churned)
+{
+	char text[2048];
+	snprintf(text, sizeof text, "%spower_cap = 600W\n", BUSY);
+	aiw_sim *a = load(17, text), *b = load(17, text);
+	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+	aiwi_test_same_results(a, b, "power_cap, same seed");
+	aiw_sim_free(a);
+	aiw_sim_free(b);
+	aiw_sim *c = load(19, text);
+	churn_replicas(c, "x", true);
+	check_integrals(c, "churn, capped");
+	ck_assert(M(c, "x", "power_capped_gpu_hours") > 0);
+	aiw_sim_free(c);
+}
+END_TEST
+
+START_TEST(cap_above_every_draw_changes_nothing)
+{
+	/* a cap of 700 W (the H100's prefill_w): no phase draws more, every
+	 * result but the cap's own metrics the same bit for bit */
+	static const char *BASE = "[sim]\nduration = 10min\nsample_interval = 7s\n"
+	                          "[inference x]\nreplicas = 2\nrate = 3/s\n%s";
+	char t1[512], t2[512];
+	snprintf(t1, sizeof t1, BASE, "");
+	snprintf(t2, sizeof t2, BASE, "power_cap = 700W\n");
+	aiw_sim *a = load(13, t1), *b = load(13, t2);
+	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+	const char *keys[] = {"energy_kwh", "ttft_mean_s", "tpot_mean_s", "e2e_p99_s", "tokens_out",
+	                      "cost_per_mtok_usd"};
+	for (int i = 0; i < 6; i++)
+		ck_assert_msg(M(a, "x", keys[i]) == M(b, "x", keys[i]), "%s", keys[i]);
+	ck_assert(M(b, "x", "power_capped_gpu_hours") == 0);
+	ck_assert(M(b, "x", "clock_factor_mean") == 1);
+	aiw_sim_free(a);
+	aiw_sim_free(b);
+}
+END_TEST
+
 START_TEST(refusals)
 {
 	expect_fail("[inference x]\npower_model = linear\n", 0, "power_model");
@@ -287,6 +427,15 @@ START_TEST(refusals)
 	expect_fail("[sim]\nduration = 1min\n[inference x]\npower_model = batch\n"
 	            "service = exp(1s)\n",
 	            AIW_EINVAL, "power_model = batch needs spans");
+	expect_fail("[sim]\nduration = 1min\n[inference x]\npower_cap = 70W\n", AIW_EINVAL,
+	            "power_cap = 70 W is not above its static floor power_cap_floor = 75 W");
+	expect_fail("[sim]\nduration = 1min\n[inference x]\npower_cap = 500W\ntiming = roofline\n",
+	            AIW_EINVAL, "power_cap needs timing = iteration");
+	expect_fail("[sim]\nduration = 1min\n[inference x]\npower_cap = 500W\nservice = exp(1s)\n",
+	            AIW_EINVAL, "power_cap needs timing = iteration");
+	expect_fail("[sim]\nduration = 1min\n[inference x]\npower_cap = 500W\npower_model = batch\n",
+	            AIW_EINVAL, "power_cap = 500 W is below decode_power_high = 600 W");
+	expect_fail("[inference x]\npower_cap = 0W\n", 0, "power_cap");
 }
 END_TEST
 
@@ -303,6 +452,11 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, replicas_lost_inside_spans);
 	tcase_add_test(tc, seeded_runs_reproduced);
 	tcase_add_test(tc, constant_is_the_default);
+	tcase_add_test(tc, capped_prefill_by_hand);
+	tcase_add_test(tc, capped_decode_by_hand);
+	tcase_add_test(tc, capped_power_never_above_the_cap);
+	tcase_add_test(tc, capped_runs_reproduced_and_churned);
+	tcase_add_test(tc, cap_above_every_draw_changes_nothing);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);
 	return s;
