@@ -412,6 +412,47 @@ START_TEST(cap_above_every_draw_changes_nothing)
 }
 END_TEST
 
+START_TEST(training_cap)
+{
+	/* a training job of 16 H100s, 1 s of compute a step, no gradient
+	 * traffic, no jitter: under a cap of 500 W (compute_w 700 W, floor
+	 * idle_w 75 W) each step's compute takes 1/f s, f = (425 / 625)^(1/3),
+	 * drawing 500 W; energy = the integral of power */
+	static const char *T =
+		"[sim]\nduration = 2000s\nsample_interval = 10s\n"
+		"[training t]\ngpus = 16\nstep_compute = 1s\ngrad_bytes_per_param = 0\n"
+		"jitter = uniform(1,1)\nmax_steps = 1000\n%s";
+	char t1[512], t2[512];
+	snprintf(t1, sizeof t1, T, "");
+	snprintf(t2, sizeof t2, T, "power_cap = 500W\n");
+	aiw_sim *a = load(3, t1), *b = load(3, t2);
+	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+	double f = cbrt(425.0 / 625);
+	ck_assert_rel(aiwi_test_metric(b, "training.t.clock_factor"), f, 1e-15);
+	ck_assert(isnan(aiwi_test_metric(a, "training.t.clock_factor")));
+	ck_assert_rel(aiwi_test_metric(b, "training.t.step_compute_s"), 1 / f, 1e-15);
+	ck_assert_rel(aiwi_test_metric(b, "training.t.compute_s"),
+	              aiwi_test_metric(a, "training.t.compute_s") / f, 1e-12);
+	ck_assert(aiwi_test_metric(b, "training.t.steps") == 1000);
+	ck_assert_rel(aiwi_test_curve_integral(b, "training.t.power_w"),
+	              aiwi_test_metric(b, "training.t.energy_kwh") * 3.6e6, 1e-9);
+	/* the GPUs' power: every sample at most 16 x 500 W and the nodes' overhead */
+	double v[400], w[400];
+	size_t n = 0, m = 0;
+	AIW_OK_OR_FAIL(b, aiw_sim_series_copy(b, "training.t.power_w", NULL, v, 400, &n));
+	AIW_OK_OR_FAIL(a, aiw_sim_series_copy(a, "training.t.power_w", NULL, w, 400, &m));
+	ck_assert(n > 100 && m > 100);
+	/* the capped draw per sample is the uncapped one less 16 x 200 W while computing */
+	ck_assert_rel(v[5], w[5] - 16 * 200, 1e-12);
+	aiw_sim_free(a);
+	aiw_sim_free(b);
+	expect_fail("[sim]\nduration = 1min\n[training t]\npower_cap = 500W\nlayers = 32\n"
+	            "model_params = 7e9\nhidden = 4096\nheads = 32\nvocab = 32000\nseq_len = 4096\nglobal_batch = 1024\n",
+	            AIW_EINVAL, "power_cap needs the mfu or step_compute model");
+}
+END_TEST
+
 START_TEST(refusals)
 {
 	expect_fail("[inference x]\npower_model = linear\n", 0, "power_model");
@@ -457,6 +498,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, capped_power_never_above_the_cap);
 	tcase_add_test(tc, capped_runs_reproduced_and_churned);
 	tcase_add_test(tc, cap_above_every_draw_changes_nothing);
+	tcase_add_test(tc, training_cap);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);
 	return s;
