@@ -27,6 +27,7 @@
  * coefficient with the all-reduces on PCIe), each row's robust weight in
  * that fit (0: rejected), and, for the shipped table, what it shows.
  */
+#include "hw/hw.h"
 #include "inference/profile.h"
 
 #include <gsl/gsl_errno.h>
@@ -281,6 +282,181 @@ static void findings(out *o, double med[2][AIWI_PH_N][NS])
 	    100 * med[0][AIWI_PH_DECODE][S_TP], 100 * med[0][AIWI_PH_DECODE][S_TPX]);
 }
 
+/* ---- power capping (doc/inference.md, "Power capping") ----
+ * The law f = ((cap - floor) / (draw - floor))^(1/3) for a phase drawing
+ * more than the cap, its GEMM and attention terms 1/f longer (as the fleet
+ * does: lib/inference/fleet_timing.c), checked on the source's h100-80gb-pcap
+ * rows against its h100-80gb rows of the same configuration: the law's
+ * predicted ratio capped / uncapped (the datasheet's terms) against the
+ * measured one.  Its one free parameter, the floor, is fitted on one TP
+ * degree's prefill configurations (the least median error on a 0.1 W
+ * grid) and predicts the other's. */
+#define CAP_FRACTION 0.70 /* the source's cap: 70% of TDP (data/splitwise-perf/README.md) */
+
+/* The datasheet time of row r, its compute terms at clock factor clk. */
+static double cap_time(aiwi_profile *p, const aiwi_prof_row *r, double clk)
+{
+	double beta[AIWI_IT_NTERMS];
+	if (aiwi_prof_datasheet(p, r->group, r->phase, beta))
+		return NAN;
+	beta[AIWI_IT_GEMM] /= clk;
+	beta[AIWI_IT_ATTN] /= clk;
+	return aiwi_prof_predict(p, r, beta);
+}
+
+static double cap_clock(double cap, double floor_w, double draw)
+{
+	return draw > cap ? cbrt((cap - floor_w) / (draw - floor_w)) : 1;
+}
+
+typedef struct cap_pair {
+	size_t row;           /* a pcap row of the configuration */
+	double ratio;         /* measured: pcap mean / uncapped mean */
+	double tp, draw;      /* its TP degree, uncapped draw (W) */
+} cap_pair;
+
+/* Relative errors of the law's ratio over the pairs of TP degree tp (0:
+ * all), floor f, into e; their count. */
+static size_t cap_errors(aiwi_profile *p, const cap_pair *q, size_t nq, double tp, double cap,
+                         double f, double *e)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < nq; i++) {
+		if (tp && q[i].tp != tp)
+			continue;
+		const aiwi_prof_row *r = &p->rows[q[i].row];
+		double clk = cap_clock(cap, f, q[i].draw);
+		double pr = cap_time(p, r, clk) / cap_time(p, r, 1);
+		e[k++] = fabs(pr / q[i].ratio - 1);
+	}
+	return k;
+}
+
+static void cap_section(aiwi_profile *p, const double *meas, out *o)
+{
+	size_t n = p->nrows;
+	int nc = p->nconfigs;
+	cap_pair *q = calloc((size_t)nc, sizeof *q);
+	double *e = malloc((n + (size_t)nc + 1) * sizeof(double));
+	size_t nq[AIWI_PH_N] = {0, 0};
+	/* pairs: each pcap configuration and the uncapped one of the same shape */
+	size_t np = 0;
+	cap_pair *pairs[AIWI_PH_N];
+	pairs[0] = q;
+	pairs[1] = calloc((size_t)nc, sizeof *q);
+	bool *seen = calloc((size_t)nc, sizeof *seen);
+	const aiwi_gpu_spec *g = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const aiwi_prof_row *r = &p->rows[i];
+		if (!synthetic(p, r->group) || seen[r->config])
+			continue;
+		seen[r->config] = true;
+		for (size_t j = 0; j < n; j++) {
+			const aiwi_prof_row *u = &p->rows[j];
+			if (synthetic(p, u->group) || strcmp(p->groups[u->group].gpu, p->groups[r->group].gpu) ||
+			    u->phase != r->phase || u->tp != r->tp || u->batch != r->batch ||
+			    u->prompt != r->prompt || u->context != r->context || u->out != r->out)
+				continue;
+			g = aiwi_hw_gpu(NULL, p->groups[r->group].gpu);
+			if (!g)
+				break;
+			cap_pair *c = &pairs[r->phase][nq[r->phase]++];
+			c->row = i;
+			c->ratio = meas[r->config] / meas[u->config];
+			c->tp = r->tp;
+			c->draw = r->phase == AIWI_PH_PREFILL ? g->prefill_w : g->decode_w;
+			np++;
+			break;
+		}
+	}
+	free(seen);
+	if (!np || !g) {
+		free(q);
+		free(pairs[1]);
+		free(e);
+		return;
+	}
+	double cap = CAP_FRACTION * g->prefill_w;
+	put(o, "## Power capping\n\n"
+	       "The law of `power_cap` (doc/inference.md, \"Power capping\"): a phase drawing D "
+	       "above a cap c runs at clock f = ((c - s) / (D - s))^(1/3), s the static floor, its "
+	       "GEMM and attention terms 1/f longer, its other terms as they were. Checked on the "
+	       "source's `h100-80gb-pcap` rows, whose cap is %.0f%% of TDP (%.0f W on the catalog's "
+	       "%s, prefill_w %.0f W, decode_w %.0f W, idle_w %.0f W): the law's ratio capped / "
+	       "uncapped of the datasheet times against the measured ratio of each pcap "
+	       "configuration's mean to the `h100-80gb` one of the same shape. The pcap rows are "
+	       "synthetic (a prompt time 1.30 x, a token time 1.00 x): they fix the slowdown at one "
+	       "cap, not the law's shape across caps.\n\n",
+	       CAP_FRACTION * 100, cap, p->groups[p->rows[pairs[0][0].row].group].gpu, g->prefill_w,
+	       g->decode_w, g->idle_w);
+	put(o, "| phase | floor s | fitted on | predicted | configurations | median | worst |\n"
+	       "|---|---|---|---|---:|---:|---:|\n");
+	for (int ph = 0; ph < AIWI_PH_N; ph++) {
+		if (!nq[ph])
+			continue;
+		const char *phn = ph == AIWI_PH_PREFILL ? "prefill (TTFT)" : "decode (TPOT)";
+		size_t k = cap_errors(p, pairs[ph], nq[ph], 0, cap, g->idle_w, e);
+		double m = median(e, k), w = 0;
+		for (size_t i = 0; i < k; i++)
+			w = fmax(w, e[i]);
+		put(o, "| %s | %.0f W (idle_w, the default) | - | every TP | %zu | %.1f%% | %.1f%% |\n", phn,
+		    g->idle_w, k, 100 * m, 100 * w);
+		if (ph != AIWI_PH_PREFILL)
+			continue;
+		/* the floor fitted on one TP degree, predicting the other */
+		const double tps[2] = {2, 8};
+		for (int a = 0; a < 2; a++) {
+			double best = NAN, bm = INFINITY;
+			for (double f = 0; f < cap - 0.05; f += 0.1) {
+				size_t kk = cap_errors(p, pairs[ph], nq[ph], tps[a], cap, f, e);
+				if (!kk)
+					break;
+				double mm = median(e, kk);
+				if (mm < bm) {
+					bm = mm;
+					best = f;
+				}
+			}
+			if (isnan(best))
+				continue;
+			size_t kk = cap_errors(p, pairs[ph], nq[ph], tps[1 - a], cap, best, e);
+			double pm = median(e, kk), pw = 0;
+			for (size_t i = 0; i < kk; i++)
+				pw = fmax(pw, e[i]);
+			put(o, "| %s | %.1f W (fitted) | TP %.0f (median %.2f%%) | TP %.0f | %zu | %.2f%% | %.2f%% |\n",
+			    phn, best, tps[a], 100 * bm, tps[1 - a], kk, 100 * pm, 100 * pw);
+		}
+	}
+	/* the datasheet's serving prediction of the pcap rows, with and without the law */
+	put(o, "\nThe datasheet's prediction of the pcap rows themselves (every row), without the "
+	       "cap and with it (floor idle_w):\n\n"
+	       "| phase | prediction | rows | median | worst |\n|---|---|---:|---:|---:|\n");
+	for (int ph = 0; ph < AIWI_PH_N; ph++)
+		for (int capped = 0; capped < 2; capped++) {
+			size_t k = 0;
+			double w = 0;
+			double draw = ph == AIWI_PH_PREFILL ? g->prefill_w : g->decode_w;
+			double clk = capped ? cap_clock(cap, g->idle_w, draw) : 1;
+			for (size_t i = 0; i < n; i++) {
+				const aiwi_prof_row *r = &p->rows[i];
+				if (!synthetic(p, r->group) || r->phase != ph)
+					continue;
+				e[k] = fabs(cap_time(p, r, clk) / r->y - 1);
+				w = fmax(w, e[k]);
+				k++;
+			}
+			if (!k)
+				continue;
+			put(o, "| %s | datasheet%s | %zu | %.1f%% | %.1f%% |\n",
+			    ph == AIWI_PH_PREFILL ? "prefill (TTFT)" : "decode (TPOT)",
+			    capped ? ", capped" : "", k, 100 * median(e, k), 100 * w);
+		}
+	put(o, "\n");
+	free(q);
+	free(pairs[1]);
+	free(e);
+}
+
 static void generate(aiwi_profile *p, const char *source, bool shipped, out *o)
 {
 	size_t n = p->nrows;
@@ -442,6 +618,8 @@ static void generate(aiwi_profile *p, const char *source, bool shipped, out *o)
 	put(o, "\n");
 	if (shipped)
 		findings(o, med);
+
+	cap_section(p, meas, o);
 
 	/* a table per source group */
 	for (size_t g = 0; g < p->ngroups; g++) {

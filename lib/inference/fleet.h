@@ -154,6 +154,7 @@
 #include "inference/serving.h"
 #include "inference/serving_params.h"
 #include "inference/span.h"
+#include "inference/power_model.h"
 #include "inference/iteration.h"
 
 #include "inference/autoscale/autoscale.h"
@@ -444,6 +445,9 @@ typedef struct fleet {
 	/* sessions and prefix caching on (fleet_prefix.c; read on the hot path
 	 * beside `chunked`, in its padding) */
 	bool sessions, prefix;
+	/* power_model = batch and power_cap on (below; read on the hot path
+	 * beside `chunked`, in its padding) */
+	bool batch_power, capped;
 	double chunk_budget;
 	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
 	/* speculative decoding (fleet_timing.c, spec_setup): the mode (SPEC_*),
@@ -481,6 +485,23 @@ typedef struct fleet {
 	uint64_t sessions_started, sessions_completed, sessions_abandoned;
 	double cache_lookup_tokens, cache_hit_tokens, evicted_blocks;
 	int curve_cache;
+	/* power_model = batch (fleet_energy.c, batch_power_w): the decode
+	 * power's logistic in log2 of the running batch, its low and high
+	 * levels (W per GPU), midpoint (log2 of a batch) and width (doublings);
+	 * each slot's level over the constant decode_w while it decodes (W per
+	 * GPU, slot_capacity long), their sums over the fleet's and each rack's
+	 * GPUs (W, exact: a level taken back cancels its booking), rack_capacity
+	 * long */
+	double bp_low, bp_high, bp_mid, bp_width, bp_base; /* bp_base: the constant level (W) */
+	double *slot_extra_w;
+	aiwi_xsum extra_w;
+	aiwi_xsum *rack_extra_w;
+	/* power_cap (serving.c, cap_setup): the cap and its static floor
+	 * (W per GPU), the clock factors of prefill and decode (1 below the
+	 * cap), the prefill GPU-seconds booked ahead and taken back as the
+	 * surcharge (book_prefill) */
+	double cap_w, cap_floor_w, clock_prefill, clock_decode;
+	aiwi_xsum prefill_gpu_s;
 } fleet;
 
 

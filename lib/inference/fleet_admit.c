@@ -367,6 +367,7 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, const do
 		pc_fit(f, r, r->context_tokens + (double)r->run_count * r->current.end_iteration);
 	r->span_kind = SPAN_RUN;
 	set_phase(f, r, PH_DECODE, now);
+	batch_level(f, r, r->current.batch, now);
 	if (tp > 0)
 		book_prefill(f, r, tp, +1);
 	schedule(f, r, now + tp + span_time(&r->current, r->current.end_iteration));

@@ -202,6 +202,38 @@ static void fleet_check(fleet *f, bool deep)
 		CHECK(gpus == f->replica_gpus * phases[p], "racks hold %g GPUs in phase %d, slots %g",
 		      gpus, p, f->replica_gpus * phases[p]);
 	}
+	if (f->batch_power) {
+		/* power_model = batch: a level over decode_w only while decoding
+		 * (the span's batch's), the fleet's and the racks' sums of them
+		 * exact */
+		aiwi_xsum fl = {0};
+		for (uint32_t i = 0; i < f->slot_count; i++) {
+			const replica *r = &f->replicas[i];
+			double x = f->slot_extra_w[i];
+			CHECK(r->phase == PH_DECODE || x == 0, "replica %u: level %g W in phase %d", i, x,
+			      r->phase);
+			CHECK(r->phase != PH_DECODE || r->span_kind != SPAN_RUN ||
+			              x == batch_power_w(f, r->current.batch) - f->bp_base,
+			      "replica %u: level %g W for a batch of %u", i, x, r->current.batch);
+			aiwi_xsum_add(&fl, x * f->replica_gpus);
+		}
+		CHECK(aiwi_xsum_value(&fl) == aiwi_xsum_value(&f->extra_w),
+		      "the levels add to %.17g W, the fleet's sum %.17g W", aiwi_xsum_value(&fl),
+		      aiwi_xsum_value(&f->extra_w));
+		aiwi_xsum *rs = calloc(f->racks_used + 1, sizeof *rs);
+		size_t bad = SIZE_MAX;
+		for (uint32_t i = 0; rs && i < f->slot_count; i++) {
+			const replica *r = &f->replicas[i];
+			if (f->slot_extra_w[i] != 0)
+				for (size_t k = r->first_rack; k <= r->last_rack; k++)
+					aiwi_xsum_add(&rs[k], f->slot_extra_w[i] * slot_gpus_in(f, i, k));
+		}
+		for (size_t k = 0; rs && k < f->racks_used && bad == SIZE_MAX; k++)
+			if (aiwi_xsum_value(&rs[k]) != aiwi_xsum_value(&f->rack_extra_w[k]))
+				bad = k;
+		free(rs);
+		CHECK(bad == SIZE_MAX, "rack %zu: its sum of the levels differs from its slots'", bad);
+	}
 	/* the agenda: its root is the earliest entry (ties: the lower slot) */
 	uint32_t best = 0;
 	for (uint32_t i = 1; i < f->leaves; i++)

@@ -160,6 +160,7 @@ static void start_chunked(fleet *f, replica *r, double now)
 	f->kv_peak_tokens = kv > f->kv_peak_tokens ? kv : f->kv_peak_tokens;
 	r->span_kind = SPAN_RUN;
 	set_phase(f, r, PH_DECODE, now);
+	batch_level(f, r, r->current.batch, now);
 	book_prefill(f, r, tp, +1);
 	schedule(f, r, now + tp + span_time(&r->current, r->current.end_iteration));
 }

@@ -38,7 +38,7 @@ static bool eager_possible(const fleet *f)
 {
 	return f->batching == B_CONTINUOUS && !f->service_mode && f->router != RT_CENTRAL &&
 	       !(f->timeout < INFINITY) && f->max_batch <= RUN_SORTED && !f->chunked &&
-	       !f->prefix;
+	       !f->prefix && !f->batch_power;
 }
 
 /* Admit at r's pending start current.start what the boundary would (continuous

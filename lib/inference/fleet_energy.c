@@ -17,6 +17,8 @@ static void levels(fleet *f)
 		prov += f->phase_count[p];
 	}
 	f->energy.value = f->replica_gpus * w;
+	if (AIW_UNLIKELY(f->batch_power))
+		f->energy.value += aiwi_xsum_value(&f->extra_w);
 	f->busy.value = f->replica_gpus * (double)f->phase_count[PH_DECODE];
 	f->paid.value = f->replica_gpus * (double)prov;
 	if (f->price.commit_gpus >= 0) {
@@ -65,6 +67,14 @@ static bool ensure_racks(fleet *f, size_t need)
 	rack *p = realloc(f->racks, n * sizeof *p);
 	if (!p)
 		return false;
+	f->racks = p;
+	if (f->batch_power) {
+		aiwi_xsum *x = realloc(f->rack_extra_w, n * sizeof *x);
+		if (!x)
+			return false;
+		memset(x + f->rack_capacity, 0, (n - f->rack_capacity) * sizeof *x);
+		f->rack_extra_w = x;
+	}
 	double now = aiwi_now(f->sim);
 	for (size_t i = f->rack_capacity; i < n; i++) {
 		memset(&p[i], 0, sizeof p[i]);
@@ -113,8 +123,61 @@ static void rack_move(fleet *f, uint32_t s, int a, int b, double now)
 		double w = 0;
 		for (int p = PH_LOADING; p < NPH; p++)
 			w += rk->gpus_by_phase[p] * f->watts[p];
+		if (AIW_UNLIKELY(f->batch_power))
+			w += aiwi_xsum_value(&f->rack_extra_w[k]);
 		rk->power.value = w;
 	}
+}
+
+/* power_model = batch: a GPU's decode power with a running batch of n,
+ * P(n) = low + (high - low) / (1 + exp(-(log2 n - mid) / width)), low for
+ * n < 1 (a span of no decode: its time is all prefill, drawn at prefill_w
+ * by the surcharge).  doc/inference.md, "Decode power by batch". */
+static inline double batch_power_w(const fleet *f, double n)
+{
+	return aiwi_batch_power_w(f->bp_low, f->bp_high, f->bp_mid, f->bp_width, n);
+}
+
+/* power_model = batch: set slot s's level over the constant decode power
+ * to x W per GPU from now on: the fleet's and its racks' power integrals
+ * advanced to now, the old level taken back and the new one added
+ * (exact sums: a level taken back cancels its booking to the bit). */
+static void slot_level(fleet *f, uint32_t s, double x, double now)
+{
+	double old = f->slot_extra_w[s];
+	if (old == x)
+		return;
+	size_t r0, r1;
+	slot_racks(f, s, &r0, &r1);
+	if (!ensure_racks(f, r1 + 1)) {
+		oom(f);
+		return;
+	}
+	advance(f, now);
+	aiwi_xsum_add(&f->extra_w, -old * f->replica_gpus);
+	aiwi_xsum_add(&f->extra_w, x * f->replica_gpus);
+	f->slot_extra_w[s] = x;
+	levels(f);
+	for (size_t k = r0; k <= r1; k++) {
+		double g = slot_gpus_in(f, s, k);
+		rack *rk = &f->racks[k];
+		aiwi_int_advance(&rk->power, now);
+		aiwi_xsum_add(&f->rack_extra_w[k], -old * g);
+		aiwi_xsum_add(&f->rack_extra_w[k], x * g);
+		double w = 0;
+		for (int p = PH_LOADING; p < NPH; p++)
+			w += rk->gpus_by_phase[p] * f->watts[p];
+		rk->power.value = w + aiwi_xsum_value(&f->rack_extra_w[k]);
+	}
+}
+
+/* power_model = batch: r starts a span whose decode runs a batch of n (its
+ * prefill draws prefill_w: the surcharge is booked over this level). */
+static inline void batch_level(fleet *f, replica *r, double n, double now)
+{
+	if (AIW_UNLIKELY(f->batch_power))
+		slot_level(f, (uint32_t)(r - f->replicas), batch_power_w(f, n) - f->bp_base,
+		           now);
 }
 
 static void phase_change(fleet *f, replica *r, int ph, double now)
@@ -132,6 +195,8 @@ static void phase_change(fleet *f, replica *r, int ph, double now)
 	r->phase = (uint8_t)ph;
 	levels(f);
 	rack_move(f, (uint32_t)(r - f->replicas), old, ph, now);
+	if (AIW_UNLIKELY(f->batch_power) && old == PH_DECODE)
+		slot_level(f, (uint32_t)(r - f->replicas), 0, now);
 }
 
 /* The check inline: a busy replica starting its next span stays in its phase. */
@@ -144,8 +209,10 @@ static inline void set_phase(fleet *f, replica *r, int ph, double now)
 /* The energy a GPU draws over `seconds` of prefill beyond what the DECODE
  * phase's integral counts for them, in J: the one formula of the prefill
  * surcharge, booked ahead and taken back (fleet.h). */
-static inline double prefill_surcharge(const fleet *f, double seconds)
+static inline double prefill_surcharge(const fleet *f, const replica *r, double seconds)
 {
+	if (AIW_UNLIKELY(f->batch_power)) /* over the span's level (batch_level) */
+		return (f->prefill_extra_w - f->slot_extra_w[r - f->replicas]) * seconds;
 	return f->prefill_extra_w * seconds;
 }
 
@@ -154,11 +221,13 @@ static inline double prefill_surcharge(const fleet *f, double seconds)
  * by GPUs. */
 static inline void book_prefill(fleet *f, replica *r, double seconds, double sign)
 {
-	double per_gpu = sign * prefill_surcharge(f, seconds);
+	double per_gpu = sign * prefill_surcharge(f, r, seconds);
 	uint32_t s = (uint32_t)(r - f->replicas);
 	size_t r0, r1;
 	slot_racks(f, s, &r0, &r1);
 	aiwi_xsum_add(&f->energy_booked, per_gpu * f->replica_gpus);
+	if (AIW_UNLIKELY(f->capped))
+		aiwi_xsum_add(&f->prefill_gpu_s, sign * seconds * f->replica_gpus);
 	for (size_t k = r0; k <= r1; k++)
 		aiwi_xsum_add(&f->racks[k].booked, per_gpu * slot_gpus_in(f, s, k));
 }
@@ -176,7 +245,17 @@ static double prefill_pending(const fleet *f, const replica *r, double t)
 	const span *sp = span_at(r, t);
 	if (r->span_kind != SPAN_RUN || !(t < sp->start + sp->prefill_s))
 		return 0;
-	return prefill_surcharge(f, sp->start + sp->prefill_s - t);
+	return prefill_surcharge(f, r, sp->start + sp->prefill_s - t);
+}
+
+/* power_cap: GPU-seconds of replica r's prefill still ahead of time t
+ * (booked ahead with the surcharge, book_prefill). */
+static double prefill_gpu_s_pending(const fleet *f, const replica *r, double t)
+{
+	const span *sp = span_at(r, t);
+	if (r->span_kind != SPAN_RUN || !(t < sp->start + sp->prefill_s))
+		return 0;
+	return (sp->start + sp->prefill_s - t) * f->replica_gpus;
 }
 
 static void waiting_add(fleet *f, double now, int d)

@@ -41,12 +41,20 @@ static int slot_new(fleet *f)
 		if (!h)
 			return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
 		f->free_heap = h;
+		if (f->batch_power) {
+			double *x = realloc(f->slot_extra_w, (size_t)n * sizeof *x);
+			if (!x)
+				return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
+			f->slot_extra_w = x;
+		}
 		f->slot_capacity = n;
 	}
 	if (!ag_grow(f, f->slot_count + 1))
 		return aiwi_err(f->sim, AIW_ENOMEM, "out of memory");
 	replica *r = &f->replicas[f->slot_count];
 	memset(r, 0, sizeof *r);
+	if (f->batch_power)
+		f->slot_extra_w[f->slot_count] = 0;
 	double first = (double)f->slot_count * f->replica_gpus;
 	r->first_rack = (uint32_t)(first / f->gpus_per_rack);
 	r->last_rack = (uint32_t)((first + f->replica_gpus - 1) / f->gpus_per_rack);

@@ -369,6 +369,15 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 	for (int i = 0; i < 2 * AIWI_IT_NTERMS; i++)
 		if (aiwi_pset(c, P_ITER_COEF + i))
 			beta[i / AIWI_IT_NTERMS][i % AIWI_IT_NTERMS] = aiwi_p(c, P_ITER_COEF + i);
+	/* power_cap: a phase's compute terms run at its clock factor (1 below
+	 * the cap), its memory, communication and host terms as they are
+	 * (serving.c, cap_setup) */
+	if (f->capped)
+		for (int ph = 0; ph < AIWI_PH_N; ph++) {
+			double clk = ph == AIWI_PH_PREFILL ? f->clock_prefill : f->clock_decode;
+			beta[ph][AIWI_IT_GEMM] /= clk;
+			beta[ph][AIWI_IT_ATTN] /= clk;
+		}
 	aiwi_iter_affine x[AIWI_IT_NTERMS];
 	double *k = f->iter_prefill, c0, cm, cu, cv;
 	aiwi_iter_terms(AIWI_PH_PREFILL, &s, &h, x);

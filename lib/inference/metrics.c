@@ -162,6 +162,25 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	{"chunks_per_prompt_mean", "  chunks per prompt (mean)", "1", AIW_METRIC_RATIO,
 	 "chunked_prefill: prefill chunks per prompt prefilled to its end (not a number without "
 	 "chunked prefill)", NULL, NULL, NULL, NULL},
+	{"power_capped_gpu_hours", "Power cap: GPU-hours throttled", "h", 0,
+	 "power_cap: GPU-hours of the phases (prefill, decode) whose uncapped draw exceeds the cap, "
+	 "run at a lower clock and drawing the cap (not a number without power_cap)",
+	 NULL, NULL, NULL, NULL},
+	{"power_capped_share", "  share of the busy GPU-time", "1", AIW_METRIC_FRACTION,
+	 "power_cap: power_capped_gpu_hours / the busy GPU-hours (not a number without power_cap)",
+	 NULL, NULL, NULL, NULL},
+	{"clock_factor_mean", "  clock factor (mean over busy time)", "1", AIW_METRIC_RATIO,
+	 "power_cap: the clock over its uncapped value, averaged over the busy GPU-time (1: never "
+	 "throttled; not a number without power_cap)",
+	 NULL, NULL, NULL, NULL},
+	{"clock_factor_prefill", "  prefill's clock factor", "1", AIW_METRIC_RATIO,
+	 "power_cap: ((cap - floor) / (prefill_w - floor))^(1/3), 1 when prefill draws less than "
+	 "the cap (not a number without power_cap)",
+	 NULL, NULL, NULL, NULL},
+	{"clock_factor_decode", "  decode's clock factor", "1", AIW_METRIC_RATIO,
+	 "power_cap: ((cap - floor) / (decode_w - floor))^(1/3), 1 when decode draws less than the "
+	 "cap (not a number without power_cap)",
+	 NULL, NULL, NULL, NULL},
 	{"spec_tokens_per_step", "Speculative: tokens per verification", "1", AIW_METRIC_RATIO,
 	 "speculative: output tokens of a sequence per verification step, the accepted draft "
 	 "tokens and the target's own, in expectation (1 - a^(k+1)) / (1 - a) (not a number "

@@ -189,6 +189,43 @@ static uint32_t default_max_batch(const aiwi_comp *c, const aiwi_gpu_spec *g)
 	               : VLLM_MAX_NUM_SEQS;
 }
 
+/* power_cap: the power-performance law of a capped GPU.  Its power is a
+ * static floor s that the clock does not scale and a dynamic part that
+ * scales as f^3 (f the clock over its uncapped one: P_dyn ~ C V^2 f with
+ * the voltage following the clock), P(f) = s + (D - s) f^3 for a phase
+ * drawing D uncapped; under a cap c < D the clock falls to
+ * f = ((c - s) / (D - s))^(1/3) and the phase draws c.  Only the phase's
+ * compute-bound terms (GEMM, attention) take 1/f longer: HBM runs on its
+ * own clock, the links and the host are not slowed (fleet_timing.c); a
+ * phase drawing less than the cap keeps its clock.  The floor defaults to
+ * the GPU's idle_w.  doc/inference.md, "Power capping". */
+static aiw_status cap_setup(aiwi_comp *c, fleet *f)
+{
+	aiw_sim *sim = c->sim;
+	f->clock_prefill = f->clock_decode = 1;
+	f->capped = aiwi_pset(c, P_POWER_CAP);
+	if (!f->capped)
+		return AIW_OK;
+	f->cap_w = aiwi_p(c, P_POWER_CAP);
+	f->cap_floor_w = aiwi_pset(c, P_POWER_CAP_FLOOR) ? aiwi_p(c, P_POWER_CAP_FLOOR) : f->gpu.idle_w;
+	if (f->service_mode || (int)aiwi_p(c, P_TIMING) != TIMING_ITERATION)
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.power_cap needs timing = iteration and no service: the cap slows "
+		                "the iteration model's compute terms",
+		                c->prefix);
+	if (!(f->cap_floor_w < f->cap_w))
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.power_cap = %g W is not above its static floor power_cap_floor = "
+		                "%g W: the range is (power_cap_floor, 1e5] W",
+		                c->prefix, f->cap_w, f->cap_floor_w);
+	double s = f->cap_floor_w, cap = f->cap_w;
+	if (f->gpu.prefill_w > cap)
+		f->clock_prefill = cbrt((cap - s) / (f->gpu.prefill_w - s));
+	if (f->gpu.decode_w > cap)
+		f->clock_decode = cbrt((cap - s) / (f->gpu.decode_w - s));
+	return AIW_OK;
+}
+
 static aiw_status inference_start(aiwi_comp *c)
 {
 	aiwi_rng_exp_init();
@@ -292,8 +329,9 @@ static aiw_status inference_start(aiwi_comp *c)
 		                "trace): a turn's prompt is its conversation so far and a new message "
 		                "(here %s)",
 		                c->prefix, f->service_mode ? "service is set" : "traffic = trace");
+	f->batch_power = (int)aiwi_p(c, P_POWER_MODEL) == 1; /* (below) */
 	f->eager = eager_possible(f);
-	if ((st = timing_setup(c, f)) != AIW_OK)
+	if ((st = cap_setup(c, f)) != AIW_OK || (st = timing_setup(c, f)) != AIW_OK)
 		return st;
 	f->attn_flops_sq = 2 * aiwi_p(c, P_LAYERS) * timing_hidden(c, f->model_params);
 	/* the FLOP figures are FLOPs over the fleet's peak; attention runs at
@@ -315,6 +353,44 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->watts[PH_IDLE] = f->gpu.idle_w + ovh;
 	f->watts[PH_DECODE] = f->gpu.decode_w + ovh;
 	f->prefill_extra_w = f->gpu.prefill_w - f->gpu.decode_w;
+	if (f->capped) { /* every phase draws the cap at most (cap_setup) */
+		f->watts[PH_LOADING] = fmin(f->gpu.loading_w, f->cap_w) + ovh;
+		f->watts[PH_IDLE] = fmin(f->gpu.idle_w, f->cap_w) + ovh;
+		f->watts[PH_DECODE] = fmin(f->gpu.decode_w, f->cap_w) + ovh;
+		f->prefill_extra_w = fmin(f->gpu.prefill_w, f->cap_w) - fmin(f->gpu.decode_w, f->cap_w);
+	}
+	/* power_model = batch: the default levels are the ML.ENERGY Benchmark's
+	 * H100 decode power, about 300 W at a running batch of 1 and 600 W at
+	 * 128 (Chung et al., "The ML.ENERGY Benchmark: Toward Automated
+	 * Inference Energy Measurement and Optimization", NeurIPS 2025 Datasets
+	 * and Benchmarks, arXiv:2505.06371), as fractions 3/7 and 6/7 of its
+	 * 700 W prefill_w (TDP), carried to the other GPUs by their prefill_w
+	 * (an estimate: the benchmark measures H100 and B200) */
+	if (f->batch_power) {
+		if (f->service_mode)
+			return aiwi_err(sim, AIW_EINVAL,
+			                "%s.power_model = batch needs spans of a running batch: service "
+			                "must be unset",
+			                c->prefix);
+		f->bp_low = aiwi_pset(c, P_DECODE_POWER_LOW) ? aiwi_p(c, P_DECODE_POWER_LOW)
+		                                            : f->gpu.prefill_w * 3 / 7;
+		f->bp_high = aiwi_pset(c, P_DECODE_POWER_HIGH) ? aiwi_p(c, P_DECODE_POWER_HIGH)
+		                                              : f->gpu.prefill_w * 6 / 7;
+		f->bp_mid = log2(aiwi_p(c, P_DECODE_POWER_MID));
+		f->bp_base = f->capped ? fmin(f->gpu.decode_w, f->cap_w) : f->gpu.decode_w;
+		f->bp_width = aiwi_p(c, P_DECODE_POWER_WIDTH);
+		if (!(f->bp_high >= f->bp_low))
+			return aiwi_err(sim, AIW_EINVAL,
+			                "%s.decode_power_high = %g W is below decode_power_low = %g W: "
+			                "the range is [decode_power_low, 1e5] W",
+			                c->prefix, f->bp_high, f->bp_low);
+		if (f->capped && f->bp_high > f->cap_w)
+			return aiwi_err(sim, AIW_EINVAL,
+			                "%s.power_cap = %g W is below decode_power_high = %g W: a "
+			                "decode's slowdown by its batch under the cap is not modelled "
+			                "(power_model = batch takes a cap of at least decode_power_high)",
+			                c->prefix, f->cap_w, f->bp_high);
+	}
 
 	/* traffic */
 	aiwi_traffic_conf tc;
@@ -705,6 +781,22 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("spec_tokens_per_step", f->spec ? f->spec_E : NAN);
 	M("spec_verifications", f->spec ? iters / f->spec_E : NAN);
 	M("spec_draft_share", f->spec && f->spec_decode_s > 0 ? f->spec_draft_s / f->spec_decode_s : NAN);
+	/* power_cap: GPU-time at the cap (prefill's, decode's), the mean clock
+	 * factor over the busy GPU-time */
+	double pre = NAN, busy = c->busy_gpu_s;
+	if (f->capped) {
+		pre = aiwi_xsum_value(&f->prefill_gpu_s);
+		for (uint32_t i = 0; i < f->slot_count; i++)
+			pre -= prefill_gpu_s_pending(f, &f->replicas[i], t);
+	}
+	double thr = (f->clock_prefill < 1 ? pre : 0) + (f->clock_decode < 1 ? busy - pre : 0);
+	M("power_capped_gpu_hours", f->capped ? thr / 3600 : NAN);
+	M("power_capped_share", f->capped && busy > 0 ? thr / busy : NAN);
+	M("clock_factor_mean", f->capped && busy > 0
+	                               ? (f->clock_prefill * pre + f->clock_decode * (busy - pre)) / busy
+	                               : NAN);
+	M("clock_factor_prefill", f->capped ? f->clock_prefill : NAN);
+	M("clock_factor_decode", f->capped ? f->clock_decode : NAN);
 	M("sessions_started", (double)f->sessions_started);
 	M("sessions_completed", (double)f->sessions_completed);
 	M("sessions_abandoned", (double)f->sessions_abandoned);
@@ -794,6 +886,8 @@ static void inference_destroy(aiwi_comp *c)
 	free(f->bucket_tail);
 	free(f->bucket_links);
 	free(f->racks);
+	free(f->rack_extra_w);
+	free(f->slot_extra_w);
 	free(f->tree);
 	free(f->end_keys);
 	free(f->end_out);

@@ -257,6 +257,48 @@ const aiwi_param_def aiwi_inference_params[] = {
 	[P_PROFILE_GPU] = {"profile_gpu", IP("profile_gpu"), AIW_PT_STRING, NULL, "", 0, 0, NULL,
 	                   AIW_PF_NONE,
 	                   "the profile's rows to fit: its hardware name (none: those of `gpu`)", 0},
+	[P_POWER_MODEL] = {"power_model", IP("power_model"), AIW_PT_ENUM, "constant", "", 0, 1,
+	                   "constant|batch", 0,
+	                   "a decoding GPU's power: constant, the catalog's decode_w whatever the "
+	                   "batch; batch, a logistic in log2 of the running batch from "
+	                   "decode_power_low to decode_power_high (the ML.ENERGY Benchmark's H100 "
+	                   "measurements; doc/inference.md); prefill draws the catalog's prefill_w "
+	                   "either way",
+	                   0},
+	[P_DECODE_POWER_LOW] = {"decode_power_low", IP("decode_power_low"), AIW_PT_POWER, NULL, "W",
+	                        0, 1e5, NULL, AIW_PF_NONE,
+	                        "power_model = batch: the decode power's low level, per GPU (none: "
+	                        "3/7 of the GPU's prefill_w, 300 W on an H100)",
+	                        0},
+	[P_DECODE_POWER_HIGH] = {"decode_power_high", IP("decode_power_high"), AIW_PT_POWER, NULL,
+	                         "W", 0, 1e5, NULL, AIW_PF_NONE,
+	                         "power_model = batch: the decode power's high level, per GPU, at "
+	                         "least decode_power_low (none: 6/7 of the GPU's prefill_w, 600 W on "
+	                         "an H100)",
+	                         0},
+	[P_DECODE_POWER_MID] = {"decode_power_mid_batch", IP("decode_power_mid_batch"), AIW_PT_REAL,
+	                        "16", "1", 1, 1e6, NULL, 0,
+	                        "power_model = batch: the running batch at the curve's midpoint, "
+	                        "halfway between its levels",
+	                        0},
+	[P_DECODE_POWER_WIDTH] = {"decode_power_width", IP("decode_power_width"), AIW_PT_REAL, "1",
+	                          "1", 0.01, 100, NULL, 0,
+	                          "power_model = batch: the curve's scale in doublings of the batch "
+	                          "(from the midpoint, e^-1 of the way to a level per width)",
+	                          0},
+	[P_POWER_CAP] = {"power_cap", IP("power_cap"), AIW_PT_POWER, NULL, "W", 1, 1e5, NULL,
+	                 AIW_PF_NONE,
+	                 "a power cap per GPU (nvidia-smi -pl; none: uncapped): a phase drawing "
+	                 "more runs its clock at f = ((cap - floor) / (draw - floor))^(1/3) and "
+	                 "draws the cap, its compute terms (GEMM, attention) 1/f longer, its memory, "
+	                 "communication and host terms as they were (timing = iteration; "
+	                 "doc/inference.md, \"Power capping\")",
+	                 0},
+	[P_POWER_CAP_FLOOR] = {"power_cap_floor", IP("power_cap_floor"), AIW_PT_POWER, NULL, "W",
+	                       0, 1e5, NULL, AIW_PF_NONE,
+	                       "power_cap: the static power that the clock does not scale, below "
+	                       "the cap (none: the GPU's idle_w)",
+	                       0},
 	[P_ITER_COEF + 0] = {"prefill.overhead", IP("prefill.overhead"), AIW_PT_REAL, NULL, "s", -1e9, 1e9,
 	                       NULL, AIW_PF_NONE,
 	                       "timing = iteration, prefill: fixed cost of an iteration (scheduling, launches) (none: the profile's fit, else the datasheet)",
@@ -324,6 +366,10 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"mfu", "timing=roofline"},
 	{"mem_bw_efficiency", "timing=roofline"},
 	{"max_num_batched_tokens", "chunked_prefill=on"},
+	{"decode_power_low", "power_model=batch"},
+	{"decode_power_high", "power_model=batch"},
+	{"decode_power_mid_batch", "power_model=batch"},
+	{"decode_power_width", "power_model=batch"},
 	{"speculative_tokens", "speculative=draft|heads"},
 	{"acceptance_rate", "speculative=draft|heads"},
 	{"draft_params", "speculative=draft"},

@@ -70,6 +70,13 @@ enum {
 	P_ACT_BITS,
 	P_PROFILE,
 	P_PROFILE_GPU,
+	P_POWER_MODEL,
+	P_DECODE_POWER_LOW,
+	P_DECODE_POWER_HIGH,
+	P_DECODE_POWER_MID,
+	P_DECODE_POWER_WIDTH,
+	P_POWER_CAP,
+	P_POWER_CAP_FLOOR,
 	P_ITER_COEF,                               /* 2 phases x 6 terms (iteration.h's order) */
 	P_COST = P_ITER_COEF + 12,                 /* AIW_COST_NPARAMS entries */
 	P_TOKEN_PRICE = P_COST + AIW_COST_NPARAMS, /* AIW_TOKEN_PRICE_NPARAMS entries */

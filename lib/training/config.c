@@ -381,6 +381,11 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 	k->ar_ranks = k->N;
 	if (!aiwi_pset(c, P_LAYERS) && (st = check_layout_unused(c)) != AIW_OK)
 		return st;
+	if (aiwi_pset(c, P_LAYERS) && aiwi_pset(c, P_POWER_CAP))
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.power_cap needs the mfu or step_compute model (layers unset): the "
+		                "layout model's element-wise kernels are memory-bound",
+		                c->prefix);
 	if (aiwi_pset(c, P_LAYERS)) {
 		if ((st = derive_layout(c, k)) != AIW_OK)
 			return st;
@@ -397,6 +402,30 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 	if (!(k->t_c > 0 && isfinite(k->t_c)))
 		return aiwi_err(sim, AIW_ERANGE, "%s: step compute time %g s is not a positive finite time",
 		                c->prefix, k->t_c);
+	/* power_cap: the serving fleet's law (lib/inference/serving.c,
+	 * cap_setup): compute drawing compute_w above the cap c runs at
+	 * f = ((c - s) / (compute_w - s))^(1/3) and draws c, s the static floor;
+	 * the whole compute time of this model is FLOP-bound (6 P tokens / (N
+	 * peak mfu), or step_compute), so it takes 1/f longer; the collectives
+	 * keep their time, every phase draws the cap at most */
+	k->clock = 1;
+	if (aiwi_pset(c, P_POWER_CAP)) {
+		double cap = aiwi_p(c, P_POWER_CAP);
+		double s = aiwi_pset(c, P_POWER_CAP_FLOOR) ? aiwi_p(c, P_POWER_CAP_FLOOR) : k->g.idle_w;
+		if (!(s < cap))
+			return aiwi_err(sim, AIW_EINVAL,
+			                "%s.power_cap = %g W is not above its static floor power_cap_floor = "
+			                "%g W: the range is (power_cap_floor, 1e5] W",
+			                c->prefix, cap, s);
+		if (k->g.compute_w > cap) {
+			k->clock = cbrt((cap - s) / (k->g.compute_w - s));
+			k->t_c /= k->clock;
+		}
+		k->g.compute_w = fmin(k->g.compute_w, cap);
+		k->g.comm_w = fmin(k->g.comm_w, cap);
+		k->g.idle_w = fmin(k->g.idle_w, cap);
+		k->g.loading_w = fmin(k->g.loading_w, cap);
+	}
 	if (!k->layout && (st = check_dp_memory(c, k, params)) != AIW_OK)
 		return st;
 	if (!k->layout) {

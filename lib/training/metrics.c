@@ -61,6 +61,7 @@ void aiwi_training_finish(aiwi_comp *c, double t)
 	M("goodput", wall > 0 ? useful / wall : NAN);
 	M("ettr", wall > 0 ? (compute + wait + comm + bubble) / wall : NAN);
 	M("straggler_slowdown", T->steps_exec > 0 ? T->step_sum / T->base_sum : NAN);
+	M("clock_factor", aiwi_pset(c, P_POWER_CAP) ? k->clock : NAN);
 	M("wall_s", wall);
 	M("compute_s", compute);
 	M("exposed_comm_s", comm);
@@ -153,6 +154,10 @@ const aiwi_metric_def aiwi_training_metrics[] = {
 	 "per-GPU compute time of one step without jitter", NULL, NULL, NULL, NULL},
 	{"straggler_slowdown", "Straggler slowdown", "1", AIW_METRIC_HEADLINE | AIW_METRIC_RATIO,
 	 "mean step time / step time without jitter and slow parts", NULL, NULL, NULL, NULL},
+	{"clock_factor", "Power cap: compute clock factor", "1", AIW_METRIC_RATIO,
+	 "power_cap: ((cap - floor) / (compute_w - floor))^(1/3), the compute's clock over its "
+	 "uncapped one (1 when compute draws less than the cap; not a number without power_cap)",
+	 NULL, NULL, NULL, NULL},
 	{"wall_s", "Wall time", "s", 0,
 	 "time the job ran", NULL, NULL, NULL, NULL},
 	{"compute_s", "  compute", "s", 0,

@@ -142,6 +142,18 @@ const aiwi_param_def aiwi_training_params[P_NPARAMS] = {
 	                    "or _file) or the carbon intensity (site.carbon_intensity_daily or "
 	                    "_file) over the job",
 	                    0},
+	[P_POWER_CAP] = {"power_cap", "training.NAME.power_cap", AIW_PT_POWER, NULL, "W", 1, 1e5,
+	                 NULL, AIW_PF_NONE,
+	                 "a power cap per GPU (none: uncapped): above it the compute runs at clock "
+	                 "f = ((cap - floor) / (compute_w - floor))^(1/3), its time 1/f longer, "
+	                 "drawing the cap; communication keeps its time (the mfu or step_compute "
+	                 "model, layers unset: its compute is all FLOP-bound)",
+	                 0},
+	[P_POWER_CAP_FLOOR] = {"power_cap_floor", "training.NAME.power_cap_floor", AIW_PT_POWER,
+	                       NULL, "W", 0, 1e5, NULL, AIW_PF_NONE,
+	                       "power_cap: the static power that the clock does not scale, below "
+	                       "the cap (none: the GPU's idle_w)",
+	                       0},
 	AIW_COST_PARAM_DEFS("training"),
 #define TK(k) "training.NAME." k
 #define NONE AIW_PF_NONE

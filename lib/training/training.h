@@ -99,6 +99,8 @@ enum {
 	P_MEM_CHECK,
 	P_START_WINDOW,
 	P_START_POLICY,
+	P_POWER_CAP,
+	P_POWER_CAP_FLOOR,
 	P_COST,
 	/* the layout model: from P_LAYOUT_FIRST to the end, read only when
 	 * `layers` is set (refused otherwise, config.c) */
@@ -152,6 +154,7 @@ typedef struct aiwi_tcfg {
 	double n_fast, n_slow, slow_factor;
 	double mu;          /* E[M], clamped at 0 */
 	double t_c;         /* nominal per-GPU compute time of a step (s) */
+	double clock;       /* power_cap: the compute's clock factor (1 uncapped) */
 	double grad_bytes;  /* S, bytes all-reduced per step */
 	double t_comm;      /* all-reduce time, degraded links included (s) */
 	double e;           /* exposed communication (s) */
