@@ -778,7 +778,8 @@ AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *profile, size_t row, cons
 /* ---- serving plan (lib/studies/plan.c) ---- */
 /* The cheapest configuration of one [inference NAME] fleet of a scenario
  * that meets P99 TTFT and TPOT limits under caps: a search over gpu x
- * gpus_per_replica x weight_bits x max_batch x replicas (each axis the
+ * gpus_per_replica x weight_bits x max_batch x pp x spot_fraction x
+ * max_num_batched_tokens x target x replicas (each axis the
  * scenario's value unless aiw_plan_grid gives values), the fleet's traffic
  * and the rest of the scenario as written, its autoscaler off.  Per
  * combination of the first four axes: the fleet's start check (memory),

@@ -2,16 +2,24 @@
  * plan.c - aiw_plan_*: the serving plan, the cheapest configuration of one
  * inference fleet of a scenario that meets its service levels under caps.
  *
- * The grid: gpu x gpus_per_replica x weight_bits x max_batch x replicas
- * (each axis the scenario's own value unless given), the fleet's other
- * parameters, its traffic and the rest of the scenario as written, the
- * fleet's autoscaler off (the plan sizes `replicas`).  A candidate is
+ * The grid: gpu x gpus_per_replica x weight_bits x max_batch x pp x
+ * spot_fraction x max_num_batched_tokens x target x replicas (each axis the
+ * scenario's own value unless given), the fleet's other parameters, its
+ * traffic and the rest of the scenario as written, the fleet's autoscaler
+ * off (the plan sizes `replicas`) unless the target axis is given: then
+ * the autoscaler stays, target is set on the parameter it reads
+ * (target_utilization or target_value), replicas on max_replicas, and
+ * every count of a combination is simulated (no bisection, no load bound:
+ * an autoscaled fleet need not be monotone in its cap).  A candidate is
  * feasible when the means over its replications of the fleet's P99 TTFT and
  * P99 TPOT (the fleet's ttft_p99_s and tpot_p99_s metrics) are within the
- * limits, its GPUs within max_gpus and the site's peak power
- * (site.power_peak_w) within power_budget.
+ * limits (with `attainment` a set: when the one-sided Clopper-Pearson lower
+ * bound at `confidence` of the share of its replications whose own P99s
+ * met both limits is at least a; aiwi_plan_attainment_lcb), its GPUs
+ * within max_gpus and the site's peak power (site.power_peak_w) within
+ * power_budget.
  *
- * The search, per combination of the first four axes (in grid order, the
+ * The search, per combination of the axes but replicas (in grid order, the
  * last axis varying fastest):
  *   1. memory: one zero-length run of the combination at the smallest
  *      replica count; the fleet's start check refuses weights plus the

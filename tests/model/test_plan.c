@@ -916,7 +916,7 @@ END_TEST
 
 /* The decision on a hand-worked case: 30 replications, attainment 0.9 at
  * 95%: 30 of 30 runs bound it at 0.05^(1/30) = 0.90497 >= 0.9, 29 of 30 at
- * 0.8498 (the k = n - 1 bound) < 0.9, so a count is feasible exactly when
+ * 0.8514 (the k = n - 1 bound) < 0.9, so a count is feasible exactly when
  * all 30 of its runs meet the limit.  Brute force over replicas 1..5 at
  * the 30 seeds: the plan's row is the smallest count whose runs all met
  * it; its met share is 1 and its bound 0.05^(1/30).  Too few replications
