@@ -820,7 +820,7 @@ static void note_miss(miss *m, double value, double limit, const cand *c, double
 		         c->v[AX_REPLICAS], gpus);
 }
 
-/* One combination of the first four axes (index ci in grid order), on the
+/* One combination of the axes but replicas (index ci in grid order), on the
  * worker's copy of the plan p (its own stats and message), into res. */
 typedef struct combo_res {
 	aiw_status st;
@@ -832,6 +832,19 @@ typedef struct combo_res {
 	miss slo, pow;
 	plan_row row;
 } combo_res;
+
+/* the latency miss of a candidate c with columns m, the closer limit */
+static void note_slo_miss(const aiw_plan *p, combo_res *res, const double *m, const cand *c)
+{
+	double rt = isfinite(p->ttft) ? m[AIW_PLAN_TTFT_P99_S] / p->ttft : 0;
+	double rp = isfinite(p->tpot) ? m[AIW_PLAN_TPOT_P99_S] / p->tpot : 0;
+	if (!(rt == rt) || rt >= rp || !(rp == rp))
+		note_miss(&res->slo, m[AIW_PLAN_TTFT_P99_S], p->ttft, c, m[AIW_PLAN_GPUS]);
+	else
+		note_miss(&res->slo, m[AIW_PLAN_TPOT_P99_S], p->tpot, c, m[AIW_PLAN_GPUS]);
+	if (!isfinite(res->slo.limit) || !(res->slo.ratio == res->slo.ratio))
+		res->slo.ratio = INFINITY;
+}
 
 static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *ev,
                             combo_res *res)
@@ -877,17 +890,8 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	if ((st = evaluate(p, &c, tp, &ev[hi_i - 1])) != AIW_OK)
 		return st;
 	size_t found = SIZE_MAX;
-	if (!ev[hi_i - 1].slo_ok) {
-		const double *m = ev[hi_i - 1].m;
-		double rt = isfinite(p->ttft) ? m[AIW_PLAN_TTFT_P99_S] / p->ttft : 0;
-		double rp = isfinite(p->tpot) ? m[AIW_PLAN_TPOT_P99_S] / p->tpot : 0;
-		if (!(rt == rt) || rt >= rp || !(rp == rp))
-			note_miss(&res->slo, m[AIW_PLAN_TTFT_P99_S], p->ttft, &c, m[AIW_PLAN_GPUS]);
-		else
-			note_miss(&res->slo, m[AIW_PLAN_TPOT_P99_S], p->tpot, &c, m[AIW_PLAN_GPUS]);
-		if (!isfinite(res->slo.limit) || !(res->slo.ratio == res->slo.ratio)) {
-			res->slo.ratio = INFINITY;
-		}
+	if (!ev[hi_i - 1].slo_ok && !p->ax[AX_TARGET]) {
+		note_slo_miss(p, res, ev[hi_i - 1].m, &c);
 	} else if (p->ax[AX_TARGET]) {
 		/* an autoscaling fleet: every count simulated (its cost and
 		 * latencies need not be monotone in max_replicas); the best count
@@ -900,9 +904,11 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 				if ((st = evaluate(p, &c, tp, &ev[j])) != AIW_OK)
 					break;
 			}
-			if (!ev[j].slo_ok)
-				continue;
 			const double *m = ev[j].m;
+			if (!ev[j].slo_ok) {
+				note_slo_miss(p, res, m, &c);
+				continue;
+			}
 			if (m[AIW_PLAN_POWER_PEAK_W] <= p->power_budget) {
 				if (best == SIZE_MAX || m[AIW_PLAN_OBJECTIVE] < ev[best].m[AIW_PLAN_OBJECTIVE])
 					best = j;
@@ -914,6 +920,8 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 		if (st != AIW_OK)
 			return st;
 		found = best != SIZE_MAX ? best : lowp;
+		if (found != SIZE_MAX)
+			res->slo = (miss){0}; /* a count met the limits */
 	} else {
 		size_t lo = SIZE_MAX, hi = hi_i - 1; /* lo: largest known failing (none) */
 		/* the load bound: counts whose offline capacity is below the
