@@ -1161,8 +1161,13 @@ static aiw_status check_new_settings(aiw_plan *p)
 		            "aiw_plan_run: train_tokens = %g applies to a training plan ([training "
 		            "NAME]); %s is a fleet",
 		            p->train_tokens, p->px);
-	if (isfinite(p->attainment)) {
-		double best = aiwi_plan_attainment_lcb(p->reps, p->reps, p->confidence);
+	/* the search's replications, and the re-check's (its criterion is the
+	 * search's at further seeds) */
+	for (int k = 0; k < 2 && isfinite(p->attainment); k++) {
+		size_t n = k ? p->recheck_reps : p->reps;
+		if (k && p->recheck == 0)
+			break;
+		double best = aiwi_plan_attainment_lcb(n, n, p->confidence);
 		if (best < p->attainment) {
 			/* (1 - c)^(1/n) >= a: n >= ln(1 - c) / ln(a) */
 			double need = ceil(log(1 - p->confidence) / log(p->attainment));
@@ -1171,9 +1176,10 @@ static aiw_status check_new_settings(aiw_plan *p)
 				need++;
 			return aiwi_plan_err(p, AIW_EINVAL,
 			            "aiw_plan_run: attainment = %g at confidence = %g cannot be shown "
-			            "with replications = %zu (every run meeting the limits bounds it "
-			            "at %.6g): replications from %.0f to %d",
-			            p->attainment, p->confidence, p->reps, best, need, MAX_REPS);
+			            "with %s = %zu (every run meeting the limits bounds it at %.6g): "
+			            "%s from %.0f to %d",
+			            p->attainment, p->confidence, k ? "recheck_replications" : "replications",
+			            n, best, k ? "recheck_replications" : "replications", need, MAX_REPS);
 		}
 	}
 	if (!p->ax[AX_MNBT] && !p->ax[AX_TARGET])

@@ -970,6 +970,17 @@ START_TEST(attainment_decision_hand_worked)
 	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL);
 	ck_assert_msg(strstr(aiw_plan_errmsg(p), "replications from 29"), "%s", aiw_plan_errmsg(p));
 	aiw_plan_free(p);
+	/* so can the re-check's 10 (its criterion is the search's) */
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.12"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "attainment", "0.9"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "replications", "30"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "recheck", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..5"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "recheck_replications from 29"), "%s",
+	              aiw_plan_errmsg(p));
+	aiw_plan_free(p);
 	/* settings out of range: named with the value and the range */
 	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
 	ck_assert_int_eq(aiw_plan_set(p, "attainment", "1"), AIW_ERANGE);
