@@ -3,14 +3,16 @@
  * of the same grid: candidates pruned and simulated, CPU time of each, and
  * a check that both find the same optimum.
  *
- *   bench/plan [MAX_REPLICAS] [OBJECTIVE] [JOBS]   (defaults: 128, gpus, 1)
+ *   bench/plan [MAX_REPLICAS] [OBJECTIVE] [JOBS] [PP]   (defaults: 128, gpus, 1, 1)
  *
  * Workload: one 70e9-parameter fleet, Poisson traffic at 40 requests/s
  * (prompts lognormal, median 1024 tokens; outputs median 256), 2 simulated
  * minutes per candidate, P99 TTFT <= 1 s and P99 TPOT <= 100 ms; grid GPU
  * (H100-SXM, H200, A100-80GB, L40S, MI300X) x gpus_per_replica (1, 2, 4,
  * 8) x weight_bits (8, 16) x replicas (1 .. MAX_REPLICAS): 5,120
- * candidates at the default.  The exhaustive sweep runs every candidate
+ * candidates at the default; PP, a comma-separated list of pipeline
+ * degrees (e.g. 1,2), adds the pp axis (bench/plan 64 gpus 1 1,2: 5,120
+ * candidates, 5 x 4 x 2 x 2 x 64).  The exhaustive sweep runs every candidate
  * (those the fleet's start check refuses cost a refused start) through the
  * public API and takes the feasible one of least objective.  CPU time is
  * the process's (CLOCK_PROCESS_CPUTIME_ID); the exhaustive sweep runs in
@@ -51,10 +53,20 @@ int main(int argc, char **argv)
 	int maxr = argc > 1 ? atoi(argv[1]) : 128;
 	const char *obj = argc > 2 ? argv[2] : "gpus";
 	const char *jobs = argc > 3 ? argv[3] : "1";
-	if (maxr < 1 || maxr > 100000) {
-		fprintf(stderr, "usage: bench/plan [MAX_REPLICAS] [OBJECTIVE]\n");
+	const char *pps = argc > 4 ? argv[4] : NULL;
+	char ppbuf[64], *pp[8];
+	size_t npp = 0;
+	if (pps) {
+		snprintf(ppbuf, sizeof ppbuf, "%s", pps);
+		for (char *t = strtok(ppbuf, ","); t && npp < 8; t = strtok(NULL, ","))
+			pp[npp++] = t;
+	}
+	if (maxr < 1 || maxr > 100000 || (pps && npp == 0)) {
+		fprintf(stderr, "usage: bench/plan [MAX_REPLICAS] [OBJECTIVE] [JOBS] [PP,PP...]\n");
 		return 2;
 	}
+	if (npp == 0)
+		pp[npp++] = NULL;
 	char rr[32];
 	snprintf(rr, sizeof rr, "1..%d", maxr);
 	/* the plan */
@@ -69,7 +81,8 @@ int main(int argc, char **argv)
 	    aiw_plan_set(p, "objective", obj) || aiw_plan_set(p, "jobs", jobs) ||
 	    aiw_plan_grid(p, "gpu", "H100-SXM,H200,A100-80GB,L40S,MI300X") ||
 	    aiw_plan_grid(p, "gpus_per_replica", "1,2,4,8") || aiw_plan_grid(p, "weight_bits", "8,16") ||
-	    aiw_plan_grid(p, "replicas", rr) || aiw_plan_run(p)) {
+	    (pps && aiw_plan_grid(p, "pp", pps)) || aiw_plan_grid(p, "replicas", rr) ||
+	    aiw_plan_run(p)) {
 		fprintf(stderr, "plan: %s\n", aiw_plan_errmsg(p));
 		return 1;
 	}
@@ -88,6 +101,7 @@ int main(int argc, char **argv)
 	for (size_t g = 0; g < NG; g++)
 		for (size_t t = 0; t < NT; t++)
 			for (size_t b = 0; b < NB; b++)
+				for (size_t q = 0; q < npp; q++)
 				for (int r = 1; r <= maxr; r++) {
 					aiw_sim *sim;
 					char rs[16];
@@ -98,6 +112,7 @@ int main(int argc, char **argv)
 					    aiw_sim_set(sim, "inference.chat.gpu", GPUS[g]) ||
 					    aiw_sim_set(sim, "inference.chat.gpus_per_replica", TPS[t]) ||
 					    aiw_sim_set(sim, "inference.chat.weight_bits", BITS[b]) ||
+					    (pp[q] && aiw_sim_set(sim, "inference.chat.pp", pp[q])) ||
 					    aiw_sim_set(sim, "inference.chat.replicas", rs)) {
 						fprintf(stderr, "exhaustive: %s\n", aiw_sim_errmsg(sim));
 						return 1;
@@ -115,9 +130,9 @@ int main(int argc, char **argv)
 					aiw_sim_free(sim);
 				}
 	double c2 = bench_clock_s(CLOCK_PROCESS_CPUTIME_ID), w2 = bench_clock_s(CLOCK_MONOTONIC);
-	printf("serving plan, objective %s, %zu candidates (5 GPUs x 4 TP x 2 precisions x %d "
-	       "replica counts)\n",
-	       obj, s[AIW_PLAN_STAT_CANDIDATES], maxr);
+	printf("serving plan, objective %s, %zu candidates (5 GPUs x 4 TP x 2 precisions x %zu "
+	       "pp x %d replica counts)\n",
+	       obj, s[AIW_PLAN_STAT_CANDIDATES], npp, maxr);
 	printf("  plan: pruned %zu by memory, %zu by the GPU cap, %zu by the load bound, %zu by "
 	       "the bisection; simulated %zu (%zu runs, the offline measurements included); rows "
 	       "%zu\n",

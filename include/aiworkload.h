@@ -778,7 +778,8 @@ AIW_EXPORT aiw_status aiw_profile_predict(aiw_profile *profile, size_t row, cons
 /* ---- serving plan (lib/studies/plan.c) ---- */
 /* The cheapest configuration of one [inference NAME] fleet of a scenario
  * that meets P99 TTFT and TPOT limits under caps: a search over gpu x
- * gpus_per_replica x weight_bits x max_batch x replicas (each axis the
+ * gpus_per_replica x weight_bits x max_batch x pp x spot_fraction x
+ * max_num_batched_tokens x target x replicas (each axis the
  * scenario's value unless aiw_plan_grid gives values), the fleet's traffic
  * and the rest of the scenario as written, its autoscaler off.  Per
  * combination of the first four axes: the fleet's start check (memory),
@@ -822,7 +823,14 @@ enum {
 	AIW_PLAN_RECHECK_TPOT_P99_CI95 = 18,
 	AIW_PLAN_RECHECK_MET_SHARE = 19, /* share of its runs whose P99s both met the limits */
 	AIW_PLAN_RECHECK_OK = 20,        /* 1: the re-check's means meet the limits, 0: not */
-	AIW_PLAN_NCOLUMNS = 21
+	AIW_PLAN_PP = 21,                /* pipeline stages of a replica */
+	AIW_PLAN_SPOT_FRACTION = 22,     /* share of the replicas on spot capacity */
+	AIW_PLAN_MAX_NUM_BATCHED_TOKENS = 23, /* NaN: chunked prefill off (or the default) */
+	AIW_PLAN_AUTOSCALER_TARGET = 24, /* the target the autoscaler reads; NaN: none */
+	AIW_PLAN_MET_SHARE = 25,         /* share of the search's runs whose P99s both met the limits */
+	AIW_PLAN_ATTAINMENT_LCB = 26,    /* its one-sided Clopper-Pearson lower bound at the
+	                                  * plan's confidence (NaN: no attainment set) */
+	AIW_PLAN_NCOLUMNS = 27
 };
 /* Columns of aiw_plan_row for a [training NAME] job (the layout search). */
 enum {
@@ -837,7 +845,13 @@ enum {
 	AIW_PLAN_T_STEP_TIME_S = 8,    /* the layout model's step_time_model_s */
 	AIW_PLAN_T_MEMORY_PER_GPU_BYTES = 9,
 	AIW_PLAN_T_MFU = 10,           /* mfu_model */
-	AIW_PLAN_T_NCOLUMNS = 11
+	/* train_tokens set (else NaN): failures at the job's gpus / gpu_mtbf */
+	AIW_PLAN_T_TRAIN_SOLVE_S = 11, /* train_tokens / tokens_per_s, no failure */
+	AIW_PLAN_T_CKPT_YOUNG_S = 12,  /* Young 1974: sqrt(2 C M) */
+	AIW_PLAN_T_CKPT_INTERVAL_S = 13, /* the interval the job uses (auto: Daly 2006) */
+	AIW_PLAN_T_TRAIN_TIME_S = 14,  /* Daly 2006's expected wall time at that interval */
+	AIW_PLAN_T_TRAIN_COST_USD = 15, /* the expected time at the job's cost per second */
+	AIW_PLAN_T_NCOLUMNS = 16
 };
 /* Counts of aiw_plan_stats. */
 enum {
@@ -870,15 +884,25 @@ AIW_EXPORT const char *aiw_plan_errmsg(const aiw_plan *plan);
  * default 1), recheck (0 to 1000, default 0: the ranked rows are run
  * again, in order, at recheck_replications further seeds until that many
  * pass or four times as many were examined; AIW_PLAN_RECHECK_* columns),
- * recheck_replications (2 to 1000, default 10), seed (the first
+ * recheck_replications (2 to 1000, default 10), attainment (0 to 1
+ * exclusive, default none: a row is feasible when the one-sided
+ * Clopper-Pearson lower bound, at `confidence`, of the share of its
+ * replications whose own P99s met the limits is at least this, instead of
+ * the means meeting them), confidence (0.5 to 1 exclusive, default 0.95),
+ * train_tokens (a training plan: tokens to train, 1 to 1e18; each row gets
+ * its expected time and cost with failures and checkpoints,
+ * AIW_PLAN_T_TRAIN_*), seed (the first
  * replication's sim.seed; default the
  * scenario's), jobs (threads, 0 to 1024, 0: one per online processor;
  * default 1); a key with a '.' is a scenario parameter set in every
  * candidate ("sim.duration", "30min"). */
 AIW_EXPORT aiw_status aiw_plan_set(aiw_plan *plan, const char *key, const char *value);
 /* Values of an axis: param one of gpu, gpus_per_replica, weight_bits,
- * max_batch, replicas (required); comma-separated values, integer ranges
- * A..B expanded. */
+ * max_batch, pp, spot_fraction (the fleet's spot share), max_num_batched_tokens
+ * (chunked prefill on), target (the autoscaler's target_utilization or
+ * target_value, whichever its metric reads; the fleet must autoscale:
+ * replicas then sets max_replicas and every count is simulated), replicas
+ * (required); comma-separated values, integer ranges A..B expanded. */
 AIW_EXPORT aiw_status aiw_plan_grid(aiw_plan *plan, const char *param, const char *values_csv);
 /* Run the search (once). */
 AIW_EXPORT aiw_status aiw_plan_run(aiw_plan *plan);

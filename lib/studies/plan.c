@@ -2,16 +2,24 @@
  * plan.c - aiw_plan_*: the serving plan, the cheapest configuration of one
  * inference fleet of a scenario that meets its service levels under caps.
  *
- * The grid: gpu x gpus_per_replica x weight_bits x max_batch x replicas
- * (each axis the scenario's own value unless given), the fleet's other
- * parameters, its traffic and the rest of the scenario as written, the
- * fleet's autoscaler off (the plan sizes `replicas`).  A candidate is
+ * The grid: gpu x gpus_per_replica x weight_bits x max_batch x pp x
+ * spot_fraction x max_num_batched_tokens x target x replicas (each axis the
+ * scenario's own value unless given), the fleet's other parameters, its
+ * traffic and the rest of the scenario as written, the fleet's autoscaler
+ * off (the plan sizes `replicas`) unless the target axis is given: then
+ * the autoscaler stays, target is set on the parameter it reads
+ * (target_utilization or target_value), replicas on max_replicas, and
+ * every count of a combination is simulated (no bisection, no load bound:
+ * an autoscaled fleet need not be monotone in its cap).  A candidate is
  * feasible when the means over its replications of the fleet's P99 TTFT and
  * P99 TPOT (the fleet's ttft_p99_s and tpot_p99_s metrics) are within the
- * limits, its GPUs within max_gpus and the site's peak power
- * (site.power_peak_w) within power_budget.
+ * limits (with `attainment` a set: when the one-sided Clopper-Pearson lower
+ * bound at `confidence` of the share of its replications whose own P99s
+ * met both limits is at least a; aiwi_plan_attainment_lcb), its GPUs
+ * within max_gpus and the site's peak power (site.power_peak_w) within
+ * power_budget.
  *
- * The search, per combination of the first four axes (in grid order, the
+ * The search, per combination of the axes but replicas (in grid order, the
  * last axis varying fastest):
  *   1. memory: one zero-length run of the combination at the smallest
  *      replica count; the fleet's start check refuses weights plus the
@@ -140,6 +148,18 @@ char *aiwi_plan_dupstr(const char *s)
 	return d;
 }
 
+/* The fleet parameter axis a sets: the axis's name, but the autoscaler's
+ * target parameter for `target` (target_value before the run, for the
+ * range check) and max_replicas for `replicas` when the fleet autoscales. */
+static const char *axis_param(const aiw_plan *p, size_t a)
+{
+	if (a == AX_TARGET)
+		return p->target_key[0] ? p->target_key : "target_value";
+	if (a == AX_REPLICAS && p->ax[AX_TARGET])
+		return "max_replicas";
+	return aiwi_plan_axis[a];
+}
+
 static void free_list(char **l, size_t n)
 {
 	for (size_t i = 0; l && i < n; i++)
@@ -207,6 +227,9 @@ aiw_status aiw_plan_create(aiw_plan **out, const char *scenario_path, const char
 	p->jobs = 1;
 	p->recheck = 0;
 	p->recheck_reps = 10;
+	p->attainment = NAN;
+	p->confidence = CI_LEVEL;
+	p->train_tokens = NAN;
 	*out = p;
 	return AIW_OK;
 }
@@ -299,6 +322,33 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 			p->recheck_reps = (size_t)v;
 		return st;
 	}
+	if (strcmp(key, "attainment") == 0 || strcmp(key, "confidence") == 0) {
+		bool att = key[0] == 'a';
+		if (att && strcmp(value, "none") == 0) {
+			p->attainment = NAN;
+			return AIW_OK;
+		}
+		double lo = att ? 0 : 0.5;
+		char err[256];
+		st = aiw_parse_value("real", value, &v, err, sizeof err);
+		if (st != AIW_OK)
+			return aiwi_plan_err(p, st, "aiw_plan_set: %s = '%s': %s (a value above %g and "
+			                            "below 1%s)",
+			                     key, value, err, lo, att ? ", or none" : "");
+		if (!(v > lo && v < 1))
+			return aiwi_plan_err(p, AIW_ERANGE,
+			                     "aiw_plan_set: %s = %g out of range: a value above %g and "
+			                     "below 1%s",
+			                     key, v, lo, att ? ", or none" : "");
+		*(att ? &p->attainment : &p->confidence) = v;
+		return AIW_OK;
+	}
+	if (strcmp(key, "train_tokens") == 0) {
+		st = parse_num(p, key, "real", value, 1, 1e18, false, true, &v);
+		if (st == AIW_OK)
+			p->train_tokens = isfinite(v) ? v : NAN;
+		return st;
+	}
 	if (strcmp(key, "jobs") == 0) {
 		st = parse_num(p, key, "int", value, 0, 1024, true, false, &v);
 		if (st == AIW_OK) {
@@ -355,8 +405,8 @@ aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
 	}
 	return aiwi_plan_err(p, AIW_EUNKNOWN,
 	            "aiw_plan_set: unknown key '%s' (ttft_p99, tpot_p99, objective, max_gpus, "
-	            "power_budget, replications, recheck, recheck_replications, seed, jobs, or a "
-	            "scenario parameter NAME.KEY)",
+	            "power_budget, replications, recheck, recheck_replications, attainment, "
+	            "confidence, train_tokens, seed, jobs, or a scenario parameter NAME.KEY)",
 	            key);
 }
 
@@ -392,7 +442,7 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 	if (a == NAXES)
 		return aiwi_plan_err(p, AIW_EUNKNOWN,
 		            "aiw_plan_grid: param '%s': one of gpu, gpus_per_replica, weight_bits, "
-		            "max_batch, replicas",
+		            "max_batch, pp, spot_fraction, max_num_batched_tokens, target, replicas",
 		            param);
 	char **l = NULL;
 	size_t n = 0;
@@ -441,7 +491,7 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 		st = aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
 	for (size_t i = 0; i < n && st == AIW_OK; i++) {
 		char name[340];
-		snprintf(name, sizeof name, "%s.%s", p->px, aiwi_plan_axis[a]);
+		snprintf(name, sizeof name, "%s.%s", p->px, a == AX_TARGET ? "target_value" : aiwi_plan_axis[a]);
 		if (a == AX_GPU) {
 			double d;
 			if (aiw_catalog_gpu_value(l[i], "mem_bytes", &d) != AIW_OK)
@@ -502,13 +552,13 @@ static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out
 	if (!(sim = aiwi_plan_scenario(p, &st)))
 		return st;
 	char name[400];
-	if (st == AIW_OK) {
+	if (st == AIW_OK && !p->ax[AX_TARGET]) {
 		snprintf(name, sizeof name, "%s.autoscaler", p->px);
 		st = aiw_sim_set(sim, name, "none");
 	}
 	for (size_t a = 0; a < NAXES && st == AIW_OK; a++)
 		if (c->v[a]) {
-			snprintf(name, sizeof name, "%s.%s", p->px, aiwi_plan_axis[a]);
+			snprintf(name, sizeof name, "%s.%s", p->px, axis_param(p, a));
 			st = aiw_sim_set(sim, name, c->v[a]);
 		}
 	uint64_t seed = 0;
@@ -598,8 +648,7 @@ static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, 
 	if (!x)
 		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
 	aiw_status st = AIW_OK;
-	if (met)
-		*met = 0;
+	size_t met_runs = 0;
 	for (size_t k = 0; k < reps && st == AIW_OK; k++) {
 		aiw_sim *sim;
 		if ((st = load_sim(p, c, k0 + k, &sim)) != AIW_OK)
@@ -613,9 +662,9 @@ static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, 
 			x[2 * reps + k] = aiwi_plan_metric(sim, NULL, "site.power_peak_w");
 			x[3 * reps + k] = aiwi_plan_metric(sim, NULL, "site.energy_kwh");
 			x[4 * reps + k] = aiwi_plan_metric(sim, p->px, "cost_per_mtok_blended_usd");
-			if (met && (!isfinite(p->ttft) || x[k] <= p->ttft) &&
+			if ((!isfinite(p->ttft) || x[k] <= p->ttft) &&
 			    (!isfinite(p->tpot) || x[reps + k] <= p->tpot))
-				(*met)++;
+				met_runs++;
 			if (k == 0) {
 				e->arrived = aiwi_plan_metric(sim, p->px, "requests_arrived");
 				if (aiw_sim_get_double(sim, "sim.duration", &e->duration) != AIW_OK)
@@ -644,9 +693,17 @@ static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, 
 		/* a latency never measured (no request ended) does not meet a limit */
 		e->slo_ok = (!isfinite(p->ttft) || m[AIW_PLAN_TTFT_P99_S] <= p->ttft) &&
 		            (!isfinite(p->tpot) || m[AIW_PLAN_TPOT_P99_S] <= p->tpot);
+		m[AIW_PLAN_MET_SHARE] = (double)met_runs / (double)reps;
+		if (isfinite(p->attainment)) {
+			/* attainment at a confidence: the bound, not the means */
+			m[AIW_PLAN_ATTAINMENT_LCB] = aiwi_plan_attainment_lcb(met_runs, reps, p->confidence);
+			e->slo_ok = m[AIW_PLAN_ATTAINMENT_LCB] >= p->attainment;
+		}
 		e->done = true;
 		p->stats[AIW_PLAN_STAT_SIMULATED]++;
 	}
+	if (met)
+		*met = met_runs;
 	free(x);
 	return st;
 }
@@ -723,10 +780,12 @@ static char *snippet(const aiw_plan *p, const cand *c)
 	size_t o = 0;
 	for (size_t i = 0; i < p->nsets; i++)
 		o += (size_t)snprintf(s + o, len - o, "--set %s\n", p->sets[i]);
-	o += (size_t)snprintf(s + o, len - o, "--set %s.autoscaler=none\n", p->px);
+	if (!p->ax[AX_TARGET])
+		o += (size_t)snprintf(s + o, len - o, "--set %s.autoscaler=none\n", p->px);
 	for (size_t a = 0; a < NAXES; a++)
 		if (c->v[a])
-			o += (size_t)snprintf(s + o, len - o, "--set %s.%s=%s\n", p->px, aiwi_plan_axis[a], c->v[a]);
+			o += (size_t)snprintf(s + o, len - o, "--set %s.%s=%s\n", p->px, axis_param(p, a),
+			                      c->v[a]);
 	if (p->seed_set)
 		snprintf(s + o, len - o, "--set sim.seed=%llu\n", (unsigned long long)p->seed);
 	return s;
@@ -748,14 +807,20 @@ static void note_miss(miss *m, double value, double limit, const cand *c, double
 	m->ratio = r;
 	m->value = value;
 	m->limit = limit;
-	snprintf(m->where, sizeof m->where,
-	         "gpu=%s gpus_per_replica=%s weight_bits=%s max_batch=%s replicas=%s (%g GPUs)",
+	int o = snprintf(m->where, sizeof m->where, "gpu=%s gpus_per_replica=%s weight_bits=%s max_batch=%s",
 	         c->v[AX_GPU] ? c->v[AX_GPU] : "(scenario)", c->v[AX_TP] ? c->v[AX_TP] : "(scenario)",
 	         c->v[AX_BITS] ? c->v[AX_BITS] : "(scenario)",
-	         c->v[AX_BATCH] ? c->v[AX_BATCH] : "(scenario)", c->v[AX_REPLICAS], gpus);
+	         c->v[AX_BATCH] ? c->v[AX_BATCH] : "(scenario)");
+	for (size_t a = AX_PP; a < AX_REPLICAS; a++) /* the further axes, when given */
+		if (c->v[a] && o > 0 && (size_t)o < sizeof m->where)
+			o += snprintf(m->where + o, sizeof m->where - (size_t)o, " %s=%s", aiwi_plan_axis[a],
+			              c->v[a]);
+	if (o > 0 && (size_t)o < sizeof m->where)
+		snprintf(m->where + o, sizeof m->where - (size_t)o, " replicas=%s (%g GPUs)",
+		         c->v[AX_REPLICAS], gpus);
 }
 
-/* One combination of the first four axes (index ci in grid order), on the
+/* One combination of the axes but replicas (index ci in grid order), on the
  * worker's copy of the plan p (its own stats and message), into res. */
 typedef struct combo_res {
 	aiw_status st;
@@ -768,6 +833,19 @@ typedef struct combo_res {
 	plan_row row;
 } combo_res;
 
+/* the latency miss of a candidate c with columns m, the closer limit */
+static void note_slo_miss(const aiw_plan *p, combo_res *res, const double *m, const cand *c)
+{
+	double rt = isfinite(p->ttft) ? m[AIW_PLAN_TTFT_P99_S] / p->ttft : 0;
+	double rp = isfinite(p->tpot) ? m[AIW_PLAN_TPOT_P99_S] / p->tpot : 0;
+	if (!(rt == rt) || rt >= rp || !(rp == rp))
+		note_miss(&res->slo, m[AIW_PLAN_TTFT_P99_S], p->ttft, c, m[AIW_PLAN_GPUS]);
+	else
+		note_miss(&res->slo, m[AIW_PLAN_TPOT_P99_S], p->tpot, c, m[AIW_PLAN_GPUS]);
+	if (!isfinite(res->slo.limit) || !(res->slo.ratio == res->slo.ratio))
+		res->slo.ratio = INFINITY;
+}
+
 static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *ev,
                             combo_res *res)
 {
@@ -775,7 +853,7 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	aiw_status st = AIW_OK;
 	cand c = {{0}};
 	size_t rest = ci;
-	for (size_t a = AX_BATCH + 1; a-- > 0;) {
+	for (size_t a = AX_REPLICAS; a-- > 0;) {
 		if (p->ax[a])
 			c.v[a] = p->ax[a][rest % n[a]];
 		rest /= n[a];
@@ -812,17 +890,38 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	if ((st = evaluate(p, &c, tp, &ev[hi_i - 1])) != AIW_OK)
 		return st;
 	size_t found = SIZE_MAX;
-	if (!ev[hi_i - 1].slo_ok) {
-		const double *m = ev[hi_i - 1].m;
-		double rt = isfinite(p->ttft) ? m[AIW_PLAN_TTFT_P99_S] / p->ttft : 0;
-		double rp = isfinite(p->tpot) ? m[AIW_PLAN_TPOT_P99_S] / p->tpot : 0;
-		if (!(rt == rt) || rt >= rp || !(rp == rp))
-			note_miss(&res->slo, m[AIW_PLAN_TTFT_P99_S], p->ttft, &c, m[AIW_PLAN_GPUS]);
-		else
-			note_miss(&res->slo, m[AIW_PLAN_TPOT_P99_S], p->tpot, &c, m[AIW_PLAN_GPUS]);
-		if (!isfinite(res->slo.limit) || !(res->slo.ratio == res->slo.ratio)) {
-			res->slo.ratio = INFINITY;
+	if (!ev[hi_i - 1].slo_ok && !p->ax[AX_TARGET]) {
+		note_slo_miss(p, res, ev[hi_i - 1].m, &c);
+	} else if (p->ax[AX_TARGET]) {
+		/* an autoscaling fleet: every count simulated (its cost and
+		 * latencies need not be monotone in max_replicas); the best count
+		 * by objective (ties: the smaller) within the power budget, else
+		 * the lowest-power one for the refusal */
+		size_t best = SIZE_MAX, lowp = SIZE_MAX;
+		for (size_t j = 0; j < hi_i && st == AIW_OK; j++) {
+			if (!ev[j].done) {
+				c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
+				if ((st = evaluate(p, &c, tp, &ev[j])) != AIW_OK)
+					break;
+			}
+			const double *m = ev[j].m;
+			if (!ev[j].slo_ok) {
+				note_slo_miss(p, res, m, &c);
+				continue;
+			}
+			if (m[AIW_PLAN_POWER_PEAK_W] <= p->power_budget) {
+				if (best == SIZE_MAX || m[AIW_PLAN_OBJECTIVE] < ev[best].m[AIW_PLAN_OBJECTIVE])
+					best = j;
+			} else if (lowp == SIZE_MAX ||
+			           m[AIW_PLAN_POWER_PEAK_W] < ev[lowp].m[AIW_PLAN_POWER_PEAK_W]) {
+				lowp = j;
+			}
 		}
+		if (st != AIW_OK)
+			return st;
+		found = best != SIZE_MAX ? best : lowp;
+		if (found != SIZE_MAX)
+			res->slo = (miss){0}; /* a count met the limits */
 	} else {
 		size_t lo = SIZE_MAX, hi = hi_i - 1; /* lo: largest known failing (none) */
 		/* the load bound: counts whose offline capacity is below the
@@ -893,6 +992,10 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	memcpy(r->v, m, sizeof r->v);
 	r->v[AIW_PLAN_WEIGHT_BITS] = NAN;
 	r->v[AIW_PLAN_MAX_BATCH] = NAN;
+	r->v[AIW_PLAN_PP] = NAN;
+	r->v[AIW_PLAN_SPOT_FRACTION] = NAN;
+	r->v[AIW_PLAN_MAX_NUM_BATCHED_TOKENS] = NAN;
+	r->v[AIW_PLAN_AUTOSCALER_TARGET] = NAN;
 	{
 		aiw_sim *sim;
 		if ((st = load_sim(p, &c, 0, &sim)) != AIW_OK)
@@ -902,6 +1005,20 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 		aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_WEIGHT_BITS]);
 		snprintf(name, sizeof name, "%s.max_batch", p->px);
 		aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_MAX_BATCH]);
+		snprintf(name, sizeof name, "%s.pp", p->px);
+		aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_PP]);
+		snprintf(name, sizeof name, "%s.spot_fraction", p->px);
+		aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_SPOT_FRACTION]);
+		snprintf(name, sizeof name, "%s.chunked_prefill", p->px);
+		if (aiw_sim_get(sim, name, gbuf, sizeof gbuf) == AIW_OK && strcmp(gbuf, "on") == 0) {
+			snprintf(name, sizeof name, "%s.max_num_batched_tokens", p->px);
+			if (aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_MAX_NUM_BATCHED_TOKENS]) != AIW_OK)
+				r->v[AIW_PLAN_MAX_NUM_BATCHED_TOKENS] = NAN;
+		}
+		if (p->target_key[0]) {
+			snprintf(name, sizeof name, "%s.%s", p->px, p->target_key);
+			aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_AUTOSCALER_TARGET]);
+		}
 		snprintf(name, sizeof name, "%s.gpu", p->px);
 		if (aiw_sim_get(sim, name, gbuf, sizeof gbuf) != AIW_OK)
 			gbuf[0] = '\0';
@@ -1027,6 +1144,108 @@ aiw_status aiw_plan_set_progress(aiw_plan *p, aiw_plan_progress_fn fn, void *pay
 	return AIW_OK;
 }
 
+double aiwi_plan_attainment_lcb(size_t k, size_t n, double conf)
+{
+	if (k == 0 || n == 0)
+		return 0;
+	/* P(X >= k | p = L) = 1 - conf: L = B^-1(1 - conf; k, n - k + 1) */
+	return gsl_cdf_beta_Pinv(1 - conf, (double)k, (double)(n - k + 1));
+}
+
+/* The settings of the search's further axes and attainment, checked on
+ * the scenario with the plan's settings before anything runs. */
+static aiw_status check_new_settings(aiw_plan *p)
+{
+	if (isfinite(p->train_tokens))
+		return aiwi_plan_err(p, AIW_EINVAL,
+		            "aiw_plan_run: train_tokens = %g applies to a training plan ([training "
+		            "NAME]); %s is a fleet",
+		            p->train_tokens, p->px);
+	/* the search's replications, and the re-check's (its criterion is the
+	 * search's at further seeds) */
+	for (int k = 0; k < 2 && isfinite(p->attainment); k++) {
+		size_t n = k ? p->recheck_reps : p->reps;
+		if (k && p->recheck == 0)
+			break;
+		double best = aiwi_plan_attainment_lcb(n, n, p->confidence);
+		if (best < p->attainment) {
+			/* (1 - c)^(1/n) >= a: n >= ln(1 - c) / ln(a) */
+			double need = ceil(log(1 - p->confidence) / log(p->attainment));
+			while (aiwi_plan_attainment_lcb((size_t)need, (size_t)need, p->confidence) <
+			       p->attainment)
+				need++;
+			return aiwi_plan_err(p, AIW_EINVAL,
+			            "aiw_plan_run: attainment = %g at confidence = %g cannot be shown "
+			            "with %s = %zu (every run meeting the limits bounds it at %.6g): "
+			            "%s from %.0f to %d",
+			            p->attainment, p->confidence, k ? "recheck_replications" : "replications",
+			            n, best, k ? "recheck_replications" : "replications", need, MAX_REPS);
+		}
+	}
+	if (!p->ax[AX_MNBT] && !p->ax[AX_TARGET])
+		return AIW_OK;
+	aiw_status st;
+	aiw_sim *sim = aiwi_plan_scenario(p, &st);
+	if (!sim)
+		return st;
+	if (st != AIW_OK) {
+		aiwi_plan_err(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+		aiw_sim_free(sim);
+		return st;
+	}
+	char name[400], buf[64];
+	if (p->ax[AX_MNBT]) {
+		snprintf(name, sizeof name, "%s.chunked_prefill", p->px);
+		if (aiw_sim_get(sim, name, buf, sizeof buf) != AIW_OK || strcmp(buf, "on") != 0)
+			st = aiwi_plan_err(p, AIW_EINVAL,
+			            "aiw_plan_run: max_num_batched_tokens: %s.chunked_prefill = %s: the "
+			            "axis needs chunked_prefill = on (the budget does nothing without it)",
+			            p->px, buf);
+	}
+	if (st == AIW_OK && p->ax[AX_TARGET]) {
+		char as[64] = "", met[64] = "";
+		snprintf(name, sizeof name, "%s.autoscaler", p->px);
+		aiw_sim_get(sim, name, as, sizeof as);
+		snprintf(name, sizeof name, "%s.metric", p->px);
+		aiw_sim_get(sim, name, met, sizeof met);
+		if (strcmp(as, "hpa") != 0 && strcmp(as, "kpa") != 0 && strcmp(as, "predictive") != 0)
+			st = aiwi_plan_err(p, AIW_EINVAL,
+			            "aiw_plan_run: target: %s.autoscaler = %s: the axis needs an "
+			            "autoscaler with a target (hpa, kpa or predictive)",
+			            p->px, as);
+		else
+			snprintf(p->target_key, sizeof p->target_key, "%s",
+			         strcmp(as, "kpa") != 0 && strcmp(met, "utilization") == 0
+			             ? "target_utilization"
+			             : "target_value");
+		/* every value against the parameter's own range */
+		for (size_t i = 0; i < p->nax[AX_TARGET] && st == AIW_OK; i++) {
+			snprintf(name, sizeof name, "%s.%s", p->px, p->target_key);
+			if ((st = aiw_sim_set(sim, name, p->ax[AX_TARGET][i])) != AIW_OK)
+				aiwi_plan_err(p, st, "aiw_plan_run: target: %s", aiw_sim_errmsg(sim));
+		}
+		/* the start count and the floor within the smallest cap */
+		double lo = INFINITY;
+		for (size_t i = 0; i < p->nax[AX_REPLICAS]; i++)
+			lo = fmin(lo, atof(p->ax[AX_REPLICAS][i]));
+		const char *keys[] = {"replicas", "min_replicas"};
+		for (size_t i = 0; i < 2 && st == AIW_OK; i++) {
+			double v = NAN;
+			snprintf(name, sizeof name, "%s.%s", p->px, keys[i]);
+			aiw_sim_get_double(sim, name, &v);
+			if (v > lo)
+				st = aiwi_plan_err(p, AIW_ERANGE,
+				            "aiw_plan_run: target: %s.%s = %g is above the smallest replica "
+				            "count %g (with the autoscaler on, replicas sets max_replicas)",
+				            p->px, keys[i], v, lo);
+		}
+		if (st != AIW_OK)
+			p->target_key[0] = '\0';
+	}
+	aiw_sim_free(sim);
+	return st;
+}
+
 aiw_status aiw_plan_run(aiw_plan *p)
 {
 	if (!p)
@@ -1081,6 +1300,9 @@ aiw_status aiw_plan_run(aiw_plan *p)
 			            "aiw_plan_run: component '%s': the scenario has no [inference %s]",
 			            p->comp, p->comp);
 	}
+	aiw_status cst = check_new_settings(p);
+	if (cst != AIW_OK)
+		return cst;
 	p->ran = true;
 	qsort(p->ax[AX_REPLICAS], p->nax[AX_REPLICAS], sizeof(char *), cmp_double_text);
 	size_t n[NAXES];
@@ -1255,7 +1477,8 @@ aiw_status aiw_plan_verdict(const aiw_plan *p, const char **out)
 }
 
 const char *const aiwi_plan_axis[NAXES] = {"gpu", "gpus_per_replica", "weight_bits",
-                                           "max_batch", "replicas"};
+                                           "max_batch", "pp", "spot_fraction",
+                                           "max_num_batched_tokens", "target", "replicas"};
 const char *const aiwi_plan_objective[NOBJ] = {"cost_per_mtok", "gpus", "energy", "peak_power"};
 
 const char *const aiwi_plan_colname[AIW_PLAN_NCOLUMNS] = {
@@ -1264,12 +1487,14 @@ const char *const aiwi_plan_colname[AIW_PLAN_NCOLUMNS] = {
     "tpot_p99_s",       "tpot_p99_ci95_s", "power_peak_w",  "energy_kwh",
     "cost_per_mtok_usd", "pareto_ttft", "pareto_power", "recheck_ttft_p99_s",
     "recheck_ttft_p99_ci95_s", "recheck_tpot_p99_s", "recheck_tpot_p99_ci95_s",
-    "recheck_met_share", "recheck_ok"};
+    "recheck_met_share", "recheck_ok", "pp", "spot_fraction", "max_num_batched_tokens",
+    "autoscaler_target", "met_share", "attainment_lcb"};
 
 const char *const aiwi_plan_tcolname[AIW_PLAN_T_NCOLUMNS] = {
     "tokens_per_s", "gpus",        "tp",           "pp",
     "dp",           "zero_stage",  "micro_batch",  "recompute",
-    "step_time_s",  "memory_per_gpu_bytes", "mfu"};
+    "step_time_s",  "memory_per_gpu_bytes", "mfu", "train_solve_s", "ckpt_young_s",
+    "ckpt_interval_s", "train_time_s", "train_cost_usd"};
 
 aiw_status aiw_plan_write_csv(aiw_plan *p, const char *path)
 {

@@ -13,7 +13,9 @@
 /* the longest text value of an axis or setting */
 #define MAX_TEXT 1024
 
-enum { AX_GPU, AX_TP, AX_BITS, AX_BATCH, AX_REPLICAS, NAXES };
+/* the axes; replicas last (the search's inner axis), target's value set
+ * on the parameter the fleet's autoscaler reads (aiwi_plan_target_key) */
+enum { AX_GPU, AX_TP, AX_BITS, AX_BATCH, AX_PP, AX_SPOT, AX_MNBT, AX_TARGET, AX_REPLICAS, NAXES };
 extern const char *const aiwi_plan_axis[NAXES];
 #define NOBJ 4
 extern const char *const aiwi_plan_objective[NOBJ];
@@ -37,6 +39,9 @@ struct aiw_plan {
 	char px[300];
 	bool training; /* a [training NAME] job: the layout search */
 	double ttft, tpot, max_gpus, power_budget;
+	double attainment, confidence; /* attainment NaN: the means' criterion */
+	double train_tokens;           /* NaN: no time-to-train columns */
+	char target_key[32];           /* the target axis's parameter (run time) */
 	size_t objective, reps, jobs;
 	size_t recheck, recheck_reps; /* rows to confirm, runs per row */
 	aiw_plan_progress_fn progress;
@@ -68,5 +73,12 @@ double aiwi_plan_metric(aiw_sim *sim, const char *px, const char *key);
  * NAME], 0 neither; the layout search of a training job */
 aiw_status aiwi_plan_component_kind(aiw_plan *p, int *kind);
 aiw_status aiwi_plan_run_training(aiw_plan *p);
+/* the one-sided Clopper-Pearson lower bound at confidence conf of a
+ * binomial share from k successes in n trials (0 when k = 0) */
+double aiwi_plan_attainment_lcb(size_t k, size_t n, double conf);
+/* Daly 2006's expected wall time of a job of solve time ts (no failure),
+ * checkpoint interval tau, checkpoint write time c, restart time r and
+ * MTBF m, failures exponential: m e^(r/m) (e^((tau + c)/m) - 1) ts / tau */
+double aiwi_plan_daly_time(double ts, double tau, double c, double r, double m);
 
 #endif

@@ -100,7 +100,14 @@ static void write_identity(FILE *f, const aiw_plan *p)
 			        "<tr><td>Re-check</td><td>the ranked rows at %zu further seeds until %zu "
 			        "pass (at most %zu examined)</td></tr>\n",
 			        p->recheck_reps, p->recheck, 4 * p->recheck);
+		if (isfinite(p->attainment))
+			fprintf(f,
+			        "<tr><td>Attainment</td><td>at least %g of the replications meet both "
+			        "limits, at confidence %g (Clopper-Pearson lower bound)</td></tr>\n",
+			        p->attainment, p->confidence);
 		for (size_t a = 0; a < NAXES; a++) {
+			if (a >= AX_PP && a < AX_REPLICAS && !p->ax[a])
+				continue; /* the further axes, when given */
 			fputs("<tr><td>Axis</td><td><code>", f);
 			aiwi_html_text(f, aiwi_plan_axis[a]);
 			fputs("</code> = ", f);

@@ -111,6 +111,76 @@ static char *tsnippet(const aiw_plan *p, const tcand *c)
 	return s;
 }
 
+double aiwi_plan_daly_time(double ts, double tau, double c, double r, double m)
+{
+	if (!(m < INFINITY))
+		return ts; /* no failure */
+	if (!(tau < ts)) /* one segment, no checkpoint */
+		return m * exp(r / m) * expm1(ts / m);
+	return m * exp(r / m) * expm1((tau + c) / m) * ts / tau;
+}
+
+/* The mean of the job's distribution parameter key (a duration); NaN when
+ * it cannot be read. */
+static double dist_mean(aiw_plan *p, aiw_sim *sim, const char *key)
+{
+	char name[400], text[MAX_TEXT + 1], err[256];
+	snprintf(name, sizeof name, "%s.%s", p->px, key);
+	if (aiw_sim_get(sim, name, text, sizeof text) != AIW_OK)
+		return NAN;
+	aiwi_dist *d;
+	if (aiwi_dist_parse(text, AIW_PT_DURATION, NULL, &d, err, sizeof err) != AIW_OK)
+		return NAN;
+	double m = aiwi_dist_mean(d);
+	aiwi_dist_free(d);
+	return m;
+}
+
+/* Time and cost to train train_tokens with failures (the AIW_PLAN_T_TRAIN_*
+ * columns) of the layout started in sim, its step time step: the solve
+ * time ts = ceil(train_tokens / (global_batch x seq_len)) steps x step; the
+ * job's MTBF M = gpu_mtbf / gpus (failures Poisson over its GPUs, as the
+ * job draws them); its checkpoint write time C (checkpoint_time_s) and
+ * interval tau (checkpoint_interval_s: auto is Daly's optimum); the
+ * restart R the mean of restart_time, plus replace_time's when the job
+ * keeps no hot spare; Young 1974's interval sqrt(2 C M) beside it; the
+ * expected wall time Daly 2006's T = M e^(R/M) (e^((tau + C)/M) - 1) ts /
+ * tau; its cost at the job's cost per wall second over its first
+ * COST_STEPS steps (cost_usd / wall_s: the provisioned GPUs' hardware and
+ * the energy at the step's power). */
+#define COST_STEPS 10
+static aiw_status train_columns(aiw_plan *p, aiw_sim *sim, double tokens_step, double step,
+                                double *v)
+{
+	char name[400];
+	double gpus = NAN, mtbf = NAN, spares = 0;
+	snprintf(name, sizeof name, "%s.gpus", p->px);
+	aiw_sim_get_double(sim, name, &gpus);
+	snprintf(name, sizeof name, "%s.gpu_mtbf", p->px);
+	if (aiw_sim_get_double(sim, name, &mtbf) != AIW_OK || !(mtbf > 0))
+		mtbf = INFINITY;
+	snprintf(name, sizeof name, "%s.hot_spares", p->px);
+	aiw_sim_get_double(sim, name, &spares);
+	double M = mtbf / gpus;
+	double C = aiwi_plan_metric(sim, p->px, "checkpoint_time_s");
+	double tau = aiwi_plan_metric(sim, p->px, "checkpoint_interval_s");
+	double R = dist_mean(p, sim, "restart_time");
+	if (!(spares >= 1))
+		R += dist_mean(p, sim, "replace_time");
+	double ts = ceil(p->train_tokens / tokens_step) * step;
+	v[AIW_PLAN_T_TRAIN_SOLVE_S] = ts;
+	v[AIW_PLAN_T_CKPT_YOUNG_S] = isfinite(M) ? sqrt(2 * C * M) : NAN;
+	v[AIW_PLAN_T_CKPT_INTERVAL_S] = tau;
+	v[AIW_PLAN_T_TRAIN_TIME_S] = aiwi_plan_daly_time(ts, tau, C, R, M);
+	aiw_status st = aiw_sim_run_until(sim, COST_STEPS * step);
+	if (st != AIW_OK)
+		return aiwi_plan_err(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
+	double cost = aiwi_plan_metric(sim, p->px, "cost_usd"),
+	       wall = aiwi_plan_metric(sim, p->px, "wall_s");
+	v[AIW_PLAN_T_TRAIN_COST_USD] = wall > 0 ? cost / wall * v[AIW_PLAN_T_TRAIN_TIME_S] : NAN;
+	return AIW_OK;
+}
+
 static int cmp_trows(const void *a, const void *b)
 {
 	const plan_row *x = a, *y = b;
@@ -131,6 +201,11 @@ aiw_status aiwi_plan_run_training(aiw_plan *p)
 			            "zero_stage x micro_batch x recompute, aiw_plan_grid's '%s' does "
 			            "not apply",
 			            p->px, aiwi_plan_axis[a]);
+	if (isfinite(p->attainment))
+		return aiwi_plan_err(p, AIW_EINVAL,
+		            "aiw_plan_run: attainment = %g applies to a serving plan; %s is a training "
+		            "job",
+		            p->attainment, p->px);
 	aiw_sim *sim;
 	aiw_status st = tload(p, NULL, false, &sim);
 	if (st != AIW_OK)
@@ -222,6 +297,11 @@ aiw_status aiwi_plan_run_training(aiw_plan *p)
 						r.v[AIW_PLAN_T_MEMORY_PER_GPU_BYTES] =
 						    aiwi_plan_metric(sim, p->px, "memory_per_gpu_bytes");
 						r.v[AIW_PLAN_T_MFU] = aiwi_plan_metric(sim, p->px, "mfu_model");
+						if (isfinite(p->train_tokens) && step > 0 && isfinite(step) &&
+						    (st = train_columns(p, sim, gb * seq, step, r.v)) != AIW_OK) {
+							aiw_sim_free(sim);
+							return st;
+						}
 						char g[256] = "";
 						snprintf(name, sizeof name, "%s.gpu", p->px);
 						aiw_sim_get(sim, name, g, sizeof g);

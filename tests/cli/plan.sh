@@ -28,7 +28,7 @@ expect 2 "plan without a scenario" -- "$aiw" plan
 has "$tmp/err" "no scenario" "a missing scenario is named"
 expect 2 "plan --objective speed" -- "$aiw" plan --ttft-p99 1 --objective speed "$tmp/s.ini"
 has "$tmp/err" "cost_per_mtok" "the objectives are listed"
-expect 2 "plan --set-grid pp=1" -- "$aiw" plan --ttft-p99 1 --set-grid pp=1 "$tmp/s.ini"
+expect 2 "plan --set-grid tp=1" -- "$aiw" plan --ttft-p99 1 --set-grid tp=1 "$tmp/s.ini"
 has "$tmp/err" "gpus_per_replica" "the axes are listed"
 expect 2 "plan --set-grid replicas=0" -- "$aiw" plan --ttft-p99 1 --set-grid replicas=0 "$tmp/s.ini"
 has "$tmp/err" "replicas" "a replica count out of range is named"
@@ -108,4 +108,23 @@ expect 1 "plan of a training job nothing fits" -- "$aiw" plan "$tmp/t.ini" \
 has "$tmp/err" "no feasible layout: memory: no layout of the 48 fits; the closest needs" \
 	"the refusal names the closest layout's need"
 has "$tmp/err" "H100-SXM has 80.0 GB" "and the GPU's memory"
+# the further axes, attainment at a confidence, a training job's time to train
+expect 0 "plan over pp and the chunked-prefill budget" -- "$aiw" plan --ttft-p99 400ms \
+	--set inference.chat.chunked_prefill=on --set-grid pp=1,2 \
+	--set-grid max_num_batched_tokens=2048,8192 --set-grid replicas=1..4 "$tmp/s.ini"
+has "$tmp/out" "--set inference.chat.pp=" "a row's --set lines carry pp"
+has "$tmp/out" "--set inference.chat.max_num_batched_tokens=" "and the token budget"
+expect 2 "a token budget with chunked prefill off" -- "$aiw" plan --ttft-p99 400ms \
+	--set-grid max_num_batched_tokens=2048 --set-grid replicas=1..4 "$tmp/s.ini"
+has "$tmp/err" "chunked_prefill = off" "the setting it needs is named"
+expect 2 "attainment that the replications cannot show" -- "$aiw" plan --ttft-p99 400ms \
+	--attainment 0.99 --replications 10 --set-grid replicas=1..4 "$tmp/s.ini"
+has "$tmp/err" "replications from 299" "the least replications that can show it"
+expect 0 "plan with attainment at a confidence" -- "$aiw" plan --ttft-p99 400ms \
+	--attainment 0.8 --confidence 0.9 --replications 11 --set-grid replicas=1..4 "$tmp/s.ini"
+has "$tmp/out" "lower bound" "each row has the attainment's lower bound"
+expect 0 "a training job's time to train" -- "$aiw" plan "$tmp/t.ini" --component pretrain \
+	--top 1 --train-tokens 1e10 --set training.pretrain.gpu_mtbf=50000h
+has "$tmp/out" "to train: " "the expected time and cost with failures"
+has "$tmp/out" "(Young " "Young's interval beside the job's"
 exit $fail

@@ -21,6 +21,7 @@
  *   - an empty table names the constraint that removed the last candidate.
  */
 #include "../testutil.h"
+#include "studies/plan.h"
 
 #include <gsl/gsl_cdf.h>
 
@@ -294,12 +295,12 @@ START_TEST(optimum_power_budget)
 }
 END_TEST
 
-/* "--set NAME=VALUE" lines of a snippet, applied to the scenario */
-static aiw_sim *rerun(const char *snip)
+/* "--set NAME=VALUE" lines of a snippet, applied to the scenario scen */
+static aiw_sim *rerun_in(const char *scen, const char *snip)
 {
 	aiw_sim *sim;
 	ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
-	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCEN, "test"));
+	AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, scen, "test"));
 	const char *s = snip;
 	while (*s) {
 		ck_assert(strncmp(s, "--set ", 6) == 0);
@@ -314,6 +315,11 @@ static aiw_sim *rerun(const char *snip)
 	}
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	return sim;
+}
+
+static aiw_sim *rerun(const char *snip)
+{
+	return rerun_in(SCEN, snip);
 }
 
 START_TEST(rows_rerun_from_snippets)
@@ -451,7 +457,7 @@ START_TEST(bad_arguments)
 	ck_assert_int_eq(aiw_plan_set(p, "bogus", "1"), AIW_EUNKNOWN);
 	ck_assert_int_eq(aiw_plan_set(p, "sim.duration", "-5s"), AIW_ERANGE);
 	ck_assert_int_eq(aiw_plan_set(p, NULL, "1"), AIW_EINVAL);
-	ck_assert_int_eq(aiw_plan_grid(p, "pp", "1,2"), AIW_EUNKNOWN);
+	ck_assert_int_eq(aiw_plan_grid(p, "bogus_axis", "1,2"), AIW_EUNKNOWN);
 	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "0,1"), AIW_ERANGE);
 	ck_assert(strstr(aiw_plan_errmsg(p), "replicas") != NULL);
 	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "3..1"), AIW_EPARSE);
@@ -656,6 +662,341 @@ START_TEST(progress_and_stop)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------------ */
+/* the further axes: pp x spot_fraction x max_num_batched_tokens            */
+/* ------------------------------------------------------------------------ */
+static const char SCEN2[] = "[sim]\nseed = 7\nduration = 1min\nsample_interval = 10s\n"
+                            "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 2\n"
+                            "model_params = 13e9\nweight_bits = 16\ntraffic = poisson\n"
+                            "rate = 16/s\nprompt_tokens = lognormal(median=512,sigma=0.5)\n"
+                            "output_tokens = lognormal(median=128,sigma=0.5)\nreplicas = 1\n"
+                            "max_batch = 64\nchunked_prefill = on\nspot_preemption_rate = 20/h\n"
+                            "spot_notice = 10s\n";
+static const char *const PPS[] = {"1", "2"};
+static const char *const SPOTS[] = {"0", "0.5"};
+static const char *const MNBTS[] = {"32", "512", "4096"};
+#define NR2 6
+#define NCOMBO2 12
+#define TTFT2 0.3
+
+static aiw_plan *plan2(const char *obj, const char *jobs)
+{
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN2, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.3"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "objective", obj), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "jobs", jobs), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "pp", "1,2"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "spot_fraction", "0,0.5"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "max_num_batched_tokens", "32,512,4096"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..6"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	return p;
+}
+
+/* Every candidate of pp x spot_fraction x max_num_batched_tokens x
+ * replicas 1..6 (72) simulated: the plan's rows are each combination's
+ * smallest count meeting the limit, its best row the grid's optimum (cost
+ * per million tokens, GPUs); the start check removes the budget below
+ * max_batch (exact: 32 < 64 is refused whatever the count); every row re-run
+ * from its snippet gives its metrics bit for bit; 1 and 2 threads write the
+ * same CSV. */
+START_TEST(further_axes_against_brute_force)
+{
+	static bf B[NCOMBO2][NR2];
+	for (size_t ci = 0; ci < NCOMBO2; ci++)
+		for (int r = 1; r <= NR2; r++) {
+			char rs[8];
+			snprintf(rs, sizeof rs, "%d", r);
+			const char *sets[][2] = {{"inference.chat.autoscaler", "none"},
+			                         {"inference.chat.pp", PPS[ci / 6]},
+			                         {"inference.chat.spot_fraction", SPOTS[(ci / 3) % 2]},
+			                         {"inference.chat.max_num_batched_tokens", MNBTS[ci % 3]},
+			                         {"inference.chat.replicas", rs}};
+			aiw_sim *sim;
+			ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+			AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCEN2, "test"));
+			for (size_t i = 0; i < 5; i++)
+				AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, sets[i][0], sets[i][1]));
+			aiw_status st = aiw_sim_run(sim);
+			bf *x = &B[ci][r - 1];
+			x->gpus = 2.0 * r;
+			x->refused = st != AIW_OK;
+			if (st != AIW_OK)
+				ck_assert_msg(st == AIW_EINVAL || st == AIW_ERANGE, "%s", aiw_sim_errmsg(sim));
+			else {
+				x->ttft = aiwi_test_metric(sim, "inference.chat.ttft_p99_s");
+				x->cost = aiwi_test_metric(sim, "inference.chat.cost_per_mtok_blended_usd");
+				x->peak = aiwi_test_metric(sim, "site.power_peak_w");
+			}
+			aiw_sim_free(sim);
+		}
+	const char *objs[] = {"cost_per_mtok", "gpus"};
+	for (size_t o = 0; o < 2; o++) {
+		aiw_plan *p = plan2(objs[o], "1");
+		size_t s[AIW_PLAN_NSTATS];
+		aiw_plan_stats(p, s, AIW_PLAN_NSTATS);
+		ck_assert_uint_eq(s[AIW_PLAN_STAT_CANDIDATES], NCOMBO2 * NR2);
+		ck_assert_uint_eq(s[AIW_PLAN_STAT_PRUNED_MEMORY], 4 * NR2); /* the 32-token budget */
+		double best = INFINITY;
+		size_t want_rows = 0;
+		int want_r[NCOMBO2];
+		for (size_t ci = 0; ci < NCOMBO2; ci++) {
+			want_r[ci] = 0;
+			for (int r = 1; r <= NR2; r++) {
+				const bf *x = &B[ci][r - 1];
+				ck_assert(x->refused == (ci % 3 == 0));
+				if (x->refused || !(x->ttft <= TTFT2))
+					continue;
+				best = fmin(best, o ? x->gpus : x->cost);
+				if (!want_r[ci])
+					want_r[ci] = r;
+			}
+			want_rows += want_r[ci] > 0;
+		}
+		ck_assert(isfinite(best));
+		ck_assert_uint_eq(s[AIW_PLAN_STAT_ROWS], want_rows);
+		for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS]; i++) {
+			double v[AIW_PLAN_NCOLUMNS];
+			const char *gpu, *snip;
+			ck_assert_int_eq(aiw_plan_row(p, i, v, AIW_PLAN_NCOLUMNS, &gpu, &snip), AIW_OK);
+			size_t ci = (v[AIW_PLAN_PP] == 2 ? 6 : 0) + (v[AIW_PLAN_SPOT_FRACTION] > 0 ? 3 : 0) +
+			            (v[AIW_PLAN_MAX_NUM_BATCHED_TOKENS] == 4096   ? 2
+			             : v[AIW_PLAN_MAX_NUM_BATCHED_TOKENS] == 512 ? 1
+			                                                         : 0);
+			ck_assert_msg(want_r[ci] > 0 && v[AIW_PLAN_REPLICAS] == want_r[ci],
+			              "combination %zu: plan %g replicas, brute force %d", ci,
+			              v[AIW_PLAN_REPLICAS], want_r[ci]);
+			const bf *x = &B[ci][want_r[ci] - 1];
+			ck_assert(v[AIW_PLAN_TTFT_P99_S] == x->ttft);
+			if (i == 0)
+				ck_assert_msg(v[AIW_PLAN_OBJECTIVE] == best, "plan %.17g, brute force %.17g",
+				              v[AIW_PLAN_OBJECTIVE], best);
+			aiw_sim *sim = rerun_in(SCEN2, snip);
+			ck_assert(aiwi_test_metric(sim, "inference.chat.ttft_p99_s") == v[AIW_PLAN_TTFT_P99_S]);
+			ck_assert(aiwi_test_metric(sim, "inference.chat.cost_per_mtok_blended_usd") ==
+			          v[AIW_PLAN_COST_PER_MTOK_USD]);
+			aiw_sim_free(sim);
+			ck_assert(isnan(v[AIW_PLAN_ATTAINMENT_LCB])); /* no attainment set */
+		}
+		aiw_plan_free(p);
+	}
+	/* 1 and 2 threads: the same bytes */
+	char path[2][64];
+	for (int k = 0; k < 2; k++) {
+		aiw_plan *p = plan2("cost_per_mtok", k ? "2" : "1");
+		snprintf(path[k], sizeof path[k], "test_plan2_%d_%d.csv", (int)getpid(), k);
+		ck_assert_int_eq(aiw_plan_write_csv(p, path[k]), AIW_OK);
+		aiw_plan_free(p);
+	}
+	char *a = slurp(path[0]), *b = slurp(path[1]);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	unlink(path[0]);
+	unlink(path[1]);
+}
+END_TEST
+
+/* The autoscaler's target: the fleet keeps its HPA, replicas sets
+ * max_replicas, every count simulated; the best row is the brute-force
+ * optimum over target x max_replicas, its snippet reproduces it; a fleet
+ * without an autoscaler, a target out of its parameter's range and a
+ * chunked-prefill budget with chunked prefill off are refused naming the
+ * parameter. */
+static const char SCEN3[] = "[sim]\nseed = 5\nduration = 4min\nsample_interval = 10s\n"
+                            "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 1\n"
+                            "model_params = 13e9\nweight_bits = 16\ntraffic = poisson\n"
+                            "rate = 10/s\nprompt_tokens = lognormal(median=512,sigma=0.5)\n"
+                            "output_tokens = lognormal(median=128,sigma=0.5)\nreplicas = 1\n"
+                            "autoscaler = hpa\n"
+                            "cold_start = const(20s)\n";
+START_TEST(autoscaler_target_against_brute_force)
+{
+	static const char *const TG[] = {"0.3", "0.6", "0.9"};
+	double best = INFINITY;
+	for (size_t t = 0; t < 3; t++)
+		for (int r = 1; r <= 4; r++) {
+			char rs[8];
+			snprintf(rs, sizeof rs, "%d", r);
+			aiw_sim *sim;
+			ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+			AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCEN3, "test"));
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.target_utilization", TG[t]));
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.max_replicas", rs));
+			AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+			double ttft = aiwi_test_metric(sim, "inference.chat.ttft_p99_s");
+			double cost = aiwi_test_metric(sim, "inference.chat.cost_per_mtok_blended_usd");
+			if (ttft <= 1.0)
+				best = fmin(best, cost);
+			aiw_sim_free(sim);
+		}
+	ck_assert(isfinite(best));
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN3, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "target", "0.3,0.6,0.9"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..4"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	size_t s[AIW_PLAN_NSTATS];
+	aiw_plan_stats(p, s, AIW_PLAN_NSTATS);
+	ck_assert_uint_eq(s[AIW_PLAN_STAT_SIMULATED], 12); /* every count */
+	double v[AIW_PLAN_NCOLUMNS];
+	const char *snip;
+	ck_assert_int_eq(aiw_plan_row(p, 0, v, AIW_PLAN_NCOLUMNS, NULL, &snip), AIW_OK);
+	ck_assert_msg(v[AIW_PLAN_OBJECTIVE] == best, "plan %.17g, brute force %.17g",
+	              v[AIW_PLAN_OBJECTIVE], best);
+	ck_assert(strstr(snip, "inference.chat.target_utilization=") != NULL);
+	ck_assert(strstr(snip, "inference.chat.max_replicas=") != NULL);
+	ck_assert(strstr(snip, "autoscaler=none") == NULL);
+	ck_assert(isfinite(v[AIW_PLAN_AUTOSCALER_TARGET]));
+	aiw_sim *sim = rerun_in(SCEN3, snip);
+	ck_assert(aiwi_test_metric(sim, "inference.chat.cost_per_mtok_blended_usd") ==
+	          v[AIW_PLAN_OBJECTIVE]);
+	aiw_sim_free(sim);
+	aiw_plan_free(p);
+	/* refusals naming the parameter, the value and the range */
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN3, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "target", "1.5"), AIW_OK); /* a target_value */
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "target_utilization") &&
+	                  strstr(aiw_plan_errmsg(p), "1.5") && strstr(aiw_plan_errmsg(p), "(0, 1]"),
+	              "%s", aiw_plan_errmsg(p));
+	aiw_plan_free(p);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "target", "0.5"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "autoscaler = none"), "%s", aiw_plan_errmsg(p));
+	aiw_plan_free(p);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "max_num_batched_tokens", "2048"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "chunked_prefill = off"), "%s", aiw_plan_errmsg(p));
+	aiw_plan_free(p);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "pp", "0"), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "pp") != NULL, "%s", aiw_plan_errmsg(p));
+	ck_assert_int_eq(aiw_plan_grid(p, "spot_fraction", "1.5"), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "spot_fraction") != NULL, "%s", aiw_plan_errmsg(p));
+	aiw_plan_free(p);
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
+/* attainment at a confidence                                                */
+/* ------------------------------------------------------------------------ */
+/* The one-sided Clopper-Pearson bound against hand computations: k = n,
+ * Beta(n, 1)'s quantile (1 - c)^(1/n); k = n - 1, the bound L solves
+ * P(X >= n - 1 | L) = n L^(n-1) - (n-1) L^n = 1 - c (Beta(n-1, 2)'s CDF);
+ * k = 0, 0. */
+START_TEST(attainment_bound_hand_computed)
+{
+	const double c = 0.95;
+	ck_assert_double_eq_tol(aiwi_plan_attainment_lcb(10, 10, c), pow(0.05, 0.1), 1e-12);
+	ck_assert_double_eq_tol(aiwi_plan_attainment_lcb(30, 30, c), pow(0.05, 1.0 / 30), 1e-12);
+	/* 0.05^(1/30) = 0.904966..., the least n for 0.9 at 95% is 29: 0.05^(1/28) < 0.9 */
+	ck_assert(pow(0.05, 1.0 / 29) >= 0.9 && pow(0.05, 1.0 / 28) < 0.9);
+	for (size_t n = 5; n <= 40; n += 7) {
+		double L = aiwi_plan_attainment_lcb(n - 1, n, c), dn = (double)n;
+		double tail = dn * pow(L, dn - 1) - (dn - 1) * pow(L, dn);
+		ck_assert_double_eq_tol(tail, 1 - c, 1e-12);
+	}
+	ck_assert(aiwi_plan_attainment_lcb(0, 10, c) == 0);
+	/* k = 1 of n: 1 - (1 - L)^n = 1 - c, L = 1 - c^(1/n) */
+	ck_assert_double_eq_tol(aiwi_plan_attainment_lcb(1, 20, c), 1 - pow(c, 1.0 / 20), 1e-12);
+}
+END_TEST
+
+/* The decision on a hand-worked case: 30 replications, attainment 0.9 at
+ * 95%: 30 of 30 runs bound it at 0.05^(1/30) = 0.90497 >= 0.9, 29 of 30 at
+ * 0.8514 (the k = n - 1 bound) < 0.9, so a count is feasible exactly when
+ * all 30 of its runs meet the limit.  Brute force over replicas 1..5 at
+ * the 30 seeds: the plan's row is the smallest count whose runs all met
+ * it; its met share is 1 and its bound 0.05^(1/30).  Too few replications
+ * for the target are refused naming the least that can show it. */
+START_TEST(attainment_decision_hand_worked)
+{
+	ck_assert(aiwi_plan_attainment_lcb(29, 30, 0.95) < 0.9);
+	int want = 0;
+	for (int r = 1; r <= 5 && !want; r++) {
+		size_t met = 0;
+		for (int k = 0; k < 30; k++) {
+			char rs[8], seed[16];
+			snprintf(rs, sizeof rs, "%d", r);
+			snprintf(seed, sizeof seed, "%d", 11 + k);
+			aiw_sim *sim;
+			ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+			AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCEN, "test"));
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.autoscaler", "none"));
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "inference.chat.replicas", rs));
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.seed", seed));
+			AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "20s"));
+			AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+			met += aiwi_test_metric(sim, "inference.chat.ttft_p99_s") <= 0.12;
+			aiw_sim_free(sim);
+		}
+		if (met == 30)
+			want = r;
+	}
+	ck_assert_int_gt(want, 1); /* the case is not trivial */
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.12"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "sim.duration", "20s"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "attainment", "0.9"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "confidence", "0.95"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "replications", "30"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..5"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	double v[AIW_PLAN_NCOLUMNS];
+	ck_assert_int_eq(aiw_plan_row(p, 0, v, AIW_PLAN_NCOLUMNS, NULL, NULL), AIW_OK);
+	ck_assert_int_eq((int)v[AIW_PLAN_REPLICAS], want);
+	ck_assert(v[AIW_PLAN_MET_SHARE] == 1);
+	ck_assert_double_eq_tol(v[AIW_PLAN_ATTAINMENT_LCB], pow(0.05, 1.0 / 30), 1e-12);
+	aiw_plan_free(p);
+	/* 10 replications cannot show 0.9 at 95% (0.05^(1/10) = 0.741) */
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.12"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "attainment", "0.9"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "replications", "10"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..5"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "replications from 29"), "%s", aiw_plan_errmsg(p));
+	aiw_plan_free(p);
+	/* so can the re-check's 10 (its criterion is the search's) */
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.12"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "attainment", "0.9"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "replications", "30"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "recheck", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..5"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "recheck_replications from 29"), "%s",
+	              aiw_plan_errmsg(p));
+	aiw_plan_free(p);
+	/* settings out of range: named with the value and the range */
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "attainment", "1"), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "attainment = 1 out of range"), "%s",
+	              aiw_plan_errmsg(p));
+	ck_assert_int_eq(aiw_plan_set(p, "confidence", "0.4"), AIW_ERANGE);
+	ck_assert_msg(strstr(aiw_plan_errmsg(p), "above 0.5"), "%s", aiw_plan_errmsg(p));
+	ck_assert_int_eq(aiw_plan_set(p, "attainment", "x"), AIW_EPARSE);
+	ck_assert_int_eq(aiw_plan_set(p, "train_tokens", "1e12"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL); /* a serving plan */
+	aiw_plan_free(p);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -672,6 +1013,10 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, bad_arguments);
 	tcase_add_test(tc, recheck_at_further_seeds);
 	tcase_add_test(tc, progress_and_stop);
+	tcase_add_test(tc, further_axes_against_brute_force);
+	tcase_add_test(tc, autoscaler_target_against_brute_force);
+	tcase_add_test(tc, attainment_bound_hand_computed);
+	tcase_add_test(tc, attainment_decision_hand_worked);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -18,6 +18,9 @@
  *     has its tp; its rank is printed.
  */
 #include "../testutil.h"
+#include "studies/plan.h"
+
+#include <gsl/gsl_cdf.h>
 
 #include <unistd.h>
 
@@ -250,6 +253,134 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* Time to train a token budget with failures.  The 8-GPU job with a GPU
+ * MTBF of 10 h (job MTBF M = 4,500 s) and a 5 min restart: for every row,
+ * the Young interval sqrt(2 C M) (Young 1974), the interval the job uses
+ * (auto: Daly 2006's sqrt(2 C M) (1 + sqrt(r)/3 + r/9) - C, r = C / 2M),
+ * the solve time ceil(tokens / (global_batch x seq_len)) x step and the
+ * expected wall time M e^(R/M) (e^((tau + C)/M) - 1) ts / tau (Daly 2006)
+ * against the closed forms to 1e-12, C the row's own checkpoint_time_s;
+ * the cost is the time at the job's cost per wall second over its first
+ * 10 steps. */
+static const char FAIL[] = "gpu_mtbf = 10h\nrestart_time = const(5min)\n";
+#define TRAIN_TOKENS 2e9
+
+static aiw_plan *fail_plan(void)
+{
+	char scen[sizeof SMALL + sizeof FAIL];
+	snprintf(scen, sizeof scen, "%s%s", SMALL, FAIL);
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, scen, "training.pretrain"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "train_tokens", "2e9"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	return p;
+}
+
+START_TEST(time_to_train_closed_form)
+{
+	char scen[sizeof SMALL + sizeof FAIL];
+	snprintf(scen, sizeof scen, "%s%s", SMALL, FAIL);
+	aiw_plan *p = fail_plan();
+	size_t s[AIW_PLAN_NSTATS];
+	aiw_plan_stats(p, s, AIW_PLAN_NSTATS);
+	ck_assert_uint_gt(s[AIW_PLAN_STAT_ROWS], 20);
+	const double M = 36000.0 / 8, R = 300, tokens_step = 16.0 * 4096;
+	for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS]; i += 7) {
+		double v[AIW_PLAN_T_NCOLUMNS];
+		const char *snip;
+		ck_assert_int_eq(aiw_plan_row(p, i, v, AIW_PLAN_T_NCOLUMNS, NULL, &snip), AIW_OK);
+		aiw_sim *sim;
+		AIW_OK_OR_FAIL(sim, start(scen, snip, &sim));
+		double C = metric(sim, "checkpoint_time_s"), step = metric(sim, "step_time_model_s");
+		ck_assert(C > 0 && step == v[AIW_PLAN_T_STEP_TIME_S]);
+		double young = sqrt(2 * C * M), r = C / (2 * M);
+		double daly = sqrt(2 * C * M) * (1 + sqrt(r) / 3 + r / 9) - C;
+		double ts = ceil(TRAIN_TOKENS / tokens_step) * step;
+		double T = M * exp(R / M) * (exp((daly + C) / M) - 1) * ts / daly;
+		ck_assert_double_eq_tol(v[AIW_PLAN_T_CKPT_YOUNG_S] / young, 1, 1e-12);
+		ck_assert_double_eq_tol(v[AIW_PLAN_T_CKPT_INTERVAL_S] / daly, 1, 1e-12);
+		ck_assert_double_eq_tol(v[AIW_PLAN_T_TRAIN_SOLVE_S] / ts, 1, 1e-12);
+		ck_assert_double_eq_tol(v[AIW_PLAN_T_TRAIN_TIME_S] / T, 1, 1e-12);
+		ck_assert(T > ts);
+		/* the cost per wall second of the job's first 10 steps */
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 10 * step));
+		double rate = metric(sim, "cost_usd") / metric(sim, "wall_s");
+		ck_assert_double_eq_tol(v[AIW_PLAN_T_TRAIN_COST_USD] / (rate * T), 1, 1e-12);
+		aiw_sim_free(sim);
+	}
+	aiw_plan_free(p);
+	/* the closed form's limits: no failure, the solve time; one segment
+	 * without a checkpoint */
+	ck_assert(aiwi_plan_daly_time(100, 10, 1, 5, INFINITY) == 100);
+	ck_assert_double_eq_tol(aiwi_plan_daly_time(100, INFINITY, 1, 5, 1000),
+	                        1000 * exp(0.005) * expm1(0.1), 1e-12);
+	/* without train_tokens: no such columns */
+	aiw_plan *q;
+	ck_assert_int_eq(aiw_plan_create(&q, NULL, scen, "training.pretrain"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(q), AIW_OK);
+	double v[AIW_PLAN_T_NCOLUMNS];
+	ck_assert_int_eq(aiw_plan_row(q, 0, v, AIW_PLAN_T_NCOLUMNS, NULL, NULL), AIW_OK);
+	ck_assert(isnan(v[AIW_PLAN_T_TRAIN_TIME_S]) && isnan(v[AIW_PLAN_T_CKPT_YOUNG_S]));
+	aiw_plan_free(q);
+	/* attainment is a serving setting */
+	ck_assert_int_eq(aiw_plan_create(&q, NULL, scen, "training.pretrain"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(q, "attainment", "0.9"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(q), AIW_EINVAL);
+	ck_assert(strstr(aiw_plan_errmsg(q), "attainment") != NULL);
+	aiw_plan_free(q);
+}
+END_TEST
+
+/* The expected time against simulated runs of the best row's job to the
+ * same budget (max_tokens): the mean wall time over N = 40 seeds is within
+ * t(0.9995, N - 1) s / sqrt(N) of Daly's expectation (a 99.9% interval of
+ * the mean; s the runs' sample deviation), widened by the job's
+ * discreteness, which the closed form does not have: a checkpoint waits for
+ * the step in flight and a failure loses the partial step, at most one step
+ * per checkpoint (ts / tau of them) and per failure (T / M expected). */
+START_TEST(time_to_train_simulated)
+{
+	char scen[sizeof SMALL + sizeof FAIL];
+	snprintf(scen, sizeof scen, "%s%s", SMALL, FAIL);
+	aiw_plan *p = fail_plan();
+	double v[AIW_PLAN_T_NCOLUMNS];
+	const char *snip;
+	ck_assert_int_eq(aiw_plan_row(p, 0, v, AIW_PLAN_T_NCOLUMNS, NULL, &snip), AIW_OK);
+	enum { N = 40 };
+	double w[N], sum = 0, fails = 0;
+	for (int k = 0; k < N; k++) {
+		aiw_sim *sim;
+		AIW_OK_OR_FAIL(sim, start(scen, snip, &sim));
+		AIW_OK_OR_FAIL(sim, aiw_sim_reset(sim));
+		char seed[16];
+		snprintf(seed, sizeof seed, "%d", 100 + k);
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.seed", seed));
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "sim.duration", "30d"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, "training.pretrain.max_tokens", "2e9"));
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		w[k] = metric(sim, "wall_s");
+		fails += metric(sim, "failures");
+		ck_assert(metric(sim, "tokens") >= TRAIN_TOKENS);
+		sum += w[k];
+		aiw_sim_free(sim);
+	}
+	double mean = sum / N, q = 0;
+	for (int k = 0; k < N; k++)
+		q += (w[k] - mean) * (w[k] - mean);
+	double sd = sqrt(q / (N - 1));
+	double step = v[AIW_PLAN_T_STEP_TIME_S], T = v[AIW_PLAN_T_TRAIN_TIME_S];
+	double disc = (v[AIW_PLAN_T_TRAIN_SOLVE_S] / v[AIW_PLAN_T_CKPT_INTERVAL_S] + T / 4500) * step;
+	double tol = gsl_cdf_tdist_Pinv(0.9995, N - 1) * sd / sqrt(N) + disc;
+	printf("time to train: Daly %.1f s, simulated %.1f s (sd %.1f, %d runs, %.1f failures "
+	       "each), tolerance %.1f s, solve time %.1f s\n",
+	       T, mean, sd, N, fails / N, tol, v[AIW_PLAN_T_TRAIN_SOLVE_S]);
+	ck_assert_msg(fabs(mean - T) <= tol, "Daly %.1f, simulated %.1f +- %.1f", T, mean, tol);
+	/* the overhead is resolved: the solve time alone is outside */
+	ck_assert(fabs(mean - v[AIW_PLAN_T_TRAIN_SOLVE_S]) > tol);
+	aiw_plan_free(p);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("plan_training");
@@ -260,6 +391,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, nothing_fits_says_why);
 	tcase_add_test(tc, nemo_llama2_70b_layout);
 	tcase_add_test(tc, bad_arguments);
+	tcase_add_test(tc, time_to_train_closed_form);
+	tcase_add_test(tc, time_to_train_simulated);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -39,8 +39,17 @@ static void plan_usage(FILE *f)
 	        "  --power-budget W     site peak IT power at most W\n"
 	        "  --set-grid NAME=V1,V2,...\n"
 	        "                       values of an axis: gpu, gpus_per_replica, weight_bits,\n"
-	        "                       max_batch, replicas (integer ranges A..B; replicas\n"
-	        "                       default 1..64)\n"
+	        "                       max_batch, pp, spot_fraction, max_num_batched_tokens\n"
+	        "                       (chunked_prefill on), target (the autoscaler's target:\n"
+	        "                       the fleet keeps its autoscaler, replicas sets\n"
+	        "                       max_replicas, every count simulated), replicas\n"
+	        "                       (integer ranges A..B; replicas default 1..64)\n"
+	        "  --attainment A       feasible when the one-sided Clopper-Pearson lower bound\n"
+	        "                       of the share of replications meeting both limits is at\n"
+	        "                       least A (0 < A < 1), instead of the means meeting them\n"
+	        "  --confidence C       the bound's confidence (default 0.95)\n"
+	        "  --train-tokens N     a training plan: each layout's expected time and cost\n"
+	        "                       to train N tokens with failures and Daly's interval\n"
 	        "  --replications N     runs per candidate, seeds sim.seed + 0 .. N - 1 (1)\n"
 	        "  --set NAME=VALUE     set a scenario parameter in every candidate\n"
 	        "  --seed N             sim.seed of the first replication\n"
@@ -153,6 +162,12 @@ static int print_training(aiw_plan *plan, const char *file, const char *componen
 		       RC[(int)v[AIW_PLAN_T_RECOMPUTE]], v[AIW_PLAN_T_TOKENS_PER_S],
 		       v[AIW_PLAN_T_STEP_TIME_S], v[AIW_PLAN_T_MEMORY_PER_GPU_BYTES] / 1e9,
 		       v[AIW_PLAN_T_MFU]);
+		if (isfinite(v[AIW_PLAN_T_TRAIN_TIME_S]))
+			printf("      to train: %.6g days expected (%.6g without failures), %.6g USD; "
+			       "checkpoint every %.6g s (Young %.6g s)\n",
+			       v[AIW_PLAN_T_TRAIN_TIME_S] / 86400, v[AIW_PLAN_T_TRAIN_SOLVE_S] / 86400,
+			       v[AIW_PLAN_T_TRAIN_COST_USD], v[AIW_PLAN_T_CKPT_INTERVAL_S],
+			       v[AIW_PLAN_T_CKPT_YOUNG_S]);
 		fputs("      ", stdout);
 		for (const char *c = snip; *c; c++)
 			fputc(*c == '\n' ? (c[1] ? ' ' : '\n') : *c, stdout);
@@ -205,7 +220,7 @@ int cli_plan(int argc, char **argv)
 	const char *component = NULL, *ttft = NULL, *tpot = NULL, *objective = NULL,
 	           *max_gpus = NULL, *power = NULL, *reps = NULL, *seed = NULL, *csv = NULL,
 	           *top = NULL, *jobs = NULL, *recheck = NULL, *recheck_reps = NULL,
-	           *prog = NULL, *report = NULL;
+	           *prog = NULL, *report = NULL, *attain = NULL, *conf = NULL, *ttok = NULL;
 	size_t nsets = 0, ngrids = 0, nops = 0, room = argc > 0 ? (size_t)argc : 1;
 	const char **sets = calloc(room, sizeof *sets), **grids = calloc(room, sizeof *grids),
 	           **ops = calloc(room, sizeof *ops);
@@ -232,6 +247,9 @@ int cli_plan(int argc, char **argv)
 	    {"--jobs|-j", CLI_OPT_ONE, &jobs, NULL, NULL},
 	    {"--recheck", CLI_OPT_ONE, &recheck, NULL, NULL},
 	    {"--recheck-replications", CLI_OPT_ONE, &recheck_reps, NULL, NULL},
+	    {"--attainment", CLI_OPT_ONE, &attain, NULL, NULL},
+	    {"--confidence", CLI_OPT_ONE, &conf, NULL, NULL},
+	    {"--train-tokens", CLI_OPT_ONE, &ttok, NULL, NULL},
 	    {"--progress|--no-progress", CLI_OPT_FLAG, &prog, NULL, NULL},
 	    {"--set", CLI_OPT_MANY, NULL, sets, &nsets},
 	    {"--set-grid", CLI_OPT_MANY, NULL, grids, &ngrids},
@@ -336,7 +354,10 @@ int cli_plan(int argc, char **argv)
 	          {"power_budget", power, "--power-budget"}, {"replications", reps, "--replications"},
 	          {"seed", seed, "--seed"},                   {"jobs", jobs, "--jobs"},
 	          {"recheck", recheck, "--recheck"},
-	          {"recheck_replications", recheck_reps, "--recheck-replications"}};
+	          {"recheck_replications", recheck_reps, "--recheck-replications"},
+	          {"attainment", attain, "--attainment"},
+	          {"confidence", conf, "--confidence"},
+	          {"train_tokens", ttok, "--train-tokens"}};
 	for (size_t k = 0; k < sizeof kv / sizeof *kv; k++)
 		if (kv[k].value && (st = aiw_plan_set(plan, kv[k].key, kv[k].value)) != AIW_OK) {
 			cli_errorf("plan: %s: %s", kv[k].opt, aiw_plan_errmsg(plan));
@@ -450,6 +471,10 @@ int cli_plan(int argc, char **argv)
 		       v[AIW_PLAN_OBJECTIVE], v[AIW_PLAN_TTFT_P99_S], v[AIW_PLAN_TPOT_P99_S],
 		       v[AIW_PLAN_POWER_PEAK_W], v[AIW_PLAN_PARETO_TTFT] ? "T" : "-",
 		       v[AIW_PLAN_PARETO_POWER] ? "P" : "-", rc_text);
+		if (isfinite(v[AIW_PLAN_ATTAINMENT_LCB]))
+			printf("      attainment: %.6g of the runs met both limits, lower bound %.6g at "
+			       "confidence %s\n",
+			       v[AIW_PLAN_MET_SHARE], v[AIW_PLAN_ATTAINMENT_LCB], conf ? conf : "0.95");
 		fputs("      ", stdout);
 		for (const char *c = snip; *c; c++)
 			fputc(*c == '\n' ? (c[1] ? ' ' : '\n') : *c, stdout);

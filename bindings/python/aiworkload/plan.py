@@ -9,7 +9,8 @@ COLUMNS = ("objective", "gpus", "replicas", "gpus_per_replica", "weight_bits", "
            "ttft_p99_s", "ttft_p99_ci95_s", "tpot_p99_s", "tpot_p99_ci95_s", "power_peak_w",
            "energy_kwh", "cost_per_mtok_usd", "pareto_ttft", "pareto_power",
            "recheck_ttft_p99_s", "recheck_ttft_p99_ci95_s", "recheck_tpot_p99_s",
-           "recheck_tpot_p99_ci95_s", "recheck_met_share", "recheck_ok")
+           "recheck_tpot_p99_ci95_s", "recheck_met_share", "recheck_ok", "pp", "spot_fraction",
+           "max_num_batched_tokens", "autoscaler_target", "met_share", "attainment_lcb")
 STATS = ("candidates", "pruned_memory", "pruned_cap", "pruned_bisection", "simulated", "runs",
          "rows", "pruned_load", "rechecked", "recheck_failed")
 
