@@ -111,8 +111,9 @@
  *
  * ---- invariants (checked by fleet_check, fleet_check.c, after every event
  * in a build configured with --enable-checks) ----
- *  requests  arrived = completed + dropped + in_flight, and in_flight =
- *            waiting_count + running_count; waiting_count = the central
+ *  requests  arrived = completed + dropped + in_flight (a prefill pool:
+ *            + its KV transfers done), and in_flight = waiting_count +
+ *            running_count (a prefill pool: + its transfers under way); waiting_count = the central
  *            queue + every slot's routed and preempted queues;
  *            running_count = every slot's running set and prefilling
  *            FIFO (chunked prefill, fleet_chunk.c); a slot's outstanding
@@ -502,6 +503,19 @@ typedef struct fleet {
 	 * surcharge (book_prefill) */
 	double cap_w, cap_floor_w, clock_prefill, clock_decode;
 	aiwi_xsum prefill_gpu_s;
+	/* prefill/decode disaggregation (fleet_disagg.c): the role (DIS_*);
+	 * a prefill pool's decode pool, its link (latency, bandwidth of the
+	 * replica's links together), the layers of the overlap, the
+	 * transfers under way, done, their bytes and seconds; a decode
+	 * pool's requests received and refused (KV too large) */
+	int disagg;
+	bool kv_overlap;
+	aiwi_comp *decode_comp;
+	double kv_alpha, kv_bw, kv_layers;
+	uint64_t kv_in_transit, kv_transfers, kv_received;
+	double kv_transfer_bytes, kv_transfer_s;
+	uint64_t prefill_spans;    /* a prefill pool's prefills (spans that admitted) */
+	double tokens_prefill_reqs; /* and the requests they prefilled */
 } fleet;
 
 

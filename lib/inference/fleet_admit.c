@@ -16,9 +16,16 @@ static void drop(fleet *f, uint32_t id, int why)
 	req_free(f, id);
 }
 
+static void disagg_send(fleet *f, replica *r, uint32_t id, double now);
+
 static void complete(fleet *f, replica *r, uint32_t id, double now)
 {
 	req *q = &f->requests[id];
+	if (AIW_UNLIKELY(f->disagg == DIS_PREFILL) && q->output > 1) {
+		/* prefilled: its KV cache goes to the decode pool */
+		disagg_send(f, r, id, now);
+		return;
+	}
 	double e2e = now - q->arrival;
 	bool ok_ttft, ok_tpot = true, ok_e2e = e2e <= f->slo_e2e;
 	if (f->service_mode) {
@@ -139,6 +146,24 @@ static void take(fleet *f, replica *r, queue *from, double now, double prefill[2
 	uint32_t seq = f->admissions++;
 	if (f->service_mode) {
 		run_push(f, r, id, now + q->key, seq);
+		return;
+	}
+	if (AIW_UNLIKELY(f->disagg)) {
+		if (f->disagg == DIS_DECODE) {
+			/* its KV cache came from a prefill pool: no prefill, its
+			 * first token given there (fleet_disagg.c) */
+			r->context_tokens += (double)q->prompt + q->generated;
+			run_push(f, r, id, r->iterations_done + (q->output - q->generated), seq);
+			return;
+		}
+		/* a prefill pool: it leaves at the end of its prefill (its
+		 * first token) */
+		prefill[0] += (double)q->prompt + q->generated;
+		prefill[1] += ((double)q->prompt + q->generated) * ((double)q->prompt + q->generated);
+		r->context_tokens += (double)q->prompt + q->generated + 1;
+		q->generated++;
+		f->admitted[f->admitted_count++] = id;
+		run_push(f, r, id, r->iterations_done, seq);
 		return;
 	}
 	double len = (double)q->prompt + q->generated;
@@ -338,6 +363,8 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, const do
 		return;
 	}
 	double tp = 0, ptok = pf[0];
+	if (AIW_UNLIKELY(f->disagg == DIS_DECODE))
+		nadm = 0; /* (what it admitted came prefilled) */
 	if (nadm) {
 		f->tokens_prefill += ptok;
 		f->flops += prefill_flops(f, ptok, pf[1]);
@@ -352,6 +379,10 @@ static void start_span(fleet *f, replica *r, double now, uint32_t nadm, const do
 			}
 		}
 		f->tokens_out += nadm;
+		if (AIW_UNLIKELY(f->disagg)) {
+			f->prefill_spans++;
+			f->tokens_prefill_reqs += nadm;
+		}
 		r->first_admission = f->admissions - nadm; /* the admitted ones have seq >= first_admission */
 	} else if (f->batching == B_CONTINUOUS) {
 		while (r->run_count > 1 && r->context_tokens + r->run_count > f->kv_capacity_tokens)

@@ -72,12 +72,20 @@ static void fleet_check(fleet *f, bool deep)
 	uint64_t dropped = 0;
 	for (int i = 0; i < NDROP; i++)
 		dropped += f->dropped[i];
-	CHECK(f->arrived == f->completed + dropped + f->in_flight,
-	      "arrived %llu != completed %llu + dropped %llu + in flight %llu", ULL(f->arrived),
-	      ULL(f->completed), ULL(dropped), ULL(f->in_flight));
-	CHECK(f->in_flight == f->waiting_count + f->running_count,
-	      "in flight %llu != waiting %llu + running %llu", ULL(f->in_flight),
-	      ULL(f->waiting_count), ULL(f->running_count));
+	CHECK(f->arrived == f->completed + f->kv_transfers + dropped + f->in_flight,
+	      "arrived %llu != completed %llu + transferred %llu + dropped %llu + in flight %llu",
+	      ULL(f->arrived), ULL(f->completed), ULL(f->kv_transfers), ULL(dropped),
+	      ULL(f->in_flight));
+	CHECK(f->in_flight == f->waiting_count + f->running_count + f->kv_in_transit,
+	      "in flight %llu != waiting %llu + running %llu + in transfer %llu", ULL(f->in_flight),
+	      ULL(f->waiting_count), ULL(f->running_count), ULL(f->kv_in_transit));
+	CHECK(f->disagg == DIS_PREFILL || (f->kv_transfers == 0 && f->kv_in_transit == 0),
+	      "KV transfers %llu (%llu under way) in a fleet that is no prefill pool",
+	      ULL(f->kv_transfers), ULL(f->kv_in_transit));
+	CHECK(f->disagg != DIS_DECODE || f->arrived == f->kv_received,
+	      "decode pool: arrived %llu != received %llu", ULL(f->arrived), ULL(f->kv_received));
+	CHECK(f->disagg == DIS_DECODE || f->kv_received == 0,
+	      "%llu requests received by a fleet that is no decode pool", ULL(f->kv_received));
 	CHECK(f->waiting.value == (double)f->waiting_count,
 	      "waiting integral's level %.17g != waiting %llu", f->waiting.value,
 	      ULL(f->waiting_count));

@@ -208,7 +208,10 @@ static bool arrive(fleet *f, double now)
 		f->arrived--;
 		return false;
 	}
-	if (!f->service_mode && (double)prompt + output > f->kv_capacity_tokens) {
+	/* a prefill pool holds the prompt and the first token only (the
+	 * decode pool checks its own memory: fleet_disagg.c) */
+	double held = AIW_UNLIKELY(f->disagg == DIS_PREFILL) && output > 1 ? 1 : output;
+	if (!f->service_mode && (double)prompt + held > f->kv_capacity_tokens) {
 		f->dropped[DROP_KV_TOO_LARGE]++;
 		if (AIW_UNLIKELY(f->sessions)) {
 			f->sessions_abandoned++;

@@ -181,6 +181,29 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	 "power_cap: ((cap - floor) / (decode_w - floor))^(1/3), 1 when decode draws less than the "
 	 "cap (not a number without power_cap)",
 	 NULL, NULL, NULL, NULL},
+	{"kv_transfers", "Disaggregated: KV transfers done", "1", AIW_METRIC_COUNT,
+	 "disaggregation = prefill: KV caches moved to the decode pool (requests handed over; "
+	 "requests_arrived = requests_completed + kv_transfers + requests_dropped + "
+	 "requests_in_flight) (not a number in another role)", NULL, NULL, NULL, NULL},
+	{"kv_transfers_under_way", "  transfers under way", "1", AIW_METRIC_COUNT,
+	 "disaggregation = prefill: KV caches on their way at the end (in requests_in_flight)",
+	 NULL, NULL, NULL, NULL},
+	{"kv_transfer_bytes", "  bytes sent", "B", 0,
+	 "disaggregation = prefill: KV bytes sent (kv_bytes_per_token x prompt tokens each)",
+	 NULL, NULL, NULL, NULL},
+	{"kv_transfer_time_mean_s", "  transfer time (mean)", "s", 0,
+	 "disaggregation = prefill: mean time from a prefill's end to its KV cache's arrival at "
+	 "the decode pool (kv_link's latency and bandwidth; kv_transfer_overlap)",
+	 NULL, NULL, NULL, NULL},
+	{"prefill_batch_mean", "  prompts per prefill (mean)", "1", AIW_METRIC_RATIO,
+	 "disaggregation = prefill: prompts prefilled together per prefill iteration",
+	 NULL, NULL, NULL, NULL},
+	{"kv_received", "Disaggregated: requests received", "1", AIW_METRIC_COUNT,
+	 "disaggregation = decode: requests whose KV cache came from the prefill pool "
+	 "(requests_arrived) (not a number in another role)", NULL, NULL, NULL, NULL},
+	{"decode_kv_wait_mean_s", "  wait for KV memory (mean)", "s", 0,
+	 "disaggregation = decode: request-seconds waited in the decode pool's queues for KV "
+	 "memory / requests received", NULL, NULL, NULL, NULL},
 	{"spec_tokens_per_step", "Speculative: tokens per verification", "1", AIW_METRIC_RATIO,
 	 "speculative: output tokens of a sequence per verification step, the accepted draft "
 	 "tokens and the target's own, in expectation (1 - a^(k+1)) / (1 - a) (not a number "

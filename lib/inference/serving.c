@@ -149,6 +149,7 @@
 #include "inference/fleet_route.c"
 #include "inference/fleet_lifecycle.c"
 #include "inference/fleet_timing.c"
+#include "inference/fleet_disagg.c"
 
 /* ======================================================================== */
 /* the component                                                             */
@@ -332,6 +333,8 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->batch_power = (int)aiwi_p(c, P_POWER_MODEL) == 1; /* (below) */
 	f->eager = eager_possible(f);
 	if ((st = cap_setup(c, f)) != AIW_OK || (st = timing_setup(c, f)) != AIW_OK)
+		return st;
+	if ((st = disagg_setup(c, f)) != AIW_OK)
 		return st;
 	f->attn_flops_sq = 2 * aiwi_p(c, P_LAYERS) * timing_hidden(c, f->model_params);
 	/* the FLOP figures are FLOPs over the fleet's peak; attention runs at
@@ -523,6 +526,11 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->ahead_times = malloc(ABUF * sizeof *f->ahead_times);
 	if (!f->ahead_times)
 		return aiwi_err(sim, AIW_ENOMEM, "%s: out of memory", c->prefix);
+	if (AIW_UNLIKELY(f->disagg == DIS_DECODE)) {
+		/* a decode pool's requests come from its prefill pool only */
+		ag_sync(f);
+		return f->fail ? AIW_ENOMEM : AIW_OK;
+	}
 	arrivals_ahead(f, 0);
 	double t = next_arrival(f, 0);
 	sizes_ahead(f);
@@ -677,7 +685,8 @@ static bool overloaded(aiwi_comp *c, fleet *f, uint64_t waiting, double t)
 		          "(%s.cost_per_mtok_*, flagged by %s.overloaded) is that of a saturated "
 		          "fleet, not a price; add replicas or lower the rate",
 		          c->prefix, unserved, arrived, 100 * unserved / arrived, (double)waiting,
-		          t, unserved - (double)waiting, t > 0 ? (double)f->completed / t : NAN,
+		          t, unserved - (double)waiting,
+		          t > 0 ? (double)(f->completed + f->kv_transfers) / t : NAN,
 		          t > 0 ? arrived / t : NAN, c->prefix, c->prefix);
 	}
 	return true;
@@ -778,6 +787,18 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("mixed_iterations", (double)f->mixed_iterations);
 	M("prefill_chunks", (double)f->prefill_chunks);
 	M("chunks_per_prompt_mean", f->chunked_prompts ? (double)f->prefill_chunks / (double)f->chunked_prompts : NAN);
+	/* disaggregation (fleet_disagg.c): not numbers in the other role */
+	bool pre = f->disagg == DIS_PREFILL, dec = f->disagg == DIS_DECODE;
+	M("kv_transfers", pre ? (double)f->kv_transfers : NAN);
+	M("kv_transfers_under_way", pre ? (double)f->kv_in_transit : NAN);
+	M("kv_transfer_bytes", pre ? f->kv_transfer_bytes : NAN);
+	M("kv_transfer_time_mean_s",
+	  pre && f->kv_transfers + f->kv_in_transit
+	          ? f->kv_transfer_s / (double)(f->kv_transfers + f->kv_in_transit)
+	          : NAN);
+	M("prefill_batch_mean", pre && f->prefill_spans ? f->tokens_prefill_reqs / (double)f->prefill_spans : NAN);
+	M("kv_received", dec ? (double)f->kv_received : NAN);
+	M("decode_kv_wait_mean_s", dec && f->kv_received ? f->waiting.sum / (double)f->kv_received : NAN);
 	M("spec_tokens_per_step", f->spec ? f->spec_E : NAN);
 	M("spec_verifications", f->spec ? iters / f->spec_E : NAN);
 	M("spec_draft_share", f->spec && f->spec_decode_s > 0 ? f->spec_draft_s / f->spec_decode_s : NAN);

@@ -299,6 +299,33 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                       "power_cap: the static power that the clock does not scale, below "
 	                       "the cap (none: the GPU's idle_w)",
 	                       0},
+	[P_DISAGG] = {"disaggregation", IP("disaggregation"), AIW_PT_ENUM, "off", "", 0, 2,
+	              "off|prefill|decode", 0,
+	              "prefill/decode disaggregation (Splitwise, DistServe): prefill, this fleet "
+	              "is a prefill pool whose replicas prefill each request and give its first "
+	              "token, then send its KV cache to the decode pool decode_fleet; decode, this "
+	              "fleet is a decode pool, fed by a prefill pool only (its traffic is not "
+	              "drawn); off, a replica does both (needs continuous batching, service unset, "
+	              "chunked_prefill, speculative and sessions off)",
+	              0},
+	[P_DECODE_FLEET] = {"decode_fleet", IP("decode_fleet"), AIW_PT_STRING, NULL, "", 0, 0, NULL,
+	                    AIW_PF_NONE,
+	                    "disaggregation = prefill: the NAME of the [inference NAME] section, "
+	                    "with disaggregation = decode, that decodes this pool's requests",
+	                    0},
+	[P_KV_LINK] = {"kv_link", IP("kv_link"), AIW_PT_STRING, "IB-NDR", "", 0, 0, NULL, 0,
+	               "disaggregation = prefill: the catalog link a KV cache moves over, one per "
+	               "GPU of the prefill replica, each sending its tensor-parallel share (a "
+	               "transfer of B bytes takes alpha + B / (gpus_per_replica x bw); no contention "
+	               "between transfers)",
+	               0},
+	[P_KV_OVERLAP] = {"kv_transfer_overlap", IP("kv_transfer_overlap"), AIW_PT_ENUM, "off", "",
+	                  0, 1, "off|on", 0,
+	                  "disaggregation = prefill: on, the KV cache is sent layer by layer as the "
+	                  "prefill computes it (DistServe, Splitwise), so that only max(B / (L bw), "
+	                  "B / bw - (L - 1) / L x prefill time) is left after the prefill ends (L "
+	                  "layers); off, the whole transfer follows the prefill",
+	                  0},
 	[P_ITER_COEF + 0] = {"prefill.overhead", IP("prefill.overhead"), AIW_PT_REAL, NULL, "s", -1e9, 1e9,
 	                       NULL, AIW_PF_NONE,
 	                       "timing = iteration, prefill: fixed cost of an iteration (scheduling, launches) (none: the profile's fit, else the datasheet)",
@@ -376,6 +403,11 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"draft_layers", "speculative=draft"},
 	{"draft_cost", "speculative=heads"},
 	{"prefix_caching", "sessions=on"},
+	{"decode_fleet", "disaggregation=prefill"},
+	{"kv_link", "disaggregation=prefill"},
+	{"kv_transfer_overlap", "disaggregation=prefill"},
+	{"traffic", "disaggregation=off|prefill"},
+	{"rate", "disaggregation=off|prefill"},
 	{"session_turns", "sessions=on"},
 	{"think_time", "sessions=on"},
 	{"system_prompts", "sessions=on"},

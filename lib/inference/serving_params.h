@@ -77,6 +77,10 @@ enum {
 	P_DECODE_POWER_WIDTH,
 	P_POWER_CAP,
 	P_POWER_CAP_FLOOR,
+	P_DISAGG,
+	P_DECODE_FLEET,
+	P_KV_LINK,
+	P_KV_OVERLAP,
 	P_ITER_COEF,                               /* 2 phases x 6 terms (iteration.h's order) */
 	P_COST = P_ITER_COEF + 12,                 /* AIW_COST_NPARAMS entries */
 	P_TOKEN_PRICE = P_COST + AIW_COST_NPARAMS, /* AIW_TOKEN_PRICE_NPARAMS entries */
@@ -87,6 +91,7 @@ enum {
 enum { B_NONE, B_DYNAMIC, B_CONTINUOUS };
 enum { TIMING_ROOFLINE, TIMING_ITERATION };
 enum { SPEC_OFF, SPEC_DRAFT, SPEC_HEADS };
+enum { DIS_OFF, DIS_PREFILL, DIS_DECODE };
 enum { RT_ROUND_ROBIN, RT_LEAST_LOADED, RT_P2C, RT_CENTRAL, RT_AFFINITY, RT_KV };
 
 /* The parameter table of the inference kind (P_NPARAMS entries). */

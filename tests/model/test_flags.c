@@ -184,9 +184,12 @@ START_TEST(mode_table_well_formed)
 	ck_assert_int_eq(aiw_param_find("inference.NAME.mfu", &i), AIW_OK);
 	ck_assert_int_eq(aiw_param_mode(i, &m), AIW_OK);
 	ck_assert_str_eq(m, "timing=roofline");
-	ck_assert_int_eq(aiw_param_find("inference.NAME.rate", &i), AIW_OK);
+	ck_assert_int_eq(aiw_param_find("inference.NAME.replicas", &i), AIW_OK);
 	ck_assert_int_eq(aiw_param_mode(i, &m), AIW_OK);
 	ck_assert_str_eq(m, "");
+	ck_assert_int_eq(aiw_param_find("inference.NAME.rate", &i), AIW_OK);
+	ck_assert_int_eq(aiw_param_mode(i, &m), AIW_OK);
+	ck_assert_str_eq(m, "disaggregation=off|prefill"); /* a decode pool draws no arrivals */
 	for (i = 0; i < n; i++) {
 		const char *name;
 		ck_assert_int_eq(aiw_param_info(i, &name, NULL, NULL, NULL, NULL, NULL, NULL, NULL),

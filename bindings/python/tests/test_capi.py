@@ -419,7 +419,7 @@ class Flags(unittest.TestCase):
         names = [p.name for p in aiworkload.params()]
         i = names.index("inference.NAME.mfu")
         self.assertEqual(aiworkload.param_mode(i), "timing=roofline")
-        self.assertEqual(aiworkload.param_mode(names.index("inference.NAME.rate")), "")
+        self.assertEqual(aiworkload.param_mode(names.index("inference.NAME.replicas")), "")
 
     def test_one_builtin_scenario(self):
         text = aiworkload.default_scenario()
