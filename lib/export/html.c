@@ -233,7 +233,7 @@ static const char *const GRID_JS =
 	" var div=document.createElement('div');div.className='chart';div.id='grid-spectrum-chart';\n"
 	" div.setAttribute('data-points',String(G.f.length));\n"
 	" div.setAttribute('data-dominant',String(G.dominant));box.appendChild(div);\n"
-	" var dom=G.f.map(function(x,k){return x===G.dominant?G.psd[k]:null;});\n"
+	" var dom=[];for(var k=0;k<G.f.length;k++)dom.push(G.f[k]===G.dominant?G.psd[k]:null);\n"
 	" new uPlot({title:'Welch power spectrum of site.power_w [W\\u00b2/Hz]; band '+G.band[0]+"
 	"'-'+G.band[1]+' Hz shaded, dominant '+e3(G.dominant)+' Hz',width:W,height:260,\n"
 	"  scales:{x:{time:false,distr:3},y:{distr:3}},\n"

@@ -486,6 +486,57 @@ START_TEST(report_holds_the_spectrum)
 }
 END_TEST
 
+/* aiw_sim_grid_spectrum: the accumulator's bins bit for bit at k df, the
+ * count alone with cap 0, a cap below the count filling only cap, no bins
+ * before the first segment completes, and the refusals. */
+START_TEST(public_spectrum)
+{
+	aiw_sim *sim = run_text("[sim]\nduration = 200s\nsample_interval = 100ms\n"
+	                        "[site]\ngrid = on\ngrid_welch_segment = 200\n"
+	                        "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n",
+	                        1);
+	size_t nb = 0, n = 99, nseg = 0;
+	double df = 0;
+	const double *psd = aiwi_grid_psd(aiwi_site_grid(sim), &nb, &df, &nseg);
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, NULL, NULL, 0, &n), AIW_OK);
+	ck_assert_uint_eq(n, nb);
+	ck_assert_uint_eq(n, 101);
+	double f[101], p[101];
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, f, p, 101, &n), AIW_OK);
+	for (size_t k = 0; k < nb; k++) {
+		ck_assert_double_eq(f[k], (double)k * df);
+		ck_assert_double_eq(p[k], psd[k]);
+	}
+	ck_assert_double_eq_tol(f[10], 0.5, 1e-15);
+	/* a cap of 3 writes 3 */
+	double g[4] = {-1, -1, -1, -1};
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, NULL, g, 3, &n), AIW_OK);
+	ck_assert_uint_eq(n, 101);
+	ck_assert_double_eq(g[2], psd[2]);
+	ck_assert_double_eq(g[3], -1);
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, f, p, 101, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_grid_spectrum(NULL, f, p, 101, &n), AIW_EINVAL);
+	aiw_sim_free(sim);
+	/* shorter than a segment: no bins */
+	sim = run_text("[sim]\nduration = 10s\nsample_interval = 100ms\n"
+	               "[site]\ngrid = on\ngrid_welch_segment = 200\n"
+	               "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n",
+	               1);
+	n = 99;
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, f, p, 101, &n), AIW_OK);
+	ck_assert_uint_eq(n, 0);
+	aiw_sim_free(sim);
+	/* off */
+	sim = run_text("[sim]\nduration = 10s\nsample_interval = 100ms\n"
+	               "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n",
+	               1);
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, f, p, 101, &n), AIW_ESTATE);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_nonnull(strstr(aiw_sim_errmsg(sim), "site.grid = on"));
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("grid");
@@ -499,6 +550,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, reproduced_and_nothing_else_changes);
 	tcase_add_test(tc, hierarchy_by_hand);
 	tcase_add_test(tc, report_holds_the_spectrum);
+	tcase_add_test(tc, public_spectrum);
 	suite_add_tcase(s, tc);
 	return s;
 }
