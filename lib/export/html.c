@@ -776,15 +776,21 @@ static void write_grid(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 	 * an empty bin is null there) and each window's signed ramp */
 	fputs("<div id=\"grid-charts\"></div>\n<script type=\"application/json\" id=\"aiw-grid\">{",
 	      f);
-	fputs("\"f\":[", f);
-	for (size_t k = 1; psd && k < nb; k++) {
-		fputs(k > 1 ? "," : "", f);
-		js_exact(f, (double)k * df);
-	}
-	fputs("],\"psd\":[", f);
-	for (size_t k = 1; psd && k < nb; k++) {
-		fputs(k > 1 ? "," : "", f);
-		js_exact(f, psd[k] > 0 ? psd[k] : NAN);
+	/* past HTML_MAX_POINTS bins (segments above 16,384 samples), the
+	 * highest bin of each run of sb bins, so the file stays bounded and
+	 * the peaks stay drawn */
+	size_t nk = psd && nb > 1 ? nb - 1 : 0;
+	size_t sb = nk > HTML_MAX_POINTS ? (nk + HTML_MAX_POINTS - 1) / HTML_MAX_POINTS : 1;
+	for (int pass = 0; pass < 2; pass++) {
+		fputs(pass ? "],\"psd\":[" : "\"f\":[", f);
+		for (size_t k = 1; k <= nk; k += sb) {
+			size_t best = k;
+			for (size_t j = k; j < k + sb && j <= nk; j++)
+				if (psd[j] > psd[best])
+					best = j;
+			fputs(k > 1 ? "," : "", f);
+			js_exact(f, pass ? (psd[best] > 0 ? psd[best] : NAN) : (double)best * df);
+		}
 	}
 	double fd = NAN;
 	aiw_sim_metric(sim, "site.grid_dominant_frequency_hz", &fd);

@@ -483,6 +483,58 @@ START_TEST(report_holds_the_spectrum)
 	ck_assert_ptr_null(strstr(page, "aiw-grid"));
 	ck_assert_ptr_null(strstr(page, "id=\"grid"));
 	aiw_sim_free(sim);
+	/* a segment of 40,000 samples: 20,000 bins above 0 Hz, past the
+	 * page's 8,192 points, are written as the highest of each run of
+	 * ceil(20,000 / 8,192) = 3 bins: 6,667 points, the dominant among
+	 * them */
+	sim = run_text("[sim]\nduration = 400s\nsample_interval = 10ms\n"
+	               "[site]\ngrid = on\ngrid_welch_segment = 40000\n"
+	               "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n",
+	               1);
+	psd = aiwi_grid_psd(aiwi_site_grid(sim), &nb, &df, &nseg);
+	ck_assert_ptr_nonnull(psd);
+	ck_assert_uint_eq(nb, 20001);
+	strcpy(path, "/tmp/aiw_grid_reportXXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	AIW_OK_OR_FAIL(sim, aiw_sim_write_html(sim, path));
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(page, 1, sizeof page - 1, f);
+	page[n] = 0;
+	fclose(f);
+	unlink(path);
+	data = strstr(page, "id=\"aiw-grid\">{\"f\":[");
+	ck_assert_ptr_nonnull(data);
+	fp = data + strlen("id=\"aiw-grid\">{\"f\":[");
+	pp = strstr(data, "\"psd\":[") + strlen("\"psd\":[");
+	size_t pts = 0;
+	bool dominant = false;
+	double fdom = M(sim, "grid_dominant_frequency_hz");
+	for (size_t k = 1; k < nb; k += 3, pts++) {
+		char *e;
+		double x = strtod(fp, &e);
+		size_t best = k;
+		for (size_t j = k; j < k + 3 && j < nb; j++)
+			if (psd[j] > psd[best])
+				best = j;
+		ck_assert_double_eq(x, (double)best * df);
+		dominant = dominant || x == fdom;
+		fp = e + 1;
+		if (!strncmp(pp, "null", 4)) {
+			ck_assert(!(psd[best] > 0));
+			pp += 5;
+		} else {
+			ck_assert_double_eq(strtod(pp, &e), psd[best]);
+			pp = e + 1;
+		}
+	}
+	ck_assert_uint_eq(pts, 6667);
+	ck_assert_int_eq(fp[-1], ']');
+	ck_assert_int_eq(pp[-1], ']');
+	ck_assert(dominant);
+	aiw_sim_free(sim);
 }
 END_TEST
 
