@@ -20,7 +20,6 @@
  */
 #include "core/internal.h"
 #include "export/html.h"
-#include "site/grid.h"
 
 #include <errno.h>
 #include <math.h>
@@ -702,14 +701,43 @@ static void write_bucketed(FILE *f, const double *v, size_t len, size_t b)
  * the dominant frequency marked) and the ramp rate over each window along
  * the kept points of site.power_w.  Nothing is written with the
  * statistics off. */
+/* True when the run kept the grid statistics (site.grid = on): the site
+ * published them.  The report is a driver: it reads the statistics
+ * through the public interface (the metrics, aiw_sim_grid_spectrum). */
+static bool grid_on(aiw_sim *sim)
+{
+	double v;
+	return aiw_sim_metric(sim, "site.grid_spectrum_segments", &v) == AIW_OK;
+}
+
+/* Samples in a window of w seconds at the sample interval dt, as the
+ * statistics take it (doc/grid.md): k = max(1, round(w / dt)). */
+static size_t grid_lag(double w, double dt)
+{
+	double k = round(w / dt);
+	return k >= 1 ? (size_t)k : 1;
+}
+
+enum { GRID_WINDOWS = 3 };
+
 static void write_grid(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 {
-	const aiwi_grid *g = aiwi_site_grid(sim);
-	if (!g)
+	if (!grid_on(sim))
 		return;
 	double dt = NAN, lo = NAN, hi = NAN, dw = NAN, df = NAN;
-	size_t nb = 0, nseg = 0;
-	const double *psd = aiwi_grid_psd(g, &nb, &df, &nseg);
+	size_t nb = 0;
+	double *psd = NULL, *freq = NULL;
+	if (aiw_sim_grid_spectrum(sim, NULL, NULL, 0, &nb) == AIW_OK && nb > 1) {
+		psd = malloc(nb * sizeof *psd);
+		freq = malloc(nb * sizeof *freq);
+		if (!psd || !freq || aiw_sim_grid_spectrum(sim, freq, psd, nb, &nb) != AIW_OK) {
+			free(psd);
+			free(freq);
+			psd = freq = NULL;
+		} else {
+			df = freq[1];
+		}
+	}
 	aiw_sim_get_double(sim, "sim.sample_interval", &dt);
 	aiw_sim_get_double(sim, "site.grid_band_low", &lo);
 	aiw_sim_get_double(sim, "site.grid_band_high", &hi);
@@ -721,7 +749,7 @@ static void write_grid(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 	      "<h3>Ramps</h3>\n<table id=\"grid-ramps\">\n<tr><th>Window</th><th>Lag (samples)</th>"
 	      "<th>Max (W/s)</th><th>Max (MW/min)</th><th>P99 (W/s)</th><th>P99 (MW/min)</th></tr>\n",
 	      f);
-	for (int i = 0; i < AIWI_GRID_WINDOWS; i++) {
+	for (int i = 0; i < GRID_WINDOWS; i++) {
 		char key[64], buf[64];
 		double w = NAN;
 		snprintf(key, sizeof key, "site.grid_ramp_window_%d", i + 1);
@@ -729,7 +757,7 @@ static void write_grid(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 		fmt_duration(buf, sizeof buf, w);
 		fprintf(f, "<tr data-window=\"%d\"><td>", i + 1);
 		aiwi_html_text(f, buf);
-		fprintf(f, "</td><td class=\"num\">%zu</td>", aiwi_grid_lag(g, i));
+		fprintf(f, "</td><td class=\"num\">%zu</td>", grid_lag(w, dt));
 		snprintf(key, sizeof key, "grid_ramp_%d_max_w_per_s", i + 1);
 		grid_cell(f, sim, key, 1, NULL);
 		grid_cell(f, sim, key, 6e-5, "%.4g");
@@ -749,7 +777,7 @@ static void write_grid(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 	grid_cell(f, sim, "grid_step_down_time_s", 1, "at %.6g s");
 	fputs("</tr>\n<tr><td>Deepest drop below the highest of the ", f);
 	aiwi_html_num(f, dw);
-	fprintf(f, " s before (%zu samples)</td>", aiwi_grid_lag(g, -1));
+	fprintf(f, " s before (%zu samples)</td>", grid_lag(dw, dt));
 	grid_cell(f, sim, "grid_drop_max_fraction", 1, NULL);
 	double v;
 	if (aiw_sim_metric(sim, "site.grid_drop_events", &v) == AIW_OK)
@@ -789,7 +817,7 @@ static void write_grid(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 				if (psd[j] > psd[best])
 					best = j;
 			fputs(k > 1 ? "," : "", f);
-			js_exact(f, pass ? (psd[best] > 0 ? psd[best] : NAN) : (double)best * df);
+			js_exact(f, pass ? (psd[best] > 0 ? psd[best] : NAN) : freq[best]);
 		}
 	}
 	double fd = NAN;
@@ -809,12 +837,12 @@ static void write_grid(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 			p = aiwi_rec_values(r, i);
 	double *rr = p && len ? malloc(len * sizeof *rr) : NULL;
 	size_t b = len > HTML_MAX_POINTS ? (len + HTML_MAX_POINTS / 2 - 1) / (HTML_MAX_POINTS / 2) : 1;
-	for (int i = 0; rr && i < AIWI_GRID_WINDOWS; i++) {
-		size_t k = aiwi_grid_lag(g, i);
+	for (int i = 0; rr && i < GRID_WINDOWS; i++) {
 		double w = NAN;
 		char key[64], buf[64];
 		snprintf(key, sizeof key, "site.grid_ramp_window_%d", i + 1);
 		aiw_sim_get_double(sim, key, &w);
+		size_t k = grid_lag(w, dt);
 		for (size_t j = 0; j < len; j++) {
 			double span = j >= k ? t[j] - t[j - k] : NAN;
 			rr[j] = span > 0 ? (p[j] - p[j - k]) / span * 6e-5 : NAN;
@@ -832,6 +860,8 @@ static void write_grid(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 		fputs("<p class=\"note\" id=\"grid-no-spectrum\">No Welch segment was complete: the run "
 		      "is shorter than site.grid_welch_segment samples.</p>\n",
 		      f);
+	free(psd);
+	free(freq);
 }
 
 static void write_data(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
@@ -895,7 +925,7 @@ AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path)
 	      "<a href=\"#power\">Power</a><a href=\"#latency\">Latency</a>"
 	      "<a href=\"#training\">Training</a><a href=\"#costs\">Costs</a>",
 	      f);
-	if (aiwi_site_grid(sim))
+	if (grid_on(sim))
 		fputs("<a href=\"#grid\">Grid</a>", f);
 	fputs("<a href=\"#charts-title\">Curves</a></nav>\n", f);
 	write_identity(f, sim, len);
@@ -930,7 +960,7 @@ AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path)
 	write_data(f, sim, r, len);
 	fputs("<script>\n", f);
 	fputs(CHART_JS, f);
-	if (aiwi_site_grid(sim)) {
+	if (grid_on(sim)) {
 		fputs("</script>\n<script>\n", f);
 		fputs(GRID_JS, f);
 	}
