@@ -312,9 +312,19 @@ AIW_EXPORT aiw_status aiw_sim_write_svg(aiw_sim *sim, const char *path, const ch
  * run's identity (version, seed, simulated time, the parameters given), the
  * power hierarchy and diversity factors, latency percentiles and SLO
  * attainment per inference fleet, the training time breakdown, the costs,
- * the summary table, and every curve as a chart with hover values and
- * zoom.  A default day at one-minute resolution is about 0.5 MB. */
+ * with site.grid = on the grid statistics with the spectrum and ramp
+ * charts, the summary table, and every curve as a chart with hover values
+ * and zoom.  A default day at one-minute resolution is about 0.5 MB. */
 AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path);
+/* The Welch power spectrum of the site's power curve (site.grid = on): the
+ * one-sided density of site.power_w in W^2/Hz averaged over the segments
+ * completed so far, bins k = 0 .. site.grid_welch_segment / 2 at frequency
+ * k / (segment x sim.sample_interval) Hz.  *nbins (required) gets the
+ * number of bins, 0 before the first segment completes; the first
+ * min(cap, *nbins) frequencies and densities go to freq_hz and psd (either
+ * may be NULL).  AIW_ESTATE when the run keeps no grid statistics. */
+AIW_EXPORT aiw_status aiw_sim_grid_spectrum(aiw_sim *sim, double *freq_hz, double *psd, size_t cap,
+                                            size_t *nbins);
 /* Every curve and the inference latency histograms as timestamped
  * OpenMetrics series (text format 1.0.0, ending with "# EOF"), the names
  * as in the exposition (inference_request_duration_seconds_bucket,

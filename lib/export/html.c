@@ -3,7 +3,9 @@
  * file.  The run's identity (version, seed, simulated time, the scenario
  * as the parameters given), the summary table, the power hierarchy and
  * diversity factors, latency percentiles and SLO attainment per fleet,
- * the training time breakdown, the costs, and every curve as an
+ * the training time breakdown, the costs, with site.grid = on the site
+ * as the grid sees it (ramps, steps, drops, the Welch spectrum and the
+ * ramp rates, charted), and every curve as an
  * interactive chart (uPlot, embedded: hover values, drag to zoom,
  * double-click to reset).  The page loads nothing from the network: its
  * Content-Security-Policy forbids it, and the charting library's code and
@@ -214,6 +216,54 @@ static const char *const CHART_JS =
 	"document.documentElement.setAttribute('data-ready','1');\n"
 	"})();\n";
 
+/* The grid section's charts (write_grid): the Welch spectrum on log axes
+ * with the band shaded and the dominant frequency marked, and the ramps
+ * against the curves' time axis.  The spectrum's div records how many
+ * points it drew (data-points) and <html> how many grid charts
+ * (data-grid-charts). */
+static const char *const GRID_JS =
+	"(function(){\n"
+	"var G=JSON.parse(document.getElementById('aiw-grid').textContent);\n"
+	"var D=JSON.parse(document.getElementById('aiw-data').textContent);\n"
+	"var box=document.getElementById('grid-charts'),n=0;\n"
+	"var W=Math.min(960,Math.max(480,box.clientWidth||960));\n"
+	"function e3(v){return v==null?'-':v.toPrecision(4);}\n"
+	"if(G.f.length){\n"
+	" var div=document.createElement('div');div.className='chart';div.id='grid-spectrum-chart';\n"
+	" div.setAttribute('data-points',String(G.f.length));\n"
+	" div.setAttribute('data-dominant',String(G.dominant));box.appendChild(div);\n"
+	" var dom=[];for(var k=0;k<G.f.length;k++)dom.push(G.f[k]===G.dominant?G.psd[k]:null);\n"
+	" new uPlot({title:'Welch power spectrum of site.power_w [W\\u00b2/Hz]; band '+G.band[0]+"
+	"'-'+G.band[1]+' Hz shaded, dominant '+e3(G.dominant)+' Hz',width:W,height:260,\n"
+	"  scales:{x:{time:false,distr:3},y:{distr:3}},\n"
+	"  series:[{label:'frequency (Hz)',value:function(u,v){return e3(v);}},\n"
+	"   {label:'PSD',stroke:'#1f77b4',width:1.25,value:function(u,v){return e3(v)+' W\\u00b2/Hz';}},\n"
+	"   {label:'dominant',stroke:'#d62728',paths:function(){return null;},"
+	"points:{show:true,size:9,fill:'#d62728'},value:function(u,v){return e3(v);}}],\n"
+	"  axes:[{label:'frequency (Hz)'},{label:'W\\u00b2/Hz',size:72}],\n"
+	"  hooks:{draw:[function(u){var c=u.ctx,b=u.bbox,L=b.left,R=b.left+b.width;\n"
+	"   function px(x){return Math.max(L,Math.min(R,u.valToPos(x,'x',true)));}\n"
+	"   var a=px(G.band[0]),z=px(G.band[1]);c.save();\n"
+	"   if(z>a){c.fillStyle='rgba(255,127,14,0.15)';c.fillRect(a,b.top,z-a,b.height);}\n"
+	"   if(G.dominant!=null){var d=px(G.dominant);c.strokeStyle='#d62728';c.setLineDash([4,4]);\n"
+	"    c.beginPath();c.moveTo(d,b.top);c.lineTo(d,b.top+b.height);c.stroke();}\n"
+	"   c.restore();}]}},[G.f,G.psd,dom],div);\n"
+	" n++;\n"
+	"}\n"
+	"if(G.ramps.length){\n"
+	" var div2=document.createElement('div');div2.className='chart';div2.id='grid-ramp-chart';\n"
+	" box.appendChild(div2);var COL=['#1f77b4','#ff7f0e','#2ca02c'];\n"
+	" var S=[{label:D.xlabel,value:function(u,v){return v==null?'-':v.toFixed(3);}}],Y=[D.x];\n"
+	" G.ramps.forEach(function(r,i){S.push({label:r.label,stroke:COL[i%3],width:1.25,"
+	"value:function(u,v){return e3(v)+' MW/min';}});Y.push(r.v);});\n"
+	" new uPlot({title:'Ramp rate of site.power_w over each window [MW/min]',width:W,height:240,\n"
+	"  cursor:{drag:{x:true,y:false}},scales:{x:{time:false}},series:S,\n"
+	"  axes:[{label:D.xlabel},{label:'MW/min',size:64}]},Y,div2);\n"
+	" n++;\n"
+	"}\n"
+	"document.documentElement.setAttribute('data-grid-charts',String(n));\n"
+	"})();\n";
+
 /* Errors of any kind, recorded where a headless browser's DOM dump shows
  * them. */
 static const char *const ERROR_JS =
@@ -370,6 +420,17 @@ static void write_power(FILE *f, aiw_sim *sim)
 		{"sum_of_rack_peaks_w", "Sum of the racks' peaks"},
 		{"rack_diversity_factor", "Rack diversity factor (sum of rack peaks / site peak)"},
 		{"racks", "Racks"},
+		{"rows", "Rows (site.racks_per_row)"},
+		{"sum_of_row_peaks_w", "Sum of the rows' peaks"},
+		{"diversity_racks_in_rows", "Diversity of racks in rows (sum of rack peaks / sum of row peaks)"},
+		{"halls", "Halls"},
+		{"sum_of_hall_peaks_w", "Sum of the halls' peaks"},
+		{"diversity_rows_in_halls", "Diversity of rows in halls (sum of row peaks / sum of hall peaks)"},
+		{"diversity_halls_in_site", "Diversity of halls in the site (sum of hall peaks / site peak)"},
+		{"rack_peaks_to_nameplate", "Sum of rack peaks / nameplate"},
+		{"row_peaks_to_nameplate", "Sum of row peaks / nameplate"},
+		{"hall_peaks_to_nameplate", "Sum of hall peaks / nameplate"},
+		{"site_peak_to_nameplate", "Site peak / nameplate"},
 		{"power_mean_w", "Site IT power (mean)"},
 		{"load_factor", "Load factor (mean / peak)"},
 		{"provisioned_power_w", "Provisioned power"},
@@ -551,6 +612,258 @@ static void write_costs(FILE *f, aiw_sim *sim)
 		fputs("</table>\n", f);
 }
 
+/* A number for a test to read back: the value as the JSON summary
+ * writes it (%.17g), NaN and infinities as the summary's text. */
+static void data_value(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, " data-value=\"%.17g\"", v);
+	else
+		fprintf(f, " data-value=\"%s\"", isnan(v) ? "nan" : v > 0 ? "inf" : "-inf");
+}
+
+/* A cell of a metric's value in the grid tables: formatted, with the
+ * exact value and the metric's name as attributes; "n/a" when the run
+ * has no such metric. */
+static void grid_cell(FILE *f, aiw_sim *sim, const char *key, double scale, const char *fmt)
+{
+	char name[128], val[96];
+	double v;
+	snprintf(name, sizeof name, "site.%s", key);
+	if (aiw_sim_metric(sim, name, &v) != AIW_OK) {
+		fputs("<td class=\"num\">n/a</td>", f);
+		return;
+	}
+	fprintf(f, "<td class=\"num\" data-metric=\"%s\"", name);
+	if (scale != 1)
+		fprintf(f, " data-scale=\"%g\"", scale);
+	data_value(f, v);
+	fputc('>', f);
+	if (!fmt) {
+		const aiwi_metric_def *d = metric_def(name);
+		fmt_value(val, sizeof val, v, d ? d->unit : "1", d ? d->flags : 0);
+	} else if (isfinite(v)) {
+		snprintf(val, sizeof val, fmt, v * scale);
+	} else {
+		snprintf(val, sizeof val, "n/a");
+	}
+	aiwi_html_text(f, val);
+	fputs("</td>", f);
+}
+
+/* A number in a chart's data as the JSON summary writes it (%.17g), so
+ * the page holds the library's figures exactly; null when not finite. */
+static void js_exact(FILE *f, double x)
+{
+	if (isfinite(x))
+		fprintf(f, "%.17g", x);
+	else
+		fputs("null", f);
+}
+
+/* Curve values in buckets of b points: every point when b = 1, else the
+ * minimum and maximum of each bucket in the order they occur (as the
+ * curves' chart data). */
+static void write_bucketed(FILE *f, const double *v, size_t len, size_t b)
+{
+	for (size_t k = 0; k < len; k += b) {
+		size_t e = k + b < len ? k + b : len;
+		if (k)
+			fputc(',', f);
+		if (b == 1 || e - k == 1) {
+			aiwi_html_js_num(f, v[k]);
+			continue;
+		}
+		size_t lo = k, hi = k;
+		bool any = false;
+		for (size_t j = k; j < e; j++) {
+			if (!isfinite(v[j]))
+				continue;
+			if (!any || v[j] < v[lo])
+				lo = j;
+			if (!any || v[j] > v[hi])
+				hi = j;
+			any = true;
+		}
+		if (!any) {
+			fputs("null,null", f);
+			continue;
+		}
+		aiwi_html_js_num(f, v[lo < hi ? lo : hi]);
+		fputc(',', f);
+		aiwi_html_js_num(f, v[lo < hi ? hi : lo]);
+	}
+}
+
+/* The grid section (site.grid = on, doc/grid.md): the ramp statistics
+ * per window, the largest steps and the deepest drop, the spectrum's
+ * figures, and two charts: the Welch spectrum (log axes, the band shaded,
+ * the dominant frequency marked) and the ramp rate over each window along
+ * the kept points of site.power_w.  Nothing is written with the
+ * statistics off. */
+/* True when the run kept the grid statistics (site.grid = on): the site
+ * published them.  The report is a driver: it reads the statistics
+ * through the public interface (the metrics, aiw_sim_grid_spectrum). */
+static bool grid_on(aiw_sim *sim)
+{
+	double v;
+	return aiw_sim_metric(sim, "site.grid_spectrum_segments", &v) == AIW_OK;
+}
+
+/* Samples in a window of w seconds at the sample interval dt, as the
+ * statistics take it (doc/grid.md): k = max(1, round(w / dt)). */
+static size_t grid_lag(double w, double dt)
+{
+	double k = round(w / dt);
+	return k >= 1 ? (size_t)k : 1;
+}
+
+enum { GRID_WINDOWS = 3 };
+
+static void write_grid(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
+{
+	if (!grid_on(sim))
+		return;
+	double dt = NAN, lo = NAN, hi = NAN, dw = NAN, df = NAN;
+	size_t nb = 0;
+	double *psd = NULL, *freq = NULL;
+	if (aiw_sim_grid_spectrum(sim, NULL, NULL, 0, &nb) == AIW_OK && nb > 1) {
+		psd = malloc(nb * sizeof *psd);
+		freq = malloc(nb * sizeof *freq);
+		if (!psd || !freq || aiw_sim_grid_spectrum(sim, freq, psd, nb, &nb) != AIW_OK) {
+			free(psd);
+			free(freq);
+			psd = freq = NULL;
+		} else {
+			df = freq[1];
+		}
+	}
+	aiw_sim_get_double(sim, "sim.sample_interval", &dt);
+	aiw_sim_get_double(sim, "site.grid_band_low", &lo);
+	aiw_sim_get_double(sim, "site.grid_band_high", &hi);
+	aiw_sim_get_double(sim, "site.grid_drop_window", &dw);
+	fputs("<h2 id=\"grid\">The site as the grid sees it</h2>\n"
+	      "<p class=\"note\">Statistics of the site's sampled IT power curve (site.power_w, "
+	      "interval averages), computed as the run went (site.grid = on; doc/grid.md).  "
+	      "1 MW/min = 16,667 W/s.</p>\n"
+	      "<h3>Ramps</h3>\n<table id=\"grid-ramps\">\n<tr><th>Window</th><th>Lag (samples)</th>"
+	      "<th>Max (W/s)</th><th>Max (MW/min)</th><th>P99 (W/s)</th><th>P99 (MW/min)</th></tr>\n",
+	      f);
+	for (int i = 0; i < GRID_WINDOWS; i++) {
+		char key[64], buf[64];
+		double w = NAN;
+		snprintf(key, sizeof key, "site.grid_ramp_window_%d", i + 1);
+		aiw_sim_get_double(sim, key, &w);
+		fmt_duration(buf, sizeof buf, w);
+		fprintf(f, "<tr data-window=\"%d\"><td>", i + 1);
+		aiwi_html_text(f, buf);
+		fprintf(f, "</td><td class=\"num\">%zu</td>", grid_lag(w, dt));
+		snprintf(key, sizeof key, "grid_ramp_%d_max_w_per_s", i + 1);
+		grid_cell(f, sim, key, 1, NULL);
+		grid_cell(f, sim, key, 6e-5, "%.4g");
+		snprintf(key, sizeof key, "grid_ramp_%d_p99_w_per_s", i + 1);
+		grid_cell(f, sim, key, 1, NULL);
+		grid_cell(f, sim, key, 6e-5, "%.4g");
+		fputs("</tr>\n", f);
+	}
+	fputs("</table>\n<h3>Load steps and drops</h3>\n<table id=\"grid-steps\">\n"
+	      "<tr><th>Figure</th><th>Value</th><th>When / count</th></tr>\n"
+	      "<tr><td>Largest step up (between two samples)</td>",
+	      f);
+	grid_cell(f, sim, "grid_step_up_max_w", 1, NULL);
+	grid_cell(f, sim, "grid_step_up_time_s", 1, "at %.6g s");
+	fputs("</tr>\n<tr><td>Largest step down</td>", f);
+	grid_cell(f, sim, "grid_step_down_max_w", 1, NULL);
+	grid_cell(f, sim, "grid_step_down_time_s", 1, "at %.6g s");
+	fputs("</tr>\n<tr><td>Deepest drop below the highest of the ", f);
+	aiwi_html_num(f, dw);
+	fprintf(f, " s before (%zu samples)</td>", grid_lag(dw, dt));
+	grid_cell(f, sim, "grid_drop_max_fraction", 1, NULL);
+	double v;
+	if (aiw_sim_metric(sim, "site.grid_drop_events", &v) == AIW_OK)
+		grid_cell(f, sim, "grid_drop_events", 1, "%.0f events");
+	else
+		fputs("<td class=\"note\">events: set site.grid_drop_fraction</td>", f);
+	fputs("</tr>\n</table>\n<h3>Spectrum</h3>\n<table id=\"grid-spectrum\">\n"
+	      "<tr><th>Figure</th><th>Value</th></tr>\n<tr><td>Welch segments averaged</td>",
+	      f);
+	grid_cell(f, sim, "grid_spectrum_segments", 1, NULL);
+	fputs("</tr>\n<tr><td>Band ", f);
+	aiwi_html_num(f, lo);
+	fputs("-", f);
+	aiwi_html_num(f, hi);
+	fputs(" Hz: share of the fluctuation power</td>", f);
+	grid_cell(f, sim, "grid_band_share", 1, NULL);
+	fputs("</tr>\n<tr><td>Band RMS swing</td>", f);
+	grid_cell(f, sim, "grid_band_rms_w", 1, NULL);
+	fputs("</tr>\n<tr><td>Dominant frequency (highest bin above 0 Hz)</td>", f);
+	grid_cell(f, sim, "grid_dominant_frequency_hz", 1, "%.6g Hz");
+	fprintf(f, "</tr>\n<tr><td>Bin spacing</td><td class=\"num\">%.6g Hz</td></tr>\n</table>\n",
+	        df);
+	/* the charts' data: bins 1 .. n/2 (0 Hz has no place on a log axis;
+	 * an empty bin is null there) and each window's signed ramp */
+	fputs("<div id=\"grid-charts\"></div>\n<script type=\"application/json\" id=\"aiw-grid\">{",
+	      f);
+	/* past HTML_MAX_POINTS bins (segments above 16,384 samples), the
+	 * highest bin of each run of sb bins, so the file stays bounded and
+	 * the peaks stay drawn */
+	size_t nk = psd && nb > 1 ? nb - 1 : 0;
+	size_t sb = nk > HTML_MAX_POINTS ? (nk + HTML_MAX_POINTS - 1) / HTML_MAX_POINTS : 1;
+	for (int pass = 0; pass < 2; pass++) {
+		fputs(pass ? "],\"psd\":[" : "\"f\":[", f);
+		for (size_t k = 1; k <= nk; k += sb) {
+			size_t best = k;
+			for (size_t j = k; j < k + sb && j <= nk; j++)
+				if (psd[j] > psd[best])
+					best = j;
+			fputs(k > 1 ? "," : "", f);
+			js_exact(f, pass ? (psd[best] > 0 ? psd[best] : NAN) : freq[best]);
+		}
+	}
+	double fd = NAN;
+	aiw_sim_metric(sim, "site.grid_dominant_frequency_hz", &fd);
+	fputs("],\"band\":[", f);
+	aiwi_html_js_num(f, lo);
+	fputc(',', f);
+	aiwi_html_js_num(f, hi);
+	fputs("],\"dominant\":", f);
+	js_exact(f, fd);
+	fputs(",\"ramps\":[", f);
+	/* the ramps along the kept curve, as the statistics take them:
+	 * (P_j - P_(j-k)) / (t_j - t_(j-k)), signed, in MW/min */
+	const double *t = aiwi_rec_times(r), *p = NULL;
+	for (size_t i = 0; i < aiwi_rec_count(r); i++)
+		if (!strcmp(aiwi_rec_name(r, i), "site.power_w"))
+			p = aiwi_rec_values(r, i);
+	double *rr = p && len ? malloc(len * sizeof *rr) : NULL;
+	size_t b = len > HTML_MAX_POINTS ? (len + HTML_MAX_POINTS / 2 - 1) / (HTML_MAX_POINTS / 2) : 1;
+	for (int i = 0; rr && i < GRID_WINDOWS; i++) {
+		double w = NAN;
+		char key[64], buf[64];
+		snprintf(key, sizeof key, "site.grid_ramp_window_%d", i + 1);
+		aiw_sim_get_double(sim, key, &w);
+		size_t k = grid_lag(w, dt);
+		for (size_t j = 0; j < len; j++) {
+			double span = j >= k ? t[j] - t[j - k] : NAN;
+			rr[j] = span > 0 ? (p[j] - p[j - k]) / span * 6e-5 : NAN;
+		}
+		snprintf(buf, sizeof buf, "%.6g s window", w);
+		fputs(i ? ",{\"label\":" : "{\"label\":", f);
+		aiwi_html_js_str(f, buf);
+		fputs(",\"v\":[", f);
+		write_bucketed(f, rr, len, b);
+		fputs("]}", f);
+	}
+	free(rr);
+	fputs("]}</script>\n", f);
+	if (!psd)
+		fputs("<p class=\"note\" id=\"grid-no-spectrum\">No Welch segment was complete: the run "
+		      "is shorter than site.grid_welch_segment samples.</p>\n",
+		      f);
+	free(psd);
+	free(freq);
+}
+
 static void write_data(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 {
 	size_t ns = aiwi_rec_count(r);
@@ -583,33 +896,7 @@ static void write_data(FILE *f, aiw_sim *sim, aiwi_recorder *r, size_t len)
 		const char *u = aiwi_rec_unit(r, i);
 		aiwi_html_js_str(f, *u ? u : "1");
 		fputs(",\"v\":[", f);
-		for (size_t k = 0; k < len; k += b) {
-			size_t e = k + b < len ? k + b : len;
-			if (k)
-				fputc(',', f);
-			if (b == 1 || e - k == 1) {
-				aiwi_html_js_num(f, v[k]);
-				continue;
-			}
-			size_t lo = k, hi = k;
-			bool any = false;
-			for (size_t j = k; j < e; j++) {
-				if (!isfinite(v[j]))
-					continue;
-				if (!any || v[j] < v[lo])
-					lo = j;
-				if (!any || v[j] > v[hi])
-					hi = j;
-				any = true;
-			}
-			if (!any) {
-				fputs("null,null", f);
-				continue;
-			}
-			aiwi_html_js_num(f, v[lo < hi ? lo : hi]);
-			fputc(',', f);
-			aiwi_html_js_num(f, v[lo < hi ? hi : lo]);
-		}
+		write_bucketed(f, v, len, b);
 		fputs("]}", f);
 	}
 	fputs("]}</script>\n", f);
@@ -636,9 +923,11 @@ AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path)
 	fputs("<h1>libaiworkload report</h1>\n"
 	      "<nav><a href=\"#identity\">Run</a><a href=\"#summary\">Summary</a>"
 	      "<a href=\"#power\">Power</a><a href=\"#latency\">Latency</a>"
-	      "<a href=\"#training\">Training</a><a href=\"#costs\">Costs</a>"
-	      "<a href=\"#charts-title\">Curves</a></nav>\n",
+	      "<a href=\"#training\">Training</a><a href=\"#costs\">Costs</a>",
 	      f);
+	if (grid_on(sim))
+		fputs("<a href=\"#grid\">Grid</a>", f);
+	fputs("<a href=\"#charts-title\">Curves</a></nav>\n", f);
 	write_identity(f, sim, len);
 	size_t nw = 0;
 	aiw_sim_warning_count(sim, &nw);
@@ -657,6 +946,7 @@ AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path)
 	write_latency(f, sim);
 	write_training(f, sim);
 	write_costs(f, sim);
+	write_grid(f, sim, r, len);
 	write_summary(f, sim);
 	fprintf(f,
 	        "<h2 id=\"charts-title\">Curves</h2>\n<p class=\"note\">Every curve of the run, "
@@ -670,6 +960,10 @@ AIW_EXPORT aiw_status aiw_sim_write_html(aiw_sim *sim, const char *path)
 	write_data(f, sim, r, len);
 	fputs("<script>\n", f);
 	fputs(CHART_JS, f);
+	if (grid_on(sim)) {
+		fputs("</script>\n<script>\n", f);
+		fputs(GRID_JS, f);
+	}
 	fputs("</script>\n</body>\n</html>\n", f);
 	int e = ferror(f) ? (errno ? errno : EIO) : 0;
 	if (fclose(f) != 0 && !e)

@@ -246,6 +246,33 @@ const double *aiwi_grid_psd(const aiwi_grid *g, size_t *nbins, double *df, size_
 	return g->nseg ? g->psd : NULL;
 }
 
+AIW_EXPORT aiw_status aiw_sim_grid_spectrum(aiw_sim *sim, double *freq_hz, double *psd, size_t cap,
+                                            size_t *nbins)
+{
+	if (!sim)
+		return AIW_EINVAL;
+	if (!nbins)
+		return aiwi_err(sim, AIW_EINVAL, "aiw_sim_grid_spectrum: nbins is NULL");
+	*nbins = 0;
+	const aiwi_grid *g = aiwi_site_grid(sim);
+	if (!g)
+		return aiwi_err(sim, AIW_ESTATE,
+		                "aiw_sim_grid_spectrum: no grid statistics (set site.grid = on and run)");
+	size_t nb;
+	double df;
+	const double *p = aiwi_grid_psd(g, &nb, &df, NULL);
+	if (!p)
+		return AIW_OK;
+	*nbins = nb;
+	for (size_t k = 0; k < nb && k < cap; k++) {
+		if (freq_hz)
+			freq_hz[k] = (double)k * df;
+		if (psd)
+			psd[k] = p[k];
+	}
+	return AIW_OK;
+}
+
 size_t aiwi_grid_lag(const aiwi_grid *g, int i)
 {
 	return i >= 0 && i < AIWI_GRID_WINDOWS ? g->lag[i] : g->lag_drop;

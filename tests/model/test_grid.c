@@ -9,7 +9,9 @@
 #include "../testutil.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <gsl/gsl_math.h>
 
@@ -437,6 +439,195 @@ START_TEST(step_causes)
 }
 END_TEST
 
+/* The run report's grid section holds the library's spectrum exactly:
+ * one point per bin above 0 Hz at k df, each density the Welch average
+ * aiwi_grid_psd gives (written with %.17g, read back bit for bit; an
+ * empty bin is null, since a log axis has no place for it), the band and
+ * the dominant frequency; with the statistics off there is no section. */
+START_TEST(report_holds_the_spectrum)
+{
+	static const char SQ[] = "[sim]\nduration = 200s\nsample_interval = 100ms\n"
+	                         "[site]\ngrid = on\ngrid_welch_segment = 200\n"
+	                         "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n";
+	aiw_sim *sim = run_text(SQ, 1);
+	char path[] = "/tmp/aiw_grid_reportXXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	AIW_OK_OR_FAIL(sim, aiw_sim_write_html(sim, path));
+	FILE *f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	static char page[4 << 20];
+	size_t n = fread(page, 1, sizeof page - 1, f);
+	page[n] = 0;
+	fclose(f);
+	unlink(path);
+	const aiwi_grid *g = aiwi_site_grid(sim);
+	size_t nb = 0, nseg = 0;
+	double df = 0;
+	const double *psd = aiwi_grid_psd(g, &nb, &df, &nseg);
+	ck_assert_ptr_nonnull(psd);
+	ck_assert_uint_eq(nb, 101);
+	const char *data = strstr(page, "id=\"aiw-grid\">{\"f\":[");
+	ck_assert_ptr_nonnull(data);
+	const char *fp = data + strlen("id=\"aiw-grid\">{\"f\":[");
+	const char *pp = strstr(data, "\"psd\":[");
+	ck_assert_ptr_nonnull(pp);
+	pp += strlen("\"psd\":[");
+	size_t empty = 0;
+	for (size_t k = 1; k < nb; k++) {
+		char *e;
+		double x = strtod(fp, &e);
+		ck_assert_msg(e > fp, "bin %zu: no frequency", k);
+		ck_assert_double_eq(x, (double)k * df);
+		fp = e + 1;
+		if (!strncmp(pp, "null", 4)) {
+			ck_assert_msg(!(psd[k] > 0), "bin %zu: null for %g", k, psd[k]);
+			empty++;
+			pp += 4;
+		} else {
+			double y = strtod(pp, &e);
+			ck_assert_msg(e > pp, "bin %zu: no density", k);
+			ck_assert_double_eq(y, psd[k]);
+			pp = e;
+		}
+		ck_assert_int_eq(*pp, k + 1 < nb ? ',' : ']');
+		pp++;
+	}
+	ck_assert_int_eq(fp[-1], ']');
+	/* a square wave has no even harmonics: bins between lines are empty
+	 * or rounding; the lines (bins 10 n, n odd) are all there */
+	ck_assert(empty < nb - 1);
+	ck_assert_ptr_nonnull(strstr(data, "\"band\":[0.1,20],\"dominant\":0.5,"));
+	ck_assert_ptr_nonnull(strstr(page, "<table id=\"grid-ramps\">"));
+	ck_assert_ptr_nonnull(strstr(page, "data-metric=\"site.grid_dominant_frequency_hz\" "
+	                                   "data-value=\"0.5\">0.5 Hz</td>"));
+	aiw_sim_free(sim);
+	/* off: no section */
+	char off[sizeof SQ];
+	memcpy(off, SQ, sizeof SQ);
+	memcpy(strstr(off, "grid = on"), "grid =off", 9);
+	sim = run_text(off, 1);
+	strcpy(path, "/tmp/aiw_grid_reportXXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	AIW_OK_OR_FAIL(sim, aiw_sim_write_html(sim, path));
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(page, 1, sizeof page - 1, f);
+	page[n] = 0;
+	fclose(f);
+	unlink(path);
+	ck_assert_ptr_null(strstr(page, "aiw-grid"));
+	ck_assert_ptr_null(strstr(page, "id=\"grid"));
+	aiw_sim_free(sim);
+	/* a segment of 40,000 samples: 20,000 bins above 0 Hz, past the
+	 * page's 8,192 points, are written as the highest of each run of
+	 * ceil(20,000 / 8,192) = 3 bins: 6,667 points, the dominant among
+	 * them */
+	sim = run_text("[sim]\nduration = 400s\nsample_interval = 10ms\n"
+	               "[site]\ngrid = on\ngrid_welch_segment = 40000\n"
+	               "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n",
+	               1);
+	psd = aiwi_grid_psd(aiwi_site_grid(sim), &nb, &df, &nseg);
+	ck_assert_ptr_nonnull(psd);
+	ck_assert_uint_eq(nb, 20001);
+	strcpy(path, "/tmp/aiw_grid_reportXXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	AIW_OK_OR_FAIL(sim, aiw_sim_write_html(sim, path));
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	n = fread(page, 1, sizeof page - 1, f);
+	page[n] = 0;
+	fclose(f);
+	unlink(path);
+	data = strstr(page, "id=\"aiw-grid\">{\"f\":[");
+	ck_assert_ptr_nonnull(data);
+	fp = data + strlen("id=\"aiw-grid\">{\"f\":[");
+	pp = strstr(data, "\"psd\":[") + strlen("\"psd\":[");
+	size_t pts = 0;
+	bool dominant = false;
+	double fdom = M(sim, "grid_dominant_frequency_hz");
+	for (size_t k = 1; k < nb; k += 3, pts++) {
+		char *e;
+		double x = strtod(fp, &e);
+		size_t best = k;
+		for (size_t j = k; j < k + 3 && j < nb; j++)
+			if (psd[j] > psd[best])
+				best = j;
+		ck_assert_double_eq(x, (double)best * df);
+		dominant = dominant || x == fdom;
+		fp = e + 1;
+		if (!strncmp(pp, "null", 4)) {
+			ck_assert(!(psd[best] > 0));
+			pp += 5;
+		} else {
+			ck_assert_double_eq(strtod(pp, &e), psd[best]);
+			pp = e + 1;
+		}
+	}
+	ck_assert_uint_eq(pts, 6667);
+	ck_assert_int_eq(fp[-1], ']');
+	ck_assert_int_eq(pp[-1], ']');
+	ck_assert(dominant);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* aiw_sim_grid_spectrum: the accumulator's bins bit for bit at k df, the
+ * count alone with cap 0, a cap below the count filling only cap, no bins
+ * before the first segment completes, and the refusals. */
+START_TEST(public_spectrum)
+{
+	aiw_sim *sim = run_text("[sim]\nduration = 200s\nsample_interval = 100ms\n"
+	                        "[site]\ngrid = on\ngrid_welch_segment = 200\n"
+	                        "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n",
+	                        1);
+	size_t nb = 0, n = 99, nseg = 0;
+	double df = 0;
+	const double *psd = aiwi_grid_psd(aiwi_site_grid(sim), &nb, &df, &nseg);
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, NULL, NULL, 0, &n), AIW_OK);
+	ck_assert_uint_eq(n, nb);
+	ck_assert_uint_eq(n, 101);
+	double f[101], p[101];
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, f, p, 101, &n), AIW_OK);
+	for (size_t k = 0; k < nb; k++) {
+		ck_assert_double_eq(f[k], (double)k * df);
+		ck_assert_double_eq(p[k], psd[k]);
+	}
+	ck_assert_double_eq_tol(f[10], 0.5, 1e-15);
+	/* a cap of 3 writes 3 */
+	double g[4] = {-1, -1, -1, -1};
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, NULL, g, 3, &n), AIW_OK);
+	ck_assert_uint_eq(n, 101);
+	ck_assert_double_eq(g[2], psd[2]);
+	ck_assert_double_eq(g[3], -1);
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, f, p, 101, NULL), AIW_EINVAL);
+	ck_assert_int_eq(aiw_sim_grid_spectrum(NULL, f, p, 101, &n), AIW_EINVAL);
+	aiw_sim_free(sim);
+	/* shorter than a segment: no bins */
+	sim = run_text("[sim]\nduration = 10s\nsample_interval = 100ms\n"
+	               "[site]\ngrid = on\ngrid_welch_segment = 200\n"
+	               "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n",
+	               1);
+	n = 99;
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, f, p, 101, &n), AIW_OK);
+	ck_assert_uint_eq(n, 0);
+	aiw_sim_free(sim);
+	/* off */
+	sim = run_text("[sim]\nduration = 10s\nsample_interval = 100ms\n"
+	               "[load sq]\nprofile = 0:2MW, 1s:0W\nperiod = 2s\n",
+	               1);
+	ck_assert_int_eq(aiw_sim_grid_spectrum(sim, f, p, 101, &n), AIW_ESTATE);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_nonnull(strstr(aiw_sim_errmsg(sim), "site.grid = on"));
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("grid");
@@ -450,6 +641,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, reproduced_and_nothing_else_changes);
 	tcase_add_test(tc, hierarchy_by_hand);
 	tcase_add_test(tc, step_causes);
+	tcase_add_test(tc, report_holds_the_spectrum);
+	tcase_add_test(tc, public_spectrum);
 	suite_add_tcase(s, tc);
 	return s;
 }

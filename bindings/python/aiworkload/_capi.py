@@ -166,6 +166,8 @@ SIGNATURES = {
                                         ("rule_files", c_char_p)]),
     "aiw_sim_write_svg": (STATUS, [("sim", SIM), ("path", c_char_p), ("title", c_char_p)]),
     "aiw_sim_write_html": (STATUS, [("sim", SIM), ("path", c_char_p)]),
+    "aiw_sim_grid_spectrum": (STATUS, [("sim", SIM), ("freq_hz", PD), ("psd", PD),
+                                       ("cap", c_size_t), ("nbins", PZ)]),
     "aiw_sim_write_openmetrics": (STATUS, [("sim", SIM), ("path", c_char_p),
                                            ("start", c_double)]),
     # hardware catalog (hw/gpu.c)

@@ -688,6 +688,18 @@ class Simulation(object):
         costs, the summary, every curve as an interactive chart)."""
         _capi.lib.aiw_sim_write_html(self._p(), _b(path))
 
+    def grid_spectrum(self):
+        """The Welch power spectrum of site.power_w (site.grid = on): a pair
+        of lists, frequencies (Hz) and one-sided densities (W^2/Hz)
+        averaged over the segments completed, bins 0 .. segment / 2; empty
+        lists before the first segment completes."""
+        n = c_size_t(0)
+        _capi.lib.aiw_sim_grid_spectrum(self._p(), None, None, 0, byref(n))
+        f = (c_double * n.value)()
+        p = (c_double * n.value)()
+        _capi.lib.aiw_sim_grid_spectrum(self._p(), f, p, n.value, byref(n))
+        return list(f), list(p)
+
     def write_openmetrics(self, path, start=0.0):
         """Every curve and the latency histograms as timestamped OpenMetrics
         series; start: the Unix time (s) of simulated time 0."""

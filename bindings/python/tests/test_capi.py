@@ -331,6 +331,11 @@ class EveryFunction(unittest.TestCase):
                                    sim__duration=60) as sim:
             sim.run()
             self.assertEqual(len(sim.warnings()), 1)  # warning_count, warning
+        with aiworkload.Simulation("[load a]\nprofile = 0:40kW, 1s:0W\nperiod = 2s\n"
+                                   "[site]\ngrid = on\ngrid_welch_segment = 8\n",
+                                   sim__duration=60, sim__sample_interval=1) as sim:
+            sim.run()
+            self.assertEqual(len(sim.grid_spectrum()[0]), 5)  # grid_spectrum
         with aiworkload.Simulation(**{"inference.q.profile": path}) as sim:
             self.assertEqual(sim.inputs(), [("inference.q.profile", path)])  # input
         with aiworkload.Simulation(**{"training.t.gpus": 64}) as sim:

@@ -200,6 +200,20 @@ class Curves(unittest.TestCase):
             self.assertAlmostEqual(sim.metric("site.grid_band_rms_w"), 1e6, delta=1e-3)
             self.assertTrue(any("resolves up to 5 Hz" in w for w in sim.warnings()))
             self.assertEqual(aiw.metric_info("site.grid_ramp_1_max_w_per_s").unit, "W/s")
+            # the spectrum itself: 101 bins 0.05 Hz apart, the highest above
+            # 0 Hz at the dominant frequency, Parseval: the bins above 0 Hz
+            # times the bin width hold the wave's variance, A^2 = 1e12 W^2
+            f, p = sim.grid_spectrum()
+            self.assertEqual(len(f), 101)
+            self.assertEqual(len(p), 101)
+            self.assertAlmostEqual(f[1], 0.05, places=15)
+            k = max(range(1, 101), key=lambda i: p[i])
+            self.assertEqual(f[k], sim.metric("site.grid_dominant_frequency_hz"))
+            self.assertAlmostEqual(sum(p[1:]) * f[1] / 1e12, 1, places=9)
+        with aiw.Simulation("[sim]\nduration = 10s\n[load sq]\nprofile = 0:2MW\n") as sim:
+            sim.run()
+            with self.assertRaises(aiw.errors.StateError):
+                sim.grid_spectrum()
 
     def test_empty_before_run(self):
         with aiw.Simulation(aiwtest.SCRIPTED) as sim:
