@@ -804,17 +804,17 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("spec_draft_share", f->spec && f->spec_decode_s > 0 ? f->spec_draft_s / f->spec_decode_s : NAN);
 	/* power_cap: GPU-time at the cap (prefill's, decode's), the mean clock
 	 * factor over the busy GPU-time */
-	double pre = NAN, busy = c->busy_gpu_s;
+	double pgs = NAN, busy = c->busy_gpu_s;
 	if (f->capped) {
-		pre = aiwi_xsum_value(&f->prefill_gpu_s);
+		pgs = aiwi_xsum_value(&f->prefill_gpu_s);
 		for (uint32_t i = 0; i < f->slot_count; i++)
-			pre -= prefill_gpu_s_pending(f, &f->replicas[i], t);
+			pgs -= prefill_gpu_s_pending(f, &f->replicas[i], t);
 	}
-	double thr = (f->clock_prefill < 1 ? pre : 0) + (f->clock_decode < 1 ? busy - pre : 0);
+	double thr = (f->clock_prefill < 1 ? pgs : 0) + (f->clock_decode < 1 ? busy - pgs : 0);
 	M("power_capped_gpu_hours", f->capped ? thr / 3600 : NAN);
 	M("power_capped_share", f->capped && busy > 0 ? thr / busy : NAN);
 	M("clock_factor_mean", f->capped && busy > 0
-	                               ? (f->clock_prefill * pre + f->clock_decode * (busy - pre)) / busy
+	                               ? (f->clock_prefill * pgs + f->clock_decode * (busy - pgs)) / busy
 	                               : NAN);
 	M("clock_factor_prefill", f->capped ? f->clock_prefill : NAN);
 	M("clock_factor_decode", f->capped ? f->clock_decode : NAN);
