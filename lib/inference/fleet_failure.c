@@ -21,9 +21,10 @@
  * tokens_lost_failure; or, failure_requests = drop, dropped with reason
  * failure); its slot is FREE (its GPUs draw nothing and are not paid); a
  * repair of repair_time starts.  Then:
- *   - a ready replica and a ready hot spare: the spare is added in its
- *     place, ready at once (spares are loaded and idle); the spare pool
- *     refills when the repair ends;
+ *   - a ready (or loading) replica and a ready hot spare: the spare is
+ *     added in its place, ready at once (spares are loaded and idle); the
+ *     spare pool refills when the repair ends (a draining replica, which
+ *     was leaving, is not replaced);
  *   - else, with an autoscaler: the controller provisions what the desired
  *     count lacks at once, with a cold start (aiwi_autoscale_replica_failed,
  *     the ReplicaSet's replacement of a failed pod); the HPA and KPA see
@@ -101,7 +102,8 @@ static void fail_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		return;
 	f->fail_ev[s] = 0;
 	double now = aiwi_now(sim);
-	bool was_ready = f->replicas[s].state == AIW_REPLICA_READY;
+	/* a draining replica was leaving: nothing takes its place */
+	bool wanted = f->replicas[s].state != AIW_REPLICA_DRAINING;
 	uint32_t held = f->replicas[s].outstanding;
 	double lost = f->ctx_lost;
 	f->replica_failures++;
@@ -123,7 +125,7 @@ static void fail_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		return;
 	}
 	int spare = -1;
-	if (was_ready && f->spares_ready > 0) {
+	if (wanted && f->spares_ready > 0) {
 		spares_move(f, -1, now);
 		f->spares_out++;
 		f->spares_used++;
@@ -133,7 +135,7 @@ static void fail_event(aiw_sim *sim, void *ctx, uint64_t arg)
 			f->fail = true;
 			return;
 		}
-	} else if (was_ready && !f->autoscale) {
+	} else if (wanted && !f->autoscale) {
 		f->missing++;
 	}
 	aiwi_autoscale_replica_failed(f->autoscale, s, spare);
