@@ -190,7 +190,9 @@ static aiw_status failure_setup(aiwi_comp *c, fleet *f)
 }
 
 /* The sample at t (inference_sample): the replicas in repair, on average
- * over the interval dt. */
+ * over the interval dt (the curve NAME.replicas_failed, registered only
+ * when failures are on, as the prefix cache's cached_tokens: outside the
+ * kind's curve table, which the up-front estimate counts for every fleet). */
 static void failure_sample(fleet *f, double t, double dt)
 {
 	aiwi_int_advance(&f->failed_int, t);

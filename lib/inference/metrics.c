@@ -360,8 +360,6 @@ const aiwi_curve_def aiwi_inference_curves[] = {
 	{"dram_activity", "1", "gpu_dram_activity_ratio", NULL, AIWI_CURVE_GAUGE, false, false,
 	 "bytes read from GPU memory / (provisioned GPU-seconds x memory bandwidth) over the "
 	 "interval, the model's DCGM_FI_PROF_DRAM_ACTIVE (0-1)"},
-	{"replicas_failed", "1", "inference_replicas_failed", NULL, AIWI_CURVE_GAUGE, false, false,
-	 "replica_failures: replicas in repair, interval average"},
 	AIWI_AUTOSCALE_CURVE_DEFS,
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };
