@@ -234,9 +234,9 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                AIW_PF_EXCL_MIN,
 	                "replica_failures: mean time between failures of one GPU (with its share "
 	                "of node, network and software); a replica fails at gpus_per_replica / "
-	                "gpu_mtbf.  Default: Llama 3's pre-training, 419 unexpected interruptions "
+	                "gpu_mtbf (default: Llama 3's pre-training, 419 unexpected interruptions "
 	                "in 54 days on 16,384 H100 GPUs (Grattafiori et al. 2024, The Llama 3 Herd "
-	                "of Models, section 3.3.4), one per 50,677 GPU-hours",
+	                "of Models, section 3.3.4), one per 50,677 GPU-hours)",
 	                0},
 	[P_FAIL_RATE] = {"replica_failure_rate", IP("replica_failure_rate"), AIW_PT_RATE, NULL,
 	                 "1/s", 0, 1, NULL, AIW_PF_NONE,
