@@ -8,6 +8,7 @@
 #include "core/limits.h"
 #include "inference/autoscale/autoscale.h"
 #include "inference/serving.h"
+#include "inference/serving_params.h"
 #include "inference/traffic.h"
 #include "site/power.h"
 
@@ -126,7 +127,9 @@ void aiwi_inference_estimate(aiwi_comp *c, aiwi_estimate *E)
 	double gpr = aiwi_site_gpus_per_rack(c->sim);
 	double racks = ceil(slots * fc.gpus_per_replica / gpr);
 	aiwi_est_racks(E, racks, racks + slots);
-	aiwi_est_pending(E, 3 * slots + 8); /* per slot: load, drain, spot timers */
+	/* per slot: load, drain, spot timers; replica failures: its failure and
+	 * a repair */
+	aiwi_est_pending(E, ((int)aiwi_p(c, P_FAILURES) == 1 ? 5 : 3) * slots + 8);
 	char a[64], b[64], d[64], g[64];
 	aiwi_est_memory(E, 160.0 * 1024 + 320 * slots + 56 * racks,
 	                "lower replicas / max_replicas or gpus_per_replica, or raise "

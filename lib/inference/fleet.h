@@ -13,7 +13,8 @@
  *     LOADING --remove--> FREE                   (the load is cancelled)
  *     READY --remove--> DRAINING --nothing held--> FREE
  *                       (at once when it is idle: the same instant)
- *     LOADING, READY, DRAINING --fail--> FREE    (its requests requeued)
+ *     LOADING, READY, DRAINING --fail--> FREE    (its requests requeued, or
+ *                       dropped by a replica failure: fleet_failure.c)
  *
  * A new slot (slot_new) starts FREE.  Every transition goes through
  * set_state (below), which moves the slot's state and state_count
@@ -191,8 +192,9 @@
  * surcharge booked ahead). */
 enum { PH_OFF, PH_LOADING, PH_IDLE, PH_DECODE, NPH };
 enum { SPAN_NONE, SPAN_LOAD, SPAN_RUN, SPAN_SERVICE };
-enum { DROP_TIMEOUT, DROP_QUEUE_FULL, DROP_KV_TOO_LARGE, NDROP };
-static const char *const DROP_NAMES[NDROP] = {"timeout", "queue_full", "kv_too_large"};
+enum { DROP_TIMEOUT, DROP_QUEUE_FULL, DROP_KV_TOO_LARGE, DROP_FAILURE, NDROP };
+static const char *const DROP_NAMES[NDROP] = {"timeout", "queue_full", "kv_too_large",
+                                              "failure"};
 
 /* One request: 32 bytes, two to a cache line (the pool is aligned to one,
  * see req_alloc): the requests in flight are most of the model's memory,
@@ -516,6 +518,23 @@ typedef struct fleet {
 	double kv_transfer_bytes, kv_transfer_s;
 	uint64_t prefill_spans;    /* a prefill pool's prefills (spans that admitted) */
 	double tokens_prefill_reqs; /* and the requests they prefilled */
+	/* replica failures (fleet_failure.c): on, the requests' fate (drop,
+	 * else requeue), the failures per replica-second; the hot spares (the
+	 * pool's size, those ready, those used and not yet back from repair),
+	 * the replicas out for repair that return to service (a fleet without
+	 * an autoscaler), each slot's failure event (fail_capacity long), the
+	 * stream, the replicas in repair over time (failed_int) and the
+	 * figures; ctx_lost: the context tokens of the running requests of
+	 * every replica lost so far (fail_slot, whatever the cause) */
+	bool failures, fail_drop;
+	double fail_rate;
+	uint32_t spares, spares_ready, spares_out, missing, fail_capacity;
+	uint64_t *fail_ev;
+	gsl_rng *rng_fail;
+	aiwi_integral failed_int, spare_int; /* replicas in repair, spares ready */
+	double prev_failed, ctx_lost, tokens_lost_failure;
+	uint64_t replica_failures, requeued_failure, spares_used;
+	int curve_failed;
 } fleet;
 
 
@@ -617,6 +636,11 @@ static inline void spec_book(fleet *f, const span *sp, double k, double S)
  * (FLEET_CHECK) and, walking every queue too, at every sample
  * (FLEET_CHECK_DEEP).  A broken one fails the run with AIW_ESTATE and a
  * message naming it.  Nothing in a release build. */
+/* Replica failures (fleet_failure.c): a provisioned slot's failure drawn
+ * and scheduled, or cancelled when it leaves service first (retire). */
+static void failure_arm(fleet *f, uint32_t s, double now);
+static void failure_disarm(fleet *f, uint32_t s);
+
 #if AIW_CHECKS
 static void fleet_check(fleet *f, bool deep);
 #define FLEET_CHECK(f) fleet_check((f), false)

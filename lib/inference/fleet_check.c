@@ -200,8 +200,13 @@ static void fleet_check(fleet *f, bool deep)
 		CHECK(phases[p] == f->phase_count[p], "%u slots in phase %d, counted %u", phases[p], p,
 		      f->phase_count[p]);
 	CHECK(spot == f->spot_count, "%u spot replicas, counted %u", spot, f->spot_count);
+	CHECK(f->spares_ready + f->spares_out == f->spares &&
+	              (double)(f->missing + f->spares_out) <= f->failed_int.value,
+	      "hot spares: %u ready + %u out != %u, or %u missing + %u out > %g in repair",
+	      f->spares_ready, f->spares_out, f->spares, f->missing, f->spares_out,
+	      f->failed_int.value);
 	uint32_t provisioned = f->slot_count - phases[PH_OFF];
-	CHECK(f->paid.value == f->replica_gpus * (double)provisioned,
+	CHECK(f->paid.value == f->replica_gpus * (double)(provisioned + f->spares_ready),
 	      "paid GPUs' level %.17g for %u replicas", f->paid.value, provisioned);
 	for (int p = PH_LOADING; p < NPH; p++) {
 		double gpus = 0;

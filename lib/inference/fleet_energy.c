@@ -16,6 +16,11 @@ static void levels(fleet *f)
 		w += f->phase_count[p] * f->watts[p];
 		prov += f->phase_count[p];
 	}
+	/* replica failures' hot spares ready: loaded, idle and paid */
+	if (AIW_UNLIKELY(f->spares_ready)) {
+		w += f->spares_ready * f->watts[PH_IDLE];
+		prov += f->spares_ready;
+	}
 	f->energy.value = f->replica_gpus * w;
 	if (AIW_UNLIKELY(f->batch_power))
 		f->energy.value += aiwi_xsum_value(&f->extra_w);

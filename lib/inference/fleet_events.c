@@ -25,6 +25,8 @@ static void retire(fleet *f, replica *r, double now)
 	r->span_kind = SPAN_NONE;
 	set_phase(f, r, PH_OFF, now);
 	r->spot = 0;
+	if (AIW_UNLIKELY(f->failures))
+		failure_disarm(f, id);
 }
 
 static void go_idle(fleet *f, replica *r, double now)

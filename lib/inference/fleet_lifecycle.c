@@ -112,6 +112,8 @@ int aiwi_serving_add_replica(aiwi_comp *c, double cold_start_s, bool spot)
 	set_state(f, r, AIW_REPLICA_LOADING);
 	r->span_kind = SPAN_LOAD;
 	set_phase(f, r, PH_LOADING, now);
+	if (AIW_UNLIKELY(f->failures))
+		failure_arm(f, (uint32_t)s, now);
 	if (cold_start_s > 0)
 		schedule(f, r, now + cold_start_s);
 	else
@@ -172,16 +174,17 @@ int aiwi_serving_remove_replica(aiwi_comp *c, int id)
 	return id;
 }
 
-aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
+/* Replica id (provisioned) lost now: what it ran is booked to now, and
+ * every request it held goes back to the router (requeue) or, drop_them,
+ * is dropped with reason failure.  ctx_lost grows by the KV context its
+ * running requests held (prompt and tokens so far; a prefill caught
+ * midway for its part done; the chunks prefilled of its prefilling
+ * prompts). */
+static aiw_status fail_slot(fleet *f, int id, bool drop_them)
 {
-	if (!aiwi_serving_active(c))
-		return AIW_ESTATE;
-	fleet *f = F_(c);
-	if (!valid_id(f, id))
-		return aiwi_err(c->sim, AIW_EINVAL, "%s: replica %d is not provisioned", c->prefix, id);
+	aiwi_comp *c = f->comp;
 	double now = aiwi_now(c->sim);
 	replica *r = &f->replicas[id];
-	aiwi_site_cause(c->sim, r->spot ? AIWI_CAUSE_PREEMPTION : AIWI_CAUSE_FAILURE);
 	if (r->pending) {
 		if (now < r->current.start)
 			eager_undo(f, r, now);
@@ -230,8 +233,10 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 				q->generated--; /* its prefill token never came */
 				if (q->first_token == r->current.start + r->current.prefill_s)
 					q->first_token = NAN; /* (its TTFT sample stays recorded) */
+				f->ctx_lost += ((double)q->prompt + q->generated) * (1 - p.undone);
 			} else {
 				q->generated = q->output - (uint32_t)(run_at(r, i)->key - r->iterations_done);
+				f->ctx_lost += (double)q->prompt + q->generated;
 			}
 		}
 	}
@@ -243,6 +248,7 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 		hold[k++] = e->id;
 	}
 	uint32_t nrun = r->run_count + r->prefilling.length;
+	f->ctx_lost += r->chunk_done;
 	while (r->prefilling.length) /* their chunks are lost with the replica */
 		hold[k++] = q_pop(f, &r->prefilling);
 	if (f->prefix) /* (the cache goes with the replica: retire) */
@@ -266,9 +272,24 @@ aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
 	 * keep their order; a replica's preempted list takes them at the back */
 	waiting_add(f, now, -(int)k);
 	bool front = f->router == RT_CENTRAL || f->ready_count == 0;
-	for (uint32_t i = 0; i < k; i++)
-		route(f, hold[front ? k - 1 - i : i], REQUEUE, now);
+	for (uint32_t i = 0; i < k; i++) {
+		if (AIW_UNLIKELY(drop_them))
+			drop(f, hold[i], DROP_FAILURE);
+		else
+			route(f, hold[front ? k - 1 - i : i], REQUEUE, now);
+	}
 	free(hold);
 	FLEET_CHECK(f);
 	return AIW_OK;
+}
+
+aiw_status aiwi_serving_fail_replica(aiwi_comp *c, int id)
+{
+	if (!aiwi_serving_active(c))
+		return AIW_ESTATE;
+	fleet *f = F_(c);
+	if (!valid_id(f, id))
+		return aiwi_err(c->sim, AIW_EINVAL, "%s: replica %d is not provisioned", c->prefix, id);
+	aiwi_site_cause(c->sim, f->replicas[id].spot ? AIWI_CAUSE_PREEMPTION : AIWI_CAUSE_FAILURE);
+	return fail_slot(f, id, false);
 }

@@ -148,6 +148,7 @@
 #include "inference/fleet_events.c"
 #include "inference/fleet_route.c"
 #include "inference/fleet_lifecycle.c"
+#include "inference/fleet_failure.c"
 #include "inference/fleet_timing.c"
 #include "inference/fleet_disagg.c"
 
@@ -509,6 +510,9 @@ static aiw_status inference_start(aiwi_comp *c)
 		f->cost.value = aiwi_cost_commit_rate(&f->price, 0);
 	}
 
+	if ((st = failure_setup(c, f)) != AIW_OK)
+		return st;
+
 	/* the initial replicas, ready at t = 0 */
 	uint32_t nrep = (uint32_t)aiwi_p(c, P_REPLICAS);
 	for (uint32_t i = 0; i < nrep; i++) {
@@ -644,6 +648,8 @@ static void inference_sample(aiwi_comp *c, double t)
 		rk->prev_energy = e;
 	}
 	free(ahead);
+	if (AIW_UNLIKELY(f->failures))
+		failure_sample(f, t, dt);
 	aiwi_autoscale_sample(f->autoscale, t);
 	FLEET_CHECK_DEEP(f);
 }
@@ -843,6 +849,21 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("replicas_ready", (double)f->state_count[AIW_REPLICA_READY]);
 	M("replicas_loading", (double)f->state_count[AIW_REPLICA_LOADING]);
 	M("replicas_draining", (double)f->state_count[AIW_REPLICA_DRAINING]);
+	if (f->failures) {
+		aiwi_int_advance(&f->failed_int, t);
+		aiwi_int_advance(&f->spare_int, t);
+	}
+	/* the replicas exposed: the paid replica-seconds less the spares' */
+	M("replica_failures", (double)f->replica_failures);
+	M("replica_failures_expected",
+	  f->failures ? f->fail_rate * (c->paid_gpu_s / f->replica_gpus - f->spare_int.sum) : NAN);
+	M("requests_requeued_failure", (double)f->requeued_failure);
+	M("tokens_lost_failure", f->tokens_lost_failure);
+	M("replica_repair_hours", f->failed_int.sum / 3600);
+	M("replicas_failed", f->failed_int.value);
+	M("hot_spares_used", (double)f->spares_used);
+	M("hot_spares_ready", (double)f->spares_ready);
+	M("hot_spare_hours", f->spare_int.sum / 3600);
 	M("energy_kwh", c->energy_j / 3.6e6);
 	/* hardware + energy at the site's PUE and price, as the site's
 	 * <prefix>.cost_usd (published by site/site.c) */
@@ -927,6 +948,9 @@ static void inference_destroy(aiwi_comp *c)
 		gsl_rng_free(f->rng_life);
 	if (f->rng_session)
 		gsl_rng_free(f->rng_session);
+	if (f->rng_fail)
+		gsl_rng_free(f->rng_fail);
+	free(f->fail_ev);
 	if (f->sys_pick)
 		gsl_ran_discrete_free(f->sys_pick);
 	free(f->sys_tokens);

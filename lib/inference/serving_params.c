@@ -223,6 +223,44 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                   "drop arrivals finding this many requests queued at their replica (or "
 	                   "the central queue); none: unlimited",
 	                   0},
+	/* replica failures (fleet_failure.c): the names and conventions of the
+	 * training kind's GPU failures (lib/training/params.c) */
+	[P_FAILURES] = {"replica_failures", IP("replica_failures"), AIW_PT_ENUM, "off", "", 0, 1,
+	                "off|on", 0,
+	                "on: replicas fail (a Poisson process per replica, its tp x pp GPUs "
+	                "failing together) and are out for repair_time; off: they never do",
+	                0},
+	[P_GPU_MTBF] = {"gpu_mtbf", IP("gpu_mtbf"), AIW_PT_DURATION, "50000h", "s", 0, 1e15, NULL,
+	                AIW_PF_EXCL_MIN,
+	                "replica_failures: mean time between failures of one GPU (with its share "
+	                "of node, network and software); a replica fails at gpus_per_replica / "
+	                "gpu_mtbf (default: Llama 3's pre-training, 419 unexpected interruptions "
+	                "in 54 days on 16,384 H100 GPUs (Grattafiori et al. 2024, The Llama 3 Herd "
+	                "of Models, section 3.3.4), one per 50,677 GPU-hours)",
+	                0},
+	[P_FAIL_RATE] = {"replica_failure_rate", IP("replica_failure_rate"), AIW_PT_RATE, NULL,
+	                 "1/s", 0, 1, NULL, AIW_PF_NONE,
+	                 "replica_failures: failures per replica per unit time, instead of "
+	                 "gpus_per_replica / gpu_mtbf (none: from gpu_mtbf)",
+	                 0},
+	[P_REPAIR_TIME] = {"repair_time", IP("repair_time"), AIW_PT_DIST, "const(72h)", "s", 0,
+	                   3.2e9, NULL, 0,
+	                   "replica_failures: time from a failure until the replica serves again "
+	                   "(or, when a hot spare took its place, returns to the spare pool); its "
+	                   "GPUs draw nothing and are not paid meanwhile (the training kind's "
+	                   "default; set it from the operator's repair figures)",
+	                   AIW_PT_DURATION},
+	[P_FAIL_REQUESTS] = {"failure_requests", IP("failure_requests"), AIW_PT_ENUM, "requeue", "",
+	                     0, 1, "requeue|drop", 0,
+	                     "replica_failures: the requests a failed replica held: requeue (sent "
+	                     "back to the router, their KV lost: prompt and tokens so far "
+	                     "prefilled again) or drop (dropped, reason failure)",
+	                     0},
+	[P_HOT_SPARES] = {"hot_spares", IP("hot_spares"), AIW_PT_INT, "0", "1", 0, 1e6, NULL, 0,
+	                  "replica_failures: spare replicas kept loaded, idle (idle power) and paid, "
+	                  "one taking a failed replica's place at once; a spare used returns to "
+	                  "the pool after repair_time",
+	                  0},
 	[P_SLO_TTFT] = {"slo_ttft", IP("slo_ttft"), AIW_PT_DURATION, NULL, "s", 0, 3.2e9, NULL,
 	                AIW_PF_NONE | AIW_PF_EXCL_MIN, "time-to-first-token objective", 0},
 	[P_SLO_TPOT] = {"slo_tpot", IP("slo_tpot"), AIW_PT_DURATION, NULL, "s", 0, 3.2e9, NULL,
@@ -397,6 +435,11 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"decode_power_high", "power_model=batch"},
 	{"decode_power_mid_batch", "power_model=batch"},
 	{"decode_power_width", "power_model=batch"},
+	{"gpu_mtbf", "replica_failures=on"},
+	{"replica_failure_rate", "replica_failures=on"},
+	{"repair_time", "replica_failures=on"},
+	{"failure_requests", "replica_failures=on"},
+	{"hot_spares", "replica_failures=on"},
 	{"speculative_tokens", "speculative=draft|heads"},
 	{"acceptance_rate", "speculative=draft|heads"},
 	{"draft_params", "speculative=draft"},

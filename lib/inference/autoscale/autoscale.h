@@ -360,6 +360,14 @@ void aiwi_autoscale_destroy(aiwi_autoscaler *a);
 /* With a controller, the fleet's replica count is its business: the fleet
  * forwards its parameter changes (`replicas` sets the desired count). */
 aiw_status aiwi_autoscale_param_changed(aiwi_autoscaler *a, size_t idx);
+/* Replica slot `failed` failed (the fleet's replica failures: it is FREE
+ * now, its requests handled); `spare` >= 0: a hot spare took its place at
+ * once in that slot, ready.  The controller stops counting the failed one
+ * as its own (its loading interval, its spot exposure and notice), adopts
+ * the spare as a replica ready since now, and provisions what the desired
+ * count then lacks at once (the ReplicaSet's replacement of a failed pod).
+ * a NULL: nothing. */
+void aiwi_autoscale_replica_failed(aiwi_autoscaler *a, uint32_t failed, int spare);
 /* The desired replica count now (-1: a is NULL), whether the kpa is in
  * panic mode, the predictive policy's forecast rate (1/s) at time t (NAN
  * when it has none); the fleet's test hooks (serving.h) read them. */

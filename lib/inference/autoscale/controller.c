@@ -354,6 +354,38 @@ static void kill_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		aiwi_as_fail(a, e);
 }
 
+/* ---- replica failures (the fleet's fleet_failure.c) ---- */
+void aiwi_autoscale_replica_failed(aiwi_autoscaler *a, uint32_t failed, int spare)
+{
+	if (!a || a->fail)
+		return;
+	release(a, failed);
+	if (failed < a->nrec && a->rec[failed].ev_kill) {
+		aiwi_cancel(a->sim, a->rec[failed].ev_kill);
+		a->rec[failed].ev_kill = 0;
+	}
+	if (spare >= 0) {
+		if (!rec_grow(a, (size_t)spare + 1)) {
+			aiwi_as_fail(a, AIW_ENOMEM);
+			return;
+		}
+		slotrec *r = &a->rec[spare];
+		if (r->used && r->t_load_end > r->t_add)
+			a->load_done += r->t_load_end - r->t_add;
+		if (r->ev_notice)
+			aiwi_cancel(a->sim, r->ev_notice);
+		if (r->ev_kill)
+			aiwi_cancel(a->sim, r->ev_kill);
+		r->ev_notice = r->ev_kill = 0;
+		r->gen++;
+		r->used = 1;
+		r->t_add = r->t_load_end = aiwi_now(a->sim); /* ready since now, no load */
+		r->live = 0;
+		r->initial = 0;
+	}
+	reconcile(a);
+}
+
 /* ---- measurement ---- */
 
 void aiwi_as_measure(autoscaler *a, window *w)
