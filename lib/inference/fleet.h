@@ -442,8 +442,9 @@ typedef struct fleet {
 	 * and the prompts prefilled to their end so far */
 	bool chunked;
 	/* sessions and prefix caching on (fleet_prefix.c; read on the hot path
-	 * beside `chunked`, in its padding) */
-	bool sessions, prefix;
+	 * beside `chunked`, in its padding); a mixture of experts on
+	 * (fleet_timing.c, moe_setup; there too) */
+	bool sessions, prefix, moe;
 	double chunk_budget;
 	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
 	/* speculative decoding (fleet_timing.c, spec_setup): the mode (SPEC_*),
@@ -463,8 +464,8 @@ typedef struct fleet {
 	double dec_flops_seq, dec_attn_ctx, dec_weight_bytes, dec_kv_bytes, spec_attn_factor;
 	double draft_fold[4];
 	double spec_decode_s, spec_draft_s;
-	/* mixture of experts (fleet_timing.c, moe_setup and moe_fold): on, the
-	 * routed experts E and k per token, the parameters of one token's
+	/* mixture of experts (fleet_timing.c, moe_setup and moe_fold; on:
+	 * `moe` above): the routed experts E and k per token, the parameters of one token's
 	 * FLOPs (model_params when off, the active ones on), the bytes of one
 	 * distinct expert in every MoE layer, the seconds of reading one
 	 * (beta_mem included) by phase, the all-to-alls' latency and seconds
@@ -472,7 +473,6 @@ typedef struct fleet {
 	 * decode iteration of n sequences (max_batch + 1 long, a table: not
 	 * linear in n), and the decode spans' all-to-all seconds booked so far
 	 * (spec_book) */
-	bool moe;
 	double moe_E, moe_k, flops_params, moe_expert_bytes, moe_read_s[2], moe_a2a[2][2];
 	double *moe_distinct;
 	double moe_a2a_s, moe_a2a_bytes_tok; /* (above); bytes sent per token routed */
