@@ -160,7 +160,9 @@ static void moe_terms(int phase, const aiwi_iter_shape *s, const aiwi_iter_hw *h
 	double tp = s->tp, pp = s->pp, ep = s->ep, L = s->layers, d = s->hidden;
 	double routed = s->moe_layers * s->experts * s->expert_params;
 	double dense = s->params - routed;
-	double gemm_params = dense + s->imbalance * s->topk * s->moe_layers * s->expert_params;
+	/* one rank (ep = 1) holds every expert, tensor-parallel: no rank waits */
+	double imb = ep > 1 ? s->imbalance : 1;
+	double gemm_params = dense + imb * s->topk * s->moe_layers * s->expert_params;
 	double Wd = dense * s->weight_bits / 8;
 	double act = d * s->act_bits / 8 / ep; /* a group's activation bytes per token */
 	double nar = 2 * L, g = tp * ep, a2a_a, a2a_b;

@@ -209,7 +209,7 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                     NULL, 0,
 	                     "moe: tokens of the busiest expert-parallel rank over the mean (1: "
 	                     "uniform routing); the experts' GEMMs and the all-to-all bytes scale "
-	                     "by it (a max-load factor, GShard's capacity factor)",
+	                     "by it (a max-load factor, GShard's capacity factor); none at ep = 1",
 	                     0},
 	[P_PREFIX_CACHING] = {"prefix_caching", IP("prefix_caching"), AIW_PT_ENUM, "off", "", 0, 1,
 	                      "off|on", 0,

@@ -182,6 +182,15 @@ static double active(void)
 	return dense() + K * LAY * PE;
 }
 
+/* moe_imbalance: the busiest rank's load over the mean, which the experts'
+ * GEMMs and the all-to-all bytes wait for */
+static double IMB = 1;
+
+static double gemm_params(void)
+{
+	return dense() + IMB * K * LAY * PE;
+}
+
 static double distinct(double B)
 {
 	return EXP * (1 - pow(1 - K / EXP, B));
@@ -189,7 +198,7 @@ static double distinct(double B)
 
 static double a2a(const hw *h, double B)
 {
-	return 2 * ((EP - 1) * h->alpha + (B / EP) * K * D * 2 * 0.5 / h->bw);
+	return 2 * ((EP - 1) * h->alpha + IMB * (B / EP) * K * D * 2 * 0.5 / h->bw);
 }
 
 /* the prefill of one prompt of T tokens: tp ep = 2 GPUs share the GEMMs,
@@ -197,7 +206,7 @@ static double a2a(const hw *h, double B)
  * distinct experts of T tokens lie half on each */
 static double prefill(const hw *h, double T)
 {
-	return 0.01 + 0.001 + 2 * (2 * active() / (2 * h->F)) * T +
+	return 0.01 + 0.001 + 2 * (2 * gemm_params() / (2 * h->F)) * T +
 	       3 * (2 * LAY * D / (2 * h->F)) * T * T +
 	       1.5 * (dense() * 2 / h->B + KV * T / (2 * h->B) + LAY * PE * 2 * distinct(T) / (2 * h->B)) +
 	       1 * LAY * a2a(h, T);
@@ -206,7 +215,7 @@ static double prefill(const hw *h, double T)
 /* the decode iteration of one sequence over S tokens of context */
 static double decode(const hw *h, double S)
 {
-	return 0.005 + 0.0002 + 1 * (2 * active() / (2 * h->F)) + 2 * (4 * LAY * D / (2 * h->F)) * S +
+	return 0.005 + 0.0002 + 1 * (2 * gemm_params() / (2 * h->F)) + 2 * (4 * LAY * D / (2 * h->F)) * S +
 	       1.5 * (dense() * 2 / h->B + KV * S / (2 * h->B) + LAY * PE * 2 * distinct(1) / (2 * h->B)) +
 	       1.2 * LAY * a2a(h, 1);
 }
@@ -215,8 +224,9 @@ static double decode(const hw *h, double S)
 	"model_params = 46.7e9\nlayers = 32\nkv_heads = 8\nhead_dim = 128\nhidden_size = 4096\n"  \
 	"moe = on\nexperts = 8\nexperts_per_token = 2\nexpert_params = 176160768\n"
 
-START_TEST(alone_by_hand)
+static void alone_at(double imb)
 {
+	IMB = imb;
 	const double p = 900, o = 150;
 	char path[256];
 	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
@@ -226,8 +236,9 @@ START_TEST(alone_by_hand)
 	snprintf(text, sizeof text,
 	         "[sim]\nduration = 600s\nsample_interval = 1s\n"
 	         "[inference one]\ngpus_per_replica = 2\nep = 2\nreplicas = 1\n" MODEL
-	         "max_batch = 8\ntraffic = trace\ntrace_file = %s\ntiming = iteration\n" COEFS,
-	         path);
+	         "max_batch = 8\ntraffic = trace\ntrace_file = %s\ntiming = iteration\n" COEFS
+	         "moe_imbalance = %.17g\n",
+	         path, imb);
 	aiw_sim *sim = load(1, text);
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	unlink(path);
@@ -263,6 +274,15 @@ START_TEST(alone_by_hand)
 	ck_assert_rel(M(sim, "one", "kv_capacity_bytes"), cap * KV, 1e-15);
 	check_conservation(sim, "one");
 	aiw_sim_free(sim);
+	IMB = 1;
+}
+
+START_TEST(alone_by_hand)
+{
+	alone_at(1);
+	/* the busiest rank with 1.5 times the mean: its experts' GEMMs and
+	 * all-to-all bytes (not the FLOPs counted, not the bytes sent) */
+	alone_at(1.5);
 }
 END_TEST
 
