@@ -446,8 +446,9 @@ typedef struct fleet {
 	 * and the prompts prefilled to their end so far */
 	bool chunked;
 	/* sessions and prefix caching on (fleet_prefix.c; read on the hot path
-	 * beside `chunked`, in its padding) */
-	bool sessions, prefix;
+	 * beside `chunked`, in its padding); a mixture of experts on
+	 * (fleet_timing.c, moe_setup; there too) */
+	bool sessions, prefix, moe;
 	/* power_model = batch and power_cap on (below; read on the hot path
 	 * beside `chunked`, in its padding) */
 	bool batch_power, capped;
@@ -470,6 +471,18 @@ typedef struct fleet {
 	double dec_flops_seq, dec_attn_ctx, dec_weight_bytes, dec_kv_bytes, spec_attn_factor;
 	double draft_fold[4];
 	double spec_decode_s, spec_draft_s;
+	/* mixture of experts (fleet_timing.c, moe_setup and moe_fold; on:
+	 * `moe` above): the routed experts E and k per token, the parameters of one token's
+	 * FLOPs (model_params when off, the active ones on), the bytes of one
+	 * distinct expert in every MoE layer, the seconds of reading one
+	 * (beta_mem included) by phase, the all-to-alls' latency and seconds
+	 * per token by phase (beta_comm included), the distinct experts of a
+	 * decode iteration of n sequences (max_batch + 1 long, a table: not
+	 * linear in n), and the decode spans' all-to-all seconds booked so far
+	 * (spec_book) */
+	double moe_E, moe_k, flops_params, moe_expert_bytes, moe_read_s[2], moe_a2a[2][2];
+	double *moe_distinct;
+	double moe_a2a_s, moe_a2a_bytes_tok; /* (above); bytes sent per token routed */
 	/* sessions and prefix caching (fleet_prefix.c): the conversations
 	 * (a pool, free list through next_free), each request's conversation
 	 * and cache hit (request_capacity long), the system prompts' lengths,
@@ -591,8 +604,10 @@ static inline double span_dram(const fleet *f, const span *sp, double k, double 
 {
 	if (!f->iteration)
 		return f->bytes_per_s * span_memory_time(sp, k);
-	return k * f->dec_weight_bytes +
-	       f->dec_kv_bytes * (k * S + sp->batch * k * (k - 1) * 0.5);
+	double w = f->dec_weight_bytes;
+	if (AIW_UNLIKELY(f->moe)) /* the distinct routed experts the batch touches */
+		w += f->moe_expert_bytes * f->moe_distinct[sp->batch];
+	return k * w + f->dec_kv_bytes * (k * S + sp->batch * k * (k - 1) * 0.5);
 }
 
 /* FLOPs of a prefill of T prompt tokens, Q the sum of their squared
@@ -600,7 +615,7 @@ static inline double span_dram(const fleet *f, const span *sp, double k, double 
  * tokens (causal QK^T and AV). */
 static inline double prefill_flops(const fleet *f, double T, double Q)
 {
-	return 2 * f->model_params * T + f->attn_flops_sq * Q;
+	return 2 * f->flops_params * T + f->attn_flops_sq * Q;
 }
 
 /* FLOPs of the first k decode iterations of sp, whose batch of n held S
@@ -615,19 +630,24 @@ static inline double span_flops(const fleet *f, const span *sp, double k, double
 	return f->dec_flops_seq * n * k + f->dec_attn_ctx * (k * S + n * k * (k - 1) * 0.5);
 }
 
-/* Speculative decoding: book the decode seconds of the first k decode
+/* Speculative decoding and mixture of experts: book the decode seconds of the first k decode
  * iterations of sp (a batch of n from S tokens of context) and the draft's
  * share of them, the draft's fold summed over the context growing by n a
  * iteration (with the pipeline share of a batch under pp, as span_decode's
- * terms).  Nothing when it is off. */
+ * terms); a mixture of experts' all-to-all seconds instead of the draft's.
+ * Nothing when both are off. */
 static inline void spec_book(fleet *f, const span *sp, double k, double S)
 {
-	if (AIW_LIKELY(!f->spec) || !(k > 0))
+	if (AIW_LIKELY(!(f->spec | (int)f->moe)) || !(k > 0))
 		return;
 	double n = sp->batch, g = aiwi_iter_decode_share(n, f->decode_pp);
-	const double *d = f->draft_fold;
-	f->spec_draft_s += k * (d[0] + d[1] * n + d[2] * g * n + d[3] * g * S) +
-	                   d[3] * g * n * k * (k - 1) * 0.5;
+	if (f->moe) {
+		f->moe_a2a_s += k * (f->moe_a2a[1][0] + f->moe_a2a[1][1] * g * n);
+	} else {
+		const double *d = f->draft_fold;
+		f->spec_draft_s += k * (d[0] + d[1] * n + d[2] * g * n + d[3] * g * S) +
+		                   d[3] * g * n * k * (k - 1) * 0.5;
+	}
 	f->spec_decode_s += span_time(sp, k);
 }
 

@@ -319,8 +319,12 @@ static void preempt_one(fleet *f, replica *r, double now)
  * weights; on the iteration model its folded prefill (span.h). */
 static inline double prefill_time(const fleet *f, double m, double ptok, double psq)
 {
-	if (f->iteration)
-		return span_iteration_prefill(f->iter_prefill, m, ptok, psq);
+	if (f->iteration) {
+		double t = span_iteration_prefill(f->iter_prefill, m, ptok, psq);
+		if (AIW_UNLIKELY(f->moe)) /* the distinct experts of its ptok tokens */
+			t += f->moe_read_s[0] * aiwi_iter_moe_distinct(f->moe_E, f->moe_k, ptok);
+		return t;
+	}
 	return span_prefill_time(ptok, f->prefill_s_per_token, f->weights_read_s);
 }
 
@@ -347,8 +351,10 @@ static AIW_INLINE void span_decode(fleet *f, replica *r)
 		kv *= g;
 		ds = f->decode_host_s_per_seq + f->decode_gpu_s_per_seq * g;
 	}
-	span_decode_terms(&r->current, n, r->context_tokens, f->prefill_s_per_token,
-	                  f->weights_read_s, kv, ds);
+	double w = f->weights_read_s;
+	if (AIW_UNLIKELY(f->moe)) /* the distinct experts of a batch of n: a table */
+		w += f->moe_read_s[1] * f->moe_distinct[r->run_count];
+	span_decode_terms(&r->current, n, r->context_tokens, f->prefill_s_per_token, w, kv, ds);
 	r->current.end_iteration = k;
 	r->current.batch = r->run_count;
 	r->cut = 0;

@@ -95,6 +95,8 @@ static void start_chunked(fleet *f, replica *r, double now)
 			d = f->weights_read_s + S * kv + n * ds;
 		}
 		tp = d + c[1] * m + c[2] * T + c[3] * Q;
+		if (AIW_UNLIKELY(f->moe)) /* the distinct experts of its n + T tokens */
+			tp += f->moe_read_s[n > 0] * aiwi_iter_moe_distinct(f->moe_E, f->moe_k, n + T);
 	} else {
 		double tc = (n + T) * f->prefill_s_per_token, tm = f->weights_read_s + S * f->kv_s_per_token;
 		tp = tc > tm ? tc : tm;

@@ -301,6 +301,155 @@ static void spec_fold(fleet *f, const aiwi_iter_shape *s, const aiwi_iter_hw *h,
 	}
 }
 
+/* ---- mixture of experts ----
+ * The model: model_params P holds every weight; each of the moe_layers MoE
+ * layers has E routed experts of expert_params p each, of which a token
+ * runs k, and the rest of the weights (attention, embeddings, the shared
+ * experts, the dense layers' MLPs) are dense, P_d = P - moe_layers E p.  A
+ * token's FLOPs are 2 P_a, P_a = P_d + moe_layers k p the active weights
+ * (given: p = (P - P_a) / (moe_layers (E - k))).  A stage of tp ep GPUs
+ * holds P_d on each of its ep groups and the routed experts once, E / ep
+ * per group (moe_setup: the KV cache gets the rest).  The times
+ * (iteration.c, moe_terms): the GEMMs at the active weights (the experts'
+ * part times moe_imbalance), the dense weights read every iteration, the
+ * routed experts' weights as far as the tokens touch them (the distinct
+ * experts E (1 - (1 - k/E)^B) of B tokens: a decode iteration's a table
+ * by batch size, its n tokens fixed within a span; a prefill's and a
+ * mixed iteration's evaluated), two all-to-alls per MoE layer over the
+ * expert-parallel ranks. */
+static aiw_status moe_setup(aiwi_comp *c, fleet *f)
+{
+	aiw_sim *sim = c->sim;
+	f->flops_params = f->model_params;
+	f->moe = (int)aiwi_p(c, P_MOE) == 1;
+	if (!f->moe)
+		return AIW_OK;
+	if ((int)aiwi_p(c, P_TIMING) != TIMING_ITERATION || f->service_mode)
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.moe = on needs timing = iteration and span times (service unset): "
+		                "the experts' reads and all-to-alls are terms of the per-iteration "
+		                "model (here %s)",
+		                c->prefix, f->service_mode ? "service is set" : "timing = roofline");
+	if (f->spec)
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.moe = on with %s.speculative = %s: a verification's k + 1 tokens "
+		                "per sequence would touch more experts, which the model does not "
+		                "count yet (set one of them off)",
+		                c->prefix, c->prefix, f->spec == SPEC_DRAFT ? "draft" : "heads");
+	double E = aiwi_p(c, P_EXPERTS), k = aiwi_p(c, P_TOPK), L = aiwi_p(c, P_LAYERS);
+	double Lm = aiwi_pset(c, P_MOE_LAYERS) ? aiwi_p(c, P_MOE_LAYERS) : L;
+	double ep = aiwi_p(c, P_EP), pp = aiwi_p(c, P_PP), P = f->model_params;
+	double shared = aiwi_p(c, P_SHARED_EXPERTS);
+	if (k > E)
+		return aiwi_err(sim, AIW_ERANGE,
+		                "%s.experts_per_token = %g exceeds experts = %g: a token runs distinct "
+		                "routed experts (allowed: 1 to %g)",
+		                c->prefix, k, E, E);
+	if (Lm > L)
+		return aiwi_err(sim, AIW_ERANGE,
+		                "%s.moe_layers = %g exceeds layers = %g (allowed: 1 to %g)", c->prefix,
+		                Lm, L, L);
+	if (fmod(E, ep) != 0)
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.ep = %g does not divide experts = %g: every expert-parallel group "
+		                "holds experts / ep routed experts (allowed: a divisor of %g)",
+		                c->prefix, ep, E, E);
+	double stage = f->replica_gpus / pp;
+	if (fmod(stage, ep) != 0)
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.ep = %g does not divide gpus_per_replica / pp = %g: a stage is ep "
+		                "groups of tensor-parallel GPUs (allowed: a divisor of %g)",
+		                c->prefix, ep, stage, stage);
+	double pe;
+	if (aiwi_pset(c, P_EXPERT_PARAMS)) {
+		pe = aiwi_p(c, P_EXPERT_PARAMS);
+	} else if (aiwi_pset(c, P_ACTIVE_PARAMS)) {
+		double Pa = aiwi_p(c, P_ACTIVE_PARAMS);
+		if (!(Pa < P))
+			return aiwi_err(sim, AIW_ERANGE,
+			                "%s.active_params = %g: a mixture of experts runs fewer weights "
+			                "per token than it holds (allowed: above 0 and below model_params "
+			                "= %g)",
+			                c->prefix, Pa, P);
+		if (k == E)
+			return aiwi_err(sim, AIW_EINVAL,
+			                "%s.active_params: with experts_per_token = experts = %g every "
+			                "expert is active, so active_params cannot give expert_params "
+			                "(set expert_params)",
+			                c->prefix, E);
+		pe = (P - Pa) / (Lm * (E - k));
+	} else {
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.moe = on needs %s.expert_params or %s.active_params (the size of "
+		                "a routed expert)",
+		                c->prefix, c->prefix, c->prefix);
+	}
+	double routed = Lm * E * pe, dense = P - routed;
+	if (!(dense >= Lm * shared * pe))
+		return aiwi_err(sim, AIW_ERANGE,
+		                "%s.expert_params = %g: moe_layers %g x (experts %g + shared_experts %g) "
+		                "experts of it are %g parameters, more than model_params = %g "
+		                "(allowed: at most %g)",
+		                c->prefix, pe, Lm, E, shared, Lm * (E + shared) * pe, P,
+		                P / (Lm * (E + shared)));
+	f->moe_E = E;
+	f->moe_k = k;
+	f->flops_params = dense + Lm * k * pe;
+	f->moe_expert_bytes = Lm * pe * aiwi_p(c, P_WEIGHT_BITS) / 8;
+	/* every group holds the dense weights: ep - 1 copies more than
+	 * model_params' bytes, all pp stages together */
+	double wd = dense * aiwi_p(c, P_WEIGHT_BITS) / 8;
+	double usable = f->replica_gpus * f->gpu.mem_bytes * (1 - aiwi_p(c, P_KV_MARGIN));
+	f->kv_capacity_tokens = floor((usable - f->weight_bytes - (ep - 1) * wd) / f->kv_bytes_per_token);
+	f->dec_flops_seq = 2 * f->flops_params;
+	f->dec_weight_bytes = ep * wd;
+	return AIW_OK;
+}
+
+/* The shape's expert fields, the links of the all-to-all. */
+static void moe_shape(const aiwi_comp *c, const fleet *f, aiwi_iter_shape *s, aiwi_iter_hw *h)
+{
+	double E = f->moe_E, k = f->moe_k, L = aiwi_p(c, P_LAYERS);
+	s->experts = E;
+	s->topk = k;
+	s->moe_layers = aiwi_pset(c, P_MOE_LAYERS) ? aiwi_p(c, P_MOE_LAYERS) : L;
+	s->expert_params = f->moe_expert_bytes / (s->moe_layers * s->weight_bits / 8);
+	s->imbalance = aiwi_p(c, P_MOE_IMBALANCE);
+	s->ep = aiwi_p(c, P_EP);
+	s->tp /= s->ep;
+	aiwi_hw_gpu_links(&f->gpu, &h->ep_intra, &h->ep_inter);
+	/* the groups of a stage lie tp GPUs apart: gpus_per_node / tp of them
+	 * per node */
+	double per_node = aiwi_p(c, P_GPUS_PER_NODE);
+	h->ep_per_node = fmax(1, fmin(s->ep, floor(per_node / s->tp)));
+}
+
+/* The decode table and the constants of the experts' reads and
+ * all-to-alls for the coefficients beta. */
+static aiw_status moe_fold(aiwi_comp *c, fleet *f, const aiwi_iter_shape *s,
+                           const aiwi_iter_hw *h, const double beta[AIWI_PH_N][AIWI_IT_NTERMS])
+{
+	double a, b;
+	aiwi_iter_moe_alltoall(s, h, &a, &b);
+	for (int ph = 0; ph < AIWI_PH_N; ph++) {
+		f->moe_read_s[ph] = beta[ph][AIWI_IT_MEM] * aiwi_iter_moe_read(s, h, 1);
+		double g = beta[ph][AIWI_IT_COMM] * s->moe_layers;
+		f->moe_a2a[ph][0] = g * a;
+		f->moe_a2a[ph][1] = g * b / (ph == AIWI_PH_DECODE ? s->pp : 1);
+	}
+	f->moe_a2a_bytes_tok = s->ep > 1 ? 2 * s->moe_layers * s->topk * s->hidden *
+	                                           (s->act_bits / 8) * (s->ep - 1) / s->ep
+	                                 : 0;
+	f->moe_distinct = malloc(((size_t)f->max_batch + 1) * sizeof *f->moe_distinct);
+	if (!f->moe_distinct)
+		return aiwi_err(c->sim, AIW_ENOMEM, "out of memory");
+	for (uint32_t n = 0; n <= f->max_batch; n++)
+		f->moe_distinct[n] = n ? aiwi_iter_moe_distinct(s->experts, s->topk,
+		                                               aiwi_iter_moe_tokens(n, s->pp))
+		                       : 0;
+	return AIW_OK;
+}
+
 /* Set the fleet's span terms from the iteration model when timing =
  * iteration; refuse the model's settings without it.  A fleet with a
  * sampled service time has no span times: the default timing does not
@@ -342,7 +491,7 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 	double pp = aiwi_p(c, P_PP), tp = f->replica_gpus / pp, per_node = aiwi_p(c, P_GPUS_PER_NODE);
 	aiwi_iter_shape s = {.params = f->model_params,
 	                     .layers = aiwi_p(c, P_LAYERS),
-	                     .hidden = timing_hidden(c, f->model_params),
+	                     .hidden = timing_hidden(c, f->flops_params),
 	                     .kv_bytes = f->kv_bytes_per_token,
 	                     .weight_bits = aiwi_p(c, P_WEIGHT_BITS),
 	                     .act_bits = aiwi_p(c, P_ACT_BITS),
@@ -352,6 +501,8 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 	/* the stages talk over the scale-up link while the whole replica fits in
 	 * a node, else over the scale-out link */
 	aiwi_iter_hw_of(&f->gpu, &s, pp == 1 || f->replica_gpus <= per_node, &h);
+	if (f->moe)
+		moe_shape(c, f, &s, &h), tp = s.tp;
 	if (tp > per_node) {
 		/* a stage over several nodes all-reduces on the scale-out link */
 		aiwi_link_spec intra, inter;
@@ -384,6 +535,11 @@ static aiw_status timing_setup(aiwi_comp *c, fleet *f)
 	aiwi_iter_fold(x, beta[AIWI_PH_PREFILL], &k[0], &k[1], &k[2], &k[3]);
 	aiwi_iter_terms(AIWI_PH_DECODE, &s, &h, x);
 	aiwi_iter_fold(x, beta[AIWI_PH_DECODE], &c0, &cm, &cu, &cv);
+	if (f->moe) {
+		aiw_status st = moe_fold(c, f, &s, &h, beta);
+		if (st != AIW_OK)
+			return st;
+	}
 	if (f->spec) {
 		double d[4];
 		spec_fold(f, &s, &h, beta, k, d);

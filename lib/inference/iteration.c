@@ -98,9 +98,108 @@ static aiwi_iter_affine ring_term(double p, double m, const aiwi_link_spec *l)
 	return (aiwi_iter_affine){a, 0, b, 0};
 }
 
+/* ---- mixture of experts ----
+ * Each token goes to k of the E routed experts of each of the moe_layers
+ * MoE layers.  Uniform routing (every token picks k distinct experts, all
+ * k-sets alike): an expert is missed by one token with probability
+ * 1 - k/E, by B independent tokens with (1 - k/E)^B, hence the expected
+ * distinct experts E (1 - (1 - k/E)^B) (linearity of expectation over the
+ * E experts' indicators; derived in doc/inference.md).  Computed as
+ * -E expm1(B log1p(-k/E)), exact to rounding for large B and small k/E. */
+double aiwi_iter_moe_distinct(double E, double k, double B)
+{
+	if (!(B > 0))
+		return 0;
+	if (k >= E)
+		return E;
+	return -E * expm1(B * log1p(-k / E));
+}
+
+double aiwi_iter_moe_read(const aiwi_iter_shape *s, const aiwi_iter_hw *h, double distinct)
+{
+	return s->moe_layers * s->expert_params * (s->weight_bits / 8) * distinct /
+	       (s->tp * s->ep * h->mem_bw);
+}
+
+/* An all-to-all of S bytes per rank over the ep ranks, ep_per_node of them
+ * per node: (ep - 1) alpha + max(S (kn - 1) / ep / bw_intra, S (ep - kn) /
+ * ep / bw_inter), alpha the inter-node link's when the ranks span nodes:
+ * the form of the training step's expert-parallel all-to-all
+ * (lib/training/layout.c, aiwi_group_alltoall), each rank sending the
+ * (ep - 1) / ep of its data that other ranks' experts need, within and
+ * between nodes at once.  A rank's S is its n / ep tokens' k activations
+ * of d act_bits / 8 bytes, times the imbalance (the busiest rank's share
+ * decides); twice per layer (dispatch, combine). */
+void aiwi_iter_moe_alltoall(const aiwi_iter_shape *s, const aiwi_iter_hw *h, double *a,
+                            double *b)
+{
+	double ep = s->ep, kn = h->ep_per_node;
+	if (!(ep > 1)) {
+		*a = *b = 0;
+		return;
+	}
+	double alpha = kn < ep ? fmax(h->ep_intra.alpha_s, h->ep_inter.alpha_s) : h->ep_intra.alpha_s;
+	double per_byte = fmax((kn - 1) / ep / h->ep_intra.bw, (ep - kn) / ep / h->ep_inter.bw);
+	double bytes = s->imbalance * s->topk * s->hidden * (s->act_bits / 8) / ep;
+	*a = 2 * (ep - 1) * alpha;
+	*b = 2 * bytes * per_byte;
+}
+
+/* The terms of a mixture of experts: the dense weights P - moe_layers E
+ * expert_params (attention, embeddings, shared experts) on every group,
+ * the GEMMs over the active weights (k experts of the busiest rank's
+ * load), every per-sequence term over tp ep GPUs (the groups share the
+ * sequences), the weights' term the dense ones only (the routed experts'
+ * reads depend on the tokens: aiwi_iter_moe_read, added by the caller),
+ * the all-to-alls in comm.  ep = 1, imbalance = 1 and every expert's
+ * weights read give the dense terms of a model of the active weights'
+ * FLOPs. */
+static void moe_terms(int phase, const aiwi_iter_shape *s, const aiwi_iter_hw *h,
+                      aiwi_iter_affine x[AIWI_IT_NTERMS])
+{
+	double tp = s->tp, pp = s->pp, ep = s->ep, L = s->layers, d = s->hidden;
+	double routed = s->moe_layers * s->experts * s->expert_params;
+	double dense = s->params - routed;
+	/* one rank (ep = 1) holds every expert, tensor-parallel: no rank waits */
+	double imb = ep > 1 ? s->imbalance : 1;
+	double gemm_params = dense + imb * s->topk * s->moe_layers * s->expert_params;
+	double Wd = dense * s->weight_bits / 8;
+	double act = d * s->act_bits / 8 / ep; /* a group's activation bytes per token */
+	double nar = 2 * L, g = tp * ep, a2a_a, a2a_b;
+	aiwi_iter_moe_alltoall(s, h, &a2a_a, &a2a_b);
+	double Lm = s->moe_layers;
+	x[AIWI_IT_OVERHEAD] = (aiwi_iter_affine){1, 0, 0, 0};
+	x[AIWI_IT_SEQ] = (aiwi_iter_affine){0, 1, 0, 0};
+	if (phase == AIWI_PH_PREFILL) {
+		x[AIWI_IT_GEMM] = (aiwi_iter_affine){0, 0, 2 * gemm_params / (g * h->gemm_flops), 0};
+		x[AIWI_IT_ATTN] = (aiwi_iter_affine){0, 0, 0, 2 * L * d / (g * h->attn_flops)};
+		x[AIWI_IT_MEM] = (aiwi_iter_affine){Wd / (tp * h->mem_bw), 0, s->kv_bytes / (g * h->mem_bw), 0};
+		aiwi_iter_affine ar = ring_term(tp, act, &h->tp_link);
+		double hops = pp - 1;
+		x[AIWI_IT_COMM] = (aiwi_iter_affine){nar * ar.a + hops * h->pp_link.alpha_s + Lm * a2a_a, 0,
+		                                     nar * ar.b + hops * act / h->pp_link.bw + Lm * a2a_b, 0};
+	} else {
+		x[AIWI_IT_GEMM] = (aiwi_iter_affine){0, 0, 2 * gemm_params / (g * pp * h->gemm_flops), 0};
+		x[AIWI_IT_ATTN] = (aiwi_iter_affine){0, 0, 0, 4 * L * d / (g * pp * h->attn_flops)};
+		x[AIWI_IT_MEM] = (aiwi_iter_affine){Wd / (tp * h->mem_bw), 0, 0, s->kv_bytes / (g * pp * h->mem_bw)};
+		/* each stage runs its layers for each of pp micro-batches of n / pp:
+		 * the all-reduces and all-to-alls of every layer on n / pp tokens */
+		aiwi_iter_affine ar = ring_term(tp, act / pp, &h->tp_link);
+		double sends = pp > 1 ? pp : 0;
+		x[AIWI_IT_COMM] = (aiwi_iter_affine){nar * ar.a + sends * h->pp_link.alpha_s + Lm * a2a_a, 0,
+		                                     nar * ar.b + (pp > 1 ? act / h->pp_link.bw : 0) +
+		                                             Lm * a2a_b / pp,
+		                                     0};
+	}
+}
+
 void aiwi_iter_terms(int phase, const aiwi_iter_shape *s, const aiwi_iter_hw *h,
                      aiwi_iter_affine x[AIWI_IT_NTERMS])
 {
+	if (s->experts > 1) {
+		moe_terms(phase, s, h, x);
+		return;
+	}
 	double tp = s->tp, pp = s->pp, L = s->layers, d = s->hidden;
 	double W = s->params * s->weight_bits / 8; /* weight bytes */
 	double act = d * s->act_bits / 8;          /* activation bytes per token */

@@ -82,6 +82,15 @@ typedef struct aiwi_iter_shape {
 	double weight_bits;   /* bits per weight */
 	double act_bits;      /* bits per activation element (GEMM inputs, messages) */
 	double tp, pp;        /* GPUs per stage, stages */
+	/* mixture of experts (experts > 1; 0 or 1: dense, the fields below
+	 * unread): routed experts E per MoE layer, experts_per_token k,
+	 * parameters of one routed expert in one layer, MoE layers, the
+	 * busiest expert-parallel rank's load over the mean (>= 1), and the
+	 * expert-parallel degree ep: a stage is ep groups of tp GPUs, attention
+	 * and the dense weights data-parallel over the groups (each holds them
+	 * and serves n / ep of the sequences), every routed expert on one
+	 * group, tensor-parallel over its tp GPUs (doc/inference.md) */
+	double experts, topk, expert_params, moe_layers, imbalance, ep;
 } aiwi_iter_shape;
 
 /* What the GPU gives the terms: peaks per GPU and the links. */
@@ -92,6 +101,10 @@ typedef struct aiwi_iter_hw {
 	aiwi_link_spec tp_link; /* scale-up: the TP all-reduces */
 	aiwi_link_spec pp_link; /* between stages: scale-up within a node */
 	int fp8;                /* the GEMMs run at the FP8 peak */
+	/* mixture of experts: the all-to-all's links within and between nodes
+	 * and the expert-parallel ranks per node, min(ep, gpus_per_node / tp) */
+	aiwi_link_spec ep_intra, ep_inter;
+	double ep_per_node;
 } aiwi_iter_hw;
 
 /* One term, affine in the phase's sizes: x = a + s m + b u + c v with
@@ -131,6 +144,26 @@ static inline double aiwi_iter_decode_share(double n, double pp)
 {
 	return n < pp ? pp / n : 1;
 }
+
+/* ---- mixture of experts (iteration.c) ----
+ * The expected distinct experts of E that B tokens routed uniformly to k
+ * distinct experts each touch: E (1 - (1 - k/E)^B) (B real >= 0; E at k =
+ * E, 0 at B = 0). */
+double aiwi_iter_moe_distinct(double E, double k, double B);
+/* The memory term (x, before beta) of reading `distinct` routed experts in
+ * every MoE layer: moe_layers expert_params weight_bits / 8 distinct bytes
+ * over the tp ep GPUs of a stage. */
+double aiwi_iter_moe_read(const aiwi_iter_shape *s, const aiwi_iter_hw *h, double distinct);
+/* The tokens whose routing one weight read of a decode iteration of n
+ * sequences serves: a micro-batch's n / pp (one when n < pp). */
+static inline double aiwi_iter_moe_tokens(double n, double pp)
+{
+	return n < pp ? 1 : n / pp;
+}
+/* The all-to-all (dispatch and combine) of one MoE layer as an affine
+ * term of the tokens u it routes: *a seconds of latency, *b per token. */
+void aiwi_iter_moe_alltoall(const aiwi_iter_shape *s, const aiwi_iter_hw *h, double *a,
+                            double *b);
 
 /* Default fixed cost per iteration (s): see iteration.c. */
 #define AIWI_ITER_OVERHEAD_S 8e-3

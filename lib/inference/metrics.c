@@ -218,6 +218,19 @@ const aiwi_metric_def aiwi_inference_metrics[] = {
 	{"spec_draft_share", "  draft's share of decode time", "1", AIW_METRIC_FRACTION,
 	 "speculative: the draft's time / the decode time of the decode spans (mixed iterations of "
 	 "chunked prefill left out)", NULL, NULL, NULL, NULL},
+	{"moe_distinct_experts", "MoE: distinct experts per layer (mean)", "1", AIW_METRIC_RATIO,
+	 "moe: routed experts a decode iteration reads per MoE layer, E (1 - (1 - k/E)^B) for its "
+	 "B tokens, mean over decode iterations (not a number without moe)", NULL, NULL, NULL, NULL},
+	{"moe_expert_bytes", "  expert weight bytes read", "B", AIW_METRIC_COUNT,
+	 "moe: bytes of routed experts' weights read by decode iterations (the distinct experts "
+	 "of each)", NULL, NULL, NULL, NULL},
+	{"moe_a2a_bytes", "  all-to-all bytes", "B", AIW_METRIC_COUNT,
+	 "moe, ep > 1: bytes the dispatch and combine all-to-alls send between expert-parallel "
+	 "ranks, 2 moe_layers k d act_bits / 8 (ep - 1) / ep per token routed (prefill and decode)",
+	 NULL, NULL, NULL, NULL},
+	{"moe_a2a_share", "  all-to-all share of decode time", "1", AIW_METRIC_FRACTION,
+	 "moe: the all-to-alls' time / the decode time of the decode spans (mixed iterations of "
+	 "chunked prefill left out)", NULL, NULL, NULL, NULL},
 	{"batch_size_mean", "Batch size (mean)", "1", AIW_METRIC_HEADLINE | AIW_METRIC_RATIO,
 	 "mean batch size per decode iteration", NULL, NULL, NULL, NULL},
 	{"batch_size_p99", "Batch size (P99)", "1", 0,

@@ -284,6 +284,8 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->kv_capacity_tokens = floor((usable - f->weight_bytes) / f->kv_bytes_per_token);
 	if ((st = spec_setup(c, f)) != AIW_OK)
 		return st;
+	if ((st = moe_setup(c, f)) != AIW_OK)
+		return st;
 	if (!f->service_mode && !(f->kv_capacity_tokens >= 2))
 		return aiwi_err(sim, AIW_ERANGE,
 		                "%s: weights of %.4g GB (model_params %g at weight_bits %g) do not fit "
@@ -337,7 +339,7 @@ static aiw_status inference_start(aiwi_comp *c)
 		return st;
 	if ((st = disagg_setup(c, f)) != AIW_OK)
 		return st;
-	f->attn_flops_sq = 2 * aiwi_p(c, P_LAYERS) * timing_hidden(c, f->model_params);
+	f->attn_flops_sq = 2 * aiwi_p(c, P_LAYERS) * timing_hidden(c, f->flops_params);
 	/* the FLOP figures are FLOPs over the fleet's peak; attention runs at
 	 * BF16 (iteration.h), so that under an FP8 peak each of its FLOPs
 	 * weighs the tensor-core time of peak / bf16 peak ones (DCGM's tensor
@@ -824,6 +826,22 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	                               : NAN);
 	M("clock_factor_prefill", f->capped ? f->clock_prefill : NAN);
 	M("clock_factor_decode", f->capped ? f->clock_decode : NAN);
+	if (f->moe) {
+		double dsum = 0, dtok = 0;
+		for (uint32_t b = 1; b <= f->max_batch; b++) {
+			dsum += (double)f->batch_iterations[b] * f->moe_distinct[b];
+			dtok += (double)f->batch_iterations[b] * b;
+		}
+		M("moe_distinct_experts", iters > 0 ? dsum / iters : NAN);
+		M("moe_expert_bytes", dsum * f->moe_expert_bytes);
+		M("moe_a2a_bytes", (dtok + f->tokens_prefill) * f->moe_a2a_bytes_tok);
+		M("moe_a2a_share", f->spec_decode_s > 0 ? f->moe_a2a_s / f->spec_decode_s : NAN);
+	} else {
+		M("moe_distinct_experts", NAN);
+		M("moe_expert_bytes", NAN);
+		M("moe_a2a_bytes", NAN);
+		M("moe_a2a_share", NAN);
+	}
 	M("sessions_started", (double)f->sessions_started);
 	M("sessions_completed", (double)f->sessions_completed);
 	M("sessions_abandoned", (double)f->sessions_abandoned);
@@ -935,6 +953,7 @@ static void inference_destroy(aiwi_comp *c)
 	free(f->end_out);
 	free(f->requests);
 	free(f->batch_iterations);
+	free(f->moe_distinct);
 	free(f->admitted);
 	free(f->ahead_times);
 	aiwi_traffic_free(f->traffic);

@@ -162,6 +162,55 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                  "target's decode iteration at the same batch and context (its prefill "
 	                  "likewise), FLOPs and bytes in proportion",
 	                  0},
+	[P_MOE] = {"moe", IP("moe"), AIW_PT_ENUM, "off", "", 0, 1, "off|on", 0,
+	           "mixture of experts (timing = iteration): model_params holds every expert, a "
+	           "token runs experts_per_token of the experts routed ones in each of "
+	           "moe_layers layers; a decode iteration reads the distinct experts its tokens "
+	           "touch, E (1 - (1 - k/E)^B) per layer for B tokens; ep > 1 adds two "
+	           "all-to-alls per MoE layer (doc/inference.md)",
+	           0},
+	[P_EXPERTS] = {"experts", IP("experts"), AIW_PT_INT, "8", "1", 2, 1e5, NULL, 0,
+	               "moe: routed experts E per MoE layer (Mixtral 8x7B 8, DeepSeek-V3 256; the "
+	               "training kind's experts)",
+	               0},
+	[P_TOPK] = {"experts_per_token", IP("experts_per_token"), AIW_PT_INT, "2", "1", 1, 1e5, NULL,
+	            0,
+	            "moe: routed experts k each token runs per MoE layer, at most experts (Mixtral 2, "
+	            "DeepSeek-V3 8)",
+	            0},
+	[P_SHARED_EXPERTS] = {"shared_experts", IP("shared_experts"), AIW_PT_INT, "0", "1", 0, 1e5,
+	                      NULL, 0,
+	                      "moe: shared experts of expert_params each per MoE layer that every "
+	                      "token runs, part of the dense weights (DeepSeek-V3 1)",
+	                      0},
+	[P_EXPERT_PARAMS] = {"expert_params", IP("expert_params"), AIW_PT_REAL, NULL, "1", 0, 1e15,
+	                     NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                     "moe: parameters of one routed expert in one MoE layer (none: from "
+	                     "active_params, (model_params - active_params) / (moe_layers (experts - "
+	                     "experts_per_token)))",
+	                     0},
+	[P_ACTIVE_PARAMS] = {"active_params", IP("active_params"), AIW_PT_REAL, NULL, "1", 0, 1e15,
+	                     NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                     "moe: parameters a token runs, below model_params (Mixtral 8x7B 12.9e9 "
+	                     "of 46.7e9, DeepSeek-V3 37e9 of 671e9); used when expert_params is none",
+	                     0},
+	[P_MOE_LAYERS] = {"moe_layers", IP("moe_layers"), AIW_PT_INT, NULL, "1", 1, 100000, NULL,
+	                  AIW_PF_NONE,
+	                  "moe: layers whose MLP is a mixture of experts, at most layers (none: "
+	                  "every layer; DeepSeek-V3 58 of 61)",
+	                  0},
+	[P_EP] = {"ep", IP("ep"), AIW_PT_INT, "1", "1", 1, 4096, NULL, 0,
+	          "moe: expert-parallel groups of a pipeline stage, dividing gpus_per_replica / pp "
+	          "and experts: each stage is ep groups of gpus_per_replica / (pp ep) "
+	          "tensor-parallel GPUs, attention and the dense weights data-parallel over the "
+	          "groups, experts / ep routed experts on each",
+	          0},
+	[P_MOE_IMBALANCE] = {"moe_imbalance", IP("moe_imbalance"), AIW_PT_REAL, "1", "1", 1, 1e5,
+	                     NULL, 0,
+	                     "moe: tokens of the busiest expert-parallel rank over the mean (1: "
+	                     "uniform routing); the experts' GEMMs and the all-to-all bytes scale "
+	                     "by it (a max-load factor, GShard's capacity factor); none at ep = 1",
+	                     0},
 	[P_PREFIX_CACHING] = {"prefix_caching", IP("prefix_caching"), AIW_PT_ENUM, "off", "", 0, 1,
 	                      "off|on", 0,
 	                      "continuous batching: on, each replica keeps the KV blocks (16 "
@@ -445,6 +494,14 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"draft_params", "speculative=draft"},
 	{"draft_layers", "speculative=draft"},
 	{"draft_cost", "speculative=heads"},
+	{"experts", "moe=on"},
+	{"experts_per_token", "moe=on"},
+	{"shared_experts", "moe=on"},
+	{"expert_params", "moe=on"},
+	{"active_params", "moe=on"},
+	{"moe_layers", "moe=on"},
+	{"ep", "moe=on"},
+	{"moe_imbalance", "moe=on"},
 	{"prefix_caching", "sessions=on"},
 	{"decode_fleet", "disaggregation=prefill"},
 	{"kv_link", "disaggregation=prefill"},
