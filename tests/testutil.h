@@ -45,6 +45,21 @@ static inline double aiwi_test_metric(aiw_sim *sim, const char *name)
 	return v;
 }
 
+/* Whether one of sim's warnings contains needle (every call of the
+ * warning API must succeed). */
+static inline bool aiwi_test_warned(aiw_sim *sim, const char *needle)
+{
+	size_t n = 0;
+	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
+	for (size_t i = 0; i < n; i++) {
+		const char *w;
+		AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, i, &w));
+		if (strstr(w, needle))
+			return true;
+	}
+	return false;
+}
+
 /* Request conservation of an inference component ("inference.chat"),
  * exactly: arrived = completed + dropped + in flight. */
 static inline void aiwi_test_conservation(aiw_sim *sim, const char *prefix)

@@ -677,17 +677,6 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
-static bool has_warning(aiw_sim *sim, const char *needle)
-{
-	size_t n = 0;
-	const char *w;
-	ck_assert_int_eq(aiw_sim_warning_count(sim, &n), AIW_OK);
-	for (size_t i = 0; i < n; i++)
-		if (aiw_sim_warning(sim, i, &w) == AIW_OK && strstr(w, needle))
-			return true;
-	return false;
-}
-
 /* What the measurement changes is said: an autoscaler turned off, a
  * trace's sizes replaced by the distributions. */
 START_TEST(warnings_say_what_changed)
@@ -699,8 +688,8 @@ START_TEST(warnings_say_what_changed)
 	                    1);
 	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, set, 3, out, AIW_CAPACITY_NCOLUMNS,
 	                                           NULL, NULL));
-	ck_assert(has_warning(sim, "autoscaler hpa turned off"));
-	ck_assert(has_warning(sim, "replicas = 3"));
+	ck_assert(aiwi_test_warned(sim, "autoscaler hpa turned off"));
+	ck_assert(aiwi_test_warned(sim, "replicas = 3"));
 	ck_assert(out[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] == 100.0 / 34.0); /* 3 replicas */
 	aiw_sim_free(sim);
 	sim = load("[inference q]\nservice = const(1s)\nbatching = none\n", 1);

@@ -32,19 +32,6 @@ static aiw_sim *run_text(const char *text, uint64_t seed)
 
 #define M(sim, key) aiwi_test_metric(sim, "site." key)
 
-static bool warned(aiw_sim *sim, const char *needle)
-{
-	size_t n = 0;
-	ck_assert_int_eq(aiw_sim_warning_count(sim, &n), AIW_OK);
-	for (size_t i = 0; i < n; i++) {
-		const char *w;
-		ck_assert_int_eq(aiw_sim_warning(sim, i, &w), AIW_OK);
-		if (strstr(w, needle))
-			return true;
-	}
-	return false;
-}
-
 /* A square wave of +-A about its mean, P = 20 samples a period (2 MW for
  * 1 s, 0 W for 1 s at 100 ms), in Welch segments of 200 samples: the
  * harmonics fall on bins 10 n.  The sampled wave is periodic in P samples;
@@ -101,7 +88,7 @@ START_TEST(square_wave_fourier_series)
 	ck_assert_double_eq_tol(M(sim, "grid_dominant_frequency_hz"), 0.5, 1e-12);
 	ck_assert_rel(M(sim, "grid_band_share"), 1, 1e-12);
 	ck_assert_rel(M(sim, "grid_band_rms_w"), A, 1e-9);
-	ck_assert(warned(sim, "resolves up to 5 Hz (Nyquist) only"));
+	ck_assert(aiwi_test_warned(sim, "resolves up to 5 Hz (Nyquist) only"));
 	aiw_sim_free(sim);
 }
 END_TEST
@@ -230,8 +217,8 @@ START_TEST(unresolved_band_warned)
 	                        1);
 	ck_assert(isnan(M(sim, "grid_band_share")));
 	ck_assert(isnan(M(sim, "grid_band_rms_w")));
-	ck_assert(warned(sim, "is above the highest frequency the sample interval resolves"));
-	ck_assert(warned(sim, "grid_ramp_window_1 = 1 s is shorter than sim.sample_interval"));
+	ck_assert(aiwi_test_warned(sim, "is above the highest frequency the sample interval resolves"));
+	ck_assert(aiwi_test_warned(sim, "grid_ramp_window_1 = 1 s is shorter than sim.sample_interval"));
 	/* the slow square wave is still seen: its fundamental, 1 / 20 min */
 	ck_assert_double_eq_tol(M(sim, "grid_dominant_frequency_hz"), 1.0 / 1200,
 	                        0.5 / (1024 * 10.0));
@@ -243,14 +230,14 @@ START_TEST(unresolved_band_warned)
 	               "[load a]\nprofile = 0:1MW\n",
 	               1);
 	ck_assert(isnan(M(sim, "grid_band_share")));
-	ck_assert(warned(sim, "below the lowest frequency a Welch segment of 1024 samples"));
+	ck_assert(aiwi_test_warned(sim, "below the lowest frequency a Welch segment of 1024 samples"));
 	aiw_sim_free(sim);
 
 	/* settings without grid = on: the mode table's warning */
 	sim = run_text("[sim]\nduration = 1h\n[site]\ngrid_welch_segment = 256\n"
 	               "[load a]\nprofile = 0:1MW\n",
 	               1);
-	ck_assert(warned(sim, "grid_welch_segment"));
+	ck_assert(aiwi_test_warned(sim, "grid_welch_segment"));
 	double v;
 	ck_assert_int_ne(aiw_sim_metric(sim, "site.grid_ramp_1_max_w_per_s", &v), AIW_OK);
 	aiw_sim_free(sim);

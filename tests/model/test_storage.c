@@ -17,19 +17,6 @@ static aiw_sim *load_text(const char *text)
 	return sim;
 }
 
-static bool has_warning(aiw_sim *sim, const char *part)
-{
-	size_t n;
-	ck_assert_int_eq(aiw_sim_warning_count(sim, &n), AIW_OK);
-	for (size_t i = 0; i < n; i++) {
-		const char *w;
-		ck_assert_int_eq(aiw_sim_warning(sim, i, &w), AIW_OK);
-		if (strstr(w, part))
-			return true;
-	}
-	return false;
-}
-
 /* The balance every battery keeps (storage.h): grid = demand + charged -
  * discharged; stored energy change = sqrt(eta) charged - discharged /
  * sqrt(eta); losses the difference. */
@@ -186,7 +173,7 @@ START_TEST(warnings_and_refusals)
 	aiw_sim *sim = load_text("[sim]\nduration = 1h\n[site]\nstorage_capacity = 1MWh\n"
 	                         "[load a]\nprofile = 0:1kW\n");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert(has_warning(sim, "storage_capacity"));
+	ck_assert(aiwi_test_warned(sim, "storage_capacity"));
 	double x;
 	ck_assert_int_ne(aiw_sim_metric(sim, "site.grid_power_peak_w", &x), AIW_OK);
 	aiw_sim_free(sim);

@@ -13,19 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static bool has_warning(aiw_sim *sim, const char *part)
-{
-	size_t n;
-	ck_assert_int_eq(aiw_sim_warning_count(sim, &n), AIW_OK);
-	for (size_t i = 0; i < n; i++) {
-		const char *w;
-		ck_assert_int_eq(aiw_sim_warning(sim, i, &w), AIW_OK);
-		if (strstr(w, part))
-			return true;
-	}
-	return false;
-}
-
 static aiw_sim *load_text(const char *text)
 {
 	aiw_sim *sim;
@@ -245,7 +232,7 @@ START_TEST(warnings_and_refusals)
 	/* 7 parts of a day: steps every 12,342.857 s, not on 1-minute ticks */
 	aiw_sim *sim = load_text(LOAD_RUN("electricity_price_daily = 1 2 3 4 5 6 7\n"));
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
-	ck_assert(has_warning(sim, "not on a sample tick"));
+	ck_assert(aiwi_test_warned(sim, "not on a sample tick"));
 	aiw_sim_free(sim);
 
 	const struct {
@@ -333,7 +320,7 @@ START_TEST(deferred_start)
 	                "tokens_per_step = 1e6\nmax_steps = 10\nstart_window = 2h\n");
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	ck_assert(aiwi_test_metric(sim, "training.ft.start_deferred_s") == 0);
-	ck_assert(has_warning(sim, "no electricity price series"));
+	ck_assert(aiwi_test_warned(sim, "no electricity price series"));
 	aiw_sim_free(sim);
 }
 END_TEST

@@ -290,19 +290,6 @@ END_TEST
 /* ------------------------------------------------------------------------ */
 /* the autoscaling trap                                                      */
 /* ------------------------------------------------------------------------ */
-static bool warned(aiw_sim *sim, const char *needle)
-{
-	size_t n = 0;
-	AIW_OK_OR_FAIL(sim, aiw_sim_warning_count(sim, &n));
-	for (size_t i = 0; i < n; i++) {
-		const char *w;
-		AIW_OK_OR_FAIL(sim, aiw_sim_warning(sim, i, &w));
-		if (strstr(w, needle))
-			return true;
-	}
-	return false;
-}
-
 /* An HPA on the busy fraction of a continuously batching fleet whose load
  * two replicas serve within 16 requests in flight each climbs to
  * max_replicas, with a warning naming the reason and the fix; on
@@ -317,13 +304,13 @@ START_TEST(autoscale_busy_metric_warned)
 		                    conc ? "metric = concurrency\ntarget_value = 16\n" : "");
 		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 		double peak = M(sim, "inference.chat.replicas_peak");
-		bool w = warned(sim, "metric = utilization with continuous batching");
+		bool w = aiwi_test_warned(sim, "metric = utilization with continuous batching");
 		if (conc) {
 			ck_assert_msg(!w, "warned on concurrency");
 			ck_assert_msg(peak <= 4, "peak %g replicas on concurrency", peak);
 		} else {
 			ck_assert_msg(w, "no warning for the busy-time metric");
-			ck_assert(warned(sim, "metric = concurrency"));
+			ck_assert(aiwi_test_warned(sim, "metric = concurrency"));
 			ck_assert_msg(peak == 12, "peak %g replicas on the busy time", peak);
 		}
 		aiw_sim_free(sim);
