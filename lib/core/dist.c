@@ -66,6 +66,7 @@ static const struct {
 	{"gamma", AIW_D_GAMMA, 2, "gamma(k,theta)"},
 	{"pareto", AIW_D_PARETO, 2, "pareto(xm,alpha)"},
 	{"empirical", AIW_D_EMPIRICAL, 1, "empirical(file)"},
+	{"beta", AIW_D_BETA, 2, "beta(a,b)"},
 };
 #define NFORMS (sizeof FORMS / sizeof *FORMS)
 
@@ -257,7 +258,7 @@ aiw_status aiwi_dist_parse(const char *text, int unit_type, const char *base_dir
 	if (f == NFORMS)
 		return aiwi_buferr(err, len, AIW_EPARSE,
 		                   "unknown distribution '%.*s' (known: const, exp, normal, lognormal, "
-		                   "uniform, gamma, pareto, empirical)",
+		                   "uniform, gamma, pareto, empirical, beta)",
 		                   (int)nl, p);
 	/* split the arguments */
 	char inner[1024];
@@ -318,7 +319,7 @@ aiw_status aiwi_dist_parse(const char *text, int unit_type, const char *base_dir
 	for (int i = 0; i < na; i++) {
 		/* scale-like arguments carry the parameter's units; shapes are plain */
 		bool shape = (d->kind == AIW_D_LOGNORMAL) || (d->kind == AIW_D_GAMMA && i == 0) ||
-		             (d->kind == AIW_D_PARETO && i == 1);
+		             (d->kind == AIW_D_PARETO && i == 1) || d->kind == AIW_D_BETA;
 		if (d->kind == AIW_D_LOGNORMAL && i == 0 && keys[0]) {
 			if (!strcmp(keys[0], "median"))
 				lognormal_form = 1, shape = false;
@@ -388,6 +389,12 @@ aiw_status aiwi_dist_parse(const char *text, int unit_type, const char *base_dir
 			                 text);
 		d->a = v[0], d->b = v[1];
 		break;
+	case AIW_D_BETA:
+		if (!(v[0] > 0) || !(v[1] > 0) || v[0] > 1e6 || v[1] > 1e6)
+			st = aiwi_buferr(err, len, AIW_ERANGE, "'%s': beta needs a and b in (0, 1e6]",
+			                 text);
+		d->a = v[0], d->b = v[1];
+		break;
 	default:
 		break;
 	}
@@ -415,6 +422,7 @@ double aiwi_dist_sample(const aiwi_dist *d, gsl_rng *r)
 	case AIW_D_GAMMA: return gsl_ran_gamma(r, d->a, d->b);
 	case AIW_D_PARETO: return gsl_ran_pareto(r, d->b, d->a);
 	case AIW_D_EMPIRICAL: return d->data[gsl_rng_uniform_int(r, d->n)];
+	case AIW_D_BETA: return gsl_ran_beta(r, d->a, d->b);
 	}
 	return NAN;
 }
@@ -430,6 +438,7 @@ double aiwi_dist_mean(const aiwi_dist *d)
 	case AIW_D_GAMMA: return d->a * d->b;
 	case AIW_D_PARETO: return d->b > 1 ? d->b * d->a / (d->b - 1) : INFINITY;
 	case AIW_D_EMPIRICAL: return gsl_stats_mean(d->data, 1, d->n);
+	case AIW_D_BETA: return d->a / (d->a + d->b);
 	}
 	return NAN;
 }
@@ -453,6 +462,10 @@ double aiwi_dist_variance(const aiwi_dist *d)
 		/* population variance of the bootstrap distribution */
 		return d->n > 1 ? gsl_stats_variance(d->data, 1, d->n) * (double)(d->n - 1) / (double)d->n
 		                : 0;
+	case AIW_D_BETA: {
+		double n = d->a + d->b;
+		return d->a * d->b / (n * n * (n + 1));
+	}
 	}
 	return NAN;
 }
@@ -483,6 +496,7 @@ double aiwi_dist_quantile_upper(const aiwi_dist *d, double q)
 	case AIW_D_UNIFORM: return d->b - q * (d->b - d->a);
 	case AIW_D_GAMMA: return gsl_cdf_gamma_Qinv(q, d->a, d->b);
 	case AIW_D_PARETO: return d->a * pow(q, -1.0 / d->b);
+	case AIW_D_BETA: return gsl_cdf_beta_Qinv(q, d->a, d->b);
 	case AIW_D_EMPIRICAL: {
 		/* the largest k with P(X >= data[k]) >= q, i.e. index ceil(n(1-q)) - 1 */
 		double k = ceil((double)d->n * (1.0 - q)) - 1.0;
@@ -528,6 +542,7 @@ double aiwi_dist_lower(const aiwi_dist *d, double x)
 		return d->b > d->a ? gsl_cdf_flat_P(x, d->a, d->b) : (x > d->a ? 1 : 0);
 	case AIW_D_GAMMA: return x > 0 ? gsl_cdf_gamma_P(x, d->a, d->b) : 0;
 	case AIW_D_PARETO: return x > d->a ? gsl_cdf_pareto_P(x, d->b, d->a) : 0;
+	case AIW_D_BETA: return x > 0 ? (x < 1 ? gsl_cdf_beta_P(x, d->a, d->b) : 1) : 0;
 	case AIW_D_EMPIRICAL: {
 		size_t lo = 0, hi = d->n; /* the samples < x */
 		while (lo < hi) {
@@ -560,6 +575,7 @@ double aiwi_dist_upper(const aiwi_dist *d, double x)
 		return d->b > d->a ? gsl_cdf_flat_Q(x, d->a, d->b) : (x < d->a ? 1 : 0);
 	case AIW_D_GAMMA: return x > 0 ? gsl_cdf_gamma_Q(x, d->a, d->b) : 1;
 	case AIW_D_PARETO: return x > d->a ? gsl_cdf_pareto_Q(x, d->b, d->a) : 1;
+	case AIW_D_BETA: return x > 0 ? (x < 1 ? gsl_cdf_beta_Q(x, d->a, d->b) : 0) : 1;
 	case AIW_D_EMPIRICAL: {
 		size_t lo = 0, hi = d->n; /* the samples <= x */
 		while (lo < hi) {

@@ -206,7 +206,8 @@ typedef enum aiwi_dist_kind {
 	AIW_D_UNIFORM,
 	AIW_D_GAMMA,
 	AIW_D_PARETO,
-	AIW_D_EMPIRICAL
+	AIW_D_EMPIRICAL,
+	AIW_D_BETA
 } aiwi_dist_kind;
 
 struct aiwi_dist {

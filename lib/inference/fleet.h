@@ -471,6 +471,14 @@ typedef struct fleet {
 	double dec_flops_seq, dec_attn_ctx, dec_weight_bytes, dec_kv_bytes, spec_attn_factor;
 	double draft_fold[4];
 	double spec_decode_s, spec_draft_s;
+	/* acceptance_dist (fleet_timing.c, spec_draw): its law and stream,
+	 * each request's output tokens (request_capacity long: its `output`
+	 * holds the decode iterations at spec_E that give its own steps), and
+	 * the output tokens less the iterations of the requests completed */
+	const aiwi_dist *accept_dist;
+	gsl_rng *rng_accept;
+	uint32_t *spec_out, spec_out_capacity;
+	double spec_corr;
 	/* mixture of experts (fleet_timing.c, moe_setup and moe_fold; on:
 	 * `moe` above): the routed experts E and k per token, the parameters of one token's
 	 * FLOPs (model_params when off, the active ones on), the bytes of one
@@ -669,5 +677,12 @@ static void fleet_check(fleet *f, bool deep);
 #define FLEET_CHECK(f) ((void)0)
 #define FLEET_CHECK_DEEP(f) ((void)0)
 #endif
+
+/* Speculative decoding's expected tokens per verification of k draft
+ * tokens at acceptance a (Leviathan et al. 2023, eq. 1; fleet_timing.c). */
+static inline double spec_expected_tokens(double k, double a)
+{
+	return a < 1 ? (1 - pow(a, k + 1)) / (1 - a) : k + 1;
+}
 
 #endif /* AIW_INFERENCE_FLEET_H */

@@ -37,8 +37,16 @@ static void complete(fleet *f, replica *r, uint32_t id, double now)
 	} else {
 		aiwi_hist_add_fast(&f->e2e, e2e);
 		ok_ttft = q->first_token - q->arrival <= f->slo_ttft;
-		if (q->output > 1) {
-			double tpot = (now - q->first_token) / (double)(q->output - 1);
+		uint32_t out = q->output;
+		if (AIW_UNLIKELY(f->accept_dist != NULL)) {
+			/* its tokens, booked as its iterations so far (fleet_pool.c,
+			 * spec_iterations) */
+			out = f->spec_out[id];
+			f->tokens_out += (double)out - q->output;
+			f->spec_corr += (double)out - q->output;
+		}
+		if (out > 1) {
+			double tpot = (now - q->first_token) / (double)(out - 1);
 			aiwi_hist_add_fast(&f->tpot, tpot);
 			ok_tpot = tpot <= f->slo_tpot;
 		}

@@ -43,6 +43,37 @@ static uint32_t req_alloc(fleet *f)
 	return id;
 }
 
+/* acceptance_dist: a request's own acceptance rate a, drawn at arrival
+ * (its stream "NAME/acceptance", so that no other stream draws less), sets
+ * the decode iterations that give its own verification steps: a "decode
+ * iteration" of the span maths is 1 / spec_E of a step (doc/inference.md),
+ * and a request of E(a) = (1 - a^(k+1)) / (1 - a) tokens per step needs
+ * (output - 1) / E(a) steps after its first token, hence
+ * 1 + round((output - 1) spec_E / E(a)) iterations (at least 2 when it
+ * decodes at all; at most 1e9). */
+static uint32_t spec_iterations(fleet *f, uint32_t output)
+{
+	if (output < 2)
+		return output;
+	double a = aiwi_dist_sample(f->accept_dist, f->rng_accept);
+	a = a > 0 ? (a < 1 ? a : 1) : 0; /* (the law's support is checked in [0, 1]) */
+	double it = 1 + nearbyint((output - 1.0) * f->spec_E / spec_expected_tokens(f->spec_k, a));
+	return it < 2 ? 2 : it > 1e9 ? 1000000000u : (uint32_t)it;
+}
+
+/* The table of output tokens as long as the request pool. */
+static bool spec_out_fit(fleet *f)
+{
+	if (f->spec_out_capacity >= f->request_capacity)
+		return true;
+	uint32_t *p = realloc(f->spec_out, (size_t)f->request_capacity * sizeof *p);
+	if (!p)
+		return false;
+	f->spec_out = p;
+	f->spec_out_capacity = f->request_capacity;
+	return true;
+}
+
 static void req_free(fleet *f, uint32_t id)
 {
 	f->requests[id].next = f->free_head;

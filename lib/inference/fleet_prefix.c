@@ -351,7 +351,7 @@ static void session_turn_done(fleet *f, replica *r, uint32_t id, double now)
 	const req *q = &f->requests[id];
 	uint32_t sid = f->side[id].session;
 	session *s = &f->sess[sid];
-	s->context = (double)q->prompt + q->output;
+	s->context = (double)q->prompt + (f->accept_dist ? f->spec_out[id] : q->output);
 	s->home = (uint32_t)(r - f->replicas);
 	if (f->prefix) {
 		pc_unpin(f, r, id);
@@ -392,7 +392,9 @@ static void turn_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	uint32_t sid = (uint32_t)arg;
 	session *s = &f->sess[sid];
 	double msg = turn_size(f, f->prompt_sizes, P_PROMPT_TOKENS);
-	double out = turn_size(f, f->output_sizes, P_OUTPUT_TOKENS);
+	double out = turn_size(f, f->output_sizes, P_OUTPUT_TOKENS), tokens = out;
+	if (AIW_UNLIKELY(f->accept_dist != NULL))
+		out = spec_iterations(f, (uint32_t)out);
 	double prompt = s->context + msg;
 	f->arrived++;
 	if (prompt + out > f->kv_capacity_tokens || prompt > 1e9) {
@@ -403,7 +405,7 @@ static void turn_event(aiw_sim *sim, void *ctx, uint64_t arg)
 		return;
 	}
 	uint32_t id = req_alloc(f);
-	if (id == NIL || !side_fit(f)) {
+	if (id == NIL || !side_fit(f) || (f->accept_dist && !spec_out_fit(f))) {
 		bool limit = id == NIL && f->request_capacity >= MAX_IN_FLIGHT;
 		if (limit)
 			aiwi_err(sim, AIW_ELIMIT,
@@ -426,6 +428,8 @@ static void turn_event(aiw_sim *sim, void *ctx, uint64_t arg)
 	q->generated = 0;
 	q->started = 0;
 	f->side[id] = (struct req_side){sid, 0, 0};
+	if (AIW_UNLIKELY(f->accept_dist != NULL))
+		f->spec_out[id] = (uint32_t)tokens;
 	route_fresh(f, id, now);
 	FLEET_CHECK(f);
 }

@@ -208,6 +208,9 @@ static bool arrive(fleet *f, double now)
 		f->arrived--;
 		return false;
 	}
+	uint32_t tokens = output; /* (acceptance_dist: output becomes its iterations) */
+	if (AIW_UNLIKELY(f->accept_dist != NULL))
+		output = spec_iterations(f, output);
 	/* a prefill pool holds the prompt and the first token only (the
 	 * decode pool checks its own memory: fleet_disagg.c) */
 	double held = AIW_UNLIKELY(f->disagg == DIS_PREFILL) && output > 1 ? 1 : output;
@@ -223,6 +226,14 @@ static bool arrive(fleet *f, double now)
 	if (AIW_UNLIKELY(f->sessions) && id != NIL && !side_fit(f)) {
 		req_free(f, id);
 		id = NIL;
+	}
+	if (AIW_UNLIKELY(f->accept_dist != NULL) && id != NIL) {
+		if (spec_out_fit(f)) {
+			f->spec_out[id] = tokens;
+		} else {
+			req_free(f, id);
+			id = NIL;
+		}
 	}
 	if (id == NIL) {
 		bool limit = f->request_capacity >= MAX_IN_FLIGHT;

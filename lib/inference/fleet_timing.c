@@ -185,11 +185,6 @@ static double timing_hidden(const aiwi_comp *c, double params)
  * constants.  What the expectation leaves out: a request's last
  * verification is a whole step (here its fraction), and the spread of its
  * accepted tokens from step to step (doc/inference.md). */
-static double spec_expected_tokens(double k, double a)
-{
-	return a < 1 ? (1 - pow(a, k + 1)) / (1 - a) : k + 1;
-}
-
 /* The mode, E and the draft's shape; the draft's weights and KV cache out
  * of the replica's memory; the FLOPs and bytes of a decode iteration (off:
  * the target's alone). */
@@ -211,6 +206,31 @@ static aiw_status spec_setup(aiwi_comp *c, fleet *f)
 		                "the per-iteration model (here %s)",
 		                c->prefix, mode, f->service_mode ? "service is set" : "timing = roofline");
 	double k = aiwi_p(c, P_SPEC_TOKENS), a = aiwi_p(c, P_ACCEPTANCE);
+	if (aiwi_pset(c, P_ACCEPTANCE_DIST)) {
+		/* a rate per request: the iterations' E is that of the law's mean
+		 * (fleet_pool.c, spec_iterations) */
+		const aiwi_dist *d = aiwi_pd(c, P_ACCEPTANCE_DIST);
+		double lo = aiwi_dist_min(d), hi = aiwi_dist_quantile_upper(d, 0);
+		if (!(lo >= 0 && hi <= 1))
+			return aiwi_err(sim, AIW_ERANGE,
+			                "%s.acceptance_dist = %s: its values run from %g to %g; an "
+			                "acceptance rate is a probability (allowed: a law on [0, 1], such "
+			                "as beta(a,b), uniform(a,b) with 0 <= a <= b <= 1, or empirical "
+			                "with values in [0, 1])",
+			                c->prefix, d->spec, lo, hi);
+		if (aiwi_pset(c, P_ACCEPTANCE))
+			aiwi_warn(sim, "%s.acceptance_rate = %g is not used: acceptance_dist = %s draws "
+			               "each request's rate",
+			          c->prefix, a, d->spec);
+		a = aiwi_dist_mean(d);
+		f->accept_dist = d;
+		f->rng_accept = aiwi_rng_alloc();
+		if (!f->rng_accept)
+			return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+		char label[512];
+		snprintf(label, sizeof label, "%s/acceptance", c->prefix);
+		gsl_rng_set(f->rng_accept, (unsigned long)aiwi_stream_seed(failure_seed(sim), label));
+	}
 	f->spec_k = k;
 	f->spec_a = a;
 	f->spec_E = spec_expected_tokens(k, a);

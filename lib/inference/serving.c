@@ -807,7 +807,11 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("prefill_batch_mean", pre && f->prefill_spans ? f->tokens_prefill_reqs / (double)f->prefill_spans : NAN);
 	M("kv_received", dec ? (double)f->kv_received : NAN);
 	M("decode_kv_wait_mean_s", dec && f->kv_received ? f->waiting.sum / (double)f->kv_received : NAN);
-	M("spec_tokens_per_step", f->spec ? f->spec_E : NAN);
+	/* acceptance_dist: the tokens the completed requests gained per step
+	 * of theirs, from their tokens over their iterations */
+	M("spec_tokens_per_step", !f->spec ? NAN
+	                          : f->accept_dist ? (sum > 0 ? f->spec_E * (1 + f->spec_corr / sum) : NAN)
+	                                           : f->spec_E);
 	M("spec_verifications", f->spec ? iters / f->spec_E : NAN);
 	M("spec_draft_share", f->spec && f->spec_decode_s > 0 ? f->spec_draft_s / f->spec_decode_s : NAN);
 	/* power_cap: GPU-time at the cap (prefill's, decode's), the mean clock
@@ -969,6 +973,9 @@ static void inference_destroy(aiwi_comp *c)
 		gsl_rng_free(f->rng_session);
 	if (f->rng_fail)
 		gsl_rng_free(f->rng_fail);
+	if (f->rng_accept)
+		gsl_rng_free(f->rng_accept);
+	free(f->spec_out);
 	free(f->fail_ev);
 	if (f->sys_pick)
 		gsl_ran_discrete_free(f->sys_pick);

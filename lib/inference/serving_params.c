@@ -147,6 +147,13 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                  "speculative: probability a that the target accepts a draft token, the "
 	                  "same for every token (alpha of Leviathan et al. 2023)",
 	                  0},
+	[P_ACCEPTANCE_DIST] = {"acceptance_dist", IP("acceptance_dist"), AIW_PT_DIST, NULL, "1", 0,
+	                       1, NULL, AIW_PF_NONE,
+	                       "speculative: each request's acceptance rate drawn from this law on "
+	                       "[0, 1] when it arrives (beta(a,b), uniform(a,b), empirical(FILE), "
+	                       "...; none: acceptance_rate for every request); a request of "
+	                       "acceptance a gains (1 - a^(k+1)) / (1 - a) tokens per verification",
+	                       AIW_PT_REAL},
 	[P_DRAFT_PARAMS] = {"draft_params", IP("draft_params"), AIW_PT_REAL, "1e9", "1", 0, 1e15,
 	                    NULL, AIW_PF_EXCL_MIN,
 	                    "speculative = draft: the draft model's parameters (weights, at "
@@ -501,6 +508,7 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"hot_spares", "replica_failures=on"},
 	{"speculative_tokens", "speculative=draft|heads"},
 	{"acceptance_rate", "speculative=draft|heads"},
+	{"acceptance_dist", "speculative=draft|heads"},
 	{"draft_params", "speculative=draft"},
 	{"draft_layers", "speculative=draft"},
 	{"draft_cost", "speculative=heads"},

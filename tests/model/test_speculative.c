@@ -384,6 +384,111 @@ START_TEST(replica_lost_mid_span)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* an acceptance rate per request (acceptance_dist)                          */
+/* ------------------------------------------------------------------------ */
+/* A law of one value is the constant rate, bit for bit (its requests need
+ * exactly their iterations at the fleet's E). */
+START_TEST(acceptance_dist_const_is_the_rate)
+{
+	char ta[2048], tb[2048];
+	snprintf(ta, sizeof ta, "%sspeculative = draft\nacceptance_rate = 0.7\n", BUSY);
+	snprintf(tb, sizeof tb, "%sspeculative = draft\nacceptance_dist = const(0.7)\n", BUSY);
+	aiw_sim *a = load(7, ta), *b = load(7, tb);
+	AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+	AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+	aiwi_test_same_results(a, b, "acceptance_dist = const(0.7) against acceptance_rate = 0.7");
+	aiw_sim_free(a);
+	aiw_sim_free(b);
+}
+END_TEST
+
+/* N requests, each alone (60 s apart), prompt p, output o, under heads
+ * (k = 3, draft_cost 0.15), each accepting 0.5 or 0.9 (an empirical law of
+ * the two): the fleet's E is that of the mean 0.7, and a request of rate a
+ * runs 1 + round((o - 1) E(0.7) / E(a)) decode iterations of step(S) / E(0.7)
+ * each.  Its TPOT is one of two values by hand; the largest is exact
+ * (the histogram's extremes are), the mean says how many took each rate
+ * (an integer, within 5 binomial sigmas of N / 2); the tokens out are N o,
+ * and the tokens per step those the requests gained. */
+START_TEST(acceptance_dist_two_rates_by_hand)
+{
+	const double p = 300, o = 101, N = 200;
+	char path[256], lawp[256];
+	FILE *tf = aiwi_test_tmpfile(path, sizeof path);
+	for (int i = 0; i < (int)N; i++)
+		fprintf(tf, "%d,%g,%g\n", 60 * i, p, o);
+	fclose(tf);
+	FILE *lf = aiwi_test_tmpfile(lawp, sizeof lawp);
+	fputs("0.5\n0.9\n", lf);
+	fclose(lf);
+	char text[2048];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = %gs\nsample_interval = 1s\n"
+	         "[inference one]\ngpus_per_replica = 1\nreplicas = 1\nmodel_params = 7e9\n"
+	         "layers = 32\nkv_heads = 8\nhidden_size = 4096\nhead_dim = 128\nmax_batch = 8\n"
+	         "traffic = trace\ntrace_file = %s\ntiming = iteration\n" COEFS
+	         "speculative = heads\nspeculative_tokens = 3\ndraft_cost = 0.15\n"
+	         "acceptance_dist = empirical(%s)\n",
+	         60 * N, path, lawp);
+	aiw_sim *sim = load(1, text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	unlink(path);
+	unlink(lawp);
+	hw h = h100();
+	double E = closed_form(3, 0.7), tpot[2], it[2];
+	const double rate[2] = {0.5, 0.9};
+	for (int i = 0; i < 2; i++) {
+		it[i] = 1 + nearbyint((o - 1) * E / closed_form(3, rate[i]));
+		double td = 0;
+		for (double j = 0; j < it[i] - 1; j++)
+			td += heads_step(&h, p + 1 + j) / E;
+		tpot[i] = td / (o - 1);
+	}
+	ck_assert(M(sim, "one", "requests_completed") == N);
+	ck_assert_rel(M(sim, "one", "tpot_max_s"), tpot[0], 1e-12);
+	double n5 = N * (M(sim, "one", "tpot_mean_s") - tpot[1]) / (tpot[0] - tpot[1]);
+	ck_assert_msg(fabs(n5 - nearbyint(n5)) < 1e-6, "requests at 0.5: %.9f", n5);
+	n5 = nearbyint(n5);
+	ck_assert_msg(fabs(n5 - N / 2) <= 5 * sqrt(N / 4), "requests at 0.5: %g of %g", n5, N);
+	ck_assert(M(sim, "one", "tokens_out") == N * o);
+	double iters = n5 * (it[0] - 1) + (N - n5) * (it[1] - 1);
+	ck_assert_rel(M(sim, "one", "decode_iterations"), iters, 1e-15);
+	ck_assert_rel(M(sim, "one", "spec_tokens_per_step"), N * (o - 1) * E / iters, 1e-12);
+	ck_assert_rel(aiwi_test_curve_integral(sim, "inference.one.tokens_per_s"), N * o, 1e-9);
+	check_conservation(sim, "one");
+	aiw_sim_free(sim);
+}
+END_TEST
+
+/* Busy: conservation, energy and tokens against their curves, the
+ * invariants of the checking build; a seed reproduces the run. */
+START_TEST(acceptance_dist_busy)
+{
+	static const char *modes[] = {
+		"speculative = draft\nacceptance_dist = beta(7,3)\n",
+		"speculative = heads\nacceptance_dist = uniform(0.4,0.95)\nchunked_prefill = on\n",
+	};
+	for (size_t i = 0; i < sizeof modes / sizeof *modes; i++) {
+		char text[2048];
+		snprintf(text, sizeof text, "%s%s", BUSY, modes[i]);
+		aiw_sim *sim = load(21 + i, text), *again = load(21 + i, text);
+		AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+		AIW_OK_OR_FAIL(again, aiw_sim_run(again));
+		aiwi_test_same_results(sim, again, "acceptance_dist, same seed");
+		check_conservation(sim, "x");
+		ck_assert_rel(aiwi_test_curve_integral(sim, "inference.x.power_w"),
+		              M(sim, "x", "energy_kwh") * 3.6e6, 1e-9);
+		ck_assert_rel(aiwi_test_curve_integral(sim, "inference.x.tokens_per_s"),
+		              M(sim, "x", "tokens_out"), 1e-9);
+		double e = M(sim, "x", "spec_tokens_per_step");
+		ck_assert_msg(e > 1 && e < (i ? 5 : 5), "%zu: tokens per step %g", i, e);
+		aiw_sim_free(sim);
+		aiw_sim_free(again);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 /* refusals                                                                  */
 /* ------------------------------------------------------------------------ */
 START_TEST(refusals)
@@ -411,6 +516,13 @@ START_TEST(refusals)
 	expect_fail(t, 0, "draft_params");
 	snprintf(t, sizeof t, "%sspeculative = maybe\n", h);
 	expect_fail(t, 0, "speculative");
+	/* a law of acceptance rates must stay in [0, 1] */
+	snprintf(t, sizeof t, "%sspeculative = heads\nacceptance_dist = normal(0.7,0.1)\n", h);
+	expect_fail(t, 0, "inference.a.acceptance_dist = normal(0.7,0.1): 'normal(0.7,0.1)' can take values down to -inf; allowed [0, 1]");
+	snprintf(t, sizeof t, "%sspeculative = heads\nacceptance_dist = uniform(0.5,1.2)\n", h);
+	expect_fail(t, 0, "inference.a.acceptance_dist = uniform(0.5,1.2)");
+	snprintf(t, sizeof t, "%sspeculative = heads\nacceptance_dist = beta(0,1)\n", h);
+	expect_fail(t, 0, "beta needs a and b in (0, 1e6]");
 }
 END_TEST
 
@@ -476,6 +588,9 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, seeded_runs_reproduced);
 	tcase_add_test(tc, off_is_unchanged);
 	tcase_add_test(tc, replica_lost_mid_span);
+	tcase_add_test(tc, acceptance_dist_const_is_the_rate);
+	tcase_add_test(tc, acceptance_dist_two_rates_by_hand);
+	tcase_add_test(tc, acceptance_dist_busy);
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, published_comparison_in_the_doc);
 	suite_add_tcase(s, tc);

@@ -68,6 +68,8 @@ START_TEST(moments)
 	check_moments("uniform(10s,30s)", AIW_PT_DURATION, 400000);
 	check_moments("gamma(2,3)", AIW_PT_REAL, 400000);
 	check_moments("pareto(1,5)", AIW_PT_REAL, 400000); /* finite 4th moment */
+	check_moments("beta(7,3)", AIW_PT_REAL, 400000);
+	check_moments("beta(0.5,0.5)", AIW_PT_REAL, 400000);
 	check_moments("250ms", AIW_PT_DURATION, 10);
 }
 END_TEST
@@ -154,6 +156,8 @@ START_TEST(parse_forms)
 		{"uniform(3,1)", "a <= b"},
 		{"gamma(0,1)", "k > 0"},
 		{"pareto(1,0)", "alpha > 0"},
+		{"beta(1,0)", "beta needs a and b in (0, 1e6]"},
+		{"beta(1)", "takes 2 arguments"},
 		{"weibull(1,2)", "unknown distribution 'weibull'"},
 		{"normal(0,nan)", "argument 2"},
 		{"lognormal(median=-1,sigma=1)", "median must be > 0"},
@@ -359,7 +363,8 @@ START_TEST(count_tables)
 
 	/* aiwi_dist_lower / upper: GSL's P and Q, and the degenerate cases */
 	static const char *const specs[] = {"exp(40)", "normal(5,3)", "lognormal(2,0.5)",
-	                                    "uniform(0.2,30.7)", "pareto(3,2.5)", "gamma(2,3)"};
+	                                    "uniform(0.2,30.7)", "pareto(3,2.5)", "gamma(2,3)",
+	                                    "beta(2,5)"};
 	const double xs[] = {-1, 0, 0.5, 2.9, 3, 7.3, 30, 1e3};
 	for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
 		aiwi_dist *d;
@@ -377,6 +382,15 @@ START_TEST(count_tables)
 	ck_assert_int_eq(aiwi_dist_parse("exp(40)", AIW_PT_REAL, "", &d, e, sizeof e), AIW_OK);
 	ck_assert(aiwi_dist_lower(d, 10) == gsl_cdf_exponential_P(10, 40));
 	ck_assert(aiwi_dist_upper(d, 100) == gsl_cdf_exponential_Q(100, 40));
+	aiwi_dist_free(d);
+	/* beta on [0, 1]: GSL's P, Q and Q^-1 inside, 0 and 1 outside */
+	ck_assert_int_eq(aiwi_dist_parse("beta(2,5)", AIW_PT_REAL, "", &d, e, sizeof e), AIW_OK);
+	ck_assert(aiwi_dist_lower(d, 0.3) == gsl_cdf_beta_P(0.3, 2, 5));
+	ck_assert(aiwi_dist_upper(d, 0.3) == gsl_cdf_beta_Q(0.3, 2, 5));
+	ck_assert(aiwi_dist_lower(d, -1) == 0 && aiwi_dist_upper(d, 2) == 0);
+	ck_assert(aiwi_dist_quantile_upper(d, 0.1) == gsl_cdf_beta_Qinv(0.1, 2, 5));
+	ck_assert(aiwi_dist_min(d) == 0 && aiwi_dist_quantile_upper(d, 0) <= 1);
+	ck_assert_rel(aiwi_dist_mean(d), 2.0 / 7, 1e-15);
 	aiwi_dist_free(d);
 
 	/* no table: const, empirical, gamma, a table too large, a bad tail */
