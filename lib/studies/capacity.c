@@ -217,6 +217,11 @@ typedef struct cap_ctx {
 	uint64_t base_seed; /* the template's sim.seed */
 	cap_conf conf;
 	char px[256]; /* "inference.NAME" */
+	/* a prefill pool's decode pool (disaggregation = prefill), in tmpl,
+	 * measured with it; NULL otherwise */
+	const aiwi_comp *decode;
+	char dpx[256];
+	bool sessions; /* conversations: no offline figure */
 } cap_ctx;
 
 static aiw_status set_target(aiw_sim *sim, const cap_ctx *x, const char *key, const char *v)
@@ -243,8 +248,34 @@ static double metric(aiw_sim *sim, const cap_ctx *x, const char *key)
 	return v;
 }
 
+/* The decode pool's metric (NaN without one). */
+static double metric_d(aiw_sim *sim, const cap_ctx *x, const char *key)
+{
+	char name[300];
+	double v = NAN;
+	snprintf(name, sizeof name, "%s.%s", x->dpx, key);
+	if (!x->decode || aiw_sim_metric(sim, name, &v) != AIW_OK)
+		return NAN;
+	return v;
+}
+
+/* A count over the fleet and its decode pool: a request prefilled by the
+ * one completes in the other (a one-token output in the first). */
+static double total(aiw_sim *sim, const cap_ctx *x, const char *key)
+{
+	return metric(sim, x, key) + (x->decode ? metric_d(sim, x, key) : 0);
+}
+
+/* The requests of a pool that met an SLO: attainment x ended, 0 when
+ * none ended (the attainment is NaN). */
+static double met_of(double attainment, double ended)
+{
+	return ended > 0 ? floor(attainment * ended + 0.5) : 0;
+}
+
 /* A fresh simulation holding the template's sim, site, GPU and other
- * non-workload components and the target fleet, with the fleet fixed. */
+ * non-workload components and the target fleet (and its decode pool), with
+ * the fleet fixed. */
 static aiw_status fleet_sim(const cap_ctx *x, double duration, aiw_sim **out)
 {
 	aiw_sim *sim;
@@ -253,7 +284,7 @@ static aiw_status fleet_sim(const cap_ctx *x, double duration, aiw_sim **out)
 		return aiwi_err(x->tmpl, st, "aiw_inference_capacity: out of memory");
 	for (size_t i = 0; i < aiwi_ncomps(x->tmpl) && st == AIW_OK; i++) {
 		const aiwi_comp *c = aiwi_comp_at(x->tmpl, i);
-		if (c != x->target && aiwi_kind_is(c->kind, AIWI_KIND_WORKLOAD))
+		if (c != x->target && c != x->decode && aiwi_kind_is(c->kind, AIWI_KIND_WORKLOAD))
 			continue;
 		aiwi_comp *d;
 		st = aiwi_comp_get(sim, c->kind->name, c->name, true, &d);
@@ -281,6 +312,18 @@ static aiw_status fleet_sim(const cap_ctx *x, double duration, aiw_sim **out)
 		                            : set_target(sim, x, "slo_tpot", "none");
 	if (st == AIW_OK)
 		st = set_target(sim, x, "slo_e2e", "none");
+	if (st == AIW_OK && x->decode) { /* the same limits, fixed too */
+		const char *keys[] = {"autoscaler", "slo_ttft", "slo_tpot", "slo_e2e"};
+		for (size_t i = 0; i < 4 && st == AIW_OK; i++) {
+			char name[300], v[300];
+			snprintf(name, sizeof name, "%s.%s", x->px, keys[i]);
+			snprintf(v, sizeof v, "%s.%s", x->dpx, keys[i]);
+			char buf[64];
+			st = aiw_sim_get(sim, name, buf, sizeof buf);
+			if (st == AIW_OK)
+				st = aiw_sim_set(sim, v, buf);
+		}
+	}
 	if (st != AIW_OK) {
 		aiwi_err(x->tmpl, st, "aiw_inference_capacity: %s", aiw_sim_errmsg(sim));
 		aiw_sim_free(sim);
@@ -367,6 +410,10 @@ static aiw_status run_offline(const cap_ctx *x, double *out)
 		return st;
 	aiw_sim *sim = NULL;
 	st = fleet_sim(x, HORIZON_MAX, &sim);
+	/* conversations cannot replay a trace: their sizes alone give the
+	 * server search its first rate, and no offline figure is reported */
+	if (st == AIW_OK && x->sessions && (st = set_target(sim, x, "sessions", "off")) == AIW_OK)
+		st = set_target(sim, x, "prefix_caching", "off");
 	if (st == AIW_OK && (st = set_target(sim, x, "traffic", "trace")) == AIW_OK &&
 	    (st = set_target(sim, x, "trace_file", path)) == AIW_OK &&
 	    (st = set_target(sim, x, "trace_loop", "false")) == AIW_OK &&
@@ -385,7 +432,7 @@ static aiw_status run_offline(const cap_ctx *x, double *out)
 			unlink(path);
 			path[0] = '\0';
 		}
-		ended = metric(sim, x, "requests_completed") + metric(sim, x, "requests_dropped");
+		ended = total(sim, x, "requests_completed") + total(sim, x, "requests_dropped");
 		if (ended >= n)
 			break;
 		if (h >= HORIZON_MAX) {
@@ -399,18 +446,19 @@ static aiw_status run_offline(const cap_ctx *x, double *out)
 	if (path[0])
 		unlink(path);
 	if (st == AIW_OK) {
-		double done = metric(sim, x, "requests_completed");
-		double span = metric(sim, x, "e2e_max_s");
+		double done = total(sim, x, "requests_completed");
+		/* (fmax: NaN for a pool that completed none) */
+		double span = fmax(metric(sim, x, "e2e_max_s"), metric_d(sim, x, "e2e_max_s"));
 		if (!(done > 0) || !(span > 0)) {
 			st = aiwi_err(x->tmpl, AIW_ESCENARIO,
 			              "aiw_inference_capacity: offline run: no request completed (%g "
 			              "dropped: too large for the KV cache, or a queue limit)",
-			              metric(sim, x, "requests_dropped"));
+			              total(sim, x, "requests_dropped"));
 		} else {
 			out[AIW_CAPACITY_OFFLINE_REQUESTS] = done;
 			out[AIW_CAPACITY_OFFLINE_MAKESPAN_S] = span;
 			out[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] = done / span;
-			out[AIW_CAPACITY_OFFLINE_OUTPUT_TOKENS_PER_S] = metric(sim, x, "tokens_out") / span;
+			out[AIW_CAPACITY_OFFLINE_OUTPUT_TOKENS_PER_S] = total(sim, x, "tokens_out") / span;
 			out[AIW_CAPACITY_OFFLINE_INPUT_TOKENS_PER_S] = metric(sim, x, "tokens_in") / span;
 		}
 	}
@@ -464,15 +512,22 @@ static aiw_status run_rate(const cap_ctx *x, double rate, verdict *v)
 		st = run_to(x, sim, t, what);
 	}
 	if (st == AIW_OK) {
-		double done = metric(sim, x, "requests_completed");
-		double dropped = metric(sim, x, "requests_dropped");
-		double waiting = metric(sim, x, "requests_waiting");
+		double done = total(sim, x, "requests_completed");
+		double dropped = total(sim, x, "requests_dropped");
+		double waiting = total(sim, x, "requests_waiting");
 		double ended = done + dropped;
+		/* each pool's attainment over the requests that ended there */
+		double e_t = metric(sim, x, "requests_completed") + metric(sim, x, "requests_dropped");
+		double e_d = x->decode ? metric_d(sim, x, "requests_completed") +
+		                                 metric_d(sim, x, "requests_dropped")
+		                       : 0;
 		double met_ttft = isfinite(x->conf.ttft)
-		                          ? floor(metric(sim, x, "slo_ttft_attainment") * ended + 0.5)
+		                          ? met_of(metric(sim, x, "slo_ttft_attainment"), e_t) +
+		                                    met_of(metric_d(sim, x, "slo_ttft_attainment"), e_d)
 		                          : ended;
 		double met_tpot = isfinite(x->conf.tpot)
-		                          ? floor(metric(sim, x, "slo_tpot_attainment") * ended + 0.5)
+		                          ? met_of(metric(sim, x, "slo_tpot_attainment"), e_t) +
+		                                    met_of(metric_d(sim, x, "slo_tpot_attainment"), e_d)
 		                          : ended;
 		if (!(ended > 0)) /* attainment NaN: nothing ended */
 			met_ttft = met_tpot = 0;
@@ -482,11 +537,12 @@ static aiw_status run_rate(const cap_ctx *x, double rate, verdict *v)
 		v->tpot_over = n_tpot > 0 ? over_tpot / n_tpot : 1;
 		v->pass = ended > 0 && over_ttft <= floor(TAIL * n_ttft) &&
 		          over_tpot <= floor(TAIL * n_tpot);
+		/* (a prefill pool records every TTFT, its decode pool the TPOTs) */
 		v->ttft_p99 = metric(sim, x, "ttft_p99_s");
-		v->tpot_p99 = metric(sim, x, "tpot_p99_s");
+		v->tpot_p99 = x->decode ? metric_d(sim, x, "tpot_p99_s") : metric(sim, x, "tpot_p99_s");
 		v->n = metric(sim, x, "requests_arrived");
 		aiw_sim_now(sim, &v->span);
-		v->tokens_per_s = v->span > 0 ? metric(sim, x, "tokens_out") / v->span : NAN;
+		v->tokens_per_s = v->span > 0 ? total(sim, x, "tokens_out") / v->span : NAN;
 	}
 	aiw_sim_free(sim);
 	return st;
@@ -531,6 +587,51 @@ static aiw_status find_target(aiw_sim *sim, const char *component, const aiwi_co
 		                "[inference %s] section",
 		                component, name);
 	*out = found;
+	return AIW_OK;
+}
+
+/* A pool of a disaggregated pair: the prefill pool is measured with its
+ * decode pool (x->decode); a decode pool alone receives no traffic and is
+ * refused.  Conversations (sessions = on) noted in x->sessions. */
+static aiw_status pool_setup(aiw_sim *sim, cap_ctx *x)
+{
+	const aiwi_comp *t = x->target;
+	size_t id = aiwi_kind_param_index(t->kind, "disaggregation");
+	size_t is = aiwi_kind_param_index(t->kind, "sessions");
+	x->sessions = is != SIZE_MAX && aiwi_p(t, is) == 1;
+	int role = id != SIZE_MAX ? (int)aiwi_p(t, id) : 0; /* off, prefill, decode */
+	if (role == 2) {
+		char prefill[256] = "";
+		size_t idf = aiwi_kind_param_index(t->kind, "decode_fleet");
+		for (size_t i = 0; i < aiwi_ncomps(sim) && idf != SIZE_MAX; i++) {
+			const aiwi_comp *c = aiwi_comp_at(sim, i);
+			if (c->kind == t->kind && aiwi_p(c, id) == 1 && aiwi_ps(c, idf) &&
+			    strcmp(aiwi_ps(c, idf), t->name) == 0) {
+				snprintf(prefill, sizeof prefill, "%s", c->prefix);
+				break;
+			}
+		}
+		return aiwi_err(sim, AIW_EINVAL,
+		                "aiw_inference_capacity: %s is a decode pool (disaggregation = "
+		                "decode): it receives no traffic of its own; measure its prefill "
+		                "pool%s%s, with which it is measured",
+		                x->px, prefill[0] ? " " : "", prefill);
+	}
+	if (role != 1)
+		return AIW_OK;
+	size_t idf = aiwi_kind_param_index(t->kind, "decode_fleet");
+	const char *name = idf != SIZE_MAX ? aiwi_ps(t, idf) : NULL;
+	for (size_t i = 0; name && i < aiwi_ncomps(sim); i++) {
+		const aiwi_comp *c = aiwi_comp_at(sim, i);
+		if (c->kind == t->kind && strcmp(c->name, name) == 0)
+			x->decode = c;
+	}
+	if (!x->decode)
+		return aiwi_err(sim, AIW_ESCENARIO,
+		                "aiw_inference_capacity: %s.decode_fleet = %s: no [inference %s] "
+		                "section",
+		                x->px, name ? name : "none", name ? name : "NAME");
+	snprintf(x->dpx, sizeof x->dpx, "%s", x->decode->prefix);
 	return AIW_OK;
 }
 
@@ -611,12 +712,16 @@ static aiw_status measure(const cap_ctx *x, double *res, cap_runs *rr)
 	} while (0)
 
 	aiw_status st = run_offline(x, res);
+	double start = res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S];
 	if (st == AIW_OK)
-		PROGRESS(res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S], -1);
-	if (st == AIW_OK && !rr->stopped && res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] > 0)
-		st = zero_load_check(x, res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S] / ZERO_LOAD_DIVISOR);
+		PROGRESS(start, -1);
+	if (x->sessions) /* the run without conversations only gave the first rate */
+		for (int i = AIW_CAPACITY_OFFLINE_REQUESTS_PER_S; i <= AIW_CAPACITY_OFFLINE_REQUESTS; i++)
+			res[i] = NAN;
+	if (st == AIW_OK && !rr->stopped && start > 0)
+		st = zero_load_check(x, start / ZERO_LOAD_DIVISOR);
 	/* the bracket [lo, hi]: lo passed (0: none yet), hi failed */
-	double lo = 0, hi = res[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S];
+	double lo = 0, hi = start;
 	verdict v, vlo = {0};
 	bool have_hi = false, none_passes = false;
 	if (st == AIW_OK && !rr->stopped) {
@@ -751,6 +856,8 @@ AIW_EXPORT aiw_status aiw_inference_capacity(aiw_sim *sim, const char *component
 	if (st != AIW_OK)
 		return st;
 	snprintf(x.px, sizeof x.px, "%s", x.target->prefix);
+	if ((st = pool_setup(sim, &x)) != AIW_OK)
+		return st;
 	{
 		char tr[32], as[32], reps[32];
 		char name[300];

@@ -702,6 +702,69 @@ START_TEST(warnings_say_what_changed)
 }
 END_TEST
 
+/* A prefill pool is measured with its decode pool: the offline requests
+ * complete once each across the pair (N, and N x output tokens: the first
+ * token the prefill pool's, the rest the decode pool's), the server rate
+ * grows with the decode pool's replicas (it bounds the pair), and a decode
+ * pool alone is refused, naming its prefill pool. */
+#define PAIR                                                                                       \
+	"[inference p]\ngpus_per_replica = 1\nreplicas = 1\nmodel_params = 8e9\n"                 \
+	"prompt_tokens = const(512)\noutput_tokens = const(%d)\ndisaggregation = prefill\n"        \
+	"decode_fleet = d\n[inference d]\ngpus_per_replica = 1\nreplicas = %d\n"                  \
+	"model_params = 8e9\nmax_batch = 16\ndisaggregation = decode\n"
+
+START_TEST(disaggregated_pair)
+{
+	const char *set[] = {"offline_requests=2000", "min_requests=4000", "duration=60s",
+	                     "tpot_p99=30ms"};
+	double out[2][AIW_CAPACITY_NCOLUMNS];
+	for (int k = 0; k < 2; k++) {
+		char text[1024];
+		snprintf(text, sizeof text, PAIR, 300, 1 + 2 * k);
+		aiw_sim *sim = load(text, 1);
+		AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, "p", set, 4, out[k],
+		                                           AIW_CAPACITY_NCOLUMNS, NULL, NULL));
+		ck_assert(out[k][AIW_CAPACITY_OFFLINE_REQUESTS] == 2000);
+		ck_assert_rel(out[k][AIW_CAPACITY_OFFLINE_OUTPUT_TOKENS_PER_S] *
+		                      out[k][AIW_CAPACITY_OFFLINE_MAKESPAN_S],
+		              2000.0 * 300, 1e-12);
+		ck_assert(out[k][AIW_CAPACITY_SERVER_RATE] > 0);
+		ck_assert(out[k][AIW_CAPACITY_SERVER_TPOT_P99_S] <= 0.030);
+		if (k == 0)
+			refused(sim, "d", NULL, AIW_EINVAL,
+			        "inference.d is a decode pool (disaggregation = decode): it receives no "
+			        "traffic of its own; measure its prefill pool inference.p");
+		aiw_sim_free(sim);
+	}
+	ck_assert_msg(out[1][AIW_CAPACITY_SERVER_RATE] > 1.5 * out[0][AIW_CAPACITY_SERVER_RATE],
+	              "1 decode replica: %g/s, 3: %g/s", out[0][AIW_CAPACITY_SERVER_RATE],
+	              out[1][AIW_CAPACITY_SERVER_RATE]);
+}
+END_TEST
+
+/* Conversations have no offline figure (NaN); the server search still
+ * runs, and a seed gives the same answer twice. */
+START_TEST(conversations_server_only)
+{
+	const char *set[] = {"offline_requests=500", "min_requests=3000", "duration=60s"};
+	double a[AIW_CAPACITY_NCOLUMNS], b[AIW_CAPACITY_NCOLUMNS];
+	static const char text[] = "[inference c]\ngpus_per_replica = 1\nreplicas = 1\n"
+	                           "model_params = 8e9\nsessions = on\nprefix_caching = on\n"
+	                           "session_turns = const(3)\nthink_time = exp(10s)\n";
+	aiw_sim *sim = load(text, 3);
+	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, set, 3, a, AIW_CAPACITY_NCOLUMNS,
+	                                           NULL, NULL));
+	AIW_OK_OR_FAIL(sim, aiw_inference_capacity(sim, NULL, set, 3, b, AIW_CAPACITY_NCOLUMNS,
+	                                           NULL, NULL));
+	for (int i = AIW_CAPACITY_OFFLINE_REQUESTS_PER_S; i <= AIW_CAPACITY_OFFLINE_REQUESTS; i++)
+		ck_assert(isnan(a[i]));
+	ck_assert(a[AIW_CAPACITY_SERVER_RATE] > 0 && isfinite(a[AIW_CAPACITY_SERVER_RATE]));
+	for (int i = AIW_CAPACITY_OFFLINE_REQUESTS_PER_S; i < AIW_CAPACITY_RUNS; i++)
+		ck_assert(a[i] == b[i] || (isnan(a[i]) && isnan(b[i])));
+	aiw_sim_free(sim);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("capacity");
@@ -715,6 +778,8 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, seeds_summarise_hand_runs);
 	tcase_add_test(tc, bad_arguments);
 	tcase_add_test(tc, warnings_say_what_changed);
+	tcase_add_test(tc, disaggregated_pair);
+	tcase_add_test(tc, conversations_server_only);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -206,13 +206,19 @@ int cli_capacity(int argc, char **argv)
 		}
 	char a[64], b[64], c[64];
 	printf("Capacity of %s%s%s\n", file, component ? ", fleet " : "", component ? component : "");
-	printf("Offline (%.0f requests issued at t = 0, the last one ends at ",
-	       out[AIW_CAPACITY_OFFLINE_REQUESTS]);
-	cli_fmt_duration(a, sizeof a, out[AIW_CAPACITY_OFFLINE_MAKESPAN_S]);
-	printf("%s)\n", a);
-	printf("  requests/s              %.6g\n", out[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S]);
-	printf("  output tokens/s         %.6g\n", out[AIW_CAPACITY_OFFLINE_OUTPUT_TOKENS_PER_S]);
-	printf("  input tokens/s          %.6g\n", out[AIW_CAPACITY_OFFLINE_INPUT_TOKENS_PER_S]);
+	if (isnan(out[AIW_CAPACITY_OFFLINE_REQUESTS])) {
+		/* aiw_inference_capacity(3): conversations have no offline figure */
+		printf("Offline: not measured (conversations: each turn follows the last one's "
+		       "answer and a think time)\n");
+	} else {
+		printf("Offline (%.0f requests issued at t = 0, the last one ends at ",
+		       out[AIW_CAPACITY_OFFLINE_REQUESTS]);
+		cli_fmt_duration(a, sizeof a, out[AIW_CAPACITY_OFFLINE_MAKESPAN_S]);
+		printf("%s)\n", a);
+		printf("  requests/s              %.6g\n", out[AIW_CAPACITY_OFFLINE_REQUESTS_PER_S]);
+		printf("  output tokens/s         %.6g\n", out[AIW_CAPACITY_OFFLINE_OUTPUT_TOKENS_PER_S]);
+		printf("  input tokens/s          %.6g\n", out[AIW_CAPACITY_OFFLINE_INPUT_TOKENS_PER_S]);
+	}
 	const char *ttft = "2s", *tpot = "200ms";
 	for (size_t k = 0; k < nset; k++) {
 		if (strncmp(settings[k], "ttft_p99=", 9) == 0)
