@@ -151,6 +151,7 @@
 #include "inference/fleet_failure.c"
 #include "inference/fleet_timing.c"
 #include "inference/fleet_disagg.c"
+#include "inference/fleet_budget.c"
 
 /* ======================================================================== */
 /* the component                                                             */
@@ -525,6 +526,8 @@ static aiw_status inference_start(aiwi_comp *c)
 	c->gpus = f->paid.value;
 	/* the autoscaler, if any, takes over the replica count from here */
 	if ((st = aiwi_autoscale_start(c, P_AUTOSCALE, &aiwi_serving_port, &f->autoscale)) != AIW_OK)
+		return st;
+	if ((st = budget_join(c, f)) != AIW_OK)
 		return st;
 
 	/* the first arrival */

@@ -413,6 +413,16 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                  "B / bw - (L - 1) / L x prefill time) is left after the prefill ends (L "
 	                  "layers); off, the whole transfer follows the prefill",
 	                  0},
+	[P_BUDGET_PRIORITY] = {"budget_priority", IP("budget_priority"), AIW_PT_INT, "0", "1", -1e6,
+	                       1e6, NULL, 0,
+	                       "site.gpu_budget with budget_rule = priority: this fleet's rank "
+	                       "for the room left (higher first; equals in scenario order)",
+	                       0},
+	[P_BUDGET_WEIGHT] = {"budget_weight", IP("budget_weight"), AIW_PT_REAL, "1", "1", 0, 1e6,
+	                     NULL, AIW_PF_EXCL_MIN,
+	                     "site.gpu_budget with budget_rule = weighted: this fleet's weight in "
+	                     "the max-min fair share of the room left",
+	                     0},
 	[P_ITER_COEF + 0] = {"prefill.overhead", IP("prefill.overhead"), AIW_PT_REAL, NULL, "s", -1e9, 1e9,
 	                       NULL, AIW_PF_NONE,
 	                       "timing = iteration, prefill: fixed cost of an iteration (scheduling, launches) (none: the profile's fit, else the datasheet)",
