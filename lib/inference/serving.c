@@ -529,6 +529,8 @@ static aiw_status inference_start(aiwi_comp *c)
 		return st;
 	if ((st = budget_join(c, f)) != AIW_OK)
 		return st;
+	if ((st = batch_setup(c, f)) != AIW_OK)
+		return st;
 
 	/* the first arrival */
 	f->next_prompt = f->next_output = NAN;
@@ -886,6 +888,8 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("hot_spares_ready", (double)f->spares_ready);
 	M("hot_spare_hours", f->spare_int.sum / 3600);
 	M("energy_kwh", c->energy_j / 3.6e6);
+	if (AIW_UNLIKELY(f->batch_job))
+		batch_metrics(c, f, t, at);
 	/* hardware + energy at the site's PUE and price, as the site's
 	 * <prefix>.cost_usd (published by site/site.c) */
 	double total = c->cost_usd + aiwi_cost_energy_usd(c) +
@@ -1003,6 +1007,8 @@ bool aiwi_serving_traffic_conf(const aiwi_comp *c, aiwi_traffic_conf *tc)
 	tc->base_dir = aiwi_base_dir(c->sim);
 	tc->time_scale = aiwi_p(c, P_TRACE_TIME_SCALE);
 	tc->loop = aiwi_p(c, P_TRACE_LOOP) != 0;
+	tc->batch_requests = aiwi_p(c, P_BATCH_REQUESTS);
+	tc->batch_start = aiwi_p(c, P_BATCH_START);
 	return !(tc->kind == AIW_TRAFFIC_TRACE && !aiwi_pset(c, P_TRACE_FILE));
 }
 
