@@ -259,6 +259,11 @@ static aiw_status inference_start(aiwi_comp *c)
 		return st;
 	f->batching = (int)aiwi_p(c, P_BATCHING);
 	f->router = (int)aiwi_p(c, P_ROUTER);
+	/* an offline job's requests all come at once: routed to the replicas
+	 * of that instant, those added later would get none; the central
+	 * queue dispatches them as replicas free up (fleet_budget.c) */
+	if ((int)aiwi_p(c, P_TRAFFIC) == AIW_TRAFFIC_BATCH && !aiwi_pgiven(c, P_ROUTER))
+		f->router = RT_CENTRAL;
 	f->service_mode = aiwi_pset(c, P_SERVICE);
 	f->replica_gpus = aiwi_p(c, P_GPUS_PER_REPLICA);
 	double pp = aiwi_p(c, P_PP);
@@ -685,6 +690,8 @@ static bool overloaded(aiwi_comp *c, fleet *f, uint64_t waiting, double t)
 	                  (double)f->dropped[DROP_TIMEOUT];
 	double slots = (double)(f->state_count[AIW_REPLICA_READY] +
 	                        f->state_count[AIW_REPLICA_LOADING]) * f->max_batch;
+	if (f->batch_job) /* an offline job queues by design: its deadline tells */
+		return false;
 	if (!(arrived > 0) || !(unserved > AIWI_OVERLOAD_UNSERVED * arrived) ||
 	    !(unserved > (slots > 1 ? slots : 1)))
 		return false;

@@ -265,7 +265,8 @@ const aiwi_param_def aiwi_inference_params[] = {
 	              "FIFO queue; affinity = a conversation's turns to the replica of its "
 	              "previous turn while it is ready, else least_loaded (sessions); kv_aware = "
 	              "fewest KV tokens held by the running requests, each queued one "
-	              "counted as mean(prompt_tokens) + mean(output_tokens)",
+	              "counted as mean(prompt_tokens) + mean(output_tokens); traffic = batch: central "
+	              "unless set (replicas added later take the queued job)",
 	              0},
 	[P_TIMEOUT] = {"timeout", IP("timeout"), AIW_PT_DURATION, NULL, "s", 0, 3.2e9, NULL,
 	               AIW_PF_NONE | AIW_PF_EXCL_MIN,

@@ -1,7 +1,7 @@
 /*
  * budget.c - the arbiter of a GPU budget shared by serving fleets
  * (site.gpu_budget; budget.h states the protocol and the rules, and
- * aiworkload(7) "GPU budget" the model).  No fleet state here: a member is
+ * doc/inference.md "A GPU budget shared by fleets" the model).  No fleet state here: a member is
  * its hooks (GPUs held, grant), so that lib/site/ stays below
  * lib/inference/.
  */

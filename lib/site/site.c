@@ -247,7 +247,8 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	               "facility power (e.g. 1e6/60 for 1 MW per minute)",
 	               0},
 	/* a GPU budget shared by the serving fleets' autoscalers (budget.c,
-	 * aiworkload(7) "GPU budget"): none, every result is as without it */
+	 * doc/inference.md "A GPU budget shared by fleets"): none, every
+	 * result is as without it */
 	[P_GPU_BUDGET] = {"gpu_budget", "site.gpu_budget", AIW_PT_INT, NULL, "1", 0, 1e9, NULL,
 	                  AIW_PF_NONE,
 	                  "GPUs shared by every [inference] fleet: the replicas they hold (loading, "
