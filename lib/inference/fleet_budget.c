@@ -27,6 +27,15 @@ static void budget_grant(void *ctx, uint32_t n)
 static aiw_status budget_join(aiwi_comp *c, fleet *f)
 {
 	aiwi_budget *b = aiwi_site_budget(c->sim);
+	/* a fleet's budget settings that the budget's rule does not read
+	 * (the mode table cannot name another component's setting) */
+	int rule = b ? aiwi_budget_rule(b) : -1;
+	if (aiwi_pgiven(c, P_BUDGET_PRIORITY) && rule != AIW_BUDGET_PRIORITY)
+		aiwi_warn(c->sim, "%s.budget_priority has no effect: %s", c->prefix,
+		          b ? "site.budget_rule is not priority" : "site.gpu_budget is not set");
+	if (aiwi_pgiven(c, P_BUDGET_WEIGHT) && rule != AIW_BUDGET_WEIGHTED)
+		aiwi_warn(c->sim, "%s.budget_weight has no effect: %s", c->prefix,
+		          b ? "site.budget_rule is not weighted" : "site.gpu_budget is not set");
 	if (!b)
 		return AIW_OK;
 	int m = aiwi_budget_join(b, c->prefix, f->replica_gpus, aiwi_p(c, P_BUDGET_PRIORITY),

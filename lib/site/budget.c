@@ -195,6 +195,8 @@ void aiwi_budget_free(aiwi_budget *b)
 	free(b);
 }
 
+int aiwi_budget_rule(const aiwi_budget *b) { return b->rule; }
+
 double aiwi_budget_used(const aiwi_budget *b)
 {
 	double u = 0;

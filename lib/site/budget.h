@@ -73,6 +73,8 @@ int aiwi_budget_join(aiwi_budget *b, const char *name, double g, double priority
 /* Member m lacks `want` replicas now (0: it lacks none, a pending request
  * is withdrawn). */
 void aiwi_budget_request(aiwi_budget *b, int m, uint32_t want);
+/* site.budget_rule (AIW_BUDGET_*). */
+int aiwi_budget_rule(const aiwi_budget *b);
 /* GPUs held by every member now. */
 double aiwi_budget_used(const aiwi_budget *b);
 /* The peak of the GPUs held, at every decision and sample. */

@@ -370,6 +370,18 @@ START_TEST(refusals)
 	            0, "batch_requests");
 	expect_fail("[sim]\nduration = 1min\n[inference a]\ntraffic = batch\nsessions = on\n",
 	            AIW_ESCENARIO, "traffic = batch");
+	/* a fleet's budget settings that nothing reads are warned of */
+	aiw_sim *w = load(1, "[sim]\nduration = 1min\n[inference a]\nbudget_priority = 3\n"
+	                     "[inference b]\nbudget_weight = 2\n");
+	AIW_OK_OR_FAIL(w, aiw_sim_run(w));
+	ck_assert(aiwi_test_warned(w, "inference.a.budget_priority has no effect: site.gpu_budget"));
+	ck_assert(aiwi_test_warned(w, "inference.b.budget_weight has no effect"));
+	aiw_sim_free(w);
+	w = load(1, "[sim]\nduration = 1min\n[site]\ngpu_budget = 100\n"
+	            "[inference a]\nbudget_weight = 3\n");
+	AIW_OK_OR_FAIL(w, aiw_sim_run(w));
+	ck_assert(aiwi_test_warned(w, "budget_rule is not weighted"));
+	aiw_sim_free(w);
 	/* a job's setting without traffic = batch does nothing: the mode table
 	 * says so */
 	aiw_sim *sim = load(1, "[sim]\nduration = 1min\n[inference a]\nbatch_requests = 5\n");
