@@ -17,9 +17,11 @@
 # 200: the four fleets' demand at the peak is above it, so that scale-ups
 # are denied); N: repetitions (default 3); RULE: site.budget_rule (default
 # weighted, weights 4:3:2:1).  The denied scale-ups are printed: the four
-# fleets serve under the cap, the one fleet without one.
+# fleets serve under the cap, the one fleet without one.  The four fleets
+# without the budget are timed too: the ratio to them is the arbiter's own
+# cost, the rest that of four fleets apart.
 set -eu
-[ $# -ge 1 ] || { sed -n '2,20p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '2,23p' "$0"; exit 2; }
 b=$(cd "$1" && pwd)
 dur=${2:-6h}
 rate=${3:-1000}
@@ -64,6 +66,9 @@ q=$(echo "scale=6; $rate / 4" | bc)
 	fleet c "$q" 2
 	fleet d "$q" 1
 } >"$tmp/four.ini"
+# the same four fleets without the budget: what four fleets cost apart
+# from the arbiter
+grep -v '^gpu_budget\|^budget_rule\|^\[site\]' "$tmp/four.ini" >"$tmp/free.ini"
 # best CPU seconds over n runs of a scenario, and its requests completed
 run() {
 	best="" i=0
@@ -84,11 +89,16 @@ set -- $(run "$tmp/one.ini")
 c1=$1 r1=$2
 set -- $(run "$tmp/four.ini")
 c4=$1 r4=$2 den=$3 peak=$4
+set -- $(run "$tmp/free.ini")
+cf=$1 rf=$2
 u1=$(echo "scale=3; $c1 * 1000000 / $r1" | bc)
 u4=$(echo "scale=3; $c4 * 1000000 / $r4" | bc)
+uf=$(echo "scale=3; $cf * 1000000 / $rf" | bc)
 echo "one fleet:                CPU $c1 s, $r1 requests, $u1 us a request"
 echo "four fleets, budget $budget: CPU $c4 s, $r4 requests, $u4 us a request ($den scale-ups denied, peak $peak GPUs)"
+echo "four fleets, no budget:   CPU $cf s, $rf requests, $uf us a request"
 echo "CPU per request, four under the budget / one: $(echo "scale=3; $u4 / $u1" | bc)x (goal <= 1.2x)"
+echo "CPU per request, four under the budget / four without: $(echo "scale=3; $u4 / $uf" | bc)x"
 # the machine line of the C benchmarks (bench/bench.h, print_machine)
 field() { sed -n "s/^$1[[:space:]]*: //p" /proc/cpuinfo 2>/dev/null | head -1; }
 cc=$(sed -n 's/^CC = //p' "$b/Makefile" 2>/dev/null)
