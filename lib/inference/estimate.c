@@ -87,7 +87,7 @@ static void requests(aiwi_comp *c, aiwi_estimate *E, bool twice_)
 			return;
 		}
 	}
-	if (tc.kind != AIW_TRAFFIC_TRACE && !(tc.rate > 0))
+	if (tc.kind != AIW_TRAFFIC_TRACE && tc.kind != AIW_TRAFFIC_BATCH && !(tc.rate > 0))
 		return;
 	char e[512];
 	aiwi_traffic *tr = NULL;
@@ -104,6 +104,9 @@ static void requests(aiwi_comp *c, aiwi_estimate *E, bool twice_)
 		              "%s: about @ requests (%s trace rows x %s replays in %s%s)", c->prefix,
 		              aiwi_est_num(a, sizeof a, rows), aiwi_est_num(b, sizeof b, reps),
 		              aiwi_est_dur(d, sizeof d, D), twice);
+	} else if (tc.kind == AIW_TRAFFIC_BATCH) {
+		aiwi_est_work(E, n, "lower batch_requests", "%s: @ requests (an offline job%s)",
+		              c->prefix, twice);
 	} else if (tc.kind == AIW_TRAFFIC_POISSON ||
 	           (tc.kind == AIW_TRAFFIC_BURSTY && !tc.modulate)) {
 		aiwi_est_work(E, n, "lower rate or sim.duration", "%s: about @ requests (rate %s/s x %s%s)",

@@ -452,6 +452,7 @@ typedef struct fleet {
 	/* power_model = batch and power_cap on (below; read on the hot path
 	 * beside `chunked`, in its padding) */
 	bool batch_power, capped;
+	bool batch_job; /* traffic = batch (fleet_budget.c; beside them, in the padding) */
 	double chunk_budget;
 	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
 	/* speculative decoding (fleet_timing.c, spec_setup): the mode (SPEC_*),
@@ -556,6 +557,13 @@ typedef struct fleet {
 	double prev_failed, ctx_lost, tokens_lost_failure;
 	uint64_t replica_failures, requeued_failure, spares_used;
 	int curve_failed;
+	/* traffic = batch (fleet_budget.c): the job's requests, its deadline
+	 * (s; +inf: none), the time its last request completed (NAN: not
+	 * yet), the requests completed and output tokens done by the
+	 * deadline (NAN: not reached), the deadline's event */
+	uint64_t batch_n;
+	double batch_deadline, batch_done_t, batch_done_by_dl, batch_tokens_by_dl;
+	uint64_t batch_ev;
 } fleet;
 
 

@@ -59,6 +59,8 @@ static void complete(fleet *f, replica *r, uint32_t id, double now)
 	f->met_e2e += ok_e2e;
 	f->met_all += ok_ttft && ok_tpot && ok_e2e;
 	f->completed++;
+	if (AIW_UNLIKELY(f->batch_job) && f->completed == f->batch_n)
+		f->batch_done_t = now; /* the offline job's last request */
 	f->running_count--;
 	out_add(f, r, -1);
 	if (AIW_UNLIKELY(f->sessions))

@@ -151,6 +151,7 @@
 #include "inference/fleet_failure.c"
 #include "inference/fleet_timing.c"
 #include "inference/fleet_disagg.c"
+#include "inference/fleet_budget.c"
 
 /* ======================================================================== */
 /* the component                                                             */
@@ -258,6 +259,11 @@ static aiw_status inference_start(aiwi_comp *c)
 		return st;
 	f->batching = (int)aiwi_p(c, P_BATCHING);
 	f->router = (int)aiwi_p(c, P_ROUTER);
+	/* an offline job's requests all come at once: routed to the replicas
+	 * of that instant, those added later would get none; the central
+	 * queue dispatches them as replicas free up (fleet_budget.c) */
+	if ((int)aiwi_p(c, P_TRAFFIC) == AIW_TRAFFIC_BATCH && !aiwi_pgiven(c, P_ROUTER))
+		f->router = RT_CENTRAL;
 	f->service_mode = aiwi_pset(c, P_SERVICE);
 	f->replica_gpus = aiwi_p(c, P_GPUS_PER_REPLICA);
 	double pp = aiwi_p(c, P_PP);
@@ -526,6 +532,10 @@ static aiw_status inference_start(aiwi_comp *c)
 	/* the autoscaler, if any, takes over the replica count from here */
 	if ((st = aiwi_autoscale_start(c, P_AUTOSCALE, &aiwi_serving_port, &f->autoscale)) != AIW_OK)
 		return st;
+	if ((st = budget_join(c, f)) != AIW_OK)
+		return st;
+	if ((st = batch_setup(c, f)) != AIW_OK)
+		return st;
 
 	/* the first arrival */
 	f->next_prompt = f->next_output = NAN;
@@ -680,6 +690,8 @@ static bool overloaded(aiwi_comp *c, fleet *f, uint64_t waiting, double t)
 	                  (double)f->dropped[DROP_TIMEOUT];
 	double slots = (double)(f->state_count[AIW_REPLICA_READY] +
 	                        f->state_count[AIW_REPLICA_LOADING]) * f->max_batch;
+	if (f->batch_job) /* an offline job queues by design: its deadline tells */
+		return false;
 	if (!(arrived > 0) || !(unserved > AIWI_OVERLOAD_UNSERVED * arrived) ||
 	    !(unserved > (slots > 1 ? slots : 1)))
 		return false;
@@ -887,6 +899,8 @@ static void emit_metrics(aiwi_comp *c, double t, const fleet_at *at)
 	M("hot_spares_ready", (double)f->spares_ready);
 	M("hot_spare_hours", f->spare_int.sum / 3600);
 	M("energy_kwh", c->energy_j / 3.6e6);
+	if (AIW_UNLIKELY(f->batch_job))
+		batch_metrics(c, f, t, at);
 	/* hardware + energy at the site's PUE and price, as the site's
 	 * <prefix>.cost_usd (published by site/site.c) */
 	double total = c->cost_usd + aiwi_cost_energy_usd(c) +
@@ -1007,6 +1021,8 @@ bool aiwi_serving_traffic_conf(const aiwi_comp *c, aiwi_traffic_conf *tc)
 	tc->base_dir = aiwi_base_dir(c->sim);
 	tc->time_scale = aiwi_p(c, P_TRACE_TIME_SCALE);
 	tc->loop = aiwi_p(c, P_TRACE_LOOP) != 0;
+	tc->batch_requests = aiwi_p(c, P_BATCH_REQUESTS);
+	tc->batch_start = aiwi_p(c, P_BATCH_START);
 	return !(tc->kind == AIW_TRAFFIC_TRACE && !aiwi_pset(c, P_TRACE_FILE));
 }
 

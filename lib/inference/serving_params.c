@@ -55,9 +55,12 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                  "weight loading time of a replica added during a run (the initial "
 	                  "replicas start ready)",
 	                  AIW_PT_DURATION},
-	[P_TRAFFIC] = {"traffic", IP("traffic"), AIW_PT_ENUM, "poisson", "", 0, 3,
-	               "poisson|diurnal|bursty|trace", 0,
-	               "arrival process (see traffic parameters below)", 0},
+	[P_TRAFFIC] = {"traffic", IP("traffic"), AIW_PT_ENUM, "poisson", "", 0, 4,
+	               "poisson|diurnal|bursty|trace|batch", 0,
+	               "arrival process (see traffic parameters below); batch, an offline job: "
+	               "batch_requests requests all available at batch_start, to finish by "
+	               "batch_deadline",
+	               0},
 	[P_RATE] = {"rate", IP("rate"), AIW_PT_RATE, "1", "1/s", 0, 1e9, NULL, 0,
 	            "mean arrival rate (diurnal: weekday mean)", 0},
 	[P_PEAK_TO_TROUGH] = {"peak_to_trough", IP("peak_to_trough"), AIW_PT_REAL, "10", "1", 1, 1e6,
@@ -279,7 +282,8 @@ const aiwi_param_def aiwi_inference_params[] = {
 	              "FIFO queue; affinity = a conversation's turns to the replica of its "
 	              "previous turn while it is ready, else least_loaded (sessions); kv_aware = "
 	              "fewest KV tokens held by the running requests, each queued one "
-	              "counted as mean(prompt_tokens) + mean(output_tokens)",
+	              "counted as mean(prompt_tokens) + mean(output_tokens); traffic = batch: central "
+	              "unless set (replicas added later take the queued job)",
 	              0},
 	[P_TIMEOUT] = {"timeout", IP("timeout"), AIW_PT_DURATION, NULL, "s", 0, 3.2e9, NULL,
 	               AIW_PF_NONE | AIW_PF_EXCL_MIN,
@@ -430,6 +434,30 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                  "B / bw - (L - 1) / L x prefill time) is left after the prefill ends (L "
 	                  "layers); off, the whole transfer follows the prefill",
 	                  0},
+	[P_BUDGET_PRIORITY] = {"budget_priority", IP("budget_priority"), AIW_PT_INT, "0", "1", -1e6,
+	                       1e6, NULL, 0,
+	                       "site.gpu_budget with budget_rule = priority: this fleet's rank "
+	                       "for the room left (higher first; equals in scenario order)",
+	                       0},
+	[P_BUDGET_WEIGHT] = {"budget_weight", IP("budget_weight"), AIW_PT_REAL, "1", "1", 0, 1e6,
+	                     NULL, AIW_PF_EXCL_MIN,
+	                     "site.gpu_budget with budget_rule = weighted: this fleet's weight in "
+	                     "the max-min fair share of the room left",
+	                     0},
+	[P_BATCH_REQUESTS] = {"batch_requests", IP("batch_requests"), AIW_PT_INT, "1000", "1", 1,
+	                      1e9, NULL, 0,
+	                      "traffic = batch: requests of the offline job (their sizes drawn "
+	                      "from prompt_tokens and output_tokens)",
+	                      0},
+	[P_BATCH_START] = {"batch_start", IP("batch_start"), AIW_PT_DURATION, "0", "s", 0, 3.2e9,
+	                   NULL, 0, "traffic = batch: the time the job's requests are all available",
+	                   0},
+	[P_BATCH_DEADLINE] = {"batch_deadline", IP("batch_deadline"), AIW_PT_DURATION, NULL, "s", 0,
+	                      3.2e9, NULL, AIW_PF_NONE,
+	                      "traffic = batch: the time (since the run's start) the job must be "
+	                      "done by: batch_deadline_met, batch_lateness_s and the work done by "
+	                      "then (none: no deadline)",
+	                      0},
 	[P_ITER_COEF + 0] = {"prefill.overhead", IP("prefill.overhead"), AIW_PT_REAL, NULL, "s", -1e9, 1e9,
 	                       NULL, AIW_PF_NONE,
 	                       "timing = iteration, prefill: fixed cost of an iteration (scheduling, launches) (none: the profile's fit, else the datasheet)",
@@ -494,6 +522,9 @@ _Static_assert(sizeof aiwi_inference_params / sizeof *aiwi_inference_params == P
  * utilization is concurrency to it); each policy reads its own settings
  * only (below). */
 const aiwi_param_mode aiwi_inference_modes[] = {
+	{"batch_requests", "traffic=batch"},
+	{"batch_start", "traffic=batch"},
+	{"batch_deadline", "traffic=batch"},
 	{"mfu", "timing=roofline"},
 	{"mem_bw_efficiency", "timing=roofline"},
 	{"max_num_batched_tokens", "chunked_prefill=on"},

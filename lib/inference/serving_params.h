@@ -98,6 +98,11 @@ enum {
 	P_DECODE_FLEET,
 	P_KV_LINK,
 	P_KV_OVERLAP,
+	P_BUDGET_PRIORITY,
+	P_BUDGET_WEIGHT,
+	P_BATCH_REQUESTS,
+	P_BATCH_START,
+	P_BATCH_DEADLINE,
 	P_ITER_COEF,                               /* 2 phases x 6 terms (iteration.h's order) */
 	P_COST = P_ITER_COEF + 12,                 /* AIW_COST_NPARAMS entries */
 	P_TOKEN_PRICE = P_COST + AIW_COST_NPARAMS, /* AIW_TOKEN_PRICE_NPARAMS entries */

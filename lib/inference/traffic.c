@@ -119,6 +119,8 @@ struct aiwi_traffic {
 	double *cum;         /* nbins + 1 prefix sums of rows per bin */
 	double period_trace; /* span + mean interarrival, trace seconds */
 	char errmsg[512];
+	/* batch: the job's requests, those not yet drawn, its start */
+	double batch_n, batch_left, batch_start;
 	char buf[AIW_TRACE_MAX_LINE + 1];
 };
 
@@ -848,12 +850,20 @@ void aiwi_traffic_free(aiwi_traffic *tr)
 
 static aiw_status validate(const aiwi_traffic_conf *c, const char *px, char *err, size_t len)
 {
-	if ((unsigned)c->kind > AIW_TRAFFIC_TRACE)
+	if ((unsigned)c->kind > AIW_TRAFFIC_BATCH)
 		return aiwi_buferr(err, len, AIW_EINVAL,
-		                   "%skind = %d is unknown: expected poisson, diurnal, bursty or "
-		                   "trace",
+		                   "%skind = %d is unknown: expected poisson, diurnal, bursty, "
+		                   "trace or batch",
 		                   px, (int)c->kind);
-	if (c->kind != AIW_TRAFFIC_TRACE) {
+	if (c->kind == AIW_TRAFFIC_BATCH) {
+		if (!(c->batch_requests >= 1 && c->batch_requests <= 1e9 &&
+		      c->batch_requests == floor(c->batch_requests)))
+			return range_err(err, len, px, "batch_requests", c->batch_requests, "",
+			                 "a whole number, 1 <= batch_requests <= 1e9");
+		if (!(c->batch_start >= 0 && c->batch_start <= 3.2e9))
+			return range_err(err, len, px, "batch_start", c->batch_start, " s",
+			                 "0 <= batch_start <= 3.2e9 s");
+	} else if (c->kind != AIW_TRAFFIC_TRACE) {
 		if (!(c->rate >= 0.0 && c->rate <= AIW_TRAFFIC_MAX_RATE))
 			return range_err(err, len, px, "rate", c->rate, " /s", "0 <= rate <= 1e9 /s");
 	}
@@ -904,6 +914,10 @@ aiw_status aiwi_traffic_new(aiwi_traffic **out, const aiwi_traffic_conf *conf, c
 	}
 	tr->kind = conf->kind;
 	tr->rate = conf->rate;
+	if (conf->kind == AIW_TRAFFIC_BATCH) {
+		tr->batch_n = tr->batch_left = conf->batch_requests;
+		tr->batch_start = conf->batch_start;
+	}
 	bool diurnal = conf->kind == AIW_TRAFFIC_DIURNAL ||
 	               (conf->kind == AIW_TRAFFIC_BURSTY && conf->modulate);
 	double r = diurnal ? conf->peak_to_trough : 1.0;
@@ -981,6 +995,7 @@ aiw_status aiwi_traffic_reset(aiwi_traffic *tr)
 	tr->op_m = 0.0;
 	tr->cur_ok = false;
 	tr->errmsg[0] = 0;
+	tr->batch_left = tr->batch_n;
 	if (tr->kind == AIW_TRAFFIC_TRACE) {
 		tr->offset = 0.0;
 		tr->ended = false;
@@ -1078,6 +1093,14 @@ double aiwi_traffic_next(aiwi_traffic *tr, gsl_rng *r, double now, double *promp
 	case AIW_TRAFFIC_TRACE:
 		t = next_trace(tr, from, &p, &o);
 		break;
+	case AIW_TRAFFIC_BATCH: /* every request at the start (or now, if later) */
+		if (tr->batch_left >= 1) {
+			tr->batch_left -= 1;
+			t = from > tr->batch_start ? from : tr->batch_start;
+		} else {
+			t = INFINITY;
+		}
+		break;
 	default:
 		t = NAN;
 	}
@@ -1142,6 +1165,8 @@ double aiwi_traffic_rate(const aiwi_traffic *tr, double t)
 		double lo = (double)j * tr->bin_w, hi = fmin(lo + tr->bin_w, end);
 		return (tr->cum[j + 1] - tr->cum[j]) / (hi - lo) * tr->time_scale;
 	}
+	case AIW_TRAFFIC_BATCH: /* a point mass at batch_start: no rate */
+		return 0.0;
 	}
 	return NAN;
 }
@@ -1160,6 +1185,8 @@ double aiwi_traffic_integral(const aiwi_traffic *tr, double t0, double t1)
 		                    : tr->rate * (t1 - t0);
 	case AIW_TRAFFIC_TRACE:
 		return trace_expected(tr, t1) - trace_expected(tr, t0);
+	case AIW_TRAFFIC_BATCH: /* [t0, t1) holds the start or not */
+		return t0 <= tr->batch_start && tr->batch_start < t1 ? tr->batch_n : 0.0;
 	}
 	return NAN;
 }
@@ -1175,6 +1202,8 @@ double aiwi_traffic_mean_rate(const aiwi_traffic *tr)
 		return tr->modulate ? tr->rate * tr->week_m / WEEK_S : tr->rate;
 	case AIW_TRAFFIC_TRACE:
 		return tr->period_sim > 0.0 ? (double)tr->info.rows / tr->period_sim : NAN;
+	case AIW_TRAFFIC_BATCH: /* one job, no long-run rate */
+		return 0.0;
 	}
 	return NAN;
 }

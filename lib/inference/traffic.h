@@ -50,7 +50,8 @@ typedef enum aiwi_traffic_kind {
 	AIW_TRAFFIC_POISSON,
 	AIW_TRAFFIC_DIURNAL,
 	AIW_TRAFFIC_BURSTY,
-	AIW_TRAFFIC_TRACE
+	AIW_TRAFFIC_TRACE,
+	AIW_TRAFFIC_BATCH /* an offline job: batch_requests requests, all at batch_start */
 } aiwi_traffic_kind;
 
 /* Limits checked by aiwi_traffic_new (messages name the field). */
@@ -77,6 +78,8 @@ typedef struct aiwi_traffic_conf {
 	const char *base_dir;  /* trace: resolves a relative trace_path; may be NULL */
 	double time_scale;     /* trace: > 1 replays faster */
 	bool loop;             /* trace: repeat at the end */
+	double batch_requests; /* batch: requests of the job (a whole number >= 1) */
+	double batch_start;    /* batch: the time they are all available (s, >= 0) */
 } aiwi_traffic_conf;
 
 /* Defaults: poisson at 1/s, r = 1, peak_hour 14, weekend_factor 1, cv 1,

@@ -28,6 +28,7 @@
 #include "site/grid.h"
 #include "site/tariff.h"
 #include "site/storage.h"
+#include "site/budget.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -77,6 +78,8 @@ enum {
 	P_ST_SOC0,
 	P_ST_LIMIT,
 	P_ST_RAMP,
+	P_GPU_BUDGET,
+	P_BUDGET_RULE,
 	P_NPARAMS
 };
 
@@ -243,6 +246,22 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	               "ramp_limit: the largest rate of change of the grid's draw, in W/s of "
 	               "facility power (e.g. 1e6/60 for 1 MW per minute)",
 	               0},
+	/* a GPU budget shared by the serving fleets' autoscalers (budget.c,
+	 * doc/inference.md "A GPU budget shared by fleets"): none, every
+	 * result is as without it */
+	[P_GPU_BUDGET] = {"gpu_budget", "site.gpu_budget", AIW_PT_INT, NULL, "1", 0, 1e9, NULL,
+	                  AIW_PF_NONE,
+	                  "GPUs shared by every [inference] fleet: the replicas they hold (loading, "
+	                  "ready, draining) never exceed it; an autoscaler's scale-up beyond the "
+	                  "room left is denied in whole or in part by budget_rule (none: no budget)",
+	                  0},
+	[P_BUDGET_RULE] = {"budget_rule", "site.budget_rule", AIW_PT_ENUM, "priority", "", 0, 2,
+	                   "priority|proportional|weighted", 0,
+	                   "how scale-ups asked at one instant share the room: priority, highest "
+	                   "inference budget_priority first; proportional, in proportion to the GPUs "
+	                   "asked; weighted, max-min fair by inference budget_weight; shares rounded "
+	                   "down to whole replicas, the rest by largest remainder",
+	                   0},
 };
 
 /* grid statistics' settings: read only with grid = on */
@@ -306,7 +325,15 @@ typedef struct site {
 	aiwi_storage *storage;
 	double tick_t, storage_cost, storage_emis;
 	int id_grid_w, id_soc;
+	aiwi_budget *budget; /* site.gpu_budget (budget.c) */
 } site;
+
+aiwi_budget *aiwi_site_budget(const aiw_sim *sim)
+{
+	aiwi_comp *c = aiwi_aggregator(sim);
+	site *s = c ? c->state : NULL;
+	return s ? s->budget : NULL;
+}
 
 double aiwi_site_pue(const aiw_sim *sim)
 {
@@ -698,6 +725,9 @@ static aiw_status site_start(aiwi_comp *c)
 		return tst;
 	if ((tst = storage_start(c, s)) != AIW_OK)
 		return tst;
+	if (aiwi_pset(c, P_GPU_BUDGET) &&
+	    !(s->budget = aiwi_budget_new(sim, aiwi_p(c, P_GPU_BUDGET), (int)aiwi_p(c, P_BUDGET_RULE))))
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		s->comp[i].id_cost = -1;
@@ -832,6 +862,7 @@ static void site_sample(aiwi_comp *c, double t)
 	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
 	double it = 0, busy = 0, paid = 0, rate = 0, cum = 0, kb = 0, ten = 0, tpaid = 0;
 	double tick_dt = t - s->tick_t, emis = 0;
+	aiwi_budget_sample(s->budget);
 	if (s->series_price) { /* this interval's mean price */
 		double mp = price_mean(c, s, s->last_t, t);
 		price_j = mp / 3.6e6;
@@ -923,6 +954,7 @@ static void site_finish(aiwi_comp *c, double t)
 	if (!s)
 		return;
 	site_catch_up(s, sim);
+	aiwi_budget_finish(s->budget);
 	double pue = aiwi_p(c, P_PUE), price_j = aiwi_p(c, P_PRICE) / 3.6e6;
 	double sum_peaks = 0, sum_rack_peaks = 0, racks = 0, energy = 0, hw = 0, idle = 0, bill = 0;
 	double busy = 0, paid = 0, nameplate = 0, kbusy = 0, flops = 0, tpaid = 0;
@@ -1153,6 +1185,7 @@ static void site_destroy(aiwi_comp *c)
 	free(s->hall_peak);
 	free(s->comp);
 	aiwi_grid_free(s->grid);
+	aiwi_budget_free(s->budget);
 	free(s->storage);
 	aiwi_tseries_free(&s->price);
 	aiwi_tseries_free(&s->carbon);
@@ -1388,6 +1421,20 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	{"grid_dominant_frequency_hz", "Grid: dominant frequency", "1/s", 0,
 	 "site.grid = on: frequency (Hz) of the spectrum's highest bin above 0", NULL, NULL, NULL,
 	 NULL},
+	{"budget_gpus", "GPU budget", "1", 0,
+	 "site.gpu_budget set: the GPUs shared by the serving fleets", NULL, NULL, NULL, NULL},
+	{"budget_peak_gpus", "GPU budget: peak GPUs held", "1", AIW_METRIC_HEADLINE,
+	 "site.gpu_budget set: the most GPUs the fleets held together, at every arbitration and "
+	 "sample (never above budget_gpus)", NULL, NULL, NULL, NULL},
+	{"budget_decisions", "GPU budget: arbitrations", "1", AIW_METRIC_COUNT,
+	 "site.gpu_budget set: instants at which scale-ups were arbitrated", NULL, NULL, NULL,
+	 NULL},
+	{"budget_denied_scaleups", "GPU budget: scale-ups denied", "1", AIW_METRIC_COUNT,
+	 "site.gpu_budget set: scale-up requests denied in whole or in part, every fleet (a fleet "
+	 "denied asks again at its next decision: each counts)", NULL, NULL, NULL, NULL},
+	{"budget_denied_gpus", "GPU budget: GPUs denied", "1", 0,
+	 "site.gpu_budget set: GPUs asked and not granted, summed over the denied scale-ups",
+	 NULL, NULL, NULL, NULL},
 	{NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
 

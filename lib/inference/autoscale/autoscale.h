@@ -368,6 +368,13 @@ aiw_status aiwi_autoscale_param_changed(aiwi_autoscaler *a, size_t idx);
  * count then lacks at once (the ReplicaSet's replacement of a failed pod).
  * a NULL: nothing. */
 void aiwi_autoscale_replica_failed(aiwi_autoscaler *a, uint32_t failed, int spare);
+/* A GPU budget (site.gpu_budget, site/budget.h): the fleet joined the
+ * arbiter b as `member`; from now a scale-up asks it first.  The arbiter
+ * granted n replicas (n > 0) of the last request: the controller
+ * provisions up to n of what it still lacks, now.  a NULL: nothing. */
+struct aiwi_budget;
+void aiwi_autoscale_set_budget(aiwi_autoscaler *a, struct aiwi_budget *b, int member);
+void aiwi_autoscale_budget_grant(aiwi_autoscaler *a, uint32_t n);
 /* The desired replica count now (-1: a is NULL), whether the kpa is in
  * panic mode, the predictive policy's forecast rate (1/s) at time t (NAN
  * when it has none); the fleet's test hooks (serving.h) read them. */

@@ -34,6 +34,7 @@
 #include "inference/autoscale/controller.h"
 
 #include "site/cost.h"
+#include "site/budget.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -229,7 +230,19 @@ static void reconcile(autoscaler *a)
 	a->port->counts(c, &k);
 	int64_t have = (int64_t)k.ready + k.loading;
 	double f = P(a, AIW_AS_SPOT_FRACTION);
-	while (have < a->spec) {
+	int64_t room = INT64_MAX;
+	if (AIW_UNLIKELY(a->bud != NULL)) {
+		/* a GPU budget: a scale-up asks the arbiter, which grants it at
+		 * this instant (aiwi_autoscale_budget_grant) */
+		if (!a->allow) {
+			aiwi_budget_request(a->bud, a->bud_m,
+			                    have < a->spec ? (uint32_t)(a->spec - have) : 0);
+			room = 0;
+		} else {
+			room = a->allow;
+		}
+	}
+	while (have < a->spec && room-- > 0) {
 		bool spot = f > 0 && a->spot_live.value < spot_target(a, a->spec);
 		if (spot) {
 			if (a->retry_ev)
@@ -274,6 +287,24 @@ static void reconcile(autoscaler *a)
 		a->removed++;
 		have--;
 	}
+}
+
+/* ---- a GPU budget (site/budget.h) ---- */
+void aiwi_autoscale_set_budget(aiwi_autoscaler *a, struct aiwi_budget *b, int member)
+{
+	if (a) {
+		a->bud = b;
+		a->bud_m = member;
+	}
+}
+
+void aiwi_autoscale_budget_grant(aiwi_autoscaler *a, uint32_t n)
+{
+	if (!a || !n)
+		return;
+	a->allow = n;
+	reconcile(a);
+	a->allow = 0;
 }
 
 void aiwi_as_set_spec(autoscaler *a, int32_t n)

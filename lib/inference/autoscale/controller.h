@@ -86,6 +86,12 @@ typedef struct autoscaler {
 	aiw_sim *fixed;
 	int32_t fixed_n;
 	bool fail;
+	/* site.gpu_budget (site/budget.h): the arbiter and this fleet's member
+	 * index (NULL: no budget); the replicas a grant lets reconcile add
+	 * (0: none, a scale-up asks the arbiter first) */
+	struct aiwi_budget *bud;
+	int bud_m;
+	uint32_t allow;
 } autoscaler;
 
 /* One policy (autoscaler = NAME).  Every hook but name is optional. */
