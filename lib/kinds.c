@@ -68,3 +68,11 @@ bool aiwi_comp_query(const aiwi_comp *c, aiwi_query q, aiwi_answer *out)
 	*out = a;
 	return true;
 }
+
+bool aiwi_comp_site_cap(aiwi_comp *c, double frac)
+{
+	if (!c || !c->kind->site_cap)
+		return false;
+	c->kind->site_cap(c, frac);
+	return true;
+}

@@ -467,6 +467,9 @@ typedef enum aiwi_query {
 	 * USD/s (capex over the lifetime plus the hourly price) */
 	AIWI_Q_NETWORK_RATE,
 	AIWI_Q_STORAGE_RATE,
+	/* num: its place in the site's capping order (capping_priority: the
+	 * lowest is capped first); unknown: the site's controller cannot cap it */
+	AIWI_Q_CAPPING_PRIORITY,
 } aiwi_query;
 typedef struct aiwi_answer {
 	double num;
@@ -534,6 +537,11 @@ typedef struct aiwi_kind {
 	/* parameters that have an effect only in some modes, ended by a row
 	 * whose key is NULL (NULL: none) */
 	const aiwi_param_mode *modes;
+	/* the site's capping controller (lib/site/capping.c): cap every GPU
+	 * of c at `frac` of its TDP from now on, by the kind's own cap law (a
+	 * training job from its next step); frac >= 1 releases it.  NULL: the
+	 * kind is never capped by the site */
+	void (*site_cap)(aiwi_comp *c, double frac);
 } aiwi_kind;
 
 struct aiwi_comp {
@@ -590,6 +598,9 @@ static inline bool aiwi_kind_is(const aiwi_kind *k, unsigned flag)
 }
 /* Ask component c (its kind's query hook); false, *out untouched: unknown. */
 bool aiwi_comp_query(const aiwi_comp *c, aiwi_query q, aiwi_answer *out);
+/* Cap component c's GPUs at frac of their TDP (its kind's site_cap hook;
+ * frac >= 1: release); false, nothing done: its kind takes no such cap. */
+bool aiwi_comp_site_cap(aiwi_comp *c, double frac);
 /* The standard curves of every component that takes part in the accounting
  * (<prefix>.power_w, .utilization, .cost_rate_usd_per_h, recorded by
  * series.c, and <prefix>.cost_usd, by the site). */

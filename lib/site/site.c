@@ -29,6 +29,7 @@
 #include "site/tariff.h"
 #include "site/storage.h"
 #include "site/budget.h"
+#include "site/capping.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -80,6 +81,18 @@ enum {
 	P_ST_RAMP,
 	P_GPU_BUDGET,
 	P_BUDGET_RULE,
+	P_CAPPING,
+	P_CAPPING_HIGH,
+	P_CAPPING_LOW,
+	P_CAPPING_REACTION,
+	P_CAPPING_STEP,
+	P_CAPPING_MIN,
+	P_DR_START,
+	P_DR_DURATION,
+	P_DR_PERIOD,
+	P_DR_NOTICE,
+	P_DR_REDUCTION,
+	P_DR_REDUCTION_W,
 	P_NPARAMS
 };
 
@@ -262,6 +275,66 @@ static const aiwi_param_def SITE_PARAMS[] = {
 	                   "asked; weighted, max-min fair by inference budget_weight; shares rounded "
 	                   "down to whole replicas, the rest by largest remainder",
 	                   0},
+	/* the capping controller (capping.c, aiworkload(7) "Capping and demand
+	 * response"): two thresholds and a reaction time, as POLCA (Patel et
+	 * al., arXiv:2308.12908, ASPLOS 2024) and Meta's Thunderbolt run them;
+	 * off, every result is as without it.  The thresholds' and levels'
+	 * defaults are the library's, not a published policy's */
+	[P_CAPPING] = {"capping", "site.capping", AIW_PT_ENUM, "off", "", 0, 1, "off|on", 0,
+	               "a power capping controller at each sample tick: facility power above "
+	               "capping_high x site.capacity for capping_reaction lowers the GPU power cap "
+	               "of the lowest capping_priority by capping_step of the TDP; below "
+	               "capping_low x site.capacity for capping_reaction raises it again",
+	               0},
+	[P_CAPPING_HIGH] = {"capping_high", "site.capping_high", AIW_PT_REAL, "0.98", "1", 0, 10,
+	                    NULL, AIW_PF_EXCL_MIN,
+	                    "the controller's high threshold, a fraction of site.capacity", 0},
+	[P_CAPPING_LOW] = {"capping_low", "site.capping_low", AIW_PT_REAL, "0.9", "1", 0, 10, NULL,
+	                   AIW_PF_EXCL_MIN,
+	                   "the release threshold, a fraction of site.capacity (at most "
+	                   "capping_high: the band between them is the hysteresis)",
+	                   0},
+	[P_CAPPING_REACTION] = {"capping_reaction", "site.capping_reaction", AIW_PT_DURATION, "0",
+	                        "s", 0, 3.2e9, NULL, 0,
+	                        "how long the power must stay above (below) a threshold before "
+	                        "the controller acts, and between two of its actions; counted "
+	                        "in whole sample intervals (0: at the first tick)",
+	                        0},
+	[P_CAPPING_STEP] = {"capping_step", "site.capping_step", AIW_PT_REAL, "0.1", "1", 0, 1,
+	                    NULL, AIW_PF_EXCL_MIN,
+	                    "each action lowers (raises) a group's cap by this fraction of its GPUs' "
+	                    "TDP", 0},
+	[P_CAPPING_MIN] = {"capping_min", "site.capping_min", AIW_PT_REAL, "0.5", "1", 0, 1, NULL,
+	                   AIW_PF_EXCL_MIN,
+	                   "the deepest cap, a fraction of the TDP (the levels are 1 - n "
+	                   "capping_step down to it)",
+	                   0},
+	[P_DR_START] = {"demand_response_start", "site.demand_response_start", AIW_PT_DURATION, NULL,
+	                "s", 0, 3.2e9, NULL, AIW_PF_NONE,
+	                "a demand-response event's window starts here (none: no event); the "
+	                "controller holds the facility power to the target from the notice on",
+	                0},
+	[P_DR_DURATION] = {"demand_response_duration", "site.demand_response_duration",
+	                   AIW_PT_DURATION, "1h", "s", 0, 3.2e9, NULL, AIW_PF_EXCL_MIN,
+	                   "the event's window length", 0},
+	[P_DR_PERIOD] = {"demand_response_period", "site.demand_response_period", AIW_PT_DURATION,
+	                 NULL, "s", 0, 3.2e9, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                 "repeat the event with this period (e.g. 1d: a daily window; none: once)",
+	                 0},
+	[P_DR_NOTICE] = {"demand_response_notice", "site.demand_response_notice", AIW_PT_DURATION,
+	                 "0", "s", 0, 3.2e9, NULL, 0,
+	                 "the event is announced this long before its window: the baseline is the "
+	                 "facility power's interval average at the announcement, and the "
+	                 "controller starts there",
+	                 0},
+	[P_DR_REDUCTION] = {"demand_response_reduction", "site.demand_response_reduction",
+	                    AIW_PT_REAL, NULL, "1", 0, 1, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                    "the reduction asked, a fraction of the baseline (or "
+	                    "demand_response_reduction_w)",
+	                    0},
+	[P_DR_REDUCTION_W] = {"demand_response_reduction_w", "site.demand_response_reduction_w",
+	                      AIW_PT_POWER, NULL, "W", 0, 1e13, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                      "the reduction asked in W of facility power", 0},
 };
 
 /* grid statistics' settings: read only with grid = on */
@@ -276,6 +349,17 @@ static const aiwi_param_mode SITE_MODES[] = {
 	{"storage_initial_charge", "storage=peak_shaving|ramp_limit"},
 	{"storage_grid_limit", "storage=peak_shaving"},
 	{"storage_ramp_limit", "storage=ramp_limit"},
+	{"capping_high", "capping=on"},
+	{"capping_low", "capping=on"},
+	{"capping_reaction", "capping=on"},
+	{"capping_step", "capping=on"},
+	{"capping_min", "capping=on"},
+	{"demand_response_start", "capping=on"},
+	{"demand_response_duration", "capping=on"},
+	{"demand_response_period", "capping=on"},
+	{"demand_response_notice", "capping=on"},
+	{"demand_response_reduction", "capping=on"},
+	{"demand_response_reduction_w", "capping=on"},
 	{NULL, NULL},
 };
 
@@ -326,6 +410,21 @@ typedef struct site {
 	double tick_t, storage_cost, storage_emis;
 	int id_grid_w, id_soc;
 	aiwi_budget *budget; /* site.gpu_budget (budget.c) */
+	/* site.capping: the controller, each component's group (-1: not
+	 * capped), the thresholds without demand response, the figures */
+	aiwi_capping *capc;
+	int *cap_group;
+	double cap_high0, cap_low0, cap_limit;
+	double cap_throttled_gpu_s, cap_over_limit_s, cap_over_high_s;
+	int id_cap;
+	/* demand response: the events, the one announced (-1: none), its
+	 * baseline and target; the window's energy, time and time above target,
+	 * the sums of the events' baselines and targets */
+	bool dr_on;
+	aiwi_dr dr;
+	long dr_cur;
+	double dr_baseline, dr_target, dr_energy_j, dr_time_s, dr_over_s;
+	double dr_baseline_sum, dr_target_sum, dr_events;
 } site;
 
 aiwi_budget *aiwi_site_budget(const aiw_sim *sim)
@@ -574,6 +673,158 @@ static aiw_status storage_start(aiwi_comp *c, site *s)
 	return AIW_OK;
 }
 
+/* site.capping: check the controller's settings, group the components it
+ * can cap by their capping priority (lowest first), build it. */
+static aiw_status capping_start(aiwi_comp *c, site *s)
+{
+	aiw_sim *sim = c->sim;
+	if (aiwi_p(c, P_CAPPING) != 1)
+		return AIW_OK;
+	bool cap_set = aiwi_pset(c, P_CAPACITY), dr = aiwi_pset(c, P_DR_START);
+	if (!cap_set && !dr)
+		return aiwi_err(sim, AIW_ESCENARIO,
+		                "site.capping = on needs site.capacity (the contracted facility power "
+		                "its thresholds are fractions of) or a demand-response event "
+		                "(site.demand_response_start)");
+	double hi = aiwi_p(c, P_CAPPING_HIGH), lo = aiwi_p(c, P_CAPPING_LOW);
+	if (!(lo <= hi))
+		return aiwi_err(sim, AIW_ERANGE,
+		                "site.capping_low = %g is above site.capping_high = %g: the range is "
+		                "(0, capping_high]",
+		                lo, hi);
+	double step = aiwi_p(c, P_CAPPING_STEP), min = aiwi_p(c, P_CAPPING_MIN);
+	if (!(1 - step >= min - 1e-9))
+		return aiwi_err(sim, AIW_ERANGE,
+		                "site.capping_step = %g leaves no level down to site.capping_min = %g: "
+		                "the range is (0, 1 - capping_min]",
+		                step, min);
+	if (dr) {
+		bool f = aiwi_pset(c, P_DR_REDUCTION), w = aiwi_pset(c, P_DR_REDUCTION_W);
+		if (f == w)
+			return aiwi_err(sim, AIW_ESCENARIO,
+			                "site.demand_response_start needs exactly one of "
+			                "site.demand_response_reduction (a fraction of the baseline) and "
+			                "site.demand_response_reduction_w");
+		s->dr.start = aiwi_p(c, P_DR_START);
+		s->dr.duration = aiwi_p(c, P_DR_DURATION);
+		s->dr.period = aiwi_pset(c, P_DR_PERIOD) ? aiwi_p(c, P_DR_PERIOD) : 0;
+		s->dr.notice = aiwi_p(c, P_DR_NOTICE);
+		if (s->dr.notice > s->dr.start)
+			return aiwi_err(sim, AIW_ERANGE,
+			                "site.demand_response_notice = %g s is longer than the time to the "
+			                "first window, site.demand_response_start = %g s: the range is "
+			                "[0, demand_response_start]",
+			                s->dr.notice, s->dr.start);
+		if (s->dr.period > 0 && !(s->dr.notice + s->dr.duration <= s->dr.period))
+			return aiwi_err(sim, AIW_ERANGE,
+			                "site.demand_response_period = %g s is shorter than the notice and "
+			                "the window (%g s): the events would overlap",
+			                s->dr.period, s->dr.notice + s->dr.duration);
+		s->dr_on = true;
+		s->dr_cur = -1;
+	}
+	/* the groups: the distinct priorities of the components that take a cap */
+	if (!(s->cap_group = malloc(s->ncomp * sizeof *s->cap_group)) ||
+	    !(s->capc = calloc(1, sizeof *s->capc)))
+		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+	bool used[AIWI_CAPPING_GROUPS] = {false};
+	for (size_t i = 0; i < s->ncomp; i++) {
+		aiwi_comp *k = aiwi_comp_at(sim, i);
+		aiwi_answer a;
+		s->cap_group[i] = -1;
+		if (!k->accounted)
+			continue;
+		if (!k->kind->site_cap || !aiwi_comp_query(k, AIWI_Q_CAPPING_PRIORITY, &a)) {
+			aiwi_warn(sim,
+			          "site.capping: %s takes no cap from the controller (only training jobs "
+			          "of the mfu or step_compute models do): its power is counted, never "
+			          "capped",
+			          k->prefix);
+			continue;
+		}
+		int p = (int)a.num;
+		if (p < 0)
+			p = 0;
+		if (p >= AIWI_CAPPING_GROUPS)
+			p = AIWI_CAPPING_GROUPS - 1;
+		used[p] = true;
+		s->cap_group[i] = p;
+	}
+	int rank[AIWI_CAPPING_GROUPS], n = 0;
+	for (int p = 0; p < AIWI_CAPPING_GROUPS; p++)
+		rank[p] = used[p] ? n++ : -1;
+	for (size_t i = 0; i < s->ncomp; i++)
+		if (s->cap_group[i] >= 0)
+			s->cap_group[i] = rank[s->cap_group[i]];
+	double C = cap_set ? aiwi_p(c, P_CAPACITY) : INFINITY;
+	s->cap_limit = C;
+	s->cap_high0 = hi * C;
+	s->cap_low0 = lo * C;
+	aiwi_capping_init(s->capc, (size_t)n, s->cap_high0, s->cap_low0,
+	                  aiwi_p(c, P_CAPPING_REACTION), step, min);
+	if ((s->id_cap = aiwi_rec_add(sim, "site.capping_cap", "1")) < 0)
+		return AIW_ENOMEM;
+	return AIW_OK;
+}
+
+/* The controller at the tick ending at t, dt after the last, with
+ * facility power p over the interval: its figures, the demand-response
+ * event announced or ended, then its decision applied to the components of
+ * the group it moves (from now on: the next interval sees it). */
+static void capping_tick(site *s, aiw_sim *sim, double t, double dt, double p)
+{
+	aiwi_capping *k = s->capc;
+	for (size_t i = 0; i < s->ncomp; i++) /* under a cap set at an earlier tick */
+		if (s->cap_group[i] >= 0 && aiwi_capping_frac(k, (size_t)s->cap_group[i]) < 1)
+			s->cap_throttled_gpu_s += aiwi_comp_at(sim, i)->tick_gpus * dt;
+	if (p > s->cap_limit)
+		s->cap_over_limit_s += dt;
+	if (p > k->high_w)
+		s->cap_over_high_s += dt;
+	if (s->dr_on) {
+		double in = aiwi_dr_overlap(&s->dr, t - dt, t);
+		if (in > 0) {
+			s->dr_energy_j += p * in;
+			s->dr_time_s += in;
+			if (p > s->dr_target)
+				s->dr_over_s += in;
+		}
+		long ev = aiwi_dr_event(&s->dr, t);
+		if (ev != s->dr_cur) {
+			if (ev >= 0) { /* announced: the baseline is the interval just ended */
+				aiwi_comp *sc = aiwi_aggregator(sim);
+				s->dr_baseline = p;
+				s->dr_target = aiwi_pset(sc, P_DR_REDUCTION_W)
+				                       ? p - aiwi_p(sc, P_DR_REDUCTION_W)
+				                       : p * (1 - aiwi_p(sc, P_DR_REDUCTION));
+				/* through the notice and the window it only lowers caps:
+				 * they come off after it, by the usual rule */
+				k->high_w = fmin(s->cap_high0, s->dr_target);
+				k->low_w = -INFINITY;
+				s->dr_events++;
+				s->dr_baseline_sum += s->dr_baseline;
+				s->dr_target_sum += s->dr_target;
+			} else {
+				k->high_w = s->cap_high0;
+				k->low_w = s->cap_low0;
+			}
+			s->dr_cur = ev;
+		}
+	}
+	size_t g = 0;
+	int act = aiwi_capping_tick(k, t, p, &g);
+	if (act != AIWI_CAPPING_HOLD) {
+		double f = aiwi_capping_frac(k, g);
+		for (size_t i = 0; i < s->ncomp; i++)
+			if (s->cap_group[i] == (int)g)
+				aiwi_comp_site_cap(aiwi_comp_at(sim, i), f);
+	}
+	double lowest = 1;
+	for (size_t i = 0; i < k->ngroups; i++)
+		lowest = fmin(lowest, aiwi_capping_frac(k, i));
+	aiwi_rec_put(sim, s->id_cap, lowest);
+}
+
 /* The grid settings of site component c at the run's sample interval. */
 static void grid_conf(const aiwi_comp *c, aiwi_grid_conf *g)
 {
@@ -728,6 +979,8 @@ static aiw_status site_start(aiwi_comp *c)
 	if (aiwi_pset(c, P_GPU_BUDGET) &&
 	    !(s->budget = aiwi_budget_new(sim, aiwi_p(c, P_GPU_BUDGET), (int)aiwi_p(c, P_BUDGET_RULE))))
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
+	if ((tst = capping_start(c, s)) != AIW_OK)
+		return tst;
 	for (size_t i = 0; i < s->ncomp; i++) {
 		aiwi_comp *k = aiwi_comp_at(sim, i);
 		s->comp[i].id_cost = -1;
@@ -898,6 +1151,8 @@ static void site_sample(aiwi_comp *c, double t)
 		hierarchy_tick(s, sim);
 	if (it > s->peak_it)
 		s->peak_it = it;
+	if (s->capc)
+		capping_tick(s, sim, t, tick_dt, it * pue);
 	double grid_it = it; /* what the grid sees, in IT watts */
 	double storage_rate = 0; /* USD/s of the battery's net draw */
 	if (s->storage) {
@@ -1057,7 +1312,14 @@ static void site_finish(aiwi_comp *c, double t)
 		 * with storage, what the grid drew */
 		if (s->storage)
 			peak_fac = s->storage->grid_peak_w;
-		if (peak_fac > capacity)
+		if (peak_fac > capacity && s->capc)
+			aiwi_warn(sim,
+			          "site.capacity %.4g kW exceeded: facility power peak %.4g kW "
+			          "(headroom %.4g kW); site.capping held it above for %g s "
+			          "(capping_over_limit_s)",
+			          capacity / 1e3, peak_fac / 1e3, (capacity - peak_fac) / 1e3,
+			          s->cap_over_limit_s);
+		else if (peak_fac > capacity)
 			aiwi_warn(sim,
 			          "site.capacity %.4g kW exceeded: facility power peak %.4g kW "
 			          "(headroom %.4g kW); the run does not cap the load, its figures "
@@ -1112,6 +1374,24 @@ static void site_finish(aiwi_comp *c, double t)
 		aiwi_metric(sim, "site", "storage_charge_end", b->soc_j / b->capacity_j);
 		aiwi_metric(sim, "site", "storage_over_limit_s", b->over_s);
 		aiwi_metric(sim, "site", "storage_energy_cost_usd", s->storage_cost);
+	}
+	if (s->capc) {
+		aiwi_metric(sim, "site", "capping_events", (double)s->capc->cap_events);
+		aiwi_metric(sim, "site", "capping_releases", (double)s->capc->release_events);
+		aiwi_metric(sim, "site", "capping_throttled_gpu_hours", s->cap_throttled_gpu_s / 3600);
+		aiwi_metric(sim, "site", "capping_over_limit_s",
+		            isfinite(s->cap_limit) ? s->cap_over_limit_s : NAN);
+		aiwi_metric(sim, "site", "capping_over_high_s", s->cap_over_high_s);
+	}
+	if (s->dr_on) {
+		double n = s->dr_events, pw = s->dr_time_s > 0 ? s->dr_energy_j / s->dr_time_s : NAN;
+		double base = n > 0 ? s->dr_baseline_sum / n : NAN;
+		aiwi_metric(sim, "site", "demand_response_events", n);
+		aiwi_metric(sim, "site", "demand_response_baseline_w", base);
+		aiwi_metric(sim, "site", "demand_response_target_w", n > 0 ? s->dr_target_sum / n : NAN);
+		aiwi_metric(sim, "site", "demand_response_power_w", pw);
+		aiwi_metric(sim, "site", "demand_response_reduction_w", base - pw);
+		aiwi_metric(sim, "site", "demand_response_over_target_s", s->dr_over_s);
 	}
 	if (s->grid)
 		aiwi_grid_publish(s->grid, sim);
@@ -1187,6 +1467,8 @@ static void site_destroy(aiwi_comp *c)
 	aiwi_grid_free(s->grid);
 	aiwi_budget_free(s->budget);
 	free(s->storage);
+	free(s->capc);
+	free(s->cap_group);
 	aiwi_tseries_free(&s->price);
 	aiwi_tseries_free(&s->carbon);
 	free(s);
@@ -1342,6 +1624,40 @@ static const aiwi_metric_def SITE_METRICS[] = {
 	{"storage_energy_cost_usd", "Storage: energy cost of its net draw", "USD", 0,
 	 "site.storage on: (charged - discharged) at each interval's price, in energy_cost_usd",
 	 NULL, NULL, NULL, NULL},
+	{"capping_events", "Capping: caps lowered", "1", AIW_METRIC_COUNT,
+	 "site.capping = on: the controller's actions lowering a group's cap by one level",
+	 NULL, NULL, NULL, NULL},
+	{"capping_releases", "Capping: caps raised", "1", AIW_METRIC_COUNT,
+	 "site.capping = on: its actions raising a group's cap by one level", NULL, NULL, NULL,
+	 NULL},
+	{"capping_throttled_gpu_hours", "Capping: GPU-hours under its cap", "h", AIW_METRIC_HEADLINE,
+	 "site.capping = on: GPU-hours of the components while the controller capped them "
+	 "(their provisioned GPUs x the sample intervals after the cap was set)", NULL, NULL,
+	 NULL, NULL},
+	{"capping_over_limit_s", "Capping: time over site.capacity", "s", AIW_METRIC_HEADLINE,
+	 "site.capping = on: sample intervals whose facility power was above site.capacity",
+	 NULL, NULL, NULL, NULL},
+	{"capping_over_high_s", "Capping: time over the high threshold", "s", 0,
+	 "site.capping = on: sample intervals whose facility power was above the high threshold "
+	 "then in force (lowered by a demand-response event)", NULL, NULL, NULL, NULL},
+	{"demand_response_events", "Demand response: events", "1", AIW_METRIC_COUNT,
+	 "site.demand_response_start set: events announced", NULL, NULL, NULL, NULL},
+	{"demand_response_baseline_w", "Demand response: baseline", "W", 0,
+	 "mean over the events of the facility power's interval average at each announcement",
+	 NULL, NULL, NULL, NULL},
+	{"demand_response_target_w", "Demand response: target", "W", 0,
+	 "mean over the events of the facility power asked for: baseline less the reduction",
+	 NULL, NULL, NULL, NULL},
+	{"demand_response_power_w", "Demand response: mean power in the windows", "W",
+	 AIW_METRIC_HEADLINE,
+	 "facility energy in the events' windows / their length (interval averages; exact when "
+	 "the windows start and end on sample ticks)", NULL, NULL, NULL, NULL},
+	{"demand_response_reduction_w", "Demand response: reduction delivered", "W",
+	 AIW_METRIC_HEADLINE,
+	 "demand_response_baseline_w - demand_response_power_w", NULL, NULL, NULL, NULL},
+	{"demand_response_over_target_s", "Demand response: time above target", "s", 0,
+	 "time in the windows whose interval's facility power was above the target", NULL, NULL,
+	 NULL, NULL},
 	{"grid_ramp_1_max_w_per_s", "Grid: ramp max (window 1)", "W/s", AIW_METRIC_HEADLINE,
 	 "site.grid = on: the largest |P(t) - P(t - w)| / w of the IT power curve, w = "
 	 "site.grid_ramp_window_1 in whole sample intervals (x 1e-6: MW/s; x 6e-5: MW/min)",
@@ -1468,6 +1784,9 @@ static const aiwi_curve_def SITE_CURVES[] = {
 	 "with site.storage: facility power the grid draws after the battery (W)"},
 	{"storage_charge", "1", "site_storage_charge_ratio", NULL, AIWI_CURVE_GAUGE, false, false,
 	 "with site.storage: the battery's state of charge (0-1)"},
+	{"capping_cap", "1", "site_capping_cap_ratio", NULL, AIWI_CURVE_GAUGE, false, false,
+	 "with site.capping: the deepest cap the controller holds after the tick, a fraction "
+	 "of the TDP (1: none)"},
 	{NULL, NULL, NULL, NULL, 0, false, false, NULL},
 };
 

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static double daly_tau(double d, double M)
@@ -409,9 +410,11 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 	 * peak mfu), or step_compute), so it takes 1/f longer; the collectives
 	 * keep their time, every phase draws the cap at most */
 	k->clock = 1;
+	k->compute_w0 = k->g.compute_w;
+	k->cap_floor_w = aiwi_pset(c, P_POWER_CAP_FLOOR) ? aiwi_p(c, P_POWER_CAP_FLOOR) : k->g.idle_w;
 	if (aiwi_pset(c, P_POWER_CAP)) {
 		double cap = aiwi_p(c, P_POWER_CAP);
-		double s = aiwi_pset(c, P_POWER_CAP_FLOOR) ? aiwi_p(c, P_POWER_CAP_FLOOR) : k->g.idle_w;
+		double s = k->cap_floor_w;
 		if (!(s < cap))
 			return aiwi_err(sim, AIW_EINVAL,
 			                "%s.power_cap = %g W is not above its static floor power_cap_floor = "
@@ -475,4 +478,50 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 	}
 	warn_comm_bound(c, k);
 	return AIW_OK;
+}
+
+/* The site's capping controller (lib/site/capping.c): the same law as
+ * power_cap above, at the lower of the two caps.  The configuration T->kc
+ * is T->k with the compute at the new clock (t_c x clock / f), the exposed
+ * communication shortened by what the longer compute now hides, and every
+ * phase drawing the cap at most; the steps drawn from now on take it (the
+ * step in progress keeps its draws: its energy stays exact).  A cap at or
+ * below the static floor would stop the clock: it is held at the floor +
+ * 1 % of the dynamic range. */
+void aiwi_training_cap_rebuild(aiwi_comp *c, aiwi_tjob *T)
+{
+	free(T->kc);
+	T->kc = NULL;
+	const aiwi_tcfg *k = &T->k;
+	if (!(T->ctl_frac < 1) || k->layout)
+		return;
+	double s = k->cap_floor_w, D = k->compute_w0;
+	double cap = fmax(T->ctl_frac * k->g.tdp_w, s + 0.01 * fmax(D - s, 0));
+	aiwi_tcfg *q = malloc(sizeof *q);
+	if (!q) {
+		aiwi_err(c->sim, AIW_ENOMEM, "out of memory capping %s", c->prefix);
+		aiwi_fail(c->sim, AIW_ENOMEM);
+		return;
+	}
+	*q = *k;
+	if (cap < k->g.compute_w) {
+		q->clock = cbrt((cap - s) / (D - s));
+		q->t_c = k->t_c * k->clock / q->clock;
+		q->e = fmax(0, k->t_comm - k->overlap * q->t_c);
+		q->e0 = fmax(0, k->e0 - k->overlap * (q->t_c - k->t_c));
+	}
+	q->g.compute_w = fmin(k->g.compute_w, cap);
+	q->g.comm_w = fmin(k->g.comm_w, cap);
+	q->g.idle_w = fmin(k->g.idle_w, cap);
+	q->g.loading_w = fmin(k->g.loading_w, cap);
+	T->kc = q;
+}
+
+void aiwi_training_site_cap(aiwi_comp *c, double frac)
+{
+	aiwi_tjob *T = c->state;
+	if (!T || T->ctl_frac == frac)
+		return;
+	T->ctl_frac = frac;
+	aiwi_training_cap_rebuild(c, T);
 }

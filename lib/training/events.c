@@ -17,14 +17,20 @@ static void ev_failure(aiw_sim *sim, void *ctx, uint64_t arg);
 /* Draw one step and schedule its end. */
 static void begin_step(aiwi_comp *c, aiwi_tjob *T, double t)
 {
-	aiwi_tphase_step(c, T, t);
+	if (AIW_UNLIKELY(T->kc)) { /* the site's controller caps it (config.c) */
+		aiwi_tcfg k = T->k;
+		T->k = *T->kc;
+		aiwi_tphase_step(c, T, t);
+		T->k = k;
+	} else
+		aiwi_tphase_step(c, T, t);
 	T->state = S_STEP;
 	T->ev_phase = aiwi_at(c->sim, t + T->ph.dur, ev_step_end, c, 0);
 }
 
 static void begin_flat(aiwi_comp *c, aiwi_tjob *T, double t, double dur, int state, aiwi_evfn fn)
 {
-	aiwi_tphase_flat(&T->ph, t, dur, T->k.N * T->k.g.idle_w);
+	aiwi_tphase_flat(&T->ph, t, dur, T->k.N * (T->kc ? T->kc : &T->k)->g.idle_w);
 	T->state = state;
 	T->ev_phase = aiwi_at(c->sim, t + dur, fn, c, 0);
 }

@@ -154,6 +154,17 @@ const aiwi_param_def aiwi_training_params[P_NPARAMS] = {
 	                       "power_cap: the static power that the clock does not scale, below "
 	                       "the cap (none: the GPU's idle_w)",
 	                       0},
+	/* the site's capping controller caps the lowest priority first: POLCA
+	 * (Patel et al., arXiv:2308.12908, ASPLOS 2024) and Meta's
+	 * Thunderbolt throttle the work that tolerates it before the
+	 * user-facing inference; a training job's default 0 puts it first */
+	[P_CAPPING_PRIORITY] = {"capping_priority", "training.NAME.capping_priority", AIW_PT_INT,
+	                        "0", "1", 0, 9, NULL, 0,
+	                        "site.capping: the controller caps the components of the lowest "
+	                        "priority first and releases them last (training 0, batch "
+	                        "inference 1, interactive inference 2 in the policy of POLCA and "
+	                        "Thunderbolt)",
+	                        0},
 	AIW_COST_PARAM_DEFS("training"),
 #define TK(k) "training.NAME." k
 #define NONE AIW_PF_NONE

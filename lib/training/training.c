@@ -19,6 +19,7 @@ static aiw_status training_start(aiwi_comp *c)
 	if (!T)
 		return aiwi_err(sim, AIW_ENOMEM, "out of memory");
 	c->state = T;
+	T->ctl_frac = 1;
 	aiw_status st = aiwi_training_derive(c, &T->k);
 	if (st != AIW_OK)
 		return st;
@@ -77,6 +78,8 @@ static aiw_status training_param_changed(aiwi_comp *c, size_t idx)
 		return st;
 	/* takes effect from the next step; the step in progress keeps its draws */
 	T->k = k;
+	if (T->kc)
+		aiwi_training_cap_rebuild(c, T);
 	if (idx == P_CKPT_INTERVAL)
 		T->next_ckpt = T->last_commit + k.tau;
 	return AIW_OK;
@@ -86,6 +89,7 @@ static void training_destroy(aiwi_comp *c)
 {
 	aiwi_tjob *T = c->state;
 	aiwi_hist_free(&T->hist);
+	free(T->kc);
 	if (T->frng)
 		gsl_rng_free(T->frng);
 	if (T->crng)
@@ -133,6 +137,12 @@ static void training_estimate(aiwi_comp *c, aiwi_estimate *E)
 
 static bool training_query(const aiwi_comp *c, aiwi_query q, aiwi_answer *out)
 {
+	if (q == AIWI_Q_CAPPING_PRIORITY) { /* the layout model takes no cap (config.c) */
+		if (aiwi_pset(c, P_LAYERS))
+			return false;
+		out->num = aiwi_p(c, P_CAPPING_PRIORITY);
+		return true;
+	}
 	return aiwi_cost_query(c, P_COST, P_GPU, P_GPN, q, out);
 }
 
@@ -150,6 +160,7 @@ const aiwi_kind aiwi_kind_training = {
 	.param_changed = training_param_changed,
 	.destroy = training_destroy,
 	.query = training_query,
+	.site_cap = aiwi_training_site_cap,
 };
 
 double aiwi_training_layout_step(aiwi_comp *c, double *t_c)

@@ -101,6 +101,7 @@ enum {
 	P_START_POLICY,
 	P_POWER_CAP,
 	P_POWER_CAP_FLOOR,
+	P_CAPPING_PRIORITY,
 	P_COST,
 	/* the layout model: from P_LAYOUT_FIRST to the end, read only when
 	 * `layers` is set (refused otherwise, config.c) */
@@ -155,6 +156,8 @@ typedef struct aiwi_tcfg {
 	double mu;          /* E[M], clamped at 0 */
 	double t_c;         /* nominal per-GPU compute time of a step (s) */
 	double clock;       /* power_cap: the compute's clock factor (1 uncapped) */
+	double compute_w0;  /* the GPU's compute power before any cap (W) */
+	double cap_floor_w; /* the cap law's static floor (power_cap_floor, else idle_w) */
 	double grad_bytes;  /* S, bytes all-reduced per step */
 	double t_comm;      /* all-reduce time, degraded links included (s) */
 	double e;           /* exposed communication (s) */
@@ -233,6 +236,10 @@ typedef struct aiwi_tjob {
 	int id_step, id_tokens, id_ew, id_ckpt_fail;
 	double tick_steps, tick_step_sum, prev_e, prev_bytes;
 	double racks, rack_peak;
+	/* the site's capping controller (site_cap): the configuration its
+	 * cap gives the steps drawn from now on (NULL: none) */
+	aiwi_tcfg *kc;
+	double ctl_frac; /* its cap, a fraction of the TDP (1: none) */
 } aiwi_tjob;
 
 static inline double clamp0(double x)
@@ -249,6 +256,11 @@ double aiwi_training_comm_time(const aiwi_tcfg *k, double p, bool degraded, doub
 void aiwi_tphase_partial(const aiwi_tphase *ph, double x, double *e, double *b, double *by);
 void aiwi_tphase_telemetry(const aiwi_tphase *ph, double x, double *kb, double *fl);
 void aiwi_tphase_step(aiwi_comp *c, aiwi_tjob *T, double t);
+/* The site's capping controller's hook (config.c): cap the job's GPUs at
+ * frac x TDP from its next step (frac >= 1: release). */
+void aiwi_training_site_cap(aiwi_comp *c, double frac);
+/* Rebuild T->kc from T->k and T->ctl_frac (after a change of either). */
+void aiwi_training_cap_rebuild(aiwi_comp *c, aiwi_tjob *T);
 void aiwi_tphase_flat(aiwi_tphase *ph, double t, double dur, double power);
 void aiwi_training_close_phase_at(aiwi_tjob *T, double t);
 

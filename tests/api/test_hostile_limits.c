@@ -86,11 +86,11 @@ static const run_case RUN_CASES[] = {
 	 "the run: about 1e10 work items in all (requests, steps and other model events; the "
 	 "largest: hostile.ini:4: inference.a: about 5.2e9 requests (rate 6000/s x 10 d)); the "
 	 "limit is 1e10 (lower sim.duration or the rates)"},
-	/* memory: 5e7 samples x 45 curves; 4e8 racks of one GPU */
+	/* memory: 5e7 samples x 46 curves; 4e8 racks of one GPU */
 	{"[sim]\nduration = 50s\nsample_interval = 1e-6\n[training t]\n[inference a]\n",
 	 AIW_ELIMIT,
 	 "the run: about 2.5e10 bytes of memory (the largest part: hostile.ini:1: the curves: "
-	 "about 2.5e10 bytes (5e7 samples x 45 curves x 8 B, grown by doubling)); the limit is "
+	 "about 2.5e10 bytes (5e7 samples x 46 curves x 8 B, grown by doubling)); the limit is "
 	 "4e9 bytes (raise sim.sample_interval, lower sim.duration or set sim.series_keep)"},
 	{"[sim]\nduration = 1h\nsample_interval = 1h\n[site]\ngpus_per_rack = 1\n"
 	 "[inference a]\nreplicas = 100000\n"
@@ -111,8 +111,8 @@ static const run_case RUN_CASES[] = {
 	{"[sim]\nduration = 50s\nsample_interval = 1e-6\nseries_keep = 5e7\n[training t]\n"
 	 "[inference a]\n",
 	 AIW_ELIMIT,
-	 "the run: about 1.8e10 bytes of memory (the largest part: hostile.ini:1: the curves: "
-	 "about 1.8e10 bytes (the last 5e7 points, sim.series_keep, x 45 curves x 8 B)); the "
+	 "the run: about 1.9e10 bytes of memory (the largest part: hostile.ini:1: the curves: "
+	 "about 1.9e10 bytes (the last 5e7 points, sim.series_keep, x 46 curves x 8 B)); the "
 	 "limit is 4e9 bytes (lower sim.series_keep)"},
 	/* 1e-6 s samples for a day: the recorder's own limit */
 	{"[sim]\nduration = 1d\nsample_interval = 1e-6\n", AIW_ELIMIT,
