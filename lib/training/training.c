@@ -86,6 +86,7 @@ static void training_destroy(aiwi_comp *c)
 {
 	aiwi_tjob *T = c->state;
 	aiwi_hist_free(&T->hist);
+	aiwi_tphase_free(T);
 	if (T->frng)
 		gsl_rng_free(T->frng);
 	if (T->crng)
