@@ -123,6 +123,15 @@ START_TEST(site_swing_with_the_floor)
 	          aiwi_test_metric(a, "site.grid_step_max_w_load"));
 	aiw_sim_free(a);
 	aiw_sim_free(b);
+	/* at 10 ms the interval averages are the exact integrals of the
+	 * piecewise-linear phases: the curve integrates back to the energy */
+	a = dp_job("10ms", "off", "power_floor = 0.6\npower_ramp_down = 3000\n");
+	aiwi_comp *c;
+	ck_assert_int_eq(aiwi_comp_get(a, "training", "t", false, &c), AIW_OK);
+	double in = aiwi_test_curve_integral(a, "training.t.power_w");
+	ck_assert_msg(fabs(in - c->energy_j) <= 1e-9 * c->energy_j, "curve %.17g J, energy %.17g J",
+	              in, c->energy_j);
+	aiw_sim_free(a);
 }
 END_TEST
 
