@@ -241,6 +241,15 @@ START_TEST(refusals)
 		st = aiw_sim_run(sim);
 	ck_assert_int_ne(st, AIW_OK); /* the layout model's setting without layers */
 	aiw_sim_free(sim);
+	/* staggered without a pipeline: warned, nothing changes */
+	char pp1[2048];
+	snprintf(pp1, sizeof pp1, PP_JOB, "bubble_shape = staggered\n");
+	char *q = strstr(pp1, "pp = 4");
+	ck_assert_ptr_nonnull(q);
+	q[5] = '1';
+	sim = run_text(pp1, 1);
+	ck_assert(aiwi_test_warned(sim, "bubble_shape = staggered has no effect"));
+	aiw_sim_free(sim);
 }
 END_TEST
 
