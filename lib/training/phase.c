@@ -205,8 +205,10 @@ static bool sweep(aiwi_tphase *ph, aiwi_tbuf *f, tgroup_build *B, double dur)
 	ph->x_end = f->end, ph->x_p0 = f->p0, ph->x_p1 = f->p1, ph->x_busy = f->busy;
 	ph->x_n = 0;
 	ph->n = 0;
-	double V = 0, S = 0, busy = 0, t = 0, E = 0, BS = 0;
+	double V = 0, S = 0, busy = 0, t = 0, E = 0, BS = 0, scale = 0;
 	int ramps = 0;
+	for (int i = 0; i < B->ne; i++)
+		scale += fabs(B->ev[i].dbusy);
 	for (int i = 0; i < B->ne;) {
 		double te = B->ev[i].t;
 		for (; i < B->ne && B->ev[i].t == te; i++) {
@@ -225,7 +227,7 @@ static bool sweep(aiwi_tphase *ph, aiwi_tbuf *f, tgroup_build *B, double dur)
 		ph->x_end[j] = t1;
 		ph->x_p0[j] = V;
 		ph->x_p1[j] = p1;
-		ph->x_busy[j] = busy > 0.5 ? busy : 0;
+		ph->x_busy[j] = busy > 1e-12 * scale ? busy : 0; /* the sums' rounding: none */
 		E += 0.5 * (V + p1) * (t1 - te);
 		BS += ph->x_busy[j] * (t1 - te);
 		V = p1;

@@ -155,7 +155,11 @@ static aiw_sim *pp_job(const char *extra, uint64_t seed)
 
 START_TEST(staggered_bubble_same_idle)
 {
-	aiw_sim *a = pp_job("", 1), *b = pp_job("bubble_shape = staggered\n", 1);
+	static const char *const jit[2] = {"", "jitter = lognormal(0, 0.03)\n"};
+	char xa[200], xb[200];
+	snprintf(xa, sizeof xa, "%s", jit[_i]);
+	snprintf(xb, sizeof xb, "%sbubble_shape = staggered\n", jit[_i]);
+	aiw_sim *a = pp_job(xa, 1), *b = pp_job(xb, 1);
 	ck_assert(TM(a, "step_pp_bubble_s") > 0);
 	ck_assert_double_eq(TM(a, "steps"), 150);
 	ck_assert_double_eq(TM(a, "step_time_mean_s"), TM(b, "step_time_mean_s"));
@@ -175,7 +179,8 @@ START_TEST(staggered_bubble_same_idle)
 	/* the steps of the load itself (the job's start and stop aside) */
 	double da = aiwi_test_metric(a, "site.grid_step_max_w_load");
 	double db = aiwi_test_metric(b, "site.grid_step_max_w_load");
-	ck_assert_msg(db <= da / 2, "staggered step down %g W, aligned %g W", db, da);
+	if (_i == 0) /* without jitter the steps are the staircase's quarters */
+		ck_assert_msg(db <= da / 2, "staggered step %g W, aligned %g W", db, da);
 	aiw_sim_free(a);
 	aiw_sim_free(b);
 }
@@ -261,7 +266,7 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, floor_energy_by_hand);
 	tcase_add_test(tc, ramp_integral_closed_form);
 	tcase_add_test(tc, site_swing_with_the_floor);
-	tcase_add_test(tc, staggered_bubble_same_idle);
+	tcase_add_loop_test(tc, staggered_bubble_same_idle, 0, 2);
 	tcase_add_test(tc, seeded_runs_reproduced);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);
