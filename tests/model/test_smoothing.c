@@ -138,8 +138,9 @@ END_TEST
 /* A 7B-class layout on PP 4 (1F1B, 4 micro-batches): the bubble is 3 of 7
  * slots.  Staggered, every stage still idles the whole bubble: the step
  * time is the same to the bit, the busy GPU-seconds (hence the idle ones,
- * GPUs x wall - busy) and the energy the same up to rounding; the steps
- * down at the site are a quarter as deep or less. */
+ * GPUs x wall - busy) and the energy the same up to rounding, with or
+ * without jitter; without, the load's largest step at the site is half the
+ * aligned one or less (the staircase's quarters). */
 #define PP_JOB                                                                                 \
 	"[sim]\nduration = 2min\nsample_interval = 20ms\n[site]\ngrid = on\n"                   \
 	"[training t]\ngpu = H100-SXM\ngpus = 32\ngpus_per_node = 8\nmemory_check = warn\n"       \
