@@ -262,7 +262,7 @@ static bool build_step(aiwi_tphase *ph, aiwi_tbuf *f, const aiwi_tcfg *k, const 
                        const double *gn, int ng, double tmax, double bub, double F, double R,
                        double v0, double *v_end)
 {
-	tgroup_build B = {0};
+	tgroup_build B = {f->ev, 0, f->ecap, false}; /* the events' storage, reused */
 	double idle = fmax(k->g.idle_w, F), comp = fmax(k->g.compute_w, F);
 	double comm = fmax(k->g.comm_w, F);
 	double tb = tmax + bub, dur = k->e > 0 ? tb + k->e : tb;
@@ -279,7 +279,8 @@ static bool build_step(aiwi_tphase *ph, aiwi_tbuf *f, const aiwi_tcfg *k, const 
 		}
 	}
 	bool ok = sweep(ph, f, &B, dur);
-	free(B.ev);
+	f->ev = B.ev;
+	f->ecap = B.cap;
 	*v_end = nsum > 0 ? vsum / nsum : v0;
 	return ok;
 }
@@ -394,14 +395,14 @@ bool aiwi_tphase_flat_smooth(aiwi_tjob *T, double t, double dur)
 	const aiwi_tcfg *k = &T->k;
 	double v0 = gpu_power_now(T, t), N = k->N, b[1] = {dur};
 	bool bz[1] = {false};
-	tgroup_build B = {0}, R = {0};
+	tgroup_build B = {T->buf.ev, 0, T->buf.ecap, false}, R = {T->rbuf.ev, 0, T->rbuf.ecap, false};
 	double lv[1] = {fmax(k->g.idle_w, k->floor_w)}, l0[1] = {k->g.idle_w};
 	group_emit(&B, N, 1, b, lv, bz, v0, k->ramp_down);
 	group_emit(&R, N, 1, b, l0, bz, 0, INFINITY);
 	T->ph.t0 = T->raw.t0 = t;
 	bool ok = sweep(&T->ph, &T->buf, &B, dur) && sweep(&T->raw, &T->rbuf, &R, dur);
-	free(B.ev);
-	free(R.ev);
+	T->buf.ev = B.ev, T->buf.ecap = B.cap;
+	T->rbuf.ev = R.ev, T->rbuf.ecap = R.cap;
 	T->raw_on = ok;
 	T->ph.bytes = T->ph.comm_len = 0;
 	T->ph.kb_gpus = T->ph.flops = 0;
@@ -416,6 +417,7 @@ void aiwi_tphase_free(aiwi_tjob *T)
 		free(f[i]->p0);
 		free(f[i]->p1);
 		free(f[i]->busy);
+		free(f[i]->ev);
 	}
 }
 
