@@ -429,6 +429,22 @@ aiw_status aiwi_training_derive(aiwi_comp *c, aiwi_tcfg *k)
 		k->g.idle_w = fmin(k->g.idle_w, cap);
 		k->g.loading_w = fmin(k->g.loading_w, cap);
 	}
+	/* GPU power smoothing (phase.c): the floor in W, the ramp-down rate;
+	 * the staggered bubble (layout model) */
+	k->floor_w = aiwi_pset(c, P_POWER_FLOOR) ? aiwi_p(c, P_POWER_FLOOR) * k->g.tdp_w : 0;
+	if (aiwi_pset(c, P_POWER_FLOOR) && !(k->g.tdp_w > 0))
+		return aiwi_err(sim, AIW_ERANGE,
+		                "%s.power_floor = %g needs the GPU's tdp_w (%s has tdp_w = %g W)",
+		                c->prefix, aiwi_p(c, P_POWER_FLOOR), k->g.name, k->g.tdp_w);
+	if (aiwi_pset(c, P_POWER_CAP) && k->floor_w > aiwi_p(c, P_POWER_CAP))
+		return aiwi_err(sim, AIW_EINVAL,
+		                "%s.power_floor = %g (%g W of tdp_w %g W) is above power_cap = %g W: "
+		                "the range is [0, %g]",
+		                c->prefix, aiwi_p(c, P_POWER_FLOOR), k->floor_w, k->g.tdp_w,
+		                aiwi_p(c, P_POWER_CAP), aiwi_p(c, P_POWER_CAP) / k->g.tdp_w);
+	k->ramp_down = aiwi_pset(c, P_RAMP_DOWN) ? aiwi_p(c, P_RAMP_DOWN) : INFINITY;
+	k->staggered = k->layout && aiwi_p(c, P_BUBBLE_SHAPE) == 1 && k->L.pp > 1;
+	k->smooth = aiwi_pset(c, P_POWER_FLOOR) || aiwi_pset(c, P_RAMP_DOWN);
 	if (!k->layout && (st = check_dp_memory(c, k, params)) != AIW_OK)
 		return st;
 	if (!k->layout) {

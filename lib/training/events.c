@@ -30,7 +30,14 @@ static void begin_step(aiwi_comp *c, aiwi_tjob *T, double t)
 
 static void begin_flat(aiwi_comp *c, aiwi_tjob *T, double t, double dur, int state, aiwi_evfn fn)
 {
-	aiwi_tphase_flat(&T->ph, t, dur, T->k.N * (T->kc ? T->kc : &T->k)->g.idle_w);
+	T->raw_on = false;
+	if (!T->k.smooth || !aiwi_tphase_flat_smooth(T, t, dur)) {
+		if (T->k.smooth) {
+			aiwi_err(c->sim, AIW_ENOMEM, "%s: out of memory building a phase", c->prefix);
+			aiwi_fail(c->sim, AIW_ENOMEM);
+		}
+		aiwi_tphase_flat(&T->ph, t, dur, T->k.N * (T->kc ? T->kc : &T->k)->g.idle_w);
+	}
 	T->state = state;
 	T->ev_phase = aiwi_at(c->sim, t + dur, fn, c, 0);
 }
@@ -54,6 +61,8 @@ static void ev_step_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	double t = aiwi_now(sim);
 	T->ev_phase = 0;
 	T->e_done += ph->energy;
+	if (T->raw_on)
+		T->smooth_done += ph->energy - T->raw.energy;
 	T->busy_done += ph->busy_s;
 	T->bytes_done += ph->bytes;
 	T->kbusy_done += ph->kb_gpus * ph->dur;
@@ -87,6 +96,8 @@ static void ev_ckpt_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	double t = aiwi_now(sim);
 	T->ev_phase = 0;
 	T->e_done += T->ph.energy;
+	if (T->raw_on)
+		T->smooth_done += T->ph.energy - T->raw.energy;
 	aiwi_site_cause(sim, AIWI_CAUSE_CHECKPOINT);
 	if (T->k.ckpt_fail_p > 0 && gsl_rng_uniform(T->crng) < T->k.ckpt_fail_p) {
 		/* nothing saved: the write's time joins the work at risk (lost with
@@ -118,6 +129,8 @@ static void ev_restart_end(aiw_sim *sim, void *ctx, uint64_t arg)
 	double t = aiwi_now(sim);
 	T->ev_phase = 0;
 	T->e_done += T->ph.energy;
+	if (T->raw_on)
+		T->smooth_done += T->ph.energy - T->raw.energy;
 	aiwi_site_cause(sim, AIWI_CAUSE_RESTART);
 	T->restart_s += T->ph.dur;
 	T->last_commit = t;

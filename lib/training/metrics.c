@@ -62,6 +62,11 @@ void aiwi_training_finish(aiwi_comp *c, double t)
 	M("ettr", wall > 0 ? (compute + wait + comm + bubble) / wall : NAN);
 	M("straggler_slowdown", T->steps_exec > 0 ? T->step_sum / T->base_sum : NAN);
 	M("clock_factor", aiwi_pset(c, P_POWER_CAP) ? k->clock : NAN);
+	if (k->smooth) {
+		double sm = T->smooth_done + aiwi_training_smooth_partial(T, t);
+		M("smoothing_energy_kwh", sm / 3.6e6);
+		M("smoothing_overhead", c->energy_j > sm ? sm / (c->energy_j - sm) : NAN);
+	}
 	M("wall_s", wall);
 	M("compute_s", compute);
 	M("exposed_comm_s", comm);
@@ -157,6 +162,13 @@ const aiwi_metric_def aiwi_training_metrics[] = {
 	{"clock_factor", "Power cap: compute clock factor", "1", AIW_METRIC_RATIO,
 	 "power_cap: ((cap - floor) / (compute_w - floor))^(1/3), the compute's clock over its "
 	 "uncapped one (1 when compute draws less than the cap; not a number without power_cap)",
+	 NULL, NULL, NULL, NULL},
+	{"smoothing_energy_kwh", "GPU power smoothing: energy burnt", "kWh", 0,
+	 "power_floor or power_ramp_down set: the energy the job's GPUs drew above the same phases "
+	 "without smoothing (the floor's and the ramp's burn), exact integrals of both",
+	 NULL, NULL, NULL, NULL},
+	{"smoothing_overhead", "GPU power smoothing: energy overhead", "1", AIW_METRIC_RATIO,
+	 "smoothing_energy_kwh / the job's energy without it (GPUs, node overhead and spares)",
 	 NULL, NULL, NULL, NULL},
 	{"wall_s", "Wall time", "s", 0,
 	 "time the job ran", NULL, NULL, NULL, NULL},

@@ -165,6 +165,24 @@ const aiwi_param_def aiwi_training_params[P_NPARAMS] = {
 	                        "inference 1, interactive inference 2 in the policy of POLCA and "
 	                        "Thunderbolt)",
 	                        0},
+	/* GPU power smoothing: the floor and the ramp-down rate of NVIDIA's
+	 * power-smoothing profiles (NVML nvmlPowerSmoothingProfile_t:
+	 * PERCENT_TMP_FLOOR in percent, RAMP_DOWN_RATE in W/s; Choukse et al.,
+	 * "Power stabilization for AI training datacenters", arXiv:2508.14318,
+	 * 2025, section on GB200 power smoothing) */
+	[P_POWER_FLOOR] = {"power_floor", "training.NAME.power_floor", AIW_PT_REAL, NULL, "1", 0, 1,
+	                   NULL, AIW_PF_NONE,
+	                   "GPU power smoothing: each of the job's GPUs draws at least this "
+	                   "fraction of its tdp_w in every phase (communication, the bubble, the "
+	                   "barrier, checkpoint writes, restarts), burning the difference (none: "
+	                   "no floor)",
+	                   0},
+	[P_RAMP_DOWN] = {"power_ramp_down", "training.NAME.power_ramp_down", AIW_PT_REAL, NULL,
+	                 "W/s", 0, 1e9, NULL, AIW_PF_NONE | AIW_PF_EXCL_MIN,
+	                 "GPU power smoothing: a GPU's power falls by at most this rate, burning "
+	                 "what the work no longer draws (power piecewise linear, integrated "
+	                 "exactly; none: falls at once)",
+	                 0},
 	AIW_COST_PARAM_DEFS("training"),
 #define TK(k) "training.NAME." k
 #define NONE AIW_PF_NONE
@@ -262,6 +280,13 @@ const aiwi_param_def aiwi_training_params[P_NPARAMS] = {
 	            NULL, 0, "experts each token is routed to", 0},
 	[P_EXPERT_FFN] = {"expert_ffn_hidden", TK("expert_ffn_hidden"), AIW_PT_INT, NULL, "1", 1,
 	                  1e8, NULL, NONE, "MLP hidden size of one expert; none: ffn_hidden", 0},
+	[P_BUBBLE_SHAPE] = {"bubble_shape", TK("bubble_shape"), AIW_PT_ENUM, "aligned", "", 0, 1,
+	                    "aligned|staggered", 0,
+	                    "where each pipeline stage idles in the step: aligned, every stage "
+	                    "after the compute at once; staggered, stage s for s/(pp-1) of the "
+	                    "bubble before its compute (warm-up) and the rest after it "
+	                    "(cool-down): a staircase, the same step time and idle GPU-seconds",
+	                    0},
 #undef NONE
 #undef TK
 };

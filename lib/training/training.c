@@ -54,6 +54,11 @@ static aiw_status training_start(aiwi_comp *c)
 		       : T->id_tokens < 0  ? T->id_tokens
 		       : T->id_ew < 0      ? T->id_ew
 		                           : T->id_ckpt_fail;
+	if (T->k.layout && aiwi_p(c, P_BUBBLE_SHAPE) == 1 && !(T->k.L.pp > 1))
+		aiwi_warn(sim,
+		          "%s.bubble_shape = staggered has no effect: it applies only with pp > 1 "
+		          "(a pipeline bubble), and pp = %g",
+		          c->prefix, T->k.L.pp);
 	T->racks = ceil((T->k.N + T->k.spares) / aiwi_site_gpus_per_rack(sim));
 	T->spares_free = T->k.spares;
 	T->state = S_WAIT;
@@ -90,6 +95,7 @@ static void training_destroy(aiwi_comp *c)
 	aiwi_tjob *T = c->state;
 	aiwi_hist_free(&T->hist);
 	free(T->kc);
+	aiwi_tphase_free(T);
 	if (T->frng)
 		gsl_rng_free(T->frng);
 	if (T->crng)

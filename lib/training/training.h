@@ -102,6 +102,8 @@ enum {
 	P_POWER_CAP,
 	P_POWER_CAP_FLOOR,
 	P_CAPPING_PRIORITY,
+	P_POWER_FLOOR,
+	P_RAMP_DOWN,
 	P_COST,
 	/* the layout model: from P_LAYOUT_FIRST to the end, read only when
 	 * `layers` is set (refused otherwise, config.c) */
@@ -137,6 +139,7 @@ enum {
 	P_EXPERTS,
 	P_TOPK,
 	P_EXPERT_FFN,
+	P_BUBBLE_SHAPE,
 	P_NPARAMS
 };
 #define P_LAYOUT_FIRST P_TP
@@ -184,6 +187,11 @@ typedef struct aiwi_tcfg {
 	/* telemetry (aiworkload(7) "Utilisation"): hardware FLOPs of one step
 	 * (recomputation included) and the peak FLOP/s they are held to */
 	double hw_flops_step, tel_peak;
+	/* GPU power smoothing and the bubble's shape (phase.c) */
+	double floor_w;     /* power_floor x tdp_w per GPU (0: none) */
+	double ramp_down;   /* W/s per GPU (INFINITY: none) */
+	bool smooth;        /* power_floor or power_ramp_down set */
+	bool staggered;     /* bubble_shape = staggered with pp > 1 */
 } aiwi_tcfg;
 
 /* Phases: piecewise-constant power and busy GPUs, integrated exactly
@@ -206,7 +214,22 @@ typedef struct aiwi_tphase {
 	double e;                 /* exposed communication */
 	double bubble;            /* pipeline bubble (layout model), after t_max */
 	double base;              /* step without jitter, slow GPUs or degraded links */
+	/* piecewise-linear pieces (smoothing or a staggered bubble; lin set):
+	 * piece i runs from x_end[i-1] (0) to x_end[i], its power from x_p0[i]
+	 * to x_p1[i], x_busy[i] GPUs computing; the arrays are the job's
+	 * (aiwi_tjob), grown as needed */
+	bool lin;
+	int x_n;
+	double *x_end, *x_p0, *x_p1, *x_busy;
 } aiwi_tphase;
+
+/* growable storage of a phase's linear pieces and its builder's events */
+typedef struct aiwi_tbuf {
+	int cap;
+	double *end, *p0, *p1, *busy;
+	int ecap;
+	void *ev;
+} aiwi_tbuf;
 
 /* A job's state (c->state). */
 typedef struct aiwi_tjob {
@@ -215,6 +238,13 @@ typedef struct aiwi_tjob {
 	gsl_rng *crng; /* checkpoint write outcomes: another */
 	int state;
 	aiwi_tphase ph;
+	/* smoothing: the phase as it would be without it (its energy is the
+	 * reference of smoothing_energy_kwh), the storage, the GPUs' power at
+	 * the end of the last phase (per GPU) */
+	aiwi_tphase raw;
+	aiwi_tbuf buf, rbuf;
+	double smooth_done; /* smoothing's energy of finished phases (J) */
+	bool raw_on;        /* raw holds the phase in progress unsmoothed */
 	uint64_t ev_phase, ev_fail;
 	double t_start, t_done;
 	double deferred_s; /* start_window: the start's delay past `start` */
@@ -263,6 +293,10 @@ void aiwi_training_site_cap(aiwi_comp *c, double frac);
 void aiwi_training_cap_rebuild(aiwi_comp *c, aiwi_tjob *T);
 void aiwi_tphase_flat(aiwi_tphase *ph, double t, double dur, double power);
 void aiwi_training_close_phase_at(aiwi_tjob *T, double t);
+double aiwi_tphase_power_at(const aiwi_tphase *ph, double x);
+bool aiwi_tphase_flat_smooth(aiwi_tjob *T, double t, double dur);
+void aiwi_tphase_free(aiwi_tjob *T);
+double aiwi_training_smooth_partial(const aiwi_tjob *T, double t);
 
 /* events.c */
 void aiwi_training_ev_start(aiw_sim *sim, void *ctx, uint64_t arg);
