@@ -840,7 +840,10 @@ enum {
 	AIW_PLAN_MET_SHARE = 25,         /* share of the search's runs whose P99s both met the limits */
 	AIW_PLAN_ATTAINMENT_LCB = 26,    /* its one-sided Clopper-Pearson lower bound at the
 	                                  * plan's confidence (NaN: no attainment set) */
-	AIW_PLAN_NCOLUMNS = 27
+	AIW_PLAN_DISAGGREGATED = 27,     /* 1: prefill/decode pools, 0: aggregated; NaN: no such axis */
+	AIW_PLAN_DECODE_REPLICAS = 28,   /* the decode pool's replicas (0 when aggregated) */
+	AIW_PLAN_DECODE_GPUS = 29,       /* its GPUs, counted in AIW_PLAN_GPUS */
+	AIW_PLAN_NCOLUMNS = 30
 };
 /* Columns of aiw_plan_row for a [training NAME] job (the layout search). */
 enum {
