@@ -1162,6 +1162,7 @@ typedef struct plan_work {
 	pthread_mutex_t lock;
 	size_t next, ended;
 	bool stop;
+	size_t part, nparts, ntasks; /* combinations part, part + nparts, ...: ntasks */
 } plan_work;
 
 static void *plan_worker(void *arg)
@@ -1171,10 +1172,11 @@ static void *plan_worker(void *arg)
 	plan_eval *ev = calloc(w->n[AX_REPLICAS], sizeof *ev);
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
-		size_t ci = w->next < w->combos && !w->stop ? w->next++ : SIZE_MAX;
+		size_t t = w->next < w->ntasks && !w->stop ? w->next++ : SIZE_MAX;
 		pthread_mutex_unlock(&w->lock);
-		if (ci == SIZE_MAX)
+		if (t == SIZE_MAX)
 			break;
+		size_t ci = w->part + t * w->nparts;
 		combo_res *r = &w->res[ci];
 		memset(mine.stats, 0, sizeof mine.stats);
 		mine.err[0] = '\0';
@@ -1188,7 +1190,7 @@ static void *plan_worker(void *arg)
 			snprintf(r->err, sizeof r->err, "%s", mine.err);
 			w->stop = true;
 		} else if (w->plan->progress && !w->stop &&
-		           w->plan->progress(w->plan, w->ended, w->combos,
+		           w->plan->progress(w->plan, w->ended, w->ntasks,
 		                             w->plan->progress_payload) != 0) {
 			w->stop = true;
 			((aiw_plan *)w->plan)->stopped = true; /* read after the join */
@@ -1394,10 +1396,11 @@ static aiw_status check_new_settings(aiw_plan *p)
 	return st;
 }
 
-aiw_status aiw_plan_run(aiw_plan *p)
+/* The plan's checks, the grid's sizes n and its combinations (*combos; 0:
+ * a training plan, run whole by aiwi_plan_run_training). */
+static aiw_status plan_prepare(aiw_plan *p, size_t *n, size_t *combos)
 {
-	if (!p)
-		return AIW_EINVAL;
+	*combos = 0;
 	if (p->ran)
 		return aiwi_plan_err(p, AIW_ESTATE, "aiw_plan_run: the plan has run already");
 	if (!p->training) {
@@ -1412,7 +1415,7 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		}
 	}
 	if (p->training)
-		return aiwi_plan_run_training(p);
+		return AIW_OK;
 	if (!isfinite(p->ttft) && !isfinite(p->tpot))
 		return aiwi_plan_err(p, AIW_EINVAL,
 		            "aiw_plan_run: ttft_p99 and tpot_p99 are both none: the plan needs a "
@@ -1453,26 +1456,54 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		return cst;
 	p->ran = true;
 	qsort(p->ax[AX_REPLICAS], p->nax[AX_REPLICAS], sizeof(char *), cmp_double_text);
-	size_t n[NAXES];
-	size_t combos = 1;
+	size_t nc = 1;
 	for (size_t a = 0; a < NAXES; a++) {
 		n[a] = p->ax[a] ? p->nax[a] : 1;
 		if (a != AX_REPLICAS)
-			combos *= n[a];
+			nc *= n[a];
 	}
 	size_t nr = n[AX_REPLICAS], distinct = 0;
-	for (size_t ci = 0; ci < combos; ci++) {
+	for (size_t ci = 0; ci < nc; ci++) {
 		cand c;
 		distinct += combo_cand(p, ci, n, &c);
 	}
 	p->stats[AIW_PLAN_STAT_CANDIDATES] = distinct * nr;
+	*combos = nc;
+	return AIW_OK;
+}
+
+/* A new array of the combinations' results, each not run (AIW_ESTOPPED). */
+static combo_res *new_results(aiw_plan *p, size_t combos)
+{
 	combo_res *res = calloc(combos, sizeof *res);
-	if (!res)
-		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+	if (!res) {
+		aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		return NULL;
+	}
 	for (size_t ci = 0; ci < combos; ci++)
 		res[ci].st = AIW_ESTOPPED; /* not run */
-	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, 0, false};
-	size_t nth = p->jobs < combos ? p->jobs : combos;
+	return res;
+}
+
+static void free_results(combo_res *res, size_t combos)
+{
+	for (size_t ci = 0; res && ci < combos; ci++)
+		if (res[ci].has_row) {
+			free(res[ci].row.gpu);
+			free(res[ci].row.snippet);
+		}
+	free(res);
+}
+
+/* The combinations part, part + nparts, ... of the grid on the plan's
+ * threads, into res; *ended: how many ended. */
+static void plan_share(aiw_plan *p, const size_t *n, size_t combos, combo_res *res, size_t part,
+                       size_t nparts, size_t *ended)
+{
+	size_t ntasks = part < combos ? (combos - part + nparts - 1) / nparts : 0;
+	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, 0, false,
+	               part, nparts, ntasks};
+	size_t nth = p->jobs < ntasks ? p->jobs : ntasks;
 	pthread_t *th = nth > 1 ? calloc(nth, sizeof *th) : NULL;
 	size_t started = 0;
 	if (th)
@@ -1485,7 +1516,13 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		pthread_join(th[i], NULL);
 	free(th);
 	pthread_mutex_destroy(&w.lock);
-	/* merged in grid order: the same bytes whatever the threads */
+	*ended = w.ended;
+}
+
+/* The results of every combination merged in grid order (the same bytes
+ * whatever the threads and parts), ranked, flagged, re-checked; res freed. */
+static aiw_status plan_finish(aiw_plan *p, size_t combos, combo_res *res, size_t ended)
+{
 	miss slo = {0}, pow = {0};
 	bool mem_any = false;
 	char memmsg[1024] = "";
@@ -1519,18 +1556,13 @@ aiw_status aiw_plan_run(aiw_plan *p)
 			r->has_row = false; /* owned by the plan now */
 		}
 	}
-	for (size_t ci = 0; ci < combos; ci++)
-		if (res[ci].has_row) {
-			free(res[ci].row.gpu);
-			free(res[ci].row.snippet);
-		}
-	free(res);
+	free_results(res, combos);
 	if (st == AIW_OK && p->stopped) {
 		free_rows(p);
 		return aiwi_plan_err(p, AIW_ESTOPPED,
 		            "aiw_plan_run: stopped by the progress callback after %zu of %zu "
 		            "combinations",
-		            w.ended, combos);
+		            ended, combos);
 	}
 	if (st != AIW_OK)
 		return st;
@@ -1581,4 +1613,223 @@ aiw_status aiw_plan_run(aiw_plan *p)
 			         memmsg);
 	}
 	return AIW_OK;
+}
+
+aiw_status aiw_plan_run(aiw_plan *p)
+{
+	if (!p)
+		return AIW_EINVAL;
+	size_t n[NAXES], combos, ended = 0;
+	aiw_status st = plan_prepare(p, n, &combos);
+	if (st != AIW_OK)
+		return st;
+	if (p->training)
+		return aiwi_plan_run_training(p);
+	combo_res *res = new_results(p, combos);
+	if (!res)
+		return AIW_ENOMEM;
+	plan_share(p, n, combos, res, 0, 1, &ended);
+	return plan_finish(p, combos, res, ended);
+}
+
+/* ------------------------------------------------------------------------ */
+/* parts: the grid split over processes                                     */
+/* ------------------------------------------------------------------------ */
+/* A part's bytes: PART_MAGIC, the grid's combinations, part, nparts (each a
+ * size_t), then per combination of the part: its index, its combo_res as
+ * it is in memory (the pointers meaningless), and when it has a row the
+ * index of its replica count and the lengths and bytes of its GPU name and
+ * snippet.  The bytes of one build on one architecture: every process runs
+ * the same program (as the MPI sweep sends doubles as they are). */
+static const char PART_MAGIC[8] = "AIWPLN1";
+
+typedef struct buf {
+	unsigned char *b;
+	size_t len, cap;
+	bool bad;
+} buf;
+
+static void put(buf *o, const void *x, size_t n)
+{
+	if (o->bad)
+		return;
+	if (o->len + n > o->cap) {
+		size_t cap = o->cap ? o->cap : 4096;
+		while (cap < o->len + n)
+			cap *= 2;
+		unsigned char *b = realloc(o->b, cap);
+		if (!b) {
+			o->bad = true;
+			return;
+		}
+		o->b = b;
+		o->cap = cap;
+	}
+	memcpy(o->b + o->len, x, n);
+	o->len += n;
+}
+
+static void put_size(buf *o, size_t v)
+{
+	put(o, &v, sizeof v);
+}
+
+aiw_status aiw_plan_run_part(aiw_plan *p, size_t part, size_t nparts, void **out, size_t *len)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (!out || !len)
+		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_run_part: out or len is NULL");
+	*out = NULL;
+	*len = 0;
+	if (nparts == 0 || part >= nparts)
+		return aiwi_plan_err(p, AIW_ERANGE,
+		                     "aiw_plan_run_part: part %zu of %zu: a part from 0 to nparts - 1",
+		                     part, nparts);
+	size_t n[NAXES], combos, ended = 0;
+	aiw_status st = plan_prepare(p, n, &combos);
+	if (st != AIW_OK)
+		return st;
+	if (p->training)
+		return aiwi_plan_err(p, AIW_EINVAL,
+		                     "aiw_plan_run_part: %s is a training job: its layout search "
+		                     "runs whole (aiw_plan_run)",
+		                     p->px);
+	combo_res *res = new_results(p, combos);
+	if (!res)
+		return AIW_ENOMEM;
+	plan_share(p, n, combos, res, part, nparts, &ended);
+	buf o = {0};
+	put(&o, PART_MAGIC, sizeof PART_MAGIC);
+	put_size(&o, combos);
+	put_size(&o, part);
+	put_size(&o, nparts);
+	for (size_t ci = part; ci < combos; ci += nparts) {
+		const combo_res *r = &res[ci];
+		put_size(&o, ci);
+		put(&o, r, sizeof *r);
+		if (r->has_row) {
+			size_t j = 0;
+			while (j < p->nax[AX_REPLICAS] && p->ax[AX_REPLICAS][j] != r->row.c.v[AX_REPLICAS])
+				j++;
+			size_t lg = strlen(r->row.gpu), ls = strlen(r->row.snippet);
+			put_size(&o, j);
+			put_size(&o, lg);
+			put_size(&o, ls);
+			put(&o, r->row.gpu, lg);
+			put(&o, r->row.snippet, ls);
+		}
+	}
+	free_results(res, combos);
+	p->parted = true;
+	if (o.bad) {
+		free(o.b);
+		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run_part: out of memory");
+	}
+	*out = o.b;
+	*len = o.len;
+	return AIW_OK;
+}
+
+typedef struct rd {
+	const unsigned char *b;
+	size_t len, at;
+} rd;
+
+static bool get(rd *r, void *x, size_t n)
+{
+	if (r->len - r->at < n)
+		return false;
+	memcpy(x, r->b + r->at, n);
+	r->at += n;
+	return true;
+}
+
+aiw_status aiw_plan_merge(aiw_plan *p, const void *const *parts, const size_t *lens,
+                          size_t nparts)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (!parts || !lens || nparts == 0)
+		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: no parts");
+	if (!p->parted || p->merged)
+		return aiwi_plan_err(p, AIW_ESTATE,
+		                     "aiw_plan_merge: %s",
+		                     p->merged ? "the plan has merged its parts already"
+		                               : "the plan has not run a part (aiw_plan_run_part)");
+	size_t n[NAXES], combos = 1;
+	for (size_t a = 0; a < NAXES; a++) {
+		n[a] = p->ax[a] ? p->nax[a] : 1;
+		if (a != AX_REPLICAS)
+			combos *= n[a];
+	}
+	combo_res *res = new_results(p, combos);
+	if (!res)
+		return AIW_ENOMEM;
+	bool *seen = calloc(combos, sizeof *seen);
+	aiw_status st = seen ? AIW_OK : aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_merge: out of memory");
+	size_t ended = 0;
+	for (size_t k = 0; k < nparts && st == AIW_OK; k++) {
+		rd r = {parts[k], lens[k], 0};
+		char magic[sizeof PART_MAGIC];
+		size_t nc, part, np;
+		if (!parts[k] || !get(&r, magic, sizeof magic) ||
+		    memcmp(magic, PART_MAGIC, sizeof magic) != 0 || !get(&r, &nc, sizeof nc) ||
+		    !get(&r, &part, sizeof part) || !get(&r, &np, sizeof np) || nc != combos ||
+		    np != nparts || part >= np) {
+			st = aiwi_plan_err(p, AIW_EINVAL,
+			                   "aiw_plan_merge: part %zu is not a part of this plan's grid "
+			                   "in %zu parts",
+			                   k, nparts);
+			break;
+		}
+		for (size_t ci = part; ci < combos && st == AIW_OK; ci += np) {
+			size_t at;
+			combo_res *c = &res[ci];
+			if (!get(&r, &at, sizeof at) || at != ci || seen[ci] || !get(&r, c, sizeof *c)) {
+				st = aiwi_plan_err(p, AIW_EINVAL,
+				                   "aiw_plan_merge: part %zu: combination %zu missing or "
+				                   "given twice",
+				                   k, ci);
+				c->has_row = false;
+				break;
+			}
+			seen[ci] = true;
+			ended += c->st != AIW_ESTOPPED;
+			if (!c->has_row)
+				continue;
+			c->row.gpu = c->row.snippet = NULL;
+			size_t j, lg, ls;
+			bool ok = get(&r, &j, sizeof j) && get(&r, &lg, sizeof lg) &&
+			          get(&r, &ls, sizeof ls) && j < n[AX_REPLICAS] && lg < r.len &&
+			          ls < r.len;
+			if (ok) {
+				c->row.gpu = calloc(1, lg + 1);
+				c->row.snippet = calloc(1, ls + 1);
+				ok = c->row.gpu && c->row.snippet && get(&r, c->row.gpu, lg) &&
+				     get(&r, c->row.snippet, ls);
+			}
+			if (!ok) {
+				st = aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: part %zu truncated", k);
+				break;
+			}
+			combo_cand(p, ci, n, &c->row.c);
+			c->row.c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
+		}
+		if (st == AIW_OK && r.at != r.len)
+			st = aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: part %zu: trailing bytes", k);
+	}
+	for (size_t ci = 0; ci < combos && st == AIW_OK; ci++)
+		if (!seen[ci])
+			st = aiwi_plan_err(p, AIW_EINVAL,
+			                   "aiw_plan_merge: combination %zu in no part (every part "
+			                   "from 0 to %zu is needed)",
+			                   ci, nparts - 1);
+	free(seen);
+	if (st != AIW_OK) {
+		free_results(res, combos);
+		return st;
+	}
+	p->merged = true;
+	return plan_finish(p, combos, res, ended);
 }

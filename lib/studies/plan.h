@@ -55,6 +55,7 @@ struct aiw_plan {
 	bool stopped; /* the callback asked to stop */
 	uint64_t seed;
 	bool seed_set, ran;
+	bool parted, merged; /* aiw_plan_run_part ran; aiw_plan_merge ran */
 	char **sets; /* "NAME=VALUE" for every candidate */
 	size_t nsets;
 	char **ax[NAXES]; /* values as text; NULL: the scenario's */

@@ -1012,7 +1012,7 @@ static const char SCEN4[] = "[sim]\nseed = 3\nduration = 1min\nsample_interval =
 #define TTFT4 0.4
 #define TPOT4 0.04
 
-static aiw_plan *plan4(const char *obj, const char *max_gpus, const char *jobs)
+static aiw_plan *new_plan4(const char *obj, const char *max_gpus, const char *jobs)
 {
 	aiw_plan *p;
 	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN4, "chat"), AIW_OK);
@@ -1024,6 +1024,12 @@ static aiw_plan *plan4(const char *obj, const char *max_gpus, const char *jobs)
 	ck_assert_int_eq(aiw_plan_grid(p, "disaggregation", "off,on"), AIW_OK);
 	ck_assert_int_eq(aiw_plan_grid(p, "decode_replicas", "1,2"), AIW_OK);
 	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..6"), AIW_OK);
+	return p;
+}
+
+static aiw_plan *plan4(const char *obj, const char *max_gpus, const char *jobs)
+{
+	aiw_plan *p = new_plan4(obj, max_gpus, jobs);
 	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
 	return p;
 }
@@ -1177,6 +1183,86 @@ START_TEST(disaggregation_against_brute_force)
 }
 END_TEST
 
+/* The grid split in parts (aiw_plan_run_part, aiw_plan_merge; what the MPI
+ * command does across processes): 1, 2 and 4 parts (4: more parts than some
+ * axes' values; the parts given in reverse order) write the same CSV as
+ * aiw_plan_run, with a re-check too; the refusals. */
+START_TEST(parts_same_bytes)
+{
+	char ref[64], got[64];
+	snprintf(ref, sizeof ref, "test_plan_parts_%d_ref.csv", (int)getpid());
+	snprintf(got, sizeof got, "test_plan_parts_%d.csv", (int)getpid());
+	aiw_plan *p = new_plan4("cost_per_mtok", "none", "1");
+	ck_assert_int_eq(aiw_plan_set(p, "recheck", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "recheck_replications", "2"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	ck_assert_int_eq(aiw_plan_write_csv(p, ref), AIW_OK);
+	size_t sref[AIW_PLAN_NSTATS];
+	aiw_plan_stats(p, sref, AIW_PLAN_NSTATS);
+	aiw_plan_free(p);
+	char *a = slurp(ref);
+	const size_t NP[] = {1, 2, 4};
+	for (size_t t = 0; t < 3; t++) {
+		size_t np = NP[t];
+		void *bytes[4];
+		size_t lens[4];
+		aiw_plan *q[4];
+		for (size_t k = 0; k < np; k++) {
+			q[k] = new_plan4("cost_per_mtok", "none", k % 2 ? "2" : "1");
+			ck_assert_int_eq(aiw_plan_set(q[k], "recheck", "1"), AIW_OK);
+			ck_assert_int_eq(aiw_plan_set(q[k], "recheck_replications", "2"), AIW_OK);
+			ck_assert_msg(aiw_plan_run_part(q[k], k, np, &bytes[k], &lens[k]) == AIW_OK, "%s",
+			              aiw_plan_errmsg(q[k]));
+		}
+		/* the parts in reverse order, merged on the last part's plan */
+		const void *rev[4];
+		size_t rlen[4];
+		for (size_t k = 0; k < np; k++) {
+			rev[k] = bytes[np - 1 - k];
+			rlen[k] = lens[np - 1 - k];
+		}
+		aiw_plan *m = q[np - 1];
+		ck_assert_int_eq(aiw_plan_merge(m, rev, rlen, np), AIW_OK);
+		ck_assert_int_eq(aiw_plan_merge(m, rev, rlen, np), AIW_ESTATE);
+		ck_assert_int_eq(aiw_plan_write_csv(m, got), AIW_OK);
+		char *b = slurp(got);
+		ck_assert_str_eq(a, b);
+		free(b);
+		size_t s[AIW_PLAN_NSTATS];
+		aiw_plan_stats(m, s, AIW_PLAN_NSTATS);
+		for (size_t k = 0; k < AIW_PLAN_NSTATS; k++)
+			ck_assert_uint_eq(s[k], sref[k]);
+		if (np == 2) {
+			/* a part missing, one given twice, a truncated one */
+			aiw_plan *x = new_plan4("cost_per_mtok", "none", "1");
+			void *xb;
+			size_t xl;
+			ck_assert_int_eq(aiw_plan_merge(x, rev, rlen, np), AIW_ESTATE); /* no part run */
+			ck_assert_int_eq(aiw_plan_run_part(x, 2, 2, &xb, &xl), AIW_ERANGE);
+			ck_assert_int_eq(aiw_plan_run_part(x, 0, 2, &xb, &xl), AIW_OK);
+			const void *two[2] = {xb, xb};
+			size_t tl[2] = {xl, xl};
+			ck_assert_int_eq(aiw_plan_merge(x, two, tl, 2), AIW_EINVAL);
+			ck_assert_int_eq(aiw_plan_merge(x, two, tl, 1), AIW_EINVAL); /* 2 parts made */
+			tl[0] = xl - 3;
+			two[1] = bytes[1];
+			tl[1] = lens[1];
+			ck_assert_int_eq(aiw_plan_merge(x, two, tl, 2), AIW_EINVAL);
+			ck_assert(strstr(aiw_plan_errmsg(x), "part 0") != NULL);
+			free(xb);
+			aiw_plan_free(x);
+		}
+		for (size_t k = 0; k < np; k++) {
+			free(bytes[k]);
+			aiw_plan_free(q[k]);
+		}
+	}
+	free(a);
+	unlink(ref);
+	unlink(got);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -1201,6 +1287,7 @@ static Suite *make_suite(void)
 	TCase *td = tcase_create("disaggregation");
 	tcase_set_timeout(td, 900);
 	tcase_add_test(td, disaggregation_against_brute_force);
+	tcase_add_test(td, parts_same_bytes);
 	suite_add_tcase(s, td);
 	return s;
 }
