@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+aiw_status (*cli_plan_runner)(aiw_plan *plan) = NULL;
+
 static void plan_usage(FILE *f)
 {
 	fprintf(f,
@@ -419,7 +421,7 @@ int cli_plan(int argc, char **argv)
 	}
 	if (prog ? strcmp(prog, "--progress") == 0 : isatty(STDERR_FILENO))
 		aiw_plan_set_progress(plan, plan_progress, &last_pct);
-	if ((st = aiw_plan_run(plan)) != AIW_OK) {
+	if ((st = cli_plan_runner ? cli_plan_runner(plan) : aiw_plan_run(plan)) != AIW_OK) {
 		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
 		rc = cli_exit_code(st);
 		goto done;
