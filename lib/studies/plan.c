@@ -1710,7 +1710,8 @@ aiw_status aiw_plan_run_part(aiw_plan *p, size_t part, size_t nparts, void **out
 		put(&o, r, sizeof *r);
 		if (r->has_row) {
 			size_t j = 0;
-			while (j < p->nax[AX_REPLICAS] && p->ax[AX_REPLICAS][j] != r->row.c.v[AX_REPLICAS])
+			const plan_row *row = &r->row;
+			while (j < p->nax[AX_REPLICAS] && p->ax[AX_REPLICAS][j] != row->c.v[AX_REPLICAS])
 				j++;
 			size_t lg = strlen(r->row.gpu), ls = strlen(r->row.snippet);
 			put_size(&o, j);
@@ -1813,8 +1814,9 @@ aiw_status aiw_plan_merge(aiw_plan *p, const void *const *parts, const size_t *l
 				st = aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: part %zu truncated", k);
 				break;
 			}
-			combo_cand(p, ci, n, &c->row.c);
-			c->row.c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
+			plan_row *row = &c->row;
+			combo_cand(p, ci, n, &row->c);
+			row->c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
 		}
 		if (st == AIW_OK && r.at != r.len)
 			st = aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: part %zu: trailing bytes", k);
