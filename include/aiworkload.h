@@ -840,7 +840,10 @@ enum {
 	AIW_PLAN_MET_SHARE = 25,         /* share of the search's runs whose P99s both met the limits */
 	AIW_PLAN_ATTAINMENT_LCB = 26,    /* its one-sided Clopper-Pearson lower bound at the
 	                                  * plan's confidence (NaN: no attainment set) */
-	AIW_PLAN_NCOLUMNS = 27
+	AIW_PLAN_DISAGGREGATED = 27,     /* 1: prefill/decode pools, 0: aggregated; NaN: no such axis */
+	AIW_PLAN_DECODE_REPLICAS = 28,   /* the decode pool's replicas (0 when aggregated) */
+	AIW_PLAN_DECODE_GPUS = 29,       /* its GPUs, counted in AIW_PLAN_GPUS */
+	AIW_PLAN_NCOLUMNS = 30
 };
 /* Columns of aiw_plan_row for a [training NAME] job (the layout search). */
 enum {
@@ -916,6 +919,20 @@ AIW_EXPORT aiw_status aiw_plan_set(aiw_plan *plan, const char *key, const char *
 AIW_EXPORT aiw_status aiw_plan_grid(aiw_plan *plan, const char *param, const char *values_csv);
 /* Run the search (once). */
 AIW_EXPORT aiw_status aiw_plan_run(aiw_plan *plan);
+/* The serving plan split over processes (each runs the same program, the
+ * same plan): aiw_plan_run_part runs the grid's combinations part, part +
+ * nparts, part + 2 nparts, ... (0 <= part < nparts) on the plan's threads
+ * and returns their results as bytes in *out (free() them; *len bytes);
+ * one process then gives every part's bytes, in any order, to
+ * aiw_plan_merge on its plan (the one that ran a part), which ranks,
+ * flags and re-checks as aiw_plan_run does: the same table, the same
+ * bytes, whatever the parts.  Errors: AIW_ERANGE (part >= nparts),
+ * AIW_EINVAL (a training plan; parts not of this grid, missing or given
+ * twice), AIW_ESTATE (merge before a part, or twice); the plan's errors. */
+AIW_EXPORT aiw_status aiw_plan_run_part(aiw_plan *plan, size_t part, size_t nparts, void **out,
+                                        size_t *len);
+AIW_EXPORT aiw_status aiw_plan_merge(aiw_plan *plan, const void *const *parts,
+                                     const size_t *lens, size_t nparts);
 /* Progress of a serving plan: called after each combination of the grid
  * ends (done of total) and after each re-checked row (done = total), one
  * call at a time, from the thread that ran it.  Return non-zero to stop:

@@ -20,9 +20,19 @@
  *
  * SIGINT/SIGTERM on any rank stop the sweep: the master stops handing out
  * tasks, writes the finished points and every rank exits with 130.
+ *
+ * `mpirun -np N aiworkload-mpi plan SCENARIO [options]`: the serving plan
+ * of `aiworkload plan` (same options, same output, byte for byte) with the
+ * grid's combinations split over the ranks: rank k runs combinations k,
+ * k + N, k + 2N, ... (aiw_plan_run_part, on --jobs threads), rank 0
+ * gathers every part's bytes and merges them (aiw_plan_merge: ranking,
+ * Pareto flags, re-check, output); the other ranks print nothing.  A
+ * static split (a plan's combinations cost alike more than a sweep's
+ * points do); a training plan is refused (its search is one process's).
  */
 #include <mpi.h>
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -31,6 +41,7 @@
 #include <time.h>
 
 #include "aiworkload.h"
+#include "cli/common.h"
 #include "cli/sweep.h"
 
 enum { TAG_RESULT = 1, TAG_TASK = 2, TAG_ERR = 3 };
@@ -203,9 +214,94 @@ static void run_worker(aiw_sweep *sw, size_t R, size_t nmetrics)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: mpirun -np N aiworkload-mpi sweep SCENARIO.ini [options]\n"
-	           "The options of `aiworkload sweep` (--jobs is ignored: one run at a time per\n"
-	           "rank, rank 0 computing in a second thread).\n\n");
+	           "       mpirun -np N aiworkload-mpi plan SCENARIO.ini [options]\n"
+	           "sweep: the options of `aiworkload sweep` (--jobs is ignored: one run at a\n"
+	           "time per rank, rank 0 computing in a second thread).\n"
+	           "plan: the options of `aiworkload plan` (aiworkload plan --help); the grid's\n"
+	           "combinations split over the ranks, each on --jobs threads, the output\n"
+	           "written by rank 0, the same bytes as aiworkload plan.\n\n");
 	cli_sweep_usage(f);
+}
+
+static int plan_rank, plan_nranks;
+
+/* The plan's runner on every rank: its part, the parts gathered on rank
+ * 0 and merged there; the other ranks end here (exit status 0, or 1 when
+ * their part failed; rank 0 reports). */
+static aiw_status mpi_plan_run(aiw_plan *plan)
+{
+	void *bytes = NULL;
+	size_t len = 0;
+	aiw_status st = aiw_plan_run_part(plan, (size_t)plan_rank, (size_t)plan_nranks, &bytes, &len);
+	if (st == AIW_OK && len > (size_t)INT_MAX) {
+		free(bytes);
+		bytes = NULL;
+		st = AIW_ELIMIT;
+	}
+	int mine[2] = {(int)st, st == AIW_OK ? (int)len : 0};
+	int *all = plan_rank == 0 ? calloc(2 * (size_t)plan_nranks, sizeof *all) : NULL;
+	if (plan_rank == 0 && !all)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	MPI_Gather(mine, 2, MPI_INT, all, 2, MPI_INT, 0, MPI_COMM_WORLD);
+	int bad = 0;
+	if (plan_rank == 0)
+		for (int k = 0; k < plan_nranks; k++)
+			if (all[2 * k] != AIW_OK)
+				bad = 1;
+	MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+	if (bad) {
+		free(bytes);
+		if (plan_rank != 0) {
+			MPI_Finalize();
+			exit(st == AIW_OK ? 0 : 1);
+		}
+		int first = 0;
+		while (all[2 * first] == AIW_OK)
+			first++;
+		aiw_status other = (aiw_status)all[2 * first];
+		free(all);
+		if (st == AIW_OK)
+			fprintf(stderr, "aiworkload-mpi plan: rank %d: %s\n", first, aiw_strerror(other));
+		return st != AIW_OK ? st : other;
+	}
+	int *displs = NULL;
+	unsigned char *recv = NULL;
+	if (plan_rank == 0) {
+		displs = calloc((size_t)plan_nranks, sizeof *displs);
+		size_t total = 0;
+		for (int k = 0; k < plan_nranks; k++)
+			total += (size_t)all[2 * k + 1];
+		recv = malloc(total ? total : 1);
+		if (!displs || !recv || total > (size_t)INT_MAX)
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		int at = 0;
+		for (int k = 0; k < plan_nranks; k++) {
+			displs[k] = at;
+			all[k] = all[2 * k + 1]; /* the counts, packed */
+			at += all[k];
+		}
+	}
+	MPI_Gatherv(bytes, mine[1], MPI_BYTE, recv, all, displs, MPI_BYTE, 0, MPI_COMM_WORLD);
+	free(bytes);
+	if (plan_rank != 0) {
+		MPI_Finalize();
+		exit(0);
+	}
+	const void **parts = calloc((size_t)plan_nranks, sizeof *parts);
+	size_t *lens = calloc((size_t)plan_nranks, sizeof *lens);
+	if (!parts || !lens)
+		MPI_Abort(MPI_COMM_WORLD, 1);
+	for (int k = 0; k < plan_nranks; k++) {
+		parts[k] = recv + displs[k];
+		lens[k] = (size_t)all[k];
+	}
+	st = aiw_plan_merge(plan, parts, lens, (size_t)plan_nranks);
+	free(parts);
+	free(lens);
+	free(recv);
+	free(displs);
+	free(all);
+	return st;
 }
 
 int main(int argc, char **argv)
@@ -220,13 +316,24 @@ int main(int argc, char **argv)
 	cli_sweep_prog = "aiworkload-mpi";
 	bool quiet = rank != 0;
 	int rc = 0;
+	if (argc >= 2 && strcmp(argv[1], "plan") == 0) {
+		/* the plan's parser and output on every rank; only rank 0's shown */
+		if (quiet && (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)))
+			MPI_Abort(MPI_COMM_WORLD, 1);
+		plan_rank = rank;
+		plan_nranks = nranks;
+		cli_plan_runner = mpi_plan_run;
+		rc = cli_plan(argc, argv);
+		MPI_Finalize();
+		return rc;
+	}
 	if (argc < 2 || strcmp(argv[1], "sweep") != 0) {
 		if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 			if (!quiet)
 				usage(stdout);
 		} else {
 			if (!quiet) {
-				fprintf(stderr, "aiworkload-mpi: the command is `sweep`\n");
+				fprintf(stderr, "aiworkload-mpi: the commands are `sweep` and `plan`\n");
 				usage(stderr);
 			}
 			rc = 2;

@@ -160,6 +160,44 @@ static const char *axis_param(const aiw_plan *p, size_t a)
 	return aiwi_plan_axis[a];
 }
 
+/* Whether candidate c is disaggregated: its disaggregation axis value, else
+ * the scenario's role of the fleet (a prefill pool: dpx set, no axis). */
+static bool cand_disagg(const aiw_plan *p, const cand *c)
+{
+	if (!p->dpx[0])
+		return false;
+	return c->v[AX_DISAGG] ? strcmp(c->v[AX_DISAGG], "on") == 0 : true;
+}
+
+/* The scenario settings of axis a of candidate c (at most 2): the fleet's
+ * parameter (axis_param) and the value; disaggregation = on sets the
+ * fleet's disaggregation = prefill, off sets it off and the decode pool's
+ * replicas to 0 (no GPU); decode_replicas sets the decode pool's replicas. */
+static size_t axis_sets(const aiw_plan *p, const cand *c, size_t a, char names[2][400],
+                        const char *vals[2])
+{
+	if (!c->v[a])
+		return 0;
+	if (a == AX_DISAGG) {
+		bool on = strcmp(c->v[a], "on") == 0;
+		snprintf(names[0], 400, "%s.disaggregation", p->px);
+		vals[0] = on ? "prefill" : "off";
+		if (on)
+			return 1;
+		snprintf(names[1], 400, "%s.replicas", p->dpx);
+		vals[1] = "0";
+		return 2;
+	}
+	if (a == AX_DREPL) {
+		snprintf(names[0], 400, "%s.replicas", p->dpx);
+		vals[0] = c->v[a];
+		return 1;
+	}
+	snprintf(names[0], 400, "%s.%s", p->px, axis_param(p, a));
+	vals[0] = c->v[a];
+	return 1;
+}
+
 static void free_list(char **l, size_t n)
 {
 	for (size_t i = 0; l && i < n; i++)
@@ -442,7 +480,8 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 	if (a == NAXES)
 		return aiwi_plan_err(p, AIW_EUNKNOWN,
 		            "aiw_plan_grid: param '%s': one of gpu, gpus_per_replica, weight_bits, "
-		            "max_batch, pp, spot_fraction, max_num_batched_tokens, target, replicas",
+		            "max_batch, pp, spot_fraction, max_num_batched_tokens, target, "
+		            "disaggregation, decode_replicas, replicas",
 		            param);
 	char **l = NULL;
 	size_t n = 0;
@@ -462,7 +501,7 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 		memcpy(buf, s, len);
 		buf[len] = '\0';
 		char *dots = strstr(buf, "..");
-		if (dots && a != AX_GPU) {
+		if (dots && a != AX_GPU && a != AX_DISAGG) {
 			*dots = '\0';
 			char *e1, *e2;
 			long lo = strtol(buf, &e1, 10), hi = strtol(dots + 2, &e2, 10);
@@ -491,7 +530,22 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 		st = aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
 	for (size_t i = 0; i < n && st == AIW_OK; i++) {
 		char name[340];
-		snprintf(name, sizeof name, "%s.%s", p->px, a == AX_TARGET ? "target_value" : aiwi_plan_axis[a]);
+		snprintf(name, sizeof name, "%s.%s", p->px,
+		         a == AX_TARGET ? "target_value" : a == AX_DREPL ? "replicas" : aiwi_plan_axis[a]);
+		if (a == AX_DISAGG) {
+			if (strcmp(l[i], "off") != 0 && strcmp(l[i], "on") != 0)
+				st = aiwi_plan_err(p, AIW_EINVAL,
+				                   "aiw_plan_grid: disaggregation = %s: allowed off (the "
+				                   "fleet aggregated) and on (the prefill pool of its "
+				                   "decode_fleet)",
+				                   l[i]);
+			for (size_t j = 0; j < i && st == AIW_OK; j++)
+				if (strcmp(l[j], l[i]) == 0)
+					st = aiwi_plan_err(p, AIW_EINVAL,
+					                   "aiw_plan_grid: disaggregation = %s given twice",
+					                   l[i]);
+			continue;
+		}
 		if (a == AX_GPU) {
 			double d;
 			if (aiw_catalog_gpu_value(l[i], "mem_bytes", &d) != AIW_OK)
@@ -500,14 +554,14 @@ aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
 		aiw_status s2 = aiw_sim_set(sim, name, l[i]);
 		if (s2 != AIW_OK)
 			st = aiwi_plan_err(p, s2, "aiw_plan_grid: %s", aiw_sim_errmsg(sim));
-		if (st == AIW_OK && a == AX_REPLICAS) {
+		if (st == AIW_OK && (a == AX_REPLICAS || a == AX_DREPL)) {
 			double r;
 			aiw_sim_get_double(sim, name, &r);
 			if (!(r >= 1))
 				st = aiwi_plan_err(p, AIW_ERANGE,
-				          "aiw_plan_grid: replicas = %s out of range: an integer from 1 to "
+				          "aiw_plan_grid: %s = %s out of range: an integer from 1 to "
 				          "100000",
-				          l[i]);
+				          aiwi_plan_axis[a], l[i]);
 		}
 	}
 	aiw_sim_free(sim);
@@ -556,11 +610,13 @@ static aiw_status load_sim(aiw_plan *p, const cand *c, uint64_t k, aiw_sim **out
 		snprintf(name, sizeof name, "%s.autoscaler", p->px);
 		st = aiw_sim_set(sim, name, "none");
 	}
-	for (size_t a = 0; a < NAXES && st == AIW_OK; a++)
-		if (c->v[a]) {
-			snprintf(name, sizeof name, "%s.%s", p->px, axis_param(p, a));
-			st = aiw_sim_set(sim, name, c->v[a]);
-		}
+	for (size_t a = 0; a < NAXES && st == AIW_OK; a++) {
+		char names[2][400];
+		const char *vals[2];
+		size_t ns = axis_sets(p, c, a, names, vals);
+		for (size_t i = 0; i < ns && st == AIW_OK; i++)
+			st = aiw_sim_set(sim, names[i], vals[i]);
+	}
 	uint64_t seed = 0;
 	if (st == AIW_OK && !p->seed_set) {
 		double d;
@@ -600,7 +656,7 @@ double aiwi_plan_metric(aiw_sim *sim, const char *px, const char *key)
 
 /* The fleet's start check at time 0: AIW_OK, or the refusal in msg. */
 static aiw_status start_check(aiw_plan *p, const cand *c, char *msg, size_t len, bool *refused,
-                              double *tp)
+                              double *tp, double *dg)
 {
 	aiw_sim *sim;
 	aiw_status st = load_sim(p, c, 0, &sim);
@@ -611,6 +667,16 @@ static aiw_status start_check(aiw_plan *p, const cand *c, char *msg, size_t len,
 	snprintf(name, sizeof name, "%s.gpus_per_replica", p->px);
 	if (aiw_sim_get_double(sim, name, tp) != AIW_OK)
 		*tp = NAN;
+	/* the decode pool's GPUs, replicas x gpus_per_replica (0 aggregated) */
+	*dg = 0;
+	if (cand_disagg(p, c)) {
+		double dr = NAN, dt = NAN;
+		snprintf(name, sizeof name, "%s.replicas", p->dpx);
+		aiw_sim_get_double(sim, name, &dr);
+		snprintf(name, sizeof name, "%s.gpus_per_replica", p->dpx);
+		aiw_sim_get_double(sim, name, &dt);
+		*dg = dr * dt;
+	}
 	st = aiw_sim_run_until(sim, 0);
 	*refused = false;
 	if (st == AIW_ERANGE || st == AIW_EINVAL || st == AIW_ESCENARIO) {
@@ -641,9 +707,10 @@ static void mean_ci(const double *x, size_t n, double *mean, double *ci)
 /* The runs of candidate c at seeds k0 .. k0 + reps - 1 into e (e->m: the
  * row's columns, means and half-widths over those runs); met, when not
  * NULL, counts the runs whose own P99s both met the limits. */
-static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, size_t reps,
-                              plan_eval *e, size_t *met)
+static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, double dg, size_t k0,
+                              size_t reps, plan_eval *e, size_t *met)
 {
+	bool dis = cand_disagg(p, c);
 	double *x = malloc(5 * reps * sizeof *x);
 	if (!x)
 		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
@@ -658,10 +725,24 @@ static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, 
 			aiwi_plan_err(p, st, "aiw_plan_run: %s", aiw_sim_errmsg(sim));
 		} else {
 			x[0 * reps + k] = aiwi_plan_metric(sim, p->px, "ttft_p99_s");
-			x[1 * reps + k] = aiwi_plan_metric(sim, p->px, "tpot_p99_s");
+			/* disaggregated: the TPOT is the decode pool's */
+			x[1 * reps + k] = aiwi_plan_metric(sim, dis ? p->dpx : p->px, "tpot_p99_s");
 			x[2 * reps + k] = aiwi_plan_metric(sim, NULL, "site.power_peak_w");
 			x[3 * reps + k] = aiwi_plan_metric(sim, NULL, "site.energy_kwh");
-			x[4 * reps + k] = aiwi_plan_metric(sim, p->px, "cost_per_mtok_blended_usd");
+			if (p->dpx[0]) {
+				/* both pools' cost over the pair's tokens: the prompts and
+				 * first tokens of the prefill pool, the rest of the
+				 * decode pool (the same figure as cost_per_mtok_blended_usd
+				 * for a fleet alone: its decode pool has no replica) */
+				double tok = aiwi_plan_metric(sim, p->px, "tokens_in") +
+				             aiwi_plan_metric(sim, p->px, "tokens_out") +
+				             aiwi_plan_metric(sim, p->dpx, "tokens_out");
+				double cost = aiwi_plan_metric(sim, p->px, "cost_usd") +
+				              aiwi_plan_metric(sim, p->dpx, "cost_usd");
+				x[4 * reps + k] = tok > 0 ? cost / tok * 1e6 : NAN;
+			} else {
+				x[4 * reps + k] = aiwi_plan_metric(sim, p->px, "cost_per_mtok_blended_usd");
+			}
 			if ((!isfinite(p->ttft) || x[k] <= p->ttft) &&
 			    (!isfinite(p->tpot) || x[reps + k] <= p->tpot))
 				met_runs++;
@@ -681,7 +762,8 @@ static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, 
 		double r = atof(c->v[AX_REPLICAS]);
 		m[AIW_PLAN_REPLICAS] = r;
 		m[AIW_PLAN_GPUS_PER_REPLICA] = tp;
-		m[AIW_PLAN_GPUS] = r * tp;
+		m[AIW_PLAN_GPUS] = r * tp + dg;
+		m[AIW_PLAN_DECODE_GPUS] = p->dpx[0] ? dg : NAN;
 		mean_ci(x, reps, &m[AIW_PLAN_TTFT_P99_S], &m[AIW_PLAN_TTFT_P99_CI95]);
 		mean_ci(x + reps, reps, &m[AIW_PLAN_TPOT_P99_S], &m[AIW_PLAN_TPOT_P99_CI95]);
 		mean_ci(x + 2 * reps, reps, &m[AIW_PLAN_POWER_PEAK_W], &ci);
@@ -708,9 +790,9 @@ static aiw_status evaluate_at(aiw_plan *p, const cand *c, double tp, size_t k0, 
 	return st;
 }
 
-static aiw_status evaluate(aiw_plan *p, const cand *c, double tp, plan_eval *e)
+static aiw_status evaluate(aiw_plan *p, const cand *c, double tp, double dg, plan_eval *e)
 {
-	return evaluate_at(p, c, tp, 0, p->reps, e, NULL);
+	return evaluate_at(p, c, tp, dg, 0, p->reps, e, NULL);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -771,7 +853,7 @@ static char *snippet(const aiw_plan *p, const cand *c)
 {
 	size_t len = 128 + strlen(p->px);
 	for (size_t a = 0; a < NAXES; a++)
-		len += (c->v[a] ? strlen(c->v[a]) : 0) + strlen(p->px) + 40;
+		len += (c->v[a] ? strlen(c->v[a]) : 0) + 2 * (strlen(p->px) + strlen(p->dpx)) + 80;
 	for (size_t i = 0; i < p->nsets; i++)
 		len += strlen(p->sets[i]) + 16;
 	char *s = malloc(len);
@@ -782,10 +864,13 @@ static char *snippet(const aiw_plan *p, const cand *c)
 		o += (size_t)snprintf(s + o, len - o, "--set %s\n", p->sets[i]);
 	if (!p->ax[AX_TARGET])
 		o += (size_t)snprintf(s + o, len - o, "--set %s.autoscaler=none\n", p->px);
-	for (size_t a = 0; a < NAXES; a++)
-		if (c->v[a])
-			o += (size_t)snprintf(s + o, len - o, "--set %s.%s=%s\n", p->px, axis_param(p, a),
-			                      c->v[a]);
+	for (size_t a = 0; a < NAXES; a++) {
+		char names[2][400];
+		const char *vals[2];
+		size_t ns = axis_sets(p, c, a, names, vals);
+		for (size_t i = 0; i < ns; i++)
+			o += (size_t)snprintf(s + o, len - o, "--set %s=%s\n", names[i], vals[i]);
+	}
 	if (p->seed_set)
 		snprintf(s + o, len - o, "--set sim.seed=%llu\n", (unsigned long long)p->seed);
 	return s;
@@ -846,24 +931,43 @@ static void note_slo_miss(const aiw_plan *p, combo_res *res, const double *m, co
 		res->slo.ratio = INFINITY;
 }
 
+/* Combination ci of the axes but replicas into c; false for a duplicate
+ * (an aggregated candidate at a decode_replicas value past the first: the
+ * decode pool has no replica then, so only the first is a candidate). */
+static bool combo_cand(const aiw_plan *p, size_t ci, const size_t *n, cand *c)
+{
+	bool dup = false;
+	size_t rest = ci;
+	*c = (cand){{0}};
+	for (size_t a = AX_REPLICAS; a-- > 0;) {
+		if (p->ax[a])
+			c->v[a] = p->ax[a][rest % n[a]];
+		if (a == AX_DREPL && rest % n[a] > 0)
+			dup = true;
+		rest /= n[a];
+	}
+	if (c->v[AX_DISAGG] && strcmp(c->v[AX_DISAGG], "off") == 0)
+		c->v[AX_DREPL] = NULL; /* off: the decode pool has 0 replicas */
+	else
+		dup = false;
+	c->v[AX_REPLICAS] = p->ax[AX_REPLICAS][0];
+	return !dup;
+}
+
 static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *ev,
                             combo_res *res)
 {
 	size_t nr = n[AX_REPLICAS];
 	aiw_status st = AIW_OK;
-	cand c = {{0}};
-	size_t rest = ci;
-	for (size_t a = AX_REPLICAS; a-- > 0;) {
-		if (p->ax[a])
-			c.v[a] = p->ax[a][rest % n[a]];
-		rest /= n[a];
-	}
-	c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][0];
-	/* 1. memory: the fleet's start check */
+	cand c;
+	if (!combo_cand(p, ci, n, &c))
+		return AIW_OK;
+	bool dis = cand_disagg(p, &c);
+	/* 1. memory: the fleet's start check (both pools' when disaggregated) */
 	bool refused;
 	char msg[1024];
-	double tp;
-	if ((st = start_check(p, &c, msg, sizeof msg, &refused, &tp)) != AIW_OK)
+	double tp, dg;
+	if ((st = start_check(p, &c, msg, sizeof msg, &refused, &tp, &dg)) != AIW_OK)
 		return st;
 	if (refused) {
 		p->stats[AIW_PLAN_STAT_PRUNED_MEMORY] += nr;
@@ -873,11 +977,11 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	}
 	/* 2. caps: GPUs */
 	size_t hi_i = nr;
-	while (hi_i > 0 && atof(p->ax[AX_REPLICAS][hi_i - 1]) * tp > p->max_gpus)
+	while (hi_i > 0 && atof(p->ax[AX_REPLICAS][hi_i - 1]) * tp + dg > p->max_gpus)
 		hi_i--;
 	p->stats[AIW_PLAN_STAT_PRUNED_CAP] += nr - hi_i;
 	if (hi_i < nr) {
-		double g = atof(p->ax[AX_REPLICAS][0]) * tp;
+		double g = atof(p->ax[AX_REPLICAS][0]) * tp + dg;
 		res->cap_gpus = (size_t)g;
 	}
 	if (hi_i == 0)
@@ -887,7 +991,7 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	size_t sims_before = p->stats[AIW_PLAN_STAT_SIMULATED];
 	size_t load_before = p->stats[AIW_PLAN_STAT_PRUNED_LOAD];
 	c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][hi_i - 1];
-	if ((st = evaluate(p, &c, tp, &ev[hi_i - 1])) != AIW_OK)
+	if ((st = evaluate(p, &c, tp, dg, &ev[hi_i - 1])) != AIW_OK)
 		return st;
 	size_t found = SIZE_MAX;
 	if (!ev[hi_i - 1].slo_ok && !p->ax[AX_TARGET]) {
@@ -901,7 +1005,7 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 		for (size_t j = 0; j < hi_i && st == AIW_OK; j++) {
 			if (!ev[j].done) {
 				c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
-				if ((st = evaluate(p, &c, tp, &ev[j])) != AIW_OK)
+				if ((st = evaluate(p, &c, tp, dg, &ev[j])) != AIW_OK)
 					break;
 			}
 			const double *m = ev[j].m;
@@ -928,7 +1032,9 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 		 * offered load by more than LOAD_SLACK fail (see the top) */
 		const plan_eval *top = &ev[hi_i - 1];
 		double lam = top->arrived / top->duration;
-		double mu1 = isfinite(p->ttft) && lam > 0 && hi_i > 1
+		/* (not for a prefill pool: its offline figure is not a
+		 * colocated replica's; the bisection alone then) */
+		double mu1 = isfinite(p->ttft) && lam > 0 && hi_i > 1 && !dis
 		                 ? replica_offline_rate(p, &c)
 		                 : NAN;
 		double need =
@@ -947,7 +1053,7 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 			double r = atof(p->ax[AX_REPLICAS][k]);
 			for (size_t j = k; j < hi && st == AIW_OK;) {
 				c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
-				if ((st = evaluate(p, &c, tp, &ev[j])) != AIW_OK)
+				if ((st = evaluate(p, &c, tp, dg, &ev[j])) != AIW_OK)
 					break;
 				if (ev[j].slo_ok) {
 					hi = j;
@@ -965,7 +1071,7 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 			size_t base = lo == SIZE_MAX ? 0 : lo + 1;
 			size_t mid = base + (hi - base) / 2;
 			c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][mid];
-			if ((st = evaluate(p, &c, tp, &ev[mid])) != AIW_OK)
+			if ((st = evaluate(p, &c, tp, dg, &ev[mid])) != AIW_OK)
 				break;
 			if (ev[mid].slo_ok)
 				hi = mid;
@@ -996,6 +1102,8 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	r->v[AIW_PLAN_SPOT_FRACTION] = NAN;
 	r->v[AIW_PLAN_MAX_NUM_BATCHED_TOKENS] = NAN;
 	r->v[AIW_PLAN_AUTOSCALER_TARGET] = NAN;
+	r->v[AIW_PLAN_DISAGGREGATED] = p->dpx[0] ? (double)dis : NAN;
+	r->v[AIW_PLAN_DECODE_REPLICAS] = p->dpx[0] && !dis ? 0 : NAN; /* on: read below */
 	{
 		aiw_sim *sim;
 		if ((st = load_sim(p, &c, 0, &sim)) != AIW_OK)
@@ -1018,6 +1126,10 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 		if (p->target_key[0]) {
 			snprintf(name, sizeof name, "%s.%s", p->px, p->target_key);
 			aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_AUTOSCALER_TARGET]);
+		}
+		if (dis) {
+			snprintf(name, sizeof name, "%s.replicas", p->dpx);
+			aiw_sim_get_double(sim, name, &r->v[AIW_PLAN_DECODE_REPLICAS]);
 		}
 		snprintf(name, sizeof name, "%s.gpu", p->px);
 		if (aiw_sim_get(sim, name, gbuf, sizeof gbuf) != AIW_OK)
@@ -1050,6 +1162,7 @@ typedef struct plan_work {
 	pthread_mutex_t lock;
 	size_t next, ended;
 	bool stop;
+	size_t part, nparts, ntasks; /* combinations part, part + nparts, ...: ntasks */
 } plan_work;
 
 static void *plan_worker(void *arg)
@@ -1059,10 +1172,11 @@ static void *plan_worker(void *arg)
 	plan_eval *ev = calloc(w->n[AX_REPLICAS], sizeof *ev);
 	for (;;) {
 		pthread_mutex_lock(&w->lock);
-		size_t ci = w->next < w->combos && !w->stop ? w->next++ : SIZE_MAX;
+		size_t t = w->next < w->ntasks && !w->stop ? w->next++ : SIZE_MAX;
 		pthread_mutex_unlock(&w->lock);
-		if (ci == SIZE_MAX)
+		if (t == SIZE_MAX)
 			break;
+		size_t ci = w->part + t * w->nparts;
 		combo_res *r = &w->res[ci];
 		memset(mine.stats, 0, sizeof mine.stats);
 		mine.err[0] = '\0';
@@ -1076,7 +1190,7 @@ static void *plan_worker(void *arg)
 			snprintf(r->err, sizeof r->err, "%s", mine.err);
 			w->stop = true;
 		} else if (w->plan->progress && !w->stop &&
-		           w->plan->progress(w->plan, w->ended, w->combos,
+		           w->plan->progress(w->plan, w->ended, w->ntasks,
 		                             w->plan->progress_payload) != 0) {
 			w->stop = true;
 			((aiw_plan *)w->plan)->stopped = true; /* read after the join */
@@ -1102,8 +1216,9 @@ static aiw_status recheck(aiw_plan *p, size_t combos)
 		plan_row *r = &p->rows[i];
 		plan_eval e = {0};
 		size_t met = 0;
-		aiw_status st = evaluate_at(p, &r->c, r->v[AIW_PLAN_GPUS_PER_REPLICA], p->reps,
-		                            p->recheck_reps, &e, &met);
+		double dg = r->v[AIW_PLAN_DECODE_GPUS];
+		aiw_status st = evaluate_at(p, &r->c, r->v[AIW_PLAN_GPUS_PER_REPLICA],
+		                            isfinite(dg) ? dg : 0, p->reps, p->recheck_reps, &e, &met);
 		if (st != AIW_OK)
 			return st;
 		r->v[AIW_PLAN_RECHECK_TTFT_P99_S] = e.m[AIW_PLAN_TTFT_P99_S];
@@ -1182,8 +1297,6 @@ static aiw_status check_new_settings(aiw_plan *p)
 			            n, best, k ? "recheck_replications" : "replications", need, MAX_REPS);
 		}
 	}
-	if (!p->ax[AX_MNBT] && !p->ax[AX_TARGET])
-		return AIW_OK;
 	aiw_status st;
 	aiw_sim *sim = aiwi_plan_scenario(p, &st);
 	if (!sim)
@@ -1194,7 +1307,44 @@ static aiw_status check_new_settings(aiw_plan *p)
 		return st;
 	}
 	char name[400], buf[64];
-	if (p->ax[AX_MNBT]) {
+	/* disaggregation: the fleet's decode_fleet names the decode pool (an
+	 * [inference D] with disaggregation = decode); a fleet that is a
+	 * prefill pool in the scenario is planned as a pair too */
+	char role[64] = "";
+	snprintf(name, sizeof name, "%s.disaggregation", p->px);
+	aiw_sim_get(sim, name, role, sizeof role);
+	p->dpx[0] = '\0';
+	if (p->ax[AX_DREPL] && !p->ax[AX_DISAGG] && strcmp(role, "prefill") != 0)
+		st = aiwi_plan_err(p, AIW_EINVAL,
+		                   "aiw_plan_run: decode_replicas: %s.disaggregation = %s: the axis "
+		                   "needs the disaggregation axis (on, or off,on) or a prefill pool",
+		                   p->px, role);
+	if (st == AIW_OK && (p->ax[AX_DISAGG] || strcmp(role, "prefill") == 0)) {
+		char dn[256] = "", drole[64] = "";
+		snprintf(name, sizeof name, "%s.decode_fleet", p->px);
+		if (aiw_sim_get(sim, name, dn, sizeof dn) != AIW_OK || !dn[0]) {
+			st = aiwi_plan_err(p, AIW_EINVAL,
+			                   "aiw_plan_run: disaggregation: %s.decode_fleet is not set "
+			                   "(the name of an [inference NAME] section with "
+			                   "disaggregation = decode)",
+			                   p->px);
+		} else {
+			snprintf(name, sizeof name, "inference.%s.disaggregation", dn);
+			if (aiw_sim_get(sim, name, drole, sizeof drole) != AIW_OK ||
+			    strcmp(drole, "decode") != 0)
+				st = aiwi_plan_err(p, AIW_EINVAL,
+				                   "aiw_plan_run: disaggregation: %s.decode_fleet = %s: no "
+				                   "[inference %s] section with disaggregation = decode",
+				                   p->px, dn, dn);
+			else
+				snprintf(p->dpx, sizeof p->dpx, "inference.%s", dn);
+		}
+		if (st == AIW_OK && p->ax[AX_TARGET])
+			st = aiwi_plan_err(p, AIW_EINVAL,
+			                   "aiw_plan_run: target and disaggregation: the target axis "
+			                   "plans an autoscaled fleet alone (give one of the two)");
+	}
+	if (st == AIW_OK && p->ax[AX_MNBT]) {
 		snprintf(name, sizeof name, "%s.chunked_prefill", p->px);
 		if (aiw_sim_get(sim, name, buf, sizeof buf) != AIW_OK || strcmp(buf, "on") != 0)
 			st = aiwi_plan_err(p, AIW_EINVAL,
@@ -1246,10 +1396,11 @@ static aiw_status check_new_settings(aiw_plan *p)
 	return st;
 }
 
-aiw_status aiw_plan_run(aiw_plan *p)
+/* The plan's checks, the grid's sizes n and its combinations (*combos; 0:
+ * a training plan, run whole by aiwi_plan_run_training). */
+static aiw_status plan_prepare(aiw_plan *p, size_t *n, size_t *combos)
 {
-	if (!p)
-		return AIW_EINVAL;
+	*combos = 0;
 	if (p->ran)
 		return aiwi_plan_err(p, AIW_ESTATE, "aiw_plan_run: the plan has run already");
 	if (!p->training) {
@@ -1264,7 +1415,7 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		}
 	}
 	if (p->training)
-		return aiwi_plan_run_training(p);
+		return AIW_OK;
 	if (!isfinite(p->ttft) && !isfinite(p->tpot))
 		return aiwi_plan_err(p, AIW_EINVAL,
 		            "aiw_plan_run: ttft_p99 and tpot_p99 are both none: the plan needs a "
@@ -1305,23 +1456,54 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		return cst;
 	p->ran = true;
 	qsort(p->ax[AX_REPLICAS], p->nax[AX_REPLICAS], sizeof(char *), cmp_double_text);
-	size_t n[NAXES];
-	size_t combos = 1;
+	size_t nc = 1;
 	for (size_t a = 0; a < NAXES; a++) {
 		n[a] = p->ax[a] ? p->nax[a] : 1;
 		if (a != AX_REPLICAS)
-			combos *= n[a];
+			nc *= n[a];
 	}
-	size_t nr = n[AX_REPLICAS];
-	p->stats[AIW_PLAN_STAT_CANDIDATES] = combos * nr;
-	(void)nr;
+	size_t nr = n[AX_REPLICAS], distinct = 0;
+	for (size_t ci = 0; ci < nc; ci++) {
+		cand c;
+		distinct += combo_cand(p, ci, n, &c);
+	}
+	p->stats[AIW_PLAN_STAT_CANDIDATES] = distinct * nr;
+	*combos = nc;
+	return AIW_OK;
+}
+
+/* A new array of the combinations' results, each not run (AIW_ESTOPPED). */
+static combo_res *new_results(aiw_plan *p, size_t combos)
+{
 	combo_res *res = calloc(combos, sizeof *res);
-	if (!res)
-		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+	if (!res) {
+		aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run: out of memory");
+		return NULL;
+	}
 	for (size_t ci = 0; ci < combos; ci++)
 		res[ci].st = AIW_ESTOPPED; /* not run */
-	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, 0, false};
-	size_t nth = p->jobs < combos ? p->jobs : combos;
+	return res;
+}
+
+static void free_results(combo_res *res, size_t combos)
+{
+	for (size_t ci = 0; res && ci < combos; ci++)
+		if (res[ci].has_row) {
+			free(res[ci].row.gpu);
+			free(res[ci].row.snippet);
+		}
+	free(res);
+}
+
+/* The combinations part, part + nparts, ... of the grid on the plan's
+ * threads, into res; *ended: how many ended. */
+static void plan_share(aiw_plan *p, const size_t *n, size_t combos, combo_res *res, size_t part,
+                       size_t nparts, size_t *ended)
+{
+	size_t ntasks = part < combos ? (combos - part + nparts - 1) / nparts : 0;
+	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, 0, false,
+	               part, nparts, ntasks};
+	size_t nth = p->jobs < ntasks ? p->jobs : ntasks;
 	pthread_t *th = nth > 1 ? calloc(nth, sizeof *th) : NULL;
 	size_t started = 0;
 	if (th)
@@ -1334,7 +1516,13 @@ aiw_status aiw_plan_run(aiw_plan *p)
 		pthread_join(th[i], NULL);
 	free(th);
 	pthread_mutex_destroy(&w.lock);
-	/* merged in grid order: the same bytes whatever the threads */
+	*ended = w.ended;
+}
+
+/* The results of every combination merged in grid order (the same bytes
+ * whatever the threads and parts), ranked, flagged, re-checked; res freed. */
+static aiw_status plan_finish(aiw_plan *p, size_t combos, combo_res *res, size_t ended)
+{
 	miss slo = {0}, pow = {0};
 	bool mem_any = false;
 	char memmsg[1024] = "";
@@ -1368,18 +1556,13 @@ aiw_status aiw_plan_run(aiw_plan *p)
 			r->has_row = false; /* owned by the plan now */
 		}
 	}
-	for (size_t ci = 0; ci < combos; ci++)
-		if (res[ci].has_row) {
-			free(res[ci].row.gpu);
-			free(res[ci].row.snippet);
-		}
-	free(res);
+	free_results(res, combos);
 	if (st == AIW_OK && p->stopped) {
 		free_rows(p);
 		return aiwi_plan_err(p, AIW_ESTOPPED,
 		            "aiw_plan_run: stopped by the progress callback after %zu of %zu "
 		            "combinations",
-		            w.ended, combos);
+		            ended, combos);
 	}
 	if (st != AIW_OK)
 		return st;
@@ -1430,4 +1613,225 @@ aiw_status aiw_plan_run(aiw_plan *p)
 			         memmsg);
 	}
 	return AIW_OK;
+}
+
+aiw_status aiw_plan_run(aiw_plan *p)
+{
+	if (!p)
+		return AIW_EINVAL;
+	size_t n[NAXES], combos, ended = 0;
+	aiw_status st = plan_prepare(p, n, &combos);
+	if (st != AIW_OK)
+		return st;
+	if (p->training)
+		return aiwi_plan_run_training(p);
+	combo_res *res = new_results(p, combos);
+	if (!res)
+		return AIW_ENOMEM;
+	plan_share(p, n, combos, res, 0, 1, &ended);
+	return plan_finish(p, combos, res, ended);
+}
+
+/* ------------------------------------------------------------------------ */
+/* parts: the grid split over processes                                     */
+/* ------------------------------------------------------------------------ */
+/* A part's bytes: PART_MAGIC, the grid's combinations, part, nparts (each a
+ * size_t), then per combination of the part: its index, its combo_res as
+ * it is in memory (the pointers meaningless), and when it has a row the
+ * index of its replica count and the lengths and bytes of its GPU name and
+ * snippet.  The bytes of one build on one architecture: every process runs
+ * the same program (as the MPI sweep sends doubles as they are). */
+static const char PART_MAGIC[8] = "AIWPLN1";
+
+typedef struct buf {
+	unsigned char *b;
+	size_t len, cap;
+	bool bad;
+} buf;
+
+static void put(buf *o, const void *x, size_t n)
+{
+	if (o->bad)
+		return;
+	if (o->len + n > o->cap) {
+		size_t cap = o->cap ? o->cap : 4096;
+		while (cap < o->len + n)
+			cap *= 2;
+		unsigned char *b = realloc(o->b, cap);
+		if (!b) {
+			o->bad = true;
+			return;
+		}
+		o->b = b;
+		o->cap = cap;
+	}
+	memcpy(o->b + o->len, x, n);
+	o->len += n;
+}
+
+static void put_size(buf *o, size_t v)
+{
+	put(o, &v, sizeof v);
+}
+
+aiw_status aiw_plan_run_part(aiw_plan *p, size_t part, size_t nparts, void **out, size_t *len)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (!out || !len)
+		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_run_part: out or len is NULL");
+	*out = NULL;
+	*len = 0;
+	if (nparts == 0 || part >= nparts)
+		return aiwi_plan_err(p, AIW_ERANGE,
+		                     "aiw_plan_run_part: part %zu of %zu: a part from 0 to nparts - 1",
+		                     part, nparts);
+	size_t n[NAXES], combos, ended = 0;
+	aiw_status st = plan_prepare(p, n, &combos);
+	if (st != AIW_OK)
+		return st;
+	if (p->training)
+		return aiwi_plan_err(p, AIW_EINVAL,
+		                     "aiw_plan_run_part: %s is a training job: its layout search "
+		                     "runs whole (aiw_plan_run)",
+		                     p->px);
+	combo_res *res = new_results(p, combos);
+	if (!res)
+		return AIW_ENOMEM;
+	plan_share(p, n, combos, res, part, nparts, &ended);
+	buf o = {0};
+	put(&o, PART_MAGIC, sizeof PART_MAGIC);
+	put_size(&o, combos);
+	put_size(&o, part);
+	put_size(&o, nparts);
+	for (size_t ci = part; ci < combos; ci += nparts) {
+		const combo_res *r = &res[ci];
+		put_size(&o, ci);
+		put(&o, r, sizeof *r);
+		if (r->has_row) {
+			size_t j = 0;
+			const plan_row *row = &r->row;
+			while (j < p->nax[AX_REPLICAS] && p->ax[AX_REPLICAS][j] != row->c.v[AX_REPLICAS])
+				j++;
+			size_t lg = strlen(r->row.gpu), ls = strlen(r->row.snippet);
+			put_size(&o, j);
+			put_size(&o, lg);
+			put_size(&o, ls);
+			put(&o, r->row.gpu, lg);
+			put(&o, r->row.snippet, ls);
+		}
+	}
+	free_results(res, combos);
+	p->parted = true;
+	if (o.bad) {
+		free(o.b);
+		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run_part: out of memory");
+	}
+	*out = o.b;
+	*len = o.len;
+	return AIW_OK;
+}
+
+typedef struct rd {
+	const unsigned char *b;
+	size_t len, at;
+} rd;
+
+static bool get(rd *r, void *x, size_t n)
+{
+	if (r->len - r->at < n)
+		return false;
+	memcpy(x, r->b + r->at, n);
+	r->at += n;
+	return true;
+}
+
+aiw_status aiw_plan_merge(aiw_plan *p, const void *const *parts, const size_t *lens,
+                          size_t nparts)
+{
+	if (!p)
+		return AIW_EINVAL;
+	if (!parts || !lens || nparts == 0)
+		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: no parts");
+	if (!p->parted || p->merged)
+		return aiwi_plan_err(p, AIW_ESTATE,
+		                     "aiw_plan_merge: %s",
+		                     p->merged ? "the plan has merged its parts already"
+		                               : "the plan has not run a part (aiw_plan_run_part)");
+	size_t n[NAXES], combos = 1;
+	for (size_t a = 0; a < NAXES; a++) {
+		n[a] = p->ax[a] ? p->nax[a] : 1;
+		if (a != AX_REPLICAS)
+			combos *= n[a];
+	}
+	combo_res *res = new_results(p, combos);
+	if (!res)
+		return AIW_ENOMEM;
+	bool *seen = calloc(combos, sizeof *seen);
+	aiw_status st = seen ? AIW_OK : aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_merge: out of memory");
+	size_t ended = 0;
+	for (size_t k = 0; k < nparts && st == AIW_OK; k++) {
+		rd r = {parts[k], lens[k], 0};
+		char magic[sizeof PART_MAGIC];
+		size_t nc, part, np;
+		if (!parts[k] || !get(&r, magic, sizeof magic) ||
+		    memcmp(magic, PART_MAGIC, sizeof magic) != 0 || !get(&r, &nc, sizeof nc) ||
+		    !get(&r, &part, sizeof part) || !get(&r, &np, sizeof np) || nc != combos ||
+		    np != nparts || part >= np) {
+			st = aiwi_plan_err(p, AIW_EINVAL,
+			                   "aiw_plan_merge: part %zu is not a part of this plan's grid "
+			                   "in %zu parts",
+			                   k, nparts);
+			break;
+		}
+		for (size_t ci = part; ci < combos && st == AIW_OK; ci += np) {
+			size_t at;
+			combo_res *c = &res[ci];
+			if (!get(&r, &at, sizeof at) || at != ci || seen[ci] || !get(&r, c, sizeof *c)) {
+				st = aiwi_plan_err(p, AIW_EINVAL,
+				                   "aiw_plan_merge: part %zu: combination %zu missing or "
+				                   "given twice",
+				                   k, ci);
+				c->has_row = false;
+				break;
+			}
+			seen[ci] = true;
+			ended += c->st != AIW_ESTOPPED;
+			if (!c->has_row)
+				continue;
+			c->row.gpu = c->row.snippet = NULL;
+			size_t j, lg, ls;
+			bool ok = get(&r, &j, sizeof j) && get(&r, &lg, sizeof lg) &&
+			          get(&r, &ls, sizeof ls) && j < n[AX_REPLICAS] && lg < r.len &&
+			          ls < r.len;
+			if (ok) {
+				c->row.gpu = calloc(1, lg + 1);
+				c->row.snippet = calloc(1, ls + 1);
+				ok = c->row.gpu && c->row.snippet && get(&r, c->row.gpu, lg) &&
+				     get(&r, c->row.snippet, ls);
+			}
+			if (!ok) {
+				st = aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: part %zu truncated", k);
+				break;
+			}
+			plan_row *row = &c->row;
+			combo_cand(p, ci, n, &row->c);
+			row->c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
+		}
+		if (st == AIW_OK && r.at != r.len)
+			st = aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: part %zu: trailing bytes", k);
+	}
+	for (size_t ci = 0; ci < combos && st == AIW_OK; ci++)
+		if (!seen[ci])
+			st = aiwi_plan_err(p, AIW_EINVAL,
+			                   "aiw_plan_merge: combination %zu in no part (every part "
+			                   "from 0 to %zu is needed)",
+			                   ci, nparts - 1);
+	free(seen);
+	if (st != AIW_OK) {
+		free_results(res, combos);
+		return st;
+	}
+	p->merged = true;
+	return plan_finish(p, combos, res, ended);
 }

@@ -15,7 +15,12 @@
 
 /* the axes; replicas last (the search's inner axis), target's value set
  * on the parameter the fleet's autoscaler reads (aiwi_plan_target_key) */
-enum { AX_GPU, AX_TP, AX_BITS, AX_BATCH, AX_PP, AX_SPOT, AX_MNBT, AX_TARGET, AX_REPLICAS, NAXES };
+enum {
+	AX_GPU, AX_TP, AX_BITS, AX_BATCH, AX_PP, AX_SPOT, AX_MNBT, AX_TARGET,
+	AX_DISAGG, /* off | on: the fleet aggregated or the prefill pool of decode_fleet */
+	AX_DREPL,  /* the decode pool's replicas (disaggregated candidates) */
+	AX_REPLICAS, NAXES
+};
 extern const char *const aiwi_plan_axis[NAXES];
 #define NOBJ 4
 extern const char *const aiwi_plan_objective[NOBJ];
@@ -42,6 +47,7 @@ struct aiw_plan {
 	double attainment, confidence; /* attainment NaN: the means' criterion */
 	double train_tokens;           /* NaN: no time-to-train columns */
 	char target_key[32];           /* the target axis's parameter (run time) */
+	char dpx[300];                 /* the decode pool's prefix; "": no disaggregation axis */
 	size_t objective, reps, jobs;
 	size_t recheck, recheck_reps; /* rows to confirm, runs per row */
 	aiw_plan_progress_fn progress;
@@ -49,6 +55,7 @@ struct aiw_plan {
 	bool stopped; /* the callback asked to stop */
 	uint64_t seed;
 	bool seed_set, ran;
+	bool parted, merged; /* aiw_plan_run_part ran; aiw_plan_merge ran */
 	char **sets; /* "NAME=VALUE" for every candidate */
 	size_t nsets;
 	char **ax[NAXES]; /* values as text; NULL: the scenario's */

@@ -177,8 +177,30 @@ static void write_snippet(FILE *f, const char *snip, size_t rank, int ncols)
 	fputs("</code></td></tr>\n", f);
 }
 
+/* The further axes' columns: shown when the axis is given (the decode
+ * pool's replicas with disaggregation too). */
+static const struct {
+	size_t axis;
+	int col;
+	const char *head;
+} EXTRA[] = {{AX_PP, AIW_PLAN_PP, "pp"},
+             {AX_SPOT, AIW_PLAN_SPOT_FRACTION, "spot share"},
+             {AX_MNBT, AIW_PLAN_MAX_NUM_BATCHED_TOKENS, "max batched tokens"},
+             {AX_TARGET, AIW_PLAN_AUTOSCALER_TARGET, "autoscaler target"},
+             {AX_DISAGG, AIW_PLAN_DISAGGREGATED, "disaggregated"},
+             {AX_DREPL, AIW_PLAN_DECODE_REPLICAS, "decode replicas"}};
+#define NEXTRA (sizeof EXTRA / sizeof *EXTRA)
+
+static bool extra_shown(const aiw_plan *p, size_t e)
+{
+	return p->ax[EXTRA[e].axis] || (EXTRA[e].axis == AX_DREPL && p->ax[AX_DISAGG]);
+}
+
 static void write_rows(FILE *f, const aiw_plan *p)
 {
+	int nextra = 0;
+	for (size_t e = 0; !p->training && e < NEXTRA; e++)
+		nextra += extra_shown(p, e);
 	bool rechecked = p->stats[AIW_PLAN_STAT_RECHECKED] > 0;
 	fputs("<h2 id=\"rows\">Ranked table</h2>\n", f);
 	if (p->nrows == 0) {
@@ -199,8 +221,12 @@ static void write_rows(FILE *f, const aiw_plan *p)
 			      "(MISS), with the share of those runs that met both.",
 			      f);
 		fputs("</p>\n<table id=\"rows-table\">\n<tr><th>rank</th><th>gpu</th><th>tp</th>"
-		      "<th>weight bits</th><th>max batch</th><th>replicas</th><th>GPUs</th><th>",
+		      "<th>weight bits</th><th>max batch</th><th>replicas</th><th>GPUs</th>",
 		      f);
+		for (size_t e = 0; e < NEXTRA; e++)
+			if (extra_shown(p, e))
+				fprintf(f, "<th>%s</th>", EXTRA[e].head);
+		fputs("<th>", f);
 		aiwi_html_text(f, aiwi_plan_objective[p->objective]);
 		fputs("</th><th>P99 TTFT (s)</th><th>P99 TPOT (s)</th><th>peak power (W)</th>"
 		      "<th>energy (kWh)</th><th>cost per Mtok (USD)</th><th>Pareto</th>",
@@ -232,6 +258,20 @@ static void write_rows(FILE *f, const aiw_plan *p)
 			                        AIW_PLAN_MAX_BATCH, AIW_PLAN_REPLICAS, AIW_PLAN_GPUS,
 			                        AIW_PLAN_OBJECTIVE};
 			for (size_t k = 0; k < sizeof C / sizeof *C; k++) {
+				if (C[k] == AIW_PLAN_OBJECTIVE) /* the further axes before it */
+					for (size_t e = 0; e < NEXTRA; e++) {
+						if (!extra_shown(p, e))
+							continue;
+						double x = v[EXTRA[e].col];
+						fputs("<td class=\"num\">", f);
+						if (EXTRA[e].col == AIW_PLAN_DISAGGREGATED)
+							fputs(!isfinite(x) ? "n/a" : x ? "on" : "off", f);
+						else if (!isfinite(x))
+							fputs("-", f);
+						else
+							aiwi_html_num(f, x);
+						fputs("</td>", f);
+					}
 				fputs("<td class=\"num\">", f);
 				if (C[k] == AIW_PLAN_MAX_BATCH && !isfinite(v[C[k]]))
 					fputs("none", f); /* the fleet sets no limit */
@@ -286,7 +326,7 @@ static void write_rows(FILE *f, const aiw_plan *p)
 			fputs("</td>", f);
 		}
 		fputs("</tr>\n", f);
-		write_snippet(f, r->snippet, i + 1, p->training ? 12 : rechecked ? 17 : 14);
+		write_snippet(f, r->snippet, i + 1, p->training ? 12 : (rechecked ? 17 : 14) + nextra);
 	}
 	fputs("</table>\n", f);
 }

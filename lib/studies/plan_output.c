@@ -57,7 +57,8 @@ aiw_status aiw_plan_verdict(const aiw_plan *p, const char **out)
 
 const char *const aiwi_plan_axis[NAXES] = {"gpu", "gpus_per_replica", "weight_bits",
                                            "max_batch", "pp", "spot_fraction",
-                                           "max_num_batched_tokens", "target", "replicas"};
+                                           "max_num_batched_tokens", "target", "disaggregation",
+                                           "decode_replicas", "replicas"};
 const char *const aiwi_plan_objective[NOBJ] = {"cost_per_mtok", "gpus", "energy", "peak_power"};
 
 const char *const aiwi_plan_colname[AIW_PLAN_NCOLUMNS] = {
@@ -67,7 +68,8 @@ const char *const aiwi_plan_colname[AIW_PLAN_NCOLUMNS] = {
     "cost_per_mtok_usd", "pareto_ttft", "pareto_power", "recheck_ttft_p99_s",
     "recheck_ttft_p99_ci95_s", "recheck_tpot_p99_s", "recheck_tpot_p99_ci95_s",
     "recheck_met_share", "recheck_ok", "pp", "spot_fraction", "max_num_batched_tokens",
-    "autoscaler_target", "met_share", "attainment_lcb"};
+    "autoscaler_target", "met_share", "attainment_lcb", "disaggregated", "decode_replicas",
+    "decode_gpus"};
 
 const char *const aiwi_plan_tcolname[AIW_PLAN_T_NCOLUMNS] = {
     "tokens_per_s", "gpus",        "tp",           "pp",

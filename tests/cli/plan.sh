@@ -127,4 +127,46 @@ expect 0 "a training job's time to train" -- "$aiw" plan "$tmp/t.ini" --componen
 	--top 1 --train-tokens 1e10 --set training.pretrain.gpu_mtbf=50000h
 has "$tmp/out" "to train: " "the expected time and cost with failures"
 has "$tmp/out" "(Young " "Young's interval beside the job's"
+# aggregated vs disaggregated: the columns of the axes given, the best row's
+# --set lines re-run to its P99 TTFT and TPOT (the decode pool's)
+cat >"$tmp/d.ini" <<'EOF2'
+[sim]
+seed = 3
+duration = 1min
+[inference chat]
+gpu = H100-SXM
+gpus_per_replica = 1
+model_params = 13e9
+traffic = poisson
+rate = 12/s
+prompt_tokens = lognormal(median=512,sigma=0.5)
+output_tokens = lognormal(median=128,sigma=0.5)
+decode_fleet = dec
+[inference dec]
+gpu = H100-SXM
+gpus_per_replica = 1
+model_params = 13e9
+disaggregation = decode
+EOF2
+expect 0 "plan over disaggregation" -- "$aiw" plan "$tmp/d.ini" --ttft-p99 400ms \
+	--tpot-p99 40ms --set-grid disaggregation=off,on --set-grid decode_replicas=1,2 \
+	--set-grid replicas=1..4 --csv "$tmp/d.csv" --report "$tmp/d.html"
+has "$tmp/out" "fleet chat:" "the fleet that is not a decode pool is the default"
+has "$tmp/out" " disagg    dec " "the disaggregation and decode-replica columns"
+has "$tmp/d.html" "<th>decode replicas</th>" "the report's column"
+sets=$(sed -n 5p "$tmp/out")
+dis=$(awk -F, 'NR == 2 { print $30 }' "$tmp/d.csv")
+want_ttft=$(awk -F, 'NR == 2 { print $9 }' "$tmp/d.csv")
+want_tpot=$(awk -F, 'NR == 2 { print $11 }' "$tmp/d.csv")
+pool=chat
+[ "$dis" = 1 ] && pool=dec
+# shellcheck disable=SC2086
+"$aiw" run "$tmp/d.ini" $sets --summary json >"$tmp/run.json" 2>"$tmp/err" &&
+	ok "run with the best row's --set lines" || bad "run of the snippet: $(cat "$tmp/err")"
+got_ttft=$(tr ',' '\n' <"$tmp/run.json" | grep '"inference.chat.ttft_p99_s"' | sed 's/.*: *//')
+got_tpot=$(tr ',' '\n' <"$tmp/run.json" | grep "\"inference.$pool.tpot_p99_s\"" | sed 's/.*: *//')
+awk -v a="$got_ttft" -v b="$want_ttft" -v c="$got_tpot" -v d="$want_tpot" \
+	'BEGIN { exit !(a + 0 == b + 0 && c + 0 == d + 0 && b + 0 > 0 && d + 0 > 0) }' &&
+	ok "the snippet reproduces the row's P99 TTFT and TPOT ($want_ttft s, $want_tpot s)" ||
+	bad "snippet's P99 TTFT $got_ttft TPOT $got_tpot, row $want_ttft $want_tpot"
 exit $fail

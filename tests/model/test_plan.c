@@ -997,6 +997,272 @@ START_TEST(attainment_decision_hand_worked)
 }
 END_TEST
 
+/* ------------------------------------------------------------------------ */
+/* aggregated vs disaggregated serving                                       */
+/* ------------------------------------------------------------------------ */
+static const char SCEN4[] = "[sim]\nseed = 3\nduration = 1min\nsample_interval = 10s\n"
+                            "[inference chat]\ngpu = H100-SXM\ngpus_per_replica = 1\n"
+                            "model_params = 13e9\ntraffic = poisson\nrate = 12/s\n"
+                            "prompt_tokens = lognormal(median=512,sigma=0.5)\n"
+                            "output_tokens = lognormal(median=128,sigma=0.5)\nreplicas = 1\n"
+                            "decode_fleet = dec\n"
+                            "[inference dec]\ngpu = H100-SXM\ngpus_per_replica = 1\n"
+                            "model_params = 13e9\ndisaggregation = decode\nreplicas = 1\n";
+#define NR4 6
+#define TTFT4 0.4
+#define TPOT4 0.04
+
+static aiw_plan *new_plan4(const char *obj, const char *max_gpus, const char *jobs)
+{
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN4, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "tpot_p99", "0.04"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "objective", obj), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "max_gpus", max_gpus), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "jobs", jobs), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "disaggregation", "off,on"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "decode_replicas", "1,2"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..6"), AIW_OK);
+	return p;
+}
+
+static aiw_plan *plan4(const char *obj, const char *max_gpus, const char *jobs)
+{
+	aiw_plan *p = new_plan4(obj, max_gpus, jobs);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	return p;
+}
+
+/* The pair's cost per million tokens: both pools' cost over the prefill
+ * pool's prompts and first tokens and the decode pool's further tokens. */
+static double pair_cost(aiw_sim *sim)
+{
+	return (aiwi_test_metric(sim, "inference.chat.cost_usd") +
+	        aiwi_test_metric(sim, "inference.dec.cost_usd")) /
+	       (aiwi_test_metric(sim, "inference.chat.tokens_in") +
+	        aiwi_test_metric(sim, "inference.chat.tokens_out") +
+	        aiwi_test_metric(sim, "inference.dec.tokens_out")) * 1e6;
+}
+
+/* Every candidate of disaggregation {off, on} x decode_replicas {1, 2} x
+ * replicas 1..6 (off: the decode pool at 0 replicas, one candidate per
+ * count: 18) simulated: the plan counts 18 candidates, its rows are each
+ * combination's smallest count meeting both limits (TTFT of the prefill
+ * pool, TPOT of the decode pool when disaggregated), its best row the
+ * grid's optimum for cost per million tokens (both pools' cost), GPUs (both
+ * pools') and peak power, with and without a GPU cap; every row re-runs
+ * from its snippet to its metrics bit for bit; an aggregated row's cost is
+ * the fleet's own cost_per_mtok_blended_usd (to rounding); 1 and 2 threads
+ * write the same CSV; the grid has both kinds of rows (the comparison is
+ * made). */
+START_TEST(disaggregation_against_brute_force)
+{
+	/* combination k: 0 off, 1 on with 1 decode replica, 2 on with 2 */
+	static bf B[3][NR4];
+	for (size_t k = 0; k < 3; k++)
+		for (int r = 1; r <= NR4; r++) {
+			char rs[8];
+			snprintf(rs, sizeof rs, "%d", r);
+			const char *sets[][2] = {{"inference.chat.autoscaler", "none"},
+			                         {"inference.chat.disaggregation", k ? "prefill" : "off"},
+			                         {"inference.dec.replicas", k == 0 ? "0" : k == 1 ? "1" : "2"},
+			                         {"inference.chat.replicas", rs}};
+			aiw_sim *sim;
+			ck_assert_int_eq(aiw_sim_create(&sim, 1), AIW_OK);
+			AIW_OK_OR_FAIL(sim, aiw_sim_load_string(sim, SCEN4, "test"));
+			for (size_t i = 0; i < 4; i++)
+				AIW_OK_OR_FAIL(sim, aiw_sim_set(sim, sets[i][0], sets[i][1]));
+			AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+			bf *x = &B[k][r - 1];
+			x->gpus = r + (double)k;
+			x->ttft = aiwi_test_metric(sim, "inference.chat.ttft_p99_s");
+			x->tpot = aiwi_test_metric(sim, k ? "inference.dec.tpot_p99_s"
+			                                  : "inference.chat.tpot_p99_s");
+			x->cost = pair_cost(sim);
+			x->peak = aiwi_test_metric(sim, "site.power_peak_w");
+			if (k == 0) /* aggregated: the fleet's own figure */
+				ck_assert(fabs(x->cost / aiwi_test_metric(
+				                             sim, "inference.chat.cost_per_mtok_blended_usd") -
+				               1) < 1e-12);
+			aiw_sim_free(sim);
+		}
+	const char *objs[] = {"cost_per_mtok", "gpus", "peak_power"};
+	const char *caps[] = {"none", "3"};
+	bool seen_on = false, seen_off = false;
+	for (size_t o = 0; o < 3; o++)
+		for (size_t cp = 0; cp < 2; cp++) {
+			double cap = cp ? 3 : INFINITY;
+			aiw_plan *p = plan4(objs[o], caps[cp], "1");
+			size_t s[AIW_PLAN_NSTATS];
+			aiw_plan_stats(p, s, AIW_PLAN_NSTATS);
+			ck_assert_uint_eq(s[AIW_PLAN_STAT_CANDIDATES], 3 * NR4);
+			double best = INFINITY;
+			int want_r[3];
+			size_t want_rows = 0;
+			for (size_t k = 0; k < 3; k++) {
+				want_r[k] = 0;
+				for (int r = 1; r <= NR4; r++) {
+					const bf *x = &B[k][r - 1];
+					if (!(x->ttft <= TTFT4 && x->tpot <= TPOT4) || x->gpus > cap)
+						continue;
+					best = fmin(best, o == 0 ? x->cost : o == 1 ? x->gpus : x->peak);
+					if (!want_r[k])
+						want_r[k] = r;
+				}
+				want_rows += want_r[k] > 0;
+			}
+			ck_assert(isfinite(best));
+			ck_assert_uint_eq(s[AIW_PLAN_STAT_ROWS], want_rows);
+			for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS]; i++) {
+				double v[AIW_PLAN_NCOLUMNS];
+				const char *gpu, *snip;
+				ck_assert_int_eq(aiw_plan_row(p, i, v, AIW_PLAN_NCOLUMNS, &gpu, &snip),
+				                 AIW_OK);
+				size_t k = v[AIW_PLAN_DISAGGREGATED] ? (size_t)v[AIW_PLAN_DECODE_REPLICAS] : 0;
+				ck_assert(k < 3);
+				seen_on = seen_on || k > 0;
+				seen_off = seen_off || k == 0;
+				ck_assert_msg(want_r[k] > 0 && v[AIW_PLAN_REPLICAS] == want_r[k],
+				              "combination %zu: plan %g replicas, brute force %d", k,
+				              v[AIW_PLAN_REPLICAS], want_r[k]);
+				const bf *x = &B[k][want_r[k] - 1];
+				ck_assert(v[AIW_PLAN_TTFT_P99_S] == x->ttft);
+				ck_assert(v[AIW_PLAN_TPOT_P99_S] == x->tpot);
+				ck_assert(v[AIW_PLAN_COST_PER_MTOK_USD] == x->cost);
+				ck_assert(v[AIW_PLAN_GPUS] == x->gpus);
+				ck_assert(v[AIW_PLAN_DECODE_GPUS] == (double)k);
+				if (i == 0)
+					ck_assert_msg(v[AIW_PLAN_OBJECTIVE] == best,
+					              "%s: plan %.17g, brute force %.17g", objs[o],
+					              v[AIW_PLAN_OBJECTIVE], best);
+				aiw_sim *sim = rerun_in(SCEN4, snip);
+				ck_assert(aiwi_test_metric(sim, "inference.chat.ttft_p99_s") ==
+				          v[AIW_PLAN_TTFT_P99_S]);
+				ck_assert(pair_cost(sim) == v[AIW_PLAN_COST_PER_MTOK_USD]);
+				ck_assert(aiwi_test_metric(sim, "site.power_peak_w") ==
+				          v[AIW_PLAN_POWER_PEAK_W]);
+				aiw_sim_free(sim);
+			}
+			aiw_plan_free(p);
+		}
+	ck_assert(seen_on && seen_off);
+	/* 1 and 2 threads: the same bytes */
+	char path[2][64];
+	for (int k = 0; k < 2; k++) {
+		aiw_plan *p = plan4("cost_per_mtok", "none", k ? "2" : "1");
+		snprintf(path[k], sizeof path[k], "test_plan4_%d_%d.csv", (int)getpid(), k);
+		ck_assert_int_eq(aiw_plan_write_csv(p, path[k]), AIW_OK);
+		aiw_plan_free(p);
+	}
+	char *a = slurp(path[0]), *b = slurp(path[1]);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	unlink(path[0]);
+	unlink(path[1]);
+	/* refusals: a value, an axis without its decode pool */
+	aiw_plan *p;
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN4, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "disaggregation", "off,maybe"), AIW_EINVAL);
+	ck_assert(strstr(aiw_plan_errmsg(p), "maybe") != NULL);
+	ck_assert_int_eq(aiw_plan_grid(p, "decode_replicas", "0"), AIW_ERANGE);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "decode_replicas", "1,2"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..2"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL); /* no disaggregation axis */
+	ck_assert(strstr(aiw_plan_errmsg(p), "decode_replicas") != NULL);
+	aiw_plan_free(p);
+	ck_assert_int_eq(aiw_plan_create(&p, NULL, SCEN, "chat"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "ttft_p99", "0.4"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "disaggregation", "off,on"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_grid(p, "replicas", "1..2"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_run(p), AIW_EINVAL); /* no decode_fleet */
+	ck_assert(strstr(aiw_plan_errmsg(p), "decode_fleet") != NULL);
+	aiw_plan_free(p);
+}
+END_TEST
+
+/* The grid split in parts (aiw_plan_run_part, aiw_plan_merge; what the MPI
+ * command does across processes): 1, 2 and 4 parts (4: more parts than some
+ * axes' values; the parts given in reverse order) write the same CSV as
+ * aiw_plan_run, with a re-check too; the refusals. */
+START_TEST(parts_same_bytes)
+{
+	char ref[64], got[64];
+	snprintf(ref, sizeof ref, "test_plan_parts_%d_ref.csv", (int)getpid());
+	snprintf(got, sizeof got, "test_plan_parts_%d.csv", (int)getpid());
+	aiw_plan *p = new_plan4("cost_per_mtok", "none", "1");
+	ck_assert_int_eq(aiw_plan_set(p, "recheck", "1"), AIW_OK);
+	ck_assert_int_eq(aiw_plan_set(p, "recheck_replications", "2"), AIW_OK);
+	ck_assert_msg(aiw_plan_run(p) == AIW_OK, "%s", aiw_plan_errmsg(p));
+	ck_assert_int_eq(aiw_plan_write_csv(p, ref), AIW_OK);
+	size_t sref[AIW_PLAN_NSTATS];
+	aiw_plan_stats(p, sref, AIW_PLAN_NSTATS);
+	aiw_plan_free(p);
+	char *a = slurp(ref);
+	const size_t NP[] = {1, 2, 4};
+	for (size_t t = 0; t < 3; t++) {
+		size_t np = NP[t];
+		void *bytes[4];
+		size_t lens[4];
+		aiw_plan *q[4];
+		for (size_t k = 0; k < np; k++) {
+			q[k] = new_plan4("cost_per_mtok", "none", k % 2 ? "2" : "1");
+			ck_assert_int_eq(aiw_plan_set(q[k], "recheck", "1"), AIW_OK);
+			ck_assert_int_eq(aiw_plan_set(q[k], "recheck_replications", "2"), AIW_OK);
+			ck_assert_msg(aiw_plan_run_part(q[k], k, np, &bytes[k], &lens[k]) == AIW_OK, "%s",
+			              aiw_plan_errmsg(q[k]));
+		}
+		/* the parts in reverse order, merged on the last part's plan */
+		const void *rev[4];
+		size_t rlen[4];
+		for (size_t k = 0; k < np; k++) {
+			rev[k] = bytes[np - 1 - k];
+			rlen[k] = lens[np - 1 - k];
+		}
+		aiw_plan *m = q[np - 1];
+		ck_assert_int_eq(aiw_plan_merge(m, rev, rlen, np), AIW_OK);
+		ck_assert_int_eq(aiw_plan_merge(m, rev, rlen, np), AIW_ESTATE);
+		ck_assert_int_eq(aiw_plan_write_csv(m, got), AIW_OK);
+		char *b = slurp(got);
+		ck_assert_str_eq(a, b);
+		free(b);
+		size_t s[AIW_PLAN_NSTATS];
+		aiw_plan_stats(m, s, AIW_PLAN_NSTATS);
+		for (size_t k = 0; k < AIW_PLAN_NSTATS; k++)
+			ck_assert_uint_eq(s[k], sref[k]);
+		if (np == 2) {
+			/* a part missing, one given twice, a truncated one */
+			aiw_plan *x = new_plan4("cost_per_mtok", "none", "1");
+			void *xb;
+			size_t xl;
+			ck_assert_int_eq(aiw_plan_merge(x, rev, rlen, np), AIW_ESTATE); /* no part run */
+			ck_assert_int_eq(aiw_plan_run_part(x, 2, 2, &xb, &xl), AIW_ERANGE);
+			ck_assert_int_eq(aiw_plan_run_part(x, 0, 2, &xb, &xl), AIW_OK);
+			const void *two[2] = {xb, xb};
+			size_t tl[2] = {xl, xl};
+			ck_assert_int_eq(aiw_plan_merge(x, two, tl, 2), AIW_EINVAL);
+			ck_assert_int_eq(aiw_plan_merge(x, two, tl, 1), AIW_EINVAL); /* 2 parts made */
+			tl[0] = xl - 3;
+			two[1] = bytes[1];
+			tl[1] = lens[1];
+			ck_assert_int_eq(aiw_plan_merge(x, two, tl, 2), AIW_EINVAL);
+			ck_assert(strstr(aiw_plan_errmsg(x), "part 0") != NULL);
+			free(xb);
+			aiw_plan_free(x);
+		}
+		for (size_t k = 0; k < np; k++) {
+			free(bytes[k]);
+			aiw_plan_free(q[k]);
+		}
+	}
+	free(a);
+	unlink(ref);
+	unlink(got);
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
 	Suite *s = suite_create("plan");
@@ -1018,6 +1284,11 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, attainment_bound_hand_computed);
 	tcase_add_test(tc, attainment_decision_hand_worked);
 	suite_add_tcase(s, tc);
+	TCase *td = tcase_create("disaggregation");
+	tcase_set_timeout(td, 900);
+	tcase_add_test(td, disaggregation_against_brute_force);
+	tcase_add_test(td, parts_same_bytes);
+	suite_add_tcase(s, td);
 	return s;
 }
 

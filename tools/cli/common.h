@@ -201,5 +201,8 @@ int cli_scenario(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);
 int cli_capacity(int argc, char **argv);
 int cli_plan(int argc, char **argv);
+/* How plan runs the search: NULL, aiw_plan_run; aiworkload-mpi sets its
+ * own (the grid's parts over the ranks, merged on rank 0). */
+extern aiw_status (*cli_plan_runner)(aiw_plan *plan);
 
 #endif /* AIW_CLI_COMMON_H */

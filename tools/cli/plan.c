@@ -12,6 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
+aiw_status (*cli_plan_runner)(aiw_plan *plan) = NULL;
+
 static void plan_usage(FILE *f)
 {
 	fprintf(f,
@@ -28,7 +30,8 @@ static void plan_usage(FILE *f)
 	        "combination is bisected.\n"
 	        "\n"
 	        "options:\n"
-	        "  --component NAME     the [inference NAME] fleet (default: the only one), or a\n"
+	        "  --component NAME     the [inference NAME] fleet (default: the only one that\n"
+	        "                       is not a decode pool), or a\n"
 	        "                       [training NAME] job (or training.NAME): its layout\n"
 	        "                       tp x pp x dp x zero_stage x micro_batch x recompute\n"
 	        "                       that fits memory, ranked by tokens/s\n"
@@ -42,7 +45,10 @@ static void plan_usage(FILE *f)
 	        "                       max_batch, pp, spot_fraction, max_num_batched_tokens\n"
 	        "                       (chunked_prefill on), target (the autoscaler's target:\n"
 	        "                       the fleet keeps its autoscaler, replicas sets\n"
-	        "                       max_replicas, every count simulated), replicas\n"
+	        "                       max_replicas, every count simulated),\n"
+	        "                       disaggregation (off,on: the fleet aggregated, or the\n"
+	        "                       prefill pool of its decode_fleet), decode_replicas\n"
+	        "                       (the decode pool's replicas), replicas\n"
 	        "                       (integer ranges A..B; replicas default 1..64)\n"
 	        "  --attainment A       feasible when the one-sided Clopper-Pearson lower bound\n"
 	        "                       of the share of replications meeting both limits is at\n"
@@ -319,13 +325,22 @@ int cli_plan(int argc, char **argv)
 		aiw_sim_component_count(sim, &nc);
 		for (size_t k = 0; k < nc; k++) {
 			const char *kind, *name;
-			if (aiw_sim_component(sim, k, &kind, &name) == AIW_OK &&
-			    strcmp(kind, "inference") == 0 && nf++ == 0)
+			char key[300], role[32] = "";
+			if (aiw_sim_component(sim, k, &kind, &name) != AIW_OK ||
+			    strcmp(kind, "inference") != 0)
+				continue;
+			/* a decode pool draws no arrivals: its prefill pool is planned */
+			snprintf(key, sizeof key, "inference.%s.disaggregation", name);
+			if (aiw_sim_get(sim, key, role, sizeof role) == AIW_OK &&
+			    strcmp(role, "decode") == 0)
+				continue;
+			if (nf++ == 0)
 				snprintf(comp_buf, sizeof comp_buf, "%s", name);
 		}
 		aiw_sim_free(sim);
 		if (nf != 1) {
-			rc = cli_cmd_usage_error(&who, "%s has %zu inference fleets: choose one with "
+			rc = cli_cmd_usage_error(&who, "%s has %zu inference fleets (not decode pools): "
+			                               "choose one with "
 			                               "--component NAME",
 			                         file, nf);
 			goto done;
@@ -406,7 +421,7 @@ int cli_plan(int argc, char **argv)
 	}
 	if (prog ? strcmp(prog, "--progress") == 0 : isatty(STDERR_FILENO))
 		aiw_plan_set_progress(plan, plan_progress, &last_pct);
-	if ((st = aiw_plan_run(plan)) != AIW_OK) {
+	if ((st = cli_plan_runner ? cli_plan_runner(plan) : aiw_plan_run(plan)) != AIW_OK) {
 		cli_errorf("plan: %s", aiw_plan_errmsg(plan));
 		rc = cli_exit_code(st);
 		goto done;
@@ -448,8 +463,32 @@ int cli_plan(int argc, char **argv)
 		printf("Re-checked %zu rows at %s further seeds: %zu missed the limits there\n",
 		       s[AIW_PLAN_STAT_RECHECKED], recheck_reps ? recheck_reps : "10",
 		       s[AIW_PLAN_STAT_RECHECK_FAILED]);
-	printf("%4s  %-12s %3s %4s %6s %5s %5s  %12s %10s %10s %11s  %s%s\n", "rank", "gpu", "tp",
-	       "bits", "batch", "repl", "gpus", "objective", "ttft_p99", "tpot_p99", "peak_w",
+	/* the further axes given with --set-grid, one column each */
+	static const struct {
+		const char *axis, *head;
+		int col;
+	} EXTRA[] = {{"pp", "pp", AIW_PLAN_PP},
+	             {"spot_fraction", "spot", AIW_PLAN_SPOT_FRACTION},
+	             {"max_num_batched_tokens", "mnbt", AIW_PLAN_MAX_NUM_BATCHED_TOKENS},
+	             {"target", "target", AIW_PLAN_AUTOSCALER_TARGET},
+	             {"disaggregation", "disagg", AIW_PLAN_DISAGGREGATED},
+	             {"decode_replicas", "dec", AIW_PLAN_DECODE_REPLICAS}};
+	enum { NEXTRA = sizeof EXTRA / sizeof *EXTRA };
+	bool shown[NEXTRA] = {false};
+	for (size_t k = 0; k < ngrids; k++)
+		for (size_t e = 0; e < NEXTRA; e++) {
+			size_t l = strlen(EXTRA[e].axis);
+			if (strncmp(grids[k], EXTRA[e].axis, l) == 0 && grids[k][l] == '=')
+				shown[e] = true;
+		}
+	if (shown[4]) /* the decode pool's replicas beside on/off */
+		shown[5] = true;
+	printf("%4s  %-12s %3s %4s %6s %5s %5s", "rank", "gpu", "tp", "bits", "batch", "repl",
+	       "gpus");
+	for (size_t e = 0; e < NEXTRA; e++)
+		if (shown[e])
+			printf(" %6s", EXTRA[e].head);
+	printf("  %12s %10s %10s %11s  %s%s\n", "objective", "ttft_p99", "tpot_p99", "peak_w",
 	       "pareto", rechecked ? "  recheck" : "");
 	for (size_t i = 0; i < s[AIW_PLAN_STAT_ROWS] && (ntop == 0 || i < (size_t)ntop); i++) {
 		double v[AIW_PLAN_NCOLUMNS];
@@ -465,9 +504,21 @@ int cli_plan(int argc, char **argv)
 			         100 * v[AIW_PLAN_RECHECK_MET_SHARE]);
 		else if (rechecked)
 			snprintf(rc_text, sizeof rc_text, "      -");
-		printf("%4zu  %-12s %3.0f %4g %6s %5.0f %5.0f  %12.6g %10.4g %10.4g %11.6g  %s%s%s\n",
-		       i + 1, gpu, v[AIW_PLAN_GPUS_PER_REPLICA], v[AIW_PLAN_WEIGHT_BITS], mb,
-		       v[AIW_PLAN_REPLICAS], v[AIW_PLAN_GPUS],
+		printf("%4zu  %-12s %3.0f %4g %6s %5.0f %5.0f", i + 1, gpu,
+		       v[AIW_PLAN_GPUS_PER_REPLICA], v[AIW_PLAN_WEIGHT_BITS], mb, v[AIW_PLAN_REPLICAS],
+		       v[AIW_PLAN_GPUS]);
+		for (size_t e = 0; e < NEXTRA; e++) {
+			double x = v[EXTRA[e].col];
+			if (!shown[e])
+				continue;
+			if (EXTRA[e].col == AIW_PLAN_DISAGGREGATED)
+				printf(" %6s", !isfinite(x) ? "-" : x ? "on" : "off");
+			else if (isfinite(x))
+				printf(" %6g", x);
+			else
+				printf(" %6s", "-");
+		}
+		printf("  %12.6g %10.4g %10.4g %11.6g  %s%s%s\n",
 		       v[AIW_PLAN_OBJECTIVE], v[AIW_PLAN_TTFT_P99_S], v[AIW_PLAN_TPOT_P99_S],
 		       v[AIW_PLAN_POWER_PEAK_W], v[AIW_PLAN_PARETO_TTFT] ? "T" : "-",
 		       v[AIW_PLAN_PARETO_POWER] ? "P" : "-", rc_text);

@@ -326,6 +326,10 @@ SIGNATURES = {
     "aiw_plan_verdict": (STATUS, [("plan", PLAN), ("out", PSTR)]),
     "aiw_plan_write_csv": (STATUS, [("plan", PLAN), ("path", c_char_p)]),
     "aiw_plan_write_html": (STATUS, [("plan", PLAN), ("path", c_char_p)]),
+    "aiw_plan_run_part": (STATUS, [("plan", PLAN), ("part", c_size_t), ("nparts", c_size_t),
+                                   ("out", POINTER(c_void_p)), ("len", PZ)]),
+    "aiw_plan_merge": (STATUS, [("plan", PLAN), ("parts", POINTER(c_void_p)), ("lens", PZ),
+                                ("nparts", c_size_t)]),
     # autoscaler replay (studies/replay.c)
     "aiw_autoscale_replay": (STATUS, [("policy", c_char_p), ("settings", POINTER(c_char_p)),
                                       ("nsettings", c_size_t), ("metrics_path", c_char_p),

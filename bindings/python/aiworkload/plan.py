@@ -1,7 +1,8 @@
 """The serving plan: the cheapest configuration of one inference fleet that
 meets P99 latency limits under caps (aiw_plan_create(3))."""
 
-from ctypes import byref, c_char_p, c_double, c_size_t
+import ctypes
+from ctypes import byref, c_char_p, c_double, c_size_t, c_void_p
 
 from . import _capi
 
@@ -10,7 +11,8 @@ COLUMNS = ("objective", "gpus", "replicas", "gpus_per_replica", "weight_bits", "
            "energy_kwh", "cost_per_mtok_usd", "pareto_ttft", "pareto_power",
            "recheck_ttft_p99_s", "recheck_ttft_p99_ci95_s", "recheck_tpot_p99_s",
            "recheck_tpot_p99_ci95_s", "recheck_met_share", "recheck_ok", "pp", "spot_fraction",
-           "max_num_batched_tokens", "autoscaler_target", "met_share", "attainment_lcb")
+           "max_num_batched_tokens", "autoscaler_target", "met_share", "attainment_lcb",
+           "disaggregated", "decode_replicas", "decode_gpus")
 STATS = ("candidates", "pruned_memory", "pruned_cap", "pruned_bisection", "simulated", "runs",
          "rows", "pruned_load", "rechecked", "recheck_failed")
 
@@ -85,6 +87,26 @@ class Plan(object):
         fn = _capi.PLAN_PROGRESS_FN(cb)
         _capi.lib.aiw_plan_set_progress(self._p, fn, None)
         _capi.lib.aiw_plan_run(self._p)
+
+    def run_part(self, part, nparts):
+        """Run combinations part, part + nparts, ... of the grid (one
+        process's share; aiw_plan_run_part) and return their results as
+        bytes, for merge() on one plan."""
+        out = c_void_p()
+        n = c_size_t()
+        _capi.lib.aiw_plan_run_part(self._p, part, nparts, byref(out), byref(n))
+        try:
+            return ctypes.string_at(out, n.value)
+        finally:
+            ctypes.CDLL(None).free(out)
+
+    def merge(self, parts):
+        """Merge every part's bytes (run_part of each process, this plan's
+        among them) into the ranked table: the same as run()."""
+        bufs = [ctypes.create_string_buffer(bytes(b), len(b)) for b in parts]
+        ptrs = (c_void_p * len(bufs))(*[ctypes.cast(b, c_void_p) for b in bufs])
+        lens = (c_size_t * len(bufs))(*[len(b) for b in parts])
+        _capi.lib.aiw_plan_merge(self._p, ptrs, lens, len(bufs))
 
     def stats(self):
         out = (c_size_t * len(STATS))()

@@ -97,6 +97,9 @@ C_TO_CTYPES = {
     "const aiw_plan *": _capi.PLAN,
     "aiw_plan **": POINTER(_capi.PLAN),
     "void *": c_void_p,
+    "void **": POINTER(c_void_p),
+    "const void const **": POINTER(c_void_p),  # the parser's text of const void *const *
+    "const size_t *": POINTER(c_size_t),
 }
 for _name, _t in _capi.CALLBACK_TYPES.items():
     C_TO_CTYPES[_name] = _t

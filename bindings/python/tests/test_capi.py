@@ -274,6 +274,19 @@ class EveryFunction(unittest.TestCase):
             with tempfile.TemporaryDirectory() as d:
                 plan.write_csv(os.path.join(d, "plan.csv"))
                 plan.write_html(os.path.join(d, "plan.html"))
+            whole = plan.rows()
+        parts = []
+        merged = None
+        for k in range(2):  # the grid in two parts, merged on the second plan
+            p = aiworkload.Plan(scen, "chat", ttft_p99="2s")
+            p.grid("replicas", "1..2")
+            parts.append(p.run_part(k, 2))
+            if merged:
+                merged.close()
+            merged = p
+        merged.merge(parts)
+        self.assertEqual(repr(merged.rows()), repr(whole))  # NaN columns: by text
+        merged.close()
         aiworkload.strerror(-1)
         aiworkload.status_name(-1)
         aiworkload.library_info()  # aiw_version, aiw_version_string
