@@ -514,7 +514,8 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"system_prompt_tokens", "sessions=on"},
 	{"system_prompt_zipf", "sessions=on"},
 	{"target_utilization", "autoscaler=hpa|predictive metric=utilization"},
-	{"target_value", "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa"},
+	{"target_value", "autoscaler=hpa|predictive "
+	                 "metric=concurrency|queue|rps|queued_prompt_tokens|kv_occupancy; autoscaler=kpa"},
 	/* each policy's own settings (its .params: hpa.c, kpa.c, predictive.c,
 	 * schedule.c); the replica bounds and the metric are not read by a
 	 * schedule, whose table gives the replicas; metric_interval is the
@@ -522,7 +523,8 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"min_replicas", "autoscaler=hpa|kpa|predictive"},
 	{"max_replicas", "autoscaler=hpa|kpa|predictive"},
 	{"metric", "autoscaler=hpa|kpa|predictive"},
-	{"metric_interval", "autoscaler=kpa; autoscaler=hpa|predictive metric=concurrency"},
+	{"metric_interval", "autoscaler=kpa; autoscaler=hpa|predictive "
+	                    "metric=concurrency|queued_prompt_tokens|kv_occupancy"},
 	{"hpa_sync_period", "autoscaler=hpa|predictive"},
 	{"hpa_tolerance", "autoscaler=hpa|predictive"},
 	{"hpa_upscale_stabilization", "autoscaler=hpa|predictive"},
