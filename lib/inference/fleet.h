@@ -453,6 +453,12 @@ typedef struct fleet {
 	 * beside `chunked`, in its padding) */
 	bool batch_power, capped;
 	double chunk_budget;
+	/* long_prefill_token_threshold (0: none): a prompt's chunk at most this;
+	 * with it, each prefilling prompt's tokens done, by request
+	 * (chunk_prog_capacity long; fleet_chunk.c) */
+	double chunk_threshold;
+	uint32_t *chunk_prog;
+	uint32_t chunk_prog_capacity;
 	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
 	/* speculative decoding (fleet_timing.c, spec_setup): the mode (SPEC_*),
 	 * its draft tokens k per verification, acceptance a and expected tokens

@@ -126,6 +126,17 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                          "default for its OpenAI API server, 8192 on a GPU of at least 70 "
 	                          "GiB other than an A100, else 2048)",
 	                          0},
+	/* vLLM V1's SchedulerConfig.long_prefill_token_threshold (default 0: no
+	 * cap); its scheduler caps each request's new tokens of a step at it
+	 * before the budget (vllm/v1/core/sched/scheduler.py, Scheduler.schedule,
+	 * vllm-project/vllm commit 00024d314514) */
+	[P_LONG_PREFILL] = {"long_prefill_token_threshold", IP("long_prefill_token_threshold"),
+	                    AIW_PT_INT, "0", "1", 0, 1e9, NULL, AIW_PF_NONE,
+	                    "chunked_prefill: tokens of one prompt in one iteration at most (0: "
+	                    "no cap, vLLM V1's default); a prompt cut by it leaves the rest of the "
+	                    "budget to the prompts behind it, so several prompts prefill partly "
+	                    "at once (vLLM's name)",
+	                    0},
 	[P_SPECULATIVE] = {"speculative", IP("speculative"), AIW_PT_ENUM, "off", "", 0, 2,
 	                   "off|draft|heads", 0,
 	                   "speculative decoding (timing = iteration, continuous batching): draft, a "
@@ -480,6 +491,7 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"mfu", "timing=roofline"},
 	{"mem_bw_efficiency", "timing=roofline"},
 	{"max_num_batched_tokens", "chunked_prefill=on"},
+	{"long_prefill_token_threshold", "chunked_prefill=on"},
 	{"decode_power_low", "power_model=batch"},
 	{"decode_power_high", "power_model=batch"},
 	{"decode_power_mid_batch", "power_model=batch"},
