@@ -179,6 +179,26 @@ static inline FILE *aiwi_test_tmpfile(char *path, size_t len)
 	return f;
 }
 
+/* Does the text file at path (at most 1 MiB read) contain want, the file's
+ * line breaks and runs of spaces read as single spaces (a page wraps its
+ * lines where it likes)?  Keeps a document's quoted figures current. */
+static inline bool aiwi_test_file_says(const char *path, const char *want)
+{
+	FILE *f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "%s", path);
+	static char doc[1 << 20];
+	size_t n = fread(doc, 1, sizeof doc - 1, f);
+	fclose(f);
+	size_t w = 0;
+	for (size_t r = 0; r < n; r++) {
+		char ch = doc[r] == '\n' ? ' ' : doc[r];
+		if (!(ch == ' ' && w > 0 && doc[w - 1] == ' '))
+			doc[w++] = ch;
+	}
+	doc[w] = 0;
+	return strstr(doc, want) != NULL;
+}
+
 /* main() for a file exposing `Suite *make_suite(void)` */
 #define AIW_TEST_MAIN(make_suite)                                   \
 	int main(void)                                              \

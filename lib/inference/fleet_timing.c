@@ -416,6 +416,7 @@ static void moe_shape(const aiwi_comp *c, const fleet *f, aiwi_iter_shape *s, ai
 	s->expert_params = f->moe_expert_bytes / (s->moe_layers * s->weight_bits / 8);
 	s->imbalance = aiwi_p(c, P_MOE_IMBALANCE);
 	s->ep = aiwi_p(c, P_EP);
+	s->a2a_concurrent = (int)aiwi_p(c, P_MOE_ALLTOALL) == 1;
 	s->tp /= s->ep;
 	aiwi_hw_gpu_links(&f->gpu, &h->ep_intra, &h->ep_inter);
 	/* the groups of a stage lie tp GPUs apart: gpus_per_node / tp of them

@@ -129,7 +129,10 @@ double aiwi_iter_moe_read(const aiwi_iter_shape *s, const aiwi_iter_hw *h, doubl
  * (ep - 1) / ep of its data that other ranks' experts need, within and
  * between nodes at once.  A rank's S is its n / ep tokens' k activations
  * of d act_bits / 8 bytes, times the imbalance (the busiest rank's share
- * decides); twice per layer (dispatch, combine). */
+ * decides); twice per layer (dispatch, combine).  a2a_concurrent: one
+ * alpha per all-to-all instead of ep - 1, every rank's sends posted at
+ * once (DeepEP's low-latency kernels, pure RDMA: github.com/deepseek-ai/
+ * DeepEP, README "Low-latency kernels"; doc/inference.md compares). */
 void aiwi_iter_moe_alltoall(const aiwi_iter_shape *s, const aiwi_iter_hw *h, double *a,
                             double *b)
 {
@@ -141,7 +144,7 @@ void aiwi_iter_moe_alltoall(const aiwi_iter_shape *s, const aiwi_iter_hw *h, dou
 	double alpha = kn < ep ? fmax(h->ep_intra.alpha_s, h->ep_inter.alpha_s) : h->ep_intra.alpha_s;
 	double per_byte = fmax((kn - 1) / ep / h->ep_intra.bw, (ep - kn) / ep / h->ep_inter.bw);
 	double bytes = s->imbalance * s->topk * s->hidden * (s->act_bits / 8) / ep;
-	*a = 2 * (ep - 1) * alpha;
+	*a = 2 * (s->a2a_concurrent ? 1 : ep - 1) * alpha;
 	*b = 2 * bytes * per_byte;
 }
 

@@ -91,6 +91,8 @@ typedef struct aiwi_iter_shape {
 	 * and serves n / ep of the sequences), every routed expert on one
 	 * group, tensor-parallel over its tp GPUs (doc/inference.md) */
 	double experts, topk, expert_params, moe_layers, imbalance, ep;
+	/* the all-to-all pays one link latency (every send at once), not ep - 1 */
+	int a2a_concurrent;
 } aiwi_iter_shape;
 
 /* What the GPU gives the terms: peaks per GPU and the links. */

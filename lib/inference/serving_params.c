@@ -101,11 +101,13 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                "none: one request at a time; dynamic: Triton-style batches; continuous: "
 	                "iteration-level (vLLM)",
 	                0},
-	[P_MAX_BATCH] = {"max_batch", IP("max_batch"), AIW_PT_INT, NULL, "1", 1, 4096, NULL,
+	[P_MAX_BATCH] = {"max_batch", IP("max_batch"), AIW_PT_INT, NULL, "1", 1, 65536, NULL,
 	                 AIW_PF_NONE,
 	                 "most requests in one replica's batch (none: continuous batching, vLLM's "
 	                 "default max_num_seqs for the GPU, 1024 on a GPU of at least 70 GiB other "
-	                 "than an A100, else 256; dynamic and none, 32)",
+	                 "than an A100, else 256; dynamic and none, 32); a replica of many "
+	                 "data-parallel attention groups (moe, ep) holds their sum: DeepSeek's "
+	                 "decode unit of 144 GPUs about 11,000",
 	                 0},
 	[P_MAX_QUEUE_DELAY] = {"max_queue_delay", IP("max_queue_delay"), AIW_PT_DURATION, "10ms",
 	                       "s", 0, 3600, NULL, 0,
@@ -222,6 +224,14 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                     "uniform routing); the experts' GEMMs and the all-to-all bytes scale "
 	                     "by it (a max-load factor, GShard's capacity factor); none at ep = 1",
 	                     0},
+	[P_MOE_ALLTOALL] = {"moe_alltoall", IP("moe_alltoall"), AIW_PT_ENUM, "pairwise", "", 0, 1,
+	                    "pairwise|concurrent", 0,
+	                    "moe: the all-to-all's latency: pairwise, ep - 1 link latencies one after "
+	                    "the other (the training step's form); concurrent, one latency, every "
+	                    "rank's sends issued at once (DeepEP's low-latency kernels, "
+	                    "github.com/deepseek-ai/DeepEP: 192 us dispatch at EP128 on H800); the "
+	                    "bytes at the links' bandwidth either way",
+	                    0},
 	[P_PREFIX_CACHING] = {"prefix_caching", IP("prefix_caching"), AIW_PT_ENUM, "off", "", 0, 1,
 	                      "off|on", 0,
 	                      "continuous batching: on, each replica keeps the KV blocks (16 "
@@ -514,6 +524,7 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"moe_layers", "moe=on"},
 	{"ep", "moe=on"},
 	{"moe_imbalance", "moe=on"},
+	{"moe_alltoall", "moe=on"},
 	{"prefix_caching", "sessions=on"},
 	{"decode_fleet", "disaggregation=prefill"},
 	{"kv_link", "disaggregation=prefill"},

@@ -48,7 +48,7 @@ static const set_case SET_CASES[] = {
 	{"inference.a.rate", "-5/s", AIW_ERANGE,
 	 "inference.a.rate = -5/s: -5/s is outside the range [0, 1e+09] 1/s"},
 	{"inference.a.max_batch", "0", AIW_ERANGE,
-	 "inference.a.max_batch = 0: 0 is outside the range [1, 4096]"},
+	 "inference.a.max_batch = 0: 0 is outside the range [1, 65536]"},
 	{"training.t.jitter", "normal(0,-1)", AIW_ERANGE,
 	 "training.t.jitter = normal(0,-1): 'normal(0,-1)': normal sd must be >= 0"},
 	{"inference.a.cold_start", "exp(-1)", AIW_ERANGE,
