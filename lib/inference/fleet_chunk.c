@@ -13,8 +13,9 @@
  * admission order, the head's rest first, with what is left of the budget
  * B - n; only the last prompt of an iteration can be cut, and it is the
  * head of the next (with long_prefill_token_threshold, each prompt's chunk
- * is capped at it too and any may be cut: chunks_capped).  A prompt whose last chunk is in the iteration yields
- * its first token at its end and decodes from the next.  When no prompt is
+ * is capped at it too and any may be cut: chunks_capped).  A prompt whose
+ * last chunk is in the iteration yields its first token at its end and
+ * decodes from the next.  When no prompt is
  * left prefilling, the span goes on with its decode iterations (the
  * closed form of span.h, the new decoders in the batch); else it ends
  * after the mixed iteration and the next span continues the chunks.
