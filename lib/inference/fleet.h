@@ -453,12 +453,6 @@ typedef struct fleet {
 	 * beside `chunked`, in its padding) */
 	bool batch_power, capped;
 	double chunk_budget;
-	/* long_prefill_token_threshold (0: none): a prompt's chunk at most this;
-	 * with it, each prefilling prompt's tokens done, by request
-	 * (chunk_prog_capacity long; fleet_chunk.c) */
-	double chunk_threshold;
-	uint32_t *chunk_prog;
-	uint32_t chunk_prog_capacity;
 	uint64_t mixed_iterations, prefill_chunks, chunked_prompts;
 	/* speculative decoding (fleet_timing.c, spec_setup): the mode (SPEC_*),
 	 * its draft tokens k per verification, acceptance a and expected tokens
@@ -554,6 +548,13 @@ typedef struct fleet {
 	double prev_failed, ctx_lost, tokens_lost_failure;
 	uint64_t replica_failures, requeued_failure, spares_used;
 	int curve_failed;
+	/* long_prefill_token_threshold (0: none): a prompt's chunk at most
+	 * this; with it, each prefilling prompt's tokens done, by request
+	 * (chunk_prog_capacity long; fleet_chunk.c).  Read under `chunked`
+	 * only: here, off the hot lines above */
+	double chunk_threshold;
+	uint32_t *chunk_prog;
+	uint32_t chunk_prog_capacity;
 } fleet;
 
 

@@ -114,22 +114,6 @@ static uint32_t peek(fleet *f, replica *r, queue **from, double now)
 	return s->head;
 }
 
-/* long_prefill_token_threshold: request id starts prefilling (its tokens
- * done 0; fleet_chunk.c), the table as long as the request pool. */
-static void chunk_prog_start(fleet *f, uint32_t id)
-{
-	if (f->chunk_prog_capacity < f->request_capacity) {
-		uint32_t *p = realloc(f->chunk_prog, (size_t)f->request_capacity * sizeof *p);
-		if (!p) {
-			f->fail = true;
-			return;
-		}
-		f->chunk_prog = p;
-		f->chunk_prog_capacity = f->request_capacity;
-	}
-	f->chunk_prog[id] = 0;
-}
-
 /* Take the head of `from` into r's batch.  Roofline: its prompt (plus the
  * tokens it already streamed, when it was preempted) is prefilled by the
  * span that starts now, which also yields its next token; prefill[0] gets
@@ -157,8 +141,6 @@ static void take(fleet *f, replica *r, queue *from, double now, double prefill[2
 		 * context reserved now, its admission order when it decodes */
 		r->chunk_reserved += (double)q->prompt + q->generated + 1;
 		q_push(f, &r->prefilling, id);
-		if (AIW_UNLIKELY(f->chunk_threshold > 0))
-			chunk_prog_start(f, id);
 		return;
 	}
 	uint32_t seq = f->admissions++;

@@ -56,10 +56,27 @@ static double default_chunk_budget(const aiwi_gpu_spec *g)
  * in admission order takes min(its rest, Th, left) while left > 0, so that
  * several may stay partly prefilled; the prompts it finishes leave the FIFO
  * for `fin`, in order.  Adds to m, T, Q as the loop of start_chunked does;
- * r->chunk_done becomes the tokens done of the prompts still prefilling. */
+ * r->chunk_done becomes the tokens done of the prompts still prefilling.
+ * The tokens done, by request (chunk_prog), are 0 for every request out of
+ * a prefilling FIFO (set back when it leaves: here, or fail_slot), so that
+ * the admission need not touch them. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold)) /* kept out of the span's step, which inlines its caller */
+#endif
 static void chunks_capped(fleet *f, replica *r, double left, double *m, double *T, double *Q,
                           queue *fin)
 {
+	if (f->chunk_prog_capacity < f->request_capacity) { /* as long as the pool, the new part 0 */
+		uint32_t *p = realloc(f->chunk_prog, (size_t)f->request_capacity * sizeof *p);
+		if (!p) {
+			f->fail = true;
+			return;
+		}
+		memset(p + f->chunk_prog_capacity, 0,
+		       (size_t)(f->request_capacity - f->chunk_prog_capacity) * sizeof *p);
+		f->chunk_prog = p;
+		f->chunk_prog_capacity = f->request_capacity;
+	}
 	double th = f->chunk_threshold, held = 0;
 	uint32_t prev = NIL;
 	for (uint32_t id = r->prefilling.head; id != NIL;) {
@@ -85,7 +102,8 @@ static void chunks_capped(fleet *f, replica *r, double left, double *m, double *
 			f->chunk_prog[id] = (uint32_t)(o + t);
 			held += o + t;
 			prev = id;
-		} else { /* its last chunk: out of the FIFO */
+		} else { /* its last chunk: out of the FIFO, its entry 0 again */
+			f->chunk_prog[id] = 0;
 			if (prev == NIL)
 				r->prefilling.head = nx;
 			else
