@@ -564,6 +564,13 @@ typedef struct fleet {
 	uint64_t batch_n;
 	double batch_deadline, batch_done_t, batch_done_by_dl, batch_tokens_by_dl;
 	uint64_t batch_ev;
+	/* long_prefill_token_threshold (0: none): a prompt's chunk at most
+	 * this; with it, each prefilling prompt's tokens done, by request
+	 * (chunk_prog_capacity long; fleet_chunk.c).  Read under `chunked`
+	 * only: here, off the hot lines above */
+	double chunk_threshold;
+	uint32_t *chunk_prog;
+	uint32_t chunk_prog_capacity;
 } fleet;
 
 

@@ -12,8 +12,10 @@
  * them, one token each) and then chunks of the prefilling prompts in
  * admission order, the head's rest first, with what is left of the budget
  * B - n; only the last prompt of an iteration can be cut, and it is the
- * head of the next.  A prompt whose last chunk is in the iteration yields
- * its first token at its end and decodes from the next.  When no prompt is
+ * head of the next (with long_prefill_token_threshold, each prompt's chunk
+ * is capped at it too and any may be cut: chunks_capped).  A prompt whose
+ * last chunk is in the iteration yields its first token at its end and
+ * decodes from the next.  When no prompt is
  * left prefilling, the span goes on with its decode iterations (the
  * closed form of span.h, the new decoders in the batch); else it ends
  * after the mixed iteration and the next span continues the chunks.
@@ -48,6 +50,74 @@ static double default_chunk_budget(const aiwi_gpu_spec *g)
 	                                                    : VLLM_MAX_BATCHED_TOKENS;
 }
 
+/* The chunks of a mixed iteration under long_prefill_token_threshold Th
+ * (vLLM V1's Scheduler.schedule: each request's new tokens capped at Th,
+ * then at what is left of the budget, in order): every prefilling prompt
+ * in admission order takes min(its rest, Th, left) while left > 0, so that
+ * several may stay partly prefilled; the prompts it finishes leave the FIFO
+ * for `fin`, in order.  Adds to m, T, Q as the loop of start_chunked does;
+ * r->chunk_done becomes the tokens done of the prompts still prefilling.
+ * The tokens done, by request (chunk_prog), are 0 for every request out of
+ * a prefilling FIFO (set back when it leaves: here, or fail_slot), so that
+ * the admission need not touch them. */
+#if defined(__GNUC__)
+__attribute__((noinline, cold)) /* kept out of the span's step, which inlines its caller */
+#endif
+static void chunks_capped(fleet *f, replica *r, double left, double *m, double *T, double *Q,
+                          queue *fin)
+{
+	if (f->chunk_prog_capacity < f->request_capacity) { /* as long as the pool, the new part 0 */
+		uint32_t *p = realloc(f->chunk_prog, (size_t)f->request_capacity * sizeof *p);
+		if (!p) {
+			f->fail = true;
+			return;
+		}
+		memset(p + f->chunk_prog_capacity, 0,
+		       (size_t)(f->request_capacity - f->chunk_prog_capacity) * sizeof *p);
+		f->chunk_prog = p;
+		f->chunk_prog_capacity = f->request_capacity;
+	}
+	double th = f->chunk_threshold, held = 0;
+	uint32_t prev = NIL;
+	for (uint32_t id = r->prefilling.head; id != NIL;) {
+		const req *q = &f->requests[id];
+		uint32_t nx = q->next;
+		double o = f->chunk_prog[id];
+		if (!(left > 0)) { /* no budget left: it waits */
+			held += o;
+			prev = id;
+			id = nx;
+			continue;
+		}
+		if (AIW_UNLIKELY(f->prefix) && o < f->side[id].hit)
+			o = f->side[id].hit; /* its cached blocks are not computed */
+		double L = (double)q->prompt + q->generated, t = L - o;
+		t = t < th ? t : th;
+		t = t < left ? t : left;
+		*m += 1;
+		*T += t;
+		*Q += t * (2 * o + t);
+		left -= t;
+		if (o + t < L) { /* cut: it goes on in the next iteration */
+			f->chunk_prog[id] = (uint32_t)(o + t);
+			held += o + t;
+			prev = id;
+		} else { /* its last chunk: out of the FIFO, its entry 0 again */
+			f->chunk_prog[id] = 0;
+			if (prev == NIL)
+				r->prefilling.head = nx;
+			else
+				f->requests[prev].next = nx;
+			if (r->prefilling.tail == id)
+				r->prefilling.tail = prev;
+			r->prefilling.length--;
+			q_push(f, fin, id);
+		}
+		id = nx;
+	}
+	r->chunk_done = held;
+}
+
 /* Start a span at now on r, whose prefilling FIFO is not empty: its mixed
  * iteration (above), then its decode part if no prompt is left
  * prefilling. */
@@ -63,7 +133,13 @@ static void start_chunked(fleet *f, replica *r, double now)
 	 * budget and a prompt is held), in admission order */
 	double left = f->chunk_budget - n, T = 0, Q = 0, m = 0, o = r->chunk_done;
 	uint32_t done = 0;
-	for (uint32_t id = r->prefilling.head; id != NIL && left > 0; id = f->requests[id].next) {
+	queue fin = {NIL, NIL, 0}; /* long_prefill_token_threshold: the prompts finished */
+	if (AIW_UNLIKELY(f->chunk_threshold > 0)) {
+		chunks_capped(f, r, left, &m, &T, &Q, &fin);
+		done = fin.length;
+	}
+	for (uint32_t id = AIW_UNLIKELY(f->chunk_threshold > 0) ? NIL : r->prefilling.head;
+	     id != NIL && left > 0; id = f->requests[id].next) {
 		const req *q = &f->requests[id];
 		if (AIW_UNLIKELY(f->prefix) && o < f->side[id].hit)
 			o = f->side[id].hit; /* its cached blocks are not computed */
@@ -123,7 +199,8 @@ static void start_chunked(fleet *f, replica *r, double now)
 	/* the prompts it finishes decode from its end */
 	double t1 = now + tp;
 	for (uint32_t i = 0; i < done; i++) {
-		uint32_t id = q_pop(f, &r->prefilling);
+		uint32_t id = AIW_UNLIKELY(f->chunk_threshold > 0) ? q_pop(f, &fin)
+		                                                   : q_pop(f, &r->prefilling);
 		req *q = &f->requests[id];
 		double need = (double)q->prompt + q->generated + 1;
 		r->chunk_reserved -= need;
@@ -136,7 +213,8 @@ static void start_chunked(fleet *f, replica *r, double now)
 		run_push(f, r, id, r->iterations_done + (q->output - q->generated), f->admissions++);
 	}
 	r->first_admission = f->admissions - done; /* the finished ones have seq >= first_admission */
-	r->chunk_done = r->prefilling.length ? o : 0;
+	if (!AIW_UNLIKELY(f->chunk_threshold > 0))
+		r->chunk_done = r->prefilling.length ? o : 0;
 	r->current.start = now;
 	r->current.prefill_s = tp;
 	r->current.prefill_tokens = T;

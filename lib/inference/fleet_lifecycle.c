@@ -249,8 +249,12 @@ static aiw_status fail_slot(fleet *f, int id, bool drop_them)
 	}
 	uint32_t nrun = r->run_count + r->prefilling.length;
 	f->ctx_lost += r->chunk_done;
-	while (r->prefilling.length) /* their chunks are lost with the replica */
-		hold[k++] = q_pop(f, &r->prefilling);
+	while (r->prefilling.length) { /* their chunks are lost with the replica */
+		hold[k] = q_pop(f, &r->prefilling);
+		if (AIW_UNLIKELY(f->chunk_threshold > 0) && hold[k] < f->chunk_prog_capacity)
+			f->chunk_prog[hold[k]] = 0; /* (fleet_chunk.c, chunks_capped) */
+		k++;
+	}
 	if (f->prefix) /* (the cache goes with the replica: retire) */
 		for (uint32_t i = 0; i < nrun; i++)
 			pc_unpin(f, r, hold[i]);

@@ -308,6 +308,7 @@ static aiw_status inference_start(aiwi_comp *c)
 	f->chunked = (int)aiwi_p(c, P_CHUNKED) == 1;
 	f->chunk_budget = aiwi_pset(c, P_MAX_BATCHED_TOKENS) ? aiwi_p(c, P_MAX_BATCHED_TOKENS)
 	                                                    : default_chunk_budget(&f->gpu);
+	f->chunk_threshold = f->chunked ? aiwi_p(c, P_LONG_PREFILL) : 0;
 	if (f->chunked && (f->batching != B_CONTINUOUS || f->service_mode))
 		return aiwi_err(sim, AIW_EINVAL,
 		                "%s.chunked_prefill = on needs continuous batching and span times "
@@ -997,6 +998,7 @@ static void inference_destroy(aiwi_comp *c)
 	free(f->sys_nodes);
 	free(f->sess);
 	free(f->side);
+	free(f->chunk_prog);
 	aiwi_hist_free(&f->ttft);
 	aiwi_hist_free(&f->ttft_win);
 	aiwi_hist_free(&f->tpot);

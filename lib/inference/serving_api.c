@@ -102,6 +102,38 @@ static double arrival_rate(const aiwi_comp *c, double t)
 	return aiwi_serving_active(c) ? aiwi_traffic_rate(F_(c)->traffic, t) : NAN;
 }
 
+/* The prompt tokens to prefill of queue q's requests (a preempted one's
+ * prompt and the tokens it had generated). */
+static double queue_prompt_tokens(const fleet *f, const queue *q)
+{
+	double n = 0;
+	for (uint32_t id = q->head; id != NIL; id = f->requests[id].next)
+		n += (double)f->requests[id].prompt + f->requests[id].generated;
+	return n;
+}
+
+/* The autoscaler's load (port.h): a walk of the queues and the slots, at
+ * each of its samples only. */
+static void serving_load(const aiwi_comp *c, double *queued_prompt_tokens, double *kv_occupancy)
+{
+	double tok = 0, occ = 0;
+	if (aiwi_serving_active(c)) {
+		const fleet *f = F_(c);
+		double now = aiwi_now(c->sim);
+		tok = queue_prompt_tokens(f, &f->central);
+		for (uint32_t i = 0; i < f->slot_count; i++) {
+			const replica *r = &f->replicas[i];
+			tok += queue_prompt_tokens(f, &r->routed) + queue_prompt_tokens(f, &r->preempted);
+			if (f->eager && r->pending && now < r->current.start) /* waiting, as counts */
+				tok += queue_prompt_tokens(f, &r->pending_admissions);
+			if (r->state == AIW_REPLICA_READY && f->kv_capacity_tokens > 0)
+				occ += (r->context_tokens + r->chunk_reserved) / f->kv_capacity_tokens;
+		}
+	}
+	*queued_prompt_tokens = tok;
+	*kv_occupancy = occ;
+}
+
 const aiwi_fleet_port aiwi_serving_port = {
 	.add_replica = aiwi_serving_add_replica,
 	.remove_replica = aiwi_serving_remove_replica,
@@ -114,6 +146,7 @@ const aiwi_fleet_port aiwi_serving_port = {
 	.integrals = aiwi_serving_integrals,
 	.arrival_rate = arrival_rate,
 	.set_spot_factor = aiwi_serving_set_spot_factor,
+	.load = serving_load,
 };
 
 /* The fleet's autoscaler (NULL: none, or not started). */

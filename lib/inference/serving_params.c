@@ -131,6 +131,17 @@ const aiwi_param_def aiwi_inference_params[] = {
 	                          "default for its OpenAI API server, 8192 on a GPU of at least 70 "
 	                          "GiB other than an A100, else 2048)",
 	                          0},
+	/* vLLM V1's SchedulerConfig.long_prefill_token_threshold (default 0: no
+	 * cap); its scheduler caps each request's new tokens of a step at it
+	 * before the budget (vllm/v1/core/sched/scheduler.py, Scheduler.schedule,
+	 * vllm-project/vllm commit 00024d314514) */
+	[P_LONG_PREFILL] = {"long_prefill_token_threshold", IP("long_prefill_token_threshold"),
+	                    AIW_PT_INT, "0", "1", 0, 1e9, NULL, AIW_PF_NONE,
+	                    "chunked_prefill: tokens of one prompt in one iteration at most (0: "
+	                    "no cap, vLLM V1's default); a prompt cut by it leaves the rest of the "
+	                    "budget to the prompts behind it, so several prompts prefill partly "
+	                    "at once (vLLM's name)",
+	                    0},
 	[P_SPECULATIVE] = {"speculative", IP("speculative"), AIW_PT_ENUM, "off", "", 0, 2,
 	                   "off|draft|heads", 0,
 	                   "speculative decoding (timing = iteration, continuous batching): draft, a "
@@ -528,6 +539,7 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"mfu", "timing=roofline"},
 	{"mem_bw_efficiency", "timing=roofline"},
 	{"max_num_batched_tokens", "chunked_prefill=on"},
+	{"long_prefill_token_threshold", "chunked_prefill=on"},
 	{"decode_power_low", "power_model=batch"},
 	{"decode_power_high", "power_model=batch"},
 	{"decode_power_mid_batch", "power_model=batch"},
@@ -564,7 +576,8 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"system_prompt_tokens", "sessions=on"},
 	{"system_prompt_zipf", "sessions=on"},
 	{"target_utilization", "autoscaler=hpa|predictive metric=utilization"},
-	{"target_value", "autoscaler=hpa|predictive metric=concurrency|queue|rps; autoscaler=kpa"},
+	{"target_value", "autoscaler=hpa|predictive "
+	                 "metric=concurrency|queue|rps|queued_prompt_tokens|kv_occupancy; autoscaler=kpa"},
 	/* each policy's own settings (its .params: hpa.c, kpa.c, predictive.c,
 	 * schedule.c); the replica bounds and the metric are not read by a
 	 * schedule, whose table gives the replicas; metric_interval is the
@@ -572,7 +585,8 @@ const aiwi_param_mode aiwi_inference_modes[] = {
 	{"min_replicas", "autoscaler=hpa|kpa|predictive"},
 	{"max_replicas", "autoscaler=hpa|kpa|predictive"},
 	{"metric", "autoscaler=hpa|kpa|predictive"},
-	{"metric_interval", "autoscaler=kpa; autoscaler=hpa|predictive metric=concurrency"},
+	{"metric_interval", "autoscaler=kpa; autoscaler=hpa|predictive "
+	                    "metric=concurrency|queued_prompt_tokens|kv_occupancy"},
 	{"hpa_sync_period", "autoscaler=hpa|predictive"},
 	{"hpa_tolerance", "autoscaler=hpa|predictive"},
 	{"hpa_upscale_stabilization", "autoscaler=hpa|predictive"},

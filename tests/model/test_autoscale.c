@@ -8,6 +8,7 @@
 #include "inference/serving.h"
 #include "../testutil.h"
 
+#include <math.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -514,6 +515,122 @@ START_TEST(hpa_queue_metric_by_hand)
 	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
 	conserved(sim, "q");
 	aiw_sim_free(sim);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+/* A trace of n requests at t = 0 of `prompt` and `output` tokens. */
+static char *trace_sized(int n, int prompt, int output)
+{
+	const char *dir = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	char *path = malloc(strlen(dir) + 32);
+	ck_assert_ptr_nonnull(path);
+	sprintf(path, "%s/aiw-as-XXXXXX", dir);
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	FILE *f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "0,%d,%d\n", prompt, output);
+	fclose(f);
+	return path;
+}
+
+START_TEST(hpa_queued_prompt_tokens_by_hand)
+{
+	/* metric = queued_prompt_tokens (a prefill pool's): prompt tokens
+	 * queued per ready replica, sampled every metric_interval (1 s; the
+	 * sample at 15 s runs after the sync inserted at 0 s: engine order).
+	 * 11 requests of 1000 prompt tokens and 100 s at t = 0 on 2 replicas:
+	 * 9 wait (9000 tokens) until 35 s at least.  By hand (target 2100
+	 * tokens per replica, HPA: ceil(current x metric / target)):
+	 *  t=0   no window yet -> 2
+	 *  t=15  samples at 1 .. 14 s: 9000 x 14 / (2 x 15) = 4200 per
+	 *        replica: ratio 2 -> ceil(2 x 2) = 4 (limit max(2 + 4, 4));
+	 *        a sample at 15 s too would give 4500, ratio 2.14 -> 5
+	 *  t=30  samples at 15 .. 29 s: 9000 x 15 / 30 = 4500, ratio 2.14; 2
+	 *        ready, 2 loading (0 on a scale-up): 9000 / (4 x 2100) = 1.07
+	 *        within the tolerance 0.1 -> 4 */
+	char *path = trace_sized(11, 1000, 1);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 60s\nsample_interval = 5s\n"
+	         "[inference q]\ntraffic = trace\ntrace_file = %s\nservice = const(100s)\n"
+	         "batching = none\nrouter = central\nreplicas = 2\nautoscaler = hpa\n"
+	         "metric = queued_prompt_tokens\ntarget_value = 2100\nmin_replicas = 1\n"
+	         "max_replicas = 30\ncold_start = const(20s)\n",
+	         path);
+	aiw_sim *sim = load(text);
+	int32_t want[3] = {2, 4, 4};
+	for (int k = 0; k < 3; k++) {
+		AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 15.0 * k + 0.5));
+		ck_assert_msg(aiwi_autoscale_desired(fleet(sim, "q")) == want[k],
+		              "t = %d s: %d replicas desired, by hand %d", 15 * k,
+		              (int)aiwi_autoscale_desired(fleet(sim, "q")), (int)want[k]);
+	}
+	/* the port's load: 9 queued requests of 1000 prompt tokens */
+	double tok, occ;
+	aiwi_serving_port.load(fleet(sim, "q"), &tok, &occ);
+	ck_assert(tok == 9000);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run(sim));
+	conserved(sim, "q");
+	aiw_sim_free(sim);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
+START_TEST(hpa_kv_occupancy_by_hand)
+{
+	/* metric = kv_occupancy (a decode pool's): the fraction of a ready
+	 * replica's KV memory its running requests hold, sampled every second.
+	 * 2 requests of 20000 prompt tokens and 4000 output tokens at t = 0 on
+	 * 2 replicas (least loaded: one each), decoding past 15 s: each holds
+	 * x = 20001 / C (C = KV capacity in tokens) from its admission on.  At
+	 * t = 15: samples at 1 .. 14 s, 2 x 14 / (2 x 15) = 14 x / 15 per
+	 * replica; target (14 x / 15) / 1.4: ratio 1.4 -> ceil(2 x 1.4) = 3. */
+	char *path = trace_sized(2, 20000, 4000);
+	char text[1024];
+	snprintf(text, sizeof text,
+	         "[sim]\nduration = 20s\nsample_interval = 5s\n"
+	         "[inference k]\ntraffic = trace\ntrace_file = %s\nreplicas = 2\n"
+	         "router = least_loaded\n",
+	         path);
+	aiw_sim *sim = load(text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 10));
+	double cap = aiwi_test_metric(sim, "inference.k.kv_capacity_bytes") /
+	             aiwi_test_metric(sim, "inference.k.kv_bytes_per_token");
+	double x = 20001 / cap, tok, occ;
+	ck_assert(x > 0 && x < 1);
+	aiwi_serving_port.load(fleet(sim, "k"), &tok, &occ);
+	ck_assert(tok == 0);
+	ck_assert_msg(fabs(occ - 2 * x) <= 1e-12, "occupancy %.17g, by hand %.17g", occ, 2 * x);
+	ck_assert(aiwi_test_metric(sim, "inference.k.tokens_out") < 8000);
+	aiw_sim_free(sim);
+	snprintf(text + strlen(text), sizeof text - strlen(text),
+	         "autoscaler = hpa\nmetric = kv_occupancy\ntarget_value = %.17g\n"
+	         "min_replicas = 1\nmax_replicas = 30\ncold_start = const(20s)\n",
+	         14 * x / 15 / 1.4);
+	sim = load(text);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 0.5));
+	ck_assert_int_eq(aiwi_autoscale_desired(fleet(sim, "k")), 2);
+	AIW_OK_OR_FAIL(sim, aiw_sim_run_until(sim, 15.5));
+	ck_assert_msg(aiwi_autoscale_desired(fleet(sim, "k")) == 3, "%d replicas desired, by hand 3",
+	              (int)aiwi_autoscale_desired(fleet(sim, "k")));
+	aiw_sim_free(sim);
+	/* kpa scales on concurrency or rps only */
+	char bad[256];
+	snprintf(bad, sizeof bad,
+	         "[inference b]\nreplicas = 1\nrate = 1/s\nautoscaler = kpa\nmetric = kv_occupancy\n");
+	aiw_sim *s2;
+	ck_assert_int_eq(aiw_sim_create(&s2, 1), AIW_OK);
+	aiw_status st = aiw_sim_load_string(s2, bad, "test.ini");
+	if (st == AIW_OK)
+		st = aiw_sim_run(s2);
+	ck_assert_int_eq(st, AIW_EINVAL);
+	ck_assert(strstr(aiw_sim_errmsg(s2), "metric = kv_occupancy") != NULL);
+	aiw_sim_free(s2);
 	unlink(path);
 	free(path);
 }
@@ -1134,6 +1251,8 @@ Suite *make_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, hpa_live_unready_and_cold_start);
 	tcase_add_test(tc, hpa_queue_metric_by_hand);
+	tcase_add_test(tc, hpa_queued_prompt_tokens_by_hand);
+	tcase_add_test(tc, hpa_kv_occupancy_by_hand);
 	tcase_add_test(tc, hpa_live_missing_on_scale_down);
 	tcase_add_test(tc, predictive_rps_by_hand);
 	tcase_add_test(tc, kpa_rps_by_hand);

@@ -326,6 +326,105 @@ START_TEST(replica_lost_during_chunks)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
+/* long_prefill_token_threshold                                              */
+/* ------------------------------------------------------------------------ */
+START_TEST(threshold_alone_ceil_l_over_min_b_th)
+{
+	/* 5000 tokens, budget 2048, threshold 1000: ceil(5000 / min(2048,
+	 * 1000)) = 5 chunks of 1000 at offsets 0, 1000, ..., 4000, alone; a
+	 * threshold of 3000 (above the budget) caps nothing: ceil(5000 / 2048)
+	 * = 3, the unthresholded run bit for bit */
+	fold k = folds();
+	aiw_sim *sim = replica_run("0,5000,3\n", 2048, "600s", "long_prefill_token_threshold = 1000\n");
+	double ttft = 0;
+	for (int i = 0; i < 5; i++)
+		ttft += mixed(&k, 0, 0, 1, 1000, 1000.0 * (2 * 1000.0 * i + 1000));
+	ck_assert_msg(M(sim, "one", "ttft_mean_s") == ttft, "TTFT %.17g, by hand %.17g",
+	              M(sim, "one", "ttft_mean_s"), ttft);
+	ck_assert(M(sim, "one", "mixed_iterations") == 5);
+	ck_assert(M(sim, "one", "prefill_chunks") == 5);
+	ck_assert(M(sim, "one", "prefill_tokens") == 5000);
+	check_conservation(sim, "one");
+	aiw_sim_free(sim);
+	aiw_sim *a = replica_run("0,5000,3\n", 2048, "600s", "long_prefill_token_threshold = 3000\n");
+	aiw_sim *b = replica_run("0,5000,3\n", 2048, "600s", "");
+	ck_assert(M(a, "one", "mixed_iterations") == 3);
+	aiwi_test_same_results(a, b, "threshold above the budget");
+	aiw_sim_free(a);
+	aiw_sim_free(b);
+}
+END_TEST
+
+START_TEST(threshold_two_prompts_share_iterations)
+{
+	/* two prompts of 3000 tokens at t = 0, budget 2048, threshold 1024: the
+	 * first arrival starts a span with A alone; B is admitted at the next
+	 * span's start.  Each prompt takes min(rest, 1024, left) in admission
+	 * order, so both advance in the same iterations:
+	 *   1: A 1024 at 0                       Q = 1024^2
+	 *   2: A 1024 at 1024, B 1024 at 0       Q = 1024 (2048 + 1024) + 1024^2
+	 *   3: A 952 at 2048 (its last), B 1024 at 1024 (left 1096)
+	 *                                        Q = 952 (4096 + 952) + 1024 (2048 + 1024)
+	 *   4: A decodes (context 3001), B 952 at 2048 (its last)
+	 * A's TTFT at 3's end, its e2e at 4's; B's TTFT at 4's end, then one
+	 * decode iteration alone over 3001 tokens.  Without the threshold: A
+	 * 2048 alone; A 952 + B 1096; A's decode + B 1904 (3 iterations). */
+	fold k = folds();
+	const char *two = "0,3000,2\n0,3000,2\n";
+	aiw_sim *sim = replica_run(two, 2048, "600s", "long_prefill_token_threshold = 1024\n");
+	double t1 = mixed(&k, 0, 0, 1, 1024, 1024.0 * 1024);
+	double t2 = mixed(&k, 0, 0, 2, 2048, 1024.0 * 3072 + 1024.0 * 1024);
+	double t3 = mixed(&k, 0, 0, 2, 1976, 952.0 * 5048 + 1024.0 * 3072);
+	double t4 = mixed(&k, 1, 3001, 1, 952, 952.0 * 5048);
+	double ta = (t1 + t2) + t3, tb = ta + t4;
+	ck_assert_rel(M(sim, "one", "ttft_mean_s"), (ta + tb) / 2, 1e-12);
+	ck_assert_rel(M(sim, "one", "ttft_max_s"), tb, 1e-12);
+	ck_assert(M(sim, "one", "mixed_iterations") == 4);
+	ck_assert(M(sim, "one", "prefill_chunks") == 6);
+	ck_assert(M(sim, "one", "chunks_per_prompt_mean") == 3);
+	ck_assert_rel(M(sim, "one", "e2e_mean_s"), (tb + tb + decode(&k, 1, 3001)) / 2, 1e-12);
+	check_conservation(sim, "one");
+	aiw_sim_free(sim);
+	sim = replica_run(two, 2048, "600s", "");
+	double u1 = mixed(&k, 0, 0, 1, 2048, 2048.0 * 2048);
+	double u2 = mixed(&k, 0, 0, 2, 2048, 952.0 * (2 * 2048 + 952) + 1096.0 * 1096);
+	double u3 = mixed(&k, 1, 3001, 1, 1904, 1904.0 * (2 * 1096 + 1904));
+	ck_assert_rel(M(sim, "one", "ttft_mean_s"), ((u1 + u2) + ((u1 + u2) + u3)) / 2, 1e-12);
+	ck_assert(M(sim, "one", "mixed_iterations") == 3);
+	aiw_sim_free(sim);
+}
+END_TEST
+
+START_TEST(threshold_busy_fleets)
+{
+	/* several partial prefills per iteration in busy fleets: the checking
+	 * build verifies every mixed iteration within the budget and the
+	 * invariants after every event; conservation, energy = the integral of
+	 * power, seeded runs bit for bit, replicas lost during chunks */
+	static const char *timing[] = {"iteration", "roofline"};
+	for (int ti = 0; ti < 2; ti++) {
+		char text[2048];
+		snprintf(text, sizeof text, "%stiming = %s\nlong_prefill_token_threshold = 300\n", BUSY,
+		         timing[ti]);
+		aiw_sim *a = load(5, text), *b = load(5, text);
+		AIW_OK_OR_FAIL(a, aiw_sim_run(a));
+		AIW_OK_OR_FAIL(b, aiw_sim_run(b));
+		check_conservation(a, "x");
+		ck_assert(M(a, "x", "requests_completed") > 0.8 * M(a, "x", "requests_arrived"));
+		ck_assert(M(a, "x", "chunks_per_prompt_mean") > 1);
+		ck_assert_rel(aiwi_test_curve_integral(a, "inference.x.power_w"),
+		              M(a, "x", "energy_kwh") * 3.6e6, 1e-9);
+		aiwi_test_same_results(a, b, "threshold, same seed");
+		aiw_sim_free(a);
+		aiw_sim_free(b);
+		aiw_sim *c = load(9, text);
+		churn_replicas(c, "x", true);
+		aiw_sim_free(c);
+	}
+}
+END_TEST
+
+/* ------------------------------------------------------------------------ */
 /* refusals                                                                  */
 /* ------------------------------------------------------------------------ */
 START_TEST(refusals)
@@ -363,6 +462,9 @@ static Suite *make_suite(void)
 	tcase_add_test(tc, seeded_runs_reproduced);
 	tcase_add_test(tc, decode_stalls_removed);
 	tcase_add_test(tc, replica_lost_during_chunks);
+	tcase_add_test(tc, threshold_alone_ceil_l_over_min_b_th);
+	tcase_add_test(tc, threshold_two_prompts_share_iterations);
+	tcase_add_test(tc, threshold_busy_fleets);
 	tcase_add_test(tc, refusals);
 	suite_add_tcase(s, tc);
 	return s;

@@ -40,10 +40,14 @@ USER_FILES='demo.c out.csv out.json out.svg r.csv run.json series.csv
 site.svg scenario.ini SCENARIO.ini T.csv snippet.ini METRICS.csv FILE.csv'
 # other projects' files, cited with their project ("nccl-tests
 # (doc/PERFORMANCE.md)", "Megatron-LM examples/sc21/run_table_1.sh",
-# vLLM's vllm/engine/arg_utils.py, vllm/v1/core/kv_cache_manager.py and
-# vllm/config/cache.py, Megatron-LM's megatron/training/arguments.py)
+# vLLM's vllm/engine/arg_utils.py, vllm/v1/core/kv_cache_manager.py,
+# vllm/config/cache.py and vllm/v1/core/sched/scheduler.py, Megatron-LM's
+# megatron/training/arguments.py, Sarathi-Serve's experiment configuration
+# and trace)
 EXTERNAL='doc/PERFORMANCE.md examples/sc21/run_table_1.sh vllm/engine/arg_utils.py
-vllm/v1/core/kv_cache_manager.py vllm/config/cache.py megatron/training/arguments.py'
+vllm/v1/core/kv_cache_manager.py vllm/config/cache.py megatron/training/arguments.py
+vllm/v1/core/sched/scheduler.py osdi-experiments/figure-5-6/mistral7b_strict.yml
+sharegpt_8k_filtered_stats_llama2_tokenizer.csv'
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

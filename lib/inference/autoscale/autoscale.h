@@ -100,7 +100,15 @@ enum {
 };
 
 enum { AIW_AS_NONE, AIW_AS_HPA, AIW_AS_KPA, AIW_AS_PREDICTIVE, AIW_AS_SCHEDULE_POLICY };
-enum { AIW_AS_M_UTILIZATION, AIW_AS_M_CONCURRENCY, AIW_AS_M_QUEUE, AIW_AS_M_RPS };
+enum {
+	AIW_AS_M_UTILIZATION,
+	AIW_AS_M_CONCURRENCY,
+	AIW_AS_M_QUEUE,
+	AIW_AS_M_RPS,
+	/* sampled every metric_interval from the fleet's load (port.h) */
+	AIW_AS_M_QUEUED_PROMPT_TOKENS,
+	AIW_AS_M_KV_OCCUPANCY
+};
 enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 
 #define AIW_AS_P_(KIND, key) KIND ".NAME." key
@@ -115,10 +123,12 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 AIW_PF_RUNTIME, "fewest replicas the autoscaler keeps (0: scale to zero, kpa only)", 0}, \
 	{"max_replicas", AIW_AS_P_(KIND, "max_replicas"), AIW_PT_INT, "100", "1", 1, 100000,     \
 	 NULL, AIW_PF_RUNTIME, "most replicas the autoscaler provisions", 0},                     \
-	{"metric", AIW_AS_P_(KIND, "metric"), AIW_PT_ENUM, "utilization", "", 0, 3,               \
-	 "utilization|concurrency|queue|rps", 0,                                                  \
+	{"metric", AIW_AS_P_(KIND, "metric"), AIW_PT_ENUM, "utilization", "", 0, 5,               \
+	 "utilization|concurrency|queue|rps|queued_prompt_tokens|kv_occupancy", 0,               \
 	 "what the autoscaler measures per ready replica: busy fraction, requests in flight, "   \
-	 "requests queued, or arrivals per second (kpa: concurrency unless rps)",                 \
+	 "requests queued, arrivals per second, prompt tokens queued (a prefill pool's), or "    \
+	 "the fraction of its KV memory its running requests hold (a decode pool's; both "       \
+	 "sampled every metric_interval; hpa and predictive only) (kpa: concurrency unless rps)", \
 	 0},                                                                                      \
 	{"target_utilization", AIW_AS_P_(KIND, "target_utilization"), AIW_PT_REAL, "0.8", "1",   \
 	 0, 1, NULL, AIW_PF_RUNTIME | AIW_PF_EXCL_MIN,                                            \
@@ -127,12 +137,14 @@ enum { AIW_AS_SRC_PROFILE, AIW_AS_SRC_HISTORY };
 	 0},                                                                                      \
 	{"target_value", AIW_AS_P_(KIND, "target_value"), AIW_PT_REAL, "100", "1", 0, 1e9, NULL, \
 	 AIW_PF_RUNTIME | AIW_PF_EXCL_MIN,                                                        \
-	 "target per replica for metric = concurrency, queue (requests) or rps (1/s); Knative's " \
-	 "default concurrency target is 100",                                                     \
+	 "target per replica for metric = concurrency, queue (requests), rps (1/s), "            \
+	 "queued_prompt_tokens (tokens) or kv_occupancy (fraction of the KV memory, in (0, 1]); " \
+	 "Knative's default concurrency target is 100",                                           \
 	 0},                                                                                      \
 	{"metric_interval", AIW_AS_P_(KIND, "metric_interval"), AIW_PT_DURATION, "1s", "s", 0,   \
 	 3600, NULL, AIW_PF_EXCL_MIN,                                                             \
-	 "sampling interval of requests in flight (metric = concurrency, kpa windows)", 0},      \
+	 "sampling interval of requests in flight (metric = concurrency, kpa windows) and of " \
+	 "the load (metric = queued_prompt_tokens, kv_occupancy)", 0},                            \
 	{"hpa_sync_period", AIW_AS_P_(KIND, "hpa_sync_period"), AIW_PT_DURATION, "15s", "s", 0,  \
 	 86400, NULL, AIW_PF_EXCL_MIN,                                                            \
 	 "HPA (and predictive) control loop period; the metric is averaged over it", 0},         \

@@ -455,6 +455,9 @@ double aiwi_as_metric_value(const autoscaler *a, const window *w)
 		return w->infl_s / w->serving_rep_s;
 	case AIW_AS_M_QUEUE:
 		return w->wait_s / w->serving_rep_s;
+	case AIW_AS_M_QUEUED_PROMPT_TOKENS:
+	case AIW_AS_M_KV_OCCUPANCY: /* the load's samples, as concurrency's */
+		return w->infl_s / w->serving_rep_s;
 	default:
 		return (double)w->arrived / w->serving_rep_s;
 	}
@@ -467,6 +470,11 @@ static void scrape_event(aiw_sim *sim, void *ctx, uint64_t k)
 	aiwi_fleet_counts c;
 	a->port->counts(a->c, &c);
 	double infl = (double)(c.waiting + c.running);
+	if (a->metric == AIW_AS_M_QUEUED_PROMPT_TOKENS || a->metric == AIW_AS_M_KV_OCCUPANCY) {
+		double tok, occ;
+		a->port->load(a->c, &tok, &occ);
+		infl = a->metric == AIW_AS_M_KV_OCCUPANCY ? occ : tok;
+	}
 	a->infl_int += infl * iv;
 	if (a->ring.v) {
 		double x = infl;

@@ -154,6 +154,14 @@ void aiwi_as_pod_groups(const autoscaler *a, const window *w, aiwi_hpa_groups *g
 /* The fleet's traffic law's arrival rate (1/s) at time t (the predictive
  * policy's forecast). */
 double aiwi_as_arrival_rate(const autoscaler *a, double t);
+/* The metric is sampled every metric_interval (aiwi_as_start_scrape):
+ * requests in flight, or the fleet's load (port.h). */
+static inline bool aiwi_as_sampled(const autoscaler *a)
+{
+	return a->metric == AIW_AS_M_CONCURRENCY || a->metric == AIW_AS_M_QUEUED_PROMPT_TOKENS ||
+	       a->metric == AIW_AS_M_KV_OCCUPANCY;
+}
+
 /* Start sampling requests in flight every metric_interval. */
 aiw_status aiwi_as_start_scrape(autoscaler *a);
 

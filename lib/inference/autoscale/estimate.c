@@ -32,7 +32,10 @@ double aiwi_autoscale_estimate(aiwi_comp *c, size_t first, double replicas, aiwi
 	} periodic[] = {
 		{hpa || pred, AIW_AS_HPA_SYNC_PERIOD},
 		{kpa, AIW_AS_KPA_TICK},
-		{kpa || ((hpa || pred) && metric == AIW_AS_M_CONCURRENCY), AIW_AS_METRIC_INTERVAL},
+		{kpa || ((hpa || pred) && (metric == AIW_AS_M_CONCURRENCY ||
+		                           metric == AIW_AS_M_QUEUED_PROMPT_TOKENS ||
+		                           metric == AIW_AS_M_KV_OCCUPANCY)),
+		 AIW_AS_METRIC_INTERVAL},
 		{pred && (int)aiwi_p(c, first + AIW_AS_PRED_SOURCE) == AIW_AS_SRC_HISTORY,
 		 AIW_AS_PRED_BIN},
 	};

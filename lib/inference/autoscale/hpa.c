@@ -664,7 +664,7 @@ static aiw_status hpa_check(autoscaler *a)
 
 static aiw_status hpa_start(autoscaler *a)
 {
-	if (a->metric == AIW_AS_M_CONCURRENCY && aiwi_as_start_scrape(a) != AIW_OK)
+	if (aiwi_as_sampled(a) && aiwi_as_start_scrape(a) != AIW_OK)
 		return AIW_ENOMEM;
 	if (!aiwi_at(a->sim, 0, sync_event, a, 0))
 		return AIW_ENOMEM;

@@ -391,9 +391,13 @@ static void tick_event(aiw_sim *sim, void *ctx, uint64_t k)
 static aiw_status kpa_check(autoscaler *a)
 {
 	const char *px = a->c->prefix;
-	if (a->metric == AIW_AS_M_QUEUE)
-		return aiwi_err(a->sim, AIW_EINVAL,
-		                "%s.metric = queue: kpa scales on concurrency or rps", px);
+	if (a->metric == AIW_AS_M_QUEUE || a->metric == AIW_AS_M_QUEUED_PROMPT_TOKENS ||
+	    a->metric == AIW_AS_M_KV_OCCUPANCY)
+		return aiwi_err(a->sim, AIW_EINVAL, "%s.metric = %s: kpa scales on concurrency or rps",
+		                px,
+		                a->metric == AIW_AS_M_QUEUE                  ? "queue"
+		                : a->metric == AIW_AS_M_KV_OCCUPANCY ? "kv_occupancy"
+		                                                     : "queued_prompt_tokens");
 	if (a->metric == AIW_AS_M_UTILIZATION)
 		a->metric = AIW_AS_M_CONCURRENCY; /* Knative's default metric */
 	double tbc = P(a, AIW_AS_KPA_TBC);

@@ -61,6 +61,11 @@ typedef struct aiwi_fleet_port {
 	double (*arrival_rate)(const aiwi_comp *fleet, double t);
 	/* the price of a spot GPU-second relative to on-demand, in [0, 1] */
 	aiw_status (*set_spot_factor)(aiwi_comp *fleet, double factor);
+	/* the load now: prompt tokens still to prefill of the queued requests
+	 * (a preempted one's prompt and tokens generated), and the sum over the
+	 * ready replicas of the fraction of its KV memory its running requests
+	 * hold (evictable cached prefixes not counted) */
+	void (*load)(const aiwi_comp *fleet, double *queued_prompt_tokens, double *kv_occupancy);
 } aiwi_fleet_port;
 
 #endif /* AIW_AUTOSCALE_PORT_H */

@@ -62,7 +62,8 @@ static double replicas_for(const autoscaler *a, double rate)
 	}
 	case AIW_AS_M_RPS:
 		return rate / P(a, AIW_AS_TARGET_VALUE);
-	default: /* concurrency, by Little's law */
+	default: /* concurrency (or kv_occupancy: occupancy-seconds per request), by
+	          * Little's law */
 		return a->d_done > 0 ? rate * (a->d_infl / a->d_done) / P(a, AIW_AS_TARGET_VALUE)
 		                     : NAN;
 	}
@@ -138,12 +139,13 @@ static aiw_status pred_check(autoscaler *a)
 	aiw_status st = aiwi_as_hpa_check_policies(a);
 	if (st != AIW_OK)
 		return st;
-	if (a->metric == AIW_AS_M_QUEUE && !PSET(a, AIW_AS_PRED_CAPACITY))
+	if ((a->metric == AIW_AS_M_QUEUE || a->metric == AIW_AS_M_QUEUED_PROMPT_TOKENS) &&
+	    !PSET(a, AIW_AS_PRED_CAPACITY))
 		return aiwi_err(a->sim, AIW_EINVAL,
-		                "%s.metric = queue: predictive sizes the fleet from a rate; "
+		                "%s.metric = %s: predictive sizes the fleet from a rate; "
 		                "use utilization, concurrency or rps, or set "
 		                "predictive_capacity",
-		                px);
+		                px, a->metric == AIW_AS_M_QUEUE ? "queue" : "queued_prompt_tokens");
 	if ((int)P(a, AIW_AS_PRED_SOURCE) == AIW_AS_SRC_HISTORY) {
 		double k = 86400.0 / P(a, AIW_AS_PRED_BIN);
 		if (fabs(k - round(k)) > 1e-9 * k)
@@ -159,7 +161,7 @@ static aiw_status pred_start(autoscaler *a)
 {
 	aiwi_comp *c = a->c;
 	size_t first = a->p;
-	if (a->metric == AIW_AS_M_CONCURRENCY && aiwi_as_start_scrape(a) != AIW_OK)
+	if (aiwi_as_sampled(a) && aiwi_as_start_scrape(a) != AIW_OK)
 		return AIW_ENOMEM;
 	if (!aiwi_at(a->sim, 0, sync_event, a, 0))
 		return AIW_ENOMEM;
