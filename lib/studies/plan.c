@@ -111,9 +111,6 @@
 
 /* the confidence of the half-width: 95%, two-sided */
 #define CI_LEVEL 0.95
-/* replications per candidate at most; grid values per axis at most */
-#define MAX_REPS 1000
-#define MAX_VALUES 100000
 /* The load bound (see the top): the slack on a replica's offline rate
  * (the offline figure of LOAD_OFFLINE_REQUESTS requests includes the
  * drain of the last batch, and a continuously batched fleet's server rate
@@ -198,7 +195,7 @@ static size_t axis_sets(const aiw_plan *p, const cand *c, size_t a, char names[2
 	return 1;
 }
 
-static void free_list(char **l, size_t n)
+void aiwi_plan_free_list(char **l, size_t n)
 {
 	for (size_t i = 0; l && i < n; i++)
 		free(l[i]);
@@ -279,9 +276,9 @@ void aiw_plan_free(aiw_plan *p)
 	free(p->path);
 	free(p->text);
 	free(p->comp);
-	free_list(p->sets, p->nsets);
+	aiwi_plan_free_list(p->sets, p->nsets);
 	for (size_t a = 0; a < NAXES; a++)
-		free_list(p->ax[a], p->nax[a]);
+		aiwi_plan_free_list(p->ax[a], p->nax[a]);
 	free_rows(p);
 	free(p);
 }
@@ -289,290 +286,6 @@ void aiw_plan_free(aiw_plan *p)
 const char *aiw_plan_errmsg(const aiw_plan *p)
 {
 	return p ? p->err : "aiw_plan_errmsg: plan is NULL";
-}
-
-static aiw_status parse_num(aiw_plan *p, const char *key, const char *kind, const char *value,
-                            double lo, double hi, bool whole, bool none, double *out)
-{
-	if (none && strcmp(value, "none") == 0) {
-		*out = INFINITY;
-		return AIW_OK;
-	}
-	char err[256];
-	double v;
-	aiw_status st = aiw_parse_value(kind, value, &v, err, sizeof err);
-	if (st != AIW_OK)
-		return aiwi_plan_err(p, st, "aiw_plan_set: %s = '%s': %s (%s from %g to %g%s)", key, value, err,
-		            whole ? "an integer" : "a value", lo, hi, none ? ", or none" : "");
-	if (!isfinite(v) || v < lo || v > hi || (whole && v != floor(v)))
-		return aiwi_plan_err(p, AIW_ERANGE, "aiw_plan_set: %s = %g out of range: %s from %g to %g%s",
-		            key, v, whole ? "an integer" : "a value", lo, hi, none ? ", or none" : "");
-	*out = v;
-	return AIW_OK;
-}
-
-aiw_status aiw_plan_set(aiw_plan *p, const char *key, const char *value)
-{
-	if (!p)
-		return AIW_EINVAL;
-	if (!key || !value)
-		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_set: %s is NULL", key ? "value" : "key");
-	if (p->ran)
-		return aiwi_plan_err(p, AIW_ESTATE, "aiw_plan_set: the plan has run (set before aiw_plan_run)");
-	if (strlen(value) > MAX_TEXT)
-		return aiwi_plan_err(p, AIW_ERANGE, "aiw_plan_set: %s: value of %zu characters (at most %d)",
-		            key, strlen(value), MAX_TEXT);
-	double v;
-	aiw_status st;
-	if (strcmp(key, "ttft_p99") == 0 || strcmp(key, "tpot_p99") == 0) {
-		st = parse_num(p, key, "duration", value, 1e-9, 3.2e9, false, true, &v);
-		if (st == AIW_OK)
-			*(key[1] == 't' ? &p->ttft : &p->tpot) = v;
-		return st;
-	}
-	if (strcmp(key, "max_gpus") == 0) {
-		st = parse_num(p, key, "int", value, 1, 1e7, true, true, &v);
-		if (st == AIW_OK)
-			p->max_gpus = v;
-		return st;
-	}
-	if (strcmp(key, "power_budget") == 0) {
-		st = parse_num(p, key, "power", value, 1e-9, 1e12, false, true, &v);
-		if (st == AIW_OK)
-			p->power_budget = v;
-		return st;
-	}
-	if (strcmp(key, "replications") == 0) {
-		st = parse_num(p, key, "int", value, 1, MAX_REPS, true, false, &v);
-		if (st == AIW_OK)
-			p->reps = (size_t)v;
-		return st;
-	}
-	if (strcmp(key, "recheck") == 0) {
-		st = parse_num(p, key, "int", value, 0, 1000, true, false, &v);
-		if (st == AIW_OK)
-			p->recheck = (size_t)v;
-		return st;
-	}
-	if (strcmp(key, "recheck_replications") == 0) {
-		st = parse_num(p, key, "int", value, 2, MAX_REPS, true, false, &v);
-		if (st == AIW_OK)
-			p->recheck_reps = (size_t)v;
-		return st;
-	}
-	if (strcmp(key, "attainment") == 0 || strcmp(key, "confidence") == 0) {
-		bool att = key[0] == 'a';
-		if (att && strcmp(value, "none") == 0) {
-			p->attainment = NAN;
-			return AIW_OK;
-		}
-		double lo = att ? 0 : 0.5;
-		char err[256];
-		st = aiw_parse_value("real", value, &v, err, sizeof err);
-		if (st != AIW_OK)
-			return aiwi_plan_err(p, st, "aiw_plan_set: %s = '%s': %s (a value above %g and "
-			                            "below 1%s)",
-			                     key, value, err, lo, att ? ", or none" : "");
-		if (!(v > lo && v < 1))
-			return aiwi_plan_err(p, AIW_ERANGE,
-			                     "aiw_plan_set: %s = %g out of range: a value above %g and "
-			                     "below 1%s",
-			                     key, v, lo, att ? ", or none" : "");
-		*(att ? &p->attainment : &p->confidence) = v;
-		return AIW_OK;
-	}
-	if (strcmp(key, "train_tokens") == 0) {
-		st = parse_num(p, key, "real", value, 1, 1e18, false, true, &v);
-		if (st == AIW_OK)
-			p->train_tokens = isfinite(v) ? v : NAN;
-		return st;
-	}
-	if (strcmp(key, "jobs") == 0) {
-		st = parse_num(p, key, "int", value, 0, 1024, true, false, &v);
-		if (st == AIW_OK) {
-			long on = v == 0 ? sysconf(_SC_NPROCESSORS_ONLN) : (long)v;
-			p->jobs = on >= 1 ? (size_t)on : 1;
-		}
-		return st;
-	}
-	if (strcmp(key, "seed") == 0) {
-		char *end;
-		unsigned long long s = strtoull(value, &end, 10);
-		if (!*value || *end || value[0] == '-')
-			return aiwi_plan_err(p, AIW_EPARSE,
-			            "aiw_plan_set: seed = '%s': expected an integer from 0 to 2^64 - 1",
-			            value);
-		p->seed = s;
-		p->seed_set = true;
-		return AIW_OK;
-	}
-	if (strcmp(key, "objective") == 0) {
-		for (size_t i = 0; i < NOBJ; i++)
-			if (strcmp(value, aiwi_plan_objective[i]) == 0) {
-				p->objective = i;
-				return AIW_OK;
-			}
-		return aiwi_plan_err(p, AIW_EUNKNOWN,
-		            "aiw_plan_set: objective = '%s': one of cost_per_mtok, gpus, energy, "
-		            "peak_power",
-		            value);
-	}
-	if (strchr(key, '.')) { /* a scenario parameter of every candidate */
-		/* checked now on a scratch simulation (name, type, range) */
-		aiw_sim *s;
-		if (aiw_sim_create(&s, 1) != AIW_OK)
-			return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
-		st = aiw_sim_set(s, key, value);
-		if (st != AIW_OK)
-			aiwi_plan_err(p, st, "aiw_plan_set: %s", aiw_sim_errmsg(s));
-		aiw_sim_free(s);
-		if (st != AIW_OK)
-			return st;
-		size_t len = strlen(key) + strlen(value) + 2;
-		char *kv = malloc(len), **l = realloc(p->sets, (p->nsets + 1) * sizeof *l);
-		if (!kv || !l) {
-			free(kv);
-			if (l)
-				p->sets = l;
-			return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_set: out of memory");
-		}
-		p->sets = l;
-		snprintf(kv, len, "%s=%s", key, value);
-		p->sets[p->nsets++] = kv;
-		return AIW_OK;
-	}
-	return aiwi_plan_err(p, AIW_EUNKNOWN,
-	            "aiw_plan_set: unknown key '%s' (ttft_p99, tpot_p99, objective, max_gpus, "
-	            "power_budget, replications, recheck, recheck_replications, attainment, "
-	            "confidence, train_tokens, seed, jobs, or a scenario parameter NAME.KEY)",
-	            key);
-}
-
-/* One value of an integer axis range "A..B" expanded, else the value. */
-static aiw_status add_value(aiw_plan *p, char ***l, size_t *n, const char *v, size_t len)
-{
-	if (*n >= MAX_VALUES)
-		return aiwi_plan_err(p, AIW_ELIMIT, "aiw_plan_grid: more than %d values", MAX_VALUES);
-	char **nl = realloc(*l, (*n + 1) * sizeof *nl);
-	if (!nl)
-		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
-	*l = nl;
-	char *s = malloc(len + 1);
-	if (!s)
-		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
-	memcpy(s, v, len);
-	s[len] = '\0';
-	nl[(*n)++] = s;
-	return AIW_OK;
-}
-
-aiw_status aiw_plan_grid(aiw_plan *p, const char *param, const char *values_csv)
-{
-	if (!p)
-		return AIW_EINVAL;
-	if (!param || !values_csv)
-		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_grid: %s is NULL", param ? "values_csv" : "param");
-	if (p->ran)
-		return aiwi_plan_err(p, AIW_ESTATE, "aiw_plan_grid: the plan has run (set before aiw_plan_run)");
-	size_t a = 0;
-	while (a < NAXES && strcmp(aiwi_plan_axis[a], param) != 0)
-		a++;
-	if (a == NAXES)
-		return aiwi_plan_err(p, AIW_EUNKNOWN,
-		            "aiw_plan_grid: param '%s': one of gpu, gpus_per_replica, weight_bits, "
-		            "max_batch, pp, spot_fraction, max_num_batched_tokens, target, "
-		            "disaggregation, decode_replicas, replicas",
-		            param);
-	char **l = NULL;
-	size_t n = 0;
-	aiw_status st = AIW_OK;
-	const char *s = values_csv;
-	while (st == AIW_OK) {
-		const char *e = strchr(s, ',');
-		size_t len = e ? (size_t)(e - s) : strlen(s);
-		if (len == 0 || len > 200) {
-			st = aiwi_plan_err(p, AIW_EPARSE,
-			          "aiw_plan_grid: %s: empty or too long value in '%s' (comma-separated "
-			          "values, integer ranges A..B)",
-			          param, values_csv);
-			break;
-		}
-		char buf[256];
-		memcpy(buf, s, len);
-		buf[len] = '\0';
-		char *dots = strstr(buf, "..");
-		if (dots && a != AX_GPU && a != AX_DISAGG) {
-			*dots = '\0';
-			char *e1, *e2;
-			long lo = strtol(buf, &e1, 10), hi = strtol(dots + 2, &e2, 10);
-			if (!*buf || *e1 || !dots[2] || *e2 || lo < 0 || hi < lo || hi - lo >= MAX_VALUES) {
-				st = aiwi_plan_err(p, AIW_EPARSE,
-				          "aiw_plan_grid: %s: range '%.*s': expected A..B, integers, 0 <= "
-				          "A <= B, at most %d values",
-				          param, (int)len, s, MAX_VALUES);
-				break;
-			}
-			for (long v = lo; v <= hi && st == AIW_OK; v++) {
-				char t[32];
-				int tl = snprintf(t, sizeof t, "%ld", v);
-				st = add_value(p, &l, &n, t, (size_t)tl);
-			}
-		} else {
-			st = add_value(p, &l, &n, buf, len);
-		}
-		if (!e)
-			break;
-		s = e + 1;
-	}
-	/* every value checked now, on a scratch fleet */
-	aiw_sim *sim = NULL;
-	if (st == AIW_OK && aiw_sim_create(&sim, 1) != AIW_OK)
-		st = aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_grid: out of memory");
-	for (size_t i = 0; i < n && st == AIW_OK; i++) {
-		char name[340];
-		snprintf(name, sizeof name, "%s.%s", p->px,
-		         a == AX_TARGET ? "target_value" : a == AX_DREPL ? "replicas" : aiwi_plan_axis[a]);
-		if (a == AX_DISAGG) {
-			if (strcmp(l[i], "off") != 0 && strcmp(l[i], "on") != 0)
-				st = aiwi_plan_err(p, AIW_EINVAL,
-				                   "aiw_plan_grid: disaggregation = %s: allowed off (the "
-				                   "fleet aggregated) and on (the prefill pool of its "
-				                   "decode_fleet)",
-				                   l[i]);
-			for (size_t j = 0; j < i && st == AIW_OK; j++)
-				if (strcmp(l[j], l[i]) == 0)
-					st = aiwi_plan_err(p, AIW_EINVAL,
-					                   "aiw_plan_grid: disaggregation = %s given twice",
-					                   l[i]);
-			continue;
-		}
-		if (a == AX_GPU) {
-			double d;
-			if (aiw_catalog_gpu_value(l[i], "mem_bytes", &d) != AIW_OK)
-				continue; /* a [gpu NAME] of the scenario: checked at the run */
-		}
-		aiw_status s2 = aiw_sim_set(sim, name, l[i]);
-		if (s2 != AIW_OK)
-			st = aiwi_plan_err(p, s2, "aiw_plan_grid: %s", aiw_sim_errmsg(sim));
-		if (st == AIW_OK && (a == AX_REPLICAS || a == AX_DREPL)) {
-			double r;
-			aiw_sim_get_double(sim, name, &r);
-			if (!(r >= 1))
-				st = aiwi_plan_err(p, AIW_ERANGE,
-				          "aiw_plan_grid: %s = %s out of range: an integer from 1 to "
-				          "100000",
-				          aiwi_plan_axis[a], l[i]);
-		}
-	}
-	aiw_sim_free(sim);
-	if (st != AIW_OK) {
-		free_list(l, n);
-		return st;
-	}
-	free_list(p->ax[a], p->nax[a]);
-	p->ax[a] = l;
-	p->nax[a] = n;
-	return AIW_OK;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -876,12 +589,6 @@ static char *snippet(const aiw_plan *p, const cand *c)
 	return s;
 }
 
-/* the closest miss of each constraint, for the refusal */
-typedef struct miss {
-	bool any;
-	double ratio, value, limit;
-	char where[512];
-} miss;
 
 static void note_miss(miss *m, double value, double limit, const cand *c, double gpus)
 {
@@ -905,18 +612,6 @@ static void note_miss(miss *m, double value, double limit, const cand *c, double
 		         c->v[AX_REPLICAS], gpus);
 }
 
-/* One combination of the axes but replicas (index ci in grid order), on the
- * worker's copy of the plan p (its own stats and message), into res. */
-typedef struct combo_res {
-	aiw_status st;
-	char err[2048];
-	size_t stats[AIW_PLAN_NSTATS];
-	bool mem_refused, has_row;
-	char memmsg[1024];
-	size_t cap_gpus; /* the GPUs of the smallest count over the cap, or SIZE_MAX */
-	miss slo, pow;
-	plan_row row;
-} combo_res;
 
 /* the latency miss of a candidate c with columns m, the closer limit */
 static void note_slo_miss(const aiw_plan *p, combo_res *res, const double *m, const cand *c)
@@ -934,7 +629,7 @@ static void note_slo_miss(const aiw_plan *p, combo_res *res, const double *m, co
 /* Combination ci of the axes but replicas into c; false for a duplicate
  * (an aggregated candidate at a decode_replicas value past the first: the
  * decode pool has no replica then, so only the first is a candidate). */
-static bool combo_cand(const aiw_plan *p, size_t ci, const size_t *n, cand *c)
+bool aiwi_plan_combo_cand(const aiw_plan *p, size_t ci, const size_t *n, cand *c)
 {
 	bool dup = false;
 	size_t rest = ci;
@@ -960,7 +655,7 @@ static aiw_status run_combo(aiw_plan *p, size_t ci, const size_t *n, plan_eval *
 	size_t nr = n[AX_REPLICAS];
 	aiw_status st = AIW_OK;
 	cand c;
-	if (!combo_cand(p, ci, n, &c))
+	if (!aiwi_plan_combo_cand(p, ci, n, &c))
 		return AIW_OK;
 	bool dis = cand_disagg(p, &c);
 	/* 1. memory: the fleet's start check (both pools' when disaggregated) */
@@ -1398,7 +1093,7 @@ static aiw_status check_new_settings(aiw_plan *p)
 
 /* The plan's checks, the grid's sizes n and its combinations (*combos; 0:
  * a training plan, run whole by aiwi_plan_run_training). */
-static aiw_status plan_prepare(aiw_plan *p, size_t *n, size_t *combos)
+aiw_status aiwi_plan_prepare(aiw_plan *p, size_t *n, size_t *combos)
 {
 	*combos = 0;
 	if (p->ran)
@@ -1465,7 +1160,7 @@ static aiw_status plan_prepare(aiw_plan *p, size_t *n, size_t *combos)
 	size_t nr = n[AX_REPLICAS], distinct = 0;
 	for (size_t ci = 0; ci < nc; ci++) {
 		cand c;
-		distinct += combo_cand(p, ci, n, &c);
+		distinct += aiwi_plan_combo_cand(p, ci, n, &c);
 	}
 	p->stats[AIW_PLAN_STAT_CANDIDATES] = distinct * nr;
 	*combos = nc;
@@ -1473,7 +1168,7 @@ static aiw_status plan_prepare(aiw_plan *p, size_t *n, size_t *combos)
 }
 
 /* A new array of the combinations' results, each not run (AIW_ESTOPPED). */
-static combo_res *new_results(aiw_plan *p, size_t combos)
+combo_res *aiwi_plan_new_results(aiw_plan *p, size_t combos)
 {
 	combo_res *res = calloc(combos, sizeof *res);
 	if (!res) {
@@ -1485,7 +1180,7 @@ static combo_res *new_results(aiw_plan *p, size_t combos)
 	return res;
 }
 
-static void free_results(combo_res *res, size_t combos)
+void aiwi_plan_free_results(combo_res *res, size_t combos)
 {
 	for (size_t ci = 0; res && ci < combos; ci++)
 		if (res[ci].has_row) {
@@ -1497,8 +1192,8 @@ static void free_results(combo_res *res, size_t combos)
 
 /* The combinations part, part + nparts, ... of the grid on the plan's
  * threads, into res; *ended: how many ended. */
-static void plan_share(aiw_plan *p, const size_t *n, size_t combos, combo_res *res, size_t part,
-                       size_t nparts, size_t *ended)
+void aiwi_plan_share(aiw_plan *p, const size_t *n, size_t combos, combo_res *res, size_t part,
+                     size_t nparts, size_t *ended)
 {
 	size_t ntasks = part < combos ? (combos - part + nparts - 1) / nparts : 0;
 	plan_work w = {p, n, combos, res, PTHREAD_MUTEX_INITIALIZER, 0, 0, false,
@@ -1521,7 +1216,7 @@ static void plan_share(aiw_plan *p, const size_t *n, size_t combos, combo_res *r
 
 /* The results of every combination merged in grid order (the same bytes
  * whatever the threads and parts), ranked, flagged, re-checked; res freed. */
-static aiw_status plan_finish(aiw_plan *p, size_t combos, combo_res *res, size_t ended)
+aiw_status aiwi_plan_finish(aiw_plan *p, size_t combos, combo_res *res, size_t ended)
 {
 	miss slo = {0}, pow = {0};
 	bool mem_any = false;
@@ -1556,7 +1251,7 @@ static aiw_status plan_finish(aiw_plan *p, size_t combos, combo_res *res, size_t
 			r->has_row = false; /* owned by the plan now */
 		}
 	}
-	free_results(res, combos);
+	aiwi_plan_free_results(res, combos);
 	if (st == AIW_OK && p->stopped) {
 		free_rows(p);
 		return aiwi_plan_err(p, AIW_ESTOPPED,
@@ -1620,218 +1315,14 @@ aiw_status aiw_plan_run(aiw_plan *p)
 	if (!p)
 		return AIW_EINVAL;
 	size_t n[NAXES], combos, ended = 0;
-	aiw_status st = plan_prepare(p, n, &combos);
+	aiw_status st = aiwi_plan_prepare(p, n, &combos);
 	if (st != AIW_OK)
 		return st;
 	if (p->training)
 		return aiwi_plan_run_training(p);
-	combo_res *res = new_results(p, combos);
+	combo_res *res = aiwi_plan_new_results(p, combos);
 	if (!res)
 		return AIW_ENOMEM;
-	plan_share(p, n, combos, res, 0, 1, &ended);
-	return plan_finish(p, combos, res, ended);
-}
-
-/* ------------------------------------------------------------------------ */
-/* parts: the grid split over processes                                     */
-/* ------------------------------------------------------------------------ */
-/* A part's bytes: PART_MAGIC, the grid's combinations, part, nparts (each a
- * size_t), then per combination of the part: its index, its combo_res as
- * it is in memory (the pointers meaningless), and when it has a row the
- * index of its replica count and the lengths and bytes of its GPU name and
- * snippet.  The bytes of one build on one architecture: every process runs
- * the same program (as the MPI sweep sends doubles as they are). */
-static const char PART_MAGIC[8] = "AIWPLN1";
-
-typedef struct buf {
-	unsigned char *b;
-	size_t len, cap;
-	bool bad;
-} buf;
-
-static void put(buf *o, const void *x, size_t n)
-{
-	if (o->bad)
-		return;
-	if (o->len + n > o->cap) {
-		size_t cap = o->cap ? o->cap : 4096;
-		while (cap < o->len + n)
-			cap *= 2;
-		unsigned char *b = realloc(o->b, cap);
-		if (!b) {
-			o->bad = true;
-			return;
-		}
-		o->b = b;
-		o->cap = cap;
-	}
-	memcpy(o->b + o->len, x, n);
-	o->len += n;
-}
-
-static void put_size(buf *o, size_t v)
-{
-	put(o, &v, sizeof v);
-}
-
-aiw_status aiw_plan_run_part(aiw_plan *p, size_t part, size_t nparts, void **out, size_t *len)
-{
-	if (!p)
-		return AIW_EINVAL;
-	if (!out || !len)
-		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_run_part: out or len is NULL");
-	*out = NULL;
-	*len = 0;
-	if (nparts == 0 || part >= nparts)
-		return aiwi_plan_err(p, AIW_ERANGE,
-		                     "aiw_plan_run_part: part %zu of %zu: a part from 0 to nparts - 1",
-		                     part, nparts);
-	size_t n[NAXES], combos, ended = 0;
-	aiw_status st = plan_prepare(p, n, &combos);
-	if (st != AIW_OK)
-		return st;
-	if (p->training)
-		return aiwi_plan_err(p, AIW_EINVAL,
-		                     "aiw_plan_run_part: %s is a training job: its layout search "
-		                     "runs whole (aiw_plan_run)",
-		                     p->px);
-	combo_res *res = new_results(p, combos);
-	if (!res)
-		return AIW_ENOMEM;
-	plan_share(p, n, combos, res, part, nparts, &ended);
-	buf o = {0};
-	put(&o, PART_MAGIC, sizeof PART_MAGIC);
-	put_size(&o, combos);
-	put_size(&o, part);
-	put_size(&o, nparts);
-	for (size_t ci = part; ci < combos; ci += nparts) {
-		const combo_res *r = &res[ci];
-		put_size(&o, ci);
-		put(&o, r, sizeof *r);
-		if (r->has_row) {
-			size_t j = 0;
-			const plan_row *row = &r->row;
-			while (j < p->nax[AX_REPLICAS] && p->ax[AX_REPLICAS][j] != row->c.v[AX_REPLICAS])
-				j++;
-			size_t lg = strlen(r->row.gpu), ls = strlen(r->row.snippet);
-			put_size(&o, j);
-			put_size(&o, lg);
-			put_size(&o, ls);
-			put(&o, r->row.gpu, lg);
-			put(&o, r->row.snippet, ls);
-		}
-	}
-	free_results(res, combos);
-	p->parted = true;
-	if (o.bad) {
-		free(o.b);
-		return aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_run_part: out of memory");
-	}
-	*out = o.b;
-	*len = o.len;
-	return AIW_OK;
-}
-
-typedef struct rd {
-	const unsigned char *b;
-	size_t len, at;
-} rd;
-
-static bool get(rd *r, void *x, size_t n)
-{
-	if (r->len - r->at < n)
-		return false;
-	memcpy(x, r->b + r->at, n);
-	r->at += n;
-	return true;
-}
-
-aiw_status aiw_plan_merge(aiw_plan *p, const void *const *parts, const size_t *lens,
-                          size_t nparts)
-{
-	if (!p)
-		return AIW_EINVAL;
-	if (!parts || !lens || nparts == 0)
-		return aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: no parts");
-	if (!p->parted || p->merged)
-		return aiwi_plan_err(p, AIW_ESTATE,
-		                     "aiw_plan_merge: %s",
-		                     p->merged ? "the plan has merged its parts already"
-		                               : "the plan has not run a part (aiw_plan_run_part)");
-	size_t n[NAXES], combos = 1;
-	for (size_t a = 0; a < NAXES; a++) {
-		n[a] = p->ax[a] ? p->nax[a] : 1;
-		if (a != AX_REPLICAS)
-			combos *= n[a];
-	}
-	combo_res *res = new_results(p, combos);
-	if (!res)
-		return AIW_ENOMEM;
-	bool *seen = calloc(combos, sizeof *seen);
-	aiw_status st = seen ? AIW_OK : aiwi_plan_err(p, AIW_ENOMEM, "aiw_plan_merge: out of memory");
-	size_t ended = 0;
-	for (size_t k = 0; k < nparts && st == AIW_OK; k++) {
-		rd r = {parts[k], lens[k], 0};
-		char magic[sizeof PART_MAGIC];
-		size_t nc, part, np;
-		if (!parts[k] || !get(&r, magic, sizeof magic) ||
-		    memcmp(magic, PART_MAGIC, sizeof magic) != 0 || !get(&r, &nc, sizeof nc) ||
-		    !get(&r, &part, sizeof part) || !get(&r, &np, sizeof np) || nc != combos ||
-		    np != nparts || part >= np) {
-			st = aiwi_plan_err(p, AIW_EINVAL,
-			                   "aiw_plan_merge: part %zu is not a part of this plan's grid "
-			                   "in %zu parts",
-			                   k, nparts);
-			break;
-		}
-		for (size_t ci = part; ci < combos && st == AIW_OK; ci += np) {
-			size_t at;
-			combo_res *c = &res[ci];
-			if (!get(&r, &at, sizeof at) || at != ci || seen[ci] || !get(&r, c, sizeof *c)) {
-				st = aiwi_plan_err(p, AIW_EINVAL,
-				                   "aiw_plan_merge: part %zu: combination %zu missing or "
-				                   "given twice",
-				                   k, ci);
-				c->has_row = false;
-				break;
-			}
-			seen[ci] = true;
-			ended += c->st != AIW_ESTOPPED;
-			if (!c->has_row)
-				continue;
-			c->row.gpu = c->row.snippet = NULL;
-			size_t j, lg, ls;
-			bool ok = get(&r, &j, sizeof j) && get(&r, &lg, sizeof lg) &&
-			          get(&r, &ls, sizeof ls) && j < n[AX_REPLICAS] && lg < r.len &&
-			          ls < r.len;
-			if (ok) {
-				c->row.gpu = calloc(1, lg + 1);
-				c->row.snippet = calloc(1, ls + 1);
-				ok = c->row.gpu && c->row.snippet && get(&r, c->row.gpu, lg) &&
-				     get(&r, c->row.snippet, ls);
-			}
-			if (!ok) {
-				st = aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: part %zu truncated", k);
-				break;
-			}
-			plan_row *row = &c->row;
-			combo_cand(p, ci, n, &row->c);
-			row->c.v[AX_REPLICAS] = p->ax[AX_REPLICAS][j];
-		}
-		if (st == AIW_OK && r.at != r.len)
-			st = aiwi_plan_err(p, AIW_EINVAL, "aiw_plan_merge: part %zu: trailing bytes", k);
-	}
-	for (size_t ci = 0; ci < combos && st == AIW_OK; ci++)
-		if (!seen[ci])
-			st = aiwi_plan_err(p, AIW_EINVAL,
-			                   "aiw_plan_merge: combination %zu in no part (every part "
-			                   "from 0 to %zu is needed)",
-			                   ci, nparts - 1);
-	free(seen);
-	if (st != AIW_OK) {
-		free_results(res, combos);
-		return st;
-	}
-	p->merged = true;
-	return plan_finish(p, combos, res, ended);
+	aiwi_plan_share(p, n, combos, res, 0, 1, &ended);
+	return aiwi_plan_finish(p, combos, res, ended);
 }

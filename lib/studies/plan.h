@@ -12,6 +12,9 @@
 
 /* the longest text value of an axis or setting */
 #define MAX_TEXT 1024
+/* replications per candidate at most; grid values per axis at most */
+#define MAX_REPS 1000
+#define MAX_VALUES 100000
 
 /* the axes; replicas last (the search's inner axis), target's value set
  * on the parameter the fleet's autoscaler reads (aiwi_plan_target_key) */
@@ -87,5 +90,41 @@ double aiwi_plan_attainment_lcb(size_t k, size_t n, double conf);
  * checkpoint interval tau, checkpoint write time c, restart time r and
  * MTBF m, failures exponential: m e^(r/m) (e^((tau + c)/m) - 1) ts / tau */
 double aiwi_plan_daly_time(double ts, double tau, double c, double r, double m);
+
+
+/* the closest miss of each constraint, for the refusal */
+typedef struct miss {
+	bool any;
+	double ratio, value, limit;
+	char where[512];
+} miss;
+
+/* One combination of the axes but replicas (index ci in grid order), on the
+ * worker's copy of the plan p (its own stats and message), into res. */
+typedef struct combo_res {
+	aiw_status st;
+	char err[2048];
+	size_t stats[AIW_PLAN_NSTATS];
+	bool mem_refused, has_row;
+	char memmsg[1024];
+	size_t cap_gpus; /* the GPUs of the smallest count over the cap, or SIZE_MAX */
+	miss slo, pow;
+	plan_row row;
+} combo_res;
+
+/* plan.c's steps, shared with plan_parts.c (the grid split over
+ * processes): the checks and the grid's sizes, the results of every
+ * combination, the combinations of a share (part of nparts) run on the
+ * plan's threads, the ranking and recheck of the results. */
+aiw_status aiwi_plan_prepare(aiw_plan *p, size_t *n, size_t *combos);
+combo_res *aiwi_plan_new_results(aiw_plan *p, size_t combos);
+void aiwi_plan_free_results(combo_res *res, size_t combos);
+void aiwi_plan_share(aiw_plan *p, const size_t *n, size_t combos, combo_res *res, size_t part,
+                     size_t nparts, size_t *ended);
+aiw_status aiwi_plan_finish(aiw_plan *p, size_t combos, combo_res *res, size_t ended);
+bool aiwi_plan_combo_cand(const aiw_plan *p, size_t ci, const size_t *n, cand *c);
+
+/* Free a list of n strings (plan.c). */
+void aiwi_plan_free_list(char **l, size_t n);
 
 #endif
