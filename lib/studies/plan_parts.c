@@ -164,12 +164,16 @@ aiw_status aiw_plan_merge(aiw_plan *p, const void *const *parts, const size_t *l
 		for (size_t ci = part; ci < combos && st == AIW_OK; ci += np) {
 			size_t at;
 			combo_res *c = &res[ci];
-			if (!get(&r, &at, sizeof at) || at != ci || seen[ci] || !get(&r, c, sizeof *c)) {
+			/* a combination seen already keeps its row (freed with res); one
+			 * read in part has garbage for pointers: no row */
+			bool bad = !get(&r, &at, sizeof at) || at != ci || seen[ci];
+			if (bad || !get(&r, c, sizeof *c)) {
 				st = aiwi_plan_err(p, AIW_EINVAL,
 				                   "aiw_plan_merge: part %zu: combination %zu missing or "
 				                   "given twice",
 				                   k, ci);
-				c->has_row = false;
+				if (!bad)
+					c->has_row = false;
 				break;
 			}
 			seen[ci] = true;
